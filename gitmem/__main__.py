@@ -1,0 +1,3 @@
+from gitmem.entry import main
+
+raise SystemExit(main())

@@ -1,0 +1,242 @@
+"""Existing ADR folders, read in place.
+
+``gitmem init`` finds ADR folders (adr-tools' ``.adr-dir``, log4brains, the usual
+``docs/adr`` family) and registers them as decision sources in ``config.yaml`` instead of
+copying them: the ADRs stay the single source of truth. Records without YAML front matter
+(Nygard, adr-tools, MADR 2) are parsed from their Markdown: number from the file name, title
+from the first heading, status and supersession links from the Status section, date from a
+``Date:`` line.
+
+ADRs carry no globs, so globs are inferred from the repository paths and module names the
+ADR text mentions and written to ``.continuity/imported.yaml``, marked ``inferred: true``,
+for a human to review and edit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path, PurePosixPath
+
+from gitmem import sections
+
+CANDIDATE_DIRS = (
+    "docs/adr",
+    "doc/adr",
+    "docs/adrs",
+    "docs/decisions",
+    "docs/architecture/decisions",
+    "docs/architecture/adr",
+    "architecture/decisions",
+    "adr",
+    "adrs",
+)
+_NUMBER = re.compile(r"^(?:[A-Za-z]+[-_ ]?)?0*(\d+)")
+_SKIP_NAMES = {"readme", "index", "template", "adr-template", "0000-template", "summary"}
+_STATUS_WORDS = {
+    "accepted": "accepted",
+    "approved": "accepted",
+    "implemented": "accepted",
+    "adopted": "accepted",
+    "done": "accepted",
+    "active": "accepted",
+    "completed": "accepted",
+    "proposed": "proposed",
+    "draft": "proposed",
+    "wip": "proposed",
+    "pending": "proposed",
+    "open": "proposed",
+    "deprecated": "deprecated",
+    "superseded": "superseded",
+    "replaced": "superseded",
+    "rejected": "rejected",
+    "declined": "rejected",
+    "abandoned": "rejected",
+    "withdrawn": "rejected",
+}
+_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)|\b(?:ADR|RFC)[-_ ]?0*(\d+)\b", re.IGNORECASE)
+_STATUS_LINE = re.compile(r"^\s*[-*]?\s*\**status\**\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
+_DATE_LINE = re.compile(
+    r"^\s*[-*]?\s*\**date\**\s*:\s*\**\s*(\d{4}-\d{2}-\d{2})", re.IGNORECASE | re.MULTILINE
+)
+
+
+def detect(root: Path) -> list[str]:
+    """Repository-relative ADR folders, most authoritative first."""
+    found: list[str] = []
+    adr_dir = root / ".adr-dir"
+    if adr_dir.is_file():
+        rel = adr_dir.read_text(encoding="utf-8").strip().strip("/")
+        if rel and (root / rel).is_dir():
+            found.append(rel)
+    for name in (".log4brains.yml", ".log4brains.yaml"):
+        cfg = root / name
+        if cfg.is_file():
+            match = re.search(r"^\s*adrFolder:\s*['\"]?([^'\"\n]+)", cfg.read_text("utf-8"), re.M)
+            if match:
+                rel = match.group(1).strip().strip("./").strip("/")
+                if (root / rel).is_dir() and rel not in found:
+                    found.append(rel)
+    for rel in CANDIDATE_DIRS:
+        if (root / rel).is_dir() and rel not in found and adr_files(root / rel):
+            found.append(rel)
+    return found
+
+
+def adr_files(folder: Path) -> list[Path]:
+    """ADR records in a folder (recursively), skipping READMEs, indexes and templates."""
+    out = []
+    for path in sorted(folder.rglob("*.md")):
+        stem = path.stem.lower()
+        if stem in _SKIP_NAMES or stem.startswith(("_", ".")) or "template" in stem:
+            continue
+        out.append(path)
+    return out
+
+
+def number_of(filename: str) -> int | None:
+    match = _NUMBER.match(PurePosixPath(filename).stem)
+    return int(match.group(1)) if match else None
+
+
+def parse_status(body: str) -> tuple[str | None, list[str], list[str]]:
+    """(status, link targets after "supersedes", link targets after "superseded by")."""
+    text = sections.section(body, "status")
+    if text is None:
+        match = _STATUS_LINE.search(body)
+        text = match.group(1) if match else None
+    if not text:
+        return None, [], []
+    status: str | None = None
+    words = re.findall(r"[A-Za-z]+", text)
+    for word in words[:4]:
+        if word.lower() in _STATUS_WORDS:
+            status = _STATUS_WORDS[word.lower()]
+            break
+    supersedes: list[str] = []
+    superseded_by: list[str] = []
+    for line in text.splitlines():
+        low = line.lower()
+        targets = [m.group(1) or m.group(2) for m in _LINK.finditer(line)]
+        if "superseded by" in low or "replaced by" in low:
+            if low.lstrip("-* ").startswith(("superseded", "replaced")) or status is None:
+                status = "superseded"
+            superseded_by.extend(targets)
+        elif "supersedes" in low or "replaces" in low:
+            supersedes.extend(targets)
+    return status, supersedes, superseded_by
+
+
+def parse_date(body: str) -> str | None:
+    match = _DATE_LINE.search(body)
+    return match.group(1) if match else None
+
+
+def ref_number(target: str) -> int | None:
+    """A link target (``0002-use-x.md``, ``./adr-020-foo.md``) or an ADR number."""
+    if target.isdigit():
+        return int(target)
+    return number_of(PurePosixPath(target.split("#", 1)[0]).name)
+
+
+# ---------------------------------------------------------------------------- glob inference
+
+_GENERIC = {
+    "src", "lib", "libs", "test", "tests", "docs", "doc", "app", "apps", "cmd", "pkg",
+    "internal", "utils", "util", "common", "main", "core", "build", "scripts", "tools", "bin",
+    "config", "configs", "types", "api", "index", "data", "spec", "specs", "example",
+    "examples", "readme", "license", "java", "scala", "python", "go", "js", "ts", "resources",
+    "target", "dist", "vendor", "node_modules", "the", "and", "for", "with", "this", "that",
+    "github", "http", "https", "www", "com", "org", "io", "net", "md", "x", "v1", "v2",
+}
+_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*[A-Za-z0-9_]")
+MAX_INFERRED = 12
+
+
+class RepoLayout:
+    """The repository's paths, indexed for matching what an ADR's text mentions."""
+
+    def __init__(self, files: list[str], exclude_prefixes: tuple[str, ...] = ()) -> None:
+        self.files = {f for f in files if not f.startswith(exclude_prefixes)}
+        self.dirs: set[str] = set()
+        self.by_dirname: dict[str, set[str]] = defaultdict(set)
+        self.by_basename: dict[str, set[str]] = defaultdict(set)
+        self.by_stem: dict[str, set[str]] = defaultdict(set)
+        for f in self.files:
+            parts = f.split("/")
+            for i in range(1, len(parts)):
+                d = "/".join(parts[:i])
+                if d not in self.dirs:
+                    self.dirs.add(d)
+                    self.by_dirname[parts[i - 1].lower()].add(d)
+            self.by_basename[parts[-1].lower()].add(f)
+            stem = parts[-1].rsplit(".", 1)[0].lower()
+            if stem:
+                self.by_stem[stem].add(f)
+
+    def resolve(self, token: str) -> list[str]:
+        """Globs for one mentioned token, most specific first; [] when it names nothing."""
+        t = token.strip("./").strip("/")
+        if not t:
+            return []
+        if t in self.files:
+            return [t]
+        if t in self.dirs:
+            return [t + "/**"]
+        low = t.lower()
+        if "/" in t:
+            # A partial path: match it as a suffix of real paths.
+            hits = [d + "/**" for d in self.dirs if d.lower().endswith("/" + low)]
+            hits += [f for f in self.files if f.lower().endswith("/" + low)]
+            return sorted(hits)[:3] if 0 < len(hits) <= 3 else []
+        if "." in t and not t.startswith(".") and t.count(".") >= 2:
+            # A dotted module name (``at.forsyte.apalache.io``, ``gitmem.store``).
+            as_path = low.replace(".", "/")
+            hits = [d + "/**" for d in self.dirs if d.lower().endswith(as_path)]
+            hits += [f for f in self.files if f.lower().rsplit(".", 1)[0].endswith(as_path)]
+            return sorted(hits)[:3] if 0 < len(hits) <= 3 else []
+        if low in _GENERIC or len(low) < 3:
+            return []
+        if low in self.by_basename and len(self.by_basename[low]) <= 3:
+            return sorted(self.by_basename[low])
+        if low in self.by_dirname and len(self.by_dirname[low]) <= 3:
+            return sorted(d + "/**" for d in self.by_dirname[low])
+        if low in self.by_stem and len(self.by_stem[low]) <= 2 and _identifier_like(t):
+            return sorted(self.by_stem[low])
+        return []
+
+
+def _identifier_like(token: str) -> bool:
+    """Mixed case or snake_case: likely a code name, not an English word."""
+    return ("_" in token) or (token != token.lower() and token != token.upper()[:1] + token[1:].lower())
+
+
+def infer_globs(text: str, layout: RepoLayout) -> list[str]:
+    """Globs for the paths and modules an ADR's text mentions that exist in the repository."""
+    code_spans = set(re.findall(r"`([^`\n]{2,120})`", text))
+    tokens: list[str] = []
+    for span in code_spans:
+        tokens.extend(_TOKEN.findall(span))
+    tokens.extend(_TOKEN.findall(re.sub(r"\]\((https?:)?[^)]*\)", "]", text)))
+    counts: dict[str, int] = defaultdict(int)
+    order: list[str] = []
+    for token in tokens:
+        for glob in layout.resolve(token):
+            if glob not in counts:
+                order.append(glob)
+            counts[glob] += 1
+    first = {g: i for i, g in enumerate(order)}
+    order.sort(key=lambda g: (-counts[g], first[g]))
+    return _prune(order)[:MAX_INFERRED]
+
+
+def _prune(globs: list[str]) -> list[str]:
+    """Drop globs already covered by a broader directory glob in the list."""
+    dirs = [g[:-3] for g in globs if g.endswith("/**")]
+    out = []
+    for g in globs:
+        base = g[:-3] if g.endswith("/**") else g
+        if any(base != d and base.startswith(d + "/") for d in dirs):
+            continue
+        out.append(g)
+    return out

@@ -1,0 +1,1 @@
+"""The click + rich command-line layer. The core (``gitmem.*``) never imports it."""

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+from rich.markup import escape
+from rich.rule import Rule
+
+from gitmem import demo as core
+from gitmem import init, lint, why
+from gitmem.cli.output import expected_errors, stdout
+from gitmem.repo import discover
+
+SHOWCASE = [
+    "paydash/billing/charge.py",
+    "paydash/billing/experimental/fx.py",
+    "paydash/api/routes.py",
+    "paydash/worker/webhooks.py",
+]
+
+
+@click.command()
+@click.argument("directory", required=False, type=click.Path(file_okay=False))
+@expected_errors
+def demo(directory: str | None) -> None:
+    """Create a demo repository (in DIRECTORY, else a new temp folder) and run gitmem on it.
+
+    Shows init reading an existing ADR folder in place, the decision list, `why` for a few
+    files (a superseded decision, a negated glob, an inferred glob) and lint.
+    """
+    target = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="gitmem-demo-"))
+    try:
+        core.create(target.resolve())
+    except FileExistsError as exc:
+        raise click.ClickException(str(exc)) from exc
+    repo = discover(target.resolve())
+    out = stdout()
+    out.print(Rule(f"gitmem demo: {target}"))
+    out.print("$ gitmem init")
+    report = init.init(repo)
+    for folder in report.sources_added:
+        out.print(f"  reading ADRs in place from {folder}/")
+    for rel in report.imported:
+        out.print(f"  inferred globs for {rel}: {', '.join(report.inferred[rel]) or '-'}")
+    core.commit_all(target.resolve(), "Adopt gitmem: decision records")
+
+    out.print("\n$ gitmem list")
+    from gitmem import compile as compiler
+
+    table = compiler.ensure(repo)
+    for e in table.entries():
+        out.print(f"  {e.id:9} {e.effective_status:11} {e.severity:8} {escape(e.title)}")
+    table.close()
+
+    out.print(f"\n$ gitmem why {' '.join(SHOWCASE)}")
+    for rep in why.why(repo, SHOWCASE, cwd=str(repo.root)):
+        out.print(f"  [bold]{escape(rep.path or rep.query)}[/]")
+        if not rep.decisions:
+            out.print("    no decision governs this path")
+        for g in rep.decisions:
+            tail = ""
+            if g.superseded_by:
+                tail = f" -> superseded by {', '.join(s.id for s in g.superseded_by)}"
+            out.print(
+                f"    {g.id} ({g.status}, {g.severity}) via {escape(g.glob)}: "
+                f"{escape(g.title)}{tail}"
+            )
+    out.print("\n$ gitmem lint")
+    lr = lint.lint(repo)
+    for p in lr.problems:
+        out.print(f"  {escape(p.format())}")
+    out.print(f"  {lr.checked} records checked: {lr.errors} errors, {lr.warnings} warnings")
+    out.print(f"\nTry it yourself:  cd {target} && gitmem why paydash/billing/refund.py")

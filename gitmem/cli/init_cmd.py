@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+import click
+
+from gitmem import init as core
+from gitmem.cli.output import current_repo, expected_errors, stdout
+
+
+@click.command()
+@click.option("--no-import", is_flag=True, help="Do not look for existing ADR folders.")
+@expected_errors
+def init(no_import: bool) -> None:
+    """Create .continuity/ in this repository and read existing ADR folders in place.
+
+    Idempotent: run it again after adding ADRs to refresh their inferred globs (entries
+    you marked `inferred: false` in .continuity/imported.yaml are never touched).
+    """
+    repo = current_repo()
+    report = core.init(repo, import_adrs=not no_import)
+    out = stdout()
+    for path in report.created:
+        out.print(f"created {path}")
+    for folder in report.sources_added:
+        out.print(f"reading ADRs in place from {folder}/ (added to .continuity/config.yaml)")
+    for rel in report.imported:
+        globs = ", ".join(report.inferred[rel]) or "(none found: add globs by hand)"
+        out.print(f"inferred globs for {rel}: {globs}")
+    if report.imported:
+        out.print("review the inferred globs in .continuity/imported.yaml")
+    if not (report.created or report.sources_added or report.imported):
+        out.print("already initialised; nothing to do")

@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+import click
+
+from gitmem import lint as core
+from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stderr
+
+
+@click.command()
+@json_option
+@expected_errors
+def lint(json_: bool) -> None:
+    """Validate every decision record; exit 1 on errors.
+
+    Each problem prints as FILE:LINE: key: message. Warnings (unknown keys, globs that
+    match no file, status that disagrees with supersession) do not fail the run.
+    """
+    report = core.lint(current_repo())
+    if json_:
+        emit_json(
+            {
+                "checked": report.checked,
+                "errors": report.errors,
+                "warnings": report.warnings,
+                "problems": [p.to_json() for p in report.problems],
+            }
+        )
+    else:
+        for p in report.problems:
+            click.echo(p.format())
+        stderr().print(
+            f"{report.checked} records checked: {report.errors} errors, "
+            f"{report.warnings} warnings"
+        )
+    if report.errors:
+        raise SystemExit(1)

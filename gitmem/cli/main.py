@@ -1,0 +1,36 @@
+"""``gitmem``: parse and dispatch. Each command lives in its own module."""
+
+from __future__ import annotations
+
+import click
+
+from gitmem import __version__
+from gitmem.cli import demo_cmd, init_cmd, lint_cmd, records_cmd, why_cmd
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="gitmem")
+def cli() -> None:
+    """Git-native project memory for AI coding agents.
+
+    Decisions live in .continuity/decisions/ as Markdown records with YAML front matter;
+    gitmem matches them to the paths they govern and brings them to the agent.
+    """
+
+
+cli.add_command(init_cmd.init)
+cli.add_command(records_cmd.new)
+cli.add_command(records_cmd.list_)
+cli.add_command(records_cmd.show)
+cli.add_command(lint_cmd.lint)
+cli.add_command(why_cmd.why)
+cli.add_command(demo_cmd.demo)
+
+
+def run(args: list[str]) -> int:
+    try:
+        cli.main(args=args, prog_name="gitmem", standalone_mode=True)
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    return 0

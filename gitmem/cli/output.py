@@ -1,0 +1,59 @@
+"""One place that renders data to stdout and diagnostics to stderr."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from gitmem.errors import GitmemError
+from gitmem.repo import Repo, discover
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def stdout() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def stderr() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def emit_json(data: object) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def json_option(func: F) -> F:
+    return click.option("json_", "--json", is_flag=True, help="Print JSON to stdout.")(func)
+
+
+def expected_errors(func: F) -> F:
+    """Turn expected failures into a clean message on stderr and exit code 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except GitmemError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+def current_repo() -> Repo:
+    return discover(os.getcwd())
+
+
+def warn(message: str) -> None:
+    stderr().print(f"[yellow]warning:[/] {message}", markup=True)
+
+
+def is_tty() -> bool:
+    return sys.stdout.isatty()

@@ -1,0 +1,121 @@
+from __future__ import annotations
+
+import click
+from rich.markup import escape
+from rich.table import Table
+
+from gitmem import compile as compiler
+from gitmem import records, store
+from gitmem.cli.output import (
+    current_repo,
+    emit_json,
+    expected_errors,
+    json_option,
+    stdout,
+)
+from gitmem.model import SEVERITIES, STATUSES
+from gitmem.resources import TEMPLATES
+
+
+@click.command()
+@click.argument("title")
+@click.option("--template", "-t", type=click.Choice(sorted(TEMPLATES)), default="adr",
+              show_default=True, help="adr (Nygard), y (Y-statement) or madr.")
+@click.option("--glob", "-g", "globs", multiple=True, help="Path pattern it governs (repeat).")
+@click.option("--tag", "tags", multiple=True, help="Tag (repeat).")
+@click.option("--severity", type=click.Choice(SEVERITIES), default="info", show_default=True)
+@click.option("--status", type=click.Choice(STATUSES), default="proposed", show_default=True)
+@click.option("--supersedes", multiple=True, help="Id of a decision this one replaces (repeat).")
+@expected_errors
+def new(
+    title: str,
+    template: str,
+    globs: tuple[str, ...],
+    tags: tuple[str, ...],
+    severity: str,
+    status: str,
+    supersedes: tuple[str, ...],
+) -> None:
+    """Write the next decision record and print its path.
+
+    With --status accepted, the records named by --supersedes are marked superseded.
+    """
+    repo = current_repo()
+    path = records.new(
+        repo, title, template=template, status=status, globs=list(globs), tags=list(tags),
+        severity=severity, supersedes=list(supersedes),
+    )
+    click.echo(path.relative_to(repo.root).as_posix())
+
+
+@click.command(name="list")
+@click.option("--status", type=click.Choice(STATUSES), help="Only records with this status.")
+@json_option
+@expected_errors
+def list_(status: str | None, json_: bool) -> None:
+    """List the decision records (effective status: superseded once replaced)."""
+    repo = current_repo()
+    table = compiler.ensure(repo)
+    try:
+        entries = [e for e in table.entries() if status is None or e.effective_status == status]
+    finally:
+        table.close()
+    if json_:
+        emit_json(
+            [
+                {
+                    "id": e.id, "title": e.title, "status": e.effective_status,
+                    "severity": e.severity, "date": e.date, "globs": list(e.globs),
+                    "tags": list(e.tags), "file": e.file, "superseded_by": list(e.superseded_by),
+                    "pin": e.pin,
+                }
+                for e in entries
+            ]
+        )
+        return
+    grid = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
+    for col in ("id", "status", "severity", "title", "globs"):
+        grid.add_column(col, overflow="fold")
+    for e in entries:
+        grid.add_row(
+            escape(e.id), e.effective_status, e.severity, escape(e.title),
+            escape(", ".join(e.globs)) or "-",
+        )
+    stdout().print(grid)
+
+
+@click.command()
+@click.argument("ident", metavar="ID")
+@json_option
+@expected_errors
+def show(ident: str, json_: bool) -> None:
+    """Show one decision: its metadata, summary and full text."""
+    repo = current_repo()
+    d = store.load(repo.root).get(ident)
+    if json_:
+        emit_json(
+            {
+                "id": d.id, "title": d.title, "status": d.effective_status,
+                "declared_status": d.status, "severity": d.severity, "date": d.date,
+                "globs": list(d.globs), "globs_inferred": d.globs_inferred, "tags": list(d.tags),
+                "supersedes": list(d.supersedes), "superseded_by": list(d.superseded_by),
+                "pin": d.pin, "file": d.file, "summary": d.summary, "body": d.body,
+                "rules": [r.__dict__ for r in d.rules],
+            }
+        )
+        return
+    out = stdout()
+    out.print(f"[bold cyan]{escape(d.id)}[/] [bold]{escape(d.title)}[/]")
+    out.print(f"status: {d.effective_status}   severity: {d.severity}   date: {d.date or '-'}")
+    out.print(f"file: {escape(d.file)}")
+    if d.globs:
+        note = " (inferred: review in .continuity/imported.yaml)" if d.globs_inferred else ""
+        out.print(f"globs: {escape(', '.join(d.globs))}{note}")
+    if d.supersedes:
+        out.print(f"supersedes: {', '.join(d.supersedes)}")
+    if d.superseded_by:
+        out.print(f"[red]superseded by: {', '.join(d.superseded_by)}[/]")
+    if d.summary:
+        out.print(f"\n[bold]Summary[/]\n{escape(d.summary)}")
+    out.print("")
+    click.echo(d.body)

@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import os
+
+import click
+from rich.markup import escape
+
+from gitmem import why as core
+from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stdout
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--no-provenance", is_flag=True, help="Skip the git log look-up per record.")
+@json_option
+@expected_errors
+def why(paths: tuple[str, ...], no_provenance: bool, json_: bool) -> None:
+    """Explain which decisions govern each PATH, most specific first.
+
+    PATH may be absolute, relative to the current directory, or inside another worktree
+    of this repository. Superseded decisions are listed after current ones and name their
+    successor.
+    """
+    repo = current_repo()
+    reports = core.why(repo, list(paths), cwd=os.getcwd(), provenance=not no_provenance)
+    if json_:
+        emit_json([r.to_json() for r in reports])
+        return
+    out = stdout()
+    for report in reports:
+        if report.path is None:
+            out.print(f"[bold]{escape(report.query)}[/]: outside this repository")
+            continue
+        shown = report.path or "."
+        if not report.decisions:
+            out.print(f"[bold]{escape(shown)}[/]: no decision governs this path")
+            continue
+        out.print(f"[bold]{escape(shown)}[/]")
+        for g in report.decisions:
+            flag = "" if g.is_current else " [red](superseded)[/]"
+            out.print(
+                f"  [cyan]{escape(g.id)}[/] {escape(g.title)}  "
+                f"[dim]{g.status}, {g.severity}[/]{flag}"
+            )
+            inferred = " (inferred)" if g.globs_inferred else ""
+            out.print(f"    matched {escape(g.glob)}{inferred} · {escape(g.file)}")
+            for s in g.superseded_by:
+                out.print(f"    superseded by [cyan]{escape(s.id)}[/] {escape(s.title)}")
+            if g.summary:
+                out.print(f"    {escape(g.summary)}")
+            if g.provenance is not None:
+                p = g.provenance
+                out.print(f"    [dim]last changed {p.sha[:10]} by {escape(p.author)} on {p.date[:10]}[/]")
+            elif not no_provenance:
+                out.print("    [dim]not committed yet[/]")

@@ -1,0 +1,141 @@
+"""Build the compiled decision table (see ``gitmem.table``) from the records.
+
+The build writes a new database beside the old one and swaps it in with ``os.replace``,
+so readers never see a half-written table and a killed build leaves the old one intact.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import tempfile
+from pathlib import Path
+
+from gitmem import config, store
+from gitmem.globs import compile_glob
+from gitmem.repo import Repo
+from gitmem.table import (
+    SCHEMA_VERSION,
+    TABLE_NAME,
+    Table,
+    full_fingerprint,
+    is_fresh,
+    quick_fingerprint,
+)
+
+
+def table_path(repo: Repo) -> Path:
+    return repo.state_dir / TABLE_NAME
+
+
+def watched(repo: Repo, cfg: config.Config) -> list[str]:
+    out = []
+    for p in store.watched_paths(repo.root, cfg):
+        out.append(p.relative_to(repo.root).as_posix())
+    return out
+
+
+def build(repo: Repo) -> store.Catalog:
+    """Compile the table from the records on disk; returns the catalog it was built from."""
+    cfg = config.load(repo.root)
+    watch = watched(repo, cfg)
+    # Fingerprint before reading, so an edit made during the build is seen next time.
+    quick = quick_fingerprint(repo.root, watch)
+    full = full_fingerprint(repo.root, watch)
+    catalog = store.load(repo.root)
+    repo.state_dir.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".table-", suffix=".tmp", dir=repo.state_dir)
+    os.close(fd)
+    try:
+        conn = sqlite3.connect(tmp)
+        _write(conn, catalog, repo, watch, quick, full)
+        conn.close()
+        os.replace(tmp, table_path(repo))
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return catalog
+
+
+def _write(
+    conn: sqlite3.Connection,
+    catalog: store.Catalog,
+    repo: Repo,
+    watch: list[str],
+    quick: str,
+    full: str,
+) -> None:
+    conn.executescript(
+        """
+        PRAGMA journal_mode = OFF;
+        PRAGMA synchronous = OFF;
+        CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT);
+        CREATE TABLE decision (
+            n INTEGER PRIMARY KEY, id TEXT, title TEXT, status TEXT, effective_status TEXT,
+            severity TEXT, file TEXT, summary TEXT, superseded_by TEXT, supersedes TEXT,
+            tags TEXT, pin INTEGER, date TEXT, globs TEXT, globs_inferred INTEGER,
+            rules TEXT, patterns TEXT);
+        CREATE TABLE key (k TEXT, n INTEGER);
+        """
+    )
+    seen: set[str] = set()
+    rows = []
+    keys = []
+    for n, d in enumerate(catalog.decisions):
+        if d.id in seen:  # duplicates are lint errors; the first one wins
+            continue
+        seen.add(d.id)
+        patterns = []
+        for glob in d.globs:
+            c = compile_glob(glob)
+            patterns.append([c.regex, c.negated, c.glob, c.specificity])
+            if c.key is not None:
+                keys.append((c.key, n))
+        rules = [
+            {"forbid": r.forbid, "paths": list(r.paths), "message": r.message, "line": r.line}
+            for r in d.rules
+        ]
+        rows.append(
+            (
+                n, d.id, d.title, d.status, d.effective_status, d.severity, d.file, d.summary,
+                json.dumps(list(d.superseded_by)), json.dumps(list(d.supersedes)),
+                json.dumps(list(d.tags)), int(d.pin), d.date, json.dumps(list(d.globs)),
+                int(d.globs_inferred), json.dumps(rules), json.dumps(patterns),
+            )
+        )
+    conn.executemany(f"INSERT INTO decision VALUES ({','.join('?' * 17)})", rows)
+    conn.executemany("INSERT INTO key VALUES (?, ?)", sorted(set(keys)))
+    conn.execute("CREATE INDEX key_k ON key (k)")
+    conn.execute("CREATE UNIQUE INDEX decision_id ON decision (id)")
+    meta = {
+        "schema": SCHEMA_VERSION,
+        "root": str(repo.root),
+        "watched": json.dumps(watch),
+        "quick": quick,
+        "full": full,
+        "count": str(len(rows)),
+    }
+    conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
+    conn.commit()
+
+
+def ensure(repo: Repo, *, full: bool = True) -> Table:
+    """The current table, rebuilt first if any record changed (or it is missing/corrupt)."""
+    path = table_path(repo)
+    table = Table.open(path)
+    if table is not None:
+        try:
+            if is_fresh(table, repo.root, full=full):
+                return table
+        except (sqlite3.Error, ValueError):
+            pass
+        table.close()
+    build(repo)
+    fresh = Table.open(path)
+    if fresh is None:  # pragma: no cover - the build just wrote it
+        raise RuntimeError(f"could not open the table just built at {path}")
+    return fresh

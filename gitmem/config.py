@@ -1,0 +1,144 @@
+"""``.continuity/config.yaml``: project settings, validated with file/line/key errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitmem.model import Problem
+
+CONFIG_NAME = "config.yaml"
+IMPORTED_NAME = "imported.yaml"
+DECISIONS_DIR = "decisions"
+
+
+@dataclass(frozen=True)
+class Source:
+    """An existing ADR folder read in place (no second copy that could drift)."""
+
+    path: str  # repository-relative folder
+    id_prefix: str = "ADR"
+
+
+@dataclass(frozen=True)
+class Config:
+    sources: tuple[Source, ...] = ()
+    chars_per_token: int = 4
+    problems: tuple[Problem, ...] = field(default=(), compare=False)
+
+
+DEFAULT_CONFIG = """\
+# gitmem project settings. Decisions live in .continuity/decisions/ (one Markdown file each).
+version: 1
+
+# Existing ADR folders read in place as decision sources; `gitmem init` fills this in.
+# Their inferred globs are kept in .continuity/imported.yaml for you to review.
+sources: []
+
+# Characters per token when budgeting what is injected into an agent's context.
+chars_per_token: 4
+"""
+
+
+def load(root: Path) -> Config:
+    path = root / ".continuity" / CONFIG_NAME
+    rel = path.relative_to(root).as_posix()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Config()
+    except OSError as exc:
+        return Config(problems=(Problem(rel, 1, "config", f"cannot read: {exc}"),))
+    data, problems, lines = _yaml_mapping(text, rel)
+    if data is None:
+        return Config(problems=tuple(problems))
+    sources: list[Source] = []
+    raw_sources = data.get("sources") or []
+    if not isinstance(raw_sources, list):
+        problems.append(Problem(rel, lines.get("sources", 1), "sources", "expected a list"))
+        raw_sources = []
+    for idx, item in enumerate(raw_sources):
+        if isinstance(item, str):
+            item = {"path": item}
+        if not isinstance(item, dict) or not isinstance(item.get("path"), str):
+            problems.append(
+                Problem(rel, lines.get("sources", 1), f"sources[{idx}]", "expected `path: DIR`")
+            )
+            continue
+        prefix = str(item.get("id_prefix") or "ADR")
+        sources.append(Source(path=item["path"].strip("/"), id_prefix=prefix))
+    cpt = data.get("chars_per_token", 4)
+    if not isinstance(cpt, int) or isinstance(cpt, bool) or cpt < 1:
+        problems.append(
+            Problem(rel, lines.get("chars_per_token", 1), "chars_per_token", "expected an integer ≥ 1")
+        )
+        cpt = 4
+    known = {"version", "sources", "chars_per_token"}
+    for key in data:
+        if key not in known:
+            problems.append(Problem(rel, lines.get(key, 1), key, "unknown key, ignored", "warning"))
+    return Config(sources=tuple(sources), chars_per_token=cpt, problems=tuple(problems))
+
+
+def _yaml_mapping(
+    text: str, rel: str
+) -> tuple[dict[str, Any] | None, list[Problem], dict[str, int]]:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    try:
+        data = YAML(typ="rt").load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        return None, [Problem(rel, line, "yaml", f"invalid YAML: {exc.problem}")], {}
+    except YAMLError as exc:
+        return None, [Problem(rel, 1, "yaml", f"invalid YAML: {exc}")], {}
+    if data is None:
+        return {}, [], {}
+    if not isinstance(data, dict):
+        return None, [Problem(rel, 1, "yaml", "expected a mapping")], {}
+    lines: dict[str, int] = {}
+    for key in data:
+        try:
+            lines[str(key)] = int(data.lc.key(key)[0]) + 1
+        except (AttributeError, KeyError, TypeError):
+            lines[str(key)] = 1
+    return dict(data), [], lines
+
+
+@dataclass(frozen=True)
+class ImportedEntry:
+    globs: tuple[str, ...]
+    inferred: bool
+    line: int
+
+
+def load_imported(root: Path) -> tuple[dict[str, ImportedEntry], list[Problem]]:
+    """Globs of in-place ADRs, keyed by the ADR's repository-relative path."""
+    path = root / ".continuity" / IMPORTED_NAME
+    rel = path.relative_to(root).as_posix()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return {}, []
+    data, problems, lines = _yaml_mapping(text, rel)
+    out: dict[str, ImportedEntry] = {}
+    for key, value in (data or {}).items():
+        line = lines.get(str(key), 1)
+        if not isinstance(value, dict):
+            problems.append(Problem(rel, line, str(key), "expected `globs:` and `inferred:`"))
+            continue
+        globs = value.get("globs") or []
+        if isinstance(globs, str):
+            globs = [globs]
+        if not isinstance(globs, list):
+            problems.append(Problem(rel, line, f"{key}.globs", "expected a list of globs"))
+            globs = []
+        out[str(key)] = ImportedEntry(
+            globs=tuple(str(g) for g in globs),
+            inferred=bool(value.get("inferred", True)),
+            line=line,
+        )
+    return out, problems

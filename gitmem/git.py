@@ -1,0 +1,96 @@
+"""Every git subprocess goes through here.
+
+Always ``-z`` where git lists paths, ``--no-ext-diff`` on diffs, and ``no_git_env()`` when
+talking to a repository other than the one whose hook exported ``GIT_*`` variables.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gitmem.errors import GitCommandError
+
+# Variables that configure how git reaches the outside world, not which repository it uses.
+_KEEP = {
+    "GIT_EXEC_PATH",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_SSL_CAINFO",
+    "GIT_SSL_NO_VERIFY",
+    "GIT_CONFIG_NOSYSTEM",
+    "GIT_ASKPASS",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+}
+
+
+def no_git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment without the ``GIT_*`` variables git exports while a hook runs."""
+    env = dict(os.environ if base is None else base)
+    return {k: v for k, v in env.items() if not k.startswith("GIT_") or k in _KEEP}
+
+
+def run(
+    args: Sequence[str],
+    cwd: str | os.PathLike[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    check: bool = True,
+    input_: bytes | None = None,
+) -> tuple[int, str, str]:
+    """Run ``git ARGS`` in ``cwd``; return (returncode, stdout, stderr)."""
+    full = ["git", *args]
+    proc = subprocess.run(
+        full,
+        cwd=cwd,
+        env=None if env is None else dict(env),
+        input=input_,
+        capture_output=True,
+        check=False,
+    )
+    out = proc.stdout.decode("utf-8", "surrogateescape")
+    err = proc.stderr.decode("utf-8", "surrogateescape")
+    if check and proc.returncode != 0:
+        raise GitCommandError(full, proc.returncode, out, err)
+    return proc.returncode, out, err
+
+
+def ls_files(root: Path) -> list[str]:
+    """Tracked files plus untracked, not-ignored ones: the files a decision may govern."""
+    _, out, _ = run(
+        ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root
+    )
+    seen: dict[str, None] = {}
+    for name in out.split("\0"):
+        if name:
+            seen[name] = None
+    return list(seen)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """The last commit that changed a file."""
+
+    sha: str
+    author: str
+    date: str
+    subject: str
+
+
+def last_change(root: Path, relpath: str) -> Provenance | None:
+    """The last commit touching ``relpath`` (following renames), or None if uncommitted."""
+    rc, out, _ = run(
+        ["log", "-1", "--follow", "--format=%H%x00%an%x00%aI%x00%s", "--", relpath],
+        cwd=root,
+        check=False,
+    )
+    if rc != 0 or not out.strip():
+        return None
+    sha, author, date, subject = (out.rstrip("\n").split("\0") + ["", "", "", ""])[:4]
+    return Provenance(sha=sha, author=author, date=date, subject=subject)

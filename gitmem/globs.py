@@ -1,0 +1,140 @@
+"""Gitignore-style globs: validation, regex form, specificity and lookup keys.
+
+Compiling uses ``pathspec`` (the reference implementation of gitignore matching); the
+compiled table stores plain regular expressions so that lookups need only ``re``.
+
+Lookup keys let a path find its candidate decisions without scanning all of them:
+
+* ``p:<dir>``  the literal leading directories of an anchored pattern (``billing/api/**``)
+* ``n:<name>`` a literal name that may occur at any depth (``migrations``, ``**/Dockerfile``)
+* ``x:<ext>``  the extension of an any-depth ``*.ext`` pattern
+* ``*``        everything else (always a candidate)
+
+A path generates all its prefixes, component names and its extension, so a lookup touches a
+number of keys that depends on the path's depth, not on the number of decisions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_WILD = re.compile(r"[*?\[]")
+
+
+@dataclass(frozen=True)
+class CompiledGlob:
+    glob: str
+    regex: str
+    negated: bool
+    specificity: int
+    key: str | None  # None for negations (they never make a path a candidate)
+
+
+class GlobError(ValueError):
+    pass
+
+
+def compile_glob(glob: str) -> CompiledGlob:
+    """Validate and compile one gitignore-style pattern (``!`` negates)."""
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+    text = glob.strip()
+    if not text or text.startswith("#"):
+        raise GlobError("empty pattern")
+    if text in ("!", "/"):
+        raise GlobError(f"pattern {glob!r} matches nothing")
+    if text.count("[") != text.count("]"):
+        raise GlobError(f"unbalanced brackets in {glob!r}")
+    try:
+        regex, include = GitIgnoreSpecPattern.pattern_to_regex(text)
+    except Exception as exc:  # pathspec raises a few different types
+        raise GlobError(f"invalid pattern {glob!r}: {exc}") from exc
+    if regex is None or include is None:
+        raise GlobError(f"pattern {glob!r} matches nothing")
+    regex_s = regex if isinstance(regex, str) else regex.decode()
+    try:
+        re.compile(regex_s)
+    except re.error as exc:
+        raise GlobError(f"invalid pattern {glob!r}: {exc}") from exc
+    negated = not include
+    body = text[1:] if negated else text
+    return CompiledGlob(
+        glob=text,
+        regex=regex_s,
+        negated=negated,
+        specificity=specificity(body),
+        key=None if negated else lookup_key(body),
+    )
+
+
+def specificity(pattern: str) -> int:
+    """Higher is more specific: literal path segments count most, then literal characters,
+    and each ``**`` costs. ``billing/api/charge.py`` > ``billing/api/*.py`` > ``billing/**``
+    > ``*.py`` > ``**``."""
+    parts = [p for p in pattern.strip("/").split("/") if p]
+    literal_segments = sum(1 for p in parts if not _WILD.search(p))
+    literal_chars = sum(len(_WILD.sub("", p)) for p in parts if p != "**")
+    anchored = 1 if "/" in pattern.rstrip("/") else 0
+    return literal_segments * 100 + anchored * 10 + literal_chars - 20 * pattern.count("**")
+
+
+def lookup_key(pattern: str) -> str:
+    """The bucket a positive pattern is filed under (see the module docstring)."""
+    p = pattern.rstrip("/")
+    if p.startswith("**/"):
+        return _name_key(p[3:].split("/", 1)[0])
+    if "/" not in p:
+        return _name_key(p)
+    parts = p.lstrip("/").split("/")
+    prefix: list[str] = []
+    for part in parts:
+        if _WILD.search(part) or "\\" in part:
+            break
+        prefix.append(part)
+    return "p:" + "/".join(prefix) if prefix else "*"
+
+
+def _name_key(segment: str) -> str:
+    if not segment or "\\" in segment:
+        return "*"
+    if not _WILD.search(segment):
+        return "n:" + segment
+    if segment.startswith("*") and not _WILD.search(segment[1:]) and "." in segment:
+        return "x:" + segment[segment.rfind(".") :]
+    return "*"
+
+
+def path_keys(path: str) -> list[str]:
+    """Every key under which a pattern matching ``path`` can be filed."""
+    parts = [p for p in path.split("/") if p]
+    keys = ["*"]
+    for i in range(1, len(parts) + 1):
+        keys.append("p:" + "/".join(parts[:i]))
+    for part in parts:
+        keys.append("n:" + part)
+        dot = part.rfind(".")
+        if dot > 0:
+            keys.append("x:" + part[dot:])
+    return keys
+
+
+def matches(
+    patterns: list[tuple[str, bool, str, int]], path: str, is_dir: bool = False
+) -> tuple[str, int] | None:
+    """Gitignore semantics over one decision's ordered patterns: the last pattern that
+    matches decides. ``patterns`` holds (regex, negated, glob, specificity). Returns the
+    most specific positive glob that matched, or None when the path is not governed.
+    ``is_dir`` lets ``billing/**`` govern the directory ``billing`` itself."""
+    included = False
+    best: tuple[str, int] | None = None
+    for regex, negated, glob, spec in patterns:
+        if re.match(regex, path) or (is_dir and re.match(regex, path + "/")):
+            if negated:
+                included = False
+                best = None
+            else:
+                included = True
+                if best is None or spec > best[1]:
+                    best = (glob, spec)
+    return best if included else None

@@ -1,0 +1,131 @@
+"""``gitmem init``: create ``.continuity/`` and register existing ADR folders in place."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitmem import adrimport, config, git, store
+from gitmem.fsutil import atomic_write
+from gitmem.repo import Repo
+
+IMPORTED_HEADER = """\
+# Globs for ADRs that gitmem reads in place (they stay where they are; no copy to drift).
+# `gitmem init` inferred these from the paths and module names each ADR mentions.
+# Review and edit them: set `inferred: false` once checked, and `gitmem init` will never
+# touch that entry again. Keys are the ADR files' repository paths.
+"""
+
+
+@dataclass(frozen=True)
+class InitReport:
+    created: tuple[str, ...] = ()
+    sources_added: tuple[str, ...] = ()
+    imported: tuple[str, ...] = ()  # ADR files whose globs were inferred this run
+    adr_count: int = 0
+    inferred: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def init(repo: Repo, *, import_adrs: bool = True) -> InitReport:
+    root = repo.root
+    created: list[str] = []
+    ddir = store.decisions_dir(root)
+    if not ddir.is_dir():
+        ddir.mkdir(parents=True)
+        created.append(ddir.relative_to(root).as_posix() + "/")
+    cfg_path = root / ".continuity" / config.CONFIG_NAME
+    if not cfg_path.exists():
+        atomic_write(cfg_path, config.DEFAULT_CONFIG)
+        created.append(cfg_path.relative_to(root).as_posix())
+    if not import_adrs:
+        return InitReport(created=tuple(created))
+
+    cfg = config.load(root)
+    known = {s.path for s in cfg.sources}
+    found = [d for d in adrimport.detect(root) if d not in known]
+    if found:
+        _add_sources(cfg_path, found)
+        cfg = config.load(root)
+    entries, _ = config.load_imported(root)
+    folders = [s.path for s in cfg.sources]
+    if not folders:
+        return InitReport(created=tuple(created), sources_added=tuple(found))
+    files = git.ls_files(root)
+    excluded = tuple(f.rstrip("/") + "/" for f in folders) + (".continuity/",)
+    layout = adrimport.RepoLayout(files, excluded)
+    new_entries: dict[str, tuple[str, ...]] = {}
+    adr_count = 0
+    for folder in folders:
+        for path in adrimport.adr_files(root / folder):
+            adr_count += 1
+            rel = path.relative_to(root).as_posix()
+            existing = entries.get(rel)
+            if existing is not None and not existing.inferred:
+                continue  # reviewed by a human: never touched again
+            text = path.read_text(encoding="utf-8", errors="replace")
+            globs = tuple(adrimport.infer_globs(text, layout))
+            if existing is None or existing.globs != globs:
+                new_entries[rel] = globs
+    if new_entries:
+        _write_imported(root, new_entries)
+    return InitReport(
+        created=tuple(created),
+        sources_added=tuple(found),
+        imported=tuple(sorted(new_entries)),
+        adr_count=adr_count,
+        inferred=new_entries,
+    )
+
+
+def _rt_load(path: Path) -> Any:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    return yaml, yaml.load(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def _dump(yaml: Any, data: Any) -> str:
+    buf = io.StringIO()
+    yaml.dump(data, buf)
+    return buf.getvalue()
+
+
+def _add_sources(cfg_path: Path, folders: list[str]) -> None:
+    from ruamel.yaml.comments import CommentedMap
+
+    yaml, data = _rt_load(cfg_path)
+    if not isinstance(data, dict):
+        data = CommentedMap()
+    sources = data.get("sources")
+    if not isinstance(sources, list):
+        sources = []
+    for folder in folders:
+        item = CommentedMap()
+        item["path"] = folder
+        item["id_prefix"] = "ADR"
+        sources.append(item)
+    data["sources"] = sources
+    atomic_write(cfg_path, _dump(yaml, data))
+
+
+def _write_imported(root: Path, new_entries: dict[str, tuple[str, ...]]) -> None:
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    path = root / ".continuity" / config.IMPORTED_NAME
+    yaml, data = _rt_load(path)
+    if not isinstance(data, dict):
+        data = CommentedMap()
+    for rel in sorted(new_entries):
+        entry = CommentedMap()
+        seq = CommentedSeq(list(new_entries[rel]))
+        seq.fa.set_flow_style()
+        entry["globs"] = seq
+        entry["inferred"] = True
+        data[rel] = entry
+    text = _dump(yaml, data)
+    if not text.startswith("#"):
+        text = IMPORTED_HEADER + text
+    atomic_write(path, text)

@@ -1,0 +1,54 @@
+"""``gitmem lint``: every problem of every record, plus globs that match no file."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gitmem import git, store
+from gitmem.globs import compile_glob
+from gitmem.model import Problem
+from gitmem.repo import Repo
+
+
+@dataclass(frozen=True)
+class LintReport:
+    checked: int
+    problems: tuple[Problem, ...]
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for p in self.problems if p.level == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for p in self.problems if p.level == "warning")
+
+
+def lint(repo: Repo) -> LintReport:
+    catalog = store.load(repo.root)
+    problems = list(catalog.problems)
+    problems.extend(unmatched_globs(repo, catalog))
+    problems.sort(key=lambda p: (p.file, p.line, p.key, p.message))
+    return LintReport(checked=len(catalog.decisions), problems=tuple(problems))
+
+
+def unmatched_globs(repo: Repo, catalog: store.Catalog) -> list[Problem]:
+    """A positive glob that matches no tracked (or untracked, unignored) file is stale."""
+    files = git.ls_files(repo.root)
+    out = []
+    cache: dict[str, bool] = {}
+    for d in catalog.decisions:
+        for idx, glob in enumerate(d.globs):
+            c = compile_glob(glob)
+            if c.negated:
+                continue
+            if glob not in cache:
+                rx = re.compile(c.regex)
+                cache[glob] = any(rx.match(f) for f in files)
+            if not cache[glob]:
+                where = "globs" if d.source == "continuity" else f"globs[{idx}] (inferred)"
+                out.append(
+                    Problem(d.file, d.line("globs"), where, f"{glob!r} matches no file", "warning")
+                )
+    return out

@@ -1,0 +1,90 @@
+"""The decision record and the problems found while reading it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+STATUSES = ("proposed", "accepted", "deprecated", "superseded", "rejected")
+SEVERITIES = ("critical", "warning", "info")
+SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
+# Statuses whose decisions still govern code. A proposal is shown (flagged) but is not law.
+CURRENT_STATUSES = ("accepted", "proposed")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A machine-checkable constraint: added lines must not match ``forbid``."""
+
+    forbid: str
+    paths: tuple[str, ...] = ()
+    message: str | None = None
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision record, as read from its file.
+
+    ``title`` is the L0 summary, ``summary`` the L1 overview (a few sentences), ``body`` the
+    full L2 text. ``superseded_by`` is derived from the other records' ``supersedes``.
+    """
+
+    id: str
+    title: str
+    status: str
+    file: str  # repository-relative path of the record
+    date: str | None = None
+    globs: tuple[str, ...] = ()
+    globs_inferred: bool = False
+    tags: tuple[str, ...] = ()
+    severity: str = "info"
+    supersedes: tuple[str, ...] = ()
+    superseded_by: tuple[str, ...] = ()
+    pin: bool = False
+    rules: tuple[Rule, ...] = ()
+    summary: str = ""
+    body: str = ""
+    source: str = "continuity"  # or the ADR folder it was read from in place
+    number: int | None = None
+    line_of: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def effective_status(self) -> str:
+        """``superseded`` once an accepted record replaces it, whatever its own status says."""
+        if self.superseded_by and self.status in CURRENT_STATUSES:
+            return "superseded"
+        return self.status
+
+    @property
+    def is_current(self) -> bool:
+        return self.effective_status in CURRENT_STATUSES
+
+    def line(self, key: str) -> int:
+        for name, line in self.line_of:
+            if name == key:
+                return line
+        return 1
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong with a record: ``FILE:LINE: key: message``."""
+
+    file: str
+    line: int
+    key: str
+    message: str
+    level: str = "error"  # or "warning"
+
+    def format(self) -> str:
+        tag = "" if self.level == "error" else f"{self.level}: "
+        return f"{self.file}:{self.line}: {self.key}: {tag}{self.message}"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "key": self.key,
+            "message": self.message,
+            "level": self.level,
+        }

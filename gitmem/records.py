@@ -1,0 +1,133 @@
+"""Create decision records: ``gitmem new``."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+
+from gitmem import resources, store
+from gitmem.errors import GitmemError
+from gitmem.fsutil import atomic_write, create_exclusive
+from gitmem.globs import GlobError, compile_glob
+from gitmem.model import SEVERITIES, STATUSES
+from gitmem.repo import Repo
+from gitmem.validate import derive_id
+
+
+def slugify(title: str, limit: int = 60) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+    return (slug[:limit].rstrip("-")) or "decision"
+
+
+def _yaml_str(value: str) -> str:
+    # JSON strings are valid YAML double-quoted scalars; plain style when it is safe.
+    if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9 _.,()/+-]*", value) and not value.endswith(" "):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _yaml_list(values: list[str]) -> str:
+    return "[" + ", ".join(json.dumps(v, ensure_ascii=False) for v in values) + "]"
+
+
+def render(
+    title: str,
+    *,
+    template: str = "adr",
+    status: str = "proposed",
+    globs: list[str] | None = None,
+    tags: list[str] | None = None,
+    severity: str = "info",
+    supersedes: list[str] | None = None,
+    date: str | None = None,
+) -> str:
+    lines = [
+        "---",
+        f"title: {_yaml_str(title)}",
+        f"status: {status}",
+        f"date: {date or dt.date.today().isoformat()}",
+        f"severity: {severity}",
+        f"globs: {_yaml_list(globs or [])}",
+        f"tags: {_yaml_list(tags or [])}",
+    ]
+    if supersedes:
+        lines.append(f"supersedes: {_yaml_list(supersedes)}")
+    lines.append("---")
+    body = resources.template(template).replace("{title}", title).replace("{status}", status)
+    return "\n".join(lines) + "\n\n" + body
+
+
+def next_number(folder: Path) -> int:
+    highest = 0
+    if folder.is_dir():
+        for path in folder.rglob("*.md"):
+            _, number = derive_id(path.name)
+            if number is not None:
+                highest = max(highest, number)
+    return highest + 1
+
+
+def new(
+    repo: Repo,
+    title: str,
+    *,
+    template: str = "adr",
+    status: str = "proposed",
+    globs: list[str] | None = None,
+    tags: list[str] | None = None,
+    severity: str = "info",
+    supersedes: list[str] | None = None,
+) -> Path:
+    """Write the next record and return its path. Safe against a concurrent ``new``."""
+    if not title.strip():
+        raise GitmemError("the title is empty")
+    if template not in resources.TEMPLATES:
+        raise GitmemError(f"unknown template {template!r}: use adr, y or madr")
+    if status not in STATUSES:
+        raise GitmemError(f"unknown status {status!r}: use one of {', '.join(STATUSES)}")
+    if severity not in SEVERITIES:
+        raise GitmemError(f"unknown severity {severity!r}: use one of {', '.join(SEVERITIES)}")
+    for glob in globs or []:
+        try:
+            compile_glob(glob)
+        except GlobError as exc:
+            raise GitmemError(f"--glob: {exc}") from exc
+    catalog = store.load(repo.root) if supersedes else None
+    resolved = [catalog.get(ref).id for ref in supersedes or []] if catalog else []
+    folder = store.decisions_dir(repo.root)
+    slug = slugify(title)
+    for _ in range(100):
+        number = next_number(folder)
+        path = folder / f"{number:04d}-{slug}.md"
+        text = render(
+            title, template=template, status=status, globs=globs,
+            tags=tags, severity=severity, supersedes=resolved,
+        )
+        if create_exclusive(path, text):
+            break
+    else:  # pragma: no cover
+        raise GitmemError(f"could not find a free record number in {folder}")
+    if catalog is not None and status == "accepted":
+        for ident in resolved:
+            mark_superseded(repo.root / catalog.get(ident).file)
+    return path
+
+
+_STATUS_LINE = re.compile(r"^status:[^\n]*$", re.MULTILINE)
+
+
+def mark_superseded(path: Path) -> bool:
+    """Set ``status: superseded`` in a record's front matter (only the front matter)."""
+    text = path.read_text(encoding="utf-8")
+    if not text.startswith("---"):
+        return False
+    end = text.find("\n---", 3)
+    if end < 0:
+        return False
+    head, rest = text[:end], text[end:]
+    if not _STATUS_LINE.search(head):
+        return False
+    atomic_write(path, _STATUS_LINE.sub("status: superseded", head, count=1) + rest)
+    return True

@@ -1,0 +1,258 @@
+"""Load every decision record of a work tree and link them.
+
+Sources: ``.continuity/decisions/**/*.md`` and the ADR folders registered in
+``.continuity/config.yaml`` (read in place). One unreadable record never stops the others
+from loading: its problems are collected and reported by ``gitmem lint``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from gitmem import adrimport, config, frontmatter, validate
+from gitmem.errors import DecisionNotFoundError
+from gitmem.globs import GlobError, compile_glob
+from gitmem.model import Decision, Problem
+
+SUPERSEDING_STATUSES = ("accepted", "superseded", "deprecated")
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    rel: str  # repository-relative path of the record
+    source: str  # "continuity" or the ADR folder it lives in
+    id_prefix: str
+
+
+@dataclass(frozen=True)
+class Catalog:
+    decisions: tuple[Decision, ...]
+    problems: tuple[Problem, ...]
+
+    def get(self, ident: str) -> Decision:
+        wanted = ident.strip()
+        for d in self.decisions:
+            if d.id == wanted:
+                return d
+        low = wanted.lower()
+        matches = [d for d in self.decisions if d.id.lower() == low]
+        if not matches and low.replace("-", "").isdigit():
+            number = int(low.replace("-", ""))
+            matches = [d for d in self.decisions if d.number == number]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            names = ", ".join(d.id for d in matches)
+            raise DecisionNotFoundError(f"{ident!r} is ambiguous: {names}")
+        raise DecisionNotFoundError(
+            f"no decision {ident!r}; `gitmem list` shows the ids that exist"
+        )
+
+    @property
+    def by_id(self) -> dict[str, Decision]:
+        return {d.id: d for d in self.decisions}
+
+
+def decisions_dir(root: Path) -> Path:
+    return root / ".continuity" / config.DECISIONS_DIR
+
+
+def source_files(root: Path, cfg: config.Config) -> list[SourceFile]:
+    out: list[SourceFile] = []
+    ddir = decisions_dir(root)
+    if ddir.is_dir():
+        for path in sorted(ddir.rglob("*.md")):
+            name = path.name.lower()
+            if name.startswith(("_", ".")) or name in ("readme.md", "index.md"):
+                continue
+            out.append(SourceFile(path.relative_to(root).as_posix(), "continuity", "D"))
+    for src in cfg.sources:
+        folder = root / src.path
+        if not folder.is_dir():
+            continue
+        for path in adrimport.adr_files(folder):
+            out.append(SourceFile(path.relative_to(root).as_posix(), src.path, src.id_prefix))
+    return out
+
+
+def watched_paths(root: Path, cfg: config.Config) -> list[Path]:
+    """Folders and files whose change can change the catalog (for freshness checks)."""
+    cdir = root / ".continuity"
+    paths = [cdir / config.CONFIG_NAME, cdir / config.IMPORTED_NAME, decisions_dir(root)]
+    paths += [root / s.path for s in cfg.sources]
+    return paths
+
+
+def load(root: Path) -> Catalog:
+    cfg = config.load(root)
+    problems: list[Problem] = list(cfg.problems)
+    imported, imp_problems = config.load_imported(root)
+    problems.extend(imp_problems)
+    decisions: list[Decision] = []
+    # (predecessor id, successor reference) pairs stated from the predecessor's side
+    back_links: list[tuple[str, str, str]] = []
+    for sf in source_files(root, cfg):
+        try:
+            text = (root / sf.rel).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(Problem(sf.rel, 1, "file", f"cannot read: {exc}"))
+            continue
+        parsed, file_problems = frontmatter.parse(text, sf.rel)
+        problems.extend(file_problems)
+        if parsed is None:
+            continue
+        if sf.source == "continuity":
+            decision, more = validate.build(parsed, sf.rel)
+            problems.extend(more)
+        else:
+            decision, more, successors = _build_adr(parsed, sf, imported.get(sf.rel))
+            problems.extend(more)
+            back_links.extend((decision.id, ref, sf.rel) for ref in successors)
+        decisions.append(decision)
+    decisions = _link(decisions, back_links, problems)
+    return Catalog(tuple(decisions), tuple(problems))
+
+
+def _build_adr(
+    parsed: frontmatter.Parsed, sf: SourceFile, entry: config.ImportedEntry | None
+) -> tuple[Decision, list[Problem], list[str]]:
+    """An ADR without (or with partial) front matter, completed from its Markdown."""
+    meta = dict(parsed.meta or {})
+    status, supersedes, superseded_by = adrimport.parse_status(parsed.body)
+    meta.setdefault("status", status or "accepted")
+    date = adrimport.parse_date(parsed.body)
+    if date:
+        meta.setdefault("date", date)
+    if supersedes and "supersedes" not in meta:
+        nums = [adrimport.ref_number(t) for t in supersedes]
+        meta["supersedes"] = [f"{sf.id_prefix}-{n:04d}" for n in nums if n is not None]
+    problems: list[Problem] = []
+    if entry is not None:
+        good = []
+        for glob in entry.globs:
+            try:
+                compile_glob(glob)
+                good.append(glob)
+            except GlobError as exc:
+                where = f".continuity/{config.IMPORTED_NAME}"
+                problems.append(Problem(where, entry.line, f"{sf.rel}.globs", str(exc)))
+        meta.setdefault("globs", good)
+        meta.setdefault("globs_inferred", entry.inferred)
+    synth = dataclasses.replace(parsed, meta=meta)
+    decision, more = validate.build(synth, sf.rel, id_prefix=sf.id_prefix, source=sf.source)
+    problems.extend(p for p in more if p.key != "status" or parsed.meta)
+    successors = []
+    for target in superseded_by:
+        n = adrimport.ref_number(target)
+        if n is not None:
+            successors.append(f"{sf.id_prefix}-{n:04d}")
+    return decision, problems, successors
+
+
+def _link(
+    decisions: list[Decision], back_links: list[tuple[str, str, str]], problems: list[Problem]
+) -> list[Decision]:
+    seen: dict[str, Decision] = {}
+    for d in decisions:
+        if d.id in seen:
+            problems.append(
+                Problem(d.file, d.line("id"), "id", f"duplicate id {d.id} (also {seen[d.id].file})")
+            )
+        else:
+            seen[d.id] = d
+    extra: dict[str, list[str]] = defaultdict(list)
+    for pred, succ, file in back_links:
+        if succ in seen:
+            if pred not in seen[succ].supersedes:
+                extra[succ].append(pred)
+        else:
+            problems.append(
+                Problem(file, 1, "status", f"superseded by {succ}, which does not exist", "warning")
+            )
+    linked = []
+    for d in decisions:
+        if d.id in extra:
+            d = dataclasses.replace(d, supersedes=d.supersedes + tuple(extra[d.id]))
+        linked.append(d)
+    by_id = {d.id: d for d in linked}
+    successors: dict[str, list[str]] = defaultdict(list)
+    for d in linked:
+        for ref in d.supersedes:
+            if ref == d.id:
+                problems.append(Problem(d.file, d.line("supersedes"), "supersedes", "supersedes itself"))
+            elif ref not in by_id:
+                problems.append(
+                    Problem(d.file, d.line("supersedes"), "supersedes", f"unknown decision {ref!r}")
+                )
+            elif d.status in SUPERSEDING_STATUSES:
+                successors[ref].append(d.id)
+    for cycle in _cycles(by_id):
+        first = by_id[cycle[0]]
+        chain = " -> ".join([*cycle, cycle[0]])
+        problems.append(
+            Problem(first.file, first.line("supersedes"), "supersedes", f"supersession cycle: {chain}")
+        )
+    out = []
+    for d in linked:
+        succ = tuple(sorted(set(successors.get(d.id, ()))))
+        if succ:
+            d = dataclasses.replace(d, superseded_by=succ)
+            if d.status in ("accepted", "proposed"):
+                problems.append(
+                    Problem(
+                        d.file,
+                        d.line("status"),
+                        "status",
+                        f"says {d.status} but {', '.join(succ)} supersedes it; "
+                        "set `status: superseded`",
+                        "warning",
+                    )
+                )
+        elif d.status == "superseded":
+            problems.append(
+                Problem(
+                    d.file, d.line("status"), "status",
+                    "superseded, but no record names it in `supersedes`", "warning",
+                )
+            )
+        out.append(d)
+    return out
+
+
+def _cycles(by_id: dict[str, Decision]) -> list[list[str]]:
+    """Each supersession cycle once, as the list of ids along it (iterative DFS)."""
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1 = on the stack, 2 = done
+    reported: set[frozenset[str]] = set()
+    for root in sorted(by_id):
+        if root in state:
+            continue
+        stack: list[tuple[str, int]] = [(root, 0)]
+        path: list[str] = [root]
+        state[root] = 1
+        while stack:
+            node, idx = stack[-1]
+            refs = by_id[node].supersedes
+            if idx >= len(refs):
+                stack.pop()
+                path.pop()
+                state[node] = 2
+                continue
+            stack[-1] = (node, idx + 1)
+            nxt = refs[idx]
+            if nxt not in by_id or nxt == node:
+                continue
+            if state.get(nxt) == 1:
+                cycle = path[path.index(nxt) :]
+                key = frozenset(cycle)
+                if key not in reported:
+                    reported.add(key)
+                    cycles.append(cycle)
+            elif nxt not in state:
+                state[nxt] = 1
+                stack.append((nxt, 0))
+                path.append(nxt)
+    return cycles

@@ -1,0 +1,234 @@
+"""The compiled decision table: which decisions govern a path, without parsing any YAML.
+
+Stored as SQLite in the work tree's git directory (``<git-dir>/gitmem/table.sqlite``; each
+linked worktree has its own, since its branch may carry different decisions). Rows hold
+everything a hook or ``gitmem why`` shows; a key table files each decision under the lookup
+keys of its globs (see ``gitmem.globs``), so a lookup reads only the candidates for the
+path's own keys: its cost depends on the path, not on how many decisions exist.
+
+This module is on the agent-hook hot path: it imports only the standard library, and
+``gitmem.globs`` (which imports pathspec lazily, only when compiling).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from gitmem.globs import matches, path_keys
+from gitmem.model import CURRENT_STATUSES, SEVERITY_RANK
+
+SCHEMA_VERSION = "1"
+TABLE_NAME = "table.sqlite"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What the table knows about one decision."""
+
+    n: int
+    id: str
+    title: str
+    status: str
+    effective_status: str
+    severity: str
+    file: str
+    summary: str
+    superseded_by: tuple[str, ...]
+    supersedes: tuple[str, ...]
+    tags: tuple[str, ...]
+    pin: bool
+    date: str | None
+    globs: tuple[str, ...]
+    globs_inferred: bool
+    rules: tuple[dict[str, object], ...]
+
+    @property
+    def is_current(self) -> bool:
+        return self.effective_status in CURRENT_STATUSES
+
+
+@dataclass(frozen=True)
+class Match:
+    entry: Entry
+    glob: str
+    specificity: int
+
+
+def sort_key(m: Match) -> tuple[int, int, int, str]:
+    """Current before superseded, then the most specific glob, then the most severe."""
+    return (
+        0 if m.entry.is_current else 1,
+        -m.specificity,
+        SEVERITY_RANK.get(m.entry.severity, 3),
+        m.entry.id,
+    )
+
+
+_COLUMNS = (
+    "n, id, title, status, effective_status, severity, file, summary, superseded_by, "
+    "supersedes, tags, pin, date, globs, globs_inferred, rules, patterns"
+)
+
+
+class Table:
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn = conn
+        self.path = path
+        self._patterns: dict[int, list[tuple[str, bool, str, int]]] = {}
+        self._entries: dict[int, Entry] = {}
+
+    @classmethod
+    def open(cls, path: Path) -> Table | None:
+        """Open a table; None when it is missing, corrupt or from another version."""
+        if not path.is_file():
+            return None
+        try:
+            conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+            row = conn.execute("SELECT v FROM meta WHERE k = 'schema'").fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None or row[0] != SCHEMA_VERSION:
+            conn.close()
+            return None
+        return cls(conn, path)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def meta(self, key: str) -> str | None:
+        row = self._conn.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _load(self, rows: list[tuple[object, ...]]) -> None:
+        for row in rows:
+            n = int(row[0])  # type: ignore[call-overload]
+            if n in self._entries:
+                continue
+            self._entries[n] = _entry(row)
+            self._patterns[n] = [
+                (str(p[0]), bool(p[1]), str(p[2]), int(p[3])) for p in json.loads(str(row[16]))
+            ]
+
+    def match(self, path: str, is_dir: bool = False) -> list[Match]:
+        """Decisions whose globs govern the repository-relative ``path``, best first."""
+        keys = path_keys(path)
+        marks = ",".join("?" * len(keys))
+        cands = [
+            int(r[0])
+            for r in self._conn.execute(f"SELECT DISTINCT n FROM key WHERE k IN ({marks})", keys)
+        ]
+        missing = [n for n in cands if n not in self._entries]
+        if missing:
+            marks = ",".join("?" * len(missing))
+            self._load(
+                self._conn.execute(
+                    f"SELECT {_COLUMNS} FROM decision WHERE n IN ({marks})", missing
+                ).fetchall()
+            )
+        out = []
+        for n in cands:
+            hit = matches(self._patterns[n], path, is_dir)
+            if hit is not None:
+                out.append(Match(self._entries[n], hit[0], hit[1]))
+        out.sort(key=sort_key)
+        return out
+
+    def entries(self) -> list[Entry]:
+        rows = self._conn.execute(f"SELECT {_COLUMNS} FROM decision ORDER BY n").fetchall()
+        self._load(rows)
+        return [self._entries[int(r[0])] for r in rows]
+
+    def get(self, ident: str) -> Entry | None:
+        row = self._conn.execute(
+            f"SELECT {_COLUMNS} FROM decision WHERE id = ?", (ident,)
+        ).fetchone()
+        if row is None:
+            return None
+        self._load([row])
+        return self._entries[int(row[0])]
+
+
+def _entry(row: tuple[object, ...]) -> Entry:
+    return Entry(
+        n=int(row[0]),  # type: ignore[call-overload]
+        id=str(row[1]),
+        title=str(row[2]),
+        status=str(row[3]),
+        effective_status=str(row[4]),
+        severity=str(row[5]),
+        file=str(row[6]),
+        summary=str(row[7]),
+        superseded_by=tuple(json.loads(str(row[8]))),
+        supersedes=tuple(json.loads(str(row[9]))),
+        tags=tuple(json.loads(str(row[10]))),
+        pin=bool(row[11]),
+        date=None if row[12] is None else str(row[12]),
+        globs=tuple(json.loads(str(row[13]))),
+        globs_inferred=bool(row[14]),
+        rules=tuple(json.loads(str(row[15]))),
+    )
+
+
+# ------------------------------------------------------------------------------ freshness
+
+
+def quick_fingerprint(root: Path, watched: list[str]) -> str:
+    """mtimes of the watched files and of every folder below the watched folders.
+
+    Catches added, removed and renamed records (and editors that save by rename) with a
+    few stat calls; in-place edits are caught by ``full_fingerprint``.
+    """
+    parts: list[str] = []
+    for rel in watched:
+        top = root / rel
+        try:
+            st = os.stat(top)
+        except OSError:
+            parts.append(f"{rel}:-")
+            continue
+        parts.append(f"{rel}:{st.st_mtime_ns}")
+        if os.path.isdir(top):
+            for dirpath, dirnames, _ in os.walk(top):
+                dirnames.sort()
+                for name in dirnames:
+                    sub = os.path.join(dirpath, name)
+                    try:
+                        parts.append(f"{sub}:{os.stat(sub).st_mtime_ns}")
+                    except OSError:
+                        pass
+    return hashlib.sha1("\n".join(parts).encode()).hexdigest()
+
+
+def full_fingerprint(root: Path, watched: list[str]) -> str:
+    """Path, size and mtime of every file under the watched paths."""
+    parts: list[str] = []
+    for rel in watched:
+        top = root / rel
+        if os.path.isfile(top):
+            st = os.stat(top)
+            parts.append(f"{rel}:{st.st_size}:{st.st_mtime_ns}")
+            continue
+        for dirpath, dirnames, filenames in os.walk(top):
+            dirnames.sort()
+            for name in sorted(filenames):
+                full = os.path.join(dirpath, name)
+                try:
+                    st = os.stat(full)
+                except OSError:
+                    continue
+                parts.append(f"{full}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha1("\n".join(parts).encode()).hexdigest()
+
+
+def is_fresh(table: Table, root: Path, *, full: bool) -> bool:
+    watched = json.loads(table.meta("watched") or "[]")
+    if table.meta("root") != str(root):
+        return False
+    if quick_fingerprint(root, watched) != table.meta("quick"):
+        return False
+    return not full or full_fingerprint(root, watched) == table.meta("full")

@@ -1,0 +1,244 @@
+"""Declarative validation of a record's front matter.
+
+A record with problems still loads with best-effort values (a typo in ``severity`` must not
+hide the decision from agents); ``gitmem lint`` reports every problem as FILE:LINE: key.
+Only YAML that cannot be parsed at all keeps a record out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from gitmem import sections
+from gitmem.frontmatter import Parsed
+from gitmem.globs import GlobError, compile_glob
+from gitmem.model import SEVERITIES, STATUSES, Decision, Problem, Rule
+
+_NUMBERED = re.compile(r"^(\d+)[-_ .]")
+_ID_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+STATUS_ALIASES = {"active": "accepted", "approved": "accepted", "draft": "proposed"}
+
+
+@dataclass(frozen=True)
+class Field:
+    kind: str  # "str" | "list" | "bool" | "rules"
+    help: str
+
+
+SCHEMA: dict[str, Field] = {
+    "id": Field("str", "stable unique id; derived from the file name when absent"),
+    "title": Field("str", "one line (L0)"),
+    "status": Field("str", "proposed | accepted | deprecated | superseded | rejected"),
+    "date": Field("str", "ISO date the decision was made"),
+    "globs": Field("list", "gitignore-style patterns of the paths it governs"),
+    "tags": Field("list", "free-form labels"),
+    "severity": Field("str", "critical | warning | info"),
+    "supersedes": Field("list", "ids of the decisions this one replaces"),
+    "pin": Field("bool", "always include in session digests"),
+    "rules": Field("rules", "machine-checkable constraints (- forbid: REGEX)"),
+    "summary": Field("str", "explicit L1 overview; derived from the body when absent"),
+    "globs_inferred": Field("bool", "globs were inferred by gitmem init; review them"),
+}
+_RULE_KEYS = {"forbid", "paths", "message"}
+
+
+def derive_id(filename: str, prefix: str = "D") -> tuple[str, int | None]:
+    """``0007-billing-no-experimental.md`` -> (``D-0007``, 7); otherwise the file's stem."""
+    stem = PurePosixPath(filename).stem
+    match = _NUMBERED.match(stem + "-")
+    if match:
+        number = int(match.group(1))
+        return f"{prefix}-{number:04d}", number
+    return stem, None
+
+
+def normalize_ref(value: Any, prefix: str = "D") -> str:
+    """A ``supersedes`` entry: ids as written; bare numbers become ``D-0007``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{prefix}-{value:04d}"
+    text = str(value).strip()
+    if text.isdigit():
+        return f"{prefix}-{int(text):04d}"
+    return text
+
+
+def build(
+    parsed: Parsed, file: str, *, id_prefix: str = "D", source: str = "continuity"
+) -> tuple[Decision, list[Problem]]:
+    meta = parsed.meta or {}
+    problems: list[Problem] = []
+
+    def line(key: str) -> int:
+        return parsed.key_lines.get(key, 1)
+
+    def item_line(key: str, idx: int) -> int:
+        items = parsed.item_lines.get(key, ())
+        return items[idx] if idx < len(items) else line(key)
+
+    def err(key: str, message: str, at: int | None = None, level: str = "error") -> None:
+        problems.append(Problem(file, at if at is not None else line(key), key, message, level))
+
+    if parsed.meta is None:
+        err("front-matter", "no YAML front matter (`---` block); using defaults", 1, "warning")
+
+    for key in meta:
+        if key not in SCHEMA:
+            close = [k for k in SCHEMA if k.startswith(key[:3])]
+            hint = f" (did you mean `{close[0]}`?)" if close else ""
+            err(key, f"unknown key, ignored{hint}", level="warning")
+
+    def as_str(key: str) -> str | None:
+        value = meta.get(key)
+        if value is None:
+            return None
+        if isinstance(value, dict | list):
+            err(key, f"expected a string, got a {type(value).__name__}")
+            return None
+        return str(value).strip()
+
+    def as_list(key: str) -> list[str]:
+        value = meta.get(key)
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [value]
+        if not isinstance(value, list):
+            err(key, f"expected a list of strings, got {type(value).__name__}")
+            return []
+        out = []
+        for idx, item in enumerate(value):
+            if isinstance(item, dict | list) or item is None:
+                err(key, f"item {idx + 1}: expected a string", item_line(key, idx))
+                continue
+            out.append(item if isinstance(item, int) and key == "supersedes" else str(item))
+        return out
+
+    def as_bool(key: str) -> bool:
+        value = meta.get(key)
+        if value is None:
+            return False
+        if not isinstance(value, bool):
+            err(key, f"expected true or false, got {value!r}")
+            return False
+        return value
+
+    derived_id, number = derive_id(file, id_prefix)
+    ident = as_str("id") or derived_id
+    if "id" in meta and not _ID_OK.match(ident):
+        err("id", f"{ident!r} is not a valid id (letters, digits, `-`, `_`, `.`, `:`)")
+
+    title = as_str("title") or sections.first_heading(parsed.body) or ""
+    if not title:
+        title = PurePosixPath(file).stem
+        err("title", "missing: add `title:` or a `# Heading`")
+
+    status = (as_str("status") or "").lower()
+    if not status:
+        status = "proposed"
+        if parsed.meta is not None:
+            err("status", "missing; treated as `proposed`", level="warning")
+    elif status in STATUS_ALIASES:
+        status = STATUS_ALIASES[status]
+    elif status not in STATUSES:
+        err("status", f"{status!r} is not one of {', '.join(STATUSES)}; treated as `proposed`")
+        status = "proposed"
+
+    severity = (as_str("severity") or "info").lower()
+    if severity not in SEVERITIES:
+        err("severity", f"{severity!r} is not one of {', '.join(SEVERITIES)}; using `info`")
+        severity = "info"
+
+    date = as_str("date")
+    if date and not re.match(r"^\d{4}-\d{2}-\d{2}", date):
+        err("date", f"{date!r} is not an ISO date (YYYY-MM-DD)", level="warning")
+
+    globs: list[str] = []
+    for idx, glob in enumerate(as_list("globs")):
+        try:
+            compile_glob(glob)
+        except GlobError as exc:
+            err("globs", str(exc), item_line("globs", idx))
+            continue
+        globs.append(glob.strip())
+
+    supersedes = tuple(normalize_ref(v, id_prefix) for v in as_list("supersedes"))
+    rules = _rules(meta.get("rules"), parsed, file, problems)
+    summary = sections.summarize(parsed.body, as_str("summary"))
+    line_of = tuple(parsed.key_lines.items())
+
+    decision = Decision(
+        id=ident,
+        title=title,
+        status=status,
+        file=file,
+        date=date,
+        globs=tuple(globs),
+        globs_inferred=as_bool("globs_inferred"),
+        tags=tuple(as_list("tags")),
+        severity=severity,
+        supersedes=supersedes,
+        pin=as_bool("pin"),
+        rules=rules,
+        summary=summary,
+        body=parsed.body.strip(),
+        source=source,
+        number=number,
+        line_of=line_of,
+    )
+    return decision, problems
+
+
+def _rules(value: Any, parsed: Parsed, file: str, problems: list[Problem]) -> tuple[Rule, ...]:
+    if value is None:
+        return ()
+    base = parsed.key_lines.get("rules", 1)
+    if not isinstance(value, list):
+        problems.append(Problem(file, base, "rules", "expected a list of `- forbid: REGEX`"))
+        return ()
+    lines = parsed.item_lines.get("rules", ())
+    out: list[Rule] = []
+    for idx, item in enumerate(value):
+        at = lines[idx] if idx < len(lines) else base
+        where = f"rules[{idx}]"
+        report: Callable[[str, str], None] = lambda key, msg, at=at: problems.append(  # noqa: E731
+            Problem(file, at, key, msg)
+        )
+        if not isinstance(item, dict):
+            report(where, "expected a mapping with `forbid`")
+            continue
+        for key in item:
+            if key not in _RULE_KEYS:
+                problems.append(
+                    Problem(file, at, f"{where}.{key}", "unknown rule key, ignored", "warning")
+                )
+        forbid = item.get("forbid")
+        if not isinstance(forbid, str) or not forbid:
+            report(f"{where}.forbid", "required: a regular expression")
+            continue
+        try:
+            re.compile(forbid)
+        except re.error as exc:
+            report(f"{where}.forbid", f"invalid regular expression: {exc}")
+            continue
+        paths_v = item.get("paths", [])
+        paths = [paths_v] if isinstance(paths_v, str) else paths_v
+        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+            report(f"{where}.paths", "expected a list of globs")
+            paths = []
+        good_paths = []
+        for glob in paths:
+            try:
+                compile_glob(glob)
+                good_paths.append(glob)
+            except GlobError as exc:
+                report(f"{where}.paths", str(exc))
+        message = item.get("message")
+        if message is not None and not isinstance(message, str):
+            report(f"{where}.message", "expected a string")
+            message = None
+        out.append(Rule(forbid=forbid, paths=tuple(good_paths), message=message, line=at))
+    return tuple(out)

@@ -1,0 +1,103 @@
+"""``gitmem why``: the decisions governing each path, with their git provenance."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from gitmem import compile as compiler
+from gitmem import git
+from gitmem.paths import to_repo_relative
+from gitmem.repo import Repo
+from gitmem.table import Match, Table
+
+
+@dataclass(frozen=True)
+class Successor:
+    id: str
+    title: str
+    file: str
+
+
+@dataclass(frozen=True)
+class Governing:
+    id: str
+    title: str
+    status: str
+    severity: str
+    glob: str
+    file: str
+    summary: str
+    superseded_by: tuple[Successor, ...] = ()
+    globs_inferred: bool = False
+    provenance: git.Provenance | None = None
+
+    @property
+    def is_current(self) -> bool:
+        return not self.superseded_by and self.status in ("accepted", "proposed")
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "status": self.status,
+            "severity": self.severity,
+            "glob": self.glob,
+            "globs_inferred": self.globs_inferred,
+            "file": self.file,
+            "summary": self.summary,
+            "superseded_by": [s.__dict__ for s in self.superseded_by],
+            "provenance": None if self.provenance is None else self.provenance.__dict__,
+        }
+
+
+@dataclass(frozen=True)
+class PathReport:
+    query: str  # as the user wrote it
+    path: str | None  # repository-relative; None when outside the repository
+    decisions: tuple[Governing, ...] = field(default=())
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "query": self.query,
+            "path": self.path,
+            "decisions": [d.to_json() for d in self.decisions],
+        }
+
+
+def why(
+    repo: Repo, queries: list[str], *, cwd: str | None = None, provenance: bool = True
+) -> list[PathReport]:
+    table = compiler.ensure(repo)
+    try:
+        return [_one(repo, table, q, cwd, provenance) for q in queries]
+    finally:
+        table.close()
+
+
+def _one(repo: Repo, table: Table, query: str, cwd: str | None, provenance: bool) -> PathReport:
+    rel = to_repo_relative(query, repo, cwd)
+    if rel is None:
+        return PathReport(query, None)
+    is_dir = rel == "" or os.path.isdir(repo.root / rel)
+    out = [_governing(repo, table, m, provenance) for m in table.match(rel, is_dir)]
+    return PathReport(query, rel, tuple(out))
+
+
+def _governing(repo: Repo, table: Table, m: Match, provenance: bool) -> Governing:
+    succ = []
+    for ident in m.entry.superseded_by:
+        e = table.get(ident)
+        succ.append(Successor(ident, e.title if e else "", e.file if e else ""))
+    return Governing(
+        id=m.entry.id,
+        title=m.entry.title,
+        status=m.entry.effective_status,
+        severity=m.entry.severity,
+        glob=m.glob,
+        file=m.entry.file,
+        summary=m.entry.summary,
+        superseded_by=tuple(succ),
+        globs_inferred=m.entry.globs_inferred,
+        provenance=git.last_change(repo.root, m.entry.file) if provenance else None,
+    )
