@@ -142,12 +142,68 @@ def ref_number(target: str) -> int | None:
 # ---------------------------------------------------------------------------- glob inference
 
 _GENERIC = {
-    "src", "lib", "libs", "test", "tests", "docs", "doc", "app", "apps", "cmd", "pkg",
-    "internal", "utils", "util", "common", "main", "core", "build", "scripts", "tools", "bin",
-    "config", "configs", "types", "api", "index", "data", "spec", "specs", "example",
-    "examples", "readme", "license", "java", "scala", "python", "go", "js", "ts", "resources",
-    "target", "dist", "vendor", "node_modules", "the", "and", "for", "with", "this", "that",
-    "github", "http", "https", "www", "com", "org", "io", "net", "md", "x", "v1", "v2",
+    "src",
+    "lib",
+    "libs",
+    "test",
+    "tests",
+    "docs",
+    "doc",
+    "app",
+    "apps",
+    "cmd",
+    "pkg",
+    "internal",
+    "utils",
+    "util",
+    "common",
+    "main",
+    "core",
+    "build",
+    "scripts",
+    "tools",
+    "bin",
+    "config",
+    "configs",
+    "types",
+    "api",
+    "index",
+    "data",
+    "spec",
+    "specs",
+    "example",
+    "examples",
+    "readme",
+    "license",
+    "java",
+    "scala",
+    "python",
+    "go",
+    "js",
+    "ts",
+    "resources",
+    "target",
+    "dist",
+    "vendor",
+    "node_modules",
+    "the",
+    "and",
+    "for",
+    "with",
+    "this",
+    "that",
+    "github",
+    "http",
+    "https",
+    "www",
+    "com",
+    "org",
+    "io",
+    "net",
+    "md",
+    "x",
+    "v1",
+    "v2",
 }
 _TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*[A-Za-z0-9_]")
 MAX_INFERRED = 12
@@ -208,7 +264,9 @@ class RepoLayout:
 
 def _identifier_like(token: str) -> bool:
     """Mixed case or snake_case: likely a code name, not an English word."""
-    return ("_" in token) or (token != token.lower() and token != token.upper()[:1] + token[1:].lower())
+    return ("_" in token) or (
+        token != token.lower() and token != token.upper()[:1] + token[1:].lower()
+    )
 
 
 def infer_globs(text: str, layout: RepoLayout) -> list[str]:

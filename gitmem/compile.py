@@ -6,6 +6,7 @@ so readers never see a half-written table and a killed build leaves the old one 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -53,10 +54,8 @@ def build(repo: Repo) -> store.Catalog:
         conn.close()
         os.replace(tmp, table_path(repo))
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     return catalog
 
@@ -101,10 +100,23 @@ def _write(
         ]
         rows.append(
             (
-                n, d.id, d.title, d.status, d.effective_status, d.severity, d.file, d.summary,
-                json.dumps(list(d.superseded_by)), json.dumps(list(d.supersedes)),
-                json.dumps(list(d.tags)), int(d.pin), d.date, json.dumps(list(d.globs)),
-                int(d.globs_inferred), json.dumps(rules), json.dumps(patterns),
+                n,
+                d.id,
+                d.title,
+                d.status,
+                d.effective_status,
+                d.severity,
+                d.file,
+                d.summary,
+                json.dumps(list(d.superseded_by)),
+                json.dumps(list(d.supersedes)),
+                json.dumps(list(d.tags)),
+                int(d.pin),
+                d.date,
+                json.dumps(list(d.globs)),
+                int(d.globs_inferred),
+                json.dumps(rules),
+                json.dumps(patterns),
             )
         )
     conn.executemany(f"INSERT INTO decision VALUES ({','.join('?' * 17)})", rows)

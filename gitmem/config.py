@@ -71,7 +71,9 @@ def load(root: Path) -> Config:
     cpt = data.get("chars_per_token", 4)
     if not isinstance(cpt, int) or isinstance(cpt, bool) or cpt < 1:
         problems.append(
-            Problem(rel, lines.get("chars_per_token", 1), "chars_per_token", "expected an integer ≥ 1")
+            Problem(
+                rel, lines.get("chars_per_token", 1), "chars_per_token", "expected an integer ≥ 1"
+            )
         )
         cpt = 4
     known = {"version", "sources", "chars_per_token"}
@@ -102,7 +104,7 @@ def _yaml_mapping(
     lines: dict[str, int] = {}
     for key in data:
         try:
-            lines[str(key)] = int(data.lc.key(key)[0]) + 1
+            lines[str(key)] = int(data.lc.key(key)[0]) + 1  # type: ignore[attr-defined]
         except (AttributeError, KeyError, TypeError):
             lines[str(key)] = 1
     return dict(data), [], lines

@@ -21,9 +21,7 @@ class GitCommandError(GitmemError):
         self.returncode = returncode
         self.stdout = stdout
         self.stderr = stderr
-        super().__init__(
-            f"command failed (exit {returncode}): {' '.join(args)}\n{stderr.strip()}"
-        )
+        super().__init__(f"command failed (exit {returncode}): {' '.join(args)}\n{stderr.strip()}")
 
 
 class DecisionNotFoundError(GitmemError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,10 +62,8 @@ def parse(text: str, file: str) -> tuple[Parsed | None, list[Problem]]:
     for key in data:
         line = 2
         if lc is not None:
-            try:
+            with contextlib.suppress(KeyError, TypeError):
                 line = int(lc.key(key)[0]) + 2
-            except (KeyError, TypeError):
-                pass
         key_lines[str(key)] = line
         value = data[key]
         vlc = getattr(value, "lc", None)

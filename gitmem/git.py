@@ -63,9 +63,7 @@ def run(
 
 def ls_files(root: Path) -> list[str]:
     """Tracked files plus untracked, not-ignored ones: the files a decision may govern."""
-    _, out, _ = run(
-        ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root
-    )
+    _, out, _ = run(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root)
     seen: dict[str, None] = {}
     for name in out.split("\0"):
         if name:
@@ -92,5 +90,5 @@ def last_change(root: Path, relpath: str) -> Provenance | None:
     )
     if rc != 0 or not out.strip():
         return None
-    sha, author, date, subject = (out.rstrip("\n").split("\0") + ["", "", "", ""])[:4]
+    sha, author, date, subject = ([*out.rstrip("\n").split("\x00"), "", "", "", ""])[:4]
     return Provenance(sha=sha, author=author, date=date, subject=subject)

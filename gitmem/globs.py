@@ -129,7 +129,7 @@ def matches(
     included = False
     best: tuple[str, int] | None = None
     for regex, negated, glob, spec in patterns:
-        if re.match(regex, path) or (is_dir and re.match(regex, path + "/")):
+        if re.search(regex, path) or (is_dir and re.search(regex, path + "/")):
             if negated:
                 included = False
                 best = None

@@ -53,7 +53,7 @@ def init(repo: Repo, *, import_adrs: bool = True) -> InitReport:
     if not folders:
         return InitReport(created=tuple(created), sources_added=tuple(found))
     files = git.ls_files(root)
-    excluded = tuple(f.rstrip("/") + "/" for f in folders) + (".continuity/",)
+    excluded = (*tuple(f.rstrip("/") + "/" for f in folders), ".continuity/")
     layout = adrimport.RepoLayout(files, excluded)
     new_entries: dict[str, tuple[str, ...]] = {}
     adr_count = 0

@@ -45,7 +45,7 @@ def unmatched_globs(repo: Repo, catalog: store.Catalog) -> list[Problem]:
                 continue
             if glob not in cache:
                 rx = re.compile(c.regex)
-                cache[glob] = any(rx.match(f) for f in files)
+                cache[glob] = any(rx.search(f) for f in files)
             if not cache[glob]:
                 where = "globs" if d.source == "continuity" else f"globs[{idx}] (inferred)"
                 out.append(

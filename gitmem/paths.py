@@ -25,9 +25,7 @@ def _rel_under(path: str, root: str) -> str | None:
     return None
 
 
-def to_repo_relative(
-    raw: str, repo: Repo, cwd: str | os.PathLike[str] | None = None
-) -> str | None:
+def to_repo_relative(raw: str, repo: Repo, cwd: str | os.PathLike[str] | None = None) -> str | None:
     """Return ``raw`` relative to the repository root, or None if it lies outside it.
 
     The result uses ``/`` separators, has no ``./`` or ``..`` parts and no trailing slash;

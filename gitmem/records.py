@@ -102,8 +102,13 @@ def new(
         number = next_number(folder)
         path = folder / f"{number:04d}-{slug}.md"
         text = render(
-            title, template=template, status=status, globs=globs,
-            tags=tags, severity=severity, supersedes=resolved,
+            title,
+            template=template,
+            status=status,
+            globs=globs,
+            tags=tags,
+            severity=severity,
+            supersedes=resolved,
         )
         if create_exclusive(path, text):
             break

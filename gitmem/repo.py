@@ -80,9 +80,9 @@ def discover(start: str | os.PathLike[str] | None = None) -> Repo:
         if dotgit.is_dir():
             return Repo(root=candidate, git_dir=dotgit, common_dir=_common_dir(dotgit))
         if dotgit.is_file():
-            git_dir = _read_gitfile(dotgit)
-            if git_dir is not None and git_dir.is_dir():
-                return Repo(root=candidate, git_dir=git_dir, common_dir=_common_dir(git_dir))
+            linked = _read_gitfile(dotgit)
+            if linked is not None and linked.is_dir():
+                return Repo(root=candidate, git_dir=linked, common_dir=_common_dir(linked))
     raise NotARepositoryError(str(here))
 
 

@@ -164,13 +164,15 @@ def _link(
         else:
             seen[d.id] = d
     extra: dict[str, list[str]] = defaultdict(list)
-    for pred, succ, file in back_links:
-        if succ in seen:
-            if pred not in seen[succ].supersedes:
-                extra[succ].append(pred)
+    for pred, succ_ref, file in back_links:
+        if succ_ref in seen:
+            if pred not in seen[succ_ref].supersedes:
+                extra[succ_ref].append(pred)
         else:
             problems.append(
-                Problem(file, 1, "status", f"superseded by {succ}, which does not exist", "warning")
+                Problem(
+                    file, 1, "status", f"superseded by {succ_ref}, which does not exist", "warning"
+                )
             )
     linked = []
     for d in decisions:
@@ -182,7 +184,9 @@ def _link(
     for d in linked:
         for ref in d.supersedes:
             if ref == d.id:
-                problems.append(Problem(d.file, d.line("supersedes"), "supersedes", "supersedes itself"))
+                problems.append(
+                    Problem(d.file, d.line("supersedes"), "supersedes", "supersedes itself")
+                )
             elif ref not in by_id:
                 problems.append(
                     Problem(d.file, d.line("supersedes"), "supersedes", f"unknown decision {ref!r}")
@@ -193,11 +197,13 @@ def _link(
         first = by_id[cycle[0]]
         chain = " -> ".join([*cycle, cycle[0]])
         problems.append(
-            Problem(first.file, first.line("supersedes"), "supersedes", f"supersession cycle: {chain}")
+            Problem(
+                first.file, first.line("supersedes"), "supersedes", f"supersession cycle: {chain}"
+            )
         )
     out = []
     for d in linked:
-        succ = tuple(sorted(set(successors.get(d.id, ()))))
+        succ: tuple[str, ...] = tuple(sorted(set(successors.get(d.id, ()))))
         if succ:
             d = dataclasses.replace(d, superseded_by=succ)
             if d.status in ("accepted", "proposed"):
@@ -214,8 +220,11 @@ def _link(
         elif d.status == "superseded":
             problems.append(
                 Problem(
-                    d.file, d.line("status"), "status",
-                    "superseded, but no record names it in `supersedes`", "warning",
+                    d.file,
+                    d.line("status"),
+                    "status",
+                    "superseded, but no record names it in `supersedes`",
+                    "warning",
                 )
             )
         out.append(d)

@@ -12,6 +12,7 @@ This module is on the agent-hook hot path: it imports only the standard library,
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -197,10 +198,8 @@ def quick_fingerprint(root: Path, watched: list[str]) -> str:
                 dirnames.sort()
                 for name in dirnames:
                     sub = os.path.join(dirpath, name)
-                    try:
+                    with contextlib.suppress(OSError):
                         parts.append(f"{sub}:{os.stat(sub).st_mtime_ns}")
-                    except OSError:
-                        pass
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()
 
 

@@ -114,7 +114,7 @@ def build(
             if isinstance(item, dict | list) or item is None:
                 err(key, f"item {idx + 1}: expected a string", item_line(key, idx))
                 continue
-            out.append(item if isinstance(item, int) and key == "supersedes" else str(item))
+            out.append(str(item))
         return out
 
     def as_bool(key: str) -> bool:
@@ -192,6 +192,13 @@ def build(
     return decision, problems
 
 
+def _reporter(problems: list[Problem], file: str, at: int) -> Callable[[str, str], None]:
+    def report(key: str, message: str) -> None:
+        problems.append(Problem(file, at, key, message))
+
+    return report
+
+
 def _rules(value: Any, parsed: Parsed, file: str, problems: list[Problem]) -> tuple[Rule, ...]:
     if value is None:
         return ()
@@ -204,9 +211,7 @@ def _rules(value: Any, parsed: Parsed, file: str, problems: list[Problem]) -> tu
     for idx, item in enumerate(value):
         at = lines[idx] if idx < len(lines) else base
         where = f"rules[{idx}]"
-        report: Callable[[str, str], None] = lambda key, msg, at=at: problems.append(  # noqa: E731
-            Problem(file, at, key, msg)
-        )
+        report = _reporter(problems, file, at)
         if not isinstance(item, dict):
             report(where, "expected a mapping with `forbid`")
             continue

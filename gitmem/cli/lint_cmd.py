@@ -29,8 +29,7 @@ def lint(json_: bool) -> None:
         for p in report.problems:
             click.echo(p.format())
         stderr().print(
-            f"{report.checked} records checked: {report.errors} errors, "
-            f"{report.warnings} warnings"
+            f"{report.checked} records checked: {report.errors} errors, {report.warnings} warnings"
         )
     if report.errors:
         raise SystemExit(1)

@@ -19,8 +19,14 @@ from gitmem.resources import TEMPLATES
 
 @click.command()
 @click.argument("title")
-@click.option("--template", "-t", type=click.Choice(sorted(TEMPLATES)), default="adr",
-              show_default=True, help="adr (Nygard), y (Y-statement) or madr.")
+@click.option(
+    "--template",
+    "-t",
+    type=click.Choice(sorted(TEMPLATES)),
+    default="adr",
+    show_default=True,
+    help="adr (Nygard), y (Y-statement) or madr.",
+)
 @click.option("--glob", "-g", "globs", multiple=True, help="Path pattern it governs (repeat).")
 @click.option("--tag", "tags", multiple=True, help="Tag (repeat).")
 @click.option("--severity", type=click.Choice(SEVERITIES), default="info", show_default=True)
@@ -42,8 +48,14 @@ def new(
     """
     repo = current_repo()
     path = records.new(
-        repo, title, template=template, status=status, globs=list(globs), tags=list(tags),
-        severity=severity, supersedes=list(supersedes),
+        repo,
+        title,
+        template=template,
+        status=status,
+        globs=list(globs),
+        tags=list(tags),
+        severity=severity,
+        supersedes=list(supersedes),
     )
     click.echo(path.relative_to(repo.root).as_posix())
 
@@ -64,9 +76,15 @@ def list_(status: str | None, json_: bool) -> None:
         emit_json(
             [
                 {
-                    "id": e.id, "title": e.title, "status": e.effective_status,
-                    "severity": e.severity, "date": e.date, "globs": list(e.globs),
-                    "tags": list(e.tags), "file": e.file, "superseded_by": list(e.superseded_by),
+                    "id": e.id,
+                    "title": e.title,
+                    "status": e.effective_status,
+                    "severity": e.severity,
+                    "date": e.date,
+                    "globs": list(e.globs),
+                    "tags": list(e.tags),
+                    "file": e.file,
+                    "superseded_by": list(e.superseded_by),
                     "pin": e.pin,
                 }
                 for e in entries
@@ -78,7 +96,10 @@ def list_(status: str | None, json_: bool) -> None:
         grid.add_column(col, overflow="fold")
     for e in entries:
         grid.add_row(
-            escape(e.id), e.effective_status, e.severity, escape(e.title),
+            escape(e.id),
+            e.effective_status,
+            e.severity,
+            escape(e.title),
             escape(", ".join(e.globs)) or "-",
         )
     stdout().print(grid)
@@ -95,11 +116,21 @@ def show(ident: str, json_: bool) -> None:
     if json_:
         emit_json(
             {
-                "id": d.id, "title": d.title, "status": d.effective_status,
-                "declared_status": d.status, "severity": d.severity, "date": d.date,
-                "globs": list(d.globs), "globs_inferred": d.globs_inferred, "tags": list(d.tags),
-                "supersedes": list(d.supersedes), "superseded_by": list(d.superseded_by),
-                "pin": d.pin, "file": d.file, "summary": d.summary, "body": d.body,
+                "id": d.id,
+                "title": d.title,
+                "status": d.effective_status,
+                "declared_status": d.status,
+                "severity": d.severity,
+                "date": d.date,
+                "globs": list(d.globs),
+                "globs_inferred": d.globs_inferred,
+                "tags": list(d.tags),
+                "supersedes": list(d.supersedes),
+                "superseded_by": list(d.superseded_by),
+                "pin": d.pin,
+                "file": d.file,
+                "summary": d.summary,
+                "body": d.body,
                 "rules": [r.__dict__ for r in d.rules],
             }
         )

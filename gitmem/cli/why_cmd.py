@@ -50,6 +50,8 @@ def why(paths: tuple[str, ...], no_provenance: bool, json_: bool) -> None:
                 out.print(f"    {escape(g.summary)}")
             if g.provenance is not None:
                 p = g.provenance
-                out.print(f"    [dim]last changed {p.sha[:10]} by {escape(p.author)} on {p.date[:10]}[/]")
+                out.print(
+                    f"    [dim]last changed {p.sha[:10]} by {escape(p.author)} on {p.date[:10]}[/]"
+                )
             elif not no_provenance:
                 out.print("    [dim]not committed yet[/]")

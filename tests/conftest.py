@@ -1,0 +1,82 @@
+"""Shared fixtures: real git repositories in temp dirs, a pinned git identity, and a guard
+that fails any test that writes to ``$HOME``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "test@example.com",
+    "GIT_COMMITTER_NAME": "Test Author",
+    "GIT_COMMITTER_EMAIL": "test@example.com",
+}
+
+
+@pytest.fixture(autouse=True)
+def guarded_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """Point $HOME at an empty folder and fail the test if anything is written there."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for key in list(os.environ):
+        if key.startswith("GIT_") and key not in ("GIT_CONFIG_NOSYSTEM", "GIT_EXEC_PATH"):
+            monkeypatch.delenv(key)
+    for key, value in IDENTITY.items():
+        monkeypatch.setenv(key, value)
+    yield home
+    written = [p.relative_to(home).as_posix() for p in home.rglob("*")]
+    assert not written, f"test wrote to $HOME: {written}"
+
+
+def git(cwd: Path, *args: str) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return proc.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty git repository; the current directory is its root."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    monkeypatch.chdir(root)
+    return root
+
+
+def write(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def decision(
+    root: Path,
+    name: str,
+    title: str = "A decision",
+    *,
+    status: str = "accepted",
+    globs: list[str] | None = None,
+    extra: str = "",
+    body: str = "## Decision\n\nWe do the thing.\n",
+) -> Path:
+    globs_s = "[" + ", ".join(f'"{g}"' for g in (globs or [])) + "]"
+    text = (
+        f"---\ntitle: {title}\nstatus: {status}\nglobs: {globs_s}\n{extra}---\n# {title}\n\n{body}"
+    )
+    return write(root, f".continuity/decisions/{name}", text)
+
+
+def commit_all(root: Path, message: str = "commit") -> str:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+    return git(root, "rev-parse", "HEAD").strip()

@@ -1,0 +1,182 @@
+"""new / list / show / lint / demo, help text everywhere, and the built wheel."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import commit_all, decision, write
+
+from gitmem import store
+from gitmem.cli.main import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+GITMEM = shutil.which("gitmem")
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def all_commands() -> list[str]:
+    return sorted(cli.commands)
+
+
+@pytest.mark.parametrize("name", all_commands())
+def test_every_command_has_help(name: str) -> None:
+    command = cli.commands[name]
+    assert command.help and len(command.help.strip()) > 20, name
+    code, out, _ = run(name, "--help")
+    assert code == 0 and "Usage:" in out
+
+
+@pytest.mark.parametrize("template", ["adr", "y", "madr"])
+def test_new_writes_a_valid_record_from_each_template(repo: Path, template: str) -> None:
+    assert run("init")[0] == 0
+    write(repo, "billing/a.py", "")
+    code, out, err = run(
+        "new",
+        "Use integer money",
+        "-t",
+        template,
+        "-g",
+        "billing/**",
+        "--tag",
+        "billing",
+        "--severity",
+        "critical",
+    )
+    assert code == 0, err
+    assert out.strip() == ".continuity/decisions/0001-use-integer-money.md"
+    code, out, _ = run("lint")
+    assert code == 0, out
+    d = store.load(repo).by_id["D-0001"]
+    assert (
+        d.title == "Use integer money" and d.globs == ("billing/**",) and d.severity == "critical"
+    )
+    assert d.status == "proposed" and d.tags == ("billing",)
+    assert d.summary  # every template yields an L1 summary
+
+
+def test_new_numbers_and_supersedes(repo: Path) -> None:
+    run("init")
+    decision(repo, "0007-old.md", "Old")
+    code, out, _ = run(
+        "new", 'Replacement: quoted "title" #1', "--supersedes", "7", "--status", "accepted"
+    )
+    assert code == 0
+    assert out.strip() == ".continuity/decisions/0008-replacement-quoted-title-1.md"
+    by = store.load(repo).by_id
+    assert by["D-0008"].title == 'Replacement: quoted "title" #1'
+    assert by["D-0008"].supersedes == ("D-0007",)
+    assert by["D-0007"].status == "superseded" and by["D-0007"].superseded_by == ("D-0008",)
+    assert run("lint")[0] == 0
+
+
+def test_new_rejects_bad_input(repo: Path) -> None:
+    code, _, err = run("new", "X", "--glob", "a/[b")
+    assert code == 1 and "--glob" in err
+    code, _, err = run("new", "X", "--supersedes", "D-0999")
+    assert code == 1 and "no decision 'D-0999'" in err
+    code, _, err = run("new", "X", "--severity", "huge")
+    assert code == 2  # usage error from click
+
+
+def test_list_and_show(repo: Path) -> None:
+    decision(repo, "0001-a.md", "Alpha", globs=["src/**"], extra="severity: warning\ntags: [x]\n")
+    decision(repo, "0002-b.md", "Beta", extra="supersedes: [D-0001]\n")
+    code, out, _ = run("list", "--json")
+    data = json.loads(out)
+    assert [(d["id"], d["status"]) for d in data] == [
+        ("D-0001", "superseded"),
+        ("D-0002", "accepted"),
+    ]
+    code, out, _ = run("list", "--status", "accepted")
+    assert "Beta" in out and "Alpha" not in out
+    code, out, _ = run("show", "d-0001", "--json")
+    shown = json.loads(out)
+    assert shown["id"] == "D-0001" and shown["superseded_by"] == ["D-0002"]
+    assert shown["declared_status"] == "accepted" and shown["status"] == "superseded"
+    assert "We do the thing." in shown["body"]
+    code, out, _ = run("show", "1")
+    assert code == 0 and "superseded by: D-0002" in out
+    code, _, err = run("show", "nope")
+    assert code == 1 and "gitmem list" in err
+
+
+def test_lint_format_exit_codes_and_unmatched_globs(repo: Path) -> None:
+    write(repo, "src/a.py", "")
+    decision(repo, "0001-ok.md", "Ok", globs=["src/**", "gone/**"])
+    commit_all(repo)
+    code, out, err = run("lint")
+    assert code == 0
+    assert (
+        out.strip()
+        == ".continuity/decisions/0001-ok.md:4: globs: warning: 'gone/**' matches no file"
+    )
+    assert "1 records checked: 0 errors, 1 warnings" in err
+    write(repo, ".continuity/decisions/0002-bad.md", "---\ntitle: Bad\nstatus: wat\n---\nx\n")
+    code, out, _ = run("lint")
+    assert code == 1
+    assert ".continuity/decisions/0002-bad.md:3: status: 'wat' is not one of" in out
+    code, out, _ = run("lint", "--json")
+    data = json.loads(out)
+    assert code == 1 and data["errors"] == 1 and data["checked"] == 2
+    assert {"file", "line", "key", "message", "level"} <= set(data["problems"][0])
+
+
+@pytest.mark.skipif(GITMEM is None, reason="gitmem console script not installed")
+def test_demo_via_console_script(tmp_path: Path) -> None:
+    target = tmp_path / "demo"
+    proc = subprocess.run([str(GITMEM), "demo", str(target)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "reading ADRs in place from docs/adr/" in out
+    assert "D-0004 (superseded, info) via paydash/api/**" in out and "superseded by D-0005" in out
+    assert "ADR-0002 (accepted, info) via paydash/worker/**" in out
+    assert "0 errors" in out
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=target, capture_output=True, text=True
+    )
+    assert status.stdout == ""  # the demo commits its records; derived state stays in .git
+    again = subprocess.run([str(GITMEM), "demo", str(target)], capture_output=True, text=True)
+    assert again.returncode == 1 and "not empty" in again.stderr
+
+
+@pytest.mark.skipif(importlib.util.find_spec("hatchling") is None, reason="hatchling not installed")
+def test_wheel_ships_templates_and_hooks(tmp_path: Path) -> None:
+    pip_home = tmp_path / "pip-home"  # pip and its build tools write caches under $HOME
+    pip_home.mkdir()
+    env = {**os.environ, "HOME": str(pip_home), "PIP_NO_CACHE_DIR": "1"}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (wheel,) = tmp_path.glob("gitmem-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    for template in ("adr.md", "y-statement.md", "madr.md"):
+        assert f"gitmem/_data/templates/{template}" in names
+    assert "gitmem/_data/hooks/README.md" in names

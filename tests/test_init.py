@@ -1,0 +1,175 @@
+"""`gitmem init`: create .continuity/, read existing ADR folders in place, infer globs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+from conftest import commit_all, write
+
+from gitmem import store
+from gitmem.cli.main import cli
+
+NYGARD_1 = """# 1. Use PostgreSQL for storage
+
+Date: 2020-03-01
+
+## Status
+
+Superseded by [3. Use CockroachDB](0003-use-cockroachdb.md)
+
+## Context
+
+The `storage/postgres.py` adapter and the `migrations` folder need a database.
+
+## Decision
+
+We will use PostgreSQL through `storage/postgres.py`.
+"""
+NYGARD_2 = """# 2. Billing service owns invoices
+
+Date: 2020-04-01
+
+## Status
+
+Accepted
+
+## Decision
+
+The billing module (`billing`) owns invoices; `InvoiceWriter` is the only writer.
+"""
+NYGARD_3 = """# 3. Use CockroachDB
+
+Date: 2021-05-01
+
+## Status
+
+Accepted
+
+Supersedes [1. Use PostgreSQL for storage](0001-use-postgresql-for-storage.md)
+
+## Decision
+
+We move storage to CockroachDB; see storage/cockroach.py.
+"""
+
+
+def governs(globs: tuple[str, ...], path: str) -> bool:
+    from gitmem.globs import compile_glob, matches
+
+    pats = [(c.regex, c.negated, c.glob, c.specificity) for c in map(compile_glob, globs)]
+    return matches(pats, path) is not None
+
+
+def make_adr_repo(root: Path, folder: str = "doc/adr") -> None:
+    write(root, f"{folder}/0001-use-postgresql-for-storage.md", NYGARD_1)
+    write(root, f"{folder}/0002-billing-service-owns-invoices.md", NYGARD_2)
+    write(root, f"{folder}/0003-use-cockroachdb.md", NYGARD_3)
+    write(root, f"{folder}/README.md", "# ADRs\n")
+    write(root, "storage/postgres.py", "")
+    write(root, "storage/cockroach.py", "")
+    write(root, "migrations/0001.sql", "")
+    write(root, "src/billing/invoice_writer.py", "")
+    write(root, "src/billing/__init__.py", "")
+    commit_all(root, "code and adrs")
+
+
+def test_init_reads_adrs_in_place_and_is_idempotent(repo: Path) -> None:
+    make_adr_repo(repo)
+    runner = CliRunner()
+    result = runner.invoke(cli, ["init"])
+    assert result.exit_code == 0, result.output
+    assert "reading ADRs in place from doc/adr/" in result.stdout
+    cfg = (repo / ".continuity/config.yaml").read_text()
+    imported = (repo / ".continuity/imported.yaml").read_text()
+    assert "path: doc/adr" in cfg
+    catalog = store.load(repo)
+    by = catalog.by_id
+    assert sorted(by) == ["ADR-0001", "ADR-0002", "ADR-0003"]
+    assert not any(p.level == "error" for p in catalog.problems), catalog.problems
+    one, two, three = by["ADR-0001"], by["ADR-0002"], by["ADR-0003"]
+    assert one.title == "1. Use PostgreSQL for storage" and one.date == "2020-03-01"
+    assert one.status == "superseded" and one.superseded_by == ("ADR-0003",)
+    assert three.supersedes == ("ADR-0001",) and three.status == "accepted"
+    assert one.file == "doc/adr/0001-use-postgresql-for-storage.md"  # no copy
+    assert one.globs_inferred
+    assert governs(one.globs, "storage/postgres.py") and governs(one.globs, "migrations/0001.sql")
+    assert governs(two.globs, "src/billing/invoice_writer.py")
+    assert governs(three.globs, "storage/cockroach.py")
+    assert not governs(two.globs, "storage/postgres.py")
+    assert two.summary.startswith("The billing module")
+    # idempotent: a second run changes nothing
+    again = runner.invoke(cli, ["init"])
+    assert again.exit_code == 0 and "nothing to do" in again.stdout
+    assert (repo / ".continuity/config.yaml").read_text() == cfg
+    assert (repo / ".continuity/imported.yaml").read_text() == imported
+    # nothing is written outside .continuity/
+    tracked_before = sorted(
+        p for p in repo.rglob("*") if ".git" not in p.parts and ".continuity" not in p.parts
+    )
+    assert all(".continuity" not in str(p) for p in tracked_before)
+
+
+def test_reviewed_entries_are_never_touched(repo: Path) -> None:
+    make_adr_repo(repo)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init"]).exit_code == 0
+    path = repo / ".continuity/imported.yaml"
+    text = path.read_text().replace(
+        "doc/adr/0002-billing-service-owns-invoices.md:\n  globs: [src/billing/**]\n  inferred: true",
+        "doc/adr/0002-billing-service-owns-invoices.md:\n  globs: [src/billing/invoice_writer.py]\n  inferred: false",
+    )
+    assert "inferred: false" in text
+    path.write_text(text)
+    write(
+        repo,
+        "doc/adr/0004-new.md",
+        "# 4. New thing\n\n## Status\n\nProposed\n\nTouches `storage/cockroach.py`.\n",
+    )
+    result = runner.invoke(cli, ["init"])
+    assert result.exit_code == 0
+    after = path.read_text()
+    assert "globs: [src/billing/invoice_writer.py]\n  inferred: false" in after
+    assert "doc/adr/0004-new.md" in after
+    d = store.load(repo).by_id["ADR-0002"]
+    assert d.globs == ("src/billing/invoice_writer.py",) and not d.globs_inferred
+
+
+def test_adr_tools_dir_file_and_no_import(repo: Path) -> None:
+    make_adr_repo(repo, "architecture/records")
+    write(repo, ".adr-dir", "architecture/records\n")
+    result = CliRunner().invoke(cli, ["init", "--no-import"])
+    assert result.exit_code == 0
+    assert not (repo / ".continuity/imported.yaml").exists()
+    assert (repo / ".continuity/decisions").is_dir()
+    result = CliRunner().invoke(cli, ["init"])
+    assert "architecture/records" in result.stdout
+    listing = CliRunner().invoke(cli, ["list", "--json"])
+    assert listing.exit_code == 0
+    data = json.loads(listing.stdout)
+    assert {d["id"]: d["status"] for d in data} == {
+        "ADR-0001": "superseded",
+        "ADR-0002": "accepted",
+        "ADR-0003": "accepted",
+    }
+
+
+def test_madr_with_front_matter_and_log4brains(repo: Path) -> None:
+    write(repo, ".log4brains.yml", "project:\n  adrFolder: ./docs/decisions\n")
+    write(
+        repo,
+        "docs/decisions/20200101-use-markdown.md",
+        "---\nstatus: rejected\ndate: 2020-01-01\n---\n# Use Markdown\n\n## Decision Outcome\n\nChosen option: none.\n",
+    )
+    write(
+        repo,
+        "docs/decisions/20200202-use-json.md",
+        "# Use JSON\n\n- Status: accepted\n- Date: 2020-02-02\n\n## Decision Outcome\n\nChosen option: JSON.\n",
+    )
+    result = CliRunner().invoke(cli, ["init"])
+    assert result.exit_code == 0, result.output
+    by = store.load(repo).by_id
+    assert by["ADR-20200101"].status == "rejected"
+    assert by["ADR-20200202"].status == "accepted" and by["ADR-20200202"].date == "2020-02-02"
+    assert by["ADR-20200202"].summary == "Chosen option: JSON."

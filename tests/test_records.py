@@ -1,0 +1,162 @@
+"""Reading one record: front matter, validation with file/line/key, L0/L1/L2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import decision, write
+
+from gitmem import frontmatter, sections, store, validate
+
+
+def load_one(root: Path, rel: str) -> tuple[object, list[str]]:
+    text = (root / rel).read_text()
+    parsed, problems = frontmatter.parse(text, rel)
+    if parsed is None:
+        return None, [p.format() for p in problems]
+    d, more = validate.build(parsed, rel)
+    return d, [p.format() for p in problems + more]
+
+
+def test_full_record_loads_with_every_key(repo: Path) -> None:
+    rel = ".continuity/decisions/0007-billing-no-experimental.md"
+    write(
+        repo,
+        rel,
+        """---
+title: Billing never imports experimental code
+status: Accepted
+date: 2025-02-03
+severity: critical
+globs: ["billing/**", "!billing/experimental/**"]
+tags: [billing, safety]
+supersedes: [3]
+pin: true
+rules:
+  - forbid: 'from billing\\.experimental'
+    paths: ["billing/**"]
+    message: no experiments on the billing path
+---
+# Billing never imports experimental code
+
+## Context
+
+Something broke.
+
+## Decision
+
+Billing code must not import experimental modules. Experiments graduate by review.
+
+## Consequences
+
+Some duplication.
+""",
+    )
+    d, problems = load_one(repo, rel)
+    assert problems == []
+    assert isinstance(d, validate.Decision)
+    assert d.id == "D-0007" and d.number == 7
+    assert d.status == "accepted" and d.severity == "critical" and d.pin
+    assert d.globs == ("billing/**", "!billing/experimental/**")
+    assert d.supersedes == ("D-0003",)
+    assert d.rules[0].forbid == r"from billing\.experimental"
+    assert d.rules[0].paths == ("billing/**",) and d.rules[0].line == 11
+    assert d.summary.startswith("Billing code must not import experimental modules.")
+    assert "## Consequences" in d.body
+
+
+def test_problems_name_file_line_and_key(repo: Path) -> None:
+    rel = ".continuity/decisions/0001-bad.md"
+    write(
+        repo,
+        rel,
+        """---
+title: Bad one
+status: maybe
+severity: extreme
+colour: blue
+globs:
+  - "ok/**"
+  - "bad/[unclosed"
+rules:
+  - forbid: "(unclosed"
+  - paths: ["x/**"]
+---
+Body.
+""",
+    )
+    d, problems = load_one(repo, rel)
+    assert d is not None  # still loads, with defaults
+    assert f"{rel}:3: status: 'maybe' is not one of" in "\n".join(problems)
+    joined = "\n".join(problems)
+    assert f"{rel}:4: severity: 'extreme' is not one of" in joined
+    assert f"{rel}:5: colour: warning: unknown key, ignored" in joined
+    assert f"{rel}:8: globs: unbalanced brackets" in joined
+    assert f"{rel}:10: rules[0].forbid: invalid regular expression" in joined
+    assert f"{rel}:11: rules[1].forbid: required" in joined
+    assert d.globs == ("ok/**",)  # type: ignore[attr-defined]
+
+
+def test_invalid_yaml_reports_its_line(repo: Path) -> None:
+    rel = ".continuity/decisions/0002-broken.md"
+    write(repo, rel, "---\ntitle: ok\nglobs: [a, b\nstatus: accepted\n---\nbody\n")
+    d, problems = load_one(repo, rel)
+    assert d is None
+    assert problems and problems[0].startswith(f"{rel}:")
+    assert "front-matter: invalid YAML" in problems[0]
+
+
+def test_id_and_title_fallbacks(repo: Path) -> None:
+    rel = ".continuity/decisions/use-postgres.md"
+    write(repo, rel, "---\nstatus: accepted\n---\n# Use Postgres\n\nWe use Postgres.\n")
+    d, problems = load_one(repo, rel)
+    assert problems == []
+    assert d.id == "use-postgres" and d.title == "Use Postgres"  # type: ignore[attr-defined]
+
+
+def test_summary_sources() -> None:
+    madr = "# T\n\n## Context and Problem Statement\n\nWhy.\n\n## Decision Outcome\n\nChosen option: B, because it is fast.\n"
+    assert sections.summarize(madr) == "Chosen option: B, because it is fast."
+    y = "In the context of billing, facing drift, we decided for integers and neglected floats, to achieve exactness, accepting conversions."
+    assert sections.summarize(f"# T\n\n{y}\n") == y
+    assert sections.summarize("# T\n\nDate: 2020-01-01\n\nFirst para.\n") == "First para."
+    assert sections.summarize("## Decision\n\nx", explicit="Given summary.") == "Given summary."
+    long = "## Decision\n\n" + "This sentence is long enough. " * 40
+    clipped = sections.summarize(long)
+    assert len(clipped) <= sections.L1_MAX_CHARS and clipped.endswith(".")
+
+
+def test_one_bad_file_never_stops_the_others(repo: Path) -> None:
+    decision(repo, "0001-good.md", "Good", globs=["src/**"])
+    write(repo, ".continuity/decisions/0002-broken.md", "---\ntitle: [unclosed\n---\n")
+    (repo / ".continuity/decisions/0003-binary.md").write_bytes(b"\xff\xfe\x00bad")
+    decision(repo, "0004-also-good.md", "Also good")
+    catalog = store.load(repo)
+    assert [d.id for d in catalog.decisions] == ["D-0001", "D-0004"]
+    files = {p.file for p in catalog.problems}
+    assert ".continuity/decisions/0002-broken.md" in files
+    assert ".continuity/decisions/0003-binary.md" in files
+
+
+def test_supersession_links_duplicates_dangling_and_cycles(repo: Path) -> None:
+    decision(repo, "0001-old.md", "Old", status="accepted")
+    decision(repo, "0002-new.md", "New", extra="supersedes: [D-0001]\n")
+    decision(
+        repo, "0003-proposal.md", "Proposal", status="proposed", extra="supersedes: [D-0002]\n"
+    )
+    decision(repo, "0004-dangling.md", "Dangling", extra="supersedes: [D-0099]\n")
+    decision(repo, "0005-a.md", "A", extra="supersedes: [D-0006]\n")
+    decision(repo, "0006-b.md", "B", extra="supersedes: [D-0005]\n")
+    decision(repo, "0007-dup.md", "Dup one", extra="id: DUP\n")
+    decision(repo, "0008-dup.md", "Dup two", extra="id: DUP\n")
+    catalog = store.load(repo)
+    by = catalog.by_id
+    assert by["D-0001"].superseded_by == ("D-0002",)
+    assert by["D-0001"].effective_status == "superseded" and not by["D-0001"].is_current
+    # a mere proposal does not retire the accepted decision
+    assert by["D-0002"].superseded_by == () and by["D-0002"].is_current
+    messages = [p.format() for p in catalog.problems]
+    assert any("0001-old.md" in m and "set `status: superseded`" in m for m in messages)
+    assert any("0004-dangling.md:5: supersedes: unknown decision 'D-0099'" in m for m in messages)
+    assert any("supersession cycle: D-0005 -> D-0006 -> D-0005" in m for m in messages)
+    assert any("0008-dup.md" in m and "duplicate id DUP" in m for m in messages)

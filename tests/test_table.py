@@ -1,0 +1,177 @@
+"""The compiled table: bucketed lookups agree with pathspec, and it never goes stale."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pathspec
+from conftest import decision, write
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gitmem import compile as compiler
+from gitmem.globs import compile_glob, matches, specificity
+from gitmem.repo import discover
+
+SEGMENTS = ["src", "billing", "api", "a", "b", "x.py", "y.sql", "Dockerfile", "test_x.py", "mig"]
+GLOB_PARTS = [
+    "src",
+    "billing",
+    "api",
+    "*",
+    "**",
+    "*.py",
+    "*.sql",
+    "Dockerfile",
+    "test_*",
+    "m?g",
+    "[ab]",
+]
+
+paths_st = st.lists(st.sampled_from(SEGMENTS), min_size=1, max_size=5).map("/".join)
+
+
+@st.composite
+def globs_st(draw: st.DrawFn) -> str:
+    parts = draw(st.lists(st.sampled_from(GLOB_PARTS), min_size=1, max_size=4))
+    glob = "/".join(parts)
+    if draw(st.booleans()):
+        glob = "/" + glob
+    if draw(st.booleans()):
+        glob += "/"
+    return glob
+
+
+def oracle(globs: list[str]) -> pathspec.PathSpec:
+    """pathspec's last-match-wins matcher (what `git check-ignore` does for files, minus the
+    rule that a file under an excluded folder cannot be re-included)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return pathspec.PathSpec.from_lines("gitwildmatch", globs)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.lists(globs_st(), min_size=1, max_size=3), min_size=1, max_size=6),
+    st.lists(paths_st, min_size=1, max_size=6),
+    st.data(),
+)
+def test_bucketed_lookup_equals_pathspec(
+    tmp_path_factory: object,
+    decisions_globs: list[list[str]],
+    paths: list[str],
+    data: st.DataObject,
+) -> None:
+
+    # Some decisions get a negation too, to exercise gitignore's last-match-wins rule.
+    all_globs = []
+    for globs in decisions_globs:
+        if data.draw(st.booleans()):
+            globs = [*globs, "!" + data.draw(globs_st())]
+        all_globs.append(globs)
+    root = Path(tmp_path_factory.mktemp("prop"))  # type: ignore[attr-defined]
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for i, globs in enumerate(all_globs, start=1):
+        decision(root, f"{i:04d}-d.md", f"D{i}", globs=globs)
+    repo = discover(root)
+    table = compiler.ensure(repo)
+    for path in paths:
+        got = {m.entry.id for m in table.match(path)}
+        want = set()
+        for i, globs in enumerate(all_globs, start=1):
+            if oracle(globs).match_file(path):
+                want.add(f"D-{i:04d}")
+        assert got == want, (path, all_globs)
+    table.close()
+
+
+def test_specificity_orders_globs() -> None:
+    ordered = ["billing/api/charge.py", "billing/api/*.py", "billing/**", "*.py", "**"]
+    scores = [specificity(g) for g in ordered]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_negation_last_match_wins() -> None:
+    pats = [
+        (c.regex, c.negated, c.glob, c.specificity)
+        for c in map(compile_glob, ["a/**", "!a/b/**", "a/b/keep.py"])
+    ]
+    assert matches(pats, "a/x.py") is not None
+    assert matches(pats, "a/b/y.py") is None
+    assert matches(pats, "a/b/keep.py") == ("a/b/keep.py", specificity("a/b/keep.py"))
+
+
+def test_rebuilds_on_edit_add_remove_and_corruption(repo: Path) -> None:
+    d1 = decision(repo, "0001-a.md", "A", globs=["src/**"])
+    r = discover(repo)
+    t = compiler.ensure(r)
+    assert [m.entry.id for m in t.match("src/x.py")] == ["D-0001"]
+    t.close()
+    # in-place edit (same directory mtime)
+    text = d1.read_text().replace("src/**", "lib/**")
+    with open(d1, "w") as fh:
+        fh.write(text)
+    os.utime(d1, ns=(d1.stat().st_atime_ns, d1.stat().st_mtime_ns + 1_000_000))
+    t = compiler.ensure(r)
+    assert t.match("src/x.py") == [] and t.match("lib/x.py")[0].entry.id == "D-0001"
+    t.close()
+    # a new record in a new sub-folder
+    decision(repo, "team/0002-b.md", "B", globs=["lib/**"])
+    t = compiler.ensure(r)
+    assert {m.entry.id for m in t.match("lib/x.py")} == {"D-0001", "D-0002"}
+    t.close()
+    d1.unlink()
+    t = compiler.ensure(r)
+    assert {m.entry.id for m in t.match("lib/x.py")} == {"D-0002"}
+    t.close()
+    # a corrupt table is rebuilt, not crashed on
+    compiler.table_path(r).write_bytes(b"not a database at all")
+    t = compiler.ensure(r)
+    assert {m.entry.id for m in t.match("lib/x.py")} == {"D-0002"}
+    t.close()
+    # derived state lives in the git directory, never in the work tree
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True
+    )
+    assert "gitmem" not in status.stdout and ".git/" not in status.stdout
+    assert compiler.table_path(r).is_relative_to(repo / ".git")
+
+
+def test_killed_build_leaves_old_table(repo: Path) -> None:
+    decision(repo, "0001-a.md", "A", globs=["src/**"])
+    r = discover(repo)
+    compiler.ensure(r).close()
+    before = compiler.table_path(r).read_bytes()
+    decision(repo, "0002-b.md", "B", globs=["src/**"])
+    code = (
+        "import os, sqlite3, sys\n"
+        "from gitmem import compile as c\n"
+        "from gitmem.repo import discover\n"
+        "orig = c._write\n"
+        "def boom(conn, *a):\n"
+        "    orig(conn, *a); os._exit(9)\n"
+        "c._write = boom\n"
+        "c.build(discover(sys.argv[1]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, str(repo)])
+    assert proc.returncode == 9
+    assert compiler.table_path(r).read_bytes() == before
+    t = compiler.ensure(r)
+    assert {m.entry.id for m in t.match("src/a.py")} == {"D-0001", "D-0002"}
+    t.close()
+
+
+def test_hot_path_modules_are_import_light() -> None:
+    code = (
+        "import sys\n"
+        "import gitmem.table, gitmem.paths, gitmem.repo, gitmem.globs\n"
+        "heavy = {'click', 'rich', 'pygit2', 'whoosh', 'fastembed', 'ruamel', 'pathspec', 'numpy'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    assert write  # keep the helper import used for symmetry with other tests

@@ -1,0 +1,129 @@
+"""`gitmem why` through CliRunner and the installed console script."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import commit_all, decision, git, write
+
+from gitmem.cli.main import cli
+
+GITMEM = shutil.which("gitmem")
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    write(repo, "billing/charge.py", "x = 1\n")
+    write(repo, "billing/experimental/fx.py", "y = 1\n")
+    write(repo, "api/routes.py", "z = 1\n")
+    decision(
+        repo,
+        "0001-billing.md",
+        "Billing rule",
+        globs=["billing/**", "!billing/experimental/**"],
+        extra="severity: critical\n",
+    )
+    decision(repo, "0002-charge.md", "Charge file rule", globs=["billing/charge.py"])
+    decision(repo, "0003-old-api.md", "Old API", status="superseded", globs=["api/**"])
+    decision(repo, "0004-new-api.md", "New API", globs=["api/**"], extra="supersedes: [D-0003]\n")
+    decision(repo, "0005-python.md", "All Python", globs=["*.py"])
+    commit_all(repo, "decisions")
+    return repo
+
+
+def why_json(args: list[str]) -> list[dict[str, object]]:
+    result = CliRunner().invoke(cli, ["why", "--json", *args])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def test_most_specific_first_and_negation(project: Path) -> None:
+    (report,) = why_json(["billing/charge.py"])
+    ids = [d["id"] for d in report["decisions"]]  # type: ignore[index]
+    assert ids == ["D-0002", "D-0001", "D-0005"]
+    first = report["decisions"][0]  # type: ignore[index]
+    assert first["glob"] == "billing/charge.py"
+    assert first["summary"] == "We do the thing."
+    assert first["file"] == ".continuity/decisions/0002-charge.md"
+    sha = git(project, "log", "-1", "--format=%H").strip()
+    assert first["provenance"]["sha"] == sha and first["provenance"]["author"] == "Test Author"
+    (exp,) = why_json(["billing/experimental/fx.py"])
+    assert [d["id"] for d in exp["decisions"]] == ["D-0005"]  # type: ignore[index]
+
+
+def test_superseded_after_current_and_points_to_successor(project: Path) -> None:
+    (report,) = why_json(["api/routes.py"])
+    decisions = report["decisions"]
+    assert [d["id"] for d in decisions] == ["D-0004", "D-0005", "D-0003"]  # type: ignore[index]
+    old = decisions[2]  # type: ignore[index]
+    assert old["status"] == "superseded"
+    assert old["superseded_by"] == [
+        {"id": "D-0004", "title": "New API", "file": ".continuity/decisions/0004-new-api.md"}
+    ]
+
+
+def test_paths_absolute_relative_subdir_and_outside(
+    project: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(project / "billing")
+    reports = why_json(["charge.py", str(project / "api" / "routes.py"), "../api", "/etc/passwd"])
+    assert [r["path"] for r in reports] == ["billing/charge.py", "api/routes.py", "api", None]
+    assert reports[2]["decisions"][0]["id"] == "D-0004"  # type: ignore[index]  # a folder
+
+
+def test_linked_worktree_and_windows_separators(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wt = tmp_path / "wt"
+    git(project, "worktree", "add", "-q", str(wt), "-b", "feature")
+    monkeypatch.chdir(wt)
+    reports = why_json(["billing\\charge.py", str(project / "api" / "routes.py")])
+    assert reports[0]["path"] == "billing/charge.py"
+    assert reports[0]["decisions"][0]["id"] == "D-0002"  # type: ignore[index]
+    # a path in the main worktree, asked from the linked one, maps to the same repo path
+    assert reports[1]["path"] == "api/routes.py"
+    # each worktree compiles its own table in its own git dir
+    assert (project / ".git" / "worktrees" / "wt" / "gitmem" / "table.sqlite").is_file()
+
+
+def test_uncommitted_record_has_no_provenance(project: Path) -> None:
+    decision(project, "0006-fresh.md", "Fresh", globs=["api/routes.py"])
+    (report,) = why_json(["api/routes.py"])
+    fresh = report["decisions"][0]  # type: ignore[index]
+    assert fresh["id"] == "D-0006" and fresh["provenance"] is None
+
+
+def test_human_output(project: Path) -> None:
+    result = CliRunner().invoke(cli, ["why", "api/routes.py", "nothing/here.txt"])
+    assert result.exit_code == 0
+    assert "D-0003 Old API" in result.stdout and "superseded by D-0004 New API" in result.stdout
+    assert "nothing/here.txt: no decision governs this path" in result.stdout
+
+
+def test_not_a_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["why", "x"])
+    assert result.exit_code == 1
+    assert "not inside a git repository" in result.stderr
+
+
+@pytest.mark.skipif(GITMEM is None, reason="gitmem console script not installed")
+def test_console_script_in_subdirectory(project: Path) -> None:
+    env = {k: v for k, v in os.environ.items()}
+    proc = subprocess.run(
+        [str(GITMEM), "why", "--json", "charge.py"],
+        cwd=project / "billing",
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data[0]["decisions"][0]["id"] == "D-0002"
+    assert proc.stderr == ""
