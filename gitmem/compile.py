@@ -14,7 +14,6 @@ import tempfile
 from pathlib import Path
 
 from gitmem import config, store
-from gitmem.globs import compile_glob
 from gitmem.repo import Repo
 from gitmem.table import (
     SCHEMA_VERSION,
@@ -44,7 +43,7 @@ def build(repo: Repo) -> store.Catalog:
     # Fingerprint before reading, so an edit made during the build is seen next time.
     quick = quick_fingerprint(repo.root, watch)
     full = full_fingerprint(repo.root, watch)
-    catalog = store.load(repo.root)
+    catalog = store.load(repo.root, cache=_old_cache(repo))
     repo.state_dir.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".table-", suffix=".tmp", dir=repo.state_dir)
     os.close(fd)
@@ -58,6 +57,19 @@ def build(repo: Repo) -> store.Catalog:
             os.unlink(tmp)
         raise
     return catalog
+
+
+def _old_cache(repo: Repo) -> dict[str, tuple[str, str]]:
+    """The parse cache of the current table, if it is readable and of this schema."""
+    table = Table.open(table_path(repo))
+    if table is None:
+        return {}
+    try:
+        return table.parse_cache()
+    except sqlite3.Error:
+        return {}
+    finally:
+        table.close()
 
 
 def _write(
@@ -79,7 +91,12 @@ def _write(
             tags TEXT, pin INTEGER, date TEXT, globs TEXT, globs_inferred INTEGER,
             rules TEXT, patterns TEXT);
         CREATE TABLE key (k TEXT, n INTEGER);
+        CREATE TABLE filecache (rel TEXT PRIMARY KEY, sig TEXT, payload TEXT);
         """
+    )
+    conn.executemany(
+        "INSERT INTO filecache VALUES (?, ?, ?)",
+        [(rel, sig, payload) for rel, (sig, payload) in sorted(catalog.cache.items())],
     )
     seen: set[str] = set()
     rows = []
@@ -89,11 +106,10 @@ def _write(
             continue
         seen.add(d.id)
         patterns = []
-        for glob in d.globs:
-            c = compile_glob(glob)
-            patterns.append([c.regex, c.negated, c.glob, c.specificity])
-            if c.key is not None:
-                keys.append((c.key, n))
+        for regex, negated, glob, spec, key in catalog.patterns.get(d.file, []):
+            patterns.append([regex, negated, glob, spec])
+            if key is not None:
+                keys.append((str(key), n))
         rules = [
             {"forbid": r.forbid, "paths": list(r.paths), "message": r.message, "line": r.line}
             for r in d.rules

@@ -82,9 +82,13 @@ class Provenance:
 
 
 def last_change(root: Path, relpath: str) -> Provenance | None:
-    """The last commit touching ``relpath`` (following renames), or None if uncommitted."""
+    """The last commit that changed ``relpath`` at its current path, or None if uncommitted.
+
+    No ``--follow``: a rename is itself the last change at the new path, and rename
+    detection over a large commit costs seconds.
+    """
     rc, out, _ = run(
-        ["log", "-1", "--follow", "--format=%H%x00%an%x00%aI%x00%s", "--", relpath],
+        ["log", "-1", "--no-ext-diff", "--format=%H%x00%an%x00%aI%x00%s", "--", relpath],
         cwd=root,
         check=False,
     )

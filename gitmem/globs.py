@@ -17,13 +17,13 @@ number of keys that depends on the path's depth, not on the number of decisions.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 _WILD = re.compile(r"[*?\[]")
 
 
-@dataclass(frozen=True)
-class CompiledGlob:
+class CompiledGlob(NamedTuple):
     glob: str
     regex: str
     negated: bool
@@ -35,6 +35,7 @@ class GlobError(ValueError):
     pass
 
 
+@lru_cache(maxsize=8192)
 def compile_glob(glob: str) -> CompiledGlob:
     """Validate and compile one gitignore-style pattern (``!`` negates)."""
     from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
-STATUSES = ("proposed", "accepted", "deprecated", "superseded", "rejected")
-SEVERITIES = ("critical", "warning", "info")
-SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
-# Statuses whose decisions still govern code. A proposal is shown (flagged) but is not law.
-CURRENT_STATUSES = ("accepted", "proposed")
+from gitmem.vocab import CURRENT_STATUSES, SEVERITIES, SEVERITY_RANK, STATUSES
+
+__all__ = [
+    "CURRENT_STATUSES",
+    "SEVERITIES",
+    "SEVERITY_RANK",
+    "STATUSES",
+    "Decision",
+    "Problem",
+    "Rule",
+]
 
 
 @dataclass(frozen=True)
@@ -88,3 +95,33 @@ class Problem:
             "message": self.message,
             "level": self.level,
         }
+
+
+def decision_to_json(d: Decision) -> dict[str, object]:
+    """A plain-JSON form of a record, for the compile cache."""
+    data = asdict(d)
+    data["rules"] = [asdict(r) for r in d.rules]
+    data["line_of"] = [list(pair) for pair in d.line_of]
+    return data
+
+
+def decision_from_json(data: dict[str, Any]) -> Decision:
+    fields = dict(data)
+    for key in ("globs", "tags", "supersedes", "superseded_by"):
+        fields[key] = tuple(fields.get(key) or ())
+    fields["rules"] = tuple(
+        Rule(forbid=r["forbid"], paths=tuple(r["paths"]), message=r["message"], line=r["line"])
+        for r in fields.get("rules") or ()
+    )
+    fields["line_of"] = tuple((str(k), int(v)) for k, v in fields.get("line_of") or ())
+    return Decision(**fields)
+
+
+def problem_from_json(data: dict[str, Any]) -> Problem:
+    return Problem(
+        file=data["file"],
+        line=data["line"],
+        key=data["key"],
+        message=data["message"],
+        level=data["level"],
+    )

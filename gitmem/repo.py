@@ -8,14 +8,13 @@ It understands plain repositories, linked worktrees (a ``.git`` file pointing at
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from gitmem.errors import NotARepositoryError
 
 
-@dataclass(frozen=True)
-class Repo:
+class Repo(NamedTuple):
     """A work tree and its git directories.
 
     ``git_dir`` is the per-worktree git directory (``git rev-parse --git-dir``);

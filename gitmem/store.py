@@ -8,14 +8,27 @@ from loading: its problems are collected and reported by ``gitmem lint``.
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitmem import adrimport, config, frontmatter, validate
 from gitmem.errors import DecisionNotFoundError
 from gitmem.globs import GlobError, compile_glob
-from gitmem.model import Decision, Problem
+from gitmem.model import (
+    Decision,
+    Problem,
+    decision_from_json,
+    decision_to_json,
+    problem_from_json,
+)
+
+# rel path -> (signature, payload): what reading one record produced, reused while the
+# file's size and mtime (and, for an ADR, its imported.yaml entry) are unchanged.
+ParseCache = Mapping[str, tuple[str, str]]
 
 SUPERSEDING_STATUSES = ("accepted", "superseded", "deprecated")
 
@@ -31,6 +44,9 @@ class SourceFile:
 class Catalog:
     decisions: tuple[Decision, ...]
     problems: tuple[Problem, ...]
+    cache: dict[str, tuple[str, str]] = field(default_factory=dict, compare=False, repr=False)
+    # record file -> its globs compiled as [regex, negated, glob, specificity, key]
+    patterns: dict[str, list[list[object]]] = field(default_factory=dict, compare=False, repr=False)
 
     def get(self, ident: str) -> Decision:
         wanted = ident.strip()
@@ -63,12 +79,18 @@ def decisions_dir(root: Path) -> Path:
 def source_files(root: Path, cfg: config.Config) -> list[SourceFile]:
     out: list[SourceFile] = []
     ddir = decisions_dir(root)
-    if ddir.is_dir():
-        for path in sorted(ddir.rglob("*.md")):
-            name = path.name.lower()
-            if name.startswith(("_", ".")) or name in ("readme.md", "index.md"):
+    found = []
+    for dirpath, dirnames, filenames in os.walk(ddir):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        rel_dir = Path(dirpath).relative_to(root).as_posix()
+        for name in filenames:
+            low = name.lower()
+            if not low.endswith(".md") or low.startswith(("_", ".")):
                 continue
-            out.append(SourceFile(path.relative_to(root).as_posix(), "continuity", "D"))
+            if low in ("readme.md", "index.md"):
+                continue
+            found.append(f"{rel_dir}/{name}")
+    out.extend(SourceFile(rel, "continuity", "D") for rel in sorted(found))
     for src in cfg.sources:
         folder = root / src.path
         if not folder.is_dir():
@@ -86,7 +108,9 @@ def watched_paths(root: Path, cfg: config.Config) -> list[Path]:
     return paths
 
 
-def load(root: Path) -> Catalog:
+def load(root: Path, cache: ParseCache | None = None) -> Catalog:
+    """Read every record. With ``cache`` (from a previous catalog), unchanged files are not
+    parsed again: a one-record edit among thousands costs one parse."""
     cfg = config.load(root)
     problems: list[Problem] = list(cfg.problems)
     imported, imp_problems = config.load_imported(root)
@@ -94,26 +118,67 @@ def load(root: Path) -> Catalog:
     decisions: list[Decision] = []
     # (predecessor id, successor reference) pairs stated from the predecessor's side
     back_links: list[tuple[str, str, str]] = []
+    new_cache: dict[str, tuple[str, str]] = {}
+    patterns: dict[str, list[list[object]]] = {}
     for sf in source_files(root, cfg):
-        try:
-            text = (root / sf.rel).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append(Problem(sf.rel, 1, "file", f"cannot read: {exc}"))
-            continue
-        parsed, file_problems = frontmatter.parse(text, sf.rel)
-        problems.extend(file_problems)
-        if parsed is None:
-            continue
-        if sf.source == "continuity":
-            decision, more = validate.build(parsed, sf.rel)
-            problems.extend(more)
+        entry = imported.get(sf.rel)
+        sig = _signature(root, sf, entry)
+        cached = cache.get(sf.rel) if cache is not None and sig else None
+        if cached is not None and cached[0] == sig:
+            payload = cached[1]
         else:
-            decision, more, successors = _build_adr(parsed, sf, imported.get(sf.rel))
-            problems.extend(more)
-            back_links.extend((decision.id, ref, sf.rel) for ref in successors)
+            payload = json.dumps(_read_one(root, sf, entry))
+        if sig:
+            new_cache[sf.rel] = (sig, payload)
+        data = json.loads(payload)
+        problems.extend(problem_from_json(p) for p in data["problems"])
+        if data["decision"] is None:
+            continue
+        decision = decision_from_json(data["decision"])
+        patterns[sf.rel] = data["patterns"]
+        back_links.extend((decision.id, ref, sf.rel) for ref in data["successors"])
         decisions.append(decision)
     decisions = _link(decisions, back_links, problems)
-    return Catalog(tuple(decisions), tuple(problems))
+    return Catalog(tuple(decisions), tuple(problems), new_cache, patterns)
+
+
+def _signature(root: Path, sf: SourceFile, entry: config.ImportedEntry | None) -> str:
+    try:
+        st = os.stat(root / sf.rel)
+    except OSError:
+        return ""
+    extra = "" if entry is None else json.dumps([list(entry.globs), entry.inferred, entry.line])
+    return f"{st.st_size}:{st.st_mtime_ns}:{sf.source}:{sf.id_prefix}:{extra}"
+
+
+def _read_one(root: Path, sf: SourceFile, entry: config.ImportedEntry | None) -> dict[str, object]:
+    """Parse one record into a JSON-able payload: decision, problems, successor refs."""
+    problems: list[Problem] = []
+    successors: list[str] = []
+    try:
+        text = (root / sf.rel).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(Problem(sf.rel, 1, "file", f"cannot read: {exc}"))
+        return {"decision": None, "problems": [p.to_json() for p in problems], "successors": []}
+    parsed, file_problems = frontmatter.parse(text, sf.rel)
+    problems.extend(file_problems)
+    decision: Decision | None = None
+    if parsed is not None:
+        if sf.source == "continuity":
+            decision, more = validate.build(parsed, sf.rel)
+        else:
+            decision, more, successors = _build_adr(parsed, sf, entry)
+        problems.extend(more)
+    compiled = []
+    for glob in decision.globs if decision is not None else ():
+        c = compile_glob(glob)  # validated while building: cannot fail here
+        compiled.append([c.regex, c.negated, c.glob, c.specificity, c.key])
+    return {
+        "decision": None if decision is None else decision_to_json(decision),
+        "problems": [p.to_json() for p in problems],
+        "successors": successors,
+        "patterns": compiled,
+    }
 
 
 def _build_adr(

@@ -13,22 +13,20 @@ This module is on the agent-hook hot path: it imports only the standard library,
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from gitmem.globs import matches, path_keys
-from gitmem.model import CURRENT_STATUSES, SEVERITY_RANK
+from gitmem.vocab import CURRENT_STATUSES, SEVERITY_RANK
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 TABLE_NAME = "table.sqlite"
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """What the table knows about one decision."""
 
     n: int
@@ -53,8 +51,7 @@ class Entry:
         return self.effective_status in CURRENT_STATUSES
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     entry: Entry
     glob: str
     specificity: int
@@ -139,6 +136,11 @@ class Table:
         out.sort(key=sort_key)
         return out
 
+    def parse_cache(self) -> dict[str, tuple[str, str]]:
+        """What the compiler parsed per record file last time (see ``store.load``)."""
+        rows = self._conn.execute("SELECT rel, sig, payload FROM filecache").fetchall()
+        return {str(r[0]): (str(r[1]), str(r[2])) for r in rows}
+
     def entries(self) -> list[Entry]:
         rows = self._conn.execute(f"SELECT {_COLUMNS} FROM decision ORDER BY n").fetchall()
         self._load(rows)
@@ -200,11 +202,13 @@ def quick_fingerprint(root: Path, watched: list[str]) -> str:
                     sub = os.path.join(dirpath, name)
                     with contextlib.suppress(OSError):
                         parts.append(f"{sub}:{os.stat(sub).st_mtime_ns}")
-    return hashlib.sha1("\n".join(parts).encode()).hexdigest()
+    return "\n".join(parts)
 
 
 def full_fingerprint(root: Path, watched: list[str]) -> str:
-    """Path, size and mtime of every file under the watched paths."""
+    """Path, size and mtime of every file under the watched paths (hashed)."""
+    import hashlib
+
     parts: list[str] = []
     for rel in watched:
         top = root / rel

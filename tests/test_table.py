@@ -9,6 +9,7 @@ import warnings
 from pathlib import Path
 
 import pathspec
+import pytest
 from conftest import decision, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -175,3 +176,26 @@ def test_hot_path_modules_are_import_light() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     assert write  # keep the helper import used for symmetry with other tests
+
+
+def test_one_record_edit_reparses_one_file(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitmem import store
+
+    for i in range(1, 21):
+        decision(repo, f"{i:04d}-d.md", f"D{i}", globs=[f"m{i}/**"])
+    r = discover(repo)
+    compiler.ensure(r).close()
+    parsed: list[str] = []
+    real = store._read_one
+
+    def counting(root: Path, sf: store.SourceFile, entry: object) -> dict[str, object]:
+        parsed.append(sf.rel)
+        return real(root, sf, entry)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "_read_one", counting)
+    decision(repo, "0007-d.md", "Seven renamed", globs=["seven/**"])
+    t = compiler.ensure(r)
+    assert parsed == [".continuity/decisions/0007-d.md"]
+    assert t.match("seven/x")[0].entry.title == "Seven renamed"
+    assert t.match("m8/x")[0].entry.id == "D-0008"  # cached records are still there
+    t.close()
