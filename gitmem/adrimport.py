@@ -14,6 +14,7 @@ for a human to review and edit.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from pathlib import Path, PurePosixPath
@@ -80,7 +81,31 @@ def detect(root: Path) -> list[str]:
     for rel in CANDIDATE_DIRS:
         if (root / rel).is_dir() and rel not in found and adr_files(root / rel):
             found.append(rel)
+    for rel in _numbered_md_folders(root):
+        if rel not in found and not any(rel.startswith(f + "/") for f in found):
+            found.append(rel)
     return found
+
+
+_ADR_FOLDER_WORDS = re.compile(r"(^|[/_-])(adrs?|decisions?|architecture|rfcs?)($|[/_-])", re.I)
+_NUMBERED_MD = re.compile(r"^[A-Za-z]{0,4}[-_]?\d{1,5}[-_A-Za-z]")
+
+
+def _numbered_md_folders(root: Path) -> list[str]:
+    """Other folders that look like ADR logs: a name mentioning adr, decision, architecture
+    or rfc, holding at least two numbered Markdown files (``adr-001-x.md``, ``0002-y.md``,
+    ``003rfc-z.md``). Skips hidden, vendored and dependency folders."""
+    counts: dict[str, int] = defaultdict(int)
+    skip = {".git", ".continuity", "node_modules", "vendor", "third_party", ".venv", "venv"}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in skip and not d.startswith(".")]
+        rel = os.path.relpath(dirpath, root).replace(os.sep, "/")
+        if rel == "." or not _ADR_FOLDER_WORDS.search(rel):
+            continue
+        for name in filenames:
+            if name.lower().endswith(".md") and _NUMBERED_MD.match(name):
+                counts[rel] += 1
+    return sorted(rel for rel, n in counts.items() if n >= 2)
 
 
 def adr_files(folder: Path) -> list[Path]:

@@ -25,6 +25,9 @@ class Source:
 class Config:
     sources: tuple[Source, ...] = ()
     chars_per_token: int = 4
+    embed_model_dir: str | None = None
+    embed_download: bool = True
+    watch_idle_seconds: int = 1800
     problems: tuple[Problem, ...] = field(default=(), compare=False)
 
 
@@ -38,6 +41,15 @@ sources: []
 
 # Characters per token when budgeting what is injected into an agent's context.
 chars_per_token: 4
+
+# Embedding model for semantic retrieval: a local folder (see `gitmem model assemble`),
+# relative to the repository root; GITMEM_EMBED_MODEL_DIR overrides it. Without one,
+# fastembed's cache is used, then a download (embed_download: false forbids it).
+# embed_model_dir: .cache/gitmem-model
+embed_download: true
+
+# `gitmem watch` (the warm retrieval daemon) exits after this many idle seconds.
+watch_idle_seconds: 1800
 """
 
 
@@ -76,11 +88,50 @@ def load(root: Path) -> Config:
             )
         )
         cpt = 4
-    known = {"version", "sources", "chars_per_token"}
+    model_dir = data.get("embed_model_dir")
+    if model_dir is not None and not isinstance(model_dir, str):
+        problems.append(
+            Problem(
+                rel, lines.get("embed_model_dir", 1), "embed_model_dir", "expected a folder path"
+            )
+        )
+        model_dir = None
+    download = data.get("embed_download", True)
+    if not isinstance(download, bool):
+        problems.append(
+            Problem(rel, lines.get("embed_download", 1), "embed_download", "expected true or false")
+        )
+        download = True
+    idle = data.get("watch_idle_seconds", 1800)
+    if not isinstance(idle, int) or isinstance(idle, bool) or idle < 1:
+        problems.append(
+            Problem(
+                rel,
+                lines.get("watch_idle_seconds", 1),
+                "watch_idle_seconds",
+                "expected a number of seconds",
+            )
+        )
+        idle = 1800
+    known = {
+        "version",
+        "sources",
+        "chars_per_token",
+        "embed_model_dir",
+        "embed_download",
+        "watch_idle_seconds",
+    }
     for key in data:
         if key not in known:
             problems.append(Problem(rel, lines.get(key, 1), key, "unknown key, ignored", "warning"))
-    return Config(sources=tuple(sources), chars_per_token=cpt, problems=tuple(problems))
+    return Config(
+        sources=tuple(sources),
+        chars_per_token=cpt,
+        embed_model_dir=model_dir,
+        embed_download=download,
+        watch_idle_seconds=idle,
+        problems=tuple(problems),
+    )
 
 
 def _yaml_mapping(

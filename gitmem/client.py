@@ -1,0 +1,81 @@
+"""Talk to a running ``gitmem watch`` over its Unix socket. Import-light (hook hot path).
+
+Every failure (no daemon, stale socket, timeout, bad reply) returns None: callers fall back
+to in-process retrieval. Nothing here ever waits long.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+from typing import Any
+
+from gitmem.repo import Repo
+
+CONNECT_TIMEOUT_S = 0.2
+REPLY_TIMEOUT_S = 5.0
+
+
+def socket_path(repo: Repo) -> str:
+    """``<git-dir>/gitmem/watch.sock``, or a short path in /tmp when that is too long for
+    a Unix socket (about 100 bytes)."""
+    path = str(repo.state_dir / "watch.sock")
+    if len(path.encode()) < 100:
+        return path
+    digest = hashlib.sha1(str(repo.git_dir).encode()).hexdigest()[:16]
+    return os.path.join("/tmp", f"gitmem-{os.getuid()}-{digest}.sock")
+
+
+def request(repo: Repo, payload: dict[str, Any], timeout: float = REPLY_TIMEOUT_S) -> Any:
+    path = socket_path(repo)
+    if not os.path.exists(path):
+        return None
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(CONNECT_TIMEOUT_S)
+            sock.connect(path)
+            sock.settimeout(timeout)
+            sock.sendall(json.dumps(payload).encode() + b"\n")
+            chunks = []
+            while True:
+                data = sock.recv(65536)
+                if not data:
+                    break
+                chunks.append(data)
+                if data.endswith(b"\n"):
+                    break
+        reply = json.loads(b"".join(chunks))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(reply, dict) or not reply.get("ok"):
+        return None
+    return reply.get("result")
+
+
+def retrieve_raw(
+    repo: Repo, prompt: str, paths: list[str], *, k: int = 10, cwd: str | None = None
+) -> dict[str, Any] | None:
+    result = request(repo, {"op": "retrieve", "prompt": prompt, "paths": paths, "k": k, "cwd": cwd})
+    return result if isinstance(result, dict) else None
+
+
+def retrieve(
+    repo: Repo, prompt: str, paths: list[str], *, k: int = 10, cwd: str | None = None
+) -> Any:
+    """The daemon's answer as a ``gitmem.retrieve.Result``, or None."""
+    raw = retrieve_raw(repo, prompt, paths, k=k, cwd=cwd)
+    if raw is None:
+        return None
+    from gitmem.retrieve import Result
+
+    try:
+        return Result.from_json(raw)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def ping(repo: Repo) -> dict[str, Any] | None:
+    result = request(repo, {"op": "ping"}, timeout=1.0)
+    return result if isinstance(result, dict) else None

@@ -1,0 +1,227 @@
+"""``gitmem watch``: keep the index fresh and serve retrieval with the model loaded.
+
+One per work tree (an exclusive lock on ``<git-dir>/gitmem/watch.lock``). Watches the
+record folders with watchdog, re-indexes incrementally after changes settle (debounced),
+and answers newline-delimited JSON requests on a Unix socket (see ``gitmem.client``).
+Exits after ``watch_idle_seconds`` without requests or record changes. Optional:
+everything falls back to in-process retrieval when it is not running.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from gitmem import compile as compiler
+from gitmem import config, index, store
+from gitmem.client import socket_path
+from gitmem.repo import Repo
+from gitmem.retrieve import Retriever
+
+DEBOUNCE_S = 0.5
+
+
+class Daemon:
+    def __init__(self, repo: Repo, idle_seconds: int, log: Callable[[str], None]) -> None:
+        self.repo = repo
+        self.idle_seconds = idle_seconds
+        self.log = log
+        self.lock = threading.Lock()
+        self.dirty_at: float | None = None
+        self.last_activity = time.monotonic()
+        self.stop = threading.Event()
+        resolution = index.resolve_embedder(repo, allow_download=False)
+        self.embedder = resolution.embedder
+        self.model_warning = resolution.warning
+        if resolution.warning:
+            log(f"warning: {resolution.warning}")
+        self._reindex()
+        self.retriever = self._open()
+
+    def _open(self) -> Retriever:
+        r = Retriever.open(self.repo, embedder=self.embedder)
+        if self.model_warning:
+            r.warnings.append(self.model_warning)
+        return r
+
+    def _reindex(self) -> None:
+        report = index.build(self.repo, embedder=self.embedder, model_warning=self.model_warning)
+        if not report.unchanged:
+            self.log(
+                f"indexed: {report.reindexed} changed, {report.removed} removed "
+                f"({report.seconds:.2f} s)"
+            )
+
+    def refresh_if_needed(self) -> None:
+        """Re-index after record changes settle; reopen when another process re-indexed."""
+        with self.lock:
+            if self.dirty_at is not None and time.monotonic() - self.dirty_at >= DEBOUNCE_S:
+                self.dirty_at = None
+                try:
+                    self._reindex()
+                except Exception as exc:  # keep serving the last good index
+                    self.log(f"re-index failed: {exc}")
+            if index.current_generation(self.repo) != self.retriever.generation:
+                old = self.retriever
+                self.retriever = self._open()
+                old.close()
+
+    def mark_dirty(self) -> None:
+        self.dirty_at = time.monotonic()
+        self.last_activity = time.monotonic()
+
+    def handle(self, payload: dict[str, Any]) -> dict[str, Any]:
+        op = payload.get("op")
+        if op == "ping":
+            gen = self.retriever.generation
+            return {
+                "ok": True,
+                "result": {
+                    "pid": os.getpid(),
+                    "generation": gen.name if gen else None,
+                    "rankers": list(self.retriever.rankers),
+                    "model": self.embedder.info.fingerprint if self.embedder else None,
+                },
+            }
+        if op == "stop":
+            self.stop.set()
+            return {"ok": True, "result": None}
+        if op == "retrieve":
+            self.refresh_if_needed()
+            # the table may be stale if a record changed and watchdog missed it
+            with self.lock:
+                table = compiler.ensure(self.repo, full=False)
+                table.close()
+                result = self.retriever.retrieve(
+                    str(payload.get("prompt") or ""),
+                    [str(p) for p in payload.get("paths") or []],
+                    k=int(payload.get("k") or 10),
+                    cwd=payload.get("cwd"),
+                )
+            return {"ok": True, "result": result.to_json()}
+        return {"ok": False, "error": f"unknown op {op!r}"}
+
+    def serve(self) -> None:
+        path = socket_path(self.repo)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(path)
+        os.chmod(path, 0o600)
+        server.listen(16)
+        server.settimeout(0.25)
+        observer = self._watch()
+        self.log(f"serving on {path}")
+        try:
+            while not self.stop.is_set():
+                if time.monotonic() - self.last_activity > self.idle_seconds:
+                    self.log("idle: exiting")
+                    break
+                if self.dirty_at is not None:
+                    self.refresh_if_needed()
+                try:
+                    conn, _ = server.accept()
+                except TimeoutError:
+                    continue
+                self.last_activity = time.monotonic()
+                threading.Thread(target=self._serve_one, args=(conn,), daemon=True).start()
+        finally:
+            server.close()
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+            if observer is not None:
+                observer.stop()
+            self.retriever.close()
+
+    def _serve_one(self, conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(5.0)
+            try:
+                data = b""
+                while not data.endswith(b"\n"):
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+                payload = json.loads(data)
+                reply = self.handle(payload if isinstance(payload, dict) else {})
+            except Exception as exc:  # one bad request never kills the daemon
+                reply = {"ok": False, "error": str(exc)}
+            with contextlib.suppress(OSError):
+                conn.sendall(json.dumps(reply).encode() + b"\n")
+
+    def _watch(self) -> Any:
+        try:
+            from watchdog.events import FileSystemEventHandler
+            from watchdog.observers import Observer
+        except ImportError:  # pragma: no cover - watchdog is a dependency
+            return None
+        daemon = self
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event: Any) -> None:
+                if not str(event.src_path).endswith((".md", ".yaml", ".yml")):
+                    return
+                daemon.mark_dirty()
+
+        observer = Observer()
+        cfg = config.load(self.repo.root)
+        for path in store.watched_paths(self.repo.root, cfg):
+            folder = path if path.is_dir() else path.parent
+            if folder.is_dir():
+                observer.schedule(Handler(), str(folder), recursive=True)
+        observer.daemon = True
+        observer.start()
+        return observer
+
+
+def run(repo: Repo, *, idle_seconds: int | None, log: Callable[[str], None]) -> int:
+    """Run the daemon in the foreground; 0 when it exits, 1 if another one holds the lock."""
+    repo.state_dir.mkdir(parents=True, exist_ok=True)
+    lock_path = repo.state_dir / "watch.lock"
+    fh = open(lock_path, "w")  # noqa: SIM115 - held for the daemon's lifetime
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        log("another `gitmem watch` already serves this work tree")
+        fh.close()
+        return 1
+    try:
+        fh.write(f"{os.getpid()}\n")
+        fh.flush()
+        idle = idle_seconds or config.load(repo.root).watch_idle_seconds
+        Daemon(repo, idle, log).serve()
+        return 0
+    finally:
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        fh.close()
+
+
+def spawn(repo: Repo) -> bool:
+    """Start ``gitmem watch`` in the background without waiting for it."""
+    import subprocess
+    import sys
+
+    if Path(socket_path(repo)).exists():
+        return False
+    try:
+        subprocess.Popen(
+            [sys.executable, "-m", "gitmem", "watch", "--quiet"],
+            cwd=repo.root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError:
+        return False
+    return True

@@ -1,0 +1,162 @@
+"""Embedding model resolution and a thin wrapper over fastembed.
+
+Resolution order (first that works wins):
+
+1. a local folder: ``GITMEM_EMBED_MODEL_DIR``, else ``embed_model_dir`` in
+   ``.continuity/config.yaml`` (relative to the repository root);
+2. fastembed's own cache (``FASTEMBED_CACHE_PATH`` or its default), and only if that misses,
+   a download, unless ``HF_HUB_OFFLINE`` is set or a download failed in the last 24 hours.
+   The download runs in a child process with short network timeouts and a hard time limit,
+   so an unreachable hub costs seconds once, not tens of seconds on every call;
+3. nothing: retrieval falls back to keyword + path ranking, with one warning line.
+
+Never imported on an agent hook's hot path: importing fastembed alone costs ~0.4 s and
+loading the model ~0.3 s. A warm daemon (``gitmem watch``) keeps it loaded.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+DIM = 384
+DOWNLOAD_TIMEOUT_S = 120
+RETRY_AFTER_S = 24 * 3600
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    name: str
+    source: str  # "dir" | "cache" | "download"
+    location: str
+    fingerprint: str  # vectors from models with different fingerprints are not mixed
+
+
+class Embedder:
+    def __init__(self, model: Any, info: ModelInfo) -> None:
+        self._model = model
+        self.info = info
+
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        vectors = np.asarray(list(self._model.embed(texts, batch_size=64)), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        result: npt.NDArray[np.float32] = vectors / norms
+        return result
+
+
+@dataclass(frozen=True)
+class Resolution:
+    embedder: Embedder | None
+    warning: str | None
+
+
+def _dir_fingerprint(folder: Path) -> str:
+    onnx = folder / "model.onnx"
+    return f"{MODEL_NAME}:dir:{onnx.stat().st_size}"
+
+
+def _from_dir(folder: Path) -> Embedder:
+    from fastembed import TextEmbedding
+
+    for name in ("model.onnx", "tokenizer.json", "config.json"):
+        if not (folder / name).is_file():
+            raise FileNotFoundError(f"{folder} has no {name}")
+    model = TextEmbedding(MODEL_NAME, specific_model_path=str(folder), local_files_only=True)
+    return Embedder(model, ModelInfo(MODEL_NAME, "dir", str(folder), _dir_fingerprint(folder)))
+
+
+def _from_cache(cache_dir: str | None) -> Embedder:
+    from fastembed import TextEmbedding
+
+    model = TextEmbedding(MODEL_NAME, cache_dir=cache_dir, local_files_only=True)
+    return Embedder(model, ModelInfo(MODEL_NAME, "cache", cache_dir or "", f"{MODEL_NAME}:hub"))
+
+
+def _offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
+
+
+def try_download(cache_dir: str | None, marker: Path | None) -> str | None:
+    """Fetch the model into fastembed's cache in a child process; None on success."""
+    if _offline():
+        return "HF_HUB_OFFLINE is set"
+    if marker is not None and marker.exists():
+        age = time.time() - marker.stat().st_mtime
+        if age < RETRY_AFTER_S:
+            return f"a download failed {int(age // 60)} min ago; not retrying for 24 h"
+    code = (
+        "import sys\nfrom fastembed import TextEmbedding\n"
+        f"TextEmbedding({MODEL_NAME!r}, cache_dir=sys.argv[1] or None)\n"
+    )
+    env = {**os.environ, "HF_HUB_ETAG_TIMEOUT": "5", "HF_HUB_DOWNLOAD_TIMEOUT": "10"}
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", code, cache_dir or ""],
+            capture_output=True,
+            text=True,
+            timeout=DOWNLOAD_TIMEOUT_S,
+            env=env,
+        )
+        failed = proc.returncode != 0
+        reason = (proc.stderr.strip().splitlines() or ["unknown error"])[-1]
+    except subprocess.TimeoutExpired:
+        failed, reason = True, f"timed out after {DOWNLOAD_TIMEOUT_S} s"
+    if failed:
+        if marker is not None:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(reason + "\n")
+        return f"download failed: {reason}"
+    return None
+
+
+def resolve(
+    root: Path | None = None,
+    configured_dir: str | None = None,
+    *,
+    allow_download: bool = False,
+    marker: Path | None = None,
+) -> Resolution:
+    """Find and load the embedding model, or explain in one line why not."""
+    explicit = os.environ.get("GITMEM_EMBED_MODEL_DIR") or configured_dir
+    problems: list[str] = []
+    if explicit:
+        folder = Path(explicit).expanduser()
+        if not folder.is_absolute() and root is not None:
+            folder = root / folder
+        try:
+            return Resolution(_from_dir(folder), None)
+        except Exception as exc:  # a broken folder must not break retrieval
+            problems.append(f"model folder {folder}: {exc}")
+    cache_dir = os.environ.get("FASTEMBED_CACHE_PATH")
+    try:
+        return Resolution(_from_cache(cache_dir), None)
+    except Exception:
+        problems.append("not in fastembed's cache")
+    if allow_download:
+        why = try_download(cache_dir, marker)
+        if why is None:
+            try:
+                return Resolution(_from_cache(cache_dir), None)
+            except Exception as exc:
+                why = str(exc)
+        problems.append(why)
+    warning = (
+        "embedding model unavailable (" + "; ".join(problems) + "); using keyword + path "
+        "retrieval. Fix: `gitmem model assemble DIR` and set GITMEM_EMBED_MODEL_DIR=DIR."
+    )
+    return Resolution(None, warning)

@@ -1,0 +1,361 @@
+"""``gitmem index``: the keyword index (Whoosh BM25F) and the embedding matrix.
+
+Layout, in the work tree's git directory::
+
+    gitmem/index/CURRENT            name of the live generation (swapped atomically)
+    gitmem/index/gen-<id>/whoosh/   Whoosh index: id, title (boosted), tags, summary, body, paths
+    gitmem/index/gen-<id>/vectors.npy   float32, one row per chunk, L2-normalised
+    gitmem/index/gen-<id>/meta.json     ids, content hashes, chunk owners, model fingerprint
+
+A build writes a new generation beside the live one (copying the previous Whoosh index and
+applying only the changed records; re-embedding only records whose content hash changed),
+then replaces ``CURRENT``. A killed build leaves the live generation untouched; a corrupt or
+missing generation is rebuilt from scratch. One builder at a time (a lock file).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gitmem import compile as compiler
+from gitmem import config, embed, sections, store
+from gitmem.fsutil import atomic_write
+from gitmem.model import Decision
+from gitmem.repo import Repo
+
+FORMAT = 1
+CHUNK_WORDS = 120
+MAX_BODY_CHUNKS = 3
+Progress = Callable[[int, int], None]
+
+
+def index_dir(repo: Repo) -> Path:
+    return repo.state_dir / "index"
+
+
+def current_generation(repo: Repo) -> Path | None:
+    try:
+        name = (index_dir(repo) / "CURRENT").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    gen = index_dir(repo) / name
+    return gen if name.startswith("gen-") and gen.is_dir() else None
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    generation: Path
+    total: int
+    reindexed: int
+    removed: int
+    embedded: int  # chunks embedded this run
+    model: str | None
+    warning: str | None
+    seconds: float
+    unchanged: bool = False
+
+
+def content_hash(d: Decision) -> str:
+    payload = json.dumps(
+        [d.id, d.title, d.tags, d.summary, d.body, d.effective_status, d.globs, d.superseded_by],
+        ensure_ascii=False,
+    )
+    return hashlib.sha1(payload.encode("utf-8")).hexdigest()
+
+
+def chunks(d: Decision) -> list[str]:
+    """Texts embedded for a record: title + summary first, then windows of the body."""
+    head = f"{d.title}. {d.summary}".strip()
+    if d.tags:
+        head += " Tags: " + ", ".join(d.tags) + "."
+    out = [head]
+    words = " ".join(sections.paragraphs(d.body)).split()
+    if len(words) > 60:
+        for start in range(0, len(words), CHUNK_WORDS):
+            if len(out) > MAX_BODY_CHUNKS:
+                break
+            out.append(f"{d.title}: " + " ".join(words[start : start + CHUNK_WORDS]))
+    return out
+
+
+def glob_words(d: Decision) -> str:
+    """Globs as words, so a query mentioning ``x/fibre`` matches a record governing it."""
+    parts: list[str] = []
+    for glob in d.globs:
+        if glob.startswith("!"):
+            continue
+        parts.extend(p for p in glob.replace("*", " ").replace("/", " ").split() if p)
+    return " ".join(parts)
+
+
+def _schema() -> Any:
+    from whoosh.analysis import (
+        IntraWordFilter,
+        LowercaseFilter,
+        RegexTokenizer,
+        StemFilter,
+        StopFilter,
+    )
+    from whoosh.fields import ID, STORED, TEXT, Schema
+
+    analyzer = (
+        RegexTokenizer(r"[\w.\-/]+")
+        | IntraWordFilter(mergewords=True, mergenums=True)
+        | LowercaseFilter()
+        | StopFilter()
+        | StemFilter()
+    )
+    return Schema(
+        id=ID(stored=True, unique=True),
+        title=TEXT(analyzer=analyzer, field_boost=3.0),
+        tags=TEXT(analyzer=analyzer, field_boost=2.0),
+        summary=TEXT(analyzer=analyzer, field_boost=1.5),
+        body=TEXT(analyzer=analyzer),
+        paths=TEXT(analyzer=analyzer, field_boost=1.5),
+        hash=STORED(),
+    )
+
+
+@contextlib.contextmanager
+def _build_lock(repo: Repo) -> Iterator[None]:
+    index_dir(repo).mkdir(parents=True, exist_ok=True)
+    with open(index_dir(repo) / "build.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def read_meta(gen: Path) -> dict[str, Any] | None:
+    try:
+        meta = json.loads((gen / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        return None
+    return meta
+
+
+def load_catalog(repo: Repo) -> store.Catalog:
+    """All records, reusing the match table's parse cache (and refreshing the table)."""
+    return compiler.build(repo)
+
+
+def build(
+    repo: Repo,
+    *,
+    full: bool = False,
+    embedder: embed.Embedder | None = None,
+    model_warning: str | None = None,
+    progress: Progress | None = None,
+) -> BuildReport:
+    """Bring the index up to date with the records (incrementally unless ``full``)."""
+    started = time.perf_counter()
+    with _build_lock(repo):
+        catalog = load_catalog(repo)
+        decisions = _unique(catalog.decisions)
+        hashes = {d.id: content_hash(d) for d in decisions}
+        model_fp = embedder.info.fingerprint if embedder is not None else None
+        prev = None if full else current_generation(repo)
+        prev_meta = read_meta(prev) if prev is not None else None
+        if prev is not None and (prev_meta is None or not _whoosh_ok(prev)):
+            prev, prev_meta = None, None  # unreadable: rebuild from scratch
+        if (
+            prev is not None
+            and prev_meta is not None
+            and prev_meta.get("hashes") == hashes
+            and prev_meta.get("model") == model_fp
+        ):
+            return BuildReport(
+                prev,
+                len(decisions),
+                0,
+                0,
+                0,
+                model_fp,
+                model_warning,
+                time.perf_counter() - started,
+                unchanged=True,
+            )
+        old_hashes: dict[str, str] = dict(prev_meta.get("hashes", {})) if prev_meta else {}
+        changed = [d for d in decisions if old_hashes.get(d.id) != hashes[d.id]]
+        removed = [i for i in old_hashes if i not in hashes]
+        gen = index_dir(repo) / f"gen-{int(time.time())}-{uuid.uuid4().hex[:8]}"
+        gen.mkdir(parents=True)
+        try:
+            _write_whoosh(gen, prev, decisions, changed, removed, hashes, progress)
+            owners, embedded = _write_vectors(gen, prev, prev_meta, decisions, hashes, embedder)
+            meta = {
+                "format": FORMAT,
+                "model": model_fp,
+                "ids": [d.id for d in decisions],
+                "hashes": hashes,
+                "owners": owners,
+                "built": time.time(),
+            }
+            atomic_write(gen / "meta.json", json.dumps(meta))
+            atomic_write(index_dir(repo) / "CURRENT", gen.name + "\n")
+        except BaseException:
+            shutil.rmtree(gen, ignore_errors=True)
+            raise
+        _prune(repo, keep={gen.name, prev.name if prev is not None else ""})
+        return BuildReport(
+            gen,
+            len(decisions),
+            len(changed),
+            len(removed),
+            embedded,
+            model_fp,
+            model_warning,
+            time.perf_counter() - started,
+        )
+
+
+def _unique(decisions: tuple[Decision, ...]) -> list[Decision]:
+    seen: set[str] = set()
+    out = []
+    for d in decisions:
+        if d.id not in seen:
+            seen.add(d.id)
+            out.append(d)
+    return out
+
+
+def _whoosh_ok(gen: Path) -> bool:
+    from whoosh import index as windex
+
+    try:
+        return bool(windex.exists_in(str(gen / "whoosh")))
+    except Exception:
+        return False
+
+
+def _write_whoosh(
+    gen: Path,
+    prev: Path | None,
+    decisions: list[Decision],
+    changed: list[Decision],
+    removed: list[str],
+    hashes: dict[str, str],
+    progress: Progress | None,
+) -> None:
+    from whoosh import index as windex
+
+    target = gen / "whoosh"
+    if prev is not None and (prev / "whoosh").is_dir():
+        shutil.copytree(prev / "whoosh", target)
+        ix = windex.open_dir(str(target))
+        todo = changed
+    else:
+        target.mkdir()
+        ix = windex.create_in(str(target), _schema())
+        todo = decisions
+    writer = ix.writer(limitmb=128)
+    try:
+        for ident in removed:
+            writer.delete_by_term("id", ident)
+        for n, d in enumerate(todo, start=1):
+            writer.update_document(
+                id=d.id,
+                title=d.title,
+                tags=" ".join(d.tags),
+                summary=d.summary,
+                body=d.body,
+                paths=glob_words(d),
+                hash=hashes[d.id],
+            )
+            if progress is not None and n % 200 == 0:
+                progress(n, len(todo))
+        writer.commit(optimize=len(todo) == len(decisions))
+    except BaseException:
+        writer.cancel()
+        raise
+    finally:
+        ix.close()
+
+
+def _write_vectors(
+    gen: Path,
+    prev: Path | None,
+    prev_meta: dict[str, Any] | None,
+    decisions: list[Decision],
+    hashes: dict[str, str],
+    embedder: embed.Embedder | None,
+) -> tuple[list[int], int]:
+    import numpy as np
+
+    if embedder is None:
+        return [], 0
+    reuse: dict[str, Any] = {}
+    if (
+        prev is not None
+        and prev_meta is not None
+        and prev_meta.get("model") == embedder.info.fingerprint
+        and (prev / "vectors.npy").is_file()
+    ):
+        old = np.load(prev / "vectors.npy")
+        old_ids = prev_meta["ids"]
+        old_hashes = prev_meta["hashes"]
+        rows: dict[int, list[int]] = {}
+        for row, owner in enumerate(prev_meta["owners"]):
+            rows.setdefault(owner, []).append(row)
+        for idx, ident in enumerate(old_ids):
+            if hashes.get(ident) == old_hashes.get(ident) and idx in rows:
+                reuse[ident] = old[rows[idx]]
+    texts: list[str] = []
+    plan: list[tuple[int, str | None, int]] = []  # (decision index, reused id, n chunks)
+    for idx, d in enumerate(decisions):
+        if d.id in reuse:
+            plan.append((idx, d.id, len(reuse[d.id])))
+        else:
+            cs = chunks(d)
+            texts.extend(cs)
+            plan.append((idx, None, len(cs)))
+    fresh = embedder.embed(texts)
+    blocks = []
+    owners: list[int] = []
+    cursor = 0
+    for idx, reused, count in plan:
+        if reused is not None:
+            blocks.append(reuse[reused])
+        else:
+            blocks.append(fresh[cursor : cursor + count])
+            cursor += count
+        owners.extend([idx] * count)
+    matrix = (
+        np.vstack(blocks).astype(np.float32) if blocks else np.zeros((0, embed.DIM), np.float32)
+    )
+    tmp = gen / "vectors.tmp.npy"
+    np.save(tmp, matrix)
+    os.replace(tmp, gen / "vectors.npy")
+    return owners, len(texts)
+
+
+def _prune(repo: Repo, keep: set[str]) -> None:
+    """Delete generations other than the live one and the one it replaced (a reader may
+    still have that one open)."""
+    for entry in index_dir(repo).iterdir():
+        if entry.name.startswith("gen-") and entry.name not in keep:
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def resolve_embedder(repo: Repo, *, allow_download: bool) -> embed.Resolution:
+    cfg = config.load(repo.root)
+    return embed.resolve(
+        repo.root,
+        cfg.embed_model_dir,
+        allow_download=allow_download and cfg.embed_download,
+        marker=repo.shared_state_dir / "model-download-failed",
+    )

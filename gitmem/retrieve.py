@@ -1,0 +1,443 @@
+"""The one retrieval entry point: a prompt and the paths being touched -> ranked decisions.
+
+The CLI (`gitmem search`), the warm daemon (`gitmem watch`), the agent hooks and the
+benchmarks all call :meth:`Retriever.retrieve`. Rankers, fused with reciprocal rank fusion:
+
+* ``path``: decisions whose globs govern the touched paths and the paths the prompt names,
+  by how many of them they govern, then by glob specificity;
+* ``bm25``: Whoosh BM25F over title (boosted), tags, summary, body and glob words, queried
+  with the prompt's words plus its entities (paths, identifiers, quoted names) boosted;
+* ``embed``: cosine similarity between the query and each record's chunks (best chunk).
+
+Severity and recency break ties. A superseded decision never outranks its successor: the
+successor is pulled in just above it (flagged ``via_successor_of`` if no ranker found it).
+Results whose embeddings are near-duplicates (cosine >= 0.92) collapse into the first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gitmem import compile as compiler
+from gitmem import entities
+from gitmem.index import current_generation, read_meta
+from gitmem.paths import to_repo_relative
+from gitmem.repo import Repo
+from gitmem.table import Entry, Table
+from gitmem.vocab import SEVERITY_RANK
+
+if TYPE_CHECKING:
+    from gitmem.embed import Embedder
+
+RRF_K = 60
+DUPLICATE_COSINE = 0.92
+RANKER_DEPTH = 50
+# Below this cosine a chunk says nothing about the query (all-MiniLM-L6-v2 puts unrelated
+# texts around 0.0-0.15): the embedding ranker ignores it rather than rank noise.
+EMBED_FLOOR = 0.15
+WEIGHTS = {"path": 1.0, "bm25": 1.0, "embed": 1.0}
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    title: str
+    status: str  # effective status
+    severity: str
+    file: str
+    summary: str
+    date: str | None
+    superseded_by: tuple[str, ...]
+    score: float
+    ranks: dict[str, tuple[int, float]] = field(default_factory=dict)  # ranker -> (rank, raw)
+    glob: str | None = None  # the glob that matched a touched/mentioned path
+    duplicates: tuple[str, ...] = ()
+    via_successor_of: str | None = None
+
+    @property
+    def is_current(self) -> bool:
+        return not self.superseded_by and self.status in ("accepted", "proposed")
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "status": self.status,
+            "severity": self.severity,
+            "file": self.file,
+            "summary": self.summary,
+            "date": self.date,
+            "superseded_by": list(self.superseded_by),
+            "score": round(self.score, 6),
+            "ranks": {k: {"rank": r, "score": round(s, 6)} for k, (r, s) in self.ranks.items()},
+            "glob": self.glob,
+            "duplicates": list(self.duplicates),
+            "via_successor_of": self.via_successor_of,
+        }
+
+
+@dataclass(frozen=True)
+class Result:
+    hits: tuple[Hit, ...]
+    total: int  # how many decisions any ranker matched (before k)
+    rankers: tuple[str, ...]  # the rankers that ran
+    warnings: tuple[str, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Result:
+        hits = []
+        for h in data["hits"]:
+            hits.append(
+                Hit(
+                    id=h["id"],
+                    title=h["title"],
+                    status=h["status"],
+                    severity=h["severity"],
+                    file=h["file"],
+                    summary=h["summary"],
+                    date=h["date"],
+                    superseded_by=tuple(h["superseded_by"]),
+                    score=float(h["score"]),
+                    ranks={k: (int(v["rank"]), float(v["score"])) for k, v in h["ranks"].items()},
+                    glob=h["glob"],
+                    duplicates=tuple(h["duplicates"]),
+                    via_successor_of=h["via_successor_of"],
+                )
+            )
+        return cls(tuple(hits), int(data["total"]), tuple(data["rankers"]), tuple(data["warnings"]))
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "hits": [h.to_json() for h in self.hits],
+            "total": self.total,
+            "rankers": list(self.rankers),
+            "warnings": list(self.warnings),
+        }
+
+
+class Retriever:
+    """Holds the table, the Whoosh searcher, the vectors and (optionally) the model."""
+
+    def __init__(
+        self,
+        repo: Repo,
+        table: Table,
+        generation: Path | None,
+        embedder: Embedder | None,
+        warnings: list[str],
+    ) -> None:
+        self.repo = repo
+        self.table = table
+        self.generation = generation
+        self.embedder = embedder
+        self.warnings = list(warnings)
+        self._searcher: Any = None
+        self._index: Any = None
+        self._vectors: Any = None
+        self._owners: Any = None
+        self._ids: list[str] = []
+        self._head_rows: dict[str, int] = {}
+        meta = read_meta(generation) if generation is not None else None
+        if meta is not None:
+            self._ids = list(meta["ids"])
+            self._open_whoosh(generation)  # type: ignore[arg-type]
+            self._open_vectors(generation, meta)  # type: ignore[arg-type]
+        elif generation is None:
+            self.warnings.append("no index yet: run `gitmem index` (path ranking only)")
+
+    # ------------------------------------------------------------------ set-up
+    @classmethod
+    def open(cls, repo: Repo, *, embedder: Embedder | None = None) -> Retriever:
+        table = compiler.ensure(repo, full=False)
+        gen = current_generation(repo)
+        return cls(repo, table, gen, embedder, [])
+
+    def _open_whoosh(self, gen: Path) -> None:
+        try:
+            from whoosh import index as windex
+
+            self._index = windex.open_dir(str(gen / "whoosh"))
+            self._searcher = self._index.searcher()
+        except Exception as exc:  # a broken index degrades to the other rankers
+            self.warnings.append(f"keyword index unreadable ({exc}); run `gitmem index --full`")
+
+    def _open_vectors(self, gen: Path, meta: dict[str, Any]) -> None:
+        if self.embedder is None or meta.get("model") is None:
+            return
+        if meta["model"] != self.embedder.info.fingerprint:
+            self.warnings.append("index built with another embedding model; run `gitmem index`")
+            return
+        try:
+            import numpy as np
+
+            self._vectors = np.load(gen / "vectors.npy", mmap_mode="r")
+            self._owners = np.asarray(meta["owners"], dtype=np.int64)
+        except Exception as exc:
+            self.warnings.append(f"embedding matrix unreadable ({exc}); run `gitmem index --full`")
+            self._vectors = None
+            return
+        for row, owner in enumerate(meta["owners"]):
+            self._head_rows.setdefault(self._ids[owner], row)
+
+    def close(self) -> None:
+        if self._searcher is not None:
+            self._searcher.close()
+        if self._index is not None:
+            self._index.close()
+        self.table.close()
+
+    @property
+    def rankers(self) -> tuple[str, ...]:
+        out = ["path"]
+        if self._searcher is not None:
+            out.append("bm25")
+        if self._vectors is not None and self.embedder is not None:
+            out.append("embed")
+        return tuple(out)
+
+    # ------------------------------------------------------------------ rankers
+    def rank_paths(
+        self, paths: list[str], allowed: set[str] | None
+    ) -> tuple[list[tuple[str, float]], dict[str, str]]:
+        scores: dict[str, float] = {}
+        globs: dict[str, tuple[str, int]] = {}
+        for rel in paths:
+            is_dir = rel == "" or os.path.isdir(self.repo.root / rel)
+            for m in self.table.match(rel, is_dir):
+                ident = m.entry.id
+                if allowed is not None and ident not in allowed:
+                    continue
+                scores[ident] = scores.get(ident, 0.0) + 1.0 + m.specificity / 1000.0
+                if ident not in globs or m.specificity > globs[ident][1]:
+                    globs[ident] = (m.glob, m.specificity)
+        ranked = sorted(scores.items(), key=lambda kv: -kv[1])[:RANKER_DEPTH]
+        return ranked, {k: v[0] for k, v in globs.items()}
+
+    def rank_bm25(
+        self, terms: entities.QueryTerms, path_words: list[str], allowed: set[str] | None
+    ) -> list[tuple[str, float]]:
+        if self._searcher is None:
+            return []
+        from whoosh import query as wq
+
+        analyzer = self._index.schema["body"].analyzer
+        weighted: dict[str, float] = {}
+
+        def add(text: str, boost: float) -> None:
+            for token in analyzer(text):
+                word = token.text
+                weighted[word] = max(weighted.get(word, 0.0), boost)
+
+        add(" ".join(terms.words), 1.0)
+        add(" ".join(path_words), 1.0)
+        for ident in (*terms.identifiers, *terms.quoted, *terms.paths):
+            add(ident, 2.0)
+        if not weighted:
+            return []
+        fields = ("title", "tags", "summary", "body", "paths")
+        q = wq.Or([wq.Term(f, word, boost=b) for word, b in weighted.items() for f in fields])
+        limit = None if allowed is not None else RANKER_DEPTH
+        results = self._searcher.search(q, limit=limit)
+        out: list[tuple[str, float]] = []
+        for hit in results:
+            ident = hit["id"]
+            if allowed is not None and ident not in allowed:
+                continue
+            out.append((ident, float(hit.score)))
+            if len(out) >= RANKER_DEPTH:
+                break
+        return out
+
+    def rank_embed(self, text: str, allowed: set[str] | None) -> list[tuple[str, float]]:
+        if self._vectors is None or self.embedder is None or not text.strip():
+            return []
+        import numpy as np
+
+        qv = self.embedder.embed([text])[0]
+        sims = np.asarray(self._vectors @ qv)
+        best: dict[str, float] = {}
+        order = np.argsort(-sims)
+        for row in order[: max(RANKER_DEPTH * 8, 200)]:
+            if float(sims[row]) < EMBED_FLOOR:
+                break
+            ident = self._ids[int(self._owners[row])]
+            if allowed is not None and ident not in allowed:
+                continue
+            if ident not in best:
+                best[ident] = float(sims[row])
+            if len(best) >= RANKER_DEPTH:
+                break
+        return sorted(best.items(), key=lambda kv: -kv[1])
+
+    # ------------------------------------------------------------------ entry point
+    def retrieve(
+        self,
+        prompt: str = "",
+        paths: list[str] | tuple[str, ...] = (),
+        *,
+        k: int = 10,
+        cwd: str | None = None,
+        allowed: set[str] | None = None,
+    ) -> Result:
+        """Rank the decisions relevant to ``prompt`` and the touched ``paths``."""
+        terms = entities.extract(prompt)
+        rel_paths: list[str] = []
+        for raw in [*paths, *terms.paths]:
+            rel = to_repo_relative(raw, self.repo, cwd or str(self.repo.root))
+            if rel is not None and rel not in rel_paths:
+                rel_paths.append(rel)
+        path_words: list[str] = []
+        for rel in rel_paths:
+            path_words.extend(entities.split_words(rel))
+        runs: dict[str, list[tuple[str, float]]] = {}
+        runs["path"], matched_globs = self.rank_paths(rel_paths, allowed)
+        if self._searcher is not None:
+            runs["bm25"] = self.rank_bm25(terms, path_words, allowed)
+        if self._vectors is not None:
+            query_text = prompt.strip() or " ".join(path_words)
+            runs["embed"] = self.rank_embed(query_text, allowed)
+        return self._fuse(runs, matched_globs, k)
+
+    def _fuse(
+        self, runs: dict[str, list[tuple[str, float]]], globs: dict[str, str], k: int
+    ) -> Result:
+        fused: dict[str, float] = {}
+        ranks: dict[str, dict[str, tuple[int, float]]] = {}
+        for name, ranked in runs.items():
+            weight = WEIGHTS.get(name, 1.0)
+            for rank, (ident, raw) in enumerate(ranked, start=1):
+                fused[ident] = fused.get(ident, 0.0) + weight / (RRF_K + rank)
+                ranks.setdefault(ident, {})[name] = (rank, raw)
+        entries = {i: self.table.get(i) for i in fused}
+        hits = [self._hit(e, fused[i], ranks[i], globs.get(i)) for i, e in entries.items() if e]
+        hits.sort(key=_order)
+        hits = self._successors_first(hits)
+        hits = self._collapse_duplicates(hits)
+        return Result(tuple(hits[:k]), len(hits), tuple(runs), tuple(self.warnings))
+
+    def _hit(
+        self,
+        e: Entry,
+        score: float,
+        ranks: dict[str, tuple[int, float]],
+        glob: str | None,
+        via: str | None = None,
+    ) -> Hit:
+        return Hit(
+            id=e.id,
+            title=e.title,
+            status=e.effective_status,
+            severity=e.severity,
+            file=e.file,
+            summary=e.summary,
+            date=e.date,
+            superseded_by=e.superseded_by,
+            score=score,
+            ranks=ranks,
+            glob=glob,
+            via_successor_of=via,
+        )
+
+    def _current_successors(self, ident: str) -> list[Entry]:
+        """The current decisions that (transitively) replace ``ident``."""
+        out: list[Entry] = []
+        seen = {ident}
+        frontier = [ident]
+        while frontier:
+            e = self.table.get(frontier.pop())
+            if e is None:
+                continue
+            for succ in e.superseded_by:
+                if succ in seen:
+                    continue
+                seen.add(succ)
+                s = self.table.get(succ)
+                if s is None:
+                    continue
+                if s.is_current:
+                    out.append(s)
+                else:
+                    frontier.append(succ)
+        return out
+
+    def _successors_first(self, hits: list[Hit]) -> list[Hit]:
+        """Place each superseded hit right after its current successor(s)."""
+        out: list[Hit] = []
+        placed: set[str] = set()
+        by_id = {h.id: h for h in hits}
+        for h in hits:
+            if h.id in placed:
+                continue
+            if h.superseded_by:
+                for s in self._current_successors(h.id):
+                    if s.id in placed:
+                        continue
+                    succ = by_id.get(s.id)
+                    if succ is None:
+                        succ = self._hit(s, h.score, {}, None, via=h.id)
+                    out.append(succ)
+                    placed.add(s.id)
+            out.append(h)
+            placed.add(h.id)
+        return out
+
+    def _collapse_duplicates(self, hits: list[Hit]) -> list[Hit]:
+        if self._vectors is None or not self._head_rows:
+            return hits
+        import numpy as np
+
+        kept: list[Hit] = []
+        kept_vecs: list[Any] = []
+        dups: dict[str, list[str]] = {}
+        for h in hits:
+            row = self._head_rows.get(h.id)
+            vec = None if row is None else np.asarray(self._vectors[row])
+            twin = None
+            if vec is not None:
+                for other, ov in zip(kept, kept_vecs, strict=True):
+                    same_kind = other.is_current == h.is_current
+                    if ov is not None and same_kind and float(vec @ ov) >= DUPLICATE_COSINE:
+                        twin = other
+                        break
+            if twin is not None:
+                dups.setdefault(twin.id, []).append(h.id)
+                continue
+            kept.append(h)
+            kept_vecs.append(vec)
+        return [replace(h, duplicates=tuple(dups[h.id])) if h.id in dups else h for h in kept]
+
+
+def _order(h: Hit) -> tuple[float, int, str, str]:
+    date = h.date or ""
+    # higher score first, then more severe, then more recent, then id
+    return (-round(h.score, 9), SEVERITY_RANK.get(h.severity, 3), _neg(date), h.id)
+
+
+def _neg(text: str) -> str:
+    return "".join(chr(0x10FFFF - ord(c)) for c in text)
+
+
+def retrieve(
+    repo: Repo,
+    prompt: str = "",
+    paths: list[str] | tuple[str, ...] = (),
+    *,
+    k: int = 10,
+    cwd: str | None = None,
+    embedder: Embedder | None = None,
+    allowed: set[str] | None = None,
+) -> Result:
+    """One-shot in-process retrieval (opens and closes everything)."""
+    r = Retriever.open(repo, embedder=embedder)
+    try:
+        return r.retrieve(prompt, paths, k=k, cwd=cwd, allowed=allowed)
+    finally:
+        r.close()
+
+
+def dumps(result: Result) -> str:
+    return json.dumps(result.to_json())

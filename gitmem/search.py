@@ -1,0 +1,33 @@
+"""Search through the warm daemon when it runs, else in-process."""
+
+from __future__ import annotations
+
+from gitmem import index
+from gitmem.repo import Repo
+from gitmem.retrieve import Result, Retriever
+
+
+def search(
+    repo: Repo,
+    query: str,
+    paths: list[str],
+    *,
+    k: int = 10,
+    cwd: str | None = None,
+    daemon: bool = True,
+) -> tuple[Result, str]:
+    """Returns the result and what served it (``daemon`` or ``in-process``)."""
+    if daemon:
+        from gitmem import client
+
+        served = client.retrieve(repo, query, paths, k=k, cwd=cwd)
+        if served is not None:
+            return served, "daemon"
+    resolution = index.resolve_embedder(repo, allow_download=False)
+    retriever = Retriever.open(repo, embedder=resolution.embedder)
+    if resolution.warning:
+        retriever.warnings.append(resolution.warning)
+    try:
+        return retriever.retrieve(query, paths, k=k, cwd=cwd), "in-process"
+    finally:
+        retriever.close()
