@@ -40,8 +40,10 @@ from gitmem.retrieve import Retriever
 
 GIT_ENV = {
     **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-    "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
 }
 
 
@@ -60,9 +62,15 @@ def build_continuity(root: Path, data: Path) -> tuple[list[dict[str, Any]], dict
     ddir.mkdir(parents=True)
     for n, d in enumerate(decisions, start=1):
         status = {"active": "accepted"}.get(d["status"], d["status"])
-        lines = ["---", f"id: {d['id']}", f"title: {yaml_str(d['title'])}", f"status: {status}",
-                 f"date: {d['date'][:10]}", f"tags: {json.dumps(d.get('tags') or [])}",
-                 f"globs: {json.dumps(d.get('globs') or [])}"]
+        lines = [
+            "---",
+            f"id: {d['id']}",
+            f"title: {yaml_str(d['title'])}",
+            f"status: {status}",
+            f"date: {d['date'][:10]}",
+            f"tags: {json.dumps(d.get('tags') or [])}",
+            f"globs: {json.dumps(d.get('globs') or [])}",
+        ]
         if d.get("supersedes"):
             sup = d["supersedes"] if isinstance(d["supersedes"], list) else [d["supersedes"]]
             lines.append(f"supersedes: {json.dumps(sup)}")
@@ -74,9 +82,16 @@ def build_continuity(root: Path, data: Path) -> tuple[list[dict[str, Any]], dict
             target.parent.mkdir(parents=True, exist_ok=True)
             target.touch()
     cases = [
-        {"id": q["id"], "prompt": q["text"], "paths": q.get("touched_paths") or [],
-         "relevant": q["relevant"], "allowed": None, "kind": q.get("kind")}
-        for q in queries if q.get("relevant")
+        {
+            "id": q["id"],
+            "prompt": q["text"],
+            "paths": q.get("touched_paths") or [],
+            "relevant": q["relevant"],
+            "allowed": None,
+            "kind": q.get("kind"),
+        }
+        for q in queries
+        if q.get("relevant")
     ]
     return cases, {d["id"]: d["id"] for d in decisions}
 
@@ -115,15 +130,23 @@ def build_real_adr(root: Path, data: Path) -> tuple[list[dict[str, Any]], dict[s
             continue
         when = _date(c["date"])
         allowed_paths = {
-            d["path"] for d in decisions
+            d["path"]
+            for d in decisions
             if d.get("git_first_commit_date") and _date(d["git_first_commit_date"]) <= when
         }
-        out.append({"id": c["id"], "prompt": c["message_redacted"], "paths": c["changed_paths"],
-                    "relevant": c["relevant_preexisting"], "allowed_paths": allowed_paths})
+        out.append(
+            {
+                "id": c["id"],
+                "prompt": c["message_redacted"],
+                "paths": c["changed_paths"],
+                "relevant": c["relevant_preexisting"],
+                "allowed_paths": allowed_paths,
+            }
+        )
     return out, {p: d["id"] for p, d in by_path.items()}
 
 
-def evaluate(dataset: Path, paths_only: bool) -> dict[str, Any]:
+def evaluate(dataset: Path, paths_only: bool, keep: bool = False) -> dict[str, Any]:
     real = (dataset / "cases.json").is_file()
     tmp = Path(tempfile.mkdtemp(prefix="gitmem-retrieval-"))
     try:
@@ -159,8 +182,9 @@ def evaluate(dataset: Path, paths_only: bool) -> dict[str, Any]:
             hit1 += int(first == 1)
             hit5 += int(first is not None and first <= 5)
             rr += 1.0 / first if first is not None else 0.0
-            details.append({"id": case["id"], "rank": first, "top": ranked[:5],
-                            "relevant": sorted(relevant)})
+            details.append(
+                {"id": case["id"], "rank": first, "top": ranked[:5], "relevant": sorted(relevant)}
+            )
         retriever.close()
         n = len(cases)
         return {
@@ -175,30 +199,56 @@ def evaluate(dataset: Path, paths_only: bool) -> dict[str, Any]:
             "details": details,
         }
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if keep:
+            print(f"kept the repository at {tmp / 'repo'}", file=sys.stderr)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description="Retrieval benchmark (hit@1, hit@5, MRR, p50).")
-    ap.add_argument("--dataset", required=True, type=Path, action="append",
-                    help="a benchmark folder (repeat for several)")
+    ap.add_argument(
+        "--dataset",
+        required=True,
+        type=Path,
+        action="append",
+        help="a benchmark folder (repeat for several)",
+    )
     ap.add_argument("--paths-only", action="store_true", help="no prompt text, only the paths")
     ap.add_argument("--json", action="store_true", help="one JSON object per dataset")
     ap.add_argument("--details", action="store_true", help="print each case's rank")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary repository")
+    ap.add_argument(
+        "--weights", default=None, help="ranker weights for experiments, e.g. path=1,bm25=1,embed=0"
+    )
     args = ap.parse_args()
+    if args.weights:
+        from gitmem import retrieve
+
+        for item in args.weights.split(","):
+            name, value = item.split("=")
+            retrieve.WEIGHTS[name] = float(value)
     for ds in args.dataset:
-        res = evaluate(ds.resolve(), args.paths_only)
+        res = evaluate(ds.resolve(), args.paths_only, args.keep)
         if args.json:
             keys = ("n", "hit@1", "hit@5", "mrr", "p50_ms")
             print(json.dumps({k: res[k] for k in keys}))
             continue
-        print(f"{res['dataset']} ({res['mode']}, rankers: {'+'.join(res['rankers'])}): "
-              f"n={res['n']} hit@1={res['hit@1']:.2f} hit@5={res['hit@5']:.2f} "
-              f"MRR={res['mrr']:.2f} p50={res['p50_ms']:.1f} ms")
+        print(
+            f"{res['dataset']} ({res['mode']}, rankers: {'+'.join(res['rankers'])}): "
+            f"n={res['n']} hit@1={res['hit@1']:.2f} hit@5={res['hit@5']:.2f} "
+            f"MRR={res['mrr']:.2f} p50={res['p50_ms']:.1f} ms"
+        )
         if args.details:
             for d in res["details"]:
-                mark = "ok " if d["rank"] == 1 else ("top5" if d["rank"] and d["rank"] <= 5 else "MISS")
-                print(f"  {mark} {d['id']}: rank={d['rank']} relevant={d['relevant']} top={d['top']}")
+                mark = (
+                    "ok "
+                    if d["rank"] == 1
+                    else ("top5" if d["rank"] and d["rank"] <= 5 else "MISS")
+                )
+                print(
+                    f"  {mark} {d['id']}: rank={d['rank']} relevant={d['relevant']} top={d['top']}"
+                )
     return 0
 
 

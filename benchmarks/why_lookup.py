@@ -56,10 +56,16 @@ def make_repo(root: Path, n: int) -> list[str]:
     probe = "services/svc0/mod3/handler_1.py"
     (root / probe).parent.mkdir(parents=True, exist_ok=True)
     (root / probe).write_text("pass\n")
-    ident = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b",
-             "GIT_COMMITTER_EMAIL": "b@x"}
+    ident = {
+        "GIT_AUTHOR_NAME": "b",
+        "GIT_AUTHOR_EMAIL": "b@x",
+        "GIT_COMMITTER_NAME": "b",
+        "GIT_COMMITTER_EMAIL": "b@x",
+    }
     subprocess.run(["git", "add", "-A"], cwd=root, check=True, env={**env, **ident})
-    subprocess.run(["git", "commit", "-q", "-m", "bench"], cwd=root, check=True, env={**env, **ident})
+    subprocess.run(
+        ["git", "commit", "-q", "-m", "bench"], cwd=root, check=True, env={**env, **ident}
+    )
     return [probe, "services/svc0/mod3/x.go", "README.md"]
 
 
@@ -67,7 +73,9 @@ def wall(cmd: list[str], cwd: Path, runs: int) -> float:
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        subprocess.run(
+            cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True
+        )
         times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1000
 
@@ -102,7 +110,9 @@ def bench(n: int, runs: int) -> dict[str, float]:
             "python_pass_ms": wall([py, "-c", "pass"], tmp, runs),
             "lookup_process_ms": wall([py, "-c", LOOKUP_ONLY, probes[0]], tmp, runs),
             "why_ms": wall([gitmem, "why", "--json", probes[0]], tmp, runs),
-            "why_no_provenance_ms": wall([gitmem, "why", "--json", "--no-provenance", probes[0]], tmp, runs),
+            "why_no_provenance_ms": wall(
+                [gitmem, "why", "--json", "--no-provenance", probes[0]], tmp, runs
+            ),
         }
         lookups = []
         for _ in range(runs * 20):
@@ -149,7 +159,9 @@ def main() -> int:
             f"{r['why_no_provenance_ms']:>11.1f} ms {r['lookup_in_process_us']:>12.0f} us "
             f"{r['build_ms'] / 1000:>7.2f} s {r['one_record_update_ms']:>10.0f} ms"
         )
-    print("(medians; lookup proc = a fresh Python process that discovers the repo, opens the table and matches one path)")
+    print(
+        "(medians; lookup proc = a fresh Python process that discovers the repo, opens the table and matches one path)"
+    )
     return 0
 
 

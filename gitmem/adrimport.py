@@ -294,23 +294,69 @@ def _identifier_like(token: str) -> bool:
     )
 
 
-def infer_globs(text: str, layout: RepoLayout) -> list[str]:
-    """Globs for the paths and modules an ADR's text mentions that exist in the repository."""
-    code_spans = set(re.findall(r"`([^`\n]{2,120})`", text))
-    tokens: list[str] = []
-    for span in code_spans:
-        tokens.extend(_TOKEN.findall(span))
-    tokens.extend(_TOKEN.findall(re.sub(r"\]\((https?:)?[^)]*\)", "]", text)))
+_LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")
+_CODE_SPAN = re.compile(r"`([^`\n]{2,160})`")
+_URL = re.compile(r"https?://\S+")
+_REPO_URL_PATH = re.compile(r"/(?:blob|tree)/[^/\s]+/([^\s)#?]+)")
+MAX_SHARE = 0.35  # a glob inferred for more of an ADR log's records than this says nothing
+
+
+def mentions(text: str, adr_rel: str = "") -> list[str]:
+    """Tokens of an ADR that may name repository paths or modules, strongest first:
+    relative links and repository URLs, code spans, then code-like words of the prose
+    (paths, dotted/snake_case/CamelCase names; plain English words only count inside code
+    spans)."""
+    out: list[str] = []
+    base = PurePosixPath(adr_rel).parent
+    for target in _LINK_TARGET.findall(text):
+        if target.startswith(("http://", "https://")):
+            match = _REPO_URL_PATH.search(target)
+            if match:
+                out.append(match.group(1))
+            continue
+        if target.startswith(("#", "mailto:")):
+            continue
+        joined = os.path.normpath((base / target.split("#", 1)[0]).as_posix())
+        if not joined.startswith(".."):
+            out.append(joined)
+    for match in _URL.findall(text):
+        found = _REPO_URL_PATH.search(match)
+        if found:
+            out.append(found.group(1))
+    for span in _CODE_SPAN.findall(text):
+        out.extend(_TOKEN.findall(span))
+    prose = _URL.sub(" ", _CODE_SPAN.sub(" ", _LINK_TARGET.sub("]", text)))
+    for token in _TOKEN.findall(prose):
+        if "/" in token or re.search(r"\.[A-Za-z]{1,5}$", token) or _identifier_like(token):
+            out.append(token)
+    return out
+
+
+def infer_globs(text: str, layout: RepoLayout, adr_rel: str = "") -> list[str]:
+    """Globs for the paths and modules an ADR's text mentions that exist in the repository,
+    most mentioned first."""
     counts: dict[str, int] = defaultdict(int)
     order: list[str] = []
-    for token in tokens:
+    for token in mentions(text, adr_rel):
         for glob in layout.resolve(token):
             if glob not in counts:
                 order.append(glob)
             counts[glob] += 1
     first = {g: i for i, g in enumerate(order)}
     order.sort(key=lambda g: (-counts[g], first[g]))
-    return _prune(order)[:MAX_INFERRED]
+    return _prune(order)
+
+
+def infer_all(texts: dict[str, str], layout: RepoLayout) -> dict[str, list[str]]:
+    """Infer globs for every ADR of a log, then drop globs that most records share (the
+    project's own name matching a folder, an umbrella folder): they do not discriminate."""
+    raw = {rel: infer_globs(text, layout, rel) for rel, text in texts.items()}
+    df: dict[str, int] = defaultdict(int)
+    for globs in raw.values():
+        for g in set(globs):
+            df[g] += 1
+    limit = max(2, int(MAX_SHARE * len(texts))) if len(texts) >= 6 else len(texts)
+    return {rel: [g for g in globs if df[g] <= limit][:MAX_INFERRED] for rel, globs in raw.items()}
 
 
 def _prune(globs: list[str]) -> list[str]:

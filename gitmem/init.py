@@ -58,14 +58,17 @@ def init(repo: Repo, *, import_adrs: bool = True) -> InitReport:
     new_entries: dict[str, tuple[str, ...]] = {}
     adr_count = 0
     for folder in folders:
+        texts: dict[str, str] = {}
         for path in adrimport.adr_files(root / folder):
-            adr_count += 1
             rel = path.relative_to(root).as_posix()
+            texts[rel] = path.read_text(encoding="utf-8", errors="replace")
+        adr_count += len(texts)
+        inferred = adrimport.infer_all(texts, layout)
+        for rel, globs_list in inferred.items():
             existing = entries.get(rel)
             if existing is not None and not existing.inferred:
                 continue  # reviewed by a human: never touched again
-            text = path.read_text(encoding="utf-8", errors="replace")
-            globs = tuple(adrimport.infer_globs(text, layout))
+            globs = tuple(globs_list)
             if existing is None or existing.globs != globs:
                 new_entries[rel] = globs
     if new_entries:

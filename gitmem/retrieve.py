@@ -17,6 +17,7 @@ Results whose embeddings are near-duplicates (cosine >= 0.92) collapse into the 
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,13 +34,20 @@ from gitmem.vocab import SEVERITY_RANK
 if TYPE_CHECKING:
     from gitmem.embed import Embedder
 
-RRF_K = 60
+# A small k: with three rankers, where a decision sits in each list should matter as much
+# as whether it is there at all (k=60 mostly rewards presence). Tuned on the development
+# sets in ../shared/bench (see README: Retrieval quality).
+RRF_K = 5
 DUPLICATE_COSINE = 0.92
 RANKER_DEPTH = 50
 # Below this cosine a chunk says nothing about the query (all-MiniLM-L6-v2 puts unrelated
 # texts around 0.0-0.15): the embedding ranker ignores it rather than rank noise.
-EMBED_FLOOR = 0.15
-WEIGHTS = {"path": 1.0, "bm25": 1.0, "embed": 1.0}
+EMBED_FLOOR = 0.10
+WEIGHTS = {"path": 1.0, "bm25": 1.0, "embed": 0.5}
+PATH_WORD_BOOST = 0.5  # words of the touched paths: context, weighed below the prompt
+ENTITY_BOOST = 2.0  # identifiers, quoted names and paths named in the prompt
+# Globs that gitmem inferred from an ADR's prose are a weaker link than globs a person wrote.
+INFERRED_PATH_WEIGHT = 0.3
 
 
 @dataclass(frozen=True)
@@ -141,6 +149,7 @@ class Retriever:
         self._owners: Any = None
         self._ids: list[str] = []
         self._head_rows: dict[str, int] = {}
+        self._inferred: set[str] | None = None
         meta = read_meta(generation) if generation is not None else None
         if meta is not None:
             self._ids = list(meta["ids"])
@@ -203,19 +212,38 @@ class Retriever:
     def rank_paths(
         self, paths: list[str], allowed: set[str] | None
     ) -> tuple[list[tuple[str, float]], dict[str, str]]:
-        scores: dict[str, float] = {}
-        globs: dict[str, tuple[str, int]] = {}
+        """Decisions governing the paths. A path governed by few decisions says more about
+        each of them than one governed by many (an IDF weight), and a more specific glob
+        counts a little more than a broad one."""
+        per_path: list[list[tuple[str, int, str]]] = []
         for rel in paths:
             is_dir = rel == "" or os.path.isdir(self.repo.root / rel)
-            for m in self.table.match(rel, is_dir):
-                ident = m.entry.id
-                if allowed is not None and ident not in allowed:
-                    continue
-                scores[ident] = scores.get(ident, 0.0) + 1.0 + m.specificity / 1000.0
-                if ident not in globs or m.specificity > globs[ident][1]:
-                    globs[ident] = (m.glob, m.specificity)
+            found = [
+                (m.entry.id, m.specificity, m.glob)
+                for m in self.table.match(rel, is_dir)
+                if allowed is None or m.entry.id in allowed
+            ]
+            if found:
+                per_path.append(found)
+        total = len(allowed) if allowed is not None else max(1, self._count())
+        scores: dict[str, float] = {}
+        globs: dict[str, tuple[str, int]] = {}
+        for found in per_path:
+            idf = math.log(1.0 + total / len(found))
+            for ident, spec, glob in found:
+                scores[ident] = scores.get(ident, 0.0) + idf * (1.0 + spec / 1000.0)
+                if ident not in globs or spec > globs[ident][1]:
+                    globs[ident] = (glob, spec)
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])[:RANKER_DEPTH]
         return ranked, {k: v[0] for k, v in globs.items()}
+
+    def _inferred_ids(self) -> set[str]:
+        if self._inferred is None:
+            self._inferred = {e.id for e in self.table.entries() if e.globs_inferred}
+        return self._inferred
+
+    def _count(self) -> int:
+        return int(self.table.meta("count") or 0)
 
     def rank_bm25(
         self, terms: entities.QueryTerms, path_words: list[str], allowed: set[str] | None
@@ -233,9 +261,9 @@ class Retriever:
                 weighted[word] = max(weighted.get(word, 0.0), boost)
 
         add(" ".join(terms.words), 1.0)
-        add(" ".join(path_words), 1.0)
+        add(" ".join(path_words), PATH_WORD_BOOST)
         for ident in (*terms.identifiers, *terms.quoted, *terms.paths):
-            add(ident, 2.0)
+            add(ident, ENTITY_BOOST)
         if not weighted:
             return []
         fields = ("title", "tags", "summary", "body", "paths")
@@ -307,10 +335,12 @@ class Retriever:
     ) -> Result:
         fused: dict[str, float] = {}
         ranks: dict[str, dict[str, tuple[int, float]]] = {}
+        inferred = self._inferred_ids() if runs.get("path") else set()
         for name, ranked in runs.items():
             weight = WEIGHTS.get(name, 1.0)
             for rank, (ident, raw) in enumerate(ranked, start=1):
-                fused[ident] = fused.get(ident, 0.0) + weight / (RRF_K + rank)
+                w = weight * (INFERRED_PATH_WEIGHT if name == "path" and ident in inferred else 1)
+                fused[ident] = fused.get(ident, 0.0) + w / (RRF_K + rank)
                 ranks.setdefault(ident, {})[name] = (rank, raw)
         entries = {i: self.table.get(i) for i in fused}
         hits = [self._hit(e, fused[i], ranks[i], globs.get(i)) for i, e in entries.items() if e]
