@@ -142,7 +142,7 @@ def test_demo_via_console_script(tmp_path: Path) -> None:
     out = proc.stdout
     assert "reading ADRs in place from docs/adr/" in out
     assert "D-0004 (superseded, info) via paydash/api/**" in out and "superseded by D-0005" in out
-    assert "ADR-0002 (accepted, info) via paydash/worker/**" in out
+    assert "ADR-0002 (accepted, info) via paydash/worker/webhooks.py" in out
     assert "0 errors" in out
     status = subprocess.run(
         ["git", "status", "--porcelain"], cwd=target, capture_output=True, text=True
