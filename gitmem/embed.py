@@ -52,7 +52,13 @@ class Embedder:
 
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
-        vectors = np.asarray(list(self._model.embed(texts, batch_size=64)), dtype=np.float32)
+        # Batches are padded to their longest text: embedding in length order wastes less.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        ordered = np.asarray(
+            list(self._model.embed([texts[i] for i in order], batch_size=32)), dtype=np.float32
+        )
+        vectors = np.empty_like(ordered)
+        vectors[order] = ordered
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         result: npt.NDArray[np.float32] = vectors / norms

@@ -36,6 +36,10 @@ from gitmem.repo import Repo
 
 FORMAT = 1
 CHUNK_WORDS = 120
+# Embedding runs at ~5k tokens/s on 2 CPU cores, so every record's head chunk is kept
+# short (title + the start of its summary, ~50 tokens); long bodies get their own chunks.
+HEAD_SUMMARY_CHARS = 240
+LONG_BODY_WORDS = 150  # shorter bodies are covered by the title + summary chunk
 MAX_BODY_CHUNKS = 3
 Progress = Callable[[int, int], None]
 
@@ -76,12 +80,12 @@ def content_hash(d: Decision) -> str:
 
 def chunks(d: Decision) -> list[str]:
     """Texts embedded for a record: title + summary first, then windows of the body."""
-    head = f"{d.title}. {d.summary}".strip()
+    head = f"{d.title}. {sections.clip(d.summary, HEAD_SUMMARY_CHARS)}".strip()
     if d.tags:
         head += " Tags: " + ", ".join(d.tags) + "."
     out = [head]
     words = " ".join(sections.paragraphs(d.body)).split()
-    if len(words) > 60:
+    if len(words) > LONG_BODY_WORDS:
         for start in range(0, len(words), CHUNK_WORDS):
             if len(out) > MAX_BODY_CHUNKS:
                 break

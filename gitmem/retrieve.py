@@ -44,6 +44,8 @@ RANKER_DEPTH = 50
 # texts around 0.0-0.15): the embedding ranker ignores it rather than rank noise.
 EMBED_FLOOR = 0.10
 WEIGHTS = {"path": 1.0, "bm25": 1.0, "embed": 0.5}
+MAX_QUERY_TERMS = 64
+MAX_TERM_SHARE = 0.5  # a term in more than half of the records is not worth scoring
 PATH_WORD_BOOST = 0.5  # words of the touched paths: context, weighed below the prompt
 ENTITY_BOOST = 2.0  # identifiers, quoted names and paths named in the prompt
 # Globs that gitmem inferred from an ADR's prose are a weaker link than globs a person wrote.
@@ -264,10 +266,11 @@ class Retriever:
         add(" ".join(path_words), PATH_WORD_BOOST)
         for ident in (*terms.identifiers, *terms.quoted, *terms.paths):
             add(ident, ENTITY_BOOST)
-        if not weighted:
+        fields = ("title", "tags", "body", "paths")  # the summary is part of the body
+        kept = self._prune_terms(weighted, fields)
+        if not kept:
             return []
-        fields = ("title", "tags", "summary", "body", "paths")
-        q = wq.Or([wq.Term(f, word, boost=b) for word, b in weighted.items() for f in fields])
+        q = wq.Or([wq.Term(f, word, boost=weighted[word]) for word in kept for f in fields])
         limit = None if allowed is not None else RANKER_DEPTH
         results = self._searcher.search(q, limit=limit)
         out: list[tuple[str, float]] = []
@@ -279,6 +282,23 @@ class Retriever:
             if len(out) >= RANKER_DEPTH:
                 break
         return out
+
+    def _prune_terms(self, weighted: dict[str, float], fields: tuple[str, ...]) -> list[str]:
+        """Keep the query terms worth scoring: known to the index, not in most records
+        (their IDF is near zero but they cost the most postings to score), and at most
+        MAX_QUERY_TERMS of them, entities and rare terms first. Long prompts (commit
+        messages, pasted logs) stay fast without changing what ranks first."""
+        total = max(1, self._searcher.doc_count())
+        df: dict[str, int] = {}
+        for word in weighted:
+            counts = [self._searcher.doc_frequency(f, word) for f in fields]
+            present = [c for c in counts if c]
+            if present:
+                df[word] = max(present)
+        common = total * MAX_TERM_SHARE if total >= 20 else total + 1
+        kept = [w for w in df if df[w] <= common]
+        kept.sort(key=lambda w: (-weighted[w], df[w], w))
+        return kept[:MAX_QUERY_TERMS]
 
     def rank_embed(self, text: str, allowed: set[str] | None) -> list[tuple[str, float]]:
         if self._vectors is None or self.embedder is None or not text.strip():
@@ -342,11 +362,13 @@ class Retriever:
                 w = weight * (INFERRED_PATH_WEIGHT if name == "path" and ident in inferred else 1)
                 fused[ident] = fused.get(ident, 0.0) + w / (RRF_K + rank)
                 ranks.setdefault(ident, {})[name] = (rank, raw)
-        entries = {i: self.table.get(i) for i in fused}
+        entries = self.table.get_many(list(fused))
         hits = [self._hit(e, fused[i], ranks[i], globs.get(i)) for i, e in entries.items() if e]
         hits.sort(key=_order)
         hits = self._successors_first(hits)
-        hits = self._collapse_duplicates(hits)
+        # only the head of the list can be shown: collapse duplicates there
+        head = self._collapse_duplicates(hits[: k * 3])
+        hits = head + hits[k * 3 :]
         return Result(tuple(hits[:k]), len(hits), tuple(runs), tuple(self.warnings))
 
     def _hit(

@@ -86,7 +86,10 @@ class Table:
         if not path.is_file():
             return None
         try:
-            conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+            # check_same_thread off: the daemon serves from worker threads under one lock
+            conn = sqlite3.connect(
+                f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False
+            )
             row = conn.execute("SELECT v FROM meta WHERE k = 'schema'").fetchone()
         except sqlite3.Error:
             return None
@@ -145,6 +148,20 @@ class Table:
         rows = self._conn.execute(f"SELECT {_COLUMNS} FROM decision ORDER BY n").fetchall()
         self._load(rows)
         return [self._entries[int(r[0])] for r in rows]
+
+    def get_many(self, idents: list[str]) -> dict[str, Entry]:
+        out: dict[str, Entry] = {}
+        for start in range(0, len(idents), 500):
+            part = idents[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._conn.execute(
+                f"SELECT {_COLUMNS} FROM decision WHERE id IN ({marks})", part
+            ).fetchall()
+            self._load(rows)
+            for r in rows:
+                e = self._entries[int(r[0])]
+                out[e.id] = e
+        return out
 
     def get(self, ident: str) -> Entry | None:
         row = self._conn.execute(

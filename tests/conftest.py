@@ -80,3 +80,40 @@ def commit_all(root: Path, message: str = "commit") -> str:
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", message)
     return git(root, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture(scope="session")
+def model_dir() -> Path:
+    """The offline embedding model folder (`gitmem model assemble`). CI sets
+    GITMEM_REQUIRE_MODEL=1 so that a missing model fails the run instead of skipping."""
+    from gitmem import modelkit
+
+    folder = os.environ.get("GITMEM_EMBED_MODEL_DIR")
+    if folder and modelkit.is_complete(Path(folder)):
+        return Path(folder)
+    if os.environ.get("GITMEM_REQUIRE_MODEL") == "1":
+        pytest.fail("GITMEM_REQUIRE_MODEL=1 but GITMEM_EMBED_MODEL_DIR holds no model")
+    pytest.skip("no embedding model: run `gitmem model assemble DIR` and set GITMEM_EMBED_MODEL_DIR")
+
+
+@pytest.fixture(scope="session")
+def embedder(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> object:
+    """Loaded once per session. onnxruntime writes a device id under ~/.cache/Microsoft
+    when it loads: load it with a throwaway HOME."""
+    from gitmem import embed
+
+    old = os.environ.get("HOME")
+    os.environ["HOME"] = str(tmp_path_factory.mktemp("ort-home"))
+    try:
+        return embed._from_dir(model_dir)
+    finally:
+        if old is not None:
+            os.environ["HOME"] = old
+
+
+@pytest.fixture
+def no_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No model anywhere, and no network: retrieval must fall back to keyword + path."""
+    monkeypatch.delenv("GITMEM_EMBED_MODEL_DIR", raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("FASTEMBED_CACHE_PATH", str(tmp_path / "empty-cache"))

@@ -1,0 +1,217 @@
+"""Retrieval latency and index build time on synthetic repositories.
+
+    python benchmarks/retrieval_latency.py [--sizes 1000,10000] [--queries 40] [--json]
+
+For each size: full index build (keyword + embeddings), a one-record update, and the query
+latency three ways, side by side in one run: in-process (index and model loaded: what the
+daemon does per request), through the warm daemon (a client round trip on the Unix socket),
+and cold (`gitmem search` as a fresh process, without and with the daemon), next to
+`python -c pass`. Needs GITMEM_EMBED_MODEL_DIR for the embedding parts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from gitmem import client, index
+from gitmem.repo import discover
+from gitmem.retrieve import Retriever
+
+TOPICS = [
+    "billing",
+    "ledger",
+    "auth",
+    "session",
+    "cache",
+    "queue",
+    "search",
+    "export",
+    "import",
+    "payments",
+    "refunds",
+    "invoices",
+    "webhooks",
+    "audit",
+    "metrics",
+    "tracing",
+    "storage",
+    "schema",
+    "migration",
+    "gateway",
+    "routing",
+    "pricing",
+]
+VERBS = ["must", "should", "never", "always", "only"]
+NOUNS = [
+    "integer cents",
+    "idempotency keys",
+    "retries with backoff",
+    "structured logs",
+    "feature flags",
+    "read replicas",
+    "event sourcing",
+    "rate limits",
+    "timeouts",
+    "circuit breakers",
+    "background jobs",
+    "signed URLs",
+    "UTC timestamps",
+    "UUIDv7 ids",
+    "protobuf messages",
+    "JSON over HTTP",
+    "gRPC streaming",
+    "Postgres advisory locks",
+]
+
+
+def make_repo(root: Path, n: int, seed: int = 7) -> None:
+    rnd = random.Random(seed)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True, env=env)
+    ddir = root / ".continuity" / "decisions"
+    ddir.mkdir(parents=True)
+    services = max(1, n // 20)
+    for i in range(1, n + 1):
+        topic = rnd.choice(TOPICS)
+        noun = rnd.choice(NOUNS)
+        svc = i % services
+        title = f"{topic.capitalize()} {rnd.choice(VERBS)} use {noun} (service {svc})"
+        body = " ".join(
+            f"The {topic} code in service {svc} {rnd.choice(VERBS)} rely on {rnd.choice(NOUNS)}"
+            f" because of {rnd.choice(TOPICS)} constraints."
+            for _ in range(rnd.randint(2, 6))
+        )
+        (ddir / f"{i:05d}-d{i}.md").write_text(
+            "---\n"
+            f"title: {json.dumps(title)}\nstatus: accepted\n"
+            f"globs: {json.dumps([f'services/svc{svc}/{topic}/**'])}\n"
+            f"tags: [{topic}]\n---\n## Decision\n\n{body}\n"
+        )
+
+
+def median_ms(fn, runs: int) -> float:  # type: ignore[no-untyped-def]
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+def bench(n: int, queries: int) -> dict[str, float | int | str]:
+    tmp = Path(tempfile.mkdtemp(prefix=f"gitmem-lat-{n}-"))
+    proc = None
+    try:
+        root = tmp / "repo"
+        make_repo(root, n)
+        repo = discover(root)
+        resolution = index.resolve_embedder(repo, allow_download=False)
+        emb = resolution.embedder
+        t0 = time.perf_counter()
+        index.build(repo, embedder=emb)
+        build_s = time.perf_counter() - t0
+        rec = root / ".continuity" / "decisions" / f"{n // 2:05d}-d{n // 2}.md"
+        rec.write_text(rec.read_text().replace("because of", "owing to"))
+        t0 = time.perf_counter()
+        upd = index.build(repo, embedder=emb)
+        update_s = time.perf_counter() - t0
+        assert upd.reindexed == 1, upd
+        rnd = random.Random(1)
+        qs = [
+            (
+                f"how do we handle {rnd.choice(NOUNS)} in {rnd.choice(TOPICS)}?",
+                [f"services/svc{rnd.randrange(max(1, n // 20))}/{rnd.choice(TOPICS)}/x.py"],
+            )
+            for _ in range(queries)
+        ]
+        retr = Retriever.open(repo, embedder=emb)
+        it = iter(qs * 3)
+        retr.retrieve(*next(it))
+        inproc = median_ms(lambda: retr.retrieve(*next(it)), queries)
+        retr.close()
+        env = {**os.environ}
+        py = sys.executable
+        proc = subprocess.Popen(
+            [py, "-m", "gitmem", "watch", "--idle", "120", "--quiet"], cwd=root, env=env
+        )
+        for _ in range(600):
+            if client.ping(repo):
+                break
+            time.sleep(0.05)
+        it2 = iter(qs * 3)
+        client.retrieve_raw(repo, *next(it2))
+        daemon = median_ms(lambda: client.retrieve_raw(repo, *next(it2)), queries)
+        gitmem = shutil.which("gitmem") or "gitmem"
+
+        def cli(*extra: str) -> None:
+            subprocess.run(
+                [gitmem, "search", "--json", *extra, "retries with backoff"],
+                cwd=root,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                check=True,
+            )
+
+        cold_daemon = median_ms(lambda: cli(), 7)
+        client.request(repo, {"op": "stop"})
+        proc.wait(timeout=30)
+        proc = None
+        cold = median_ms(lambda: cli("--no-daemon"), 7)
+        base = median_ms(lambda: subprocess.run([py, "-c", "pass"], check=True), 7)
+        return {
+            "decisions": n,
+            "model": "yes" if emb is not None else "no",
+            "build_s": round(build_s, 2),
+            "update_s": round(update_s, 3),
+            "query_in_process_ms": round(inproc, 2),
+            "query_daemon_ms": round(daemon, 2),
+            "search_cli_with_daemon_ms": round(cold_daemon, 1),
+            "search_cli_cold_ms": round(cold, 1),
+            "python_pass_ms": round(base, 1),
+        }
+    finally:
+        if proc is not None:
+            proc.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description="retrieval latency and index build time")
+    ap.add_argument("--sizes", default="1000,10000")
+    ap.add_argument("--queries", type=int, default=40)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    rows = [bench(int(s), args.queries) for s in args.sizes.split(",")]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(
+        f"{'decisions':>9} {'model':>5} {'build':>8} {'1-rec update':>12} {'in-process':>11} "
+        f"{'daemon':>8} {'CLI+daemon':>11} {'CLI cold':>9} {'python -c pass':>15}"
+    )
+    for r in rows:
+        print(
+            f"{r['decisions']:>9} {r['model']:>5} {r['build_s']:>6} s {r['update_s']:>10} s "
+            f"{r['query_in_process_ms']:>8} ms {r['query_daemon_ms']:>5} ms "
+            f"{r['search_cli_with_daemon_ms']:>8} ms {r['search_cli_cold_ms']:>6} ms "
+            f"{r['python_pass_ms']:>12} ms"
+        )
+    print(
+        "(medians; targets: warm query <= 20 ms, cold CLI search <= 1 s, "
+        "10,000-decision index <= 90 s, one-record update <= 0.5 s)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

