@@ -71,6 +71,16 @@ class Resolution:
     warning: str | None
 
 
+def _quiet_fastembed() -> None:
+    """fastembed logs ERROR lines (through loguru) when a model is not cached; gitmem says
+    what happened in one warning line instead."""
+    try:
+        from loguru import logger
+    except ImportError:  # pragma: no cover - loguru comes with fastembed
+        return
+    logger.disable("fastembed")
+
+
 def _dir_fingerprint(folder: Path) -> str:
     onnx = folder / "model.onnx"
     return f"{MODEL_NAME}:dir:{onnx.stat().st_size}"
@@ -79,6 +89,7 @@ def _dir_fingerprint(folder: Path) -> str:
 def _from_dir(folder: Path) -> Embedder:
     from fastembed import TextEmbedding
 
+    _quiet_fastembed()
     for name in ("model.onnx", "tokenizer.json", "config.json"):
         if not (folder / name).is_file():
             raise FileNotFoundError(f"{folder} has no {name}")
@@ -89,6 +100,7 @@ def _from_dir(folder: Path) -> Embedder:
 def _from_cache(cache_dir: str | None) -> Embedder:
     from fastembed import TextEmbedding
 
+    _quiet_fastembed()
     model = TextEmbedding(MODEL_NAME, cache_dir=cache_dir, local_files_only=True)
     return Embedder(model, ModelInfo(MODEL_NAME, "cache", cache_dir or "", f"{MODEL_NAME}:hub"))
 

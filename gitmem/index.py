@@ -34,7 +34,7 @@ from gitmem.fsutil import atomic_write
 from gitmem.model import Decision
 from gitmem.repo import Repo
 
-FORMAT = 1
+FORMAT = 2
 CHUNK_WORDS = 120
 # Embedding runs at ~5k tokens/s on 2 CPU cores, so every record's head chunk is kept
 # short (title + the start of its summary, ~50 tokens); long bodies get their own chunks.
@@ -120,15 +120,29 @@ def _schema() -> Any:
         | StopFilter()
         | StemFilter()
     )
+    # One weighted field: "simple BM25F" (Robertson et al.), where a field's weight is
+    # applied to its term frequencies by repetition before BM25 saturates them. Closer to
+    # BM25F than Whoosh's per-field sum, and one posting list per query term.
     return Schema(
         id=ID(stored=True, unique=True),
-        title=TEXT(analyzer=analyzer, field_boost=3.0),
-        tags=TEXT(analyzer=analyzer, field_boost=2.0),
-        summary=TEXT(analyzer=analyzer, field_boost=1.5),
-        body=TEXT(analyzer=analyzer),
-        paths=TEXT(analyzer=analyzer, field_boost=1.5),
+        content=TEXT(analyzer=analyzer),
         hash=STORED(),
     )
+
+
+FIELD_WEIGHTS = {"title": 3, "tags": 2, "paths": 1, "summary": 1, "body": 1}
+
+
+def weighted_text(d: Decision) -> str:
+    """The BM25F document: title x3, tags x2, glob words, summary (if not already in the
+    body), body."""
+    parts = [d.title] * FIELD_WEIGHTS["title"]
+    parts += [" ".join(d.tags)] * FIELD_WEIGHTS["tags"]
+    parts.append(glob_words(d))
+    if d.summary and d.summary[:80] not in d.body:
+        parts.append(d.summary)
+    parts.append(d.body)
+    return "\n".join(p for p in parts if p)
 
 
 @contextlib.contextmanager
@@ -271,15 +285,7 @@ def _write_whoosh(
         for ident in removed:
             writer.delete_by_term("id", ident)
         for n, d in enumerate(todo, start=1):
-            writer.update_document(
-                id=d.id,
-                title=d.title,
-                tags=" ".join(d.tags),
-                summary=d.summary,
-                body=d.body,
-                paths=glob_words(d),
-                hash=hashes[d.id],
-            )
+            writer.update_document(id=d.id, content=weighted_text(d), hash=hashes[d.id])
             if progress is not None and n % 200 == 0:
                 progress(n, len(todo))
         writer.commit(optimize=len(todo) == len(decisions))

@@ -5,7 +5,8 @@ benchmarks all call :meth:`Retriever.retrieve`. Rankers, fused with reciprocal r
 
 * ``path``: decisions whose globs govern the touched paths and the paths the prompt names,
   by how many of them they govern, then by glob specificity;
-* ``bm25``: Whoosh BM25F over title (boosted), tags, summary, body and glob words, queried
+* ``bm25``: Whoosh BM25 over one BM25F-weighted field (title x3, tags x2, glob words,
+  summary, body), queried
   with the prompt's words plus its entities (paths, identifiers, quoted names) boosted;
 * ``embed``: cosine similarity between the query and each record's chunks (best chunk).
 
@@ -44,6 +45,8 @@ RANKER_DEPTH = 50
 # texts around 0.0-0.15): the embedding ranker ignores it rather than rank noise.
 EMBED_FLOOR = 0.10
 WEIGHTS = {"path": 1.0, "bm25": 1.0, "embed": 0.5}
+BM25_B = 0.75  # length normalisation
+BM25_K1 = 1.2
 MAX_QUERY_TERMS = 64
 MAX_TERM_SHARE = 0.5  # a term in more than half of the records is not worth scoring
 PATH_WORD_BOOST = 0.5  # words of the touched paths: context, weighed below the prompt
@@ -170,9 +173,10 @@ class Retriever:
     def _open_whoosh(self, gen: Path) -> None:
         try:
             from whoosh import index as windex
+            from whoosh import scoring
 
             self._index = windex.open_dir(str(gen / "whoosh"))
-            self._searcher = self._index.searcher()
+            self._searcher = self._index.searcher(weighting=scoring.BM25F(B=BM25_B, K1=BM25_K1))
         except Exception as exc:  # a broken index degrades to the other rankers
             self.warnings.append(f"keyword index unreadable ({exc}); run `gitmem index --full`")
 
@@ -254,7 +258,7 @@ class Retriever:
             return []
         from whoosh import query as wq
 
-        analyzer = self._index.schema["body"].analyzer
+        analyzer = self._index.schema["content"].analyzer
         weighted: dict[str, float] = {}
 
         def add(text: str, boost: float) -> None:
@@ -266,7 +270,7 @@ class Retriever:
         add(" ".join(path_words), PATH_WORD_BOOST)
         for ident in (*terms.identifiers, *terms.quoted, *terms.paths):
             add(ident, ENTITY_BOOST)
-        fields = ("title", "tags", "body", "paths")  # the summary is part of the body
+        fields = ("content",)
         kept = self._prune_terms(weighted, fields)
         if not kept:
             return []

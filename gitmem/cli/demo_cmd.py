@@ -8,9 +8,10 @@ from rich.markup import escape
 from rich.rule import Rule
 
 from gitmem import demo as core
-from gitmem import init, lint, why
+from gitmem import index, init, lint, why
 from gitmem.cli.output import expected_errors, stdout
 from gitmem.repo import discover
+from gitmem.retrieve import retrieve
 
 SHOWCASE = [
     "paydash/billing/charge.py",
@@ -66,6 +67,22 @@ def demo(directory: str | None) -> None:
                 f"    {g.id} ({g.status}, {g.severity}) via {escape(g.glob)}: "
                 f"{escape(g.title)}{tail}"
             )
+    out.print("\n$ gitmem index")
+    resolution = index.resolve_embedder(repo, allow_download=False)
+    if resolution.warning:
+        out.print(f"  [yellow]warning:[/] {escape(resolution.warning)}")
+    built = index.build(repo, embedder=resolution.embedder)
+    out.print(f"  indexed {built.total} decisions ({built.embedded} chunks embedded)")
+    query, touched = "can a refund amount be a float?", "paydash/billing/refund.py"
+    out.print(f'\n$ gitmem search "{query}" --path {touched}')
+    result = retrieve(repo, query, [touched], k=3, embedder=resolution.embedder)
+    for n, h in enumerate(result.hits, start=1):
+        ranks = ", ".join(f"{name} #{rank}" for name, (rank, _) in sorted(h.ranks.items()))
+        out.print(
+            f"  {n}. {h.id} ({h.status}, {h.severity}) {escape(h.title)}  {escape(f'[{ranks}]')}"
+        )
+    out.print(f"  rankers: {', '.join(result.rankers)}")
+
     out.print("\n$ gitmem lint")
     lr = lint.lint(repo)
     for p in lr.problems:
