@@ -137,7 +137,14 @@ def test_lint_format_exit_codes_and_unmatched_globs(repo: Path) -> None:
 @pytest.mark.skipif(GITMEM is None, reason="gitmem console script not installed")
 def test_demo_via_console_script(tmp_path: Path) -> None:
     target = tmp_path / "demo"
-    proc = subprocess.run([str(GITMEM), "demo", str(target)], capture_output=True, text=True)
+    # onnxruntime (not gitmem) writes a device id under ~/.cache/Microsoft when the demo
+    # loads the embedding model: a separate HOME keeps the guard about gitmem's own writes.
+    sandbox = tmp_path / "ort-home"
+    sandbox.mkdir()
+    env = {**os.environ, "HOME": str(sandbox)}
+    proc = subprocess.run(
+        [str(GITMEM), "demo", str(target)], capture_output=True, text=True, env=env
+    )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "reading ADRs in place from docs/adr/" in out
@@ -148,7 +155,10 @@ def test_demo_via_console_script(tmp_path: Path) -> None:
         ["git", "status", "--porcelain"], cwd=target, capture_output=True, text=True
     )
     assert status.stdout == ""  # the demo commits its records; derived state stays in .git
-    again = subprocess.run([str(GITMEM), "demo", str(target)], capture_output=True, text=True)
+    assert "gitmem search" in out and "D-0002 (accepted, critical)" in out
+    again = subprocess.run(
+        [str(GITMEM), "demo", str(target)], capture_output=True, text=True, env=env
+    )
     assert again.returncode == 1 and "not empty" in again.stderr
 
 
