@@ -196,6 +196,9 @@ def build(
             and prev_meta.get("hashes") == hashes
             and prev_meta.get("model") == model_fp
         ):
+            # nothing to re-index, but the table was just recompiled: stamp the index as
+            # current so that readers do not take it for stale
+            atomic_write(prev / "meta.json", json.dumps({**prev_meta, "built": time.time()}))
             return BuildReport(
                 prev,
                 len(decisions),

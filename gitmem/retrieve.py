@@ -156,12 +156,21 @@ class Retriever:
         self._head_rows: dict[str, int] = {}
         self._inferred: set[str] | None = None
         meta = read_meta(generation) if generation is not None else None
+        self.stale = False
         if meta is not None:
             self._ids = list(meta["ids"])
             self._open_whoosh(generation)  # type: ignore[arg-type]
             self._open_vectors(generation, meta)  # type: ignore[arg-type]
+            self.stale = float(meta.get("built", 0)) < _mtime(table.path) - 1e-3
+            if self.stale:
+                self.warnings.append("records changed since the last `gitmem index`")
         elif generation is None:
             self.warnings.append("no index yet: run `gitmem index` (path ranking only)")
+        else:
+            self.stale = True
+            self.warnings.append(
+                "the index is unreadable or from another gitmem version: run `gitmem index`"
+            )
 
     # ------------------------------------------------------------------ set-up
     @classmethod
@@ -465,6 +474,13 @@ class Retriever:
             kept.append(h)
             kept_vecs.append(vec)
         return [replace(h, duplicates=tuple(dups[h.id])) if h.id in dups else h for h in kept]
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
 
 
 def _order(h: Hit) -> tuple[float, int, str, str]:

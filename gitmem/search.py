@@ -25,6 +25,11 @@ def search(
             return served, "daemon"
     resolution = index.resolve_embedder(repo, allow_download=False)
     retriever = Retriever.open(repo, embedder=resolution.embedder)
+    if retriever.stale or retriever.generation is None:
+        # records changed (or no index yet): refresh incrementally, then search
+        retriever.close()
+        index.build(repo, embedder=resolution.embedder, model_warning=resolution.warning)
+        retriever = Retriever.open(repo, embedder=resolution.embedder)
     if resolution.warning:
         retriever.warnings.append(resolution.warning)
     try:

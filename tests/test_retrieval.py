@@ -158,11 +158,16 @@ def test_without_a_model_keyword_and_path_work(repo: Path, no_model: None) -> No
     assert data["hits"][0]["ranks"]["path"]["rank"] == 1 and data["served_by"] == "in-process"
 
 
-def test_search_before_any_index_uses_paths(repo: Path, no_model: None) -> None:
+def test_search_builds_a_missing_or_stale_index(repo: Path, no_model: None) -> None:
     project(repo)
     out = CliRunner().invoke(cli, ["search", "--no-daemon", "-p", "api/routes.py"])
     assert out.exit_code == 0
-    assert "D-0003" in out.stdout and "no index yet" in out.stderr
+    assert "D-0003" in out.stdout and index.current_generation(discover(repo)) is not None
+    # a record changed after indexing: the next search re-indexes first and finds it
+    decision(repo, "0005-zebra.md", "Zebra crossings", body="## Decision\n\nZebra stripes.\n")
+    CliRunner().invoke(cli, ["why", "api/routes.py"])  # recompiles the table only
+    out = CliRunner().invoke(cli, ["search", "--no-daemon", "--json", "zebra stripes"])
+    assert json.loads(out.stdout)["hits"][0]["id"] == "D-0005"
 
 
 def test_budget_prefers_l1_then_l0_and_counts_the_rest(repo: Path) -> None:

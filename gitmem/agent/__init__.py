@@ -1,0 +1,1 @@
+"""Agent integrations (Claude Code hooks first). Import-light: runs on every tool call."""

@@ -1,0 +1,425 @@
+"""``gitmem hook claude EVENT``: Claude Code hooks that bring decisions to the agent.
+
+Events: ``session-start``, ``prompt`` (UserPromptSubmit), ``pre-tool`` (PreToolUse),
+``post-tool`` (PostToolUse), ``stop``, ``session-end``. Each reads the hook JSON on stdin
+and prints JSON (or nothing) on stdout; see ``gitmem.agent.runner`` for the fail-open
+wrapper. Import-light: ``pre-tool`` and ``post-tool`` load only the standard library,
+``gitmem.repo``/``paths``/``table``/``budget`` and this module; ``prompt`` adds the
+retrieval module (Whoosh) only when no warm daemon answers; nothing here loads an
+embedding model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Any
+
+from gitmem import budget
+from gitmem.agent import state, toolpaths
+from gitmem.paths import to_repo_relative
+from gitmem.repo import Repo
+from gitmem.table import TABLE_NAME, Match, Table, is_fresh
+
+BUDGET_SESSION_START = 2000
+BUDGET_PROMPT = 800
+BUDGET_PRE_TOOL = 500
+BUDGET_POST_TOOL = 300
+MAX_EVENT_CHARS = 8000
+PROMPT_MAX_HITS = 5
+HOOK_EVENT_NAMES = {
+    "session-start": "SessionStart",
+    "prompt": "UserPromptSubmit",
+    "pre-tool": "PreToolUse",
+    "post-tool": "PostToolUse",
+    "stop": "Stop",
+    "session-end": "SessionEnd",
+}
+SMALL_REBUILD = 300  # records: a missing table is compiled inline below this size
+
+
+def context(event: str, text: str) -> dict[str, Any] | None:
+    if not text:
+        return None
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": HOOK_EVENT_NAMES[event],
+            "additionalContext": text[:MAX_EVENT_CHARS],
+        }
+    }
+
+
+# ------------------------------------------------------------------------------ the table
+
+
+def open_table(repo: Repo) -> Table | None:
+    """The match table; stale tables are used as they are while a background process
+    refreshes them (a hook never waits for a big rebuild)."""
+    path = repo.state_dir / TABLE_NAME
+    table = Table.open(path)
+    if table is not None:
+        if not is_fresh(table, repo.root, full=False):
+            refresh_in_background(repo)
+        return table
+    decisions = repo.root / ".continuity"
+    if not decisions.is_dir() and not _has_sources(repo):
+        return None
+    count = sum(len(files) for _, _, files in os.walk(decisions))
+    if count <= SMALL_REBUILD:
+        from gitmem import compile as compiler
+
+        compiler.build(repo)
+        return Table.open(path)
+    refresh_in_background(repo)
+    return None
+
+
+def _has_sources(repo: Repo) -> bool:
+    return (repo.root / ".continuity" / "config.yaml").is_file()
+
+
+def refresh_in_background(repo: Repo) -> None:
+    import subprocess
+    import sys
+
+    with contextlib.suppress(OSError):
+        subprocess.Popen(
+            [sys.executable, "-m", "gitmem", "index", "--no-download", "--json"],
+            cwd=repo.root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+
+
+# ------------------------------------------------------------------------------ helpers
+
+
+def repo_paths(repo: Repo, raw: list[str], cwd: str, check_shell: bool, table: Table) -> list[str]:
+    out: list[str] = []
+    for item in raw:
+        rel = to_repo_relative(item, repo, cwd)
+        if rel is None or rel in out:
+            continue
+        if check_shell and not (os.path.exists(repo.root / rel) or table.match(rel)):
+            continue
+        out.append(rel)
+    return out
+
+
+def governing(table: Table, paths: list[str], repo: Repo) -> list[Match]:
+    """Current decisions governing any of ``paths``, best first, each once."""
+    seen: dict[str, Match] = {}
+    for rel in paths:
+        is_dir = rel == "" or os.path.isdir(repo.root / rel)
+        for m in table.match(rel, is_dir):
+            if not m.entry.is_current:
+                continue
+            if m.entry.id not in seen or m.specificity > seen[m.entry.id].specificity:
+                seen[m.entry.id] = m
+    from gitmem.table import sort_key
+
+    return sorted(seen.values(), key=sort_key)
+
+
+class _Shown:
+    """Adapter: a table entry as ``budget.Shown``."""
+
+    def __init__(self, e: Any) -> None:
+        self.id = e.id
+        self.title = e.title
+        self.status = e.effective_status
+        self.severity = e.severity
+        self.file = e.file
+        self.summary = e.summary
+        self.superseded_by = tuple(e.superseded_by)
+
+
+def chars_per_token(repo: Repo) -> int:
+    return 4  # config parsing would cost a YAML import; 4 is the documented default
+
+
+# ------------------------------------------------------------------------------ events
+
+
+def pre_tool(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
+    table = open_table(repo)
+    if table is None:
+        return None
+    try:
+        raw, from_shell = toolpaths.touched(
+            str(payload.get("tool_name") or ""), payload.get("tool_input")
+        )
+        cwd = str(payload.get("cwd") or os.getcwd())
+        paths = repo_paths(repo, raw, cwd, from_shell, table)
+        if not paths:
+            return None
+        matches = governing(table, paths, repo)
+        if not matches:
+            return None
+        return _inject_new(repo, payload, "pre-tool", matches, BUDGET_PRE_TOOL)
+    finally:
+        table.close()
+
+
+def post_tool(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
+    table = open_table(repo)
+    if table is None:
+        return None
+    try:
+        tool = str(payload.get("tool_name") or "")
+        raw, from_shell = toolpaths.touched(tool, payload.get("tool_input"))
+        cwd = str(payload.get("cwd") or os.getcwd())
+        paths = repo_paths(repo, raw, cwd, from_shell, table)
+        if not paths:
+            return None
+        edited = tool in toolpaths.EDIT_TOOLS
+        sid = str(payload.get("session_id") or "")
+        with state.open_session(repo.shared_state_dir, sid) as session:
+            session.append("edited" if edited else "read", paths=paths, tool=tool)
+        if not edited:
+            return None
+        matches = governing(table, paths, repo)
+        return (
+            _inject_new(repo, payload, "post-tool", matches, BUDGET_POST_TOOL) if matches else None
+        )
+    finally:
+        table.close()
+
+
+def _inject_new(
+    repo: Repo, payload: dict[str, Any], event: str, matches: list[Match], tokens: int
+) -> dict[str, Any] | None:
+    sid = str(payload.get("session_id") or "")
+    with state.open_session(repo.shared_state_dir, sid) as session:
+        shown = session.view().shown
+        fresh = [m for m in matches if m.entry.id not in shown]
+        if not fresh:
+            return None
+        text, ids = budget.render(
+            [(_Shown(m.entry), m.glob) for m in fresh],
+            budget_tokens=tokens,
+            chars_per_token=chars_per_token(repo),
+            more_hint="`gitmem why PATH` lists them.",
+        )
+        if ids:
+            session.append("shown", ids=ids, event=event)
+    return context(event, text)
+
+
+def prompt(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
+    text = str(payload.get("prompt") or "")
+    if not text.strip():
+        return None
+    cwd = str(payload.get("cwd") or os.getcwd())
+    hits = _retrieve(repo, text, cwd)
+    top_bm25 = max((float(h.ranks["bm25"][1]) for h in hits if "bm25" in h.ranks), default=0.0)
+    relevant = [h for h in hits if _relevant(h, top_bm25)][:PROMPT_MAX_HITS]
+    if not relevant:
+        return None
+    sid = str(payload.get("session_id") or "")
+    with state.open_session(repo.shared_state_dir, sid) as session:
+        shown = session.view().shown
+        fresh = [h for h in relevant if h.id not in shown]
+        if not fresh:
+            return None
+        rendered, ids = budget.render(
+            [(h, h.glob) for h in fresh],
+            budget_tokens=BUDGET_PROMPT,
+            chars_per_token=chars_per_token(repo),
+            more_hint="`gitmem search` shows them.",
+        )
+        if ids:
+            session.append("shown", ids=ids, event="prompt")
+    return context("prompt", rendered)
+
+
+def _relevant(hit: Any, top_bm25: float) -> bool:
+    """Inject only what some evidence ties to the prompt: a governed path it names, or
+    keyword and semantic rankers agreeing near the top (or keyword alone, near the top,
+    when no embedding ranker ran, scoring at least half the best keyword score)."""
+    ranks = hit.ranks
+    if "path" in ranks:
+        return True
+    bm25 = int(ranks.get("bm25", (99, 0.0))[0])
+    emb = ranks.get("embed")
+    if emb is not None:
+        return bool((bm25 <= 5 and int(emb[0]) <= 5) or float(emb[1]) >= 0.5)
+    raw = float(ranks.get("bm25", (99, 0.0))[1])
+    return bm25 <= 3 and raw >= 0.5 * top_bm25
+
+
+def _retrieve(repo: Repo, text: str, cwd: str) -> list[Any]:
+    """Through the warm daemon when it answers, else in-process keyword + path."""
+    from gitmem import client
+
+    raw = client.retrieve_raw(repo, text, [], k=10, cwd=cwd)
+    if raw is not None:
+        from gitmem.retrieve import Result
+
+        try:
+            return list(Result.from_json(raw).hits)
+        except (KeyError, TypeError, ValueError):
+            pass
+    from gitmem.retrieve import Retriever
+
+    if open_table(repo) is None:
+        return []
+    retriever = Retriever.open(repo)  # no embedder: models never load in a hook
+    if retriever.stale or retriever.generation is None:
+        refresh_in_background(repo)
+    try:
+        return list(retriever.retrieve(text, [], k=10, cwd=cwd).hits)
+    finally:
+        retriever.close()
+
+
+def session_start(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
+    source = str(payload.get("source") or "startup")
+    sid = str(payload.get("session_id") or "")
+    table = open_table(repo)
+    if table is None:
+        return None
+    try:
+        entries = [e for e in table.entries() if e.is_current]
+        pinned = [e for e in entries if e.pin or e.severity == "critical"]
+        changed = changed_paths(repo)
+        on_branch = [m.entry for m in governing(table, changed, repo)] if changed else []
+        recent = _recent(table)
+        with state.open_session(repo.shared_state_dir, sid) as session:
+            view = session.view()
+            if source in ("compact", "clear"):
+                session.append("reset", source=source)
+                already: set[str] = set()
+            else:
+                already = view.shown
+            before = view.shown if source == "compact" else set()
+            sections: list[tuple[str, list[Any]]] = [
+                ("Pinned and critical project decisions:", pinned),
+                ("Decisions governing files changed on this branch or uncommitted:", on_branch),
+                ("Recently added or superseding decisions:", recent),
+            ]
+            if before:
+                kept = [table.get(i) for i in sorted(before)]
+                sections.append(
+                    ("Decisions shown earlier in this session:", [e for e in kept if e])
+                )
+            parts: list[str] = []
+            shown_ids: list[str] = []
+            remaining = BUDGET_SESSION_START * chars_per_token(repo)
+            for header, items in sections:
+                fresh = [e for e in items if e.id not in already and e.id not in shown_ids]
+                if not fresh or remaining < 200:
+                    continue
+                text, ids = budget.render(
+                    [(_Shown(e), None) for e in fresh],
+                    budget_tokens=remaining // chars_per_token(repo),
+                    chars_per_token=chars_per_token(repo),
+                    header=header,
+                    more_hint="`gitmem list` shows all decisions.",
+                )
+                if text:
+                    parts.append(text)
+                    shown_ids.extend(ids)
+                    remaining -= len(text) + 1
+            if shown_ids:
+                session.append("shown", ids=shown_ids, event=f"session-start:{source}")
+        if not parts:
+            return None
+        intro = (
+            f"This repository records architectural decisions with gitmem "
+            f"({len(entries)} current). Each line names the record file for the full text."
+        )
+        return context("session-start", "\n\n".join([intro, *parts]))
+    finally:
+        table.close()
+
+
+def _recent(table: Table, days: int = 30) -> list[Any]:
+    import datetime as dt
+
+    cutoff = (dt.date.today() - dt.timedelta(days=days)).isoformat()
+    out = [
+        e
+        for e in table.entries()
+        if e.is_current and e.date and e.date >= cutoff and (e.supersedes or e.status == "accepted")
+    ]
+    out.sort(key=lambda e: e.date or "", reverse=True)
+    return out[:10]
+
+
+def changed_paths(repo: Repo) -> list[str]:
+    """Files changed on the current branch against its upstream (or the default branch),
+    plus uncommitted and untracked files."""
+    import subprocess
+
+    paths: list[str] = []
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_INDEX_FILE",)}
+
+    def git(*args: str) -> str | None:
+        try:
+            proc = subprocess.run(
+                ["git", *args], cwd=repo.root, capture_output=True, text=True, env=env, timeout=5
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return proc.stdout if proc.returncode == 0 else None
+
+    status = git("status", "--porcelain", "-z", "--untracked-files=all")
+    if status:
+        entries = status.split("\0")
+        i = 0
+        while i < len(entries):
+            entry = entries[i]
+            if len(entry) > 3:
+                paths.append(entry[3:])
+                if entry[0] in "RC":
+                    i += 1  # the rename's source path follows
+            i += 1
+    for base in ("@{upstream}", "origin/HEAD", "origin/main", "origin/master"):
+        diff = git("diff", "--name-only", "-z", "--no-ext-diff", f"{base}...HEAD")
+        if diff is not None:
+            paths.extend(p for p in diff.split("\0") if p)
+            break
+    return list(dict.fromkeys(p for p in paths if not p.startswith(".continuity/")))[:500]
+
+
+def stop(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
+    sid = str(payload.get("session_id") or "")
+    with state.open_session(repo.shared_state_dir, sid) as session:
+        session.append("stop")
+    return None
+
+
+def session_end(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
+    sid = str(payload.get("session_id") or "")
+    with state.open_session(repo.shared_state_dir, sid) as session:
+        session.append("closed", reason=str(payload.get("reason") or ""))
+    return None
+
+
+HANDLERS = {
+    "session-start": session_start,
+    "prompt": prompt,
+    "pre-tool": pre_tool,
+    "post-tool": post_tool,
+    "stop": stop,
+    "session-end": session_end,
+}
+
+
+def autostart_daemon(repo: Repo) -> None:
+    """Start `gitmem watch` when `.continuity/config.yaml` says `watch_autostart: true`
+    (read with a line scan: no YAML import on the hook path)."""
+    try:
+        text = (repo.root / ".continuity" / "config.yaml").read_text(encoding="utf-8")
+    except OSError:
+        return
+    for line in text.splitlines():
+        if line.strip().replace(" ", "") in ("watch_autostart:true", "watch_autostart:yes"):
+            from gitmem import daemon
+
+            daemon.spawn(repo)
+            return
