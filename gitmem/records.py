@@ -42,6 +42,7 @@ def render(
     severity: str = "info",
     supersedes: list[str] | None = None,
     date: str | None = None,
+    body: str | None = None,
 ) -> str:
     lines = [
         "---",
@@ -55,7 +56,8 @@ def render(
     if supersedes:
         lines.append(f"supersedes: {_yaml_list(supersedes)}")
     lines.append("---")
-    body = resources.template(template).replace("{title}", title).replace("{status}", status)
+    if body is None:
+        body = resources.template(template).replace("{title}", title).replace("{status}", status)
     return "\n".join(lines) + "\n\n" + body
 
 
@@ -79,6 +81,7 @@ def new(
     tags: list[str] | None = None,
     severity: str = "info",
     supersedes: list[str] | None = None,
+    body: str | None = None,
 ) -> Path:
     """Write the next record and return its path. Safe against a concurrent ``new``."""
     if not title.strip():
@@ -109,6 +112,7 @@ def new(
             tags=tags,
             severity=severity,
             supersedes=resolved,
+            body=body,
         )
         if create_exclusive(path, text):
             break

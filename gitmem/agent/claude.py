@@ -263,13 +263,19 @@ def _retrieve(repo: Repo, text: str, cwd: str) -> list[Any]:
             return list(Result.from_json(raw).hits)
         except (KeyError, TypeError, ValueError):
             pass
+    from gitmem import index
     from gitmem.retrieve import Retriever
 
-    if open_table(repo) is None:
+    table = open_table(repo)
+    if table is None:
         return []
+    count = int(table.meta("count") or 0)
+    table.close()
+    if index.current_generation(repo) is None and count <= SMALL_REBUILD:
+        index.build(repo)  # first use in a small repository: keyword index inline (< 1 s)
     retriever = Retriever.open(repo)  # no embedder: models never load in a hook
     if retriever.stale or retriever.generation is None:
-        refresh_in_background(repo)
+        refresh_in_background(repo)  # keeps existing embeddings; never waited for
     try:
         return list(retriever.retrieve(text, [], k=10, cwd=cwd).hits)
     finally:

@@ -49,10 +49,12 @@ def bash_words(command: str) -> list[str]:
         words = command.split()
     out = []
     for word in words:
-        if word in _SHELL_SKIP or word.startswith("-") or "://" in word:
+        if word in _SHELL_SKIP or "://" in word:
             continue
         if "=" in word and not word.startswith(("./", "/")):
             word = word.split("=", 1)[1]  # VAR=path, --opt=path
+        elif word.startswith("-"):
+            continue
         word = word.strip("'\"")
         if word and _LOOKS_LIKE_PATH.search(word):
             out.append(word)

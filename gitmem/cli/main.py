@@ -6,6 +6,7 @@ import click
 
 from gitmem import __version__
 from gitmem.cli import (
+    agent_cmd,
     demo_cmd,
     index_cmd,
     init_cmd,
@@ -38,6 +39,33 @@ cli.add_command(index_cmd.index)
 cli.add_command(index_cmd.model)
 cli.add_command(search_cmd.search)
 cli.add_command(watch_cmd.watch)
+cli.add_command(agent_cmd.install)
+cli.add_command(agent_cmd.uninstall)
+cli.add_command(agent_cmd.doctor)
+cli.add_command(agent_cmd.mcp)
+
+
+@cli.group()
+def hook() -> None:
+    """Agent hook entry points (read the hook JSON on stdin, print JSON on stdout).
+
+    `gitmem hook claude EVENT` is dispatched before click loads (see gitmem.entry), so this
+    group only documents it.
+    """
+
+
+@hook.command(name="claude", context_settings={"ignore_unknown_options": True})
+@click.argument(
+    "event",
+    type=click.Choice(
+        sorted(["session-start", "prompt", "pre-tool", "post-tool", "stop", "session-end"])
+    ),
+)
+def hook_claude(event: str) -> None:
+    """Claude Code hook EVENT: session-start, prompt, pre-tool, post-tool, stop, session-end."""
+    from gitmem.agent.runner import run_claude
+
+    raise SystemExit(run_claude(event))
 
 
 def run(args: list[str]) -> int:

@@ -1,0 +1,185 @@
+"""``gitmem install claude`` / ``gitmem uninstall claude``: merge gitmem's hooks into a
+Claude Code settings file without touching anything else, and take out exactly what was
+added. Also the plugin's ``hooks/hooks.json`` and the ``.mcp.json`` registration."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from gitmem.errors import GitmemError
+from gitmem.fsutil import atomic_write
+
+COMMAND_PREFIX = "gitmem hook claude "
+TOOL_MATCHER = "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|LS|Bash|mcp__.*"
+# Claude Code event -> (matcher or None, gitmem event)
+EVENTS: dict[str, tuple[str | None, str]] = {
+    "SessionStart": ("startup|resume|clear|compact", "session-start"),
+    "UserPromptSubmit": (None, "prompt"),
+    "PreToolUse": (TOOL_MATCHER, "pre-tool"),
+    "PostToolUse": (TOOL_MATCHER, "post-tool"),
+    "Stop": (None, "stop"),
+    "SessionEnd": (None, "session-end"),
+}
+TIMEOUT_S = 10
+MCP_SERVER = {"type": "stdio", "command": "gitmem", "args": ["mcp"]}
+
+
+def hooks_config() -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for event, (matcher, ours) in EVENTS.items():
+        group: dict[str, Any] = {}
+        if matcher is not None:
+            group["matcher"] = matcher
+        group["hooks"] = [
+            {"type": "command", "command": COMMAND_PREFIX + ours, "timeout": TIMEOUT_S}
+        ]
+        out[event] = [group]
+    return out
+
+
+def plugin_hooks_json() -> str:
+    data = {
+        "description": "gitmem: bring the project's architectural decisions to the agent",
+        "hooks": hooks_config(),
+    }
+    return json.dumps(data, indent=2) + "\n"
+
+
+def settings_path(scope: str, root: Path, home: Path) -> Path:
+    if scope == "project":
+        return root / ".claude" / "settings.json"
+    if scope == "local":
+        return root / ".claude" / "settings.local.json"
+    if scope == "user":
+        return home / ".claude" / "settings.json"
+    raise GitmemError(f"unknown scope {scope!r}: use project, local or user")
+
+
+def _load(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except ValueError as exc:
+        raise GitmemError(
+            f"{path}: not valid JSON ({exc}); fix it first, nothing was changed"
+        ) from exc
+    if not isinstance(data, dict):
+        raise GitmemError(f"{path}: expected a JSON object; nothing was changed")
+    return data
+
+
+def _ours(hook: Any) -> bool:
+    return isinstance(hook, dict) and str(hook.get("command", "")).startswith(COMMAND_PREFIX)
+
+
+def install(path: Path) -> list[str]:
+    """Add the missing gitmem hooks; returns the events added (idempotent)."""
+    data = _load(path)
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise GitmemError(f"{path}: `hooks` is not an object; nothing was changed")
+    added = []
+    for event, groups in hooks_config().items():
+        existing = hooks.setdefault(event, [])
+        if not isinstance(existing, list):
+            raise GitmemError(f"{path}: `hooks.{event}` is not a list; nothing was changed")
+        present = any(
+            _ours(h) for g in existing if isinstance(g, dict) for h in g.get("hooks", []) or []
+        )
+        if not present:
+            existing.extend(groups)
+            added.append(event)
+    if added:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, json.dumps(data, indent=2) + "\n")
+    return added
+
+
+def uninstall(path: Path) -> int:
+    """Remove exactly the gitmem hooks; returns how many were removed."""
+    if not path.exists():
+        return 0
+    data = _load(path)
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return 0
+    removed = 0
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept_groups = []
+        for group in groups:
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                kept_groups.append(group)
+                continue
+            kept = [h for h in group["hooks"] if not _ours(h)]
+            removed += len(group["hooks"]) - len(kept)
+            if kept:
+                kept_groups.append({**group, "hooks": kept})
+        if kept_groups:
+            hooks[event] = kept_groups
+        else:
+            del hooks[event]
+    if not hooks:
+        del data["hooks"]
+    if removed:
+        if data:
+            atomic_write(path, json.dumps(data, indent=2) + "\n")
+        else:
+            path.unlink()  # nothing but our hooks was in it: we created it
+    return removed
+
+
+def install_mcp(root: Path) -> bool:
+    path = root / ".mcp.json"
+    data = _load(path)
+    servers = data.setdefault("mcpServers", {})
+    if servers.get("gitmem") == MCP_SERVER:
+        return False
+    servers["gitmem"] = MCP_SERVER
+    atomic_write(path, json.dumps(data, indent=2) + "\n")
+    return True
+
+
+def uninstall_mcp(root: Path) -> bool:
+    path = root / ".mcp.json"
+    if not path.exists():
+        return False
+    data = _load(path)
+    servers = data.get("mcpServers")
+    if not isinstance(servers, dict) or servers.get("gitmem") != MCP_SERVER:
+        return False
+    del servers["gitmem"]
+    if not servers:
+        del data["mcpServers"]
+    if data:
+        atomic_write(path, json.dumps(data, indent=2) + "\n")
+    else:
+        path.unlink()
+    return True
+
+
+def installed_scopes(root: Path, home: Path) -> dict[str, list[str]]:
+    """For doctor: which settings files carry which gitmem hooks."""
+    out: dict[str, list[str]] = {}
+    for scope in ("project", "local", "user"):
+        path = settings_path(scope, root, home)
+        try:
+            data = _load(path)
+        except GitmemError:
+            out[scope] = ["(settings file is not valid JSON)"]
+            continue
+        hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
+        events = [
+            event
+            for event, groups in (hooks or {}).items()
+            if isinstance(groups, list)
+            and any(_ours(h) for g in groups if isinstance(g, dict) for h in g.get("hooks") or [])
+        ]
+        if events:
+            out[scope] = events
+    return out

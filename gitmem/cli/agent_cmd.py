@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+from rich.markup import escape
+
+from gitmem import doctor as doctor_core
+from gitmem.agent import install as core
+from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stdout
+
+SCOPES = click.Choice(["project", "local", "user"])
+
+
+def _home() -> Path:
+    return Path(os.path.expanduser("~"))
+
+
+@click.command()
+@click.argument("agent", type=click.Choice(["claude"]))
+@click.option(
+    "--scope",
+    type=SCOPES,
+    default="project",
+    show_default=True,
+    help="project: .claude/settings.json (committed); local: settings.local.json; "
+    "user: ~/.claude/settings.json.",
+)
+@click.option("--mcp", "with_mcp", is_flag=True, help="Also register `gitmem mcp` in .mcp.json.")
+@expected_errors
+def install(agent: str, scope: str, with_mcp: bool) -> None:
+    """Install gitmem's hooks for an agent (idempotent; other hooks are kept)."""
+    repo = current_repo()
+    path = core.settings_path(scope, repo.root, _home())
+    added = core.install(path)
+    out = stdout()
+    if added:
+        out.print(f"added {', '.join(added)} hooks to {escape(str(path))}")
+    else:
+        out.print(f"gitmem hooks already installed in {escape(str(path))}")
+    if with_mcp:
+        changed = core.install_mcp(repo.root)
+        out.print(
+            "registered `gitmem mcp` in .mcp.json"
+            if changed
+            else "`gitmem mcp` already registered in .mcp.json"
+        )
+    del agent
+
+
+@click.command()
+@click.argument("agent", type=click.Choice(["claude"]))
+@click.option(
+    "--scope",
+    type=SCOPES,
+    default="project",
+    show_default=True,
+    help="Which settings file to clean.",
+)
+@click.option("--mcp", "with_mcp", is_flag=True, help="Also remove `gitmem mcp` from .mcp.json.")
+@expected_errors
+def uninstall(agent: str, scope: str, with_mcp: bool) -> None:
+    """Remove exactly the hooks `gitmem install` added; everything else stays."""
+    repo = current_repo()
+    path = core.settings_path(scope, repo.root, _home())
+    removed = core.uninstall(path)
+    out = stdout()
+    out.print(
+        f"removed {removed} gitmem hooks from {escape(str(path))}"
+        if removed
+        else f"no gitmem hooks in {escape(str(path))}"
+    )
+    if with_mcp and core.uninstall_mcp(repo.root):
+        out.print("removed `gitmem mcp` from .mcp.json")
+    del agent
+
+
+@click.command()
+@click.option("--no-model", is_flag=True, help="Skip loading the embedding model (faster).")
+@json_option
+@expected_errors
+def doctor(no_model: bool, json_: bool) -> None:
+    """One screen: hooks installed and firing, index freshness, model, daemon, last errors."""
+    report = doctor_core.diagnose(current_repo(), load_model=not no_model)
+    if json_:
+        emit_json(report.to_json())
+        return
+    out = stdout()
+    for c in report.checks:
+        mark = "[green]ok[/]  " if c.ok else "[red]!![/]  "
+        out.print(f"{mark}{c.name:16} {escape(c.detail)}")
+    if report.last_events:
+        out.print("\nlast successful hook events:")
+        for event, data in report.last_events.items():
+            ago = doctor_core._ago(float(data.get("time", 0)))
+            out.print(f"    {event:14} {ago} ({data.get('ms', 0):.0f} ms)")
+    else:
+        out.print("\nno hook has run yet in this repository")
+    if report.errors:
+        out.print("\nlast hook errors (hooks failed open; the agent was not blocked):")
+        for line in report.errors:
+            out.print(f"    {escape(line)}")
+
+
+@click.command()
+@expected_errors
+def mcp() -> None:
+    """Serve the decisions over MCP on stdio (search_decisions, why, get_decision,
+    propose_decision). Register it with `gitmem install claude --mcp`."""
+    from gitmem.mcpserver import serve
+
+    serve(current_repo())

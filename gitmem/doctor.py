@@ -1,0 +1,160 @@
+"""``gitmem doctor``: is gitmem installed, firing, fresh and healthy in this repository?"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gitmem import client, config, index, lint
+from gitmem import compile as compiler
+from gitmem.agent import install
+from gitmem.agent.runner import ERROR_LOG, STATUS_DIR
+from gitmem.repo import Repo
+from gitmem.table import Table, is_fresh
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class Report:
+    checks: tuple[Check, ...]
+    last_events: dict[str, dict[str, float]] = field(default_factory=dict)
+    errors: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "checks": [c.__dict__ for c in self.checks],
+            "last_events": self.last_events,
+            "errors": list(self.errors),
+        }
+
+
+def _ago(ts: float) -> str:
+    delta = max(0, int(time.time() - ts))
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if delta >= size:
+            return f"{delta // size} {unit} ago"
+    return f"{delta} s ago"
+
+
+def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
+    checks: list[Check] = []
+    cdir = repo.root / ".continuity"
+    checks.append(
+        Check(
+            "records",
+            cdir.is_dir(),
+            "found .continuity/" if cdir.is_dir() else "no .continuity/: run `gitmem init`",
+        )
+    )
+    report = lint.lint(repo)
+    checks.append(
+        Check(
+            "lint",
+            report.errors == 0,
+            f"{report.checked} records, {report.errors} errors, {report.warnings} warnings"
+            + ("" if report.errors == 0 else ": run `gitmem lint`"),
+        )
+    )
+    table = Table.open(compiler.table_path(repo))
+    fresh = table is not None and is_fresh(table, repo.root, full=True)
+    if table is not None:
+        table.close()
+    checks.append(
+        Check(
+            "match table",
+            fresh,
+            "up to date" if fresh else "missing or stale: rebuilt on the next `gitmem why` or hook",
+        )
+    )
+    gen = index.current_generation(repo)
+    meta = index.read_meta(gen) if gen is not None else None
+    if meta is None:
+        checks.append(Check("index", False, "no usable index: run `gitmem index`"))
+    else:
+        stale = float(meta.get("built", 0)) < _mtime(compiler.table_path(repo)) - 1e-3
+        model = meta.get("model") or "none (keyword + path only)"
+        checks.append(
+            Check(
+                "index",
+                not stale,
+                f"{len(meta['ids'])} records, built {_ago(float(meta['built']))}, "
+                f"embeddings: {model}" + ("; records changed since" if stale else ""),
+            )
+        )
+    if load_model:
+        cfg = config.load(repo.root)
+        from gitmem import embed
+
+        res = embed.resolve(repo.root, cfg.embed_model_dir)
+        checks.append(
+            Check(
+                "embedding model",
+                res.embedder is not None,
+                f"{res.embedder.info.source}: {res.embedder.info.location}"
+                if res.embedder
+                else (res.warning or "unavailable"),
+            )
+        )
+    ping = client.ping(repo)
+    checks.append(
+        Check(
+            "daemon",
+            True,
+            f"running (pid {ping['pid']})" if ping else "not running (optional: `gitmem watch`)",
+        )
+    )
+    home = Path(os.path.expanduser("~"))
+    scopes = install.installed_scopes(repo.root, home)
+    plugin = (repo.root / ".claude-plugin" / "plugin.json").is_file()
+    where = ", ".join(f"{s}: {len(e)} events" for s, e in scopes.items())
+    checks.append(
+        Check(
+            "claude hooks",
+            bool(scopes) or plugin,
+            where
+            or (
+                "plugin manifest present"
+                if plugin
+                else "not installed: run `gitmem install claude`"
+            ),
+        )
+    )
+    on_path = shutil.which("gitmem")
+    checks.append(
+        Check(
+            "gitmem on PATH",
+            on_path is not None,
+            on_path or "hooks call `gitmem`: put it on PATH (pipx install / venv)",
+        )
+    )
+    last: dict[str, dict[str, float]] = {}
+    status = repo.shared_state_dir / STATUS_DIR
+    if status.is_dir():
+        for item in sorted(status.glob("claude-*.json")):
+            try:
+                data = json.loads(item.read_text())
+            except (OSError, ValueError):
+                continue
+            last[item.stem.removeprefix("claude-")] = data
+    errors: list[str] = []
+    log = repo.shared_state_dir / ERROR_LOG
+    if log.is_file():
+        errors = log.read_text(encoding="utf-8", errors="replace").splitlines()[-5:]
+    return Report(tuple(checks), last, tuple(errors))
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0

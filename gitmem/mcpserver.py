@@ -1,0 +1,87 @@
+"""``gitmem mcp``: a stdio MCP server (the ``mcp`` package, v2 API) over the same core.
+
+Tools: ``search_decisions(query, paths)``, ``why(path)``, ``get_decision(id)`` and
+``propose_decision(title, rationale, globs)`` (writes a ``proposed`` record for review).
+stdout is the protocol channel: nothing else may print there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from gitmem import records, store
+from gitmem import why as why_core
+from gitmem.errors import GitmemError
+from gitmem.repo import Repo
+from gitmem.search import search
+
+
+def build_server(repo: Repo) -> object:
+    from mcp.server import MCPServer
+
+    server = MCPServer(
+        "gitmem",
+        instructions=(
+            "Architectural decisions recorded in this repository. Search before changing "
+            "code whose design you are unsure of; `why` explains which decisions govern a path."
+        ),
+    )
+
+    @server.tool()
+    def search_decisions(query: str, paths: list[str] | None = None) -> str:
+        """Rank the project's decisions relevant to a question and the paths being touched."""
+        result, _ = search(repo, query, list(paths or []), k=8, cwd=str(repo.root))
+        return json.dumps(result.to_json(), indent=1)
+
+    @server.tool()
+    def why(path: str) -> str:
+        """The decisions governing a repository path, most specific first."""
+        reports = why_core.why(repo, [path], cwd=str(repo.root), provenance=False)
+        return json.dumps([r.to_json() for r in reports], indent=1)
+
+    @server.tool()
+    def get_decision(id: str) -> str:
+        """The full record of one decision (metadata, summary and text)."""
+        try:
+            d = store.load(repo.root).get(id)
+        except GitmemError as exc:
+            return json.dumps({"error": str(exc)})
+        return json.dumps(
+            {
+                "id": d.id,
+                "title": d.title,
+                "status": d.effective_status,
+                "severity": d.severity,
+                "globs": list(d.globs),
+                "superseded_by": list(d.superseded_by),
+                "file": d.file,
+                "summary": d.summary,
+                "body": d.body,
+            },
+            indent=1,
+        )
+
+    @server.tool()
+    def propose_decision(title: str, rationale: str, globs: list[str] | None = None) -> str:
+        """Write a new decision record with status `proposed`, for a human to review."""
+        try:
+            path = records.new(
+                repo,
+                title,
+                status="proposed",
+                globs=list(globs or []),
+                body=f"# {title}\n\n## Context\n\nProposed by an agent through gitmem's MCP "
+                f"server; review before accepting.\n\n## Decision\n\n{rationale.strip()}\n",
+            )
+        except GitmemError as exc:
+            return json.dumps({"error": str(exc)})
+        return json.dumps({"file": path.relative_to(repo.root).as_posix(), "status": "proposed"})
+
+    return server
+
+
+def serve(repo: Repo) -> None:
+    os.chdir(repo.root)
+    server = build_server(repo)
+    server.run()  # type: ignore[attr-defined]
