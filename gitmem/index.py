@@ -31,10 +31,19 @@ from typing import Any
 from gitmem import compile as compiler
 from gitmem import config, embed, sections, store
 from gitmem.fsutil import atomic_write
+from gitmem.indexfiles import FORMAT, current_generation, index_dir, read_meta
+
+__all__ = [
+    "BuildReport",
+    "build",
+    "current_generation",
+    "index_dir",
+    "read_meta",
+    "resolve_embedder",
+]
 from gitmem.model import Decision
 from gitmem.repo import Repo
 
-FORMAT = 2
 CHUNK_WORDS = 120
 # Embedding runs at ~5k tokens/s on 2 CPU cores, so every record's head chunk is kept
 # short (title + the start of its summary, ~50 tokens); long bodies get their own chunks.
@@ -42,19 +51,6 @@ HEAD_SUMMARY_CHARS = 240
 LONG_BODY_WORDS = 150  # shorter bodies are covered by the title + summary chunk
 MAX_BODY_CHUNKS = 3
 Progress = Callable[[int, int], None]
-
-
-def index_dir(repo: Repo) -> Path:
-    return repo.state_dir / "index"
-
-
-def current_generation(repo: Repo) -> Path | None:
-    try:
-        name = (index_dir(repo) / "CURRENT").read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
-    gen = index_dir(repo) / name
-    return gen if name.startswith("gen-") and gen.is_dir() else None
 
 
 @dataclass(frozen=True)
@@ -154,16 +150,6 @@ def _build_lock(repo: Repo) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-def read_meta(gen: Path) -> dict[str, Any] | None:
-    try:
-        meta = json.loads((gen / "meta.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        return None
-    return meta
 
 
 def load_catalog(repo: Repo) -> store.Catalog:

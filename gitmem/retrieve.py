@@ -24,9 +24,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitmem import compile as compiler
 from gitmem import entities
-from gitmem.index import current_generation, read_meta
+from gitmem.indexfiles import current_generation, read_meta
 from gitmem.paths import to_repo_relative
 from gitmem.repo import Repo
 from gitmem.table import Entry, Table
@@ -175,7 +174,13 @@ class Retriever:
     # ------------------------------------------------------------------ set-up
     @classmethod
     def open(cls, repo: Repo, *, embedder: Embedder | None = None) -> Retriever:
-        table = compiler.ensure(repo, full=False)
+        table = Table.open(compiler_table_path(repo))
+        if table is None or not _quick_fresh(table, repo):
+            from gitmem import compile as compiler  # the YAML side loads only to rebuild
+
+            if table is not None:
+                table.close()
+            table = compiler.ensure(repo, full=False)
         gen = current_generation(repo)
         return cls(repo, table, gen, embedder, [])
 
@@ -474,6 +479,21 @@ class Retriever:
             kept.append(h)
             kept_vecs.append(vec)
         return [replace(h, duplicates=tuple(dups[h.id])) if h.id in dups else h for h in kept]
+
+
+def compiler_table_path(repo: Repo) -> Path:
+    from gitmem.table import TABLE_NAME
+
+    return repo.state_dir / TABLE_NAME
+
+
+def _quick_fresh(table: Table, repo: Repo) -> bool:
+    from gitmem.table import is_fresh
+
+    try:
+        return is_fresh(table, repo.root, full=False)
+    except Exception:
+        return False
 
 
 def _mtime(path: Path) -> float:

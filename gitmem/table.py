@@ -149,6 +149,25 @@ class Table:
         self._load(rows)
         return [self._entries[int(r[0])] for r in rows]
 
+    def where(
+        self, condition: str, params: tuple[object, ...] = (), limit: int = 200
+    ) -> list[Entry]:
+        """Current entries matching an SQL condition on the decision table (no full scan
+        into Python: session digests at 10,000 records stay fast)."""
+        rows = self._conn.execute(
+            f"SELECT {_COLUMNS} FROM decision WHERE effective_status IN ('accepted', "
+            f"'proposed') AND ({condition}) ORDER BY n LIMIT ?",
+            (*params, limit),
+        ).fetchall()
+        self._load(rows)
+        return [self._entries[int(r[0])] for r in rows]
+
+    def count_current(self) -> int:
+        row = self._conn.execute(
+            "SELECT COUNT(*) FROM decision WHERE effective_status IN ('accepted', 'proposed')"
+        ).fetchone()
+        return int(row[0]) if row else 0
+
     def get_many(self, idents: list[str]) -> dict[str, Entry]:
         out: dict[str, Entry] = {}
         for start in range(0, len(idents), 500):

@@ -263,7 +263,7 @@ def _retrieve(repo: Repo, text: str, cwd: str) -> list[Any]:
             return list(Result.from_json(raw).hits)
         except (KeyError, TypeError, ValueError):
             pass
-    from gitmem import index
+    from gitmem.indexfiles import current_generation
     from gitmem.retrieve import Retriever
 
     table = open_table(repo)
@@ -271,7 +271,9 @@ def _retrieve(repo: Repo, text: str, cwd: str) -> list[Any]:
         return []
     count = int(table.meta("count") or 0)
     table.close()
-    if index.current_generation(repo) is None and count <= SMALL_REBUILD:
+    if current_generation(repo) is None and count <= SMALL_REBUILD:
+        from gitmem import index
+
         index.build(repo)  # first use in a small repository: keyword index inline (< 1 s)
     retriever = Retriever.open(repo)  # no embedder: models never load in a hook
     if retriever.stale or retriever.generation is None:
@@ -289,8 +291,8 @@ def session_start(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
     if table is None:
         return None
     try:
-        entries = [e for e in table.entries() if e.is_current]
-        pinned = [e for e in entries if e.pin or e.severity == "critical"]
+        current = table.count_current()
+        pinned = table.where("pin = 1 OR severity = 'critical'", limit=50)
         changed = changed_paths(repo)
         on_branch = [m.entry for m in governing(table, changed, repo)] if changed else []
         recent = _recent(table)
@@ -336,7 +338,7 @@ def session_start(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
             return None
         intro = (
             f"This repository records architectural decisions with gitmem "
-            f"({len(entries)} current). Each line names the record file for the full text."
+            f"({current} current). Each line names the record file for the full text."
         )
         return context("session-start", "\n\n".join([intro, *parts]))
     finally:
@@ -347,11 +349,7 @@ def _recent(table: Table, days: int = 30) -> list[Any]:
     import datetime as dt
 
     cutoff = (dt.date.today() - dt.timedelta(days=days)).isoformat()
-    out = [
-        e
-        for e in table.entries()
-        if e.is_current and e.date and e.date >= cutoff and (e.supersedes or e.status == "accepted")
-    ]
+    out = table.where("date >= ? AND (status = 'accepted' OR supersedes != '[]')", (cutoff,))
     out.sort(key=lambda e: e.date or "", reverse=True)
     return out[:10]
 

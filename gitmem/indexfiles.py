@@ -1,0 +1,35 @@
+"""Where the index lives and how to read its metadata. Standard library only: the prompt
+hook reads these without importing the index builder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from gitmem.repo import Repo
+
+FORMAT = 2
+
+
+def index_dir(repo: Repo) -> Path:
+    return repo.state_dir / "index"
+
+
+def current_generation(repo: Repo) -> Path | None:
+    try:
+        name = (index_dir(repo) / "CURRENT").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    gen = index_dir(repo) / name
+    return gen if name.startswith("gen-") and gen.is_dir() else None
+
+
+def read_meta(gen: Path) -> dict[str, Any] | None:
+    try:
+        meta = json.loads((gen / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        return None
+    return meta
