@@ -21,11 +21,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from why_lookup import make_repo  # noqa: E402
+from why_lookup import make_repo
 
-from gitmem import compile as compiler  # noqa: E402
-from gitmem import index  # noqa: E402
-from gitmem.repo import discover  # noqa: E402
+from gitmem import compile as compiler
+from gitmem import index
+from gitmem.repo import discover
 
 
 def p50(cmd: list[str], cwd: Path, stdin: str, runs: int) -> float:

@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from gitmem import config, store
+from gitmem.doctext import weighted_text
 from gitmem.repo import Repo
 from gitmem.table import (
     SCHEMA_VERSION,
@@ -36,12 +37,26 @@ def watched(repo: Repo, cfg: config.Config) -> list[str]:
     return out
 
 
+def folders(root: Path, watched: list[str]) -> list[str]:
+    """Every folder under the watched folders (stat-ed by the quick freshness check)."""
+    out: list[str] = []
+    for rel in watched:
+        top = root / rel
+        if not top.is_dir():
+            continue
+        for dirpath, dirnames, _ in os.walk(top):
+            dirnames.sort()
+            for name in dirnames:
+                out.append(os.path.relpath(os.path.join(dirpath, name), root))
+    return out
+
+
 def build(repo: Repo) -> store.Catalog:
     """Compile the table from the records on disk; returns the catalog it was built from."""
     cfg = config.load(repo.root)
     watch = watched(repo, cfg)
     # Fingerprint before reading, so an edit made during the build is seen next time.
-    quick = quick_fingerprint(repo.root, watch)
+    quick = quick_fingerprint(repo.root, watch, folders(repo.root, watch))
     full = full_fingerprint(repo.root, watch)
     catalog = store.load(repo.root, cache=_old_cache(repo))
     repo.state_dir.mkdir(parents=True, exist_ok=True)
@@ -92,6 +107,7 @@ def _write(
             rules TEXT, patterns TEXT);
         CREATE TABLE key (k TEXT, n INTEGER);
         CREATE TABLE filecache (rel TEXT PRIMARY KEY, sig TEXT, payload TEXT);
+        CREATE VIRTUAL TABLE fts USING fts5(content, tokenize = 'porter unicode61');
         """
     )
     conn.executemany(
@@ -136,6 +152,13 @@ def _write(
             )
         )
     conn.executemany(f"INSERT INTO decision VALUES ({','.join('?' * 17)})", rows)
+    # FTS5 mirror of the keyword text, rowid = n: BM25 in C for the agent hooks, which must
+    # not import Whoosh (see gitmem.retrieve, light mode)
+    by_n = {n: d for n, d in enumerate(catalog.decisions)}
+    conn.executemany(
+        "INSERT INTO fts (rowid, content) VALUES (?, ?)",
+        [(row[0], weighted_text(by_n[int(row[0])])) for row in rows],
+    )
     conn.executemany("INSERT INTO key VALUES (?, ?)", sorted(set(keys)))
     conn.execute("CREATE INDEX key_k ON key (k)")
     conn.execute("CREATE UNIQUE INDEX decision_id ON decision (id)")
@@ -144,6 +167,7 @@ def _write(
         "root": str(repo.root),
         "watched": json.dumps(watch),
         "quick": quick,
+        "dirs": json.dumps(folders(repo.root, watch)),
         "full": full,
         "count": str(len(rows)),
     }

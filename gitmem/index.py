@@ -30,6 +30,7 @@ from typing import Any
 
 from gitmem import compile as compiler
 from gitmem import config, embed, sections, store
+from gitmem.doctext import weighted_text
 from gitmem.fsutil import atomic_write
 from gitmem.indexfiles import FORMAT, current_generation, index_dir, read_meta
 
@@ -89,16 +90,6 @@ def chunks(d: Decision) -> list[str]:
     return out
 
 
-def glob_words(d: Decision) -> str:
-    """Globs as words, so a query mentioning ``x/fibre`` matches a record governing it."""
-    parts: list[str] = []
-    for glob in d.globs:
-        if glob.startswith("!"):
-            continue
-        parts.extend(p for p in glob.replace("*", " ").replace("/", " ").split() if p)
-    return " ".join(parts)
-
-
 def _schema() -> Any:
     from whoosh.analysis import (
         IntraWordFilter,
@@ -124,21 +115,6 @@ def _schema() -> Any:
         content=TEXT(analyzer=analyzer),
         hash=STORED(),
     )
-
-
-FIELD_WEIGHTS = {"title": 3, "tags": 2, "paths": 1, "summary": 1, "body": 1}
-
-
-def weighted_text(d: Decision) -> str:
-    """The BM25F document: title x3, tags x2, glob words, summary (if not already in the
-    body), body."""
-    parts = [d.title] * FIELD_WEIGHTS["title"]
-    parts += [" ".join(d.tags)] * FIELD_WEIGHTS["tags"]
-    parts.append(glob_words(d))
-    if d.summary and d.summary[:80] not in d.body:
-        parts.append(d.summary)
-    parts.append(d.body)
-    return "\n".join(p for p in parts if p)
 
 
 @contextlib.contextmanager

@@ -141,8 +141,10 @@ class Retriever:
         generation: Path | None,
         embedder: Embedder | None,
         warnings: list[str],
+        light: bool = False,
     ) -> None:
         self.repo = repo
+        self.light = light
         self.table = table
         self.generation = generation
         self.embedder = embedder
@@ -154,9 +156,11 @@ class Retriever:
         self._ids: list[str] = []
         self._head_rows: dict[str, int] = {}
         self._inferred: set[str] | None = None
-        meta = read_meta(generation) if generation is not None else None
+        meta = read_meta(generation) if generation is not None and not light else None
         self.stale = False
-        if meta is not None:
+        if light:
+            pass  # keyword ranking from the table's FTS5 mirror; no Whoosh, no vectors
+        elif meta is not None:
             self._ids = list(meta["ids"])
             self._open_whoosh(generation)  # type: ignore[arg-type]
             self._open_vectors(generation, meta)  # type: ignore[arg-type]
@@ -173,7 +177,11 @@ class Retriever:
 
     # ------------------------------------------------------------------ set-up
     @classmethod
-    def open(cls, repo: Repo, *, embedder: Embedder | None = None) -> Retriever:
+    def open(
+        cls, repo: Repo, *, embedder: Embedder | None = None, light: bool = False
+    ) -> Retriever:
+        """``light``: path + FTS5 keyword ranking only, standard library only (the agent
+        hooks, which must not import Whoosh or load a model)."""
         table = Table.open(compiler_table_path(repo))
         if table is None or not _quick_fresh(table, repo):
             from gitmem import compile as compiler  # the YAML side loads only to rebuild
@@ -182,7 +190,7 @@ class Retriever:
                 table.close()
             table = compiler.ensure(repo, full=False)
         gen = current_generation(repo)
-        return cls(repo, table, gen, embedder, [])
+        return cls(repo, table, gen, None if light else embedder, [], light=light)
 
     def _open_whoosh(self, gen: Path) -> None:
         try:
@@ -222,7 +230,7 @@ class Retriever:
     @property
     def rankers(self) -> tuple[str, ...]:
         out = ["path"]
-        if self._searcher is not None:
+        if self.light or self._searcher is not None:
             out.append("bm25")
         if self._vectors is not None and self.embedder is not None:
             out.append("embed")
@@ -301,6 +309,21 @@ class Retriever:
                 break
         return out
 
+    def rank_fts(
+        self, terms: entities.QueryTerms, path_words: list[str], allowed: set[str] | None
+    ) -> list[tuple[str, float]]:
+        """The keyword ranker in light mode: SQLite FTS5 BM25 over the same weighted text."""
+        words: list[str] = []
+        for ident in (*terms.identifiers, *terms.quoted, *terms.paths):
+            words.extend(entities.split_words(ident))
+        words.extend(terms.words)
+        words.extend(path_words)
+        words = [w for w in words if len(w) > 1 and w not in entities.STOPWORDS]
+        ranked = self.table.keyword(words, limit=RANKER_DEPTH * (4 if allowed else 1))
+        if allowed is not None:
+            ranked = [(i, s) for i, s in ranked if i in allowed]
+        return ranked[:RANKER_DEPTH]
+
     def _prune_terms(self, weighted: dict[str, float], fields: tuple[str, ...]) -> list[str]:
         """Keep the query terms worth scoring: known to the index, not in most records
         (their IDF is near zero but they cost the most postings to score), and at most
@@ -361,7 +384,9 @@ class Retriever:
             path_words.extend(entities.split_words(rel))
         runs: dict[str, list[tuple[str, float]]] = {}
         runs["path"], matched_globs = self.rank_paths(rel_paths, allowed)
-        if self._searcher is not None:
+        if self.light:
+            runs["bm25"] = self.rank_fts(terms, path_words, allowed)
+        elif self._searcher is not None:
             runs["bm25"] = self.rank_bm25(terms, path_words, allowed)
         if self._vectors is not None:
             query_text = prompt.strip() or " ".join(path_words)

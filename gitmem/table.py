@@ -12,7 +12,6 @@ This module is on the agent-hook hot path: it imports only the standard library,
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sqlite3
@@ -22,7 +21,7 @@ from typing import NamedTuple
 from gitmem.globs import matches, path_keys
 from gitmem.vocab import CURRENT_STATUSES, SEVERITY_RANK
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 TABLE_NAME = "table.sqlite"
 
 
@@ -168,6 +167,23 @@ class Table:
         ).fetchone()
         return int(row[0]) if row else 0
 
+    def keyword(self, words: list[str], limit: int = 50) -> list[tuple[str, float]]:
+        """BM25 (FTS5, porter stemming) over the records' weighted text; best first, as
+        (id, score) with higher = better."""
+        terms = [w for w in dict.fromkeys(words) if w.isalnum()][:64]
+        if not terms:
+            return []
+        query = " OR ".join(f'"{t}"' for t in terms)
+        try:
+            rows = self._conn.execute(
+                "SELECT d.id, -bm25(fts) FROM fts JOIN decision d ON d.n = fts.rowid "
+                "WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?",
+                (query, limit),
+            ).fetchall()
+        except sqlite3.Error:
+            return []
+        return [(str(r[0]), float(r[1])) for r in rows]
+
     def get_many(self, idents: list[str]) -> dict[str, Entry]:
         out: dict[str, Entry] = {}
         for start in range(0, len(idents), 500):
@@ -216,28 +232,19 @@ def _entry(row: tuple[object, ...]) -> Entry:
 # ------------------------------------------------------------------------------ freshness
 
 
-def quick_fingerprint(root: Path, watched: list[str]) -> str:
-    """mtimes of the watched files and of every folder below the watched folders.
+def quick_fingerprint(root: Path, watched: list[str], folders: list[str]) -> str:
+    """mtimes of the watched files and folders and of the sub-folders known at compile time.
 
     Catches added, removed and renamed records (and editors that save by rename) with a
-    few stat calls; in-place edits are caught by ``full_fingerprint``.
+    stat call per folder, never listing the records themselves: a new sub-folder changes
+    its parent's mtime. In-place edits are caught by ``full_fingerprint``.
     """
     parts: list[str] = []
-    for rel in watched:
-        top = root / rel
+    for rel in [*watched, *folders]:
         try:
-            st = os.stat(top)
+            parts.append(f"{rel}:{os.stat(root / rel).st_mtime_ns}")
         except OSError:
             parts.append(f"{rel}:-")
-            continue
-        parts.append(f"{rel}:{st.st_mtime_ns}")
-        if os.path.isdir(top):
-            for dirpath, dirnames, _ in os.walk(top):
-                dirnames.sort()
-                for name in dirnames:
-                    sub = os.path.join(dirpath, name)
-                    with contextlib.suppress(OSError):
-                        parts.append(f"{sub}:{os.stat(sub).st_mtime_ns}")
     return "\n".join(parts)
 
 
@@ -266,8 +273,9 @@ def full_fingerprint(root: Path, watched: list[str]) -> str:
 
 def is_fresh(table: Table, root: Path, *, full: bool) -> bool:
     watched = json.loads(table.meta("watched") or "[]")
+    folders = json.loads(table.meta("dirs") or "[]")
     if table.meta("root") != str(root):
         return False
-    if quick_fingerprint(root, watched) != table.meta("quick"):
+    if quick_fingerprint(root, watched, folders) != table.meta("quick"):
         return False
     return not full or full_fingerprint(root, watched) == table.meta("full")

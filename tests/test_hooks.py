@@ -264,7 +264,7 @@ def test_plugin_files_match_the_installer() -> None:
     assert json.loads((ROOT / ".mcp.json").read_text())["mcpServers"]["gitmem"] == install.MCP_SERVER
 
 
-def test_pre_tool_keeps_heavy_modules_off_the_import_path(project: Path) -> None:
+def test_pre_tool_and_prompt_keep_heavy_modules_off_the_import_path(project: Path) -> None:
     code = (
         "import io, json, sys\n"
         "from gitmem.agent.runner import run_claude\n"
@@ -272,6 +272,10 @@ def test_pre_tool_keeps_heavy_modules_off_the_import_path(project: Path) -> None
         " 'tool_input': {'file_path': sys.argv[1] + '/billing/charge.py'}}\n"
         "out = io.StringIO()\n"
         "run_claude('pre-tool', io.BytesIO(json.dumps(payload).encode()), out)\n"
+        "assert 'D-0001' in out.getvalue(), out.getvalue()\n"
+        "prompt = {'session_id': 'imp2', 'cwd': sys.argv[1], 'prompt': 'are floats ok for money amounts?'}\n"
+        "out = io.StringIO()\n"
+        "run_claude('prompt', io.BytesIO(json.dumps(prompt).encode()), out)\n"
         "assert 'D-0001' in out.getvalue(), out.getvalue()\n"
         "heavy = {'click', 'rich', 'pygit2', 'whoosh', 'fastembed', 'onnxruntime', 'numpy', 'ruamel', 'mcp'}\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"

@@ -263,21 +263,13 @@ def _retrieve(repo: Repo, text: str, cwd: str) -> list[Any]:
             return list(Result.from_json(raw).hits)
         except (KeyError, TypeError, ValueError):
             pass
-    from gitmem.indexfiles import current_generation
     from gitmem.retrieve import Retriever
 
-    table = open_table(repo)
+    table = open_table(repo)  # compiles a small missing table; refreshes a stale one
     if table is None:
         return []
-    count = int(table.meta("count") or 0)
     table.close()
-    if current_generation(repo) is None and count <= SMALL_REBUILD:
-        from gitmem import index
-
-        index.build(repo)  # first use in a small repository: keyword index inline (< 1 s)
-    retriever = Retriever.open(repo)  # no embedder: models never load in a hook
-    if retriever.stale or retriever.generation is None:
-        refresh_in_background(repo)  # keeps existing embeddings; never waited for
+    retriever = Retriever.open(repo, light=True)  # path + FTS5: no Whoosh, no model
     try:
         return list(retriever.retrieve(text, [], k=10, cwd=cwd).hits)
     finally:
