@@ -28,6 +28,7 @@ class Config:
     embed_model_dir: str | None = None
     embed_download: bool = True
     watch_idle_seconds: int = 1800
+    watch_autostart: bool = False
     problems: tuple[Problem, ...] = field(default=(), compare=False)
 
 
@@ -50,6 +51,8 @@ embed_download: true
 
 # `gitmem watch` (the warm retrieval daemon) exits after this many idle seconds.
 watch_idle_seconds: 1800
+# Start it in the background when an agent session starts (it loads the embedding model).
+watch_autostart: false
 """
 
 
@@ -113,7 +116,16 @@ def load(root: Path) -> Config:
             )
         )
         idle = 1800
+    autostart = data.get("watch_autostart", False)
+    if not isinstance(autostart, bool):
+        problems.append(
+            Problem(
+                rel, lines.get("watch_autostart", 1), "watch_autostart", "expected true or false"
+            )
+        )
+        autostart = False
     known = {
+        "watch_autostart",
         "version",
         "sources",
         "chars_per_token",
@@ -130,6 +142,7 @@ def load(root: Path) -> Config:
         embed_model_dir=model_dir,
         embed_download=download,
         watch_idle_seconds=idle,
+        watch_autostart=autostart,
         problems=tuple(problems),
     )
 
