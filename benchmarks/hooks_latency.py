@@ -32,8 +32,14 @@ def p50(cmd: list[str], cwd: Path, stdin: str, runs: int) -> float:
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        subprocess.run(cmd, cwd=cwd, input=stdin.encode(), stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, check=True)
+        subprocess.run(
+            cmd,
+            cwd=cwd,
+            input=stdin.encode(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=True,
+        )
         times.append((time.perf_counter() - t0) * 1000)
     return statistics.median(times)
 
@@ -59,15 +65,62 @@ def bench(n: int, runs: int) -> dict[str, float | int]:
         res: dict[str, float | int] = {"decisions": n}
         res["python_pass_ms"] = p50([py, "-c", "pass"], tmp, "", runs)
         res["pre_tool_ms"] = statistics.median(
-            p50([gitmem, "hook", "claude", "pre-tool"], tmp, payload(pre), 1) for _ in range(runs))
-        res["pre_tool_nomatch_ms"] = p50([gitmem, "hook", "claude", "pre-tool"], tmp,
-                                         payload(nothing), runs)
+            p50([gitmem, "hook", "claude", "pre-tool"], tmp, payload(pre), 1) for _ in range(runs)
+        )
+        res["pre_tool_nomatch_ms"] = p50(
+            [gitmem, "hook", "claude", "pre-tool"], tmp, payload(nothing), runs
+        )
         prompt = {"prompt": "Refactor handler 7 in service 0 module 3 to retry with backoff"}
         res["prompt_ms"] = statistics.median(
-            p50([gitmem, "hook", "claude", "prompt"], tmp, payload(prompt), 1) for _ in range(runs))
+            p50([gitmem, "hook", "claude", "prompt"], tmp, payload(prompt), 1) for _ in range(runs)
+        )
+        # capture's added cost: the same prompt hook with capture switched off
+        (tmp / ".continuity" / "config.yaml").write_text("capture: false\n")
+        compiler.build(repo)
+        res["prompt_nocapture_ms"] = statistics.median(
+            p50([gitmem, "hook", "claude", "prompt"], tmp, payload(prompt), 1) for _ in range(runs)
+        )
+        (tmp / ".continuity" / "config.yaml").write_text("capture: true\n")
+        compiler.build(repo)
+        res["prompt_ms"] = statistics.median(
+            p50([gitmem, "hook", "claude", "prompt"], tmp, payload(prompt), 1) for _ in range(runs)
+        )
+        # the capture path alone, in-process (what the prompt hook adds), plus the import
+        # cost of its modules in a fresh interpreter
+        from gitmem.agent import claude
+
+        times = []
+        for i in range(runs * 5):
+            t0 = time.perf_counter()
+            claude._capture(
+                repo, {"session_id": f"cap{i}"}, {"kind": "prompt", "prompt": "x" * 400}
+            )
+            times.append((time.perf_counter() - t0) * 1000)
+        res["capture_in_process_ms"] = statistics.median(times)
+        imp = subprocess.run(
+            [
+                py,
+                "-X",
+                "importtime",
+                "-c",
+                "import gitmem.agent.claude; import gitmem.capture, gitmem.redact",
+            ],
+            capture_output=True,
+            text=True,
+        ).stderr.splitlines()
+        # cumulative time of the two top-level imports, after the hook module is loaded
+        res["capture_import_ms"] = (
+            sum(
+                int(line.split("|")[1])
+                for line in imp
+                if line.rstrip().endswith(("| gitmem.capture", "| gitmem.redact"))
+            )
+            / 1000
+        )
         res["session_start_ms"] = statistics.median(
-            p50([gitmem, "hook", "claude", "session-start"], tmp,
-                payload({"source": "startup"}), 1) for _ in range(runs))
+            p50([gitmem, "hook", "claude", "session-start"], tmp, payload({"source": "startup"}), 1)
+            for _ in range(runs)
+        )
         return res
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -83,14 +136,28 @@ def main() -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print(f"{'decisions':>9} {'python -c pass':>15} {'pre-tool':>16} {'pre-tool, no match':>19} "
-          f"{'prompt':>16} {'session-start':>14}")
+    print(
+        f"{'decisions':>9} {'python -c pass':>15} {'pre-tool':>16} {'pre-tool, no match':>19} "
+        f"{'prompt':>16} {'capture cost':>13} {'session-start':>14}"
+    )
     for r in rows:
         b = float(r["python_pass_ms"])
-        print(f"{r['decisions']:>9} {b:>12.1f} ms {r['pre_tool_ms']:>7.1f} ms {float(r['pre_tool_ms']) / b:>4.2f}x "
-              f"{r['pre_tool_nomatch_ms']:>10.1f} ms {float(r['pre_tool_nomatch_ms']) / b:>4.2f}x "
-              f"{r['prompt_ms']:>7.1f} ms {float(r['prompt_ms']) / b:>4.2f}x {r['session_start_ms']:>11.1f} ms")
-    print("(medians; a fresh process per event, as Claude Code runs hooks; prompt without a daemon)")
+        print(
+            f"{r['decisions']:>9} {b:>12.1f} ms {r['pre_tool_ms']:>7.1f} ms {float(r['pre_tool_ms']) / b:>4.2f}x "
+            f"{r['pre_tool_nomatch_ms']:>10.1f} ms {float(r['pre_tool_nomatch_ms']) / b:>4.2f}x "
+            f"{r['prompt_ms']:>7.1f} ms {float(r['prompt_ms']) / b:>4.2f}x "
+            f"{float(r['prompt_ms']) - float(r['prompt_nocapture_ms']):>+10.1f} ms "
+            f"{r['session_start_ms']:>11.1f} ms"
+        )
+    for r in rows:
+        print(
+            f"capture at {r['decisions']} decisions: {r['capture_in_process_ms']:.2f} ms in-process"
+            f" + {r['capture_import_ms']:.1f} ms importing its modules (fresh interpreter)"
+        )
+    print(
+        "(medians; a fresh process per event, as Claude Code runs hooks; prompt without a daemon;"
+        " capture cost = prompt with capture on minus off, same run)"
+    )
     return 0
 
 

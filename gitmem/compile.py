@@ -37,6 +37,15 @@ def watched(repo: Repo, cfg: config.Config) -> list[str]:
     return out
 
 
+def capture_settings(repo: Repo) -> dict[str, object]:
+    cfg = config.load(repo.root)
+    return {
+        "enabled": cfg.capture,
+        "redact": list(cfg.capture_redact),
+        "allow": list(cfg.capture_allow),
+    }
+
+
 def folders(root: Path, watched: list[str]) -> list[str]:
     """Every folder under the watched folders (stat-ed by the quick freshness check)."""
     out: list[str] = []
@@ -168,6 +177,7 @@ def _write(
         "watched": json.dumps(watch),
         "quick": quick,
         "dirs": json.dumps(folders(repo.root, watch)),
+        "capture": json.dumps(capture_settings(repo)),
         "full": full,
         "count": str(len(rows)),
     }

@@ -29,6 +29,9 @@ class Config:
     embed_download: bool = True
     watch_idle_seconds: int = 1800
     watch_autostart: bool = False
+    capture: bool = True
+    capture_redact: tuple[str, ...] = ()
+    capture_allow: tuple[str, ...] = ()
     problems: tuple[Problem, ...] = field(default=(), compare=False)
 
 
@@ -53,6 +56,13 @@ embed_download: true
 watch_idle_seconds: 1800
 # Start it in the background when an agent session starts (it loads the embedding model).
 watch_autostart: false
+
+# Keep every prompt of an agent session as a commit on refs/gitmem/sessions/<user>/<id>
+# (secrets redacted first). capture_redact: extra regexes to remove; capture_allow: exact
+# strings never to redact.
+capture: true
+capture_redact: []
+capture_allow: []
 """
 
 
@@ -124,7 +134,16 @@ def load(root: Path) -> Config:
             )
         )
         autostart = False
+    capture = data.get("capture", True)
+    if not isinstance(capture, bool):
+        problems.append(Problem(rel, lines.get("capture", 1), "capture", "expected true or false"))
+        capture = True
+    redact_list = _str_list(data, "capture_redact", rel, lines, problems, regex=True)
+    allow_list = _str_list(data, "capture_allow", rel, lines, problems)
     known = {
+        "capture",
+        "capture_redact",
+        "capture_allow",
         "watch_autostart",
         "version",
         "sources",
@@ -143,8 +162,39 @@ def load(root: Path) -> Config:
         embed_download=download,
         watch_idle_seconds=idle,
         watch_autostart=autostart,
+        capture=capture,
+        capture_redact=redact_list,
+        capture_allow=allow_list,
         problems=tuple(problems),
     )
+
+
+def _str_list(
+    data: dict[str, Any],
+    key: str,
+    rel: str,
+    lines: dict[str, int],
+    problems: list[Problem],
+    regex: bool = False,
+) -> tuple[str, ...]:
+    value = data.get(key) or []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        problems.append(Problem(rel, lines.get(key, 1), key, "expected a list of strings"))
+        return ()
+    if regex:
+        import re
+
+        good = []
+        for item in value:
+            try:
+                re.compile(item)
+                good.append(item)
+            except re.error as exc:
+                problems.append(Problem(rel, lines.get(key, 1), key, f"{item!r}: {exc}"))
+        return tuple(good)
+    return tuple(value)
 
 
 def _yaml_mapping(

@@ -213,6 +213,53 @@ def prompt(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
     text = str(payload.get("prompt") or "")
     if not text.strip():
         return None
+    injected: list[str] = []
+    try:
+        return _prompt_context(repo, payload, text, injected)
+    finally:
+        _capture(repo, payload, {"kind": "prompt", "prompt": text, "decisions_injected": injected})
+
+
+def _capture(repo: Repo, payload: dict[str, Any], record: dict[str, Any]) -> None:
+    """Record the prompt (redacted) in the write-ahead file and start a flush. Capture
+    problems are logged for `gitmem doctor` and never cost the agent its context."""
+    try:
+        settings = _capture_settings(repo)
+        if not settings.get("enabled", True):
+            return
+        from gitmem import capture, redact
+
+        if "prompt" in record:
+            clean, kinds = redact.redact(
+                str(record["prompt"]), settings.get("redact", []), settings.get("allow", [])
+            )
+            record = {**record, "prompt": clean, "redacted": kinds}
+        sid = str(payload.get("session_id") or "unknown")
+        capture.append(repo, sid, {**capture.base_record(repo, payload), **record})
+        if record.get("kind") == "close":
+            capture.spawn_flush(repo, sid)  # prompts are flushed by `stop` after each turn
+    except Exception as exc:
+        from gitmem.agent.runner import _log_error
+
+        _log_error(repo.shared_state_dir, "capture", f"{type(exc).__name__}: {exc}")
+
+
+def _capture_settings(repo: Repo) -> dict[str, Any]:
+    import json
+
+    table = Table.open(repo.state_dir / TABLE_NAME)
+    if table is None:
+        return {"enabled": True}
+    try:
+        data = json.loads(table.meta("capture") or "{}")
+    finally:
+        table.close()
+    return data if isinstance(data, dict) else {"enabled": True}
+
+
+def _prompt_context(
+    repo: Repo, payload: dict[str, Any], text: str, injected: list[str]
+) -> dict[str, Any] | None:
     cwd = str(payload.get("cwd") or os.getcwd())
     hits = _retrieve(repo, text, cwd)
     top_bm25 = max((float(h.ranks["bm25"][1]) for h in hits if "bm25" in h.ranks), default=0.0)
@@ -233,6 +280,7 @@ def prompt(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
         )
         if ids:
             session.append("shown", ids=ids, event="prompt")
+            injected.extend(ids)
     return context("prompt", rendered)
 
 
@@ -386,13 +434,40 @@ def stop(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
     sid = str(payload.get("session_id") or "")
     with state.open_session(repo.shared_state_dir, sid) as session:
         session.append("stop")
+    from gitmem import capture
+
+    if capture.wal_path(repo, sid or "unknown").exists():
+        capture.spawn_flush(repo, sid or "unknown")  # commit what the turn captured
     return None
 
 
 def session_end(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """Close the session: a final record with what was read and edited, the decisions
+    shown, and retrieval corrections (decisions governing edited files never shown)."""
     sid = str(payload.get("session_id") or "")
     with state.open_session(repo.shared_state_dir, sid) as session:
+        view = session.view()
         session.append("closed", reason=str(payload.get("reason") or ""))
+    corrections: list[str] = []
+    table = open_table(repo)
+    if table is not None:
+        try:
+            governing_edits = governing(table, list(dict.fromkeys(view.edited)), repo)
+            corrections = [m.entry.id for m in governing_edits if m.entry.id not in view.shown]
+        finally:
+            table.close()
+    _capture(
+        repo,
+        payload,
+        {
+            "kind": "close",
+            "reason": str(payload.get("reason") or ""),
+            "files_read": sorted(set(view.read)),
+            "files_edited": sorted(set(view.edited)),
+            "decisions_shown": sorted(view.shown),
+            "retrieval_corrections": corrections,
+        },
+    )
     return None
 
 

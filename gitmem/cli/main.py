@@ -13,6 +13,7 @@ from gitmem.cli import (
     lint_cmd,
     records_cmd,
     search_cmd,
+    sessions_cmd,
     watch_cmd,
     why_cmd,
 )
@@ -43,6 +44,9 @@ cli.add_command(agent_cmd.install)
 cli.add_command(agent_cmd.uninstall)
 cli.add_command(agent_cmd.doctor)
 cli.add_command(agent_cmd.mcp)
+cli.add_command(sessions_cmd.sessions)
+cli.add_command(sessions_cmd.sync)
+cli.add_command(sessions_cmd.capture)
 
 
 @cli.group()

@@ -1,0 +1,289 @@
+"""Session capture: every prompt kept as a commit on an orphan ref, durable and redacted.
+
+Layout: one ref per session, ``refs/gitmem/sessions/<user>/<session-id>``. Per-user and
+per-session refs mean two clones never append to the same ref, so `gitmem sync` never
+has to merge. Each commit's tree holds one file, ``record.json`` (the prompt record or the
+session's closing record). Its message carries a ``Gitmem-Record: <uid>`` trailer.
+Nothing outside ``.git`` changes: no work tree file, no index, no branch, no HEAD.
+
+Durability: the prompt hook only appends the (redacted) record to a write-ahead file,
+``<git-common-dir>/gitmem/capture/<session>.jsonl``, under ``flock`` (about a
+millisecond), and returns. The ``stop`` hook (the end of each agent turn) and the
+``session-end`` hook start a detached flusher (``gitmem capture flush``; `gitmem sync` and
+`gitmem sessions` flush too), which commits the pending records with
+one ``git fast-import`` process. fast-import only moves the ref forward from the tip it
+was given, so a concurrent update makes it fail and the flush retries. Records whose uid
+is already on the ref are skipped, so a flusher killed between committing and truncating
+the write-ahead file never records a prompt twice. A killed hook, or git briefly locked,
+loses nothing: the record waits in the write-ahead file for the next flush.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from gitmem import __version__
+from gitmem.repo import Repo
+
+REF_ROOT = "refs/gitmem/sessions"
+TRAILER = "Gitmem-Record"
+_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+RETRIES = 8
+
+
+def safe(text: str, fallback: str = "unknown") -> str:
+    cleaned = _SAFE.sub("_", text).strip("._")[:80]
+    return cleaned or fallback
+
+
+def user_name() -> str:
+    for var in ("GITMEM_USER", "GIT_AUTHOR_EMAIL", "USER", "USERNAME"):
+        value = os.environ.get(var)
+        if value:
+            return safe(value.split("@", 1)[0])
+    try:
+        import getpass
+
+        return safe(getpass.getuser())
+    except Exception:
+        return "unknown"
+
+
+def ref_for(session_id: str, user: str | None = None) -> str:
+    return f"{REF_ROOT}/{user or user_name()}/{safe(session_id)}"
+
+
+def wal_path(repo: Repo, session_id: str) -> Path:
+    return repo.shared_state_dir / "capture" / f"{safe(session_id)}.jsonl"
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[Any]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+", encoding="utf-8") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield fh
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def append(repo: Repo, session_id: str, record: dict[str, Any]) -> str:
+    """Write one record to the session's write-ahead file; returns its uid."""
+    uid = os.urandom(16).hex()
+    line = json.dumps({"uid": uid, "ref": ref_for(session_id), **record}, ensure_ascii=False)
+    with _locked(wal_path(repo, session_id)) as fh:
+        fh.seek(0, os.SEEK_END)
+        fh.write(line + "\n")
+        fh.flush()
+    return uid
+
+
+def spawn_flush(repo: Repo, session_id: str) -> None:
+    """Commit in a detached process; the hook never waits for git."""
+    import sys
+
+    # on failure the record stays in the write-ahead file for the next flush
+    with contextlib.suppress(OSError):
+        subprocess.Popen(
+            [sys.executable, "-m", "gitmem", "capture", "flush", "--session", session_id],
+            cwd=repo.root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+
+
+def _git(repo: Repo, *args: str, input_: bytes | None = None) -> tuple[int, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_INDEX_FILE", "GIT_DIR")}
+    proc = subprocess.run(
+        ["git", *args], cwd=repo.root, input=input_, capture_output=True, env=env, timeout=60
+    )
+    return proc.returncode, proc.stdout.decode("utf-8", "replace")
+
+
+def _tip(repo: Repo, ref: str) -> str | None:
+    code, out = _git(repo, "rev-parse", "--verify", "-q", ref + "^{commit}")
+    return out.strip() if code == 0 and out.strip() else None
+
+
+def _uids_on(repo: Repo, ref: str) -> set[str]:
+    code, out = _git(repo, "log", "--format=%B", ref)
+    if code != 0:
+        return set()
+    return set(re.findall(rf"^{TRAILER}: ([0-9a-f]+)$", out, re.MULTILINE))
+
+
+def _stream(ref: str, tip: str | None, records: list[dict[str, Any]]) -> bytes:
+    out: list[bytes] = []
+    for n, rec in enumerate(records):
+        body = json.dumps(rec, ensure_ascii=False, indent=1).encode()
+        kind = rec.get("kind", "prompt")
+        summary = str(rec.get("prompt") or kind).splitlines()[0][:60] if kind == "prompt" else kind
+        message = f"gitmem {kind}: {summary}\n\n{TRAILER}: {rec['uid']}\n".encode()
+        ts = int(float(rec.get("time", time.time())))
+        who = safe(str(rec.get("user") or "unknown"))
+        out.append(f"commit {ref}\n".encode())
+        out.append(f"author {who} <{who}@gitmem> {ts} +0000\n".encode())
+        out.append(f"committer gitmem <gitmem@localhost> {ts} +0000\n".encode())
+        out.append(f"data {len(message)}\n".encode() + message)
+        if n == 0 and tip is not None:
+            out.append(f"from {tip}\n".encode())
+        out.append(b"deleteall\n")
+        out.append(f"M 100644 inline record.json\ndata {len(body)}\n".encode() + body + b"\n")
+    return b"".join(out)
+
+
+def flush(repo: Repo, session_id: str) -> int:
+    """Commit the session's pending records; returns how many were committed."""
+    path = wal_path(repo, session_id)
+    if not path.exists():
+        return 0
+    with _locked(path) as fh:
+        fh.seek(0)
+        pending = []
+        for line in fh.read().splitlines():
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue  # a torn line from a killed writer: nothing to commit
+            if isinstance(item, dict) and item.get("uid"):
+                pending.append(item)
+        if not pending:
+            fh.truncate(0)
+            return 0
+        by_ref: dict[str, list[dict[str, Any]]] = {}
+        for item in pending:
+            by_ref.setdefault(str(item.get("ref") or ref_for(session_id)), []).append(item)
+        committed = 0
+        for ref, items in by_ref.items():
+            committed += _commit(repo, ref, items)
+        fh.seek(0)
+        fh.truncate(0)
+        return committed
+
+
+def _commit(repo: Repo, ref: str, items: list[dict[str, Any]]) -> int:
+    for attempt in range(RETRIES):
+        tip = _tip(repo, ref)
+        done = _uids_on(repo, ref) if tip else set()
+        todo = [i for i in items if i["uid"] not in done]
+        if not todo:
+            return 0
+        code, _ = _git(repo, "fast-import", "--quiet", input_=_stream(ref, tip, todo))
+        if code == 0:
+            return len(todo)
+        time.sleep(0.05 * (attempt + 1))  # the ref moved or git is locked: try again
+    raise RuntimeError(f"could not update {ref} after {RETRIES} attempts")
+
+
+def pending_sessions(repo: Repo) -> list[str]:
+    folder = repo.shared_state_dir / "capture"
+    if not folder.is_dir():
+        return []
+    return [p.stem for p in folder.glob("*.jsonl") if p.stat().st_size > 0]
+
+
+# ------------------------------------------------------------------------------- reading
+
+
+def session_refs(repo: Repo) -> list[tuple[str, str]]:
+    code, out = _git(repo, "for-each-ref", "--format=%(refname)", REF_ROOT)
+    refs = [r for r in out.splitlines() if r] if code == 0 else []
+    return [(r, r[len(REF_ROOT) + 1 :]) for r in refs]
+
+
+def records(repo: Repo, ref: str) -> list[dict[str, Any]]:
+    """All records on a session ref, oldest first."""
+    code, out = _git(repo, "rev-list", "--reverse", ref)
+    if code != 0:
+        return []
+    shas = [s for s in out.split() if s]
+    batch = "".join(f"{s}:record.json\n" for s in shas).encode()
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_INDEX_FILE", "GIT_DIR")}
+    proc = subprocess.run(
+        ["git", "cat-file", "--batch"],
+        cwd=repo.root,
+        input=batch,
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    data = proc.stdout
+    out_records: list[dict[str, Any]] = []
+    pos = 0
+    while pos < len(data):
+        nl = data.index(b"\n", pos)
+        header = data[pos:nl].decode().split()
+        pos = nl + 1
+        if len(header) < 3 or header[1] != "blob":
+            continue
+        size = int(header[2])
+        blob = data[pos : pos + size]
+        pos += size + 1
+        try:
+            out_records.append(json.loads(blob))
+        except ValueError:
+            continue
+    return out_records
+
+
+def sync(repo: Repo, remote: str) -> tuple[int, str]:
+    """Fetch then push ``refs/gitmem/*`` with explicit refspecs (never configured as the
+    remote's push refspec, which would change what a plain `git push` sends)."""
+    code, out = _git(repo, "fetch", remote, "refs/gitmem/*:refs/gitmem/*")
+    if code != 0:
+        return code, f"fetch failed: {out}"
+    code, out2 = _git(repo, "push", remote, "refs/gitmem/*:refs/gitmem/*")
+    return code, out + out2
+
+
+def base_record(repo: Repo, payload: dict[str, Any]) -> dict[str, Any]:
+    """Who, where and when: repository, branch and HEAD read from files (no git process)."""
+    branch, head = _head(repo)
+    return {
+        "time": round(time.time(), 3),
+        "session_id": str(payload.get("session_id") or ""),
+        "user": user_name(),
+        "repository": repo.root.name,
+        "branch": branch,
+        "head": head,
+        "permission_mode": payload.get("permission_mode"),
+        "gitmem_version": __version__,
+    }
+
+
+def _head(repo: Repo) -> tuple[str | None, str | None]:
+    try:
+        text = (repo.git_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None, None
+    if not text.startswith("ref: "):
+        return None, text
+    ref = text[5:]
+    branch = ref.removeprefix("refs/heads/")
+    for base in (repo.git_dir, repo.common_dir):
+        try:
+            return branch, (base / ref).read_text(encoding="utf-8").strip()
+        except OSError:
+            continue
+    try:
+        packed = (repo.common_dir / "packed-refs").read_text(encoding="utf-8")
+    except OSError:
+        return branch, None
+    for line in packed.splitlines():
+        if line.endswith(" " + ref):
+            return branch, line.split(" ", 1)[0]
+    return branch, None

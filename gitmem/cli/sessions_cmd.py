@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+import datetime as dt
+
+import click
+from rich.markup import escape
+
+from gitmem import capture as core
+from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stdout
+from gitmem.errors import GitmemError
+
+
+def _when(ts: object) -> str:
+    try:
+        return dt.datetime.fromtimestamp(float(ts), dt.timezone.utc).strftime("%Y-%m-%d %H:%M")  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return "-"
+
+
+def _summary(ref: str, short: str, records: list[dict[str, object]]) -> dict[str, object]:
+    prompts = [r for r in records if r.get("kind", "prompt") == "prompt"]
+    close = next((r for r in reversed(records) if r.get("kind") == "close"), {})
+    first = records[0] if records else {}
+    return {
+        "id": short,
+        "ref": ref,
+        "user": short.split("/", 1)[0],
+        "session_id": first.get("session_id"),
+        "started": first.get("time"),
+        "last": records[-1].get("time") if records else None,
+        "branch": first.get("branch"),
+        "prompts": len(prompts),
+        "files_edited": close.get("files_edited", []),
+        "closed": bool(close),
+    }
+
+
+@click.group(invoke_without_command=True)
+@json_option
+@click.pass_context
+@expected_errors
+def sessions(ctx: click.Context, json_: bool) -> None:
+    """List captured agent sessions (who, when, branch, prompts, files edited)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    repo = current_repo()
+    for sid in core.pending_sessions(repo):
+        core.flush(repo, sid)
+    rows = [_summary(ref, short, core.records(repo, ref)) for ref, short in core.session_refs(repo)]
+    rows.sort(key=lambda r: float(r["started"] or 0), reverse=True)  # type: ignore[arg-type]
+    if json_:
+        emit_json(rows)
+        return
+    out = stdout()
+    if not rows:
+        out.print("no captured sessions yet")
+        return
+    for r in rows:
+        edited = len(r["files_edited"])  # type: ignore[arg-type]
+        out.print(
+            f"{escape(str(r['id']))}  {_when(r['started'])}  branch {r['branch'] or '-'}  "
+            f"{r['prompts']} prompts  {edited} files edited"
+        )
+
+
+@sessions.command()
+@click.argument("ident", metavar="ID")
+@json_option
+@expected_errors
+def show(ident: str, json_: bool) -> None:
+    """Print one session as a transcript: each prompt and the decisions shown for it."""
+    repo = current_repo()
+    for sid in core.pending_sessions(repo):
+        core.flush(repo, sid)
+    matches = [
+        (ref, short)
+        for ref, short in core.session_refs(repo)
+        if short == ident or short.endswith("/" + ident) or ident in short
+    ]
+    if not matches:
+        raise GitmemError(f"no session {ident!r}; `gitmem sessions` lists them")
+    if len(matches) > 1:
+        raise GitmemError(f"{ident!r} matches {len(matches)} sessions; give more of the id")
+    ref, short = matches[0]
+    records = core.records(repo, ref)
+    if json_:
+        emit_json({"id": short, "ref": ref, "records": records})
+        return
+    out = stdout()
+    out.print(f"[bold]{escape(short)}[/] ({len(records)} records)")
+    for r in records:
+        if r.get("kind", "prompt") == "prompt":
+            shown = ", ".join(r.get("decisions_injected") or []) or "none"
+            out.print(
+                f"\n[cyan]{_when(r.get('time'))}[/] on {r.get('branch') or '-'} "
+                f"@ {str(r.get('head') or '')[:10]}  decisions shown: {shown}"
+            )
+            click.echo(str(r.get("prompt", "")))
+        else:
+            out.print(f"\n[dim]{_when(r.get('time'))} session closed ({r.get('reason') or '-'})[/]")
+            for key in ("files_edited", "decisions_shown", "retrieval_corrections"):
+                out.print(f"  {key.replace('_', ' ')}: {', '.join(r.get(key) or []) or '-'}")
+
+
+@click.command()
+@click.argument("remote", default="origin")
+@expected_errors
+def sync(remote: str) -> None:
+    """Fetch and push the captured sessions (refs/gitmem/*) with explicit refspecs.
+
+    Never configures the remote's push refspec, so a plain `git push` is unchanged.
+    """
+    repo = current_repo()
+    for sid in core.pending_sessions(repo):
+        core.flush(repo, sid)
+    code, out = core.sync(repo, remote)
+    if code != 0:
+        raise GitmemError(out.strip() or f"git push/fetch to {remote} failed")
+    click.echo(f"synced refs/gitmem/* with {remote}")
+
+
+@click.group(hidden=True)
+def capture() -> None:
+    """Session capture internals."""
+
+
+@capture.command()
+@click.option("--session", "session_id", default=None, help="One session (default: all pending).")
+@expected_errors
+def flush(session_id: str | None) -> None:
+    """Commit pending captured records to their session refs."""
+    repo = current_repo()
+    ids = [session_id] if session_id else core.pending_sessions(repo)
+    total = sum(core.flush(repo, sid) for sid in ids)
+    click.echo(f"committed {total} records")

@@ -1,0 +1,76 @@
+"""Remove secrets from text before anything is written to git.
+
+Covers cloud provider keys, GitHub/GitLab/Slack/Stripe/OpenAI/Anthropic and other tokens,
+JWTs, private key blocks, passwords in URLs and ``.env``-style assignments. Each match is
+replaced by ``[REDACTED:<kind>]``. Projects add patterns (``capture_redact`` in config, a
+list of regexes) and exempt known-harmless strings (``capture_allow``, exact strings).
+Standard library only (runs in the prompt hook).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# (kind, pattern). Order matters: specific formats first, generic assignments last.
+PATTERNS: list[tuple[str, str]] = [
+    (
+        "private-key",
+        r"-----BEGIN (?:[A-Z0-9 ]+ )?PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+        r"(?:-----END (?:[A-Z0-9 ]+ )?PRIVATE KEY(?: BLOCK)?-----|$)",
+    ),
+    ("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+    ("aws-secret-key", r"(?i)aws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+=]{40}"),
+    ("gcp-api-key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
+    ("gcp-service-account", r"\"private_key_id\"\s*:\s*\"[0-9a-f]{40}\""),
+    ("azure-storage-key", r"(?i)AccountKey=[A-Za-z0-9+/=]{60,}"),
+    ("github-token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b"),
+    ("github-fine-grained", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b"),
+    ("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}\b"),
+    ("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"),
+    ("slack-webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+"),
+    ("stripe-key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b"),
+    ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}\b"),
+    ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}\b"),
+    ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}\b"),
+    ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    ("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}\b"),
+    ("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b"),
+    ("twilio-key", r"\bSK[0-9a-fA-F]{32}\b"),
+    ("mailgun-key", r"\bkey-[0-9a-zA-Z]{32}\b"),
+    ("digitalocean-token", r"\bdop_v1_[a-f0-9]{64}\b"),
+    ("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    ("url-password", r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),
+    ("bearer-token", r"(?i)\bbearer\s+[A-Za-z0-9_\-.=]{20,}"),
+    ("basic-auth", r"(?i)\bauthorization:\s*basic\s+[A-Za-z0-9+/=]{8,}"),
+    (
+        "env-secret",
+        r"\b[A-Z0-9_]*(?:SECRET|PASSWORD|PASSWD|TOKEN|API_?KEY|PRIVATE_?KEY|"
+        r"CREDENTIALS?)[A-Z0-9_]*\s*=\s*\S+",
+    ),
+    (
+        "assigned-secret",
+        r"(?i)\b(?:password|passwd|secret|api[_-]?key|access[_-]?token|"
+        r"auth[_-]?token|client[_-]?secret)\b\s*[:=]\s*[\"']?[^\s\"',;]{6,}",
+    ),
+]
+_COMPILED = [(kind, re.compile(p)) for kind, p in PATTERNS]
+
+
+def redact(
+    text: str, extra: Iterable[str] = (), allow: Iterable[str] = ()
+) -> tuple[str, list[str]]:
+    """Return (clean text, kinds of what was removed)."""
+    allowed = {a for a in allow if a}
+    found: list[str] = []
+    patterns = [*_COMPILED, *((f"custom-{i}", re.compile(p)) for i, p in enumerate(extra))]
+    for kind, rx in patterns:
+
+        def repl(match: re.Match[str], kind: str = kind) -> str:
+            if match.group(0) in allowed:
+                return match.group(0)
+            found.append(kind)
+            return f"[REDACTED:{kind}]"
+
+        text = rx.sub(repl, text)
+    return text, found

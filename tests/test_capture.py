@@ -1,0 +1,240 @@
+"""Session capture on git refs: real hooks, real git, concurrency, redaction, sync."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import commit_all, decision, git, write
+
+from gitmem import capture
+from gitmem.cli.main import cli
+from gitmem.repo import discover
+
+GITMEM = shutil.which("gitmem")
+SANDBOX_HOME = tempfile.mkdtemp(prefix="gitmem-capture-home-")
+pytestmark = pytest.mark.skipif(GITMEM is None, reason="gitmem console script not installed")
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    write(repo, "billing/charge.py", "x = 1\n")
+    decision(repo, "0001-money.md", "Money is integer cents", globs=["billing/**"],
+             body="## Decision\n\nAmounts are integer cents; floats are never used for money.\n")
+    commit_all(repo, "init")
+    return repo
+
+
+def hook(event: str, payload: dict[str, object], cwd: Path) -> str:
+    env = {**os.environ, "HOME": SANDBOX_HOME, "GITMEM_USER": "alice"}
+    proc = subprocess.run([str(GITMEM), "hook", "claude", event], input=json.dumps(payload),
+                          cwd=cwd, capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 0 and proc.stderr == ""
+    return proc.stdout
+
+
+def wait_for(predicate, seconds: float = 20.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return predicate()
+
+
+def snapshot(root: Path) -> tuple[str, str, str]:
+    index = hashlib.sha1((root / ".git" / "index").read_bytes()).hexdigest()
+    head = git(root, "rev-parse", "HEAD").strip()
+    status = git(root, "status", "--porcelain", "--untracked-files=all")
+    return index, head, status
+
+
+def test_prompts_become_commits_on_an_orphan_ref(project: Path) -> None:
+    before = snapshot(project)
+    r = discover(project)
+    for n in range(3):
+        hook("prompt", {"session_id": "s1", "cwd": str(project), "permission_mode": "default",
+                        "prompt": f"prompt {n}: may refunds use floats for money?"}, project)
+    hook("post-tool", {"session_id": "s1", "cwd": str(project), "tool_name": "Edit",
+                       "tool_input": {"file_path": str(project / "billing/charge.py")}}, project)
+    hook("session-end", {"session_id": "s1", "cwd": str(project), "reason": "exit"}, project)
+    ref = "refs/gitmem/sessions/alice/s1"
+    assert wait_for(lambda: len(capture.records(r, ref)) == 4)
+    recs = capture.records(r, ref)
+    assert [x["prompt"] for x in recs[:3]] == [f"prompt {n}: may refunds use floats for money?" for n in range(3)]
+    first = recs[0]
+    assert first["session_id"] == "s1" and first["branch"] == "main" and first["user"] == "alice"
+    assert first["head"] == before[1] and first["permission_mode"] == "default"
+    assert first["decisions_injected"] == ["D-0001"] and first["gitmem_version"]
+    close = recs[3]
+    assert close["kind"] == "close" and close["files_edited"] == ["billing/charge.py"]
+    assert close["decisions_shown"] == ["D-0001"] and close["retrieval_corrections"] == []
+    # an orphan history: the first commit has no parent, and no branch points at it
+    shas = git(project, "rev-list", ref).split()
+    assert len(shas) == 4 and git(project, "rev-list", "--max-parents=0", ref).strip() == shas[-1]
+    assert git(project, "branch", "--contains", shas[0]).strip() == ""
+    # nothing outside .git changed: work tree, index and HEAD are untouched
+    assert snapshot(project) == before
+    listing = json.loads(CliRunner().invoke(cli, ["sessions", "--json"]).stdout)
+    assert listing[0]["id"] == "alice/s1" and listing[0]["prompts"] == 3
+    shown = CliRunner().invoke(cli, ["sessions", "show", "s1"])
+    assert "decisions shown: D-0001" in shown.stdout and "prompt 2:" in shown.stdout
+
+
+def test_retrieval_corrections_name_unshown_governing_decisions(project: Path) -> None:
+    r = discover(project)
+    hook("post-tool", {"session_id": "c", "cwd": str(project), "tool_name": "Read",
+                       "tool_input": {"file_path": str(project / "billing/charge.py")}}, project)
+    # edited through Bash: no pre/post-tool injection happened for the Edit itself
+    from gitmem.agent import state
+
+    with state.open_session(r.shared_state_dir, "c") as s:
+        s.append("edited", paths=["billing/charge.py"], tool="Bash")
+    hook("session-end", {"session_id": "c", "cwd": str(project), "reason": "exit"}, project)
+    assert wait_for(lambda: len(capture.records(r, "refs/gitmem/sessions/alice/c")) == 1)
+    close = capture.records(r, "refs/gitmem/sessions/alice/c")[0]
+    assert close["retrieval_corrections"] == ["D-0001"]
+
+
+SECRETS = {
+    "aws-access-key": "AKIAIOSFODNN7EXAMPLE",
+    "aws-secret-key": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "gcp-api-key": "AIzaSyA1234567890abcdefghijklmnopqrstuv",
+    "azure-storage-key": "AccountKey=" + "A" * 86 + "==",
+    "github-token": "ghp_" + "a1B2" * 9,
+    "github-fine-grained": "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+    "gitlab-token": "glpat-abcdefghij0123456789",
+    "slack-token": "xoxb-1234567890-1234567890123-abcdefghijklmnopqrstuvwx",
+    "slack-webhook": "https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXX",
+    "stripe-key": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "anthropic-key": "sk-ant-api03-" + "x" * 40,
+    "openai-key": "sk-proj-" + "y" * 40,
+    "huggingface-token": "hf_" + "z" * 34,
+    "npm-token": "npm_" + "n" * 36,
+    "sendgrid-key": "SG." + "s" * 22 + "." + "t" * 43,
+    "digitalocean-token": "dop_v1_" + "ab" * 32,
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "private-key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
+    "url-password": "postgres://admin:hunter2secret@db.internal:5432/app",
+    "bearer-token": "Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345",
+    "env-secret": "STRIPE_API_KEY=rk_something_not_standard_123",
+    "assigned-secret": "password: CorrectHorseBatteryStaple",
+}
+
+
+def test_secrets_never_reach_a_commit(project: Path) -> None:
+    r = discover(project)
+    for n, (kind, secret) in enumerate(SECRETS.items()):
+        hook("prompt", {"session_id": "sec", "cwd": str(project),
+                        "prompt": f"case {n} ({kind}): here it is {secret} please fix"}, project)
+    # prompts wait in the write-ahead file (durable) until the turn ends
+    assert len(capture.records(r, "refs/gitmem/sessions/alice/sec")) == 0
+    assert capture.wal_path(r, "sec").read_text().count("\n") == len(SECRETS)
+    hook("stop", {"session_id": "sec", "cwd": str(project), "stop_hook_active": False}, project)
+    ref = "refs/gitmem/sessions/alice/sec"
+    assert wait_for(lambda: len(capture.records(r, ref)) == len(SECRETS))
+    blobs = git(project, "log", "-p", "--format=%B", ref)
+    for kind, secret in SECRETS.items():
+        core = secret.split("=", 1)[-1].split(": ", 1)[-1].split("://", 1)[-1]
+        for piece in (secret, core[:24]):
+            assert piece not in blobs, kind
+    recs = capture.records(r, ref)
+    kinds = {k for rec in recs for k in rec["redacted"]}
+    assert len(kinds) >= 20
+    assert "please fix" in recs[0]["prompt"]
+
+
+def test_capture_can_be_switched_off_and_extended(project: Path) -> None:
+    write(project, ".continuity/config.yaml",
+          "capture: false\n")
+    CliRunner().invoke(cli, ["why", "billing/charge.py"])  # recompile with the new config
+    hook("prompt", {"session_id": "off", "cwd": str(project), "prompt": "hello"}, project)
+    hook("stop", {"session_id": "off", "cwd": str(project)}, project)
+    time.sleep(1.0)
+    assert git(project, "for-each-ref", "refs/gitmem").strip() == ""
+    write(project, ".continuity/config.yaml",
+          "capture: true\ncapture_redact: ['ACME-[0-9]{6}']\ncapture_allow: ['AKIAIOSFODNN7EXAMPLE']\n")
+    CliRunner().invoke(cli, ["why", "billing/charge.py"])
+    hook("prompt", {"session_id": "on", "cwd": str(project),
+                    "prompt": "ticket ACME-123456 and the doc example AKIAIOSFODNN7EXAMPLE"}, project)
+    hook("stop", {"session_id": "on", "cwd": str(project)}, project)
+    r = discover(project)
+    assert wait_for(lambda: len(capture.records(r, "refs/gitmem/sessions/alice/on")) == 1)
+    rec = capture.records(r, "refs/gitmem/sessions/alice/on")[0]
+    assert "ACME-123456" not in rec["prompt"] and "AKIAIOSFODNN7EXAMPLE" in rec["prompt"]
+
+
+WORKER = """
+import sys
+from gitmem import capture
+from gitmem.repo import discover
+repo = discover(sys.argv[1])
+sid = sys.argv[2]
+for i in range(int(sys.argv[3])):
+    capture.append(repo, sid, {"kind": "prompt", "prompt": f"{sid} prompt {i}", "user": "w",
+                               "time": 1700000000 + i})
+    capture.flush(repo, sid)
+"""
+
+
+def test_eight_sessions_two_hundred_prompts_each_exactly_once(project: Path) -> None:
+    env = {**os.environ, "GITMEM_USER": "w"}
+    procs = [subprocess.Popen([sys.executable, "-c", WORKER, str(project), f"s{n}", "200"], env=env)
+             for n in range(8)]
+    assert all(p.wait(timeout=600) == 0 for p in procs)
+    r = discover(project)
+    total = 0
+    for n in range(8):
+        recs = capture.records(r, f"refs/gitmem/sessions/w/s{n}")
+        prompts = [x["prompt"] for x in recs]
+        assert prompts == [f"s{n} prompt {i}" for i in range(200)]
+        total += len(prompts)
+    assert total == 1600
+
+
+def test_a_flusher_killed_after_committing_never_duplicates(project: Path) -> None:
+    r = discover(project)
+    for i in range(3):
+        capture.append(r, "k", {"kind": "prompt", "prompt": f"p{i}", "user": "alice"})
+    killer = (
+        "import os, sys\nfrom gitmem import capture\nfrom gitmem.repo import discover\n"
+        "real = capture._commit\n"
+        "def commit_then_die(*a):\n    real(*a); os._exit(9)\n"
+        "capture._commit = commit_then_die\ncapture.flush(discover(sys.argv[1]), 'k')\n"
+    )
+    assert subprocess.run([sys.executable, "-c", killer, str(project)]).returncode == 9
+    # the write-ahead file still holds the three records; the next flush skips them
+    capture.append(r, "k", {"kind": "prompt", "prompt": "p3", "user": "alice"})
+    capture.flush(r, "k")
+    ref = capture.ref_for("k")
+    assert [x["prompt"] for x in capture.records(r, ref)] == ["p0", "p1", "p2", "p3"]
+
+
+def test_sync_with_a_local_bare_remote(project: Path, tmp_path: Path) -> None:
+    r = discover(project)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(project, "remote", "add", "origin", str(remote))
+    capture.append(r, "sync1", {"kind": "prompt", "prompt": "shared why", "user": "alice"})
+    result = CliRunner().invoke(cli, ["sync"])
+    assert result.exit_code == 0, result.output
+    assert "refs/gitmem/sessions" in git(remote, "for-each-ref", "refs/gitmem")
+    # a plain `git push` is unchanged: no push refspec was configured
+    proc = subprocess.run(["git", "config", "--get-all", "remote.origin.push"], cwd=project,
+                          capture_output=True, text=True)
+    assert proc.stdout == ""
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(remote), str(clone))
+    os.chdir(clone)
+    assert CliRunner().invoke(cli, ["sync"]).exit_code == 0
+    recs = capture.records(discover(clone), capture.ref_for("sync1"))
+    assert [x["prompt"] for x in recs] == ["shared why"]
