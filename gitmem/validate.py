@@ -229,6 +229,13 @@ def _rules(value: Any, parsed: Parsed, file: str, problems: list[Problem]) -> tu
         except re.error as exc:
             report(f"{where}.forbid", f"invalid regular expression: {exc}")
             continue
+        from gitmem.rules import RuleError, compile_rule
+
+        try:
+            compile_rule(forbid)
+        except RuleError as exc:
+            report(f"{where}.forbid", str(exc))
+            continue
         paths_v = item.get("paths", [])
         paths = [paths_v] if isinstance(paths_v, str) else paths_v
         if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):

@@ -159,9 +159,44 @@ def pre_tool(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
         matches = governing(table, paths, repo)
         if not matches:
             return None
+        tool = str(payload.get("tool_name") or "")
+        if tool in toolpaths.EDIT_TOOLS and any(m.entry.rules for m in matches):
+            denied = _enforce(payload.get("tool_input"), paths, matches)
+            if denied is not None:
+                return denied
         return _inject_new(repo, payload, "pre-tool", matches, BUDGET_PRE_TOOL)
     finally:
         table.close()
+
+
+def _enforce(tool_input: Any, paths: list[str], matches: list[Match]) -> dict[str, Any] | None:
+    """A critical decision's rule matched by the text about to be written denies the call
+    (with the reason the agent sees); warning and info rules stay advisory."""
+    from gitmem.rules import violations_in
+
+    lines = [(n, t) for n, t in enumerate(toolpaths.new_text(tool_input).splitlines(), start=1)]
+    if not lines:
+        return None
+    for m in matches:
+        if m.entry.severity != "critical" or not m.entry.rules:
+            continue
+        for path in paths:
+            found = violations_in(m.entry, path, lines)
+            if found:
+                v = found[0]
+                reason = (
+                    f"Project decision {m.entry.id} (critical) forbids this change to {path}: "
+                    f"{v.message}. Offending line: {v.text.strip()[:160]!r}. "
+                    f"See {m.entry.file}."
+                )
+                return {
+                    "hookSpecificOutput": {
+                        "hookEventName": "PreToolUse",
+                        "permissionDecision": "deny",
+                        "permissionDecisionReason": reason,
+                    }
+                }
+    return None
 
 
 def post_tool(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:

@@ -75,6 +75,23 @@ def _scan(value: Any, key: str, out: list[str], depth: int = 0) -> None:
             _scan(item, key, out, depth + 1)
 
 
+def new_text(tool_input: Any) -> str:
+    """The text a Write/Edit/MultiEdit/NotebookEdit call is about to add."""
+    if not isinstance(tool_input, dict):
+        return ""
+    parts: list[str] = []
+    for key in ("content", "new_string", "new_source"):
+        value = tool_input.get(key)
+        if isinstance(value, str):
+            parts.append(value)
+    edits = tool_input.get("edits")
+    if isinstance(edits, list):
+        for edit in edits:
+            if isinstance(edit, dict) and isinstance(edit.get("new_string"), str):
+                parts.append(edit["new_string"])
+    return "\n".join(parts)
+
+
 def touched(tool_name: str, tool_input: Any) -> tuple[list[str], bool]:
     """(candidate paths, whether they came from shell words and need checking)."""
     if not isinstance(tool_input, dict):

@@ -7,6 +7,7 @@ import click
 from gitmem import __version__
 from gitmem.cli import (
     agent_cmd,
+    check_cmd,
     demo_cmd,
     index_cmd,
     init_cmd,
@@ -46,6 +47,7 @@ cli.add_command(agent_cmd.doctor)
 cli.add_command(agent_cmd.mcp)
 cli.add_command(sessions_cmd.sessions)
 cli.add_command(sessions_cmd.sync)
+cli.add_command(check_cmd.check)
 cli.add_command(sessions_cmd.capture)
 
 

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import click
+from rich.markup import escape
+
+from gitmem import check as core
+from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stdout
+
+
+@click.command()
+@click.option("--staged", is_flag=True, help="Check the staged changes (pre-commit).")
+@click.option("--range", "rev_range", metavar="A..B", help="Check a revision range (CI).")
+@click.argument("paths", nargs=-1)
+@json_option
+@expected_errors
+def check(staged: bool, rev_range: str | None, paths: tuple[str, ...], json_: bool) -> None:
+    """Show the decisions governing a change and enforce their rules.
+
+    Without options: the unstaged changes; --staged: the index; --range A..B: commits
+    (e.g. origin/main...HEAD in CI); PATH...: whole files. A critical decision's rule
+    violation exits 1; warning and info print only. Exceptions: a `Decision-Override: ID
+    reason` commit trailer (ranges) or GITMEM_OVERRIDE="ID reason" (staged).
+    """
+    repo = current_repo()
+    report = core.check(repo, staged=staged, rev_range=rev_range, paths=list(paths) or None)
+    if json_:
+        emit_json(
+            {
+                "files": list(report.files),
+                "decisions": [
+                    {
+                        "id": e.id,
+                        "title": e.title,
+                        "severity": e.severity,
+                        "file": e.file,
+                        "paths": list(files),
+                    }
+                    for e, files in report.governing
+                ],
+                "violations": [v._asdict() for v in report.violations],
+                "overridden": [v._asdict() for v in report.overridden],
+                "overrides": report.overrides,
+                "problems": [p.to_json() for p in report.problems],
+                "blocked": report.blocked,
+            }
+        )
+    else:
+        out = stdout()
+        for entry, files in report.governing:
+            out.print(
+                f"[cyan]{escape(entry.id)}[/] ({entry.severity}) {escape(entry.title)}"
+                f"  [dim]{escape(', '.join(files[:5]))}{' …' if len(files) > 5 else ''}[/]"
+            )
+        for v in report.violations:
+            click.echo(v.format())
+        for v in report.overridden:
+            reason = report.overrides.get(v.decision, "")
+            click.echo(f"{v.format()} (overridden: {reason})")
+        for p in report.problems:
+            click.echo(p.format())
+        if not report.governing and not report.problems:
+            out.print("no decision governs these changes")
+    if report.blocked:
+        raise SystemExit(1)

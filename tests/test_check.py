@@ -1,0 +1,147 @@
+"""gitmem check and enforcement at the point of mutation (pre-tool deny)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import commit_all, git, write
+
+from gitmem.cli.main import cli
+
+GITMEM = shutil.which("gitmem")
+SANDBOX_HOME = tempfile.mkdtemp(prefix="gitmem-check-home-")
+
+RULES = """---
+title: Money is integer cents
+status: accepted
+severity: critical
+globs: ["billing/**"]
+rules:
+  - forbid: '\\bfloat\\('
+    paths: ["billing/**/*.py"]
+    message: amounts are integer cents
+---
+## Decision
+
+Integer cents only.
+"""
+WARN = """---
+title: No print debugging
+status: accepted
+severity: warning
+globs: ["**/*.py"]
+rules:
+  - forbid: '^\\s*print\\('
+    message: use the logger
+---
+## Decision
+
+Log, do not print.
+"""
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    write(repo, "billing/charge.py", "def charge(cents: int) -> int:\n    return cents\n")
+    write(repo, "billing/README.txt", "notes\n")
+    write(repo, ".continuity/decisions/0001-money.md", RULES)
+    write(repo, ".continuity/decisions/0002-print.md", WARN)
+    commit_all(repo, "init")
+    return repo
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout
+
+
+def test_staged_critical_blocks_warning_prints(project: Path) -> None:
+    write(project, "billing/charge.py",
+          "def charge(cents: int) -> int:\n    print(cents)\n    return cents\n")
+    git(project, "add", "-A")
+    code, out = run("check", "--staged")
+    assert code == 0  # a warning-level rule prints but does not block
+    assert "billing/charge.py:2: decision D-0002: use the logger" in out
+    assert out.index("D-0001") < out.index("D-0002")  # most severe first
+    write(project, "billing/charge.py",
+          "def charge(cents: int) -> float:\n    return float(cents) / 100\n")
+    write(project, "billing/README.txt", "float( is fine in prose\n")  # outside the rule's paths
+    git(project, "add", "-A")
+    code, out = run("check", "--staged")
+    assert code == 1
+    assert "billing/charge.py:2: decision D-0001: amounts are integer cents" in out
+    assert "README" not in out.split("\n", 2)[-1]
+    code, out = run("check", "--staged", "--json")
+    data = json.loads(out)
+    assert data["blocked"] and data["violations"][0]["line"] == 2
+
+
+def test_override_by_env_and_by_trailer(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(project, "billing/charge.py", "x = float(1)\n")
+    git(project, "add", "-A")
+    monkeypatch.setenv("GITMEM_OVERRIDE", "D-0001 vendor SDK returns floats, PAY-12")
+    code, out = run("check", "--staged")
+    assert code == 0 and "(overridden: vendor SDK returns floats, PAY-12)" in out
+    monkeypatch.delenv("GITMEM_OVERRIDE")
+    base = git(project, "rev-parse", "HEAD").strip()
+    git(project, "commit", "-q", "-m", "Use vendor float\n\nDecision-Override: D-0001 vendor SDK")
+    code, _ = run("check", "--range", f"{base}..HEAD")
+    assert code == 0
+    write(project, "billing/more.py", "y = float(2)\n")
+    commit_all(project, "no override here")
+    head = git(project, "rev-parse", "HEAD").strip()
+    code, out = run("check", "--range", f"{head}~1..{head}")
+    assert code == 1 and "billing/more.py:1: decision D-0001" in out
+
+
+def test_paths_mode_and_changed_records_are_linted(project: Path) -> None:
+    code, out = run("check", "billing/charge.py")
+    assert code == 0 and "D-0001" in out
+    write(project, ".continuity/decisions/0003-bad.md",
+          "---\ntitle: Bad\nstatus: accepted\nrules:\n  - forbid: '(a)\\1'\n---\nx\n")
+    git(project, "add", "-A")
+    code, out = run("check", "--staged")
+    assert code == 1
+    assert ".continuity/decisions/0003-bad.md:5: rules[0].forbid: cannot be checked in linear time" in out
+
+
+def test_pathological_pattern_does_not_hang(project: Path) -> None:
+    write(project, ".continuity/decisions/0004-redos.md",
+          "---\ntitle: ReDoS\nstatus: accepted\nseverity: critical\nglobs: ['**']\n"
+          "rules:\n  - forbid: '(a+)+$'\n---\nx\n")
+    write(project, "billing/evil.py", "a" * 50000 + "!\n")
+    git(project, "add", "-A")
+    code, _ = run("check", "--staged")  # with a backtracking engine this never returns
+    assert code == 0
+
+
+@pytest.mark.skipif(GITMEM is None, reason="gitmem console script not installed")
+@pytest.mark.parametrize(("tool", "tool_input", "denied"), [
+    ("Edit", {"old_string": "return cents", "new_string": "return float(cents)"}, True),
+    ("Write", {"content": "x = float(3)\n"}, True),
+    ("MultiEdit", {"edits": [{"old_string": "a", "new_string": "float(1)"}]}, True),
+    ("Edit", {"old_string": "a", "new_string": "print('debug')"}, False),
+    ("Edit", {"old_string": "a", "new_string": "return cents * 2"}, False),
+])
+def test_pre_tool_denies_critical_rules(project: Path, tool: str, tool_input: dict[str, object], denied: bool) -> None:
+    payload = {"session_id": f"d-{tool}-{denied}-{len(json.dumps(tool_input))}", "cwd": str(project),
+               "tool_name": tool, "tool_input": {"file_path": str(project / "billing/charge.py"), **tool_input}}
+    proc = subprocess.run([str(GITMEM), "hook", "claude", "pre-tool"], input=json.dumps(payload),
+                          cwd=project, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "HOME": SANDBOX_HOME})
+    assert proc.returncode == 0 and proc.stderr == ""
+    out = json.loads(proc.stdout)["hookSpecificOutput"]
+    if denied:
+        assert out["permissionDecision"] == "deny"
+        assert "D-0001 (critical)" in out["permissionDecisionReason"]
+        assert "amounts are integer cents" in out["permissionDecisionReason"]
+    else:
+        assert "permissionDecision" not in out
+        assert "D-0001" in out["additionalContext"]  # governing decisions still injected
