@@ -30,6 +30,7 @@ class Config:
     watch_idle_seconds: int = 1800
     watch_autostart: bool = False
     capture: bool = True
+    commit_trailers: bool = True
     capture_redact: tuple[str, ...] = ()
     capture_allow: tuple[str, ...] = ()
     problems: tuple[Problem, ...] = field(default=(), compare=False)
@@ -56,6 +57,10 @@ embed_download: true
 watch_idle_seconds: 1800
 # Start it in the background when an agent session starts (it loads the embedding model).
 watch_autostart: false
+
+# prepare-commit-msg adds a `Decisions: D-0001, ...` trailer naming the decisions that
+# govern the staged files (gitmem install git, or the pre-commit hook).
+commit_trailers: true
 
 # Keep every prompt of an agent session as a commit on refs/gitmem/sessions/<user>/<id>
 # (secrets redacted first). capture_redact: extra regexes to remove; capture_allow: exact
@@ -140,7 +145,16 @@ def load(root: Path) -> Config:
         capture = True
     redact_list = _str_list(data, "capture_redact", rel, lines, problems, regex=True)
     allow_list = _str_list(data, "capture_allow", rel, lines, problems)
+    trailers = data.get("commit_trailers", True)
+    if not isinstance(trailers, bool):
+        problems.append(
+            Problem(
+                rel, lines.get("commit_trailers", 1), "commit_trailers", "expected true or false"
+            )
+        )
+        trailers = True
     known = {
+        "commit_trailers",
         "capture",
         "capture_redact",
         "capture_allow",
@@ -163,6 +177,7 @@ def load(root: Path) -> Config:
         watch_idle_seconds=idle,
         watch_autostart=autostart,
         capture=capture,
+        commit_trailers=trailers,
         capture_redact=redact_list,
         capture_allow=allow_list,
         problems=tuple(problems),

@@ -68,9 +68,12 @@ def discover(start: str | os.PathLike[str] | None = None) -> Repo:
     """Find the repository containing ``start`` (default: the current directory)."""
     env_dir = os.environ.get("GIT_DIR")
     if env_dir:
+        # As git does: with GIT_DIR and no GIT_WORK_TREE, the work tree is the current
+        # directory (git hooks run at the top of the work tree, e.g. a linked worktree's,
+        # with GIT_DIR=<common>/worktrees/<name>).
         git_dir = Path(os.path.abspath(env_dir))
         work = os.environ.get("GIT_WORK_TREE")
-        root = Path(os.path.abspath(work)) if work else git_dir.parent
+        root = Path(os.path.abspath(work if work else (start or os.getcwd())))
         return Repo(root=root, git_dir=git_dir, common_dir=_common_dir(git_dir))
 
     here = Path(os.path.abspath(start if start is not None else os.getcwd()))

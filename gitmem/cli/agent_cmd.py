@@ -18,7 +18,7 @@ def _home() -> Path:
 
 
 @click.command()
-@click.argument("agent", type=click.Choice(["claude"]))
+@click.argument("agent", type=click.Choice(["claude", "git"]))
 @click.option(
     "--scope",
     type=SCOPES,
@@ -30,8 +30,21 @@ def _home() -> Path:
 @click.option("--mcp", "with_mcp", is_flag=True, help="Also register `gitmem mcp` in .mcp.json.")
 @expected_errors
 def install(agent: str, scope: str, with_mcp: bool) -> None:
-    """Install gitmem's hooks for an agent (idempotent; other hooks are kept)."""
+    """Install gitmem's hooks: `claude` (agent hooks in a settings file; idempotent, other
+    hooks kept) or `git` (native pre-commit, prepare-commit-msg, post-checkout and
+    post-merge shims; an existing hook is kept as <hook>.legacy and run first)."""
     repo = current_repo()
+    if agent == "git":
+        from gitmem import githooks
+
+        done = githooks.install(repo)
+        where = githooks.hooks_dir(repo)
+        stdout().print(
+            f"installed {', '.join(done)} in {escape(str(where))}"
+            if done
+            else f"git hooks already installed in {escape(str(where))}"
+        )
+        return
     path = core.settings_path(scope, repo.root, _home())
     added = core.install(path)
     out = stdout()
@@ -50,7 +63,7 @@ def install(agent: str, scope: str, with_mcp: bool) -> None:
 
 
 @click.command()
-@click.argument("agent", type=click.Choice(["claude"]))
+@click.argument("agent", type=click.Choice(["claude", "git"]))
 @click.option(
     "--scope",
     type=SCOPES,
@@ -61,8 +74,15 @@ def install(agent: str, scope: str, with_mcp: bool) -> None:
 @click.option("--mcp", "with_mcp", is_flag=True, help="Also remove `gitmem mcp` from .mcp.json.")
 @expected_errors
 def uninstall(agent: str, scope: str, with_mcp: bool) -> None:
-    """Remove exactly the hooks `gitmem install` added; everything else stays."""
+    """Remove exactly the hooks `gitmem install` added; everything else stays (for `git`,
+    a hook kept as <hook>.legacy is restored byte for byte)."""
     repo = current_repo()
+    if agent == "git":
+        from gitmem import githooks
+
+        gone = githooks.uninstall(repo)
+        stdout().print(f"removed {', '.join(gone)}" if gone else "no gitmem git hooks installed")
+        return
     path = core.settings_path(scope, repo.root, _home())
     removed = core.uninstall(path)
     out = stdout()

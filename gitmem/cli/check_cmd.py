@@ -62,3 +62,19 @@ def check(staged: bool, rev_range: str | None, paths: tuple[str, ...], json_: bo
             out.print("no decision governs these changes")
     if report.blocked:
         raise SystemExit(1)
+
+
+@click.command()
+@click.argument("message_file", type=click.Path(dir_okay=False))
+@click.argument("source", required=False, default="")
+@click.argument("sha", required=False, default="")
+@expected_errors
+def trailers(message_file: str, source: str, sha: str) -> None:
+    """prepare-commit-msg: add a `Decisions:` trailer naming the decisions that govern the
+    staged files (off with `commit_trailers: false`)."""
+    from pathlib import Path
+
+    from gitmem import githooks
+
+    del sha
+    githooks.add_trailer(current_repo(), Path(message_file), source)

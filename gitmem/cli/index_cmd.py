@@ -13,15 +13,26 @@ from gitmem.cli.output import current_repo, emit_json, expected_errors, json_opt
 @click.command()
 @click.option("--full", is_flag=True, help="Rebuild from scratch instead of incrementally.")
 @click.option("--no-download", is_flag=True, help="Never try to download the embedding model.")
+@click.option(
+    "--quiet-refresh",
+    is_flag=True,
+    hidden=True,
+    help="For git hooks: refresh in the background, print nothing, never fail.",
+)
 @json_option
 @expected_errors
-def index(full: bool, no_download: bool, json_: bool) -> None:
+def index(full: bool, no_download: bool, quiet_refresh: bool, json_: bool) -> None:
     """Build or refresh the keyword and embedding index (in the git directory).
 
     Incremental by content hash: a one-record change re-indexes and re-embeds one record.
     Without an embedding model it builds the keyword index alone and says so once.
     """
     repo = current_repo()
+    if quiet_refresh:
+        from gitmem.agent.claude import refresh_in_background
+
+        refresh_in_background(repo)  # git hooks never wait for the index
+        return
     err = stderr()
     resolution = core.resolve_embedder(repo, allow_download=not no_download)
     if resolution.warning:

@@ -48,6 +48,7 @@ cli.add_command(agent_cmd.mcp)
 cli.add_command(sessions_cmd.sessions)
 cli.add_command(sessions_cmd.sync)
 cli.add_command(check_cmd.check)
+cli.add_command(check_cmd.trailers)
 cli.add_command(sessions_cmd.capture)
 
 
