@@ -113,6 +113,18 @@ def _overrides(repo: Repo, rev_range: str | None) -> dict[str, str]:
     return found
 
 
+def _parse_cache(repo: Repo) -> dict[str, tuple[str, str]]:
+    from gitmem.table import Table
+
+    table = Table.open(compiler.table_path(repo))
+    if table is None:
+        return {}
+    try:
+        return table.parse_cache()
+    finally:
+        table.close()
+
+
 def check(
     repo: Repo,
     *,
@@ -149,6 +161,11 @@ def check(
     if changed_records:
         report = lint.lint(repo)
         problems = [p for p in report.problems if p.file in changed_records]
+    # globs that no longer match any file (a change may have moved or deleted their code)
+    from gitmem import store
+
+    stale = lint.unmatched_globs(repo, store.load(repo.root, cache=_parse_cache(repo)))
+    problems += [p for p in stale if p not in problems]
     return Report(
         files=tuple(sorted(changes)),
         governing=tuple((e, tuple(files)) for e, files in ordered),

@@ -145,3 +145,23 @@ def test_pre_tool_denies_critical_rules(project: Path, tool: str, tool_input: di
     else:
         assert "permissionDecision" not in out
         assert "D-0001" in out["additionalContext"]  # governing decisions still injected
+
+
+@pytest.mark.skipif(GITMEM is None, reason="gitmem console script not installed")
+def test_pre_tool_names_broken_warning_rules_even_when_already_shown(project: Path) -> None:
+    env = {**os.environ, "HOME": SANDBOX_HOME}
+    base = {"session_id": "warn", "cwd": str(project), "tool_name": "Edit"}
+    for attempt in range(2):
+        payload = {**base, "tool_input": {"file_path": str(project / "billing/charge.py"),
+                                          "old_string": "a", "new_string": "    print('x')"}}
+        proc = subprocess.run([str(GITMEM), "hook", "claude", "pre-tool"], input=json.dumps(payload),
+                              cwd=project, capture_output=True, text=True, timeout=60, env=env)
+        out = json.loads(proc.stdout)["hookSpecificOutput"]
+        assert "permissionDecision" not in out
+        assert "D-0002 (warning) has a rule this change to billing/charge.py breaks: use the logger" in out["additionalContext"], attempt
+
+
+def test_check_reports_globs_left_without_files(project: Path) -> None:
+    git(project, "rm", "-q", "-r", "billing")
+    code, out = run("check", "--staged")
+    assert "'billing/**' matches no file" in out and code == 0

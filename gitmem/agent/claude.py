@@ -160,13 +160,41 @@ def pre_tool(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
         if not matches:
             return None
         tool = str(payload.get("tool_name") or "")
+        advisories: list[str] = []
         if tool in toolpaths.EDIT_TOOLS and any(m.entry.rules for m in matches):
             denied = _enforce(payload.get("tool_input"), paths, matches)
             if denied is not None:
                 return denied
-        return _inject_new(repo, payload, "pre-tool", matches, BUDGET_PRE_TOOL)
+            advisories = _advisories(payload.get("tool_input"), paths, matches)
+        result = _inject_new(repo, payload, "pre-tool", matches, BUDGET_PRE_TOOL)
+        if not advisories:
+            return result
+        text = "\n".join(advisories)
+        if result is not None:
+            text += "\n" + result["hookSpecificOutput"]["additionalContext"]
+        return context("pre-tool", text)
     finally:
         table.close()
+
+
+def _advisories(tool_input: Any, paths: list[str], matches: list[Match]) -> list[str]:
+    """Warning and info rules matched by the new text: said to the agent, never blocking,
+    and repeated even when the decision itself was already shown this session."""
+    from gitmem.rules import violations_in
+
+    lines = list(enumerate(toolpaths.new_text(tool_input).splitlines(), start=1))
+    out: list[str] = []
+    for m in matches:
+        if m.entry.severity == "critical" or not m.entry.rules:
+            continue
+        for path in paths:
+            for v in violations_in(m.entry, path, lines)[:1]:
+                out.append(
+                    f"- Project decision {m.entry.id} ({m.entry.severity}) has a rule this "
+                    f"change to {path} breaks: {v.message} (line {v.text.strip()[:120]!r}). "
+                    f"[{m.entry.file}]"
+                )
+    return out[:5]
 
 
 def _enforce(tool_input: Any, paths: list[str], matches: list[Match]) -> dict[str, Any] | None:
