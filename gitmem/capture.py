@@ -20,7 +20,6 @@ loses nothing: the record waits in the write-ahead file for the next flush.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
@@ -90,20 +89,11 @@ def append(repo: Repo, session_id: str, record: dict[str, Any]) -> str:
 
 
 def spawn_flush(repo: Repo, session_id: str) -> None:
-    """Commit in a detached process; the hook never waits for git."""
-    import sys
+    """Commit in a detached process; the hook never waits for git. If it cannot start,
+    the record stays in the write-ahead file for the next flush."""
+    from gitmem.spawn import detach
 
-    # on failure the record stays in the write-ahead file for the next flush
-    with contextlib.suppress(OSError):
-        subprocess.Popen(
-            [sys.executable, "-m", "gitmem", "capture", "flush", "--session", session_id],
-            cwd=repo.root,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            close_fds=True,
-        )
+    detach(["capture", "flush", "--session", session_id], repo.root)
 
 
 def _git(repo: Repo, *args: str, input_: bytes | None = None) -> tuple[int, str]:

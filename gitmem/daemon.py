@@ -207,21 +207,8 @@ def run(repo: Repo, *, idle_seconds: int | None, log: Callable[[str], None]) -> 
 
 def spawn(repo: Repo) -> bool:
     """Start ``gitmem watch`` in the background without waiting for it."""
-    import subprocess
-    import sys
+    from gitmem.spawn import detach
 
     if Path(socket_path(repo)).exists():
         return False
-    try:
-        subprocess.Popen(
-            [sys.executable, "-m", "gitmem", "watch", "--quiet"],
-            cwd=repo.root,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            close_fds=True,
-        )
-    except OSError:
-        return False
-    return True
+    return detach(["watch", "--quiet"], repo.root)

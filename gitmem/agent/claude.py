@@ -11,7 +11,6 @@ embedding model.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from typing import Any
 
@@ -79,19 +78,9 @@ def _has_sources(repo: Repo) -> bool:
 
 
 def refresh_in_background(repo: Repo) -> None:
-    import subprocess
-    import sys
+    from gitmem.spawn import detach
 
-    with contextlib.suppress(OSError):
-        subprocess.Popen(
-            [sys.executable, "-m", "gitmem", "index", "--no-download", "--json"],
-            cwd=repo.root,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            close_fds=True,
-        )
+    detach(["index", "--no-download", "--json"], repo.root)
 
 
 # ------------------------------------------------------------------------------ helpers
