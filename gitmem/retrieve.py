@@ -17,7 +17,6 @@ Results whose embeddings are near-duplicates (cosine >= 0.92) collapse into the 
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass, field, replace
@@ -145,6 +144,7 @@ class Retriever:
     ) -> None:
         self.repo = repo
         self.light = light
+        self._owns_table = True
         self.table = table
         self.generation = generation
         self.embedder = embedder
@@ -178,10 +178,23 @@ class Retriever:
     # ------------------------------------------------------------------ set-up
     @classmethod
     def open(
-        cls, repo: Repo, *, embedder: Embedder | None = None, light: bool = False
+        cls,
+        repo: Repo,
+        *,
+        embedder: Embedder | None = None,
+        light: bool = False,
+        table: Table | None = None,
     ) -> Retriever:
         """``light``: path + FTS5 keyword ranking only, standard library only (the agent
-        hooks, which must not import Whoosh or load a model)."""
+        hooks, which must not import Whoosh or load a model). ``table``: an already open
+        match table, used as it is (the hooks' freshness policy: never wait for a
+        rebuild); it stays the caller's to close."""
+        if table is not None:
+            r = cls(
+                repo, table, current_generation(repo), None if light else embedder, [], light=light
+            )
+            r._owns_table = False
+            return r
         table = Table.open(compiler_table_path(repo))
         if table is None or not _quick_fresh(table, repo):
             from gitmem import compile as compiler  # the YAML side loads only to rebuild
@@ -225,7 +238,8 @@ class Retriever:
             self._searcher.close()
         if self._index is not None:
             self._index.close()
-        self.table.close()
+        if self._owns_table:
+            self.table.close()
 
     @property
     def rankers(self) -> tuple[str, ...]:
@@ -554,7 +568,3 @@ def retrieve(
         return r.retrieve(prompt, paths, k=k, cwd=cwd, allowed=allowed)
     finally:
         r.close()
-
-
-def dumps(result: Result) -> str:
-    return json.dumps(result.to_json())

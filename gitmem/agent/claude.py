@@ -266,17 +266,24 @@ def prompt(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
     if not text.strip():
         return None
     injected: list[str] = []
+    table = None
     try:
-        return _prompt_context(repo, payload, text, injected)
+        table = open_table(repo)  # once per prompt: retrieval and capture settings share it
+        return _prompt_context(repo, payload, text, injected, table) if table else None
     finally:
-        _capture(repo, payload, {"kind": "prompt", "prompt": text, "decisions_injected": injected})
+        settings = _capture_settings(table)
+        if table is not None:
+            table.close()
+        record = {"kind": "prompt", "prompt": text, "decisions_injected": injected}
+        _capture(repo, payload, record, settings)
 
 
-def _capture(repo: Repo, payload: dict[str, Any], record: dict[str, Any]) -> None:
+def _capture(
+    repo: Repo, payload: dict[str, Any], record: dict[str, Any], settings: dict[str, Any]
+) -> None:
     """Record the prompt (redacted) in the write-ahead file and start a flush. Capture
     problems are logged for `gitmem doctor` and never cost the agent its context."""
     try:
-        settings = _capture_settings(repo)
         if not settings.get("enabled", True):
             return
         from gitmem import capture, redact
@@ -296,24 +303,24 @@ def _capture(repo: Repo, payload: dict[str, Any], record: dict[str, Any]) -> Non
         _log_error(repo.shared_state_dir, "capture", f"{type(exc).__name__}: {exc}")
 
 
-def _capture_settings(repo: Repo) -> dict[str, Any]:
+def _capture_settings(table: Table | None) -> dict[str, Any]:
+    """Capture settings, compiled into the table from config.yaml (no YAML in a hook)."""
     import json
 
-    table = Table.open(repo.state_dir / TABLE_NAME)
     if table is None:
         return {"enabled": True}
     try:
         data = json.loads(table.meta("capture") or "{}")
-    finally:
-        table.close()
+    except ValueError:
+        return {"enabled": True}
     return data if isinstance(data, dict) else {"enabled": True}
 
 
 def _prompt_context(
-    repo: Repo, payload: dict[str, Any], text: str, injected: list[str]
+    repo: Repo, payload: dict[str, Any], text: str, injected: list[str], table: Table
 ) -> dict[str, Any] | None:
     cwd = str(payload.get("cwd") or os.getcwd())
-    hits = _retrieve(repo, text, cwd)
+    hits = _retrieve(repo, text, cwd, table)
     top_bm25 = max((float(h.ranks["bm25"][1]) for h in hits if "bm25" in h.ranks), default=0.0)
     relevant = [h for h in hits if _relevant(h, top_bm25)][:PROMPT_MAX_HITS]
     if not relevant:
@@ -351,7 +358,7 @@ def _relevant(hit: Any, top_bm25: float) -> bool:
     return bm25 <= 3 and raw >= 0.5 * top_bm25
 
 
-def _retrieve(repo: Repo, text: str, cwd: str) -> list[Any]:
+def _retrieve(repo: Repo, text: str, cwd: str, table: Table) -> list[Any]:
     """Through the warm daemon when it answers, else in-process keyword + path."""
     from gitmem import client
 
@@ -365,11 +372,8 @@ def _retrieve(repo: Repo, text: str, cwd: str) -> list[Any]:
             pass
     from gitmem.retrieve import Retriever
 
-    table = open_table(repo)  # compiles a small missing table; refreshes a stale one
-    if table is None:
-        return []
-    table.close()
-    retriever = Retriever.open(repo, light=True)  # path + FTS5: no Whoosh, no model
+    # path + FTS5 over the hook's own table: no Whoosh, no model, no inline rebuild
+    retriever = Retriever.open(repo, light=True, table=table)
     try:
         return list(retriever.retrieve(text, [], k=10, cwd=cwd).hits)
     finally:
@@ -502,6 +506,7 @@ def session_end(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
         session.append("closed", reason=str(payload.get("reason") or ""))
     corrections: list[str] = []
     table = open_table(repo)
+    settings = _capture_settings(table)
     if table is not None:
         try:
             governing_edits = governing(table, list(dict.fromkeys(view.edited)), repo)
@@ -519,6 +524,7 @@ def session_end(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
             "decisions_shown": sorted(view.shown),
             "retrieval_corrections": corrections,
         },
+        settings,
     )
     return None
 
