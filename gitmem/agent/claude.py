@@ -20,6 +20,9 @@ from gitmem.paths import to_repo_relative
 from gitmem.repo import Repo
 from gitmem.table import TABLE_NAME, Match, Table, is_fresh
 
+# The documented default; reading `chars_per_token` from config.yaml would cost a YAML
+# import on every hook.
+CHARS_PER_TOKEN = 4
 BUDGET_SESSION_START = 2000
 BUDGET_PROMPT = 800
 BUDGET_PRE_TOOL = 500
@@ -126,10 +129,6 @@ class _Shown:
         self.superseded_by = tuple(e.superseded_by)
 
 
-def chars_per_token(repo: Repo) -> int:
-    return 4  # config parsing would cost a YAML import; 4 is the documented default
-
-
 # ------------------------------------------------------------------------------ events
 
 
@@ -151,10 +150,9 @@ def pre_tool(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
         tool = str(payload.get("tool_name") or "")
         advisories: list[str] = []
         if tool in toolpaths.EDIT_TOOLS and any(m.entry.rules for m in matches):
-            denied = _enforce(payload.get("tool_input"), paths, matches)
+            denied, advisories = _check_rules(payload.get("tool_input"), paths, matches)
             if denied is not None:
                 return denied
-            advisories = _advisories(payload.get("tool_input"), paths, matches)
         result = _inject_new(repo, payload, "pre-tool", matches, BUDGET_PRE_TOOL)
         if not advisories:
             return result
@@ -166,34 +164,46 @@ def pre_tool(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
         table.close()
 
 
-def _advisories(tool_input: Any, paths: list[str], matches: list[Match]) -> list[str]:
-    """Warning and info rules matched by the new text: said to the agent, never blocking,
-    and repeated even when the decision itself was already shown this session."""
+def _check_rules(
+    tool_input: Any, paths: list[str], matches: list[Match]
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """One pass of the governing decisions' rules over the text about to be written:
+    (a deny answer if a critical rule matched, advisory lines for warning and info rules,
+    said even when the decision itself was already shown this session)."""
     from gitmem.rules import violations_in
 
     lines = list(enumerate(toolpaths.new_text(tool_input).splitlines(), start=1))
-    out: list[str] = []
+    advisories: list[str] = []
+    if not lines:
+        return None, advisories
     for m in matches:
-        if m.entry.severity == "critical" or not m.entry.rules:
+        if not m.entry.rules:
             continue
         for path in paths:
-            for v in violations_in(m.entry, path, lines)[:1]:
-                out.append(
-                    f"- Project decision {m.entry.id} ({m.entry.severity}) has a rule this "
-                    f"change to {path} breaks: {v.message} (line {v.text.strip()[:120]!r}). "
-                    f"[{m.entry.file}]"
+            found = violations_in(m.entry, path, lines)[:1]
+            if not found:
+                continue
+            v = found[0]
+            if m.entry.severity == "critical":
+                reason = (
+                    f"Project decision {m.entry.id} (critical) forbids this change to {path}: "
+                    f"{v.message}. Offending line: {v.text.strip()[:160]!r}. "
+                    f"See {m.entry.file}."
                 )
-    return out[:5]
-
-
-def _enforce(tool_input: Any, paths: list[str], matches: list[Match]) -> dict[str, Any] | None:
-    """A critical decision's rule matched by the text about to be written denies the call
-    (with the reason the agent sees); warning and info rules stay advisory."""
-    from gitmem.rules import violations_in
-
-    lines = [(n, t) for n, t in enumerate(toolpaths.new_text(tool_input).splitlines(), start=1)]
-    if not lines:
-        return None
+                deny = {
+                    "hookSpecificOutput": {
+                        "hookEventName": "PreToolUse",
+                        "permissionDecision": "deny",
+                        "permissionDecisionReason": reason,
+                    }
+                }
+                return deny, []
+            advisories.append(
+                f"- Project decision {m.entry.id} ({m.entry.severity}) has a rule this "
+                f"change to {path} breaks: {v.message} (line {v.text.strip()[:120]!r}). "
+                f"[{m.entry.file}]"
+            )
+    return None, advisories[:5]
     for m in matches:
         if m.entry.severity != "critical" or not m.entry.rules:
             continue
@@ -253,7 +263,7 @@ def _inject_new(
         text, ids = budget.render(
             [(_Shown(m.entry), m.glob) for m in fresh],
             budget_tokens=tokens,
-            chars_per_token=chars_per_token(repo),
+            chars_per_token=CHARS_PER_TOKEN,
             more_hint="`gitmem why PATH` lists them.",
         )
         if ids:
@@ -334,7 +344,7 @@ def _prompt_context(
         rendered, ids = budget.render(
             [(h, h.glob) for h in fresh],
             budget_tokens=BUDGET_PROMPT,
-            chars_per_token=chars_per_token(repo),
+            chars_per_token=CHARS_PER_TOKEN,
             more_hint="`gitmem search` shows them.",
         )
         if ids:
@@ -412,15 +422,15 @@ def session_start(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
                 )
             parts: list[str] = []
             shown_ids: list[str] = []
-            remaining = BUDGET_SESSION_START * chars_per_token(repo)
+            remaining = BUDGET_SESSION_START * CHARS_PER_TOKEN
             for header, items in sections:
                 fresh = [e for e in items if e.id not in already and e.id not in shown_ids]
                 if not fresh or remaining < 200:
                     continue
                 text, ids = budget.render(
                     [(_Shown(e), None) for e in fresh],
-                    budget_tokens=remaining // chars_per_token(repo),
-                    chars_per_token=chars_per_token(repo),
+                    budget_tokens=remaining // CHARS_PER_TOKEN,
+                    chars_per_token=CHARS_PER_TOKEN,
                     header=header,
                     more_hint="`gitmem list` shows all decisions.",
                 )
