@@ -113,18 +113,6 @@ def _overrides(repo: Repo, rev_range: str | None) -> dict[str, str]:
     return found
 
 
-def _parse_cache(repo: Repo) -> dict[str, tuple[str, str]]:
-    from gitmem.table import Table
-
-    table = Table.open(compiler.table_path(repo))
-    if table is None:
-        return {}
-    try:
-        return table.parse_cache()
-    finally:
-        table.close()
-
-
 def check(
     repo: Repo,
     *,
@@ -157,15 +145,12 @@ def check(
     skipped = [v for v in found if v.decision in overrides]
     ordered = sorted(groups.values(), key=lambda g: (SEVERITY_RANK.get(g[0].severity, 3), g[0].id))
     changed_records = {p for p in changes if p.startswith(".continuity/") or p.endswith(".md")}
-    problems: list[Problem] = []
-    if changed_records:
-        report = lint.lint(repo)
-        problems = [p for p in report.problems if p.file in changed_records]
-    # globs that no longer match any file (a change may have moved or deleted their code)
-    from gitmem import store
-
-    stale = lint.unmatched_globs(repo, store.load(repo.root, cache=_parse_cache(repo)))
-    problems += [p for p in stale if p not in problems]
+    catalog = compiler.catalog(repo)  # one load serves both checks below
+    # problems of the changed records, and globs that no longer match any file (a change
+    # may have moved or deleted the code they govern)
+    problems = [p for p in catalog.problems if p.file in changed_records]
+    problems += lint.unmatched_globs(repo, catalog)
+    problems.sort(key=lambda p: (p.file, p.line, p.key, p.message))
     return Report(
         files=tuple(sorted(changes)),
         governing=tuple((e, tuple(files)) for e, files in ordered),

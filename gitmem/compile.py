@@ -67,7 +67,7 @@ def build(repo: Repo) -> store.Catalog:
     # Fingerprint before reading, so an edit made during the build is seen next time.
     quick = quick_fingerprint(repo.root, watch, folders(repo.root, watch))
     full = full_fingerprint(repo.root, watch)
-    catalog = store.load(repo.root, cache=_old_cache(repo))
+    catalog = store.load(repo.root, cache=parse_cache(repo))
     repo.state_dir.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".table-", suffix=".tmp", dir=repo.state_dir)
     os.close(fd)
@@ -83,7 +83,12 @@ def build(repo: Repo) -> store.Catalog:
     return catalog
 
 
-def _old_cache(repo: Repo) -> dict[str, tuple[str, str]]:
+def catalog(repo: Repo) -> store.Catalog:
+    """All records, re-parsing only those changed since the table was compiled."""
+    return store.load(repo.root, cache=parse_cache(repo))
+
+
+def parse_cache(repo: Repo) -> dict[str, tuple[str, str]]:
     """The parse cache of the current table, if it is readable and of this schema."""
     table = Table.open(table_path(repo))
     if table is None:

@@ -26,7 +26,9 @@ class LintReport:
 
 
 def lint(repo: Repo) -> LintReport:
-    catalog = store.load(repo.root)
+    from gitmem import compile as compiler
+
+    catalog = compiler.catalog(repo)
     problems = list(catalog.problems)
     problems.extend(unmatched_globs(repo, catalog))
     problems.sort(key=lambda p: (p.file, p.line, p.key, p.message))
