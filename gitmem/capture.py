@@ -24,14 +24,13 @@ import fcntl
 import json
 import os
 import re
-import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from gitmem import __version__
+from gitmem import __version__, git
 from gitmem.repo import Repo
 
 REF_ROOT = "refs/gitmem/sessions"
@@ -97,11 +96,10 @@ def spawn_flush(repo: Repo, session_id: str) -> None:
 
 
 def _git(repo: Repo, *args: str, input_: bytes | None = None) -> tuple[int, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_INDEX_FILE", "GIT_DIR")}
-    proc = subprocess.run(
-        ["git", *args], cwd=repo.root, input=input_, capture_output=True, env=env, timeout=60
+    code, out, _ = git.run(
+        args, repo.root, env=git.plumbing_env(), check=False, input_=input_, timeout=60
     )
-    return proc.returncode, proc.stdout.decode("utf-8", "replace")
+    return code, out
 
 
 def _tip(repo: Repo, ref: str) -> str | None:
@@ -202,16 +200,9 @@ def records(repo: Repo, ref: str) -> list[dict[str, Any]]:
         return []
     shas = [s for s in out.split() if s]
     batch = "".join(f"{s}:record.json\n" for s in shas).encode()
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_INDEX_FILE", "GIT_DIR")}
-    proc = subprocess.run(
-        ["git", "cat-file", "--batch"],
-        cwd=repo.root,
-        input=batch,
-        capture_output=True,
-        env=env,
-        timeout=60,
+    _, data, _ = git.run_bytes(
+        ["cat-file", "--batch"], repo.root, env=git.plumbing_env(), input_=batch, timeout=60
     )
-    data = proc.stdout
     out_records: list[dict[str, Any]] = []
     pos = 0
     while pos < len(data):

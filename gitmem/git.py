@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from gitmem.errors import GitCommandError
 
@@ -36,6 +36,37 @@ def no_git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     return {k: v for k, v in env.items() if not k.startswith("GIT_") or k in _KEEP}
 
 
+def plumbing_env() -> dict[str, str]:
+    """For plumbing on the repository at ``cwd`` from inside another tool's process: a
+    git hook's ``GIT_DIR`` and temporary ``GIT_INDEX_FILE`` must not leak into it."""
+    return {k: v for k, v in os.environ.items() if k not in ("GIT_INDEX_FILE", "GIT_DIR")}
+
+
+def run_bytes(
+    args: Sequence[str],
+    cwd: str | os.PathLike[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    input_: bytes | None = None,
+    timeout: float | None = None,
+) -> tuple[int, bytes, bytes]:
+    """Run ``git ARGS`` in ``cwd``; return (returncode, stdout, stderr) as bytes. A time-out
+    or a missing git is returncode -1."""
+    try:
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            env=None if env is None else dict(env),
+            input=input_,
+            capture_output=True,
+            check=False,
+            timeout=timeout,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return -1, b"", str(exc).encode()
+    return proc.returncode, proc.stdout, proc.stderr
+
+
 def run(
     args: Sequence[str],
     cwd: str | os.PathLike[str],
@@ -43,22 +74,15 @@ def run(
     env: Mapping[str, str] | None = None,
     check: bool = True,
     input_: bytes | None = None,
+    timeout: float | None = None,
 ) -> tuple[int, str, str]:
     """Run ``git ARGS`` in ``cwd``; return (returncode, stdout, stderr)."""
-    full = ["git", *args]
-    proc = subprocess.run(
-        full,
-        cwd=cwd,
-        env=None if env is None else dict(env),
-        input=input_,
-        capture_output=True,
-        check=False,
-    )
-    out = proc.stdout.decode("utf-8", "surrogateescape")
-    err = proc.stderr.decode("utf-8", "surrogateescape")
-    if check and proc.returncode != 0:
-        raise GitCommandError(full, proc.returncode, out, err)
-    return proc.returncode, out, err
+    code, raw_out, raw_err = run_bytes(args, cwd, env=env, input_=input_, timeout=timeout)
+    out = raw_out.decode("utf-8", "surrogateescape")
+    err = raw_err.decode("utf-8", "surrogateescape")
+    if check and code != 0:
+        raise GitCommandError(["git", *args], code, out, err)
+    return code, out, err
 
 
 def ls_files(root: Path) -> list[str]:
@@ -71,8 +95,7 @@ def ls_files(root: Path) -> list[str]:
     return list(seen)
 
 
-@dataclass(frozen=True)
-class Provenance:
+class Provenance(NamedTuple):
     """The last commit that changed a file."""
 
     sha: str

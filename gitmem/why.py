@@ -47,7 +47,7 @@ class Governing:
             "file": self.file,
             "summary": self.summary,
             "superseded_by": [s.__dict__ for s in self.superseded_by],
-            "provenance": None if self.provenance is None else self.provenance.__dict__,
+            "provenance": None if self.provenance is None else self.provenance._asdict(),
         }
 
 

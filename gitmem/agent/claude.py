@@ -463,19 +463,15 @@ def _recent(table: Table, days: int = 30) -> list[Any]:
 def changed_paths(repo: Repo) -> list[str]:
     """Files changed on the current branch against its upstream (or the default branch),
     plus uncommitted and untracked files."""
-    import subprocess
+    from gitmem import git as gitcmd
 
     paths: list[str] = []
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_INDEX_FILE",)}
 
     def git(*args: str) -> str | None:
-        try:
-            proc = subprocess.run(
-                ["git", *args], cwd=repo.root, capture_output=True, text=True, env=env, timeout=5
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return proc.stdout if proc.returncode == 0 else None
+        code, out, _ = gitcmd.run(
+            args, repo.root, env=gitcmd.plumbing_env(), check=False, timeout=5
+        )
+        return out if code == 0 else None
 
     status = git("status", "--porcelain", "-z", "--untracked-files=all")
     if status:
