@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,73 +99,43 @@ def load(root: Path) -> Config:
             continue
         prefix = str(item.get("id_prefix") or "ADR")
         sources.append(Source(path=item["path"].strip("/"), id_prefix=prefix))
-    cpt = data.get("chars_per_token", 4)
-    if not isinstance(cpt, int) or isinstance(cpt, bool) or cpt < 1:
-        problems.append(
-            Problem(
-                rel, lines.get("chars_per_token", 1), "chars_per_token", "expected an integer ≥ 1"
-            )
-        )
-        cpt = 4
-    model_dir = data.get("embed_model_dir")
-    if model_dir is not None and not isinstance(model_dir, str):
-        problems.append(
-            Problem(
-                rel, lines.get("embed_model_dir", 1), "embed_model_dir", "expected a folder path"
-            )
-        )
-        model_dir = None
-    download = data.get("embed_download", True)
-    if not isinstance(download, bool):
-        problems.append(
-            Problem(rel, lines.get("embed_download", 1), "embed_download", "expected true or false")
-        )
-        download = True
-    idle = data.get("watch_idle_seconds", 1800)
-    if not isinstance(idle, int) or isinstance(idle, bool) or idle < 1:
-        problems.append(
-            Problem(
-                rel,
-                lines.get("watch_idle_seconds", 1),
-                "watch_idle_seconds",
-                "expected a number of seconds",
-            )
-        )
-        idle = 1800
-    autostart = data.get("watch_autostart", False)
-    if not isinstance(autostart, bool):
-        problems.append(
-            Problem(
-                rel, lines.get("watch_autostart", 1), "watch_autostart", "expected true or false"
-            )
-        )
-        autostart = False
-    capture = data.get("capture", True)
-    if not isinstance(capture, bool):
-        problems.append(Problem(rel, lines.get("capture", 1), "capture", "expected true or false"))
-        capture = True
+
+    def scalar(key: str, default: Any, ok: Callable[[Any], bool], expected: str) -> Any:
+        value = data.get(key, default)
+        if value is None and default is None:
+            return None
+        if not ok(value):
+            problems.append(Problem(rel, lines.get(key, 1), key, f"expected {expected}"))
+            return default
+        return value
+
+    def is_bool(v: Any) -> bool:
+        return isinstance(v, bool)
+
+    def is_count(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 1
+
+    cpt = scalar("chars_per_token", 4, is_count, "an integer ≥ 1")
+    model_dir = scalar("embed_model_dir", None, lambda v: isinstance(v, str), "a folder path")
+    download = scalar("embed_download", True, is_bool, "true or false")
+    idle = scalar("watch_idle_seconds", 1800, is_count, "a number of seconds")
+    autostart = scalar("watch_autostart", False, is_bool, "true or false")
+    capture = scalar("capture", True, is_bool, "true or false")
+    trailers = scalar("commit_trailers", True, is_bool, "true or false")
     redact_list = _str_list(data, "capture_redact", rel, lines, problems, regex=True)
     allow_list = _str_list(data, "capture_allow", rel, lines, problems)
-    trailers = data.get("commit_trailers", True)
-    if not isinstance(trailers, bool):
-        problems.append(
-            Problem(
-                rel, lines.get("commit_trailers", 1), "commit_trailers", "expected true or false"
-            )
-        )
-        trailers = True
     known = {
-        "commit_trailers",
-        "capture",
-        "capture_redact",
-        "capture_allow",
-        "watch_autostart",
         "version",
         "sources",
         "chars_per_token",
         "embed_model_dir",
         "embed_download",
         "watch_idle_seconds",
+        "watch_autostart",
+        "capture",
+        "capture_redact",
+        "capture_allow",
+        "commit_trailers",
     }
     for key in data:
         if key not in known:
