@@ -12,12 +12,12 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from benchlib import wall_ms
 
 ENV = {
     **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
@@ -26,15 +26,6 @@ ENV = {
     "GIT_COMMITTER_NAME": "b",
     "GIT_COMMITTER_EMAIL": "b@x",
 }
-
-
-def wall(cmd: list[str], cwd: Path, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run(cmd, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main() -> int:
@@ -62,11 +53,11 @@ def main() -> int:
         subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=ENV)
         gitmem = shutil.which("gitmem") or "gitmem"
         subprocess.run([gitmem, "why", "pkg1/mod1.py"], cwd=root, env=ENV, capture_output=True)
-        t_check = wall([gitmem, "check", "--staged"], root, args.runs)
-        t_pass = wall([sys.executable, "-c", "pass"], root, args.runs)
+        t_check = wall_ms([gitmem, "check", "--staged"], root, args.runs, env=ENV, check=False)
+        t_pass = wall_ms([sys.executable, "-c", "pass"], root, args.runs, env=ENV)
         print(
             f"gitmem check --staged: {args.files} files x 20 added lines, {args.decisions} "
-            f"decisions with rules: {t_check * 1000:.0f} ms (python -c pass: {t_pass * 1000:.0f} ms; "
+            f"decisions with rules: {t_check:.0f} ms (python -c pass: {t_pass:.0f} ms; "
             "target <= 1000 ms)"
         )
     finally:

@@ -21,27 +21,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from benchlib import wall_ms
 from why_lookup import make_repo
 
 from gitmem import compile as compiler
 from gitmem import index
 from gitmem.repo import discover
-
-
-def p50(cmd: list[str], cwd: Path, stdin: str, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run(
-            cmd,
-            cwd=cwd,
-            input=stdin.encode(),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            check=True,
-        )
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
 
 
 def bench(n: int, runs: int) -> dict[str, float | int]:
@@ -63,27 +48,31 @@ def bench(n: int, runs: int) -> dict[str, float | int]:
         pre = {"tool_name": "Edit", "tool_input": {"file_path": target}}
         nothing = {"tool_name": "Read", "tool_input": {"file_path": str(tmp / "README.md")}}
         res: dict[str, float | int] = {"decisions": n}
-        res["python_pass_ms"] = p50([py, "-c", "pass"], tmp, "", runs)
+        res["python_pass_ms"] = wall_ms([py, "-c", "pass"], tmp, runs, stdin="")
         res["pre_tool_ms"] = statistics.median(
-            p50([gitmem, "hook", "claude", "pre-tool"], tmp, payload(pre), 1) for _ in range(runs)
+            wall_ms([gitmem, "hook", "claude", "pre-tool"], tmp, 1, stdin=payload(pre))
+            for _ in range(runs)
         )
-        res["pre_tool_nomatch_ms"] = p50(
-            [gitmem, "hook", "claude", "pre-tool"], tmp, payload(nothing), runs
+        res["pre_tool_nomatch_ms"] = wall_ms(
+            [gitmem, "hook", "claude", "pre-tool"], tmp, runs, stdin=payload(nothing)
         )
         prompt = {"prompt": "Refactor handler 7 in service 0 module 3 to retry with backoff"}
         res["prompt_ms"] = statistics.median(
-            p50([gitmem, "hook", "claude", "prompt"], tmp, payload(prompt), 1) for _ in range(runs)
+            wall_ms([gitmem, "hook", "claude", "prompt"], tmp, 1, stdin=payload(prompt))
+            for _ in range(runs)
         )
         # capture's added cost: the same prompt hook with capture switched off
         (tmp / ".continuity" / "config.yaml").write_text("capture: false\n")
         compiler.build(repo)
         res["prompt_nocapture_ms"] = statistics.median(
-            p50([gitmem, "hook", "claude", "prompt"], tmp, payload(prompt), 1) for _ in range(runs)
+            wall_ms([gitmem, "hook", "claude", "prompt"], tmp, 1, stdin=payload(prompt))
+            for _ in range(runs)
         )
         (tmp / ".continuity" / "config.yaml").write_text("capture: true\n")
         compiler.build(repo)
         res["prompt_ms"] = statistics.median(
-            p50([gitmem, "hook", "claude", "prompt"], tmp, payload(prompt), 1) for _ in range(runs)
+            wall_ms([gitmem, "hook", "claude", "prompt"], tmp, 1, stdin=payload(prompt))
+            for _ in range(runs)
         )
         # the capture path alone, in-process (what the prompt hook adds), plus the import
         # cost of its modules in a fresh interpreter
@@ -93,7 +82,10 @@ def bench(n: int, runs: int) -> dict[str, float | int]:
         for i in range(runs * 5):
             t0 = time.perf_counter()
             claude._capture(
-                repo, {"session_id": f"cap{i}"}, {"kind": "prompt", "prompt": "x" * 400}
+                repo,
+                {"session_id": f"cap{i}"},
+                {"kind": "prompt", "prompt": "x" * 400},
+                {"enabled": True},  # the hook reads these from the table it already opened
             )
             times.append((time.perf_counter() - t0) * 1000)
         res["capture_in_process_ms"] = statistics.median(times)
@@ -118,7 +110,12 @@ def bench(n: int, runs: int) -> dict[str, float | int]:
             / 1000
         )
         res["session_start_ms"] = statistics.median(
-            p50([gitmem, "hook", "claude", "session-start"], tmp, payload({"source": "startup"}), 1)
+            wall_ms(
+                [gitmem, "hook", "claude", "session-start"],
+                tmp,
+                1,
+                stdin=payload({"source": "startup"}),
+            )
             for _ in range(runs)
         )
         return res

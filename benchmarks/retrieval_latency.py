@@ -16,12 +16,13 @@ import json
 import os
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchlib import median_ms
 
 from gitmem import client, index
 from gitmem.repo import discover
@@ -97,15 +98,6 @@ def make_repo(root: Path, n: int, seed: int = 7) -> None:
             f"globs: {json.dumps([f'services/svc{svc}/{topic}/**'])}\n"
             f"tags: [{topic}]\n---\n## Decision\n\n{body}\n"
         )
-
-
-def median_ms(fn, runs: int) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
 
 
 def bench(n: int, queries: int) -> dict[str, float | int | str]:

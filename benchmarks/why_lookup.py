@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchlib import wall_ms
+
 EXTS = ["py", "go", "ts", "sql", "rs", "java", "yaml", "proto"]
 
 
@@ -69,17 +71,6 @@ def make_repo(root: Path, n: int) -> list[str]:
     return [probe, "services/svc0/mod3/x.go", "README.md"]
 
 
-def wall(cmd: list[str], cwd: Path, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run(
-            cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True
-        )
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1000
-
-
 LOOKUP_ONLY = (
     "import sys\n"
     "from gitmem.repo import discover\n"
@@ -107,10 +98,10 @@ def bench(n: int, runs: int) -> dict[str, float]:
         res = {
             "decisions": n,
             "build_ms": build_ms,
-            "python_pass_ms": wall([py, "-c", "pass"], tmp, runs),
-            "lookup_process_ms": wall([py, "-c", LOOKUP_ONLY, probes[0]], tmp, runs),
-            "why_ms": wall([gitmem, "why", "--json", probes[0]], tmp, runs),
-            "why_no_provenance_ms": wall(
+            "python_pass_ms": wall_ms([py, "-c", "pass"], tmp, runs),
+            "lookup_process_ms": wall_ms([py, "-c", LOOKUP_ONLY, probes[0]], tmp, runs),
+            "why_ms": wall_ms([gitmem, "why", "--json", probes[0]], tmp, runs),
+            "why_no_provenance_ms": wall_ms(
                 [gitmem, "why", "--json", "--no-provenance", probes[0]], tmp, runs
             ),
         }

@@ -42,6 +42,22 @@ def git(cwd: Path, *args: str) -> str:
     return proc.stdout
 
 
+# A critical decision with a rule, for the commit-time tests.
+MONEY_RULE = """---
+title: Money is integer cents
+status: accepted
+severity: critical
+globs: ["billing/**"]
+rules:
+  - forbid: '\\bfloat\\('
+    message: amounts are integer cents
+---
+## Decision
+
+Integer cents.
+"""
+
+
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty git repository; the current directory is its root."""
@@ -93,7 +109,9 @@ def model_dir() -> Path:
         return Path(folder)
     if os.environ.get("GITMEM_REQUIRE_MODEL") == "1":
         pytest.fail("GITMEM_REQUIRE_MODEL=1 but GITMEM_EMBED_MODEL_DIR holds no model")
-    pytest.skip("no embedding model: run `gitmem model assemble DIR` and set GITMEM_EMBED_MODEL_DIR")
+    pytest.skip(
+        "no embedding model: run `gitmem model assemble DIR` and set GITMEM_EMBED_MODEL_DIR"
+    )
 
 
 @pytest.fixture(scope="session")

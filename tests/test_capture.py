@@ -28,16 +28,28 @@ pytestmark = pytest.mark.skipif(GITMEM is None, reason="gitmem console script no
 @pytest.fixture
 def project(repo: Path) -> Path:
     write(repo, "billing/charge.py", "x = 1\n")
-    decision(repo, "0001-money.md", "Money is integer cents", globs=["billing/**"],
-             body="## Decision\n\nAmounts are integer cents; floats are never used for money.\n")
+    decision(
+        repo,
+        "0001-money.md",
+        "Money is integer cents",
+        globs=["billing/**"],
+        body="## Decision\n\nAmounts are integer cents; floats are never used for money.\n",
+    )
     commit_all(repo, "init")
     return repo
 
 
 def hook(event: str, payload: dict[str, object], cwd: Path) -> str:
     env = {**os.environ, "HOME": SANDBOX_HOME, "GITMEM_USER": "alice"}
-    proc = subprocess.run([str(GITMEM), "hook", "claude", event], input=json.dumps(payload),
-                          cwd=cwd, capture_output=True, text=True, timeout=60, env=env)
+    proc = subprocess.run(
+        [str(GITMEM), "hook", "claude", event],
+        input=json.dumps(payload),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     assert proc.returncode == 0 and proc.stderr == ""
     return proc.stdout
 
@@ -62,15 +74,33 @@ def test_prompts_become_commits_on_an_orphan_ref(project: Path) -> None:
     before = snapshot(project)
     r = discover(project)
     for n in range(3):
-        hook("prompt", {"session_id": "s1", "cwd": str(project), "permission_mode": "default",
-                        "prompt": f"prompt {n}: may refunds use floats for money?"}, project)
-    hook("post-tool", {"session_id": "s1", "cwd": str(project), "tool_name": "Edit",
-                       "tool_input": {"file_path": str(project / "billing/charge.py")}}, project)
+        hook(
+            "prompt",
+            {
+                "session_id": "s1",
+                "cwd": str(project),
+                "permission_mode": "default",
+                "prompt": f"prompt {n}: may refunds use floats for money?",
+            },
+            project,
+        )
+    hook(
+        "post-tool",
+        {
+            "session_id": "s1",
+            "cwd": str(project),
+            "tool_name": "Edit",
+            "tool_input": {"file_path": str(project / "billing/charge.py")},
+        },
+        project,
+    )
     hook("session-end", {"session_id": "s1", "cwd": str(project), "reason": "exit"}, project)
     ref = "refs/gitmem/sessions/alice/s1"
     assert wait_for(lambda: len(capture.records(r, ref)) == 4)
     recs = capture.records(r, ref)
-    assert [x["prompt"] for x in recs[:3]] == [f"prompt {n}: may refunds use floats for money?" for n in range(3)]
+    assert [x["prompt"] for x in recs[:3]] == [
+        f"prompt {n}: may refunds use floats for money?" for n in range(3)
+    ]
     first = recs[0]
     assert first["session_id"] == "s1" and first["branch"] == "main" and first["user"] == "alice"
     assert first["head"] == before[1] and first["permission_mode"] == "default"
@@ -92,8 +122,16 @@ def test_prompts_become_commits_on_an_orphan_ref(project: Path) -> None:
 
 def test_retrieval_corrections_name_unshown_governing_decisions(project: Path) -> None:
     r = discover(project)
-    hook("post-tool", {"session_id": "c", "cwd": str(project), "tool_name": "Read",
-                       "tool_input": {"file_path": str(project / "billing/charge.py")}}, project)
+    hook(
+        "post-tool",
+        {
+            "session_id": "c",
+            "cwd": str(project),
+            "tool_name": "Read",
+            "tool_input": {"file_path": str(project / "billing/charge.py")},
+        },
+        project,
+    )
     # edited through Bash: no pre/post-tool injection happened for the Edit itself
     from gitmem.agent import state
 
@@ -134,8 +172,15 @@ SECRETS = {
 def test_secrets_never_reach_a_commit(project: Path) -> None:
     r = discover(project)
     for n, (kind, secret) in enumerate(SECRETS.items()):
-        hook("prompt", {"session_id": "sec", "cwd": str(project),
-                        "prompt": f"case {n} ({kind}): here it is {secret} please fix"}, project)
+        hook(
+            "prompt",
+            {
+                "session_id": "sec",
+                "cwd": str(project),
+                "prompt": f"case {n} ({kind}): here it is {secret} please fix",
+            },
+            project,
+        )
     # prompts wait in the write-ahead file (durable) until the turn ends
     assert len(capture.records(r, "refs/gitmem/sessions/alice/sec")) == 0
     assert capture.wal_path(r, "sec").read_text().count("\n") == len(SECRETS)
@@ -154,18 +199,27 @@ def test_secrets_never_reach_a_commit(project: Path) -> None:
 
 
 def test_capture_can_be_switched_off_and_extended(project: Path) -> None:
-    write(project, ".continuity/config.yaml",
-          "capture: false\n")
+    write(project, ".continuity/config.yaml", "capture: false\n")
     CliRunner().invoke(cli, ["why", "billing/charge.py"])  # recompile with the new config
     hook("prompt", {"session_id": "off", "cwd": str(project), "prompt": "hello"}, project)
     hook("stop", {"session_id": "off", "cwd": str(project)}, project)
     time.sleep(1.0)
     assert git(project, "for-each-ref", "refs/gitmem").strip() == ""
-    write(project, ".continuity/config.yaml",
-          "capture: true\ncapture_redact: ['ACME-[0-9]{6}']\ncapture_allow: ['AKIAIOSFODNN7EXAMPLE']\n")
+    write(
+        project,
+        ".continuity/config.yaml",
+        "capture: true\ncapture_redact: ['ACME-[0-9]{6}']\ncapture_allow: ['AKIAIOSFODNN7EXAMPLE']\n",
+    )
     CliRunner().invoke(cli, ["why", "billing/charge.py"])
-    hook("prompt", {"session_id": "on", "cwd": str(project),
-                    "prompt": "ticket ACME-123456 and the doc example AKIAIOSFODNN7EXAMPLE"}, project)
+    hook(
+        "prompt",
+        {
+            "session_id": "on",
+            "cwd": str(project),
+            "prompt": "ticket ACME-123456 and the doc example AKIAIOSFODNN7EXAMPLE",
+        },
+        project,
+    )
     hook("stop", {"session_id": "on", "cwd": str(project)}, project)
     r = discover(project)
     assert wait_for(lambda: len(capture.records(r, "refs/gitmem/sessions/alice/on")) == 1)
@@ -188,8 +242,10 @@ for i in range(int(sys.argv[3])):
 
 def test_eight_sessions_two_hundred_prompts_each_exactly_once(project: Path) -> None:
     env = {**os.environ, "GITMEM_USER": "w"}
-    procs = [subprocess.Popen([sys.executable, "-c", WORKER, str(project), f"s{n}", "200"], env=env)
-             for n in range(8)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WORKER, str(project), f"s{n}", "200"], env=env)
+        for n in range(8)
+    ]
     assert all(p.wait(timeout=600) == 0 for p in procs)
     r = discover(project)
     total = 0
@@ -229,8 +285,12 @@ def test_sync_with_a_local_bare_remote(project: Path, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "refs/gitmem/sessions" in git(remote, "for-each-ref", "refs/gitmem")
     # a plain `git push` is unchanged: no push refspec was configured
-    proc = subprocess.run(["git", "config", "--get-all", "remote.origin.push"], cwd=project,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "config", "--get-all", "remote.origin.push"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
     assert proc.stdout == ""
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(remote), str(clone))

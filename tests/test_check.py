@@ -63,15 +63,21 @@ def run(*args: str) -> tuple[int, str]:
 
 
 def test_staged_critical_blocks_warning_prints(project: Path) -> None:
-    write(project, "billing/charge.py",
-          "def charge(cents: int) -> int:\n    print(cents)\n    return cents\n")
+    write(
+        project,
+        "billing/charge.py",
+        "def charge(cents: int) -> int:\n    print(cents)\n    return cents\n",
+    )
     git(project, "add", "-A")
     code, out = run("check", "--staged")
     assert code == 0  # a warning-level rule prints but does not block
     assert "billing/charge.py:2: decision D-0002: use the logger" in out
     assert out.index("D-0001") < out.index("D-0002")  # most severe first
-    write(project, "billing/charge.py",
-          "def charge(cents: int) -> float:\n    return float(cents) / 100\n")
+    write(
+        project,
+        "billing/charge.py",
+        "def charge(cents: int) -> float:\n    return float(cents) / 100\n",
+    )
     write(project, "billing/README.txt", "float( is fine in prose\n")  # outside the rule's paths
     git(project, "add", "-A")
     code, out = run("check", "--staged")
@@ -104,18 +110,27 @@ def test_override_by_env_and_by_trailer(project: Path, monkeypatch: pytest.Monke
 def test_paths_mode_and_changed_records_are_linted(project: Path) -> None:
     code, out = run("check", "billing/charge.py")
     assert code == 0 and "D-0001" in out
-    write(project, ".continuity/decisions/0003-bad.md",
-          "---\ntitle: Bad\nstatus: accepted\nrules:\n  - forbid: '(a)\\1'\n---\nx\n")
+    write(
+        project,
+        ".continuity/decisions/0003-bad.md",
+        "---\ntitle: Bad\nstatus: accepted\nrules:\n  - forbid: '(a)\\1'\n---\nx\n",
+    )
     git(project, "add", "-A")
     code, out = run("check", "--staged")
     assert code == 1
-    assert ".continuity/decisions/0003-bad.md:5: rules[0].forbid: cannot be checked in linear time" in out
+    assert (
+        ".continuity/decisions/0003-bad.md:5: rules[0].forbid: cannot be checked in linear time"
+        in out
+    )
 
 
 def test_pathological_pattern_does_not_hang(project: Path) -> None:
-    write(project, ".continuity/decisions/0004-redos.md",
-          "---\ntitle: ReDoS\nstatus: accepted\nseverity: critical\nglobs: ['**']\n"
-          "rules:\n  - forbid: '(a+)+$'\n---\nx\n")
+    write(
+        project,
+        ".continuity/decisions/0004-redos.md",
+        "---\ntitle: ReDoS\nstatus: accepted\nseverity: critical\nglobs: ['**']\n"
+        "rules:\n  - forbid: '(a+)+$'\n---\nx\n",
+    )
     write(project, "billing/evil.py", "a" * 50000 + "!\n")
     git(project, "add", "-A")
     code, _ = run("check", "--staged")  # with a backtracking engine this never returns
@@ -123,19 +138,34 @@ def test_pathological_pattern_does_not_hang(project: Path) -> None:
 
 
 @pytest.mark.skipif(GITMEM is None, reason="gitmem console script not installed")
-@pytest.mark.parametrize(("tool", "tool_input", "denied"), [
-    ("Edit", {"old_string": "return cents", "new_string": "return float(cents)"}, True),
-    ("Write", {"content": "x = float(3)\n"}, True),
-    ("MultiEdit", {"edits": [{"old_string": "a", "new_string": "float(1)"}]}, True),
-    ("Edit", {"old_string": "a", "new_string": "print('debug')"}, False),
-    ("Edit", {"old_string": "a", "new_string": "return cents * 2"}, False),
-])
-def test_pre_tool_denies_critical_rules(project: Path, tool: str, tool_input: dict[str, object], denied: bool) -> None:
-    payload = {"session_id": f"d-{tool}-{denied}-{len(json.dumps(tool_input))}", "cwd": str(project),
-               "tool_name": tool, "tool_input": {"file_path": str(project / "billing/charge.py"), **tool_input}}
-    proc = subprocess.run([str(GITMEM), "hook", "claude", "pre-tool"], input=json.dumps(payload),
-                          cwd=project, capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "HOME": SANDBOX_HOME})
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "denied"),
+    [
+        ("Edit", {"old_string": "return cents", "new_string": "return float(cents)"}, True),
+        ("Write", {"content": "x = float(3)\n"}, True),
+        ("MultiEdit", {"edits": [{"old_string": "a", "new_string": "float(1)"}]}, True),
+        ("Edit", {"old_string": "a", "new_string": "print('debug')"}, False),
+        ("Edit", {"old_string": "a", "new_string": "return cents * 2"}, False),
+    ],
+)
+def test_pre_tool_denies_critical_rules(
+    project: Path, tool: str, tool_input: dict[str, object], denied: bool
+) -> None:
+    payload = {
+        "session_id": f"d-{tool}-{denied}-{len(json.dumps(tool_input))}",
+        "cwd": str(project),
+        "tool_name": tool,
+        "tool_input": {"file_path": str(project / "billing/charge.py"), **tool_input},
+    }
+    proc = subprocess.run(
+        [str(GITMEM), "hook", "claude", "pre-tool"],
+        input=json.dumps(payload),
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "HOME": SANDBOX_HOME},
+    )
     assert proc.returncode == 0 and proc.stderr == ""
     out = json.loads(proc.stdout)["hookSpecificOutput"]
     if denied:
@@ -152,13 +182,29 @@ def test_pre_tool_names_broken_warning_rules_even_when_already_shown(project: Pa
     env = {**os.environ, "HOME": SANDBOX_HOME}
     base = {"session_id": "warn", "cwd": str(project), "tool_name": "Edit"}
     for attempt in range(2):
-        payload = {**base, "tool_input": {"file_path": str(project / "billing/charge.py"),
-                                          "old_string": "a", "new_string": "    print('x')"}}
-        proc = subprocess.run([str(GITMEM), "hook", "claude", "pre-tool"], input=json.dumps(payload),
-                              cwd=project, capture_output=True, text=True, timeout=60, env=env)
+        payload = {
+            **base,
+            "tool_input": {
+                "file_path": str(project / "billing/charge.py"),
+                "old_string": "a",
+                "new_string": "    print('x')",
+            },
+        }
+        proc = subprocess.run(
+            [str(GITMEM), "hook", "claude", "pre-tool"],
+            input=json.dumps(payload),
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+        )
         out = json.loads(proc.stdout)["hookSpecificOutput"]
         assert "permissionDecision" not in out
-        assert "D-0002 (warning) has a rule this change to billing/charge.py breaks: use the logger" in out["additionalContext"], attempt
+        assert (
+            "D-0002 (warning) has a rule this change to billing/charge.py breaks: use the logger"
+            in out["additionalContext"]
+        ), attempt
 
 
 def test_check_reports_globs_left_without_files(project: Path) -> None:

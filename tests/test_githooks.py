@@ -9,25 +9,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import MONEY_RULE as RULE
 from conftest import commit_all, git, write
 
 from gitmem.cli.main import cli
 
 pytestmark = pytest.mark.skipif(shutil.which("gitmem") is None, reason="console script missing")
-
-RULE = """---
-title: Money is integer cents
-status: accepted
-severity: critical
-globs: ["billing/**"]
-rules:
-  - forbid: '\\bfloat\\('
-    message: amounts are integer cents
----
-## Decision
-
-Integer cents.
-"""
 
 
 @pytest.fixture
@@ -39,13 +26,19 @@ def project(repo: Path) -> Path:
 
 
 def commit(root: Path, message: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "commit", "-q", "-m", message], cwd=root, capture_output=True,
-                          text=True, env={**os.environ}, timeout=120)
+    return subprocess.run(
+        ["git", "commit", "-q", "-m", message],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ},
+        timeout=120,
+    )
 
 
 def test_shims_block_violations_add_trailers_and_keep_legacy(project: Path) -> None:
     hooks = project / ".git" / "hooks"
-    legacy = b"#!/bin/sh\necho legacy-ran >> \"$(git rev-parse --git-dir)/legacy.log\"\n"
+    legacy = b'#!/bin/sh\necho legacy-ran >> "$(git rev-parse --git-dir)/legacy.log"\n'
     (hooks / "pre-commit").write_bytes(legacy)
     (hooks / "pre-commit").chmod(0o755)
     result = CliRunner().invoke(cli, ["install", "git"])
@@ -57,7 +50,10 @@ def test_shims_block_violations_add_trailers_and_keep_legacy(project: Path) -> N
     write(project, "billing/charge.py", "x = float(1)\n")
     git(project, "add", "-A")
     proc = commit(project, "use floats")
-    assert proc.returncode != 0 and "decision D-0001: amounts are integer cents" in proc.stdout + proc.stderr
+    assert (
+        proc.returncode != 0
+        and "decision D-0001: amounts are integer cents" in proc.stdout + proc.stderr
+    )
     assert "legacy-ran" in (project / ".git" / "legacy.log").read_text()
     # a clean one passes and gets the Decisions: trailer
     write(project, "billing/charge.py", "x = 2\n")

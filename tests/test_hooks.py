@@ -33,13 +33,27 @@ def project(repo: Path) -> Path:
     write(repo, "billing/experimental/fx.py", "")
     write(repo, "api/routes.py", "")
     write(repo, "docs/readme.md", "")
-    decision(repo, "0001-money.md", "Money is integer cents", globs=["billing/**", "!billing/experimental/**"],
-             extra="severity: critical\npin: true\n",
-             body="## Decision\n\nAmounts are integer cents; floats are never used for money.\n")
-    decision(repo, "0002-api.md", "Version the API with a header", globs=["api/**"],
-             body="## Decision\n\nClients send a Paydash-Version header.\n")
-    decision(repo, "0003-kafka.md", "Kafka carries domain events",
-             body="## Decision\n\nDomain events go through Kafka topics.\n")
+    decision(
+        repo,
+        "0001-money.md",
+        "Money is integer cents",
+        globs=["billing/**", "!billing/experimental/**"],
+        extra="severity: critical\npin: true\n",
+        body="## Decision\n\nAmounts are integer cents; floats are never used for money.\n",
+    )
+    decision(
+        repo,
+        "0002-api.md",
+        "Version the API with a header",
+        globs=["api/**"],
+        body="## Decision\n\nClients send a Paydash-Version header.\n",
+    )
+    decision(
+        repo,
+        "0003-kafka.md",
+        "Kafka carries domain events",
+        body="## Decision\n\nDomain events go through Kafka topics.\n",
+    )
     commit_all(repo, "decisions")
     return repo
 
@@ -52,8 +66,15 @@ SANDBOX_HOME = tempfile.mkdtemp(prefix="gitmem-hook-home-")
 def hook(event: str, payload: object, cwd: Path, raw: str | None = None) -> tuple[int, str, str]:
     data = raw if raw is not None else json.dumps(payload)
     env = {**os.environ, "HOME": SANDBOX_HOME}
-    proc = subprocess.run([str(GITMEM), "hook", "claude", event], input=data, cwd=cwd,
-                          capture_output=True, text=True, timeout=60, env=env)
+    proc = subprocess.run(
+        [str(GITMEM), "hook", "claude", event],
+        input=data,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -65,9 +86,20 @@ def context_of(stdout: str) -> str:
 
 TOOL_SHAPES = [
     ("Read", {"file_path": "{root}/billing/charge.py"}, "D-0001"),
-    ("Edit", {"file_path": "{root}/billing/charge.py", "old_string": "1", "new_string": "2"}, "D-0001"),
+    (
+        "Edit",
+        {"file_path": "{root}/billing/charge.py", "old_string": "1", "new_string": "2"},
+        "D-0001",
+    ),
     ("Write", {"file_path": "{root}/billing/new_file.py", "content": "y = 2"}, "D-0001"),
-    ("MultiEdit", {"file_path": "{root}/billing/charge.py", "edits": [{"old_string": "1", "new_string": "3"}]}, "D-0001"),
+    (
+        "MultiEdit",
+        {
+            "file_path": "{root}/billing/charge.py",
+            "edits": [{"old_string": "1", "new_string": "3"}],
+        },
+        "D-0001",
+    ),
     ("NotebookEdit", {"notebook_path": "{root}/api/nb.ipynb", "new_source": "x"}, "D-0002"),
     ("Grep", {"pattern": "money", "path": "{root}/billing"}, "D-0001"),
     ("Grep", {"pattern": "x", "glob": "api/**/*.py"}, "D-0002"),
@@ -81,11 +113,22 @@ TOOL_SHAPES = [
 
 
 @pytest.mark.parametrize(("tool", "tool_input", "expected"), TOOL_SHAPES)
-def test_pre_tool_every_tool_shape(project: Path, tool: str, tool_input: dict[str, object], expected: str) -> None:
-    filled = json.loads(json.dumps(tool_input).replace("{root}", str(project).replace("\\", "\\\\")))
-    payload = {"session_id": f"s-{tool}-{len(str(tool_input))}", "cwd": str(project),
-               "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": filled,
-               "tool_use_id": "t1", "transcript_path": "/dev/null", "permission_mode": "default"}
+def test_pre_tool_every_tool_shape(
+    project: Path, tool: str, tool_input: dict[str, object], expected: str
+) -> None:
+    filled = json.loads(
+        json.dumps(tool_input).replace("{root}", str(project).replace("\\", "\\\\"))
+    )
+    payload = {
+        "session_id": f"s-{tool}-{len(str(tool_input))}",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": filled,
+        "tool_use_id": "t1",
+        "transcript_path": "/dev/null",
+        "permission_mode": "default",
+    }
     code, out, err = hook("pre-tool", payload, project)
     assert code == 0 and err == ""
     text = context_of(out)
@@ -95,9 +138,15 @@ def test_pre_tool_every_tool_shape(project: Path, tool: str, tool_input: dict[st
 
 def test_pre_tool_nothing_matched_is_empty_and_dedup(project: Path) -> None:
     base = {"session_id": "s1", "cwd": str(project), "tool_name": "Read"}
-    code, out, _ = hook("pre-tool", {**base, "tool_input": {"file_path": str(project / "docs/readme.md")}}, project)
+    code, out, _ = hook(
+        "pre-tool", {**base, "tool_input": {"file_path": str(project / "docs/readme.md")}}, project
+    )
     assert code == 0 and out == ""
-    code, out, _ = hook("pre-tool", {**base, "tool_input": {"file_path": str(project / "billing/experimental/fx.py")}}, project)
+    code, out, _ = hook(
+        "pre-tool",
+        {**base, "tool_input": {"file_path": str(project / "billing/experimental/fx.py")}},
+        project,
+    )
     assert out == ""  # the negated glob: nothing governs the experimental folder
     payload = {**base, "tool_input": {"file_path": str(project / "billing/charge.py")}}
     assert "D-0001" in context_of(hook("pre-tool", payload, project)[1])
@@ -108,50 +157,111 @@ def test_pre_tool_nothing_matched_is_empty_and_dedup(project: Path) -> None:
 def test_pre_tool_from_subdirectory_and_linked_worktree(project: Path, tmp_path: Path) -> None:
     from conftest import git
 
-    payload = {"session_id": "w", "cwd": str(project / "billing"), "tool_name": "Read",
-               "tool_input": {"file_path": "charge.py"}}
+    payload = {
+        "session_id": "w",
+        "cwd": str(project / "billing"),
+        "tool_name": "Read",
+        "tool_input": {"file_path": "charge.py"},
+    }
     assert "D-0001" in context_of(hook("pre-tool", payload, project / "billing")[1])
     wt = tmp_path / "wt"
     git(project, "worktree", "add", "-q", str(wt), "-b", "feature")
-    payload = {"session_id": "w2", "cwd": str(wt), "tool_name": "Edit",
-               "tool_input": {"file_path": str(wt / "api" / "routes.py")}}
+    payload = {
+        "session_id": "w2",
+        "cwd": str(wt),
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(wt / "api" / "routes.py")},
+    }
     assert "D-0002" in context_of(hook("pre-tool", payload, wt)[1])
 
 
 def test_session_start_prompt_post_tool_stop_end(project: Path) -> None:
     sid = "full"
-    code, out, _ = hook("session-start", {"session_id": sid, "cwd": str(project), "source": "startup"}, project)
+    code, out, _ = hook(
+        "session-start", {"session_id": sid, "cwd": str(project), "source": "startup"}, project
+    )
     start = context_of(out)
     assert code == 0 and "Pinned and critical project decisions" in start and "D-0001" in start
     # uncommitted change under api/: its decision is in the digest too
     write(project, "api/routes.py", "changed = True\n")
-    code, out, _ = hook("session-start", {"session_id": "other", "cwd": str(project), "source": "startup"}, project)
-    assert "files changed on this branch or uncommitted" in context_of(out) and "D-0002" in context_of(out)
-    code, out, _ = hook("prompt", {"session_id": sid, "cwd": str(project), "prompt": "how do domain events flow through kafka?"}, project)
+    code, out, _ = hook(
+        "session-start", {"session_id": "other", "cwd": str(project), "source": "startup"}, project
+    )
+    assert "files changed on this branch or uncommitted" in context_of(
+        out
+    ) and "D-0002" in context_of(out)
+    code, out, _ = hook(
+        "prompt",
+        {
+            "session_id": sid,
+            "cwd": str(project),
+            "prompt": "how do domain events flow through kafka?",
+        },
+        project,
+    )
     assert code == 0 and "D-0003" in context_of(out)
     # already shown in this session: not injected again
-    code, out, _ = hook("prompt", {"session_id": sid, "cwd": str(project), "prompt": "kafka topics for domain events"}, project)
+    code, out, _ = hook(
+        "prompt",
+        {"session_id": sid, "cwd": str(project), "prompt": "kafka topics for domain events"},
+        project,
+    )
     assert "D-0003" not in context_of(out)
     # post-tool: an edit under a governed path not yet shown injects it; reads are recorded
-    post = {"session_id": sid, "cwd": str(project), "tool_name": "Edit",
-            "tool_input": {"file_path": str(project / "api/routes.py")}, "tool_response": {"success": True}}
+    post = {
+        "session_id": sid,
+        "cwd": str(project),
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(project / "api/routes.py")},
+        "tool_response": {"success": True},
+    }
     assert "D-0002" in context_of(hook("post-tool", post, project)[1])
-    read = {**post, "tool_name": "Read", "tool_input": {"file_path": str(project / "billing/charge.py")}}
+    read = {
+        **post,
+        "tool_name": "Read",
+        "tool_input": {"file_path": str(project / "billing/charge.py")},
+    }
     assert hook("post-tool", read, project)[1] == ""
     # after compaction, what was shown is offered again
-    code, out, _ = hook("session-start", {"session_id": sid, "cwd": str(project), "source": "compact"}, project)
-    assert "Decisions shown earlier in this session" in context_of(out) or "D-0003" in context_of(out)
-    assert hook("stop", {"session_id": sid, "cwd": str(project), "stop_hook_active": False}, project) == (0, "", "")
-    assert hook("session-end", {"session_id": sid, "cwd": str(project), "reason": "exit"}, project) == (0, "", "")
+    code, out, _ = hook(
+        "session-start", {"session_id": sid, "cwd": str(project), "source": "compact"}, project
+    )
+    assert "Decisions shown earlier in this session" in context_of(out) or "D-0003" in context_of(
+        out
+    )
+    assert hook(
+        "stop", {"session_id": sid, "cwd": str(project), "stop_hook_active": False}, project
+    ) == (0, "", "")
+    assert hook(
+        "session-end", {"session_id": sid, "cwd": str(project), "reason": "exit"}, project
+    ) == (0, "", "")
     view = state.read_view(discover(project).shared_state_dir, sid)
     assert "api/routes.py" in view.edited and "billing/charge.py" in view.read and view.closed
     subprocess.run(["git", "status", "--porcelain"], cwd=project, check=True)
 
 
-@pytest.mark.parametrize("raw", ["", "not json", "[1, 2]", '{"tool_input": 5}', '{"cwd": 7, "session_id": null}',
-                                 '{"tool_name": "Bash", "tool_input": {"command": "echo \\"unbalanced"}}', "\x00\xff"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "",
+        "not json",
+        "[1, 2]",
+        '{"tool_input": 5}',
+        '{"cwd": 7, "session_id": null}',
+        '{"tool_name": "Bash", "tool_input": {"command": "echo \\"unbalanced"}}',
+        "\x00\xff",
+    ],
+)
 def test_malformed_stdin_fails_open(project: Path, raw: str) -> None:
-    for event in ("pre-tool", "prompt", "session-start", "post-tool", "stop", "session-end", "no-such-event"):
+    for event in (
+        "pre-tool",
+        "prompt",
+        "session-start",
+        "post-tool",
+        "stop",
+        "session-end",
+        "no-such-event",
+    ):
         code, out, err = hook(event, None, project, raw=raw)
         assert code == 0 and err == ""
         assert out == "" or isinstance(json.loads(out), dict)
@@ -160,8 +270,12 @@ def test_malformed_stdin_fails_open(project: Path, raw: str) -> None:
 def test_errors_are_logged_for_doctor(project: Path) -> None:
     hook("pre-tool", None, project, raw="not json")
     (project / ".git" / "gitmem" / "table.sqlite").write_bytes(b"corrupt")  # rebuilt, not fatal
-    payload = {"session_id": "e", "cwd": str(project), "tool_name": "Read",
-               "tool_input": {"file_path": str(project / "billing/charge.py")}}
+    payload = {
+        "session_id": "e",
+        "cwd": str(project),
+        "tool_name": "Read",
+        "tool_input": {"file_path": str(project / "billing/charge.py")},
+    }
     assert "D-0001" in context_of(hook("pre-tool", payload, project)[1])
     result = CliRunner().invoke(cli, ["doctor", "--no-model", "--json"])
     data = json.loads(result.stdout)
@@ -170,14 +284,19 @@ def test_errors_are_logged_for_doctor(project: Path) -> None:
 
 
 def test_outside_a_repository(tmp_path: Path) -> None:
-    code, out, err = hook("pre-tool", {"cwd": str(tmp_path), "tool_name": "Read",
-                                       "tool_input": {"file_path": "/etc/hosts"}}, tmp_path)
+    code, out, err = hook(
+        "pre-tool",
+        {"cwd": str(tmp_path), "tool_name": "Read", "tool_input": {"file_path": "/etc/hosts"}},
+        tmp_path,
+    )
     assert (code, out, err) == (0, "", "")
 
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4)
+    ),
     max_leaves=12,
 )
 payloads = st.fixed_dictionaries(
@@ -185,7 +304,22 @@ payloads = st.fixed_dictionaries(
     optional={
         "session_id": st.text(max_size=30) | st.integers(),
         "cwd": st.text(max_size=30) | st.integers(),
-        "tool_name": st.sampled_from(["Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "Grep", "Glob", "LS", "Bash", "mcp__x__y", "Other"]) | st.text(max_size=10),
+        "tool_name": st.sampled_from(
+            [
+                "Read",
+                "Edit",
+                "Write",
+                "MultiEdit",
+                "NotebookEdit",
+                "Grep",
+                "Glob",
+                "LS",
+                "Bash",
+                "mcp__x__y",
+                "Other",
+            ]
+        )
+        | st.text(max_size=10),
         "tool_input": json_values,
         "prompt": st.text(max_size=200) | json_values,
         "source": st.sampled_from(["startup", "resume", "clear", "compact"]) | st.text(max_size=8),
@@ -193,10 +327,21 @@ payloads = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(event=st.sampled_from(["pre-tool", "post-tool", "prompt", "session-start", "stop", "session-end", "bogus"]),
-       payload=payloads | json_values, garble=st.booleans())
-def test_fuzz_hook_entry_point_never_fails(project: Path, event: str, payload: object, garble: bool) -> None:
+@settings(
+    max_examples=2000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    event=st.sampled_from(
+        ["pre-tool", "post-tool", "prompt", "session-start", "stop", "session-end", "bogus"]
+    ),
+    payload=payloads | json_values,
+    garble=st.booleans(),
+)
+def test_fuzz_hook_entry_point_never_fails(
+    project: Path, event: str, payload: object, garble: bool
+) -> None:
     """The console script's function, in-process (thousands of fresh processes would take
     minutes); the subprocess tests above cover the real process boundary."""
     raw = json.dumps(payload)
@@ -210,7 +355,9 @@ def test_fuzz_hook_entry_point_never_fails(project: Path, event: str, payload: o
 
 
 def test_toolpaths_bash_words() -> None:
-    words = toolpaths.bash_words("FOO=bar/baz.py python -m x --out=dist/a.whl src/a.py > log.txt 2>&1 && curl https://x.y/z")
+    words = toolpaths.bash_words(
+        "FOO=bar/baz.py python -m x --out=dist/a.whl src/a.py > log.txt 2>&1 && curl https://x.y/z"
+    )
     assert words == ["bar/baz.py", "dist/a.whl", "src/a.py", "log.txt"]
     assert toolpaths.glob_prefix("src/**/*.ts") == "src"
 
@@ -218,8 +365,14 @@ def test_toolpaths_bash_words() -> None:
 def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> None:
     settings_file = project / ".claude" / "settings.json"
     settings_file.parent.mkdir()
-    user = {"permissions": {"allow": ["Bash(ls:*)"]},
-            "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "my-linter"}]}]}}
+    user = {
+        "permissions": {"allow": ["Bash(ls:*)"]},
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-linter"}]}
+            ]
+        },
+    }
     settings_file.write_text(json.dumps(user, indent=2) + "\n")
     runner_ = CliRunner()
     assert runner_.invoke(cli, ["install", "claude"]).exit_code == 0
@@ -229,8 +382,13 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
     data = json.loads(once)
     assert data["permissions"] == user["permissions"]
     pre = data["hooks"]["PreToolUse"]
-    assert pre[0] == user["hooks"]["PreToolUse"][0] and pre[1]["hooks"][0]["command"] == "gitmem hook claude pre-tool"
-    assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["gitmem"]["args"] == ["mcp"]
+    assert (
+        pre[0] == user["hooks"]["PreToolUse"][0]
+        and pre[1]["hooks"][0]["command"] == "gitmem hook claude pre-tool"
+    )
+    assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["gitmem"]["args"] == [
+        "mcp"
+    ]
     assert runner_.invoke(cli, ["uninstall", "claude", "--mcp"]).exit_code == 0
     assert json.loads(settings_file.read_text()) == user
     assert not (project / ".mcp.json").exists()
@@ -249,11 +407,24 @@ def test_end_to_end_command_from_settings(project: Path) -> None:
     assert CliRunner().invoke(cli, ["install", "claude"]).exit_code == 0
     data = json.loads((project / ".claude" / "settings.json").read_text())
     command = data["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    payload = {"session_id": "e2e", "cwd": str(project), "hook_event_name": "PreToolUse",
-               "tool_name": "Edit", "tool_input": {"file_path": str(project / "billing/charge.py")}}
+    payload = {
+        "session_id": "e2e",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(project / "billing/charge.py")},
+    }
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "HOME": SANDBOX_HOME}
-    proc = subprocess.run(command, shell=True, input=json.dumps(payload), capture_output=True,
-                          text=True, cwd=project, env=env, timeout=60)
+    proc = subprocess.run(
+        command,
+        shell=True,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=env,
+        timeout=60,
+    )
     assert proc.returncode == 0 and "D-0001" in context_of(proc.stdout)
 
 
@@ -261,7 +432,9 @@ def test_plugin_files_match_the_installer() -> None:
     assert (ROOT / "hooks" / "hooks.json").read_text() == install.plugin_hooks_json()
     manifest = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())
     assert manifest["name"] == "gitmem"
-    assert json.loads((ROOT / ".mcp.json").read_text())["mcpServers"]["gitmem"] == install.MCP_SERVER
+    assert (
+        json.loads((ROOT / ".mcp.json").read_text())["mcpServers"]["gitmem"] == install.MCP_SERVER
+    )
 
 
 def test_pre_tool_and_prompt_keep_heavy_modules_off_the_import_path(project: Path) -> None:
@@ -281,7 +454,9 @@ def test_pre_tool_and_prompt_keep_heavy_modules_off_the_import_path(project: Pat
         "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"
     )
     CliRunner().invoke(cli, ["why", "billing/charge.py"])  # compile the table first
-    out = subprocess.run([sys.executable, "-c", code, str(project)], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(project)], capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -300,9 +475,15 @@ def test_concurrent_sessions_lose_nothing(project: Path) -> None:
 
 
 def test_mcp_server_over_stdio(project: Path) -> None:
-    proc = subprocess.Popen([str(GITMEM), "mcp"], cwd=project, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "HOME": SANDBOX_HOME})
+    proc = subprocess.Popen(
+        [str(GITMEM), "mcp"],
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "HOME": SANDBOX_HOME},
+    )
     assert proc.stdin and proc.stdout
 
     def send(message: dict[str, object]) -> None:
@@ -318,21 +499,48 @@ def test_mcp_server_over_stdio(project: Path) -> None:
                 return msg  # type: ignore[no-any-return]
 
     try:
-        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"}}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "1"},
+                },
+            }
+        )
         assert receive()["id"] == 1
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
         tools = {t["name"] for t in receive()["result"]["tools"]}  # type: ignore[index]
         assert tools == {"search_decisions", "why", "get_decision", "propose_decision"}
-        send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-              "params": {"name": "why", "arguments": {"path": "billing/charge.py"}}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "why", "arguments": {"path": "billing/charge.py"}},
+            }
+        )
         text = receive()["result"]["content"][0]["text"]  # type: ignore[index]
         assert json.loads(text)[0]["decisions"][0]["id"] == "D-0001"
-        send({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
-            "name": "propose_decision",
-            "arguments": {"title": "Use UUIDv7 ids", "rationale": "Sortable ids.", "globs": ["api/**"]}}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "tools/call",
+                "params": {
+                    "name": "propose_decision",
+                    "arguments": {
+                        "title": "Use UUIDv7 ids",
+                        "rationale": "Sortable ids.",
+                        "globs": ["api/**"],
+                    },
+                },
+            }
+        )
         proposed = json.loads(receive()["result"]["content"][0]["text"])  # type: ignore[index]
         assert proposed["status"] == "proposed"
         record = (project / proposed["file"]).read_text()

@@ -9,24 +9,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import MONEY_RULE as RULE
 from conftest import git, write
 
 ROOT = Path(__file__).resolve().parent.parent
 PRE_COMMIT = shutil.which("pre-commit")
-
-RULE = """---
-title: Money is integer cents
-status: accepted
-severity: critical
-globs: ["billing/**"]
-rules:
-  - forbid: '\\bfloat\\('
-    message: amounts are integer cents
----
-## Decision
-
-Integer cents.
-"""
 
 
 @pytest.mark.skipif(PRE_COMMIT is None, reason="pre-commit not installed")
@@ -36,26 +23,47 @@ def test_pre_commit_rejects_violations_and_passes_clean_commits(repo: Path, tmp_
         pytest.skip("this checkout has no commit for pre-commit to install from")
     write(repo, "billing/charge.py", "x = 1\n")
     write(repo, ".continuity/decisions/0001-money.md", RULE)
-    write(repo, ".pre-commit-config.yaml",
-          f"repos:\n- repo: {ROOT}\n  rev: {head.stdout.strip()}\n  hooks:\n  - id: gitmem-check\n")
+    write(
+        repo,
+        ".pre-commit-config.yaml",
+        f"repos:\n- repo: {ROOT}\n  rev: {head.stdout.strip()}\n  hooks:\n  - id: gitmem-check\n",
+    )
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--no-verify", "-m", "init")
     # pre-commit, pip and virtualenv keep their caches here, not in $HOME
     cache = Path(os.environ.get("GITMEM_TEST_CACHE", tmp_path / "cache"))
     sandbox = tmp_path / "home"  # build tools invoked by pip write into $HOME (e.g. rustup)
     sandbox.mkdir()
-    env = {**os.environ, "HOME": str(sandbox), "PRE_COMMIT_HOME": str(cache / "pre-commit"),
-           "PIP_CACHE_DIR": str(cache / "pip"),
-           "VIRTUALENV_OVERRIDE_APP_DATA": str(cache / "virtualenv")}
+    env = {
+        **os.environ,
+        "HOME": str(sandbox),
+        "PRE_COMMIT_HOME": str(cache / "pre-commit"),
+        "PIP_CACHE_DIR": str(cache / "pip"),
+        "VIRTUALENV_OVERRIDE_APP_DATA": str(cache / "virtualenv"),
+    }
     subprocess.run([str(PRE_COMMIT), "install"], cwd=repo, env=env, check=True, capture_output=True)
     write(repo, "billing/charge.py", "x = float(1)\n")
     git(repo, "add", "-A")
-    bad = subprocess.run(["git", "commit", "-q", "-m", "floats"], cwd=repo, env=env,
-                         capture_output=True, text=True, timeout=900)
+    bad = subprocess.run(
+        ["git", "commit", "-q", "-m", "floats"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert bad.returncode != 0
-    assert "billing/charge.py:1: decision D-0001: amounts are integer cents" in bad.stdout + bad.stderr
+    assert (
+        "billing/charge.py:1: decision D-0001: amounts are integer cents" in bad.stdout + bad.stderr
+    )
     write(repo, "billing/charge.py", "x = 2\n")
     git(repo, "add", "-A")
-    good = subprocess.run(["git", "commit", "-q", "-m", "integers"], cwd=repo, env=env,
-                          capture_output=True, text=True, timeout=900)
+    good = subprocess.run(
+        ["git", "commit", "-q", "-m", "integers"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert good.returncode == 0, good.stdout + good.stderr

@@ -22,16 +22,35 @@ from gitmem.retrieve import Retriever, retrieve
 def project(root: Path) -> None:
     write(root, "billing/charge.py", "")
     write(root, "api/routes.py", "")
-    decision(root, "0001-money.md", "Money is integer minor units", globs=["billing/**"],
-             extra="severity: critical\ntags: [billing, money]\n",
-             body="## Decision\n\nAmounts are integers in cents; floats are never used for money.\n")
-    decision(root, "0002-url-versioning.md", "Version the API in the URL path", globs=["api/**"],
-             body="## Decision\n\nRoutes are prefixed with /v1 for API versioning.\n")
-    decision(root, "0003-header-versioning.md", "Version the API with a header", globs=["api/**"],
-             extra="supersedes: [D-0002]\n",
-             body="## Decision\n\nClients send a Paydash-Version header; API versioning moved out of the URL.\n")
-    decision(root, "0004-kafka.md", "Kafka for event streaming",
-             body="## Decision\n\nDomain events go through Kafka topics with 30 day retention.\n")
+    decision(
+        root,
+        "0001-money.md",
+        "Money is integer minor units",
+        globs=["billing/**"],
+        extra="severity: critical\ntags: [billing, money]\n",
+        body="## Decision\n\nAmounts are integers in cents; floats are never used for money.\n",
+    )
+    decision(
+        root,
+        "0002-url-versioning.md",
+        "Version the API in the URL path",
+        globs=["api/**"],
+        body="## Decision\n\nRoutes are prefixed with /v1 for API versioning.\n",
+    )
+    decision(
+        root,
+        "0003-header-versioning.md",
+        "Version the API with a header",
+        globs=["api/**"],
+        extra="supersedes: [D-0002]\n",
+        body="## Decision\n\nClients send a Paydash-Version header; API versioning moved out of the URL.\n",
+    )
+    decision(
+        root,
+        "0004-kafka.md",
+        "Kafka for event streaming",
+        body="## Decision\n\nDomain events go through Kafka topics with 30 day retention.\n",
+    )
 
 
 def test_index_and_hybrid_search(repo: Path, embedder: embed.Embedder) -> None:
@@ -48,7 +67,9 @@ def test_index_and_hybrid_search(repo: Path, embedder: embed.Embedder) -> None:
     assert sem.hits[0].id == "D-0004"
 
 
-def test_current_decision_outranks_the_one_it_superseded(repo: Path, embedder: embed.Embedder) -> None:
+def test_current_decision_outranks_the_one_it_superseded(
+    repo: Path, embedder: embed.Embedder
+) -> None:
     project(repo)
     r = discover(repo)
     index.build(r, embedder=embedder)
@@ -70,7 +91,9 @@ def test_successor_is_pulled_in_even_if_no_ranker_found_it(repo: Path) -> None:
     assert result.hits[0].via_successor_of == "D-0001"
 
 
-def test_paths_only_touched_and_mentioned(repo: Path, embedder: embed.Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_paths_only_touched_and_mentioned(
+    repo: Path, embedder: embed.Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
     project(repo)
     r = discover(repo)
     index.build(r, embedder=embedder)
@@ -86,8 +109,9 @@ def test_allowed_restricts_candidates(repo: Path, embedder: embed.Embedder) -> N
     project(repo)
     r = discover(repo)
     index.build(r, embedder=embedder)
-    result = retrieve(r, "money amounts in cents", ["billing/charge.py"], embedder=embedder,
-                      allowed={"D-0004"})
+    result = retrieve(
+        r, "money amounts in cents", ["billing/charge.py"], embedder=embedder, allowed={"D-0004"}
+    )
     assert {h.id for h in result.hits} <= {"D-0004"}
 
 
@@ -95,7 +119,9 @@ def test_near_duplicates_collapse(repo: Path, embedder: embed.Embedder) -> None:
     body = "## Decision\n\nAll services log structured JSON to stdout with a request id.\n"
     decision(repo, "0001-logging.md", "Structured JSON logging", body=body)
     decision(repo, "0002-logging-copy.md", "Structured JSON logging", body=body)
-    decision(repo, "0003-other.md", "Use PostgreSQL", body="## Decision\n\nPostgres is the database.\n")
+    decision(
+        repo, "0003-other.md", "Use PostgreSQL", body="## Decision\n\nPostgres is the database.\n"
+    )
     r = discover(repo)
     index.build(r, embedder=embedder)
     result = retrieve(r, "how should a service write its logs?", [], embedder=embedder)
@@ -109,8 +135,12 @@ def test_incremental_update_reembeds_one_record(repo: Path, embedder: embed.Embe
     first = index.build(r, embedder=embedder)
     again = index.build(r, embedder=embedder)
     assert again.unchanged and again.generation == first.generation
-    decision(repo, "0004-kafka.md", "Kafka for event streaming",
-             body="## Decision\n\nDomain events go through Kafka; retention is 7 days now.\n")
+    decision(
+        repo,
+        "0004-kafka.md",
+        "Kafka for event streaming",
+        body="## Decision\n\nDomain events go through Kafka; retention is 7 days now.\n",
+    )
     (repo / ".continuity/decisions/0001-money.md").unlink()
     update = index.build(r, embedder=embedder)
     assert (update.reindexed, update.removed, update.embedded) == (1, 1, 1)
@@ -152,7 +182,9 @@ def test_without_a_model_keyword_and_path_work(repo: Path, no_model: None) -> No
     assert result.exit_code == 0, result.output
     warnings = [line for line in result.stderr.splitlines() if "warning" in line]
     assert len(warnings) == 1 and "embedding model unavailable" in warnings[0]
-    out = CliRunner().invoke(cli, ["search", "--json", "--no-daemon", "floats for money", "-p", "billing/charge.py"])
+    out = CliRunner().invoke(
+        cli, ["search", "--json", "--no-daemon", "floats for money", "-p", "billing/charge.py"]
+    )
     data = json.loads(out.stdout)
     assert data["rankers"] == ["path", "bm25"] and data["hits"][0]["id"] == "D-0001"
     assert data["hits"][0]["ranks"]["path"]["rank"] == 1 and data["served_by"] == "in-process"
@@ -177,7 +209,10 @@ def test_budget_prefers_l1_then_l0_and_counts_the_rest(repo: Path) -> None:
     result = retrieve(r, "api versioning money kafka", ["api/routes.py", "billing/charge.py"])
     items = [(h, h.glob) for h in result.hits]
     roomy, shown = budget.render(items, budget_tokens=2000)
-    assert len(shown) == len(items) and "Project decision D-0003 (accepted, info) governs api/**" in roomy
+    assert (
+        len(shown) == len(items)
+        and "Project decision D-0003 (accepted, info) governs api/**" in roomy
+    )
     tight, shown_tight = budget.render(items, budget_tokens=70, more_hint="Run `gitmem search`.")
     assert len(tight) <= 280 and 0 < len(shown_tight) < len(items)
     assert f"({len(items) - len(shown_tight)} more matching decision" in tight
@@ -185,7 +220,9 @@ def test_budget_prefers_l1_then_l0_and_counts_the_rest(repo: Path) -> None:
     assert result.hits[0].summary not in level0 and result.hits[0].title.rstrip(".") in level0
 
 
-def test_model_folder_resolution(repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_model_folder_resolution(
+    repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("GITMEM_EMBED_MODEL_DIR", str(model_dir))
     res = embed.resolve(repo)
     assert res.embedder is not None and res.embedder.info.source == "dir" and res.warning is None
@@ -219,8 +256,14 @@ def test_daemon_serves_and_reindexes(repo: Path, model_dir: Path, tmp_path: Path
     sandbox.mkdir()
     env = {**os.environ, "GITMEM_EMBED_MODEL_DIR": str(model_dir), "HOME": str(sandbox)}
     gitmem = [sys.executable, "-m", "gitmem"]
-    proc = subprocess.Popen([*gitmem, "watch", "--idle", "60"], cwd=repo, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*gitmem, "watch", "--idle", "60"],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         from gitmem import client
 
@@ -235,15 +278,29 @@ def test_daemon_serves_and_reindexes(repo: Path, model_dir: Path, tmp_path: Path
             time.sleep(0.05)
         info = client.ping(r)
         assert info is not None and info["rankers"] == ["path", "bm25", "embed"]
-        second = subprocess.run([*gitmem, "watch", "--idle", "5"], cwd=repo, env=env,
-                                capture_output=True, text=True, timeout=60)
+        second = subprocess.run(
+            [*gitmem, "watch", "--idle", "5"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert second.returncode == 1 and "already serves" in second.stderr
-        out = subprocess.run([*gitmem, "search", "--json", "floats for money"], cwd=repo,
-                             env=env, capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [*gitmem, "search", "--json", "floats for money"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         data = json.loads(out.stdout)
         assert data["served_by"] == "daemon" and data["hits"][0]["id"] == "D-0001"
         # a new record is picked up (watchdog + debounce, or the per-request table check)
-        decision(repo, "0005-zebra.md", "Zebra crossings", body="## Decision\n\nZebra stripes only.\n")
+        decision(
+            repo, "0005-zebra.md", "Zebra crossings", body="## Decision\n\nZebra stripes only.\n"
+        )
         import time
 
         deadline = time.time() + 20
