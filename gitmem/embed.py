@@ -71,6 +71,14 @@ class Resolution:
     warning: str | None
 
 
+def _no_telemetry() -> None:
+    """onnxruntime 1.29+ sends a telemetry event and writes a device id under
+    ``~/.cache/Microsoft`` when it is imported. gitmem promises to work offline and to keep
+    its files in the git directory, so it opts out unless the user chose otherwise (set
+    ``ORT_DISABLE_TELEMETRY=0`` to keep onnxruntime's default)."""
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+
+
 def _quiet_fastembed() -> None:
     """fastembed logs ERROR lines (through loguru) when a model is not cached; gitmem says
     what happened in one warning line instead."""
@@ -87,6 +95,7 @@ def _dir_fingerprint(folder: Path) -> str:
 
 
 def _from_dir(folder: Path) -> Embedder:
+    _no_telemetry()
     from fastembed import TextEmbedding
 
     _quiet_fastembed()
@@ -98,6 +107,7 @@ def _from_dir(folder: Path) -> Embedder:
 
 
 def _from_cache(cache_dir: str | None) -> Embedder:
+    _no_telemetry()
     from fastembed import TextEmbedding
 
     _quiet_fastembed()
@@ -117,10 +127,29 @@ def try_download(cache_dir: str | None, marker: Path | None) -> str | None:
         age = time.time() - marker.stat().st_mtime
         if age < RETRY_AFTER_S:
             return f"a download failed {int(age // 60)} min ago; not retrying for 24 h"
+    # One attempt: fastembed's own download retries three times with 3 + 9 + 27 s sleeps,
+    # 40 s of waiting when the hub is unreachable. Its public constructor has no knob for
+    # that, so the child calls the downloader directly, and falls back to the constructor
+    # if a fastembed release moves those names.
     code = (
-        "import sys\nfrom fastembed import TextEmbedding\n"
-        f"TextEmbedding({MODEL_NAME!r}, cache_dir=sys.argv[1] or None)\n"
+        "import sys\n"
+        "from fastembed import TextEmbedding\n"
+        "cache = sys.argv[1] or None\n"
+        "try:\n"
+        "    from fastembed.common.utils import define_cache_dir\n"
+        "    for M in TextEmbedding.EMBEDDINGS_REGISTRY:\n"
+        "        try:\n"
+        f"            d = M._get_model_description({MODEL_NAME!r})\n"
+        "        except ValueError:\n"
+        "            continue\n"
+        "        M.download_model(d, str(define_cache_dir(cache)), retries=1)\n"
+        "        break\n"
+        "    else:\n"
+        "        raise AttributeError('no fastembed class lists the model')\n"
+        "except (ImportError, AttributeError):\n"
+        f"    TextEmbedding({MODEL_NAME!r}, cache_dir=cache)\n"
     )
+    _no_telemetry()
     env = {**os.environ, "HF_HUB_ETAG_TIMEOUT": "5", "HF_HUB_DOWNLOAD_TIMEOUT": "10"}
     try:
         proc = subprocess.run(

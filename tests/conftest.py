@@ -3,8 +3,11 @@ that fails any test that writes to ``$HOME``."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +38,13 @@ def guarded_home(
     yield home
     written = [p.relative_to(home).as_posix() for p in home.rglob("*")]
     assert not written, f"test wrote to $HOME: {written}"
+
+
+# Subprocesses that may load the embedding model (hooks start `gitmem index` in the
+# background; onnxruntime writes a device id under ~/.cache/Microsoft) get this HOME, a
+# throwaway folder removed when the test run ends.
+SANDBOX_HOME = tempfile.mkdtemp(prefix="gitmem-test-home-")
+atexit.register(shutil.rmtree, SANDBOX_HOME, True)
 
 
 def git(cwd: Path, *args: str) -> str:

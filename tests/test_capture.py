@@ -8,20 +8,18 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import commit_all, decision, git, write
+from conftest import SANDBOX_HOME, commit_all, decision, git, write
 
 from gitmem import capture
 from gitmem.cli.main import cli
 from gitmem.repo import discover
 
 GITMEM = shutil.which("gitmem")
-SANDBOX_HOME = tempfile.mkdtemp(prefix="gitmem-capture-home-")
 pytestmark = pytest.mark.skipif(GITMEM is None, reason="gitmem console script not installed")
 
 

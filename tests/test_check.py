@@ -6,17 +6,15 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import commit_all, git, write
+from conftest import SANDBOX_HOME, commit_all, git, write
 
 from gitmem.cli.main import cli
 
 GITMEM = shutil.which("gitmem")
-SANDBOX_HOME = tempfile.mkdtemp(prefix="gitmem-check-home-")
 
 RULES = """---
 title: Money is integer cents
