@@ -13,8 +13,9 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
-from gitmem import config, store
+from gitmem import config, pathmap, store
 from gitmem.doctext import weighted_text
+from gitmem.pathmap import quick_fingerprint
 from gitmem.repo import Repo
 from gitmem.table import (
     SCHEMA_VERSION,
@@ -22,8 +23,8 @@ from gitmem.table import (
     Table,
     full_fingerprint,
     is_fresh,
-    quick_fingerprint,
 )
+from gitmem.vocab import CURRENT_STATUSES
 
 
 def table_path(repo: Repo) -> Path:
@@ -65,7 +66,8 @@ def build(repo: Repo) -> store.Catalog:
     cfg = config.load(repo.root)
     watch = watched(repo, cfg)
     # Fingerprint before reading, so an edit made during the build is seen next time.
-    quick = quick_fingerprint(repo.root, watch, folders(repo.root, watch))
+    dirs = folders(repo.root, watch)
+    quick = quick_fingerprint(str(repo.root), watch, dirs)
     full = full_fingerprint(repo.root, watch)
     catalog = store.load(repo.root, cache=parse_cache(repo))
     repo.state_dir.mkdir(parents=True, exist_ok=True)
@@ -73,14 +75,55 @@ def build(repo: Repo) -> store.Catalog:
     os.close(fd)
     try:
         conn = sqlite3.connect(tmp)
-        _write(conn, catalog, repo, watch, quick, full)
+        _write(conn, catalog, repo, watch, dirs, quick, full)
         conn.close()
         os.replace(tmp, table_path(repo))
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    _write_pathmap(
+        repo, catalog, {"root": str(repo.root), "watched": watch, "dirs": dirs, "quick": quick}
+    )
     return catalog
+
+
+def _write_pathmap(repo: Repo, catalog: store.Catalog, header: dict[str, object]) -> None:
+    """The hooks' path map (see ``gitmem.pathmap``): the decisions that have globs, filed
+    under the same lookup keys as the table."""
+    records: list[list[object]] = []
+    keys: dict[str, list[int]] = {}
+    seen: set[str] = set()
+    for d in catalog.decisions:
+        if d.id in seen:  # duplicates are lint errors; the first one wins, as in the table
+            continue
+        seen.add(d.id)
+        compiled = catalog.patterns.get(d.file, [])
+        if not compiled:
+            continue
+        i = len(records)
+        records.append(
+            pathmap.record_row(
+                d.id,
+                d.title,
+                d.effective_status,
+                d.severity,
+                d.file,
+                d.summary,
+                d.superseded_by,
+                d.effective_status in CURRENT_STATUSES,
+                bool(d.rules),
+                pathmap.patterns_of([(r, neg, glob, spec) for r, neg, glob, spec, _ in compiled]),
+            )
+        )
+        for *_, key in compiled:
+            if key is not None:
+                keys.setdefault(str(key), []).append(i)
+    pathmap.write(str(map_path(repo)), {**header, "count": len(seen)}, records, keys)
+
+
+def map_path(repo: Repo) -> Path:
+    return repo.state_dir / pathmap.MAP_NAME
 
 
 def catalog(repo: Repo) -> store.Catalog:
@@ -106,6 +149,7 @@ def _write(
     catalog: store.Catalog,
     repo: Repo,
     watch: list[str],
+    dirs: list[str],
     quick: str,
     full: str,
 ) -> None:
@@ -181,7 +225,7 @@ def _write(
         "root": str(repo.root),
         "watched": json.dumps(watch),
         "quick": quick,
-        "dirs": json.dumps(folders(repo.root, watch)),
+        "dirs": json.dumps(dirs),
         "capture": json.dumps(capture_settings(repo)),
         "full": full,
         "count": str(len(rows)),

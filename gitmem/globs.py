@@ -20,6 +20,10 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from gitmem.pathmap import governs, path_keys, patterns_of
+
+__all__ = ["CompiledGlob", "GlobError", "compile_glob", "lookup_key", "matches", "path_keys"]
+
 _WILD = re.compile(r"[*?\[]")
 
 
@@ -106,36 +110,11 @@ def _name_key(segment: str) -> str:
     return "*"
 
 
-def path_keys(path: str) -> list[str]:
-    """Every key under which a pattern matching ``path`` can be filed."""
-    parts = [p for p in path.split("/") if p]
-    keys = ["*"]
-    for i in range(1, len(parts) + 1):
-        keys.append("p:" + "/".join(parts[:i]))
-    for part in parts:
-        keys.append("n:" + part)
-        dot = part.rfind(".")
-        if dot > 0:
-            keys.append("x:" + part[dot:])
-    return keys
-
-
 def matches(
     patterns: list[tuple[str, bool, str, int]], path: str, is_dir: bool = False
 ) -> tuple[str, int] | None:
-    """Gitignore semantics over one decision's ordered patterns: the last pattern that
-    matches decides. ``patterns`` holds (regex, negated, glob, specificity). Returns the
-    most specific positive glob that matched, or None when the path is not governed.
-    ``is_dir`` lets ``billing/**`` govern the directory ``billing`` itself."""
-    included = False
-    best: tuple[str, int] | None = None
-    for regex, negated, glob, spec in patterns:
-        if re.search(regex, path) or (is_dir and re.search(regex, path + "/")):
-            if negated:
-                included = False
-                best = None
-            else:
-                included = True
-                if best is None or spec > best[1]:
-                    best = (glob, spec)
-    return best if included else None
+    """Gitignore semantics over one decision's ordered patterns, given as (regex, negated,
+    glob, specificity): the last pattern that matches decides. Returns the most specific
+    positive glob that matched, or None when the path is not governed (see
+    ``gitmem.pathmap.governs``, which does the matching)."""
+    return governs(patterns_of(patterns), path, is_dir)

@@ -18,7 +18,7 @@ import sqlite3
 from pathlib import Path
 from typing import NamedTuple
 
-from gitmem.globs import matches, path_keys
+from gitmem.pathmap import Pattern, governs, path_keys, patterns_of, quick_fingerprint
 from gitmem.vocab import CURRENT_STATUSES, SEVERITY_RANK
 
 SCHEMA_VERSION = "3"
@@ -76,7 +76,7 @@ class Table:
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
         self._conn = conn
         self.path = path
-        self._patterns: dict[int, list[tuple[str, bool, str, int]]] = {}
+        self._patterns: dict[int, list[Pattern]] = {}
         self._entries: dict[int, Entry] = {}
 
     @classmethod
@@ -110,9 +110,7 @@ class Table:
             if n in self._entries:
                 continue
             self._entries[n] = _entry(row)
-            self._patterns[n] = [
-                (str(p[0]), bool(p[1]), str(p[2]), int(p[3])) for p in json.loads(str(row[16]))
-            ]
+            self._patterns[n] = patterns_of(json.loads(str(row[16])))
 
     def match(self, path: str, is_dir: bool = False) -> list[Match]:
         """Decisions whose globs govern the repository-relative ``path``, best first."""
@@ -132,7 +130,7 @@ class Table:
             )
         out = []
         for n in cands:
-            hit = matches(self._patterns[n], path, is_dir)
+            hit = governs(self._patterns[n], path, is_dir)
             if hit is not None:
                 out.append(Match(self._entries[n], hit[0], hit[1]))
         out.sort(key=sort_key)
@@ -232,22 +230,6 @@ def _entry(row: tuple[object, ...]) -> Entry:
 # ------------------------------------------------------------------------------ freshness
 
 
-def quick_fingerprint(root: Path, watched: list[str], folders: list[str]) -> str:
-    """mtimes of the watched files and folders and of the sub-folders known at compile time.
-
-    Catches added, removed and renamed records (and editors that save by rename) with a
-    stat call per folder, never listing the records themselves: a new sub-folder changes
-    its parent's mtime. In-place edits are caught by ``full_fingerprint``.
-    """
-    parts: list[str] = []
-    for rel in [*watched, *folders]:
-        try:
-            parts.append(f"{rel}:{os.stat(root / rel).st_mtime_ns}")
-        except OSError:
-            parts.append(f"{rel}:-")
-    return "\n".join(parts)
-
-
 def full_fingerprint(root: Path, watched: list[str]) -> str:
     """Path, size and mtime of every file under the watched paths (hashed)."""
     import hashlib
@@ -276,6 +258,6 @@ def is_fresh(table: Table, root: Path, *, full: bool) -> bool:
     folders = json.loads(table.meta("dirs") or "[]")
     if table.meta("root") != str(root):
         return False
-    if quick_fingerprint(root, watched, folders) != table.meta("quick"):
+    if quick_fingerprint(str(root), watched, folders) != table.meta("quick"):
         return False
     return not full or full_fingerprint(root, watched) == table.meta("full")

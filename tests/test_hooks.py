@@ -9,12 +9,11 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import commit_all, decision, write
+from conftest import SANDBOX_HOME, commit_all, decision, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,8 +22,11 @@ from gitmem.cli.main import cli
 from gitmem.repo import discover
 
 GITMEM = shutil.which("gitmem")
+GITMEM_HOOK = shutil.which("gitmem-hook")
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.skipif(GITMEM is None, reason="gitmem console script not installed")
+pytestmark = pytest.mark.skipif(
+    GITMEM is None or GITMEM_HOOK is None, reason="gitmem and gitmem-hook are not installed"
+)
 
 
 @pytest.fixture
@@ -58,16 +60,16 @@ def project(repo: Path) -> Path:
     return repo
 
 
-# Hooks may start `gitmem index` in the background, which loads onnxruntime, which writes a
-# device id under ~/.cache/Microsoft: hook processes get their own HOME.
-SANDBOX_HOME = tempfile.mkdtemp(prefix="gitmem-hook-home-")
-
-
-def hook(event: str, payload: object, cwd: Path, raw: str | None = None) -> tuple[int, str, str]:
+def hook(
+    event: str, payload: object, cwd: Path, raw: str | None = None, *, console: bool = False
+) -> tuple[int, str, str]:
+    """Run a hook event as Claude Code does: `gitmem-hook claude EVENT` (or, with
+    ``console``, the `gitmem hook claude EVENT` form older installs and Windows use)."""
     data = raw if raw is not None else json.dumps(payload)
     env = {**os.environ, "HOME": SANDBOX_HOME}
+    command = [str(GITMEM), "hook"] if console else [str(GITMEM_HOOK)]
     proc = subprocess.run(
-        [str(GITMEM), "hook", "claude", event],
+        [*command, "claude", event],
         input=data,
         cwd=cwd,
         capture_output=True,
@@ -269,7 +271,8 @@ def test_malformed_stdin_fails_open(project: Path, raw: str) -> None:
 
 def test_errors_are_logged_for_doctor(project: Path) -> None:
     hook("pre-tool", None, project, raw="not json")
-    (project / ".git" / "gitmem" / "table.sqlite").write_bytes(b"corrupt")  # rebuilt, not fatal
+    for name in ("table.sqlite", "pathmap.bin"):  # rebuilt, not fatal
+        (project / ".git" / "gitmem" / name).write_bytes(b"corrupt")
     payload = {
         "session_id": "e",
         "cwd": str(project),
@@ -279,7 +282,7 @@ def test_errors_are_logged_for_doctor(project: Path) -> None:
     assert "D-0001" in context_of(hook("pre-tool", payload, project)[1])
     result = CliRunner().invoke(cli, ["doctor", "--no-model", "--json"])
     data = json.loads(result.stdout)
-    assert any("JSONDecodeError" in line for line in data["errors"])
+    assert any("stdin is not valid JSON" in line for line in data["errors"])
     assert "pre-tool" in data["last_events"]
 
 
@@ -354,6 +357,22 @@ def test_fuzz_hook_entry_point_never_fails(
     assert text == "" or (isinstance(json.loads(text), dict) and len(text) <= 8200)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab/. '\"\\;&|<>()\n$=-", max_size=16))
+def test_shell_words_split_like_shlex(command: str) -> None:
+    """`shlex` (posix, punctuation) is the reference, except that a `#` inside a word is
+    not a comment (as in a real shell), so commands with `#` are left out here."""
+    import shlex
+
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        want = list(lexer)
+    except ValueError:  # unbalanced quotes: shlex refuses, we read to the end
+        return
+    assert toolpaths.shell_words(command) == want
+
+
 def test_toolpaths_bash_words() -> None:
     words = toolpaths.bash_words(
         "FOO=bar/baz.py python -m x --out=dist/a.whl src/a.py > log.txt 2>&1 && curl https://x.y/z"
@@ -384,7 +403,7 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
     pre = data["hooks"]["PreToolUse"]
     assert (
         pre[0] == user["hooks"]["PreToolUse"][0]
-        and pre[1]["hooks"][0]["command"] == "gitmem hook claude pre-tool"
+        and pre[1]["hooks"][0]["command"] == "gitmem-hook claude pre-tool"
     )
     assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["gitmem"]["args"] == [
         "mcp"
@@ -401,6 +420,40 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
     result = runner_.invoke(cli, ["install", "claude"])
     assert result.exit_code == 1 and "not valid JSON" in result.stderr
     assert settings_file.read_text() == "{broken"
+
+
+def test_install_upgrades_hooks_an_older_gitmem_installed(project: Path) -> None:
+    settings_file = project / ".claude" / "settings.json"
+    settings_file.parent.mkdir()
+    old = {"type": "command", "command": "gitmem hook claude pre-tool", "timeout": 10}
+    mine = {"type": "command", "command": "my-linter"}
+    settings_file.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "Edit", "hooks": [mine, old]}]}})
+    )
+    assert install.install(settings_file) == [*install.EVENTS]  # 5 added, 1 updated
+    pre = json.loads(settings_file.read_text())["hooks"]["PreToolUse"]
+    assert pre == [
+        {"matcher": "Edit", "hooks": [mine, {**old, "command": "gitmem-hook claude pre-tool"}]}
+    ]
+    assert install.install(settings_file) == []
+    assert install.uninstall(settings_file) == 6
+    assert json.loads(settings_file.read_text()) == {
+        "hooks": {"PreToolUse": [{"matcher": "Edit", "hooks": [mine]}]}
+    }
+
+
+def test_both_entry_points_answer_alike(project: Path) -> None:
+    for event, extra in [
+        ("pre-tool", {"tool_name": "Edit", "tool_input": {"file_path": "billing/charge.py"}}),
+        ("prompt", {"prompt": "are floats ok for money amounts?"}),
+    ]:
+        answers = []
+        for console in (False, True):
+            payload = {"session_id": f"both-{event}-{console}", "cwd": str(project), **extra}
+            code, out, err = hook(event, payload, project, console=console)
+            assert code == 0 and err == ""
+            answers.append(out)
+        assert answers[0] == answers[1] and "D-0001" in context_of(answers[0])
 
 
 def test_end_to_end_command_from_settings(project: Path) -> None:
@@ -435,6 +488,40 @@ def test_plugin_files_match_the_installer() -> None:
     assert (
         json.loads((ROOT / ".mcp.json").read_text())["mcpServers"]["gitmem"] == install.MCP_SERVER
     )
+
+
+def test_tool_call_hooks_load_only_built_in_modules(project: Path) -> None:
+    """pre-tool and post-tool run around every tool call: beyond what the interpreter had
+    loaded, they may import gitmem's lean modules and two small C extensions, nothing
+    else (no json, re, pathlib, typing, sqlite3: each costs milliseconds at start)."""
+    CliRunner().invoke(cli, ["why", "billing/charge.py"])  # compile the table and map first
+    payload = {
+        "session_id": "lean",
+        "cwd": str(project),
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(project / "billing/charge.py")},
+    }
+    code = (
+        "import io, sys\n"
+        "before = set(sys.modules)\n"
+        "from gitmem.agent.runner import run_claude\n"
+        "for event in ('pre-tool', 'post-tool'):\n"
+        "    out = io.StringIO()\n"
+        "    run_claude(event, io.BytesIO(sys.argv[1].encode()), out)\n"
+        "    assert event == 'post-tool' or 'D-0001' in out.getvalue(), out.getvalue()\n"
+        "print(' '.join(sorted(set(sys.modules) - before)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(payload)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=project,
+    )
+    loaded = set(out.stdout.split())
+    extra = {m for m in loaded if m != "gitmem" and not m.startswith("gitmem.")}
+    assert extra <= {"_json", "fcntl", "__future__"}, sorted(extra)
+    assert {"gitmem.pathmap", "gitmem.agent.tooluse"} <= loaded
 
 
 def test_pre_tool_and_prompt_keep_heavy_modules_off_the_import_path(project: Path) -> None:

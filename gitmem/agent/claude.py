@@ -3,10 +3,10 @@
 Events: ``session-start``, ``prompt`` (UserPromptSubmit), ``pre-tool`` (PreToolUse),
 ``post-tool`` (PostToolUse), ``stop``, ``session-end``. Each reads the hook JSON on stdin
 and prints JSON (or nothing) on stdout; see ``gitmem.agent.runner`` for the fail-open
-wrapper. Import-light: ``pre-tool`` and ``post-tool`` load only the standard library,
-``gitmem.repo``/``paths``/``table``/``budget`` and this module; ``prompt`` adds the
-retrieval module (Whoosh) only when no warm daemon answers; nothing here loads an
-embedding model.
+wrapper. ``pre-tool`` and ``post-tool`` live in ``gitmem.agent.tooluse`` (they run around
+every tool call and have a stricter import budget). Here: ``prompt`` uses the retrieval
+module in light mode (FTS5 over the table, no Whoosh) unless a warm daemon answers;
+nothing here loads an embedding model.
 """
 
 from __future__ import annotations
@@ -16,39 +16,13 @@ from typing import Any
 
 from gitmem import budget
 from gitmem.agent import state, toolpaths
-from gitmem.paths import to_repo_relative
+from gitmem.agent.common import CHARS_PER_TOKEN, build_inline, context, refresh_in_background
 from gitmem.repo import Repo
 from gitmem.table import TABLE_NAME, Match, Table, is_fresh
 
-# The documented default; reading `chars_per_token` from config.yaml would cost a YAML
-# import on every hook.
-CHARS_PER_TOKEN = 4
 BUDGET_SESSION_START = 2000
 BUDGET_PROMPT = 800
-BUDGET_PRE_TOOL = 500
-BUDGET_POST_TOOL = 300
-MAX_EVENT_CHARS = 8000
 PROMPT_MAX_HITS = 5
-HOOK_EVENT_NAMES = {
-    "session-start": "SessionStart",
-    "prompt": "UserPromptSubmit",
-    "pre-tool": "PreToolUse",
-    "post-tool": "PostToolUse",
-    "stop": "Stop",
-    "session-end": "SessionEnd",
-}
-SMALL_REBUILD = 300  # records: a missing table is compiled inline below this size
-
-
-def context(event: str, text: str) -> dict[str, Any] | None:
-    if not text:
-        return None
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": HOOK_EVENT_NAMES[event],
-            "additionalContext": text[:MAX_EVENT_CHARS],
-        }
-    }
 
 
 # ------------------------------------------------------------------------------ the table
@@ -61,44 +35,20 @@ def open_table(repo: Repo) -> Table | None:
     table = Table.open(path)
     if table is not None:
         if not is_fresh(table, repo.root, full=False):
-            refresh_in_background(repo)
+            refresh_in_background(repo.root)
         return table
-    decisions = repo.root / ".continuity"
-    if not decisions.is_dir() and not _has_sources(repo):
-        return None
-    count = sum(len(files) for _, _, files in os.walk(decisions))
-    if count <= SMALL_REBUILD:
+    inline = build_inline(str(repo.root))
+    if inline:
         from gitmem import compile as compiler
 
         compiler.build(repo)
         return Table.open(path)
-    refresh_in_background(repo)
+    if inline is not None:
+        refresh_in_background(repo.root)
     return None
 
 
-def _has_sources(repo: Repo) -> bool:
-    return (repo.root / ".continuity" / "config.yaml").is_file()
-
-
-def refresh_in_background(repo: Repo) -> None:
-    from gitmem.spawn import detach
-
-    detach(["index", "--no-download", "--json"], repo.root)
-
-
 # ------------------------------------------------------------------------------ helpers
-
-
-def repo_paths(repo: Repo, raw: list[str], cwd: str, check_shell: bool, table: Table) -> list[str]:
-    out: list[str] = []
-    for item in raw:
-        rel = to_repo_relative(item, repo, cwd)
-        if rel is None or rel in out:
-            continue
-        if check_shell and not (os.path.exists(repo.root / rel) or table.match(rel)):
-            continue
-        out.append(rel)
-    return out
 
 
 def governing(table: Table, paths: list[str], repo: Repo) -> list[Match]:
@@ -132,39 +82,7 @@ class _Shown:
 # ------------------------------------------------------------------------------ events
 
 
-def pre_tool(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
-    table = open_table(repo)
-    if table is None:
-        return None
-    try:
-        raw, from_shell = toolpaths.touched(
-            str(payload.get("tool_name") or ""), payload.get("tool_input")
-        )
-        cwd = str(payload.get("cwd") or os.getcwd())
-        paths = repo_paths(repo, raw, cwd, from_shell, table)
-        if not paths:
-            return None
-        matches = governing(table, paths, repo)
-        if not matches:
-            return None
-        tool = str(payload.get("tool_name") or "")
-        advisories: list[str] = []
-        if tool in toolpaths.EDIT_TOOLS and any(m.entry.rules for m in matches):
-            denied, advisories = _check_rules(payload.get("tool_input"), paths, matches)
-            if denied is not None:
-                return denied
-        result = _inject_new(repo, payload, "pre-tool", matches, BUDGET_PRE_TOOL)
-        if not advisories:
-            return result
-        text = "\n".join(advisories)
-        if result is not None:
-            text += "\n" + result["hookSpecificOutput"]["additionalContext"]
-        return context("pre-tool", text)
-    finally:
-        table.close()
-
-
-def _check_rules(
+def check_rules(
     tool_input: Any, paths: list[str], matches: list[Match]
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """One pass of the governing decisions' rules over the text about to be written:
@@ -204,71 +122,6 @@ def _check_rules(
                 f"[{m.entry.file}]"
             )
     return None, advisories[:5]
-    for m in matches:
-        if m.entry.severity != "critical" or not m.entry.rules:
-            continue
-        for path in paths:
-            found = violations_in(m.entry, path, lines)
-            if found:
-                v = found[0]
-                reason = (
-                    f"Project decision {m.entry.id} (critical) forbids this change to {path}: "
-                    f"{v.message}. Offending line: {v.text.strip()[:160]!r}. "
-                    f"See {m.entry.file}."
-                )
-                return {
-                    "hookSpecificOutput": {
-                        "hookEventName": "PreToolUse",
-                        "permissionDecision": "deny",
-                        "permissionDecisionReason": reason,
-                    }
-                }
-    return None
-
-
-def post_tool(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
-    table = open_table(repo)
-    if table is None:
-        return None
-    try:
-        tool = str(payload.get("tool_name") or "")
-        raw, from_shell = toolpaths.touched(tool, payload.get("tool_input"))
-        cwd = str(payload.get("cwd") or os.getcwd())
-        paths = repo_paths(repo, raw, cwd, from_shell, table)
-        if not paths:
-            return None
-        edited = tool in toolpaths.EDIT_TOOLS
-        sid = str(payload.get("session_id") or "")
-        with state.open_session(repo.shared_state_dir, sid) as session:
-            session.append("edited" if edited else "read", paths=paths, tool=tool)
-        if not edited:
-            return None
-        matches = governing(table, paths, repo)
-        return (
-            _inject_new(repo, payload, "post-tool", matches, BUDGET_POST_TOOL) if matches else None
-        )
-    finally:
-        table.close()
-
-
-def _inject_new(
-    repo: Repo, payload: dict[str, Any], event: str, matches: list[Match], tokens: int
-) -> dict[str, Any] | None:
-    sid = str(payload.get("session_id") or "")
-    with state.open_session(repo.shared_state_dir, sid) as session:
-        shown = session.view().shown
-        fresh = [m for m in matches if m.entry.id not in shown]
-        if not fresh:
-            return None
-        text, ids = budget.render(
-            [(_Shown(m.entry), m.glob) for m in fresh],
-            budget_tokens=tokens,
-            chars_per_token=CHARS_PER_TOKEN,
-            more_hint="`gitmem why PATH` lists them.",
-        )
-        if ids:
-            session.append("shown", ids=ids, event=event)
-    return context(event, text)
 
 
 def prompt(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
@@ -538,8 +391,6 @@ def session_end(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
 HANDLERS = {
     "session-start": session_start,
     "prompt": prompt,
-    "pre-tool": pre_tool,
-    "post-tool": post_tool,
     "stop": stop,
     "session-end": session_end,
 }

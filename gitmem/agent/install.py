@@ -5,13 +5,18 @@ added. Also the plugin's ``hooks/hooks.json`` and the ``.mcp.json`` registration
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write
 
-COMMAND_PREFIX = "gitmem hook claude "
+# `gitmem-hook` is a plain script (no console-script wrapper importing `re` first; see
+# gitmem.agent.runner.main). Windows has no shebangs, so there the hooks call the console
+# script, `gitmem hook claude EVENT`: same code, a few milliseconds slower per event.
+COMMAND_PREFIX = "gitmem hook claude " if os.name == "nt" else "gitmem-hook claude "
+OUR_PREFIXES = ("gitmem-hook claude ", "gitmem hook claude ")  # either form is ours
 TOOL_MATCHER = "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|LS|Bash|mcp__.*"
 # Claude Code event -> (matcher or None, gitmem event)
 EVENTS: dict[str, tuple[str | None, str]] = {
@@ -72,11 +77,22 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def _ours(hook: Any) -> bool:
-    return isinstance(hook, dict) and str(hook.get("command", "")).startswith(COMMAND_PREFIX)
+    return isinstance(hook, dict) and str(hook.get("command", "")).startswith(OUR_PREFIXES)
+
+
+def _upgrade(hook: dict[str, Any]) -> bool:
+    """Point a hook installed by an older gitmem at the current command form."""
+    command = str(hook.get("command", ""))
+    for prefix in OUR_PREFIXES:
+        if prefix != COMMAND_PREFIX and command.startswith(prefix):
+            hook["command"] = COMMAND_PREFIX + command[len(prefix) :]
+            return True
+    return False
 
 
 def install(path: Path) -> list[str]:
-    """Add the missing gitmem hooks; returns the events added (idempotent)."""
+    """Add the missing gitmem hooks and update ones an older gitmem installed in another
+    command form; returns the events added or updated (idempotent)."""
     data = _load(path)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -86,11 +102,13 @@ def install(path: Path) -> list[str]:
         existing = hooks.setdefault(event, [])
         if not isinstance(existing, list):
             raise GitmemError(f"{path}: `hooks.{event}` is not a list; nothing was changed")
-        present = any(
-            _ours(h) for g in existing if isinstance(g, dict) for h in g.get("hooks", []) or []
-        )
-        if not present:
+        ours = [
+            h for g in existing if isinstance(g, dict) for h in g.get("hooks", []) or [] if _ours(h)
+        ]
+        if not ours:
             existing.extend(groups)
+            added.append(event)
+        elif any([_upgrade(h) for h in ours]):
             added.append(event)
     if added:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,35 +1,44 @@
-"""Fail-open execution of agent hooks.
+"""Fail-open execution of agent hooks, and the lean ``gitmem-hook`` entry point.
 
 Whatever goes wrong inside gitmem (malformed stdin, no repository, a missing or corrupt
 index, unreadable records, a crash) the hook exits 0 with valid JSON or nothing on stdout,
 and the reason goes to ``<git-common-dir>/gitmem/hook-errors.log`` where ``gitmem doctor``
 shows it. The last successful run of each event is kept for ``gitmem doctor`` as well.
-Deliberate blocks (a critical decision's rule, a later issue) are the only exit 2.
+Deliberate blocks (a critical decision's rule) are the only exit 2.
+
+Import budget: this module and the tool-call events (``gitmem.agent.tooluse``) load only
+built-in modules, ``_json`` and lean gitmem modules. ``traceback`` is imported only when
+something failed.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
-import traceback
-from pathlib import Path
-from typing import Any
+
+from gitmem import leanjson
+
+TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
+if TYPE_CHECKING:
+    from typing import Any
 
 ERROR_LOG = "hook-errors.log"
 STATUS_DIR = "hook-status"
 MAX_LOG_BYTES = 256 * 1024
+EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-end")
+USAGE = "usage: gitmem-hook claude EVENT  (EVENT: " + ", ".join(EVENTS) + ")\n"
 
 
-def _log_error(shared: Path | None, event: str, message: str) -> None:
+def _log_error(shared: str | os.PathLike[str] | None, event: str, message: str) -> None:
     if shared is None:
         return
     try:
-        shared.mkdir(parents=True, exist_ok=True)
-        log = shared / ERROR_LOG
-        if log.exists() and log.stat().st_size > MAX_LOG_BYTES:
-            os.replace(log, shared / (ERROR_LOG + ".1"))
+        folder = os.fspath(shared)
+        os.makedirs(folder, exist_ok=True)
+        log = os.path.join(folder, ERROR_LOG)
+        if os.path.exists(log) and os.stat(log).st_size > MAX_LOG_BYTES:
+            os.replace(log, log + ".1")
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         with open(log, "a", encoding="utf-8") as fh:
             fh.write(f"{stamp} claude {event}: {message}\n")
@@ -37,61 +46,75 @@ def _log_error(shared: Path | None, event: str, message: str) -> None:
         pass
 
 
-def _record_success(shared: Path, event: str, ms: float) -> None:
+def _record_success(shared: str, event: str, ms: float) -> None:
     try:
-        folder = shared / STATUS_DIR
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".claude-{event}.{os.getpid()}"
-        tmp.write_text(json.dumps({"time": time.time(), "ms": round(ms, 2)}))
-        os.replace(tmp, folder / f"claude-{event}.json")
+        folder = os.path.join(shared, STATUS_DIR)
+        os.makedirs(folder, exist_ok=True)
+        tmp = os.path.join(folder, f".claude-{event}.{os.getpid()}")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(leanjson.dumps({"time": time.time(), "ms": round(ms, 2)}))
+        os.replace(tmp, os.path.join(folder, f"claude-{event}.json"))
     except OSError:
         pass
+
+
+def _describe(exc: BaseException) -> str:
+    import traceback
+
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    return detail + (f" at {where[0].filename}:{where[0].lineno}" if where else "")
 
 
 def run_claude(event: str, stdin: Any = None, stdout: Any = None) -> int:
     started = time.perf_counter()
     out = stdout if stdout is not None else sys.stdout
-    shared: Path | None = None
+    shared: str | None = None
     result: dict[str, Any] | None = None
     try:
-        from gitmem.agent import claude
-
-        handler = claude.HANDLERS.get(event)
         raw = (stdin if stdin is not None else sys.stdin.buffer).read()
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", "replace")
-        payload: Any = json.loads(raw) if raw.strip() else {}
+        try:
+            payload: Any = leanjson.loads(raw) if raw.strip() else {}
+        except ValueError as exc:
+            raise ValueError(f"stdin is not valid JSON: {exc}") from None
         if not isinstance(payload, dict):
             raise ValueError(f"stdin is JSON but not an object: {type(payload).__name__}")
         from gitmem.errors import NotARepositoryError
-        from gitmem.repo import discover
+        from gitmem.location import locate
 
         cwd = payload.get("cwd")
         try:
-            repo = discover(cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None)
+            loc = locate(cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None)
         except NotARepositoryError:
             return _emit(out, None)  # not a git repository: nothing to do, nothing to log
-        shared = repo.shared_state_dir
-        if handler is None:
-            raise ValueError(f"unknown event {event!r}; use one of {', '.join(claude.HANDLERS)}")
-        if event == "session-start":
-            claude.autostart_daemon(repo)
-        result = handler(repo, payload)
+        shared = loc.shared_state_dir
+        if event not in EVENTS:
+            raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
+        if event in ("pre-tool", "post-tool"):
+            from gitmem.agent import tooluse
+
+            result = tooluse.HANDLERS[event](loc, payload)
+        else:
+            from gitmem.agent import claude
+
+            repo = loc.repo()
+            if event == "session-start":
+                claude.autostart_daemon(repo)
+            result = claude.HANDLERS[event](repo, payload)
         _record_success(shared, event, (time.perf_counter() - started) * 1000)
     except Exception as exc:  # fail open: our bug must never block the agent
-        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
-        loc = f" at {where[0].filename}:{where[0].lineno}" if where else ""
-        _log_error(shared or _guess_shared(), event, f"{detail}{loc}")
+        _log_error(shared or _guess_shared(), event, _describe(exc))
         result = None
     return _emit(out, result)
 
 
-def _guess_shared() -> Path | None:
+def _guess_shared() -> str | None:
     try:
-        from gitmem.repo import discover
+        from gitmem.location import locate
 
-        return discover().shared_state_dir
+        return locate().shared_state_dir
     except Exception:
         return None
 
@@ -99,8 +122,19 @@ def _guess_shared() -> Path | None:
 def _emit(out: Any, result: dict[str, Any] | None) -> int:
     if result:
         try:
-            out.write(json.dumps(result))
+            out.write(leanjson.dumps(result))
             out.flush()
         except (OSError, ValueError, TypeError):
             pass
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``gitmem-hook claude EVENT``: the command Claude Code runs. A script of its own
+    rather than ``gitmem hook claude``, because the console-script wrapper pip generates
+    for ``gitmem`` imports ``re`` first (~10 ms here)."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) == 2 and args[0] == "claude":
+        return run_claude(args[1])
+    sys.stderr.write(USAGE)
+    return 0  # fail open even when misconfigured: the agent must not be blocked

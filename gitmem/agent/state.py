@@ -2,34 +2,40 @@
 
 One append-only JSON-lines file per session under ``<git-common-dir>/gitmem/sessions/``,
 written under an exclusive ``flock`` so that parallel hooks of one session and concurrent
-sessions never lose or duplicate an entry. Pure standard library.
+sessions never lose or duplicate an entry. Runs in every tool-call hook, so it imports
+only built-in modules (no ``json``, ``re``, ``pathlib`` or ``typing``; see gitmem.leanjson).
 """
 
 from __future__ import annotations
 
 import fcntl
-import json
 import os
-import re
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, NamedTuple
 
-_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+from gitmem import leanjson
 
+TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
+if TYPE_CHECKING:
+    from typing import IO
 
-class SessionView(NamedTuple):
-    shown: set[str]
-    read: list[str]
-    edited: list[str]
-    closed: bool
+_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
 
-def session_file(shared_dir: Path, session_id: str) -> Path:
-    name = _SAFE.sub("_", session_id or "unknown")[:120] or "unknown"
-    return shared_dir / "sessions" / f"{name}.jsonl"
+class SessionView:
+    """What a session has seen so far."""
+
+    __slots__ = ("closed", "edited", "read", "shown")
+
+    def __init__(self, shown: set[str], read: list[str], edited: list[str], closed: bool) -> None:
+        self.shown = shown
+        self.read = read
+        self.edited = edited
+        self.closed = closed
+
+
+def session_file(shared_dir: str | os.PathLike[str], session_id: str) -> str:
+    name = "".join(c if c in _SAFE else "_" for c in (session_id or "unknown"))[:120]
+    return os.path.join(os.fspath(shared_dir), "sessions", f"{name or 'unknown'}.jsonl")
 
 
 def _parse(lines: list[str]) -> SessionView:
@@ -39,7 +45,7 @@ def _parse(lines: list[str]) -> SessionView:
     closed = False
     for line in lines:
         try:
-            item = json.loads(line)
+            item = leanjson.loads(line)
         except ValueError:
             continue  # a torn line from a crash: skip it
         if not isinstance(item, dict):
@@ -59,37 +65,59 @@ def _parse(lines: list[str]) -> SessionView:
 
 
 class Session:
-    """An open, locked session file: read the view, then append."""
+    """An open, locked session file: read the view, then append. A context manager."""
 
-    def __init__(self, fh: Any) -> None:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._fh: IO[str] | None = None
+
+    def __enter__(self) -> Session:
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        fh = open(self.path, "a+", encoding="utf-8")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        except BaseException:
+            fh.close()
+            raise
         self._fh = fh
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        fh = self._fh
+        self._fh = None
+        if fh is not None:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+            finally:
+                fh.close()
+
+    def _file(self) -> IO[str]:
+        if self._fh is None:
+            raise RuntimeError(f"session file {self.path} is not open")
+        return self._fh
 
     def view(self) -> SessionView:
-        self._fh.seek(0)
-        return _parse(self._fh.read().splitlines())
+        fh = self._file()
+        fh.seek(0)
+        return _parse(fh.read().splitlines())
 
-    def append(self, kind: str, **data: Any) -> None:
+    def append(self, kind: str, **data: object) -> None:
         record = {"k": kind, "t": round(time.time(), 3), **data}
-        self._fh.seek(0, os.SEEK_END)
-        self._fh.write(json.dumps(record, separators=(",", ":")) + "\n")
-        self._fh.flush()
+        fh = self._file()
+        fh.seek(0, os.SEEK_END)
+        fh.write(leanjson.dumps(record) + "\n")
+        fh.flush()
 
 
-@contextmanager
-def open_session(shared_dir: Path, session_id: str) -> Iterator[Session]:
-    path = session_file(shared_dir, session_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+", encoding="utf-8") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield Session(fh)
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+def open_session(shared_dir: str | os.PathLike[str], session_id: str) -> Session:
+    """``with open_session(dir, sid) as session:`` locks the session's file."""
+    return Session(session_file(shared_dir, session_id))
 
 
-def read_view(shared_dir: Path, session_id: str) -> SessionView:
+def read_view(shared_dir: str | os.PathLike[str], session_id: str) -> SessionView:
     try:
-        lines = session_file(shared_dir, session_id).read_text(encoding="utf-8").splitlines()
+        with open(session_file(shared_dir, session_id), encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
     except OSError:
         lines = []
     return _parse(lines)

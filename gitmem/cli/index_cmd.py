@@ -29,9 +29,9 @@ def index(full: bool, no_download: bool, quiet_refresh: bool, json_: bool) -> No
     """
     repo = current_repo()
     if quiet_refresh:
-        from gitmem.agent.claude import refresh_in_background
+        from gitmem.agent.common import refresh_in_background
 
-        refresh_in_background(repo)  # git hooks never wait for the index
+        refresh_in_background(repo.root)  # git hooks never wait for the index
         return
     err = stderr()
     resolution = core.resolve_embedder(repo, allow_download=not no_download)

@@ -1,0 +1,55 @@
+"""What every Claude Code hook event shares: the output shape, the limits, and the policy
+for a missing or stale compiled state. Built-in modules only (tool-call hooks import it)."""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
+if TYPE_CHECKING:
+    from typing import Any
+
+# The documented default; reading `chars_per_token` from config.yaml would cost a YAML
+# import on every hook.
+CHARS_PER_TOKEN = 4
+MAX_EVENT_CHARS = 8000
+SMALL_REBUILD = 300  # records: missing compiled state is rebuilt inline below this size
+HOOK_EVENT_NAMES = {
+    "session-start": "SessionStart",
+    "prompt": "UserPromptSubmit",
+    "pre-tool": "PreToolUse",
+    "post-tool": "PostToolUse",
+    "stop": "Stop",
+    "session-end": "SessionEnd",
+}
+
+
+def context(event: str, text: str) -> dict[str, Any] | None:
+    """The hook answer that adds ``text`` to the agent's context (None for no text)."""
+    if not text:
+        return None
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": HOOK_EVENT_NAMES[event],
+            "additionalContext": text[:MAX_EVENT_CHARS],
+        }
+    }
+
+
+def build_inline(root: str) -> bool | None:
+    """Whether missing compiled state should be built inline now (a small repository:
+    True), in the background (False), or not at all (no ``.continuity``: None). A hook
+    never waits for a big rebuild."""
+    decisions = os.path.join(root, ".continuity")
+    if not os.path.isdir(decisions):
+        return None
+    return sum(len(files) for _, _, files in os.walk(decisions)) <= SMALL_REBUILD
+
+
+def refresh_in_background(root: str | os.PathLike[str]) -> None:
+    """Start a detached ``gitmem index`` (table, path map and search index)."""
+    from pathlib import Path
+
+    from gitmem.spawn import detach
+
+    detach(["index", "--no-download", "--json"], Path(root))

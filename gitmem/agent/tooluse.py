@@ -1,0 +1,188 @@
+"""``pre-tool`` and ``post-tool``: the decisions governing what a tool call touches.
+
+These two hooks run as a fresh process around every Read, Edit, Grep or Bash call the agent
+makes, so they are written against a strict import budget: built-in modules, ``_json`` and
+the lean gitmem modules (``location``, ``pathmap``, ``leanjson``, ``budget``,
+``agent.state``, ``agent.toolpaths``). No ``json``, ``re``, ``pathlib``, ``typing`` or
+``sqlite3``: on a 2-core machine each costs several milliseconds of an interpreter that
+starts in ~15-20 (``tests/test_hooks.py`` checks the list; ``benchmarks/hooks_latency.py``
+measures it). The heavier modules load only when the event needs them: the SQLite table
+and RE2 when an edit meets a decision with ``rules``; the compiler when the path map is
+missing and the repository small; ``subprocess`` to start a background refresh.
+"""
+
+from __future__ import annotations
+
+import os
+
+from gitmem import budget, pathmap
+from gitmem.agent import state, toolpaths
+from gitmem.agent.common import CHARS_PER_TOKEN, build_inline, context, refresh_in_background
+from gitmem.location import Location, relative
+
+TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
+if TYPE_CHECKING:
+    from typing import Any
+
+    Hit = tuple[pathmap.Decision, str, int]
+
+BUDGET_PRE_TOOL = 500
+BUDGET_POST_TOOL = 300
+
+
+# ------------------------------------------------------------------------------ the map
+
+
+def open_map(loc: Location) -> pathmap.PathMap | None:
+    """The path map; a stale map is used as it is while a background process refreshes
+    it (a hook never waits for a big rebuild). A missing one is compiled inline only for
+    small repositories."""
+    where = os.path.join(loc.state_dir, pathmap.MAP_NAME)
+    pm = pathmap.PathMap.open(where)
+    if pm is not None:
+        if not _fresh(pm, loc):
+            refresh_in_background(loc.root)
+        return pm
+    inline = build_inline(loc.root)
+    if inline:
+        from gitmem import compile as compiler
+
+        compiler.build(loc.repo())
+        return pathmap.PathMap.open(where)
+    if inline is not None:
+        refresh_in_background(loc.root)
+    return None
+
+
+def _fresh(pm: pathmap.PathMap, loc: Location) -> bool:
+    h = pm.header
+    if h.get("root") != loc.root:
+        return False
+    watched = [str(p) for p in h.get("watched") or []]  # type: ignore[attr-defined]
+    dirs = [str(p) for p in h.get("dirs") or []]  # type: ignore[attr-defined]
+    return pathmap.quick_fingerprint(loc.root, watched, dirs) == h.get("quick")
+
+
+# ------------------------------------------------------------------------------ helpers
+
+
+def repo_paths(
+    loc: Location, raw: list[str], cwd: str, check_shell: bool, pm: pathmap.PathMap
+) -> list[str]:
+    """Repository-relative forms of ``raw``; shell words are kept only when they exist on
+    disk or some decision governs them."""
+    out: list[str] = []
+    for item in raw:
+        rel = relative(item, loc.root, loc.common_dir, cwd)
+        if rel is None or rel in out:
+            continue
+        if check_shell and not (os.path.exists(os.path.join(loc.root, rel)) or pm.match(rel)):
+            continue
+        out.append(rel)
+    return out
+
+
+def governing(pm: pathmap.PathMap, paths: list[str], root: str) -> list[Hit]:
+    """Current decisions governing any of ``paths``, best first, each once."""
+    seen: dict[str, Hit] = {}
+    for rel in paths:
+        is_dir = rel == "" or os.path.isdir(os.path.join(root, rel))
+        for found in pm.match(rel, is_dir):
+            d, _, spec = found
+            if d.current and (d.id not in seen or spec > seen[d.id][2]):
+                seen[d.id] = found
+    return sorted(seen.values(), key=pathmap.sort_key)
+
+
+def _inject_new(
+    loc: Location, payload: dict[str, Any], event: str, hits: list[Hit], tokens: int
+) -> dict[str, Any] | None:
+    sid = str(payload.get("session_id") or "")
+    with state.open_session(loc.shared_state_dir, sid) as session:
+        shown = session.view().shown
+        fresh = [(d, glob) for d, glob, _ in hits if d.id not in shown]
+        if not fresh:
+            return None
+        text, ids = budget.render(
+            fresh,
+            budget_tokens=tokens,
+            chars_per_token=CHARS_PER_TOKEN,
+            more_hint="`gitmem why PATH` lists them.",
+        )
+        if ids:
+            session.append("shown", ids=ids, event=event)
+    return context(event, text)
+
+
+def _touched(loc: Location, payload: dict[str, Any], pm: pathmap.PathMap) -> tuple[str, list[str]]:
+    tool = str(payload.get("tool_name") or "")
+    raw, from_shell = toolpaths.touched(tool, payload.get("tool_input"))
+    cwd = payload.get("cwd")
+    base = cwd if isinstance(cwd, str) and cwd else os.getcwd()
+    return tool, repo_paths(loc, raw, base, from_shell, pm)
+
+
+# ------------------------------------------------------------------------------ events
+
+
+def pre_tool(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
+    pm = open_map(loc)
+    if pm is None:
+        return None
+    with pm:
+        tool, paths = _touched(loc, payload, pm)
+        if not paths:
+            return None
+        hits = governing(pm, paths, loc.root)
+    if not hits:
+        return None
+    advisories: list[str] = []
+    if tool in toolpaths.EDIT_TOOLS and any(d.has_rules for d, _, _ in hits):
+        denied, advisories = _check_rules(loc, payload.get("tool_input"), paths)
+        if denied is not None:
+            return denied
+    result = _inject_new(loc, payload, "pre-tool", hits, BUDGET_PRE_TOOL)
+    if not advisories:
+        return result
+    text = "\n".join(advisories)
+    if result is not None:
+        text += "\n" + result["hookSpecificOutput"]["additionalContext"]
+    return context("pre-tool", text)
+
+
+def _check_rules(
+    loc: Location, tool_input: Any, paths: list[str]
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """The governing decisions' rules over the text about to be written (SQLite table and
+    RE2: loaded only for an edit that meets a decision with rules)."""
+    from gitmem.agent import claude
+
+    repo = loc.repo()
+    table = claude.open_table(repo)
+    if table is None:
+        return None, []
+    try:
+        return claude.check_rules(tool_input, paths, claude.governing(table, paths, repo))
+    finally:
+        table.close()
+
+
+def post_tool(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
+    pm = open_map(loc)
+    if pm is None:
+        return None
+    with pm:
+        tool, paths = _touched(loc, payload, pm)
+        if not paths:
+            return None
+        edited = tool in toolpaths.EDIT_TOOLS
+        sid = str(payload.get("session_id") or "")
+        with state.open_session(loc.shared_state_dir, sid) as session:
+            session.append("edited" if edited else "read", paths=paths, tool=tool)
+        if not edited:
+            return None
+        hits = governing(pm, paths, loc.root)
+    return _inject_new(loc, payload, "post-tool", hits, BUDGET_POST_TOOL) if hits else None
+
+
+HANDLERS = {"pre-tool": pre_tool, "post-tool": post_tool}

@@ -1,0 +1,189 @@
+"""Where the repository is, and where a path lies in it, with strings and ``os`` only.
+
+The agent's tool-call hooks use this directly (``pathlib`` alone costs a fresh interpreter
+several milliseconds: it imports ``re``, ``fnmatch`` and ``urllib.parse``); everything else
+uses the ``Path``-based wrappers in ``gitmem.repo`` and ``gitmem.paths``, which call into
+this module, so there is one implementation of each rule.
+
+Discovery understands plain repositories, linked worktrees (a ``.git`` file pointing at
+``<common>/worktrees/<name>``), submodules, and ``GIT_DIR`` / ``GIT_WORK_TREE``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from gitmem.errors import NotARepositoryError
+
+TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
+if TYPE_CHECKING:
+    from gitmem.repo import Repo
+
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+class Location:
+    """A work tree and its git directories, as absolute path strings."""
+
+    __slots__ = ("common_dir", "git_dir", "root")
+
+    def __init__(self, root: str, git_dir: str, common_dir: str) -> None:
+        self.root = root
+        self.git_dir = git_dir
+        self.common_dir = common_dir
+
+    @property
+    def state_dir(self) -> str:
+        """Derived state for this work tree (see ``Repo.state_dir``)."""
+        return os.path.join(self.git_dir, "gitmem")
+
+    @property
+    def shared_state_dir(self) -> str:
+        """Derived state shared by every worktree (see ``Repo.shared_state_dir``)."""
+        return os.path.join(self.common_dir, "gitmem")
+
+    def repo(self) -> Repo:
+        from pathlib import Path
+
+        from gitmem.repo import Repo
+
+        return Repo(Path(self.root), Path(self.git_dir), Path(self.common_dir))
+
+
+def _read_gitfile(dotgit: str) -> str | None:
+    try:
+        with open(dotgit, encoding="utf-8") as fh:
+            text = fh.read().strip()
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    target = text[len("gitdir:") :].strip()
+    if not os.path.isabs(target):
+        target = os.path.join(os.path.dirname(dotgit), target)
+    return os.path.normpath(target)
+
+
+def _common_dir(git_dir: str) -> str:
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
+            rel = fh.read().strip()
+    except OSError:
+        return git_dir
+    if not os.path.isabs(rel):
+        rel = os.path.join(git_dir, rel)
+    return os.path.normpath(rel)
+
+
+def locate(start: str | os.PathLike[str] | None = None) -> Location:
+    """Find the repository containing ``start`` (default: the current directory)."""
+    env_dir = os.environ.get("GIT_DIR")
+    if env_dir:
+        # As git does: with GIT_DIR and no GIT_WORK_TREE, the work tree is the current
+        # directory (git hooks run at the top of the work tree, e.g. a linked worktree's,
+        # with GIT_DIR=<common>/worktrees/<name>).
+        git_dir = os.path.abspath(env_dir)
+        work = os.environ.get("GIT_WORK_TREE")
+        root = os.path.abspath(work if work else (start or os.getcwd()))
+        return Location(root, git_dir, _common_dir(git_dir))
+
+    here = os.path.abspath(start if start is not None else os.getcwd())
+    candidate = here
+    while True:
+        dotgit = os.path.join(candidate, ".git")
+        if os.path.isdir(dotgit):
+            return Location(candidate, dotgit, _common_dir(dotgit))
+        if os.path.isfile(dotgit):
+            linked = _read_gitfile(dotgit)
+            if linked is not None and os.path.isdir(linked):
+                return Location(candidate, linked, _common_dir(linked))
+        parent = os.path.dirname(candidate)
+        if parent == candidate:
+            raise NotARepositoryError(here)
+        candidate = parent
+
+
+def worktree_roots(root: str, common_dir: str) -> list[str]:
+    """Work-tree roots of every worktree of the repository, this one first."""
+    roots = [root]
+    if os.path.basename(common_dir) == ".git":
+        main_root = os.path.dirname(common_dir)
+        if main_root != root:
+            roots.append(main_root)
+    wt_dir = os.path.join(common_dir, "worktrees")
+    try:
+        entries = sorted(os.listdir(wt_dir))
+    except OSError:
+        entries = []
+    for entry in entries:
+        try:
+            with open(os.path.join(wt_dir, entry, "gitdir"), encoding="utf-8") as fh:
+                dotgit = fh.read().strip()
+        except OSError:
+            continue
+        wt_root = os.path.dirname(os.path.normpath(dotgit))
+        if wt_root not in roots:
+            roots.append(wt_root)
+    return roots
+
+
+def relative(raw: str, root: str, common_dir: str, cwd: str | None = None) -> str | None:
+    """Return ``raw`` relative to the repository root, or None if it lies outside it.
+
+    Handles absolute paths, paths relative to a cwd in a subdirectory, Windows separators
+    and drive letters, symlinked temp dirs, and paths inside another linked worktree of
+    the same repository. The result uses ``/`` separators, has no ``./`` or ``..`` parts
+    and no trailing slash; the repository root itself is ``""``.
+    """
+    text = raw.strip().strip('"').strip("'")
+    if not text:
+        return None
+    text = text.replace("\\", "/")
+    base = os.path.abspath(cwd) if cwd is not None else os.getcwd()
+    roots = worktree_roots(root, common_dir)
+    if len(text) >= 3 and text[0] in _ASCII_LETTERS and text[1:3] == ":/":
+        # A Windows absolute path on a POSIX machine: match it against the roots by suffix.
+        lowered = text.lower()
+        for r in roots:
+            idx = lowered.find("/" + r.lower().rstrip("/").rsplit("/", 1)[-1] + "/")
+            if idx >= 0:
+                tail = text[idx + 1 :].split("/", 1)
+                return _clean(tail[1] if len(tail) > 1 else "")
+        return None
+    joined = text if text.startswith("/") else base.rstrip("/") + "/" + text
+    normal = os.path.normpath(joined).replace("\\", "/")
+    for candidate in _variants(normal):
+        for r in roots:
+            for root_variant in _variants(r):
+                rel = _rel_under(candidate, root_variant)
+                if rel is not None:
+                    return _clean(rel)
+    return None
+
+
+def _rel_under(path: str, root: str) -> str | None:
+    if path == root:
+        return ""
+    prefix = root.rstrip("/") + "/"
+    if path.startswith(prefix):
+        return path[len(prefix) :]
+    return None
+
+
+def _variants(path: str) -> list[str]:
+    """The path as given and with symlinks resolved (e.g. /tmp vs /private/tmp)."""
+    out = [path]
+    try:
+        real = os.path.realpath(path)
+    except OSError:
+        return out
+    if real != path:
+        out.append(real)
+    return out
+
+
+def _clean(rel: str) -> str:
+    rel = os.path.normpath(rel).replace("\\", "/") if rel else ""
+    if rel == ".":
+        return ""
+    return rel.strip("/")

@@ -1,0 +1,409 @@
+"""The path map: which decisions govern a path, answered with a few seeks into one file.
+
+The agent's tool-call hooks run as a fresh Python process on every Read, Edit or Bash, so
+what they import is most of what they cost: ``sqlite3`` (which loads ``functools``,
+``collections`` and ``datetime``), ``re``, ``pathlib`` and ``typing`` each add several
+milliseconds to an interpreter that starts in ~15-20. This module answers "which decisions
+govern these paths" with the standard library's built-in modules only (``os``), from a
+file that ``gitmem index`` writes next to the SQLite table (``<git-dir>/gitmem/pathmap.bin``).
+
+File layout (all offsets relative to the start of the body, 8-byte big-endian integers)::
+
+    GITMEM-PATHMAP 1\\n
+    {header JSON: counts, root, freshness fingerprint}\\n
+    body: bucket table   nbuckets x (offset, length)   -> "key\\tI,I,I\\n" lines
+          record table   nrecords x (offset, length)   -> one JSON array per decision
+          key lines, record lines
+
+A path's lookup keys (``path_keys``: its leading folders, component names, extension and
+``*``, the same buckets the SQLite table uses) are hashed (FNV-1a) to buckets; each bucket
+lists the records filed under its keys. The cost of a lookup depends on the path's depth,
+never on the number of decisions.
+
+Globs are matched without ``re``: at compile time ``classify`` recognises the regular
+expressions pathspec emits for the common gitignore shapes (``dir/**``, ``dir/``, exact
+paths, ``name``, ``*.ext``, ``**``) and stores an equivalent string test; anything else keeps
+its regular expression, and ``re`` is imported only when such a pattern is a candidate.
+A property test checks both forms agree.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import BinaryIO
+
+MAGIC = b"GITMEM-PATHMAP 1\n"
+MAP_NAME = "pathmap.bin"
+SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
+
+# Pattern = (kind, literal, regex, negated, glob, specificity)
+Pattern = tuple[str, str, str, bool, str, int]
+
+
+# ------------------------------------------------------------------------------ keys
+
+
+def path_keys(path: str) -> list[str]:
+    """Every key under which a pattern matching ``path`` can be filed (see gitmem.globs)."""
+    parts = [p for p in path.split("/") if p]
+    keys = ["*"]
+    for i in range(1, len(parts) + 1):
+        keys.append("p:" + "/".join(parts[:i]))
+    for part in parts:
+        keys.append("n:" + part)
+        dot = part.rfind(".")
+        if dot > 0:
+            keys.append("x:" + part[dot:])
+    return keys
+
+
+def _fnv(key: str) -> int:
+    h = 0x811C9DC5
+    for b in key.encode("utf-8", "surrogatepass"):
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+# ------------------------------------------------------------------------------ matching
+
+_ANY = "^(?:.+/)?"
+_DIR = "(?P<ps_d>/)"
+_END = "(?:(?P<ps_d>/)|$)"
+_SPECIAL = set(".^$*+?{}[]|()")
+
+
+def _literal(text: str) -> str | None:
+    """The literal a ``re.escape``d fragment stands for, or None if it is not one."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            if i + 1 >= len(text) or text[i + 1].isalnum():
+                return None  # \d, \w, ...: a class, not an escaped character
+            out.append(text[i + 1])
+            i += 2
+            continue
+        if ch in _SPECIAL:
+            return None
+        out.append(ch)
+        i += 1
+    return "".join(out) or None
+
+
+def classify(regex: str) -> tuple[str, str]:
+    """(kind, literal) of a pathspec regular expression; kind ``re`` when no string test
+    is known to be equivalent."""
+    if regex == ".":
+        return "all", ""
+    if regex.startswith(_ANY):
+        body = regex[len(_ANY) :]
+        if body.startswith("[^/]*") and body.endswith(_END):
+            lit = _literal(body[5 : -len(_END)])
+            if lit is not None and "/" not in lit:
+                return "suffix", lit
+        elif body.endswith(_END):
+            lit = _literal(body[: -len(_END)])
+            if lit is not None:
+                return "name", lit
+        elif body.endswith(_DIR):
+            lit = _literal(body[: -len(_DIR)])
+            if lit is not None:
+                return "namedir", lit
+        return "re", ""
+    if regex.startswith("^"):
+        body = regex[1:]
+        if body.endswith(_END):
+            lit = _literal(body[: -len(_END)])
+            if lit is not None:
+                return "exact", lit
+        elif body.endswith(_DIR):
+            lit = _literal(body[: -len(_DIR)])
+            if lit is not None:
+                return "under", lit
+        elif body.endswith("/"):
+            lit = _literal(body[:-1])
+            if lit is not None:
+                return "under", lit
+    return "re", ""
+
+
+def hit(kind: str, lit: str, regex: str, s: str) -> bool:
+    """Whether ``re.search(regex, s)`` would match, with a string test when ``kind`` has one.
+    Paths with a newline or a leading slash take the regular expression (``.`` and ``$``
+    treat newlines specially, and ``.+/`` needs a character before the slash)."""
+    if kind != "re" and "\n" not in s and not s.startswith("/"):
+        if kind == "under":
+            return s.startswith(lit + "/")
+        if kind == "exact":
+            return s == lit or s.startswith(lit + "/")
+        if kind == "name":
+            return ("/" + s + "/").find("/" + lit + "/") >= 0
+        if kind == "namedir":
+            return ("/" + s).find("/" + lit + "/") >= 0
+        if kind == "suffix":
+            return any(part.endswith(lit) for part in s.split("/"))
+        if kind == "all":
+            return bool(s)
+    import re
+
+    return re.search(regex, s) is not None
+
+
+def governs(patterns: Sequence[Pattern], path: str, is_dir: bool = False) -> tuple[str, int] | None:
+    """Gitignore semantics over one decision's ordered patterns: the last pattern that
+    matches decides. Returns the most specific positive glob that matched, or None when
+    the path is not governed. ``is_dir`` lets ``billing/**`` govern the folder itself."""
+    included = False
+    best: tuple[str, int] | None = None
+    for kind, lit, regex, negated, glob, spec in patterns:
+        if hit(kind, lit, regex, path) or (is_dir and hit(kind, lit, regex, path + "/")):
+            if negated:
+                included = False
+                best = None
+            else:
+                included = True
+                if best is None or spec > best[1]:
+                    best = (glob, spec)
+    return best if included else None
+
+
+def patterns_of(raw: Iterable[Sequence[object]]) -> list[Pattern]:
+    """(regex, negated, glob, specificity) rows as matchable patterns."""
+    out: list[Pattern] = []
+    for row in raw:
+        regex = str(row[0])
+        kind, lit = classify(regex)
+        out.append((kind, lit, regex, bool(row[1]), str(row[2]), int(row[3])))  # type: ignore[call-overload]
+    return out
+
+
+# ------------------------------------------------------------------------------ freshness
+
+
+def quick_fingerprint(root: str, watched: Sequence[str], folders: Sequence[str]) -> str:
+    """mtimes of the watched files and folders and of the sub-folders known at compile time.
+
+    Catches added, removed and renamed records (and editors that save by rename) with a
+    stat call per folder, never listing the records themselves: a new sub-folder changes
+    its parent's mtime. In-place edits are caught by the table's full fingerprint.
+    """
+    parts: list[str] = []
+    for rel in [*watched, *folders]:
+        try:
+            parts.append(f"{rel}:{os.stat(os.path.join(root, rel)).st_mtime_ns}")
+        except OSError:
+            parts.append(f"{rel}:-")
+    return "\n".join(parts)
+
+
+# ------------------------------------------------------------------------------ records
+
+
+class Decision:
+    """What a hook shows about one decision (the ``gitmem.budget.Shown`` shape)."""
+
+    __slots__ = (
+        "current",
+        "file",
+        "has_rules",
+        "id",
+        "patterns",
+        "severity",
+        "status",
+        "summary",
+        "superseded_by",
+        "title",
+    )
+
+    def __init__(self, row: list[object]) -> None:
+        self.id = str(row[0])
+        self.title = str(row[1])
+        self.status = str(row[2])  # the effective status
+        self.severity = str(row[3])
+        self.file = str(row[4])
+        self.summary = str(row[5])
+        self.superseded_by = tuple(str(s) for s in row[6])  # type: ignore[attr-defined]
+        self.current = bool(row[7])
+        self.has_rules = bool(row[8])
+        self.patterns: list[Pattern] = [
+            (str(p[0]), str(p[1]), str(p[2]), bool(p[3]), str(p[4]), int(p[5]))
+            for p in row[9]  # type: ignore[attr-defined]
+        ]
+
+
+def record_row(
+    ident: str,
+    title: str,
+    status: str,
+    severity: str,
+    file: str,
+    summary: str,
+    superseded_by: Sequence[str],
+    current: bool,
+    has_rules: bool,
+    patterns: Sequence[Pattern],
+) -> list[object]:
+    return [
+        ident,
+        title,
+        status,
+        severity,
+        file,
+        summary,
+        list(superseded_by),
+        current,
+        has_rules,
+        [list(p) for p in patterns],
+    ]
+
+
+def sort_key(item: tuple[Decision, str, int]) -> tuple[int, int, int, str]:
+    """Current before superseded, then the most specific glob, then the most severe."""
+    d, _, spec = item
+    return (0 if d.current else 1, -spec, SEVERITY_RANK.get(d.severity, 3), d.id)
+
+
+class PathMap:
+    """A read-only path map (see the module docstring)."""
+
+    def __init__(self, fh: BinaryIO, header: dict[str, object], base: int) -> None:
+        self._fh = fh
+        self.header = header
+        self._base = base
+        self._nbuckets = int(header["buckets"])  # type: ignore[call-overload]
+        self._nrecords = int(header["records"])  # type: ignore[call-overload]
+        self._records_at = 16 * self._nbuckets
+        self._cache: dict[int, Decision] = {}
+
+    @classmethod
+    def open(cls, path: str) -> PathMap | None:
+        """Open a map; None when it is missing, truncated or of another version."""
+        from gitmem import leanjson
+
+        try:
+            fh = open(path, "rb")  # noqa: SIM115 - closed by close()
+        except OSError:
+            return None
+        try:
+            if fh.readline() != MAGIC:
+                raise ValueError("not a path map")
+            header = leanjson.loads(fh.readline())
+            if not isinstance(header, dict) or "buckets" not in header:
+                raise ValueError("bad header")
+            return cls(fh, header, fh.tell())
+        except (OSError, ValueError, KeyError, TypeError):
+            fh.close()
+            return None
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> PathMap:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _read(self, offset: int, length: int) -> bytes:
+        self._fh.seek(self._base + offset)
+        data = self._fh.read(length)
+        if len(data) != length:
+            raise ValueError("path map is truncated")
+        return data
+
+    def _slot(self, at: int) -> tuple[int, int]:
+        raw = self._read(at, 16)
+        return int.from_bytes(raw[:8], "big"), int.from_bytes(raw[8:], "big")
+
+    def candidates(self, keys: Iterable[str]) -> list[int]:
+        out: set[int] = set()
+        for key in keys:
+            offset, length = self._slot(16 * (_fnv(key) % self._nbuckets))
+            if not length:
+                continue
+            for line in self._read(offset, length).decode("utf-8", "surrogatepass").split("\n"):
+                name, _, numbers = line.partition("\t")
+                if name == key and numbers:
+                    out.update(int(n) for n in numbers.split(","))
+        return sorted(out)
+
+    def record(self, i: int) -> Decision:
+        cached = self._cache.get(i)
+        if cached is not None:
+            return cached
+        from gitmem import leanjson
+
+        if not 0 <= i < self._nrecords:
+            raise ValueError(f"path map record {i} out of range")
+        offset, length = self._slot(self._records_at + 16 * i)
+        row = leanjson.loads(self._read(offset, length).decode("utf-8", "surrogatepass"))
+        if not isinstance(row, list):
+            raise ValueError(f"path map record {i} is not a list")
+        d = Decision(row)
+        self._cache[i] = d
+        return d
+
+    def match(self, path: str, is_dir: bool = False) -> list[tuple[Decision, str, int]]:
+        """Decisions whose globs govern the repository-relative ``path``, best first, as
+        (decision, matched glob, specificity)."""
+        out = []
+        for i in self.candidates(path_keys(path)):
+            d = self.record(i)
+            found = governs(d.patterns, path, is_dir)
+            if found is not None:
+                out.append((d, found[0], found[1]))
+        out.sort(key=sort_key)
+        return out
+
+
+# ------------------------------------------------------------------------------ writing
+
+
+def write(
+    dest: str,
+    header: dict[str, object],
+    records: Sequence[list[object]],
+    keys: dict[str, list[int]],
+) -> None:
+    """Write a path map atomically (aside, then ``os.replace``). ``records`` are
+    ``record_row`` lists; ``keys`` maps a lookup key to record indexes."""
+    import contextlib
+    import tempfile
+
+    from gitmem import leanjson
+
+    nbuckets = 1
+    while nbuckets < 2 * max(len(keys), 1):
+        nbuckets *= 2
+    buckets: list[list[str]] = [[] for _ in range(nbuckets)]
+    for key in sorted(keys):
+        numbers = ",".join(str(n) for n in sorted(set(keys[key])))
+        buckets[_fnv(key) % nbuckets].append(f"{key}\t{numbers}")
+    blobs = [("\n".join(lines)).encode("utf-8", "surrogatepass") for lines in buckets]
+    rows = [leanjson.dumps(r).encode("utf-8", "surrogatepass") for r in records]
+    offset = 16 * (nbuckets + len(rows))
+    table = bytearray()
+    data = bytearray()
+    for blob in [*blobs, *rows]:
+        table += offset.to_bytes(8, "big") + len(blob).to_bytes(8, "big")
+        data += blob
+        offset += len(blob)
+    head = {**header, "buckets": nbuckets, "records": len(rows)}
+    folder = os.path.dirname(dest) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".pathmap-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(MAGIC)
+            fh.write(leanjson.dumps(head).encode() + b"\n")
+            fh.write(table)
+            fh.write(data)
+        os.replace(tmp, dest)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,159 @@
+"""The hooks' path map: its string tests agree with the regular expressions, its lookups
+agree with the SQLite table, and it is written atomically and read defensively."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from conftest import decision
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gitmem import compile as compiler
+from gitmem import leanjson, pathmap
+from gitmem.globs import GlobError, compile_glob
+from gitmem.repo import discover
+
+SEGMENT_CHARS = "ab.x_-/*?[]!\\ \n"
+GLOB_PARTS = ["src", "a", "b.py", "*", "**", "*.py", "x?", "[ab]", ".env", "a.b", "c++", "(x)"]
+PATH_SEGMENTS = ["src", "a", "b.py", "x.py", "xy", "b", ".env", "a.b", "c++", "(x)", "", "\n"]
+
+
+@st.composite
+def globs_st(draw: st.DrawFn) -> str:
+    if draw(st.integers(0, 4)) == 0:  # now and then, anything at all
+        return draw(st.text(SEGMENT_CHARS, min_size=1, max_size=12))
+    glob = "/".join(draw(st.lists(st.sampled_from(GLOB_PARTS), min_size=1, max_size=4)))
+    if draw(st.booleans()):
+        glob = "/" + glob
+    if draw(st.booleans()):
+        glob += "/"
+    if draw(st.integers(0, 5)) == 0:
+        glob = "**/" + glob.lstrip("/")
+    return glob
+
+
+paths_st = st.one_of(
+    st.lists(st.sampled_from(PATH_SEGMENTS), min_size=1, max_size=5).map("/".join),
+    st.text(SEGMENT_CHARS, max_size=12),
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(globs_st(), st.lists(paths_st, min_size=1, max_size=8))
+def test_string_tests_agree_with_the_regex(glob: str, paths: list[str]) -> None:
+    try:
+        c = compile_glob(glob)
+    except GlobError:
+        return
+    kind, lit = pathmap.classify(c.regex)
+    for path in paths:
+        for s in (path, path + "/"):
+            want = re.search(c.regex, s) is not None
+            assert pathmap.hit(kind, lit, c.regex, s) == want, (glob, c.regex, kind, lit, s)
+
+
+def test_common_shapes_avoid_the_regex() -> None:
+    shapes = {
+        "billing/**": "under",
+        "billing/": "namedir",
+        "/billing/": "under",
+        "docs/adr/": "under",
+        "billing/api/charge.py": "exact",
+        "/billing": "exact",
+        "Dockerfile": "name",
+        "**/Dockerfile": "name",
+        "*.py": "suffix",
+        "**/*.sql": "suffix",
+        "**": "all",
+        "a/*.py": "re",
+    }
+    for glob, kind in shapes.items():
+        assert pathmap.classify(compile_glob(glob).regex)[0] == kind, glob
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.lists(globs_st(), min_size=1, max_size=3), min_size=1, max_size=6),
+    st.lists(st.lists(st.sampled_from(PATH_SEGMENTS[:-2]), min_size=1, max_size=4), max_size=6),
+)
+def test_map_lookups_equal_table_lookups(
+    tmp_path_factory: object, decisions_globs: list[list[str]], paths: list[list[str]]
+) -> None:
+    root = Path(tmp_path_factory.mktemp("pm"))  # type: ignore[attr-defined]
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for i, globs in enumerate(decisions_globs, start=1):
+        status = "superseded" if i % 4 == 0 else "accepted"
+        decision(root, f"{i:04d}-d.md", f"D{i}", globs=globs, status=status)
+    repo = discover(root)
+    table = compiler.ensure(repo)
+    with pathmap.PathMap.open(str(compiler.map_path(repo))) as pm:  # type: ignore[union-attr]
+        for parts in [*paths, ["src"], ["a", "b.py"]]:
+            path = "/".join(parts)
+            for is_dir in (False, True):
+                want = [(m.entry.id, m.glob, m.specificity) for m in table.match(path, is_dir)]
+                got = [(d.id, glob, spec) for d, glob, spec in pm.match(path, is_dir)]
+                assert got == want, (path, is_dir, decisions_globs)
+    table.close()
+
+
+def test_map_is_rebuilt_with_the_table_and_survives_damage(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    decision(tmp_path, "0001-a.md", "A", globs=["src/**"], extra="severity: critical\n")
+    repo = discover(tmp_path)
+    compiler.build(repo)
+    where = str(compiler.map_path(repo))
+    with pathmap.PathMap.open(where) as pm:  # type: ignore[union-attr]
+        (d, glob, _), *_ = pm.match("src/x.py")
+        assert (d.id, d.severity, d.current, glob) == ("D-0001", "critical", True, "src/**")
+        assert pm.header["count"] == 1
+        assert pm.header["root"] == str(tmp_path)
+    # no temp files left beside it
+    assert [p.name for p in Path(where).parent.iterdir() if p.name.startswith(".")] == []
+    data = Path(where).read_bytes()
+    Path(where).write_bytes(data[:-10])  # a torn body: opens, then fails loudly
+    pm = pathmap.PathMap.open(where)
+    assert pm is not None
+    try:
+        pm.match("src/x.py")
+        raise AssertionError("a truncated map must not answer")
+    except ValueError:
+        pass
+    finally:
+        pm.close()
+    Path(where).write_bytes(b"garbage\n")
+    assert pathmap.PathMap.open(where) is None
+    Path(where).unlink()
+    assert pathmap.PathMap.open(where) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | st.text(),
+        lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+        max_leaves=20,
+    )
+)
+def test_lean_json_round_trips_like_json(value: object) -> None:
+    import json
+
+    text = leanjson.dumps(value)
+    assert text == json.dumps(value, separators=(",", ":"))
+    assert leanjson.loads(text) == json.loads(text)
+    assert leanjson.loads("  \n" + json.dumps(value, indent=2) + "\n") == value
+
+
+def test_lean_json_rejects_what_json_rejects() -> None:
+    for bad in ["", "{", "[1] x", "nul", '{"a":1,}', '"\n"']:
+        try:
+            leanjson.loads(bad)
+        except ValueError:
+            continue
+        raise AssertionError(f"accepted {bad!r}")
