@@ -21,17 +21,20 @@ loses nothing: the record waits in the write-ahead file for the next flush.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import re
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Any
 
-from gitmem import __version__, git
-from gitmem.repo import Repo
+from gitmem import __version__, leanjson
+
+# The prompt hook calls `append` and `base_record` (with a gitmem.location.Location); json,
+# git, subprocess, pathlib and typing load only elsewhere (the flusher is its own process).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Any
+
+    from gitmem.location import Location
+    from gitmem.repo import Repo
 
 REF_ROOT = "refs/gitmem/sessions"
 TRAILER = "Gitmem-Record"
@@ -45,14 +48,14 @@ def safe(text: str, fallback: str = "unknown") -> str:
 
 
 def user_name() -> str:
-    for var in ("GITMEM_USER", "GIT_AUTHOR_EMAIL", "USER", "USERNAME"):
+    for var in ("GITMEM_USER", "GIT_AUTHOR_EMAIL", "USER", "LOGNAME", "USERNAME"):
         value = os.environ.get(var)
         if value:
             return safe(value.split("@", 1)[0])
-    try:
-        import getpass
+    try:  # the account name, as getpass.getuser() finds it (without importing getpass)
+        import pwd
 
-        return safe(getpass.getuser())
+        return safe(pwd.getpwuid(os.getuid()).pw_name)
     except Exception:
         return "unknown"
 
@@ -61,25 +64,41 @@ def ref_for(session_id: str, user: str | None = None) -> str:
     return f"{REF_ROOT}/{user or user_name()}/{safe(session_id)}"
 
 
-def wal_path(repo: Repo, session_id: str) -> Path:
-    return repo.shared_state_dir / "capture" / f"{safe(session_id)}.jsonl"
+def wal_path(repo: Repo | Location, session_id: str) -> str:
+    return os.path.join(os.fspath(repo.shared_state_dir), "capture", f"{safe(session_id)}.jsonl")
 
 
-@contextmanager
-def _locked(path: Path) -> Iterator[Any]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+", encoding="utf-8") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
+class _locked:
+    """``with _locked(path) as fh``: the file opened for append and read, under flock."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._fh: IO[str] | None = None
+
+    def __enter__(self) -> IO[str]:
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        fh = open(self.path, "a+", encoding="utf-8")
         try:
-            yield fh
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        except BaseException:
+            fh.close()
+            raise
+        self._fh = fh
+        return fh
+
+    def __exit__(self, *exc: object) -> None:
+        fh, self._fh = self._fh, None
+        if fh is not None:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+            finally:
+                fh.close()
 
 
-def append(repo: Repo, session_id: str, record: dict[str, Any]) -> str:
+def append(repo: Repo | Location, session_id: str, record: dict[str, Any]) -> str:
     """Write one record to the session's write-ahead file; returns its uid."""
     uid = os.urandom(16).hex()
-    line = json.dumps({"uid": uid, "ref": ref_for(session_id), **record}, ensure_ascii=False)
+    line = leanjson.dumps({"uid": uid, "ref": ref_for(session_id), **record})
     with _locked(wal_path(repo, session_id)) as fh:
         fh.seek(0, os.SEEK_END)
         fh.write(line + "\n")
@@ -96,6 +115,8 @@ def spawn_flush(repo: Repo, session_id: str) -> None:
 
 
 def _git(repo: Repo, *args: str, input_: bytes | None = None) -> tuple[int, str]:
+    from gitmem import git
+
     code, out, _ = git.run(
         args, repo.root, env=git.plumbing_env(), check=False, input_=input_, timeout=60
     )
@@ -115,6 +136,8 @@ def _uids_on(repo: Repo, ref: str) -> set[str]:
 
 
 def _stream(ref: str, tip: str | None, records: list[dict[str, Any]]) -> bytes:
+    import json
+
     out: list[bytes] = []
     for n, rec in enumerate(records):
         body = json.dumps(rec, ensure_ascii=False, indent=1).encode()
@@ -137,14 +160,14 @@ def _stream(ref: str, tip: str | None, records: list[dict[str, Any]]) -> bytes:
 def flush(repo: Repo, session_id: str) -> int:
     """Commit the session's pending records; returns how many were committed."""
     path = wal_path(repo, session_id)
-    if not path.exists():
+    if not os.path.exists(path):
         return 0
     with _locked(path) as fh:
         fh.seek(0)
         pending = []
         for line in fh.read().splitlines():
             try:
-                item = json.loads(line)
+                item = leanjson.loads(line)
             except ValueError:
                 continue  # a torn line from a killed writer: nothing to commit
             if isinstance(item, dict) and item.get("uid"):
@@ -200,6 +223,8 @@ def records(repo: Repo, ref: str) -> list[dict[str, Any]]:
         return []
     shas = [s for s in out.split() if s]
     batch = "".join(f"{s}:record.json\n" for s in shas).encode()
+    from gitmem import git
+
     _, data, _ = git.run_bytes(
         ["cat-file", "--batch"], repo.root, env=git.plumbing_env(), input_=batch, timeout=60
     )
@@ -215,9 +240,11 @@ def records(repo: Repo, ref: str) -> list[dict[str, Any]]:
         blob = data[pos : pos + size]
         pos += size + 1
         try:
-            out_records.append(json.loads(blob))
+            item = leanjson.loads(blob)
         except ValueError:
             continue
+        if isinstance(item, dict):
+            out_records.append(item)
     return out_records
 
 
@@ -231,14 +258,14 @@ def sync(repo: Repo, remote: str) -> tuple[int, str]:
     return code, out + out2
 
 
-def base_record(repo: Repo, payload: dict[str, Any]) -> dict[str, Any]:
+def base_record(repo: Repo | Location, payload: dict[str, Any]) -> dict[str, Any]:
     """Who, where and when: repository, branch and HEAD read from files (no git process)."""
     branch, head = _head(repo)
     return {
         "time": round(time.time(), 3),
         "session_id": str(payload.get("session_id") or ""),
         "user": user_name(),
-        "repository": repo.root.name,
+        "repository": os.path.basename(os.fspath(repo.root)),
         "branch": branch,
         "head": head,
         "permission_mode": payload.get("permission_mode"),
@@ -246,9 +273,14 @@ def base_record(repo: Repo, payload: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _head(repo: Repo) -> tuple[str | None, str | None]:
+def _read(*parts: str | os.PathLike[str]) -> str:
+    with open(os.path.join(*parts), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def _head(repo: Repo | Location) -> tuple[str | None, str | None]:
     try:
-        text = (repo.git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        text = _read(repo.git_dir, "HEAD").strip()
     except OSError:
         return None, None
     if not text.startswith("ref: "):
@@ -257,11 +289,11 @@ def _head(repo: Repo) -> tuple[str | None, str | None]:
     branch = ref.removeprefix("refs/heads/")
     for base in (repo.git_dir, repo.common_dir):
         try:
-            return branch, (base / ref).read_text(encoding="utf-8").strip()
+            return branch, _read(base, ref).strip()
         except OSError:
             continue
     try:
-        packed = (repo.common_dir / "packed-refs").read_text(encoding="utf-8")
+        packed = _read(repo.common_dir, "packed-refs")
     except OSError:
         return branch, None
     for line in packed.splitlines():

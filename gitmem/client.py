@@ -1,4 +1,5 @@
-"""Talk to a running ``gitmem watch`` over its Unix socket. Import-light (hook hot path).
+"""Talk to a running ``gitmem watch`` over its Unix socket. Import-light (hook hot path):
+``socket`` (~5 ms to import, with its enums) loads only when a socket file exists.
 
 Every failure (no daemon, stale socket, timeout, bad reply) returns None: callers fall back
 to in-process retrieval. Nothing here ever waits long.
@@ -6,38 +7,47 @@ to in-process retrieval. Nothing here ever waits long.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import socket
-from typing import Any
 
-from gitmem.repo import Repo
+from gitmem import leanjson
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gitmem.location import Location
+    from gitmem.repo import Repo
 
 CONNECT_TIMEOUT_S = 0.2
 REPLY_TIMEOUT_S = 5.0
 
 
-def socket_path(repo: Repo) -> str:
+def socket_path(repo: Repo | Location) -> str:
     """``<git-dir>/gitmem/watch.sock``, or a short path in /tmp when that is too long for
     a Unix socket (about 100 bytes)."""
-    path = str(repo.state_dir / "watch.sock")
+    path = os.path.join(os.fspath(repo.state_dir), "watch.sock")
     if len(path.encode()) < 100:
         return path
+    import hashlib
+
     digest = hashlib.sha1(str(repo.git_dir).encode()).hexdigest()[:16]
     return os.path.join("/tmp", f"gitmem-{os.getuid()}-{digest}.sock")
 
 
-def request(repo: Repo, payload: dict[str, Any], timeout: float = REPLY_TIMEOUT_S) -> Any:
+def request(
+    repo: Repo | Location, payload: dict[str, Any], timeout: float = REPLY_TIMEOUT_S
+) -> Any:
     path = socket_path(repo)
     if not os.path.exists(path):
         return None
+    import socket
+
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(CONNECT_TIMEOUT_S)
             sock.connect(path)
             sock.settimeout(timeout)
-            sock.sendall(json.dumps(payload).encode() + b"\n")
+            sock.sendall(leanjson.dumps(payload).encode() + b"\n")
             chunks = []
             while True:
                 data = sock.recv(65536)
@@ -46,7 +56,7 @@ def request(repo: Repo, payload: dict[str, Any], timeout: float = REPLY_TIMEOUT_
                 chunks.append(data)
                 if data.endswith(b"\n"):
                     break
-        reply = json.loads(b"".join(chunks))
+        reply = leanjson.loads(b"".join(chunks))
     except (OSError, ValueError):
         return None
     if not isinstance(reply, dict) or not reply.get("ok"):
@@ -55,7 +65,7 @@ def request(repo: Repo, payload: dict[str, Any], timeout: float = REPLY_TIMEOUT_
 
 
 def retrieve_raw(
-    repo: Repo, prompt: str, paths: list[str], *, k: int = 10, cwd: str | None = None
+    repo: Repo | Location, prompt: str, paths: list[str], *, k: int = 10, cwd: str | None = None
 ) -> dict[str, Any] | None:
     result = request(repo, {"op": "retrieve", "prompt": prompt, "paths": paths, "k": k, "cwd": cwd})
     return result if isinstance(result, dict) else None

@@ -24,7 +24,7 @@ from gitmem.table import (
     full_fingerprint,
     is_fresh,
 )
-from gitmem.vocab import CURRENT_STATUSES
+from gitmem.vocab import CURRENT_STATUSES, MAX_TERM_SHARE
 
 
 def table_path(repo: Repo) -> Path:
@@ -217,6 +217,7 @@ def _write(
         "INSERT INTO fts (rowid, content) VALUES (?, ?)",
         [(row[0], weighted_text(by_n[int(row[0])])) for row in rows],
     )
+    common = _common_words(conn, len(rows))
     conn.executemany("INSERT INTO key VALUES (?, ?)", sorted(set(keys)))
     conn.execute("CREATE INDEX key_k ON key (k)")
     conn.execute("CREATE UNIQUE INDEX decision_id ON decision (id)")
@@ -229,9 +230,51 @@ def _write(
         "capture": json.dumps(capture_settings(repo)),
         "full": full,
         "count": str(len(rows)),
+        "fts_common": json.dumps(common),
     }
     conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
     conn.commit()
+
+
+def _common_words(conn: sqlite3.Connection, records: int) -> list[str]:
+    """The words of the records whose FTS5 term (porter stem) is in more than
+    MAX_TERM_SHARE of them. The hooks' keyword ranker leaves them out of its queries, as
+    the Whoosh ranker does: their IDF is floored to nothing, and with 10,000 records a
+    prompt's few common words would cost FTS5 most of 20 ms to score."""
+    if records < 20:
+        return []
+    conn.execute("CREATE VIRTUAL TABLE temp.fts_terms USING fts5vocab(main, fts, row)")
+    common = {
+        str(r[0])
+        for r in conn.execute(
+            "SELECT term FROM temp.fts_terms WHERE doc > ?", (records * MAX_TERM_SHARE,)
+        )
+    }
+    if not common:
+        return []
+    # Which spellings stem to those terms: let the same tokenizer stem every distinct word.
+    import re
+
+    words = sorted(
+        {
+            w
+            for (text,) in conn.execute("SELECT content FROM fts")
+            for w in re.findall(r"[^\W_]+", str(text).lower())
+        }
+    )
+    conn.execute("CREATE VIRTUAL TABLE temp.words USING fts5(w, tokenize = 'porter unicode61')")
+    conn.executemany("INSERT INTO temp.words (rowid, w) VALUES (?, ?)", enumerate(words))
+    conn.execute("CREATE VIRTUAL TABLE temp.word_terms USING fts5vocab(temp, words, instance)")
+    out = sorted(
+        {
+            words[int(r[1])]
+            for r in conn.execute("SELECT term, doc FROM temp.word_terms")
+            if r[0] in common
+        }
+    )
+    for name in ("word_terms", "words", "fts_terms"):
+        conn.execute(f"DROP TABLE temp.{name}")
+    return out
 
 
 def ensure(repo: Repo, *, full: bool = True) -> Table:

@@ -1,13 +1,13 @@
 """What a prompt talks about: paths, code identifiers, quoted names, and plain words.
 
 Used by every ranker: paths feed the glob ranker, identifiers and quoted spans are boosted
-in BM25, and everything feeds the embedding query. Pure standard library.
+in BM25, and everything feeds the embedding query. On the prompt hook's path: ``re`` and
+nothing else (no ``typing``).
 """
 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 _QUOTED = re.compile(r"`([^`\n]{2,80})`|\"([^\"\n]{2,80})\"|'([^'\n]{2,80})'")
@@ -84,11 +84,20 @@ STOPWORDS = frozenset(
 )
 
 
-class QueryTerms(NamedTuple):
-    paths: tuple[str, ...]
-    identifiers: tuple[str, ...]  # dotted, snake_case, CamelCase, mixedCase names
-    quoted: tuple[str, ...]
-    words: tuple[str, ...]  # every word, lowercased, in order
+class QueryTerms:
+    __slots__ = ("identifiers", "paths", "quoted", "words")
+
+    def __init__(
+        self,
+        paths: tuple[str, ...],
+        identifiers: tuple[str, ...],  # dotted, snake_case, CamelCase, mixedCase names
+        quoted: tuple[str, ...],
+        words: tuple[str, ...],  # every word, lowercased, in order
+    ) -> None:
+        self.paths = paths
+        self.identifiers = identifiers
+        self.quoted = quoted
+        self.words = words
 
 
 def is_identifier(token: str) -> bool:

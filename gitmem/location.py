@@ -50,6 +50,10 @@ class Location:
         return Repo(Path(self.root), Path(self.git_dir), Path(self.common_dir))
 
 
+def location_of(repo: Repo) -> Location:
+    return Location(str(repo.root), str(repo.git_dir), str(repo.common_dir))
+
+
 def _read_gitfile(dotgit: str) -> str | None:
     try:
         with open(dotgit, encoding="utf-8") as fh:

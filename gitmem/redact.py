@@ -10,7 +10,10 @@ Standard library only (runs in the prompt hook).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 # (kind, pattern). Order matters: specific formats first, generic assignments last.
 PATTERNS: list[tuple[str, str]] = [
@@ -54,7 +57,57 @@ PATTERNS: list[tuple[str, str]] = [
         r"auth[_-]?token|client[_-]?secret)\b\s*[:=]\s*[\"']?[^\s\"',;]{6,}",
     ),
 ]
-_COMPILED = [(kind, re.compile(p)) for kind, p in PATTERNS]
+# Literal cues, case-folded: a pattern can only match text that contains one of its cues
+# (each pattern's fixed part, or for case-insensitive ones every spelling of it). Patterns
+# are compiled and run only when a cue is present: compiling all of them costs the prompt
+# hook ~5 ms, and most prompts hold no secret-shaped text at all. `tests/test_capture.py`
+# checks every cue list against its pattern.
+_SECRET_WORDS = ("secret", "password", "passwd", "token", "api_key", "apikey", "api-key")
+CUES: dict[str, tuple[str, ...]] = {
+    "private-key": ("-----begin",),
+    "aws-access-key": ("akia", "asia", "abia", "acca"),
+    "aws-secret-key": ("secret",),
+    "gcp-api-key": ("aiza",),
+    "gcp-service-account": ("private_key_id",),
+    "azure-storage-key": ("accountkey=",),
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "github-fine-grained": ("github_pat_",),
+    "gitlab-token": ("glpat-",),
+    "slack-token": ("xox",),
+    "slack-webhook": ("hooks.slack.com/services/",),
+    "stripe-key": ("_live_", "_test_"),
+    "anthropic-key": ("sk-ant-",),
+    "openai-key": ("sk-",),
+    "huggingface-token": ("hf_",),
+    "npm-token": ("npm_",),
+    "pypi-token": ("pypi-ageichlwas5vcmc",),
+    "sendgrid-key": ("sg.",),
+    "twilio-key": ("sk",),
+    "mailgun-key": ("key-",),
+    "digitalocean-token": ("dop_v1_",),
+    "jwt": ("eyj",),
+    "url-password": ("://",),
+    "bearer-token": ("bearer",),
+    "basic-auth": ("authorization",),
+    "env-secret": (*_SECRET_WORDS, "private_key", "privatekey", "credential"),
+    "assigned-secret": (
+        *_SECRET_WORDS,
+        "access_token",
+        "access-token",
+        "accesstoken",
+        "auth_token",
+        "auth-token",
+        "authtoken",
+    ),
+}
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern(kind: str, source: str) -> re.Pattern[str]:
+    rx = _COMPILED.get(kind)
+    if rx is None:
+        rx = _COMPILED[kind] = re.compile(source)
+    return rx
 
 
 def redact(
@@ -63,7 +116,15 @@ def redact(
     """Return (clean text, kinds of what was removed)."""
     allowed = {a for a in allow if a}
     found: list[str] = []
-    patterns = [*_COMPILED, *((f"custom-{i}", re.compile(p)) for i, p in enumerate(extra))]
+    lowered = text.casefold()
+    patterns = [
+        *(
+            (kind, _pattern(kind, source))
+            for kind, source in PATTERNS
+            if any(cue in lowered for cue in CUES[kind])
+        ),
+        *((f"custom-{i}", re.compile(p)) for i, p in enumerate(extra)),
+    ]
     for kind, rx in patterns:
 
         def repl(match: re.Match[str], kind: str = kind) -> str:

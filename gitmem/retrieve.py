@@ -19,19 +19,23 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from gitmem import entities
-from gitmem.indexfiles import current_generation, read_meta
-from gitmem.paths import to_repo_relative
-from gitmem.repo import Repo
+from gitmem.location import relative
 from gitmem.table import Entry, Table
-from gitmem.vocab import SEVERITY_RANK
+from gitmem.vocab import MAX_TERM_SHARE, SEVERITY_RANK
 
+# The prompt hook runs this module in light mode in a fresh process: module-level imports
+# stay off `typing`, `pathlib`, `json` and `dataclasses` (together ~20 ms there), which is
+# why Hit and Result are slotted classes; Whoosh, numpy and the index files load lazily.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
     from gitmem.embed import Embedder
+    from gitmem.location import Location
+    from gitmem.repo import Repo
 
 # A small k: with three rankers, where a decision sits in each list should matter as much
 # as whether it is there at all (k=60 mostly rewards presence). Tuned on the development
@@ -46,28 +50,68 @@ WEIGHTS = {"path": 1.0, "bm25": 1.0, "embed": 0.5}
 BM25_B = 0.75  # length normalisation
 BM25_K1 = 1.2
 MAX_QUERY_TERMS = 64
-MAX_TERM_SHARE = 0.5  # a term in more than half of the records is not worth scoring
 PATH_WORD_BOOST = 0.5  # words of the touched paths: context, weighed below the prompt
 ENTITY_BOOST = 2.0  # identifiers, quoted names and paths named in the prompt
 # Globs that gitmem inferred from an ADR's prose are a weaker link than globs a person wrote.
 INFERRED_PATH_WEIGHT = 0.3
 
 
-@dataclass(frozen=True)
 class Hit:
-    id: str
-    title: str
-    status: str  # effective status
-    severity: str
-    file: str
-    summary: str
-    date: str | None
-    superseded_by: tuple[str, ...]
-    score: float
-    ranks: dict[str, tuple[int, float]] = field(default_factory=dict)  # ranker -> (rank, raw)
-    glob: str | None = None  # the glob that matched a touched/mentioned path
-    duplicates: tuple[str, ...] = ()
-    via_successor_of: str | None = None
+    """One ranked decision, with each ranker's (rank, raw score)."""
+
+    __slots__ = (
+        "date",
+        "duplicates",
+        "file",
+        "glob",
+        "id",
+        "ranks",
+        "score",
+        "severity",
+        "status",
+        "summary",
+        "superseded_by",
+        "title",
+        "via_successor_of",
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        title: str,
+        status: str,  # effective status
+        severity: str,
+        file: str,
+        summary: str,
+        date: str | None,
+        superseded_by: tuple[str, ...],
+        score: float,
+        ranks: dict[str, tuple[int, float]],  # ranker -> (rank, raw)
+        glob: str | None = None,  # the glob that matched a touched/mentioned path
+        duplicates: tuple[str, ...] = (),
+        via_successor_of: str | None = None,
+    ) -> None:
+        self.id = id
+        self.title = title
+        self.status = status
+        self.severity = severity
+        self.file = file
+        self.summary = summary
+        self.date = date
+        self.superseded_by = superseded_by
+        self.score = score
+        self.ranks = ranks
+        self.glob = glob
+        self.duplicates = duplicates
+        self.via_successor_of = via_successor_of
+
+    def __repr__(self) -> str:
+        return f"Hit({self.id!r}, score={self.score:.4f})"
+
+    def with_duplicates(self, duplicates: tuple[str, ...]) -> Hit:
+        fields = {name: getattr(self, name) for name in self.__slots__}
+        return Hit(**{**fields, "duplicates": duplicates})
 
     @property
     def is_current(self) -> bool:
@@ -91,12 +135,22 @@ class Hit:
         }
 
 
-@dataclass(frozen=True)
 class Result:
-    hits: tuple[Hit, ...]
-    total: int  # how many decisions any ranker matched (before k)
-    rankers: tuple[str, ...]  # the rankers that ran
-    warnings: tuple[str, ...] = ()
+    """Ranked hits, how many decisions matched at all, and which rankers ran."""
+
+    __slots__ = ("hits", "rankers", "total", "warnings")
+
+    def __init__(
+        self,
+        hits: tuple[Hit, ...],
+        total: int,  # how many decisions any ranker matched (before k)
+        rankers: tuple[str, ...],  # the rankers that ran
+        warnings: tuple[str, ...] = (),
+    ) -> None:
+        self.hits = hits
+        self.total = total
+        self.rankers = rankers
+        self.warnings = warnings
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Result:
@@ -135,7 +189,7 @@ class Retriever:
 
     def __init__(
         self,
-        repo: Repo,
+        repo: Repo | Location,
         table: Table,
         generation: Path | None,
         embedder: Embedder | None,
@@ -156,7 +210,11 @@ class Retriever:
         self._ids: list[str] = []
         self._head_rows: dict[str, int] = {}
         self._inferred: set[str] | None = None
-        meta = read_meta(generation) if generation is not None and not light else None
+        meta = None
+        if generation is not None and not light:
+            from gitmem.indexfiles import read_meta
+
+            meta = read_meta(generation)
         self.stale = False
         if light:
             pass  # keyword ranking from the table's FTS5 mirror; no Whoosh, no vectors
@@ -179,7 +237,7 @@ class Retriever:
     @classmethod
     def open(
         cls,
-        repo: Repo,
+        repo: Repo | Location,
         *,
         embedder: Embedder | None = None,
         light: bool = False,
@@ -190,11 +248,11 @@ class Retriever:
         match table, used as it is (the hooks' freshness policy: never wait for a
         rebuild); it stays the caller's to close."""
         if table is not None:
-            r = cls(
-                repo, table, current_generation(repo), None if light else embedder, [], light=light
-            )
+            gen = None if light else _generation(repo)
+            r = cls(repo, table, gen, None if light else embedder, [], light=light)
             r._owns_table = False
             return r
+        repo = _as_repo(repo)
         table = Table.open(compiler_table_path(repo))
         if table is None or not _quick_fresh(table, repo):
             from gitmem import compile as compiler  # the YAML side loads only to rebuild
@@ -202,8 +260,7 @@ class Retriever:
             if table is not None:
                 table.close()
             table = compiler.ensure(repo, full=False)
-        gen = current_generation(repo)
-        return cls(repo, table, gen, None if light else embedder, [], light=light)
+        return cls(repo, table, _generation(repo), None if light else embedder, [], light=light)
 
     def _open_whoosh(self, gen: Path) -> None:
         try:
@@ -259,7 +316,7 @@ class Retriever:
         counts a little more than a broad one."""
         per_path: list[list[tuple[str, int, str]]] = []
         for rel in paths:
-            is_dir = rel == "" or os.path.isdir(self.repo.root / rel)
+            is_dir = rel == "" or os.path.isdir(os.path.join(self.repo.root, rel))
             found = [
                 (m.entry.id, m.specificity, m.glob)
                 for m in self.table.match(rel, is_dir)
@@ -390,7 +447,8 @@ class Retriever:
         terms = entities.extract(prompt)
         rel_paths: list[str] = []
         for raw in [*paths, *terms.paths]:
-            rel = to_repo_relative(raw, self.repo, cwd or str(self.repo.root))
+            root = str(self.repo.root)
+            rel = relative(raw, root, str(self.repo.common_dir), cwd or root)
             if rel is not None and rel not in rel_paths:
                 rel_paths.append(rel)
         path_words: list[str] = []
@@ -517,13 +575,25 @@ class Retriever:
                 continue
             kept.append(h)
             kept_vecs.append(vec)
-        return [replace(h, duplicates=tuple(dups[h.id])) if h.id in dups else h for h in kept]
+        return [h.with_duplicates(tuple(dups[h.id])) if h.id in dups else h for h in kept]
 
 
 def compiler_table_path(repo: Repo) -> Path:
     from gitmem.table import TABLE_NAME
 
     return repo.state_dir / TABLE_NAME
+
+
+def _as_repo(place: Repo | Location) -> Repo:
+    from gitmem.location import Location
+
+    return place.repo() if isinstance(place, Location) else place
+
+
+def _generation(place: Repo | Location) -> Path | None:
+    from gitmem.indexfiles import current_generation
+
+    return current_generation(_as_repo(place))
 
 
 def _quick_fresh(table: Table, repo: Repo) -> bool:
@@ -535,7 +605,7 @@ def _quick_fresh(table: Table, repo: Repo) -> bool:
         return False
 
 
-def _mtime(path: Path) -> float:
+def _mtime(path: str | os.PathLike[str]) -> float:
     try:
         return os.stat(path).st_mtime
     except OSError:

@@ -6,54 +6,114 @@ everything a hook or ``gitmem why`` shows; a key table files each decision under
 keys of its globs (see ``gitmem.globs``), so a lookup reads only the candidates for the
 path's own keys: its cost depends on the path, not on how many decisions exist.
 
-This module is on the agent-hook hot path: it imports only the standard library, and
-``gitmem.globs`` (which imports pathspec lazily, only when compiling).
+This module is on the prompt hook's path, so beyond SQLite it imports only built-in
+modules and lean gitmem ones: no ``json``, ``pathlib`` or ``typing`` (each costs a fresh
+interpreter milliseconds), which is why its records are slotted classes, not NamedTuples.
+It opens SQLite through ``_sqlite3``, the C module that ``sqlite3`` re-exports (the same
+``connect``, ``Connection`` and ``Error`` objects), which skips ``sqlite3.dbapi2``'s
+``datetime`` and ``collections.abc`` imports: ~3 ms of a fresh prompt hook.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import sqlite3
-from pathlib import Path
-from typing import NamedTuple
 
+try:
+    import _sqlite3 as sqlite3
+except ImportError:  # pragma: no cover - an interpreter without the C module's usual name
+    import sqlite3  # type: ignore[no-redef]
+
+from gitmem import leanjson
 from gitmem.pathmap import Pattern, governs, path_keys, patterns_of, quick_fingerprint
 from gitmem.vocab import CURRENT_STATUSES, SEVERITY_RANK
+
+TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~5 ms at hook start
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 SCHEMA_VERSION = "3"
 TABLE_NAME = "table.sqlite"
 
 
-class Entry(NamedTuple):
+class Entry:
     """What the table knows about one decision."""
 
-    n: int
-    id: str
-    title: str
-    status: str
-    effective_status: str
-    severity: str
-    file: str
-    summary: str
-    superseded_by: tuple[str, ...]
-    supersedes: tuple[str, ...]
-    tags: tuple[str, ...]
-    pin: bool
-    date: str | None
-    globs: tuple[str, ...]
-    globs_inferred: bool
-    rules: tuple[dict[str, object], ...]
+    __slots__ = (
+        "date",
+        "effective_status",
+        "file",
+        "globs",
+        "globs_inferred",
+        "id",
+        "n",
+        "pin",
+        "rules",
+        "severity",
+        "status",
+        "summary",
+        "superseded_by",
+        "supersedes",
+        "tags",
+        "title",
+    )
+
+    def __init__(
+        self,
+        *,
+        n: int,
+        id: str,
+        title: str,
+        status: str,
+        effective_status: str,
+        severity: str,
+        file: str,
+        summary: str,
+        superseded_by: tuple[str, ...],
+        supersedes: tuple[str, ...],
+        tags: tuple[str, ...],
+        pin: bool,
+        date: str | None,
+        globs: tuple[str, ...],
+        globs_inferred: bool,
+        rules: tuple[dict[str, object], ...],
+    ) -> None:
+        self.n = n
+        self.id = id
+        self.title = title
+        self.status = status
+        self.effective_status = effective_status
+        self.severity = severity
+        self.file = file
+        self.summary = summary
+        self.superseded_by = superseded_by
+        self.supersedes = supersedes
+        self.tags = tags
+        self.pin = pin
+        self.date = date
+        self.globs = globs
+        self.globs_inferred = globs_inferred
+        self.rules = rules
 
     @property
     def is_current(self) -> bool:
         return self.effective_status in CURRENT_STATUSES
 
+    def __repr__(self) -> str:
+        return f"Entry({self.id!r}, {self.effective_status!r})"
 
-class Match(NamedTuple):
-    entry: Entry
-    glob: str
-    specificity: int
+
+class Match:
+    """A decision governing a path, through one of its globs."""
+
+    __slots__ = ("entry", "glob", "specificity")
+
+    def __init__(self, entry: Entry, glob: str, specificity: int) -> None:
+        self.entry = entry
+        self.glob = glob
+        self.specificity = specificity
+
+    def __repr__(self) -> str:
+        return f"Match({self.entry.id!r}, {self.glob!r}, {self.specificity})"
 
 
 def sort_key(m: Match) -> tuple[int, int, int, str]:
@@ -73,21 +133,23 @@ _COLUMNS = (
 
 
 class Table:
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: str | os.PathLike[str]) -> None:
         self._conn = conn
         self.path = path
+        self._raw_patterns: dict[int, object] = {}  # classified on first use (see _patterns)
         self._patterns: dict[int, list[Pattern]] = {}
         self._entries: dict[int, Entry] = {}
+        self._common: set[str] | None = None  # see compile._common_words
 
     @classmethod
-    def open(cls, path: Path) -> Table | None:
+    def open(cls, path: str | os.PathLike[str]) -> Table | None:
         """Open a table; None when it is missing, corrupt or from another version."""
-        if not path.is_file():
+        if not os.path.isfile(path):
             return None
         try:
             # check_same_thread off: the daemon serves from worker threads under one lock
             conn = sqlite3.connect(
-                f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False
+                f"file:{os.fspath(path)}?mode=ro&immutable=1", uri=True, check_same_thread=False
             )
             row = conn.execute("SELECT v FROM meta WHERE k = 'schema'").fetchone()
         except sqlite3.Error:
@@ -104,13 +166,19 @@ class Table:
         row = self._conn.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
-    def _load(self, rows: list[tuple[object, ...]]) -> None:
+    def _load(self, rows: Sequence[Sequence[object]]) -> None:
         for row in rows:
             n = int(row[0])  # type: ignore[call-overload]
             if n in self._entries:
                 continue
             self._entries[n] = _entry(row)
-            self._patterns[n] = patterns_of(json.loads(str(row[16])))
+            self._raw_patterns[n] = row[16]
+
+    def _patterns_of(self, n: int) -> list[Pattern]:
+        pats = self._patterns.get(n)
+        if pats is None:
+            pats = self._patterns[n] = patterns_of(_list(self._raw_patterns[n]))  # type: ignore[arg-type]
+        return pats
 
     def match(self, path: str, is_dir: bool = False) -> list[Match]:
         """Decisions whose globs govern the repository-relative ``path``, best first."""
@@ -130,7 +198,7 @@ class Table:
             )
         out = []
         for n in cands:
-            hit = governs(self._patterns[n], path, is_dir)
+            hit = governs(self._patterns_of(n), path, is_dir)
             if hit is not None:
                 out.append(Match(self._entries[n], hit[0], hit[1]))
         out.sort(key=sort_key)
@@ -167,8 +235,16 @@ class Table:
 
     def keyword(self, words: list[str], limit: int = 50) -> list[tuple[str, float]]:
         """BM25 (FTS5, porter stemming) over the records' weighted text; best first, as
-        (id, score) with higher = better."""
-        terms = [w for w in dict.fromkeys(words) if w.isalnum()][:64]
+        (id, score) with higher = better. Words in most records are left out (their IDF is
+        floored to nothing; see compile._common_words)."""
+        if self._common is None:
+            try:
+                self._common = {str(w) for w in _list(self.meta("fts_common"))}
+            except ValueError:
+                self._common = set()
+        common = self._common
+        terms = [w for w in dict.fromkeys(words) if w.isalnum() and w.lower() not in common]
+        terms = terms[:64]
         if not terms:
             return []
         query = " OR ".join(f'"{t}"' for t in terms)
@@ -206,7 +282,14 @@ class Table:
         return self._entries[int(row[0])]
 
 
-def _entry(row: tuple[object, ...]) -> Entry:
+def _list(text: object) -> list[object]:
+    value = leanjson.loads(str(text or "[]"))
+    if not isinstance(value, list):
+        raise ValueError(f"expected a JSON list, got {type(value).__name__}")
+    return value
+
+
+def _entry(row: Sequence[object]) -> Entry:
     return Entry(
         n=int(row[0]),  # type: ignore[call-overload]
         id=str(row[1]),
@@ -216,27 +299,27 @@ def _entry(row: tuple[object, ...]) -> Entry:
         severity=str(row[5]),
         file=str(row[6]),
         summary=str(row[7]),
-        superseded_by=tuple(json.loads(str(row[8]))),
-        supersedes=tuple(json.loads(str(row[9]))),
-        tags=tuple(json.loads(str(row[10]))),
+        superseded_by=tuple(str(x) for x in _list(row[8])),
+        supersedes=tuple(str(x) for x in _list(row[9])),
+        tags=tuple(str(x) for x in _list(row[10])),
         pin=bool(row[11]),
         date=None if row[12] is None else str(row[12]),
-        globs=tuple(json.loads(str(row[13]))),
+        globs=tuple(str(x) for x in _list(row[13])),
         globs_inferred=bool(row[14]),
-        rules=tuple(json.loads(str(row[15]))),
+        rules=tuple(r for r in _list(row[15]) if isinstance(r, dict)),
     )
 
 
 # ------------------------------------------------------------------------------ freshness
 
 
-def full_fingerprint(root: Path, watched: list[str]) -> str:
+def full_fingerprint(root: str | os.PathLike[str], watched: list[str]) -> str:
     """Path, size and mtime of every file under the watched paths (hashed)."""
     import hashlib
 
     parts: list[str] = []
     for rel in watched:
-        top = root / rel
+        top = os.path.join(root, rel)
         if os.path.isfile(top):
             st = os.stat(top)
             parts.append(f"{rel}:{st.st_size}:{st.st_mtime_ns}")
@@ -253,9 +336,9 @@ def full_fingerprint(root: Path, watched: list[str]) -> str:
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()
 
 
-def is_fresh(table: Table, root: Path, *, full: bool) -> bool:
-    watched = json.loads(table.meta("watched") or "[]")
-    folders = json.loads(table.meta("dirs") or "[]")
+def is_fresh(table: Table, root: str | os.PathLike[str], *, full: bool) -> bool:
+    watched = [str(w) for w in _list(table.meta("watched"))]
+    folders = [str(f) for f in _list(table.meta("dirs"))]
     if table.meta("root") != str(root):
         return False
     if quick_fingerprint(str(root), watched, folders) != table.meta("quick"):

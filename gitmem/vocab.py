@@ -5,3 +5,6 @@ SEVERITIES = ("critical", "warning", "info")
 SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
 # Statuses whose decisions still govern code. A proposal is shown (flagged) but is not law.
 CURRENT_STATUSES = ("accepted", "proposed")
+# A query term found in more than this share of the records is not worth scoring: its BM25
+# IDF is zero or below (FTS5 floors it to 1e-6) while its postings cost the most to read.
+MAX_TERM_SHARE = 0.5

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import SANDBOX_HOME, commit_all, decision, git, write
 
-from gitmem import capture
+from gitmem import capture, redact
 from gitmem.cli.main import cli
 from gitmem.repo import discover
 
@@ -167,6 +167,41 @@ SECRETS = {
 }
 
 
+MORE_SECRETS = {
+    "gcp-service-account": '"private_key_id": "' + "a1" * 20 + '"',
+    "pypi-token": "pypi-AgEIcHlwaS5vcmc" + "Ab1_" * 15,
+    "twilio-key": "SK" + "0a" * 16,
+    "mailgun-key": "key-" + "k" * 32,
+    "basic-auth": "Authorization: Basic dXNlcjpwYXNzd29yZA==",
+}
+
+
+def test_every_redaction_kind_is_caught() -> None:
+    samples = {**SECRETS, **MORE_SECRETS}
+    assert set(samples) == {kind for kind, _ in redact.PATTERNS} == set(redact.CUES)
+    for kind, secret in samples.items():
+        clean, kinds = redact.redact(f"see {secret} here")
+        assert kind in kinds and "see " in clean, kind
+
+
+@pytest.mark.parametrize("kind,source", redact.PATTERNS)
+def test_redaction_cues_are_necessary(kind: str, source: str) -> None:
+    """A pattern runs only when one of its cues is in the text, so every text a pattern
+    matches must contain a cue (else a secret would slip through unredacted)."""
+    import re
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.from_regex(re.compile(source)))
+    def check(text: str) -> None:
+        if re.search(source, text):
+            assert any(c in text.casefold() for c in redact.CUES[kind]), (kind, text)
+
+    check()
+
+
 def test_secrets_never_reach_a_commit(project: Path) -> None:
     r = discover(project)
     for n, (kind, secret) in enumerate(SECRETS.items()):
@@ -181,7 +216,7 @@ def test_secrets_never_reach_a_commit(project: Path) -> None:
         )
     # prompts wait in the write-ahead file (durable) until the turn ends
     assert len(capture.records(r, "refs/gitmem/sessions/alice/sec")) == 0
-    assert capture.wal_path(r, "sec").read_text().count("\n") == len(SECRETS)
+    assert Path(capture.wal_path(r, "sec")).read_text().count("\n") == len(SECRETS)
     hook("stop", {"session_id": "sec", "cwd": str(project), "stop_hook_active": False}, project)
     ref = "refs/gitmem/sessions/alice/sec"
     assert wait_for(lambda: len(capture.records(r, ref)) == len(SECRETS))
@@ -227,7 +262,7 @@ def test_capture_can_be_switched_off_and_extended(project: Path) -> None:
 
 WORKER = """
 import sys
-from gitmem import capture
+from gitmem import capture, redact
 from gitmem.repo import discover
 repo = discover(sys.argv[1])
 sid = sys.argv[2]

@@ -16,36 +16,22 @@ from typing import Any
 
 from gitmem import budget
 from gitmem.agent import state, toolpaths
-from gitmem.agent.common import CHARS_PER_TOKEN, build_inline, context, refresh_in_background
+from gitmem.agent.common import CHARS_PER_TOKEN, context
 from gitmem.repo import Repo
-from gitmem.table import TABLE_NAME, Match, Table, is_fresh
+from gitmem.table import Match, Table
 
 BUDGET_SESSION_START = 2000
-BUDGET_PROMPT = 800
-PROMPT_MAX_HITS = 5
 
 
 # ------------------------------------------------------------------------------ the table
 
 
 def open_table(repo: Repo) -> Table | None:
-    """The match table; stale tables are used as they are while a background process
-    refreshes them (a hook never waits for a big rebuild)."""
-    path = repo.state_dir / TABLE_NAME
-    table = Table.open(path)
-    if table is not None:
-        if not is_fresh(table, repo.root, full=False):
-            refresh_in_background(repo.root)
-        return table
-    inline = build_inline(str(repo.root))
-    if inline:
-        from gitmem import compile as compiler
+    """The match table (see ``gitmem.agent.prompt.open_table``)."""
+    from gitmem.agent.prompt import open_table as open_at
+    from gitmem.location import location_of
 
-        compiler.build(repo)
-        return Table.open(path)
-    if inline is not None:
-        refresh_in_background(repo.root)
-    return None
+    return open_at(location_of(repo))
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -122,125 +108,6 @@ def check_rules(
                 f"[{m.entry.file}]"
             )
     return None, advisories[:5]
-
-
-def prompt(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
-    text = str(payload.get("prompt") or "")
-    if not text.strip():
-        return None
-    injected: list[str] = []
-    table = None
-    try:
-        table = open_table(repo)  # once per prompt: retrieval and capture settings share it
-        return _prompt_context(repo, payload, text, injected, table) if table else None
-    finally:
-        settings = _capture_settings(table)
-        if table is not None:
-            table.close()
-        record = {"kind": "prompt", "prompt": text, "decisions_injected": injected}
-        _capture(repo, payload, record, settings)
-
-
-def _capture(
-    repo: Repo, payload: dict[str, Any], record: dict[str, Any], settings: dict[str, Any]
-) -> None:
-    """Record the prompt (redacted) in the write-ahead file and start a flush. Capture
-    problems are logged for `gitmem doctor` and never cost the agent its context."""
-    try:
-        if not settings.get("enabled", True):
-            return
-        from gitmem import capture, redact
-
-        if "prompt" in record:
-            clean, kinds = redact.redact(
-                str(record["prompt"]), settings.get("redact", []), settings.get("allow", [])
-            )
-            record = {**record, "prompt": clean, "redacted": kinds}
-        sid = str(payload.get("session_id") or "unknown")
-        capture.append(repo, sid, {**capture.base_record(repo, payload), **record})
-        if record.get("kind") == "close":
-            capture.spawn_flush(repo, sid)  # prompts are flushed by `stop` after each turn
-    except Exception as exc:
-        from gitmem.agent.runner import _log_error
-
-        _log_error(repo.shared_state_dir, "capture", f"{type(exc).__name__}: {exc}")
-
-
-def _capture_settings(table: Table | None) -> dict[str, Any]:
-    """Capture settings, compiled into the table from config.yaml (no YAML in a hook)."""
-    import json
-
-    if table is None:
-        return {"enabled": True}
-    try:
-        data = json.loads(table.meta("capture") or "{}")
-    except ValueError:
-        return {"enabled": True}
-    return data if isinstance(data, dict) else {"enabled": True}
-
-
-def _prompt_context(
-    repo: Repo, payload: dict[str, Any], text: str, injected: list[str], table: Table
-) -> dict[str, Any] | None:
-    cwd = str(payload.get("cwd") or os.getcwd())
-    hits = _retrieve(repo, text, cwd, table)
-    top_bm25 = max((float(h.ranks["bm25"][1]) for h in hits if "bm25" in h.ranks), default=0.0)
-    relevant = [h for h in hits if _relevant(h, top_bm25)][:PROMPT_MAX_HITS]
-    if not relevant:
-        return None
-    sid = str(payload.get("session_id") or "")
-    with state.open_session(repo.shared_state_dir, sid) as session:
-        shown = session.view().shown
-        fresh = [h for h in relevant if h.id not in shown]
-        if not fresh:
-            return None
-        rendered, ids = budget.render(
-            [(h, h.glob) for h in fresh],
-            budget_tokens=BUDGET_PROMPT,
-            chars_per_token=CHARS_PER_TOKEN,
-            more_hint="`gitmem search` shows them.",
-        )
-        if ids:
-            session.append("shown", ids=ids, event="prompt")
-            injected.extend(ids)
-    return context("prompt", rendered)
-
-
-def _relevant(hit: Any, top_bm25: float) -> bool:
-    """Inject only what some evidence ties to the prompt: a governed path it names, or
-    keyword and semantic rankers agreeing near the top (or keyword alone, near the top,
-    when no embedding ranker ran, scoring at least half the best keyword score)."""
-    ranks = hit.ranks
-    if "path" in ranks:
-        return True
-    bm25 = int(ranks.get("bm25", (99, 0.0))[0])
-    emb = ranks.get("embed")
-    if emb is not None:
-        return bool((bm25 <= 5 and int(emb[0]) <= 5) or float(emb[1]) >= 0.5)
-    raw = float(ranks.get("bm25", (99, 0.0))[1])
-    return bm25 <= 3 and raw >= 0.5 * top_bm25
-
-
-def _retrieve(repo: Repo, text: str, cwd: str, table: Table) -> list[Any]:
-    """Through the warm daemon when it answers, else in-process keyword + path."""
-    from gitmem import client
-
-    raw = client.retrieve_raw(repo, text, [], k=10, cwd=cwd)
-    if raw is not None:
-        from gitmem.retrieve import Result
-
-        try:
-            return list(Result.from_json(raw).hits)
-        except (KeyError, TypeError, ValueError):
-            pass
-    from gitmem.retrieve import Retriever
-
-    # path + FTS5 over the hook's own table: no Whoosh, no model, no inline rebuild
-    retriever = Retriever.open(repo, light=True, table=table)
-    try:
-        return list(retriever.retrieve(text, [], k=10, cwd=cwd).hits)
-    finally:
-        retriever.close()
 
 
 def session_start(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
@@ -351,7 +218,7 @@ def stop(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
         session.append("stop")
     from gitmem import capture
 
-    if capture.wal_path(repo, sid or "unknown").exists():
+    if os.path.exists(capture.wal_path(repo, sid or "unknown")):
         capture.spawn_flush(repo, sid or "unknown")  # commit what the turn captured
     return None
 
@@ -363,17 +230,20 @@ def session_end(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
     with state.open_session(repo.shared_state_dir, sid) as session:
         view = session.view()
         session.append("closed", reason=str(payload.get("reason") or ""))
+    from gitmem.agent.prompt import capture, capture_settings
+    from gitmem.location import location_of
+
     corrections: list[str] = []
     table = open_table(repo)
-    settings = _capture_settings(table)
+    settings = capture_settings(table)
     if table is not None:
         try:
             governing_edits = governing(table, list(dict.fromkeys(view.edited)), repo)
             corrections = [m.entry.id for m in governing_edits if m.entry.id not in view.shown]
         finally:
             table.close()
-    _capture(
-        repo,
+    capture(
+        location_of(repo),
         payload,
         {
             "kind": "close",
@@ -390,7 +260,6 @@ def session_end(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
 
 HANDLERS = {
     "session-start": session_start,
-    "prompt": prompt,
     "stop": stop,
     "session-end": session_end,
 }

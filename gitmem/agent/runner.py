@@ -96,6 +96,10 @@ def run_claude(event: str, stdin: Any = None, stdout: Any = None) -> int:
             from gitmem.agent import tooluse
 
             result = tooluse.HANDLERS[event](loc, payload)
+        elif event == "prompt":
+            from gitmem.agent import prompt
+
+            result = prompt.prompt(loc, payload)
         else:
             from gitmem.agent import claude
 

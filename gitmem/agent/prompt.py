@@ -1,0 +1,168 @@
+"""``prompt`` (UserPromptSubmit): the decisions a prompt is about, and its capture.
+
+Retrieval goes through the shared entry point (``gitmem.retrieve.Retriever``, light mode:
+paths plus FTS5 BM25 over the compiled table, no Whoosh, no model) unless a warm daemon
+answers. The prompt is then redacted and appended to the session's write-ahead file
+(``gitmem.capture``). Runs in a fresh process per prompt: beyond ``re`` and ``sqlite3``
+the modules on this path import no ``json``, ``pathlib``, ``typing`` or ``dataclasses``
+(``tests/test_hooks.py`` checks the list, ``benchmarks/hooks_latency.py`` the time).
+"""
+
+from __future__ import annotations
+
+import os
+
+from gitmem import budget, leanjson
+from gitmem.agent import state
+from gitmem.agent.common import CHARS_PER_TOKEN, build_inline, context, refresh_in_background
+from gitmem.location import Location
+from gitmem.table import TABLE_NAME, Table, is_fresh
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gitmem.retrieve import Hit
+
+BUDGET_PROMPT = 800
+PROMPT_MAX_HITS = 5
+
+
+def open_table(loc: Location) -> Table | None:
+    """The match table; a stale table is used as it is while a background process
+    refreshes it (a hook never waits for a big rebuild); a missing one is compiled inline
+    only for small repositories."""
+    path = os.path.join(loc.state_dir, TABLE_NAME)
+    table = Table.open(path)
+    if table is not None:
+        if not is_fresh(table, loc.root, full=False):
+            refresh_in_background(loc.root)
+        return table
+    inline = build_inline(loc.root)
+    if inline:
+        from gitmem import compile as compiler
+
+        compiler.build(loc.repo())
+        return Table.open(path)
+    if inline is not None:
+        refresh_in_background(loc.root)
+    return None
+
+
+def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
+    text = str(payload.get("prompt") or "")
+    if not text.strip():
+        return None
+    injected: list[str] = []
+    table = None
+    try:
+        table = open_table(loc)  # once per prompt: retrieval and capture settings share it
+        return _prompt_context(loc, payload, text, injected, table) if table else None
+    finally:
+        settings = capture_settings(table)
+        if table is not None:
+            table.close()
+        record = {"kind": "prompt", "prompt": text, "decisions_injected": injected}
+        capture(loc, payload, record, settings)
+
+
+def capture(
+    loc: Location, payload: dict[str, Any], record: dict[str, Any], settings: dict[str, Any]
+) -> None:
+    """Record the prompt (redacted) in the write-ahead file; a closing record also starts
+    a flush. Capture problems are logged for `gitmem doctor` and never cost the agent its
+    context."""
+    try:
+        if not settings.get("enabled", True):
+            return
+        from gitmem import capture as wal
+        from gitmem import redact
+
+        if "prompt" in record:
+            clean, kinds = redact.redact(
+                str(record["prompt"]), settings.get("redact", []), settings.get("allow", [])
+            )
+            record = {**record, "prompt": clean, "redacted": kinds}
+        sid = str(payload.get("session_id") or "unknown")
+        wal.append(loc, sid, {**wal.base_record(loc, payload), **record})
+        if record.get("kind") == "close":
+            wal.spawn_flush(loc.repo(), sid)  # prompts are flushed by `stop` after each turn
+    except Exception as exc:
+        from gitmem.agent.runner import _log_error
+
+        _log_error(loc.shared_state_dir, "capture", f"{type(exc).__name__}: {exc}")
+
+
+def capture_settings(table: Table | None) -> dict[str, Any]:
+    """Capture settings, compiled into the table from config.yaml (no YAML in a hook)."""
+    if table is None:
+        return {"enabled": True}
+    try:
+        data = leanjson.loads(table.meta("capture") or "{}")
+    except ValueError:
+        return {"enabled": True}
+    return data if isinstance(data, dict) else {"enabled": True}
+
+
+def _prompt_context(
+    loc: Location, payload: dict[str, Any], text: str, injected: list[str], table: Table
+) -> dict[str, Any] | None:
+    cwd = payload.get("cwd")
+    hits = _retrieve(loc, text, cwd if isinstance(cwd, str) and cwd else os.getcwd(), table)
+    top_bm25 = max((float(h.ranks["bm25"][1]) for h in hits if "bm25" in h.ranks), default=0.0)
+    relevant = [h for h in hits if _relevant(h, top_bm25)][:PROMPT_MAX_HITS]
+    if not relevant:
+        return None
+    sid = str(payload.get("session_id") or "")
+    with state.open_session(loc.shared_state_dir, sid) as session:
+        shown = session.view().shown
+        fresh = [h for h in relevant if h.id not in shown]
+        if not fresh:
+            return None
+        rendered, ids = budget.render(
+            [(h, h.glob) for h in fresh],
+            budget_tokens=BUDGET_PROMPT,
+            chars_per_token=CHARS_PER_TOKEN,
+            more_hint="`gitmem search` shows them.",
+        )
+        if ids:
+            session.append("shown", ids=ids, event="prompt")
+            injected.extend(ids)
+    return context("prompt", rendered)
+
+
+def _relevant(hit: Hit, top_bm25: float) -> bool:
+    """Inject only what some evidence ties to the prompt: a governed path it names, or
+    keyword and semantic rankers agreeing near the top (or keyword alone, near the top,
+    when no embedding ranker ran, scoring at least half the best keyword score)."""
+    ranks = hit.ranks
+    if "path" in ranks:
+        return True
+    bm25 = int(ranks.get("bm25", (99, 0.0))[0])
+    emb = ranks.get("embed")
+    if emb is not None:
+        return bool((bm25 <= 5 and int(emb[0]) <= 5) or float(emb[1]) >= 0.5)
+    raw = float(ranks.get("bm25", (99, 0.0))[1])
+    return bm25 <= 3 and raw >= 0.5 * top_bm25
+
+
+def _retrieve(loc: Location, text: str, cwd: str, table: Table) -> list[Hit]:
+    """Through the warm daemon when it answers, else in-process keyword + path."""
+    from gitmem import client
+    from gitmem.retrieve import Result, Retriever
+
+    raw = client.retrieve_raw(loc, text, [], k=10, cwd=cwd)
+    if raw is not None:
+        try:
+            return list(Result.from_json(raw).hits)
+        except (KeyError, TypeError, ValueError):
+            pass
+    # path + FTS5 over the hook's own table: no Whoosh, no model, no inline rebuild
+    retriever = Retriever.open(loc, light=True, table=table)
+    try:
+        return list(retriever.retrieve(text, [], k=10, cwd=cwd).hits)
+    finally:
+        retriever.close()
+
+
+HANDLERS = {"prompt": prompt}
