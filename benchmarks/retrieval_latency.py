@@ -143,7 +143,8 @@ def bench(n: int, queries: int) -> dict[str, float | int | str]:
         it2 = iter(qs * 3)
         client.retrieve_raw(repo, *next(it2))
         daemon = median_ms(lambda: client.retrieve_raw(repo, *next(it2)), queries)
-        gitmem = shutil.which("gitmem") or "gitmem"
+        beside = Path(py).parent / "gitmem"  # this interpreter's gitmem, not a PATH shim
+        gitmem = str(beside) if beside.exists() else (shutil.which("gitmem") or "gitmem")
 
         def cli(*extra: str) -> None:
             subprocess.run(

@@ -326,11 +326,14 @@ def _prune(repo: Repo, keep: set[str]) -> None:
             shutil.rmtree(entry, ignore_errors=True)
 
 
-def resolve_embedder(repo: Repo, *, allow_download: bool) -> embed.Resolution:
+def resolve_embedder(
+    repo: Repo, *, allow_download: bool, one_shot: bool = False
+) -> embed.Resolution:
     cfg = config.load(repo.root)
     return embed.resolve(
         repo.root,
         cfg.embed_model_dir,
         allow_download=allow_download and cfg.embed_download,
         marker=repo.shared_state_dir / "model-download-failed",
+        one_shot=one_shot,
     )

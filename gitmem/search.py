@@ -23,7 +23,7 @@ def search(
         served = client.retrieve(repo, query, paths, k=k, cwd=cwd)
         if served is not None:
             return served, "daemon"
-    resolution = index.resolve_embedder(repo, allow_download=False)
+    resolution = index.resolve_embedder(repo, allow_download=False, one_shot=True)
     retriever = Retriever.open(repo, embedder=resolution.embedder)
     if retriever.stale or retriever.generation is None:
         # records changed (or no index yet): refresh incrementally, then search

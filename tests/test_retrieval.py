@@ -330,3 +330,30 @@ def test_retriever_reports_rankers_without_index(repo: Path) -> None:
         assert any("no index yet" in w for w in r.warnings)
     finally:
         r.close()
+
+
+def test_direct_onnx_runner_matches_fastembed(model_dir: Path) -> None:
+    """gitmem runs a model folder on onnxruntime + tokenizers directly (no fastembed import
+    on the cold path); its vectors must be fastembed's, optimised session or not."""
+    import numpy as np
+    from fastembed import TextEmbedding
+
+    from gitmem import embed
+
+    texts = [
+        "Money is integer cents; floats are never used for amounts.",
+        "x",
+        "Kafka carries domain events " * 60,  # longer than the 256-token window
+        "Ünïcode, emoji 🚀 and `code_identifiers` in billing/api/charge.py",
+    ]
+    reference = np.array(
+        list(
+            TextEmbedding(
+                embed.MODEL_NAME, specific_model_path=str(model_dir), local_files_only=True
+            ).embed(texts)
+        )
+    )
+    for optimize in (True, False):
+        ours = np.array(list(embed.OrtModel(model_dir, optimize=optimize).embed(texts)))
+        assert ours.shape == reference.shape == (4, embed.DIM)
+        assert np.abs(ours - reference).max() < 1e-5, optimize
