@@ -252,14 +252,18 @@ def _common_words(conn: sqlite3.Connection, records: int) -> list[str]:
     }
     if not common:
         return []
-    # Which spellings stem to those terms: let the same tokenizer stem every distinct word.
+    # Which spellings stem to those terms: let the same tokenizer stem the candidate words.
+    # Porter stemming keeps a word's first two letters, so only words that start like a
+    # common stem can stem to one.
     import re
 
+    starts = {t[:2] for t in common}
     words = sorted(
         {
             w
             for (text,) in conn.execute("SELECT content FROM fts")
             for w in re.findall(r"[^\W_]+", str(text).lower())
+            if w[:2] in starts
         }
     )
     conn.execute("CREATE VIRTUAL TABLE temp.words USING fts5(w, tokenize = 'porter unicode61')")

@@ -129,12 +129,14 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
             ),
         )
     )
-    on_path = shutil.which("gitmem")
+    command = install.COMMAND_PREFIX.split()[0]  # what the installed hooks run
+    on_path = shutil.which(command)
     checks.append(
         Check(
-            "gitmem on PATH",
+            f"{command} on PATH",
             on_path is not None,
-            on_path or "hooks call `gitmem`: put it on PATH (pipx install / venv)",
+            on_path
+            or f"hooks call `{command}`: put gitmem's scripts folder on PATH (pipx install / venv)",
         )
     )
     last: dict[str, dict[str, float]] = {}

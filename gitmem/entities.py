@@ -136,3 +136,58 @@ def extract(text: str) -> QueryTerms:
     ]
     words = tuple(w.lower() for w in _WORD.findall(clean))
     return QueryTerms(tuple(dict.fromkeys(paths)), tuple(dict.fromkeys(identifiers)), quoted, words)
+
+
+# What well-known files configure, in the words decision records use for it. A tool-call
+# hook often sees only a path: `pyproject.toml` says nothing lexically about a decision
+# titled "Python 3.12 with strict mypy", but it is where that decision lives. Keys are
+# file names (any folder) or folder prefixes ending in "/".
+KNOWN_FILES: dict[str, str] = {
+    "pyproject.toml": "python packaging dependencies build mypy ruff pytest",
+    "setup.py": "python packaging dependencies",
+    "setup.cfg": "python packaging configuration",
+    "requirements.txt": "python dependencies",
+    "poetry.lock": "python dependencies poetry",
+    "uv.lock": "python dependencies",
+    "mypy.ini": "python mypy type checking",
+    "tox.ini": "python tests tox",
+    "package.json": "javascript node npm dependencies scripts",
+    "package-lock.json": "javascript npm dependencies",
+    "pnpm-lock.yaml": "javascript pnpm dependencies",
+    "yarn.lock": "javascript yarn dependencies",
+    "tsconfig.json": "typescript compiler configuration",
+    "go.mod": "go modules dependencies",
+    "go.sum": "go modules dependencies",
+    "Cargo.toml": "rust crate dependencies",
+    "Cargo.lock": "rust dependencies",
+    "Gemfile": "ruby gems dependencies",
+    "pom.xml": "java maven build dependencies",
+    "build.gradle": "java gradle build dependencies",
+    "build.gradle.kts": "kotlin gradle build dependencies",
+    "build.sbt": "scala sbt build dependencies",
+    "Makefile": "build make targets",
+    "CMakeLists.txt": "cmake build",
+    "Dockerfile": "docker container image",
+    "docker-compose.yml": "docker compose containers services",
+    "docker-compose.yaml": "docker compose containers services",
+    ".gitlab-ci.yml": "ci pipeline gitlab",
+    "Jenkinsfile": "ci pipeline jenkins",
+    ".pre-commit-config.yaml": "pre-commit hooks lint",
+    ".github/workflows/": "ci pipeline github actions workflow",
+    ".circleci/": "ci pipeline circleci",
+}
+
+
+def known_file_words(path: str) -> list[str]:
+    """Words for what a well-known file configures (see KNOWN_FILES); [] for others."""
+    name = path.rsplit("/", 1)[-1]
+    text = KNOWN_FILES.get(name)
+    if text is None:
+        probe = path if path.startswith("/") else "/" + path
+        for key, words in KNOWN_FILES.items():
+            if key.endswith("/") and ("/" + key) in probe:
+                text = words
+                break
+    if text is None and name.endswith(".tf"):
+        text = "terraform infrastructure"
+    return text.split() if text else []

@@ -78,6 +78,8 @@ _SPECIAL = set(".^$*+?{}[]|()")
 
 def _literal(text: str) -> str | None:
     """The literal a ``re.escape``d fragment stands for, or None if it is not one."""
+    if "\\" not in text and _SPECIAL.isdisjoint(text):
+        return text or None  # the common case, without a loop in Python
     out: list[str] = []
     i = 0
     while i < len(text):
@@ -373,9 +375,8 @@ def write(
     """Write a path map atomically (aside, then ``os.replace``). ``records`` are
     ``record_row`` lists; ``keys`` maps a lookup key to record indexes."""
     import contextlib
+    import json
     import tempfile
-
-    from gitmem import leanjson
 
     nbuckets = 1
     while nbuckets < 2 * max(len(keys), 1):
@@ -385,7 +386,8 @@ def write(
         numbers = ",".join(str(n) for n in sorted(set(keys[key])))
         buckets[_fnv(key) % nbuckets].append(f"{key}\t{numbers}")
     blobs = [("\n".join(lines)).encode("utf-8", "surrogatepass") for lines in buckets]
-    rows = [leanjson.dumps(r).encode("utf-8", "surrogatepass") for r in records]
+    # json's C encoder (the writer is not on a hook's path); the same text leanjson writes
+    rows = [json.dumps(r, separators=(",", ":")).encode("utf-8", "surrogatepass") for r in records]
     offset = 16 * (nbuckets + len(rows))
     table = bytearray()
     data = bytearray()
@@ -399,7 +401,7 @@ def write(
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(MAGIC)
-            fh.write(leanjson.dumps(head).encode() + b"\n")
+            fh.write(json.dumps(head, separators=(",", ":")).encode() + b"\n")
             fh.write(table)
             fh.write(data)
         os.replace(tmp, dest)

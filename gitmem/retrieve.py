@@ -454,6 +454,7 @@ class Retriever:
         path_words: list[str] = []
         for rel in rel_paths:
             path_words.extend(entities.split_words(rel))
+            path_words.extend(entities.known_file_words(rel))
         runs: dict[str, list[tuple[str, float]]] = {}
         runs["path"], matched_globs = self.rank_paths(rel_paths, allowed)
         if self.light:

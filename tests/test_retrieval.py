@@ -357,3 +357,16 @@ def test_direct_onnx_runner_matches_fastembed(model_dir: Path) -> None:
         ours = np.array(list(embed.OrtModel(model_dir, optimize=optimize).embed(texts)))
         assert ours.shape == reference.shape == (4, embed.DIM)
         assert np.abs(ours - reference).max() < 1e-5, optimize
+
+
+def test_well_known_files_bring_their_vocabulary(repo: Path, no_model: None) -> None:
+    """A tool call that touches only `pyproject.toml` finds the decision about the Python
+    toolchain although no glob links them and the path shares no word with it."""
+    decision(repo, "0001-py.md", "Python 3.12 with strict mypy", body="## Decision\n\nStrict.\n")
+    decision(repo, "0002-k.md", "Kafka carries domain events", body="## Decision\n\nTopics.\n")
+    decision(repo, "0003-ci.md", "GitHub Actions runs every check", body="## Decision\n\nCI.\n")
+    r = discover(repo)
+    index.build(r)
+    assert retrieve(r, "", ["pyproject.toml"]).hits[0].id == "D-0001"
+    assert retrieve(r, "", [".github/workflows/test.yml"]).hits[0].id == "D-0003"
+    assert retrieve(r, "", ["src/kafka/topics.py"]).hits[0].id == "D-0002"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -199,3 +200,22 @@ def test_one_record_edit_reparses_one_file(repo: Path, monkeypatch: pytest.Monke
     assert t.match("seven/x")[0].entry.title == "Seven renamed"
     assert t.match("m8/x")[0].entry.id == "D-0008"  # cached records are still there
     t.close()
+
+
+def test_keyword_search_skips_words_in_most_records(repo: Path) -> None:
+    """Words whose FTS5 term is in more than half of the records have no BM25 weight left;
+    the table lists every spelling of them and keyword() leaves them out of its query."""
+    for i in range(30):
+        word = "ledgers" if i % 2 else "ledger"  # one stem, two spellings
+        body = f"## Decision\n\nThe {word} keeps entry {i}; zebra{i} stripes.\n"
+        decision(repo, f"{i:04d}-d.md", f"Rule {i}", body=body)
+    table = compiler.ensure(discover(repo))
+    try:
+        common = set(json.loads(table.meta("fts_common") or "[]"))
+        assert {"ledger", "ledgers", "the", "keeps"} <= common
+        assert "zebra7" not in common
+        assert table.keyword(["ledger", "ledgers"]) == []
+        hits = table.keyword(["ledger", "zebra7"])
+        assert [ident for ident, _ in hits] == ["D-0007"]
+    finally:
+        table.close()
