@@ -20,18 +20,18 @@ loses nothing: the record waits in the write-ahead file for the next flush.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import time
 
 from gitmem import __version__, leanjson
+from gitmem.locked import LockedFile
 
 # The prompt hook calls `append` and `base_record` (with a gitmem.location.Location); json,
 # git, subprocess, pathlib and typing load only elsewhere (the flusher is its own process).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Any
+    from typing import Any
 
     from gitmem.location import Location
     from gitmem.repo import Repo
@@ -68,38 +68,11 @@ def wal_path(repo: Repo | Location, session_id: str) -> str:
     return os.path.join(os.fspath(repo.shared_state_dir), "capture", f"{safe(session_id)}.jsonl")
 
 
-class _locked:
-    """``with _locked(path) as fh``: the file opened for append and read, under flock."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._fh: IO[str] | None = None
-
-    def __enter__(self) -> IO[str]:
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        fh = open(self.path, "a+", encoding="utf-8")
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-        except BaseException:
-            fh.close()
-            raise
-        self._fh = fh
-        return fh
-
-    def __exit__(self, *exc: object) -> None:
-        fh, self._fh = self._fh, None
-        if fh is not None:
-            try:
-                fcntl.flock(fh, fcntl.LOCK_UN)
-            finally:
-                fh.close()
-
-
 def append(repo: Repo | Location, session_id: str, record: dict[str, Any]) -> str:
     """Write one record to the session's write-ahead file; returns its uid."""
     uid = os.urandom(16).hex()
     line = leanjson.dumps({"uid": uid, "ref": ref_for(session_id), **record})
-    with _locked(wal_path(repo, session_id)) as fh:
+    with LockedFile(wal_path(repo, session_id)) as fh:
         fh.seek(0, os.SEEK_END)
         fh.write(line + "\n")
         fh.flush()
@@ -162,7 +135,7 @@ def flush(repo: Repo, session_id: str) -> int:
     path = wal_path(repo, session_id)
     if not os.path.exists(path):
         return 0
-    with _locked(path) as fh:
+    with LockedFile(path) as fh:
         fh.seek(0)
         pending = []
         for line in fh.read().splitlines():

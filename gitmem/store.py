@@ -47,6 +47,7 @@ class Catalog:
     cache: dict[str, tuple[str, str]] = field(default_factory=dict, compare=False, repr=False)
     # record file -> its globs compiled as [regex, negated, glob, specificity, key]
     patterns: dict[str, list[list[object]]] = field(default_factory=dict, compare=False, repr=False)
+    reparsed: int = field(default=0, compare=False, repr=False)  # files the cache missed
 
     def get(self, ident: str) -> Decision:
         wanted = ident.strip()
@@ -120,6 +121,7 @@ def load(root: Path, cache: ParseCache | None = None) -> Catalog:
     back_links: list[tuple[str, str, str]] = []
     new_cache: dict[str, tuple[str, str]] = {}
     patterns: dict[str, list[list[object]]] = {}
+    reparsed = 0
     for sf in source_files(root, cfg):
         entry = imported.get(sf.rel)
         sig = _signature(root, sf, entry)
@@ -128,6 +130,7 @@ def load(root: Path, cache: ParseCache | None = None) -> Catalog:
             payload = cached[1]
         else:
             payload = json.dumps(_read_one(root, sf, entry))
+            reparsed += 1
         if sig:
             new_cache[sf.rel] = (sig, payload)
         data = json.loads(payload)
@@ -139,12 +142,12 @@ def load(root: Path, cache: ParseCache | None = None) -> Catalog:
         back_links.extend((decision.id, ref, sf.rel) for ref in data["successors"])
         decisions.append(decision)
     decisions = _link(decisions, back_links, problems)
-    return Catalog(tuple(decisions), tuple(problems), new_cache, patterns)
+    return Catalog(tuple(decisions), tuple(problems), new_cache, patterns, reparsed)
 
 
 def _signature(root: Path, sf: SourceFile, entry: config.ImportedEntry | None) -> str:
     try:
-        st = os.stat(root / sf.rel)
+        st = os.stat(os.path.join(root, sf.rel))
     except OSError:
         return ""
     extra = "" if entry is None else json.dumps([list(entry.globs), entry.inferred, entry.line])

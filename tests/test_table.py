@@ -219,3 +219,30 @@ def test_keyword_search_skips_words_in_most_records(repo: Path) -> None:
         assert [ident for ident, _ in hits] == ["D-0007"]
     finally:
         table.close()
+
+
+def test_common_words_survive_small_edits_and_are_recomputed_after_many(repo: Path) -> None:
+    for i in range(30):
+        decision(repo, f"{i:04d}-d.md", f"Rule {i}", body=f"## Decision\n\nThe ledger {i}.\n")
+    r = discover(repo)
+    compiler.build(r)
+
+    def meta(key: str) -> str:
+        table = compiler.ensure(r)
+        try:
+            return table.meta(key) or ""
+        finally:
+            table.close()
+
+    assert "ledger" in json.loads(meta("fts_common"))
+    # one edit: the list is kept (drift 1 of the 5 allowed)
+    decision(repo, "0000-d.md", "Rule 0", body="## Decision\n\nThe abacus.\n")
+    compiler.build(r)
+    assert meta("fts_common_drift") == "1" and "ledger" in json.loads(meta("fts_common"))
+    # many edits: "ledger" falls below half of the records and the list is recomputed
+    for i in range(1, 16):
+        decision(repo, f"{i:04d}-d.md", f"Rule {i}", body="## Decision\n\nThe abacus.\n")
+    compiler.build(r)
+    assert meta("fts_common_drift") == "0"
+    assert "ledger" not in json.loads(meta("fts_common"))
+    assert "abacus" in json.loads(meta("fts_common"))

@@ -8,11 +8,11 @@ only built-in modules (no ``json``, ``re``, ``pathlib`` or ``typing``; see gitme
 
 from __future__ import annotations
 
-import fcntl
 import os
 import time
 
 from gitmem import leanjson
+from gitmem.locked import LockedFile
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
@@ -69,27 +69,16 @@ class Session:
 
     def __init__(self, path: str) -> None:
         self.path = path
+        self._lock = LockedFile(path)
         self._fh: IO[str] | None = None
 
     def __enter__(self) -> Session:
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        fh = open(self.path, "a+", encoding="utf-8")
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-        except BaseException:
-            fh.close()
-            raise
-        self._fh = fh
+        self._fh = self._lock.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        fh = self._fh
         self._fh = None
-        if fh is not None:
-            try:
-                fcntl.flock(fh, fcntl.LOCK_UN)
-            finally:
-                fh.close()
+        self._lock.__exit__(*exc)
 
     def _file(self) -> IO[str]:
         if self._fh is None:
