@@ -117,6 +117,12 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     scopes = install.installed_scopes(repo.root, home)
     plugin = (repo.root / ".claude-plugin" / "plugin.json").is_file()
     where = ", ".join(f"{s}: {len(e)} events" for s, e in scopes.items())
+    outdated = install.outdated_scopes(repo.root, home)
+    if outdated:
+        where += (
+            f" (older command form in {', '.join(outdated)}: works, a few ms slower per"
+            " event; `gitmem install claude --scope SCOPE` updates it)"
+        )
     checks.append(
         Check(
             "claude hooks",

@@ -436,7 +436,12 @@ def test_install_upgrades_hooks_an_older_gitmem_installed(project: Path) -> None
     settings_file.write_text(
         json.dumps({"hooks": {"PreToolUse": [{"matcher": "Edit", "hooks": [mine, old]}]}})
     )
+    home = project / "home"
+    doctor = CliRunner().invoke(cli, ["doctor", "--no-model", "--json"], env={"HOME": str(home)})
+    assert "older command form in project" in doctor.stdout
     assert install.install(settings_file) == [*install.EVENTS]  # 5 added, 1 updated
+    doctor = CliRunner().invoke(cli, ["doctor", "--no-model", "--json"], env={"HOME": str(home)})
+    assert "older command form" not in doctor.stdout
     pre = json.loads(settings_file.read_text())["hooks"]["PreToolUse"]
     assert pre == [
         {"matcher": "Edit", "hooks": [mine, {**old, "command": "gitmem-hook claude pre-tool"}]}

@@ -201,3 +201,27 @@ def installed_scopes(root: Path, home: Path) -> dict[str, list[str]]:
         if events:
             out[scope] = events
     return out
+
+
+def outdated_scopes(root: Path, home: Path) -> list[str]:
+    """For doctor: settings files whose gitmem hooks use another command form than this
+    platform's (an older install; `gitmem install claude` updates them)."""
+    out: list[str] = []
+    for scope in ("project", "local", "user"):
+        try:
+            data = _load(settings_path(scope, root, home))
+        except GitmemError:
+            continue
+        hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
+        commands = [
+            str(h.get("command", ""))
+            for groups in (hooks or {}).values()
+            if isinstance(groups, list)
+            for g in groups
+            if isinstance(g, dict)
+            for h in g.get("hooks") or []
+            if _ours(h)
+        ]
+        if any(not c.startswith(COMMAND_PREFIX) for c in commands):
+            out.append(scope)
+    return out
