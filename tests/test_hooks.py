@@ -428,6 +428,49 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
     assert settings_file.read_text() == "{broken"
 
 
+def test_a_damaged_path_map_is_logged_and_rebuilt(project: Path) -> None:
+    import time
+
+    from gitmem import compile as compiler
+    from gitmem import pathmap
+
+    r = discover(project)
+    compiler.build(r)
+    where = compiler.map_path(r)
+    pm = pathmap.PathMap.open(str(where))
+    assert pm is not None
+    tables = pm._base + 16 * (int(pm.header["buckets"]) + int(pm.header["records"]))  # type: ignore[call-overload]
+    pm.close()
+    where.write_bytes(where.read_bytes()[:tables])  # opens, then every read comes up short
+    payload = {
+        "session_id": "dmg",
+        "cwd": str(project),
+        "tool_name": "Read",
+        "tool_input": {"file_path": str(project / "billing/charge.py")},
+    }
+    code, out, _ = hook("pre-tool", payload, project)
+    assert code == 0 and out == ""
+    assert "truncated" in (r.shared_state_dir / "hook-errors.log").read_text()
+
+    def healthy() -> bool:
+        pm = pathmap.PathMap.open(str(where))
+        if pm is None:
+            return False
+        try:
+            return any(d.id == "D-0001" for d, _, _ in pm.match("billing/charge.py"))
+        except ValueError:
+            return False
+        finally:
+            pm.close()
+
+    deadline = time.monotonic() + 60
+    while not healthy() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert healthy()  # rebuilt in the background
+    code, out, _ = hook("pre-tool", {**payload, "session_id": "dmg2"}, project)
+    assert "D-0001" in context_of(out)
+
+
 def test_install_upgrades_hooks_an_older_gitmem_installed(project: Path) -> None:
     settings_file = project / ".claude" / "settings.json"
     settings_file.parent.mkdir()

@@ -125,15 +125,25 @@ def _touched(loc: Location, payload: dict[str, Any], pm: pathmap.PathMap) -> tup
 # ------------------------------------------------------------------------------ events
 
 
+def _damaged(loc: Location) -> None:
+    """A map that opened but cannot be read (a damaged disk; writes are atomic): have it
+    rebuilt in the background. The caller re-raises, so the error is logged for doctor."""
+    refresh_in_background(loc.root)
+
+
 def pre_tool(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     pm = open_map(loc)
     if pm is None:
         return None
     with pm:
-        tool, paths = _touched(loc, payload, pm)
-        if not paths:
-            return None
-        hits = governing(pm, paths, loc.root)
+        try:
+            tool, paths = _touched(loc, payload, pm)
+            if not paths:
+                return None
+            hits = governing(pm, paths, loc.root)
+        except ValueError:
+            _damaged(loc)
+            raise
     if not hits:
         return None
     advisories: list[str] = []
@@ -172,16 +182,20 @@ def post_tool(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     if pm is None:
         return None
     with pm:
-        tool, paths = _touched(loc, payload, pm)
-        if not paths:
-            return None
-        edited = tool in toolpaths.EDIT_TOOLS
-        sid = str(payload.get("session_id") or "")
-        with state.open_session(loc.shared_state_dir, sid) as session:
-            session.append("edited" if edited else "read", paths=paths, tool=tool)
-        if not edited:
-            return None
-        hits = governing(pm, paths, loc.root)
+        try:
+            tool, paths = _touched(loc, payload, pm)
+            if not paths:
+                return None
+            edited = tool in toolpaths.EDIT_TOOLS
+            sid = str(payload.get("session_id") or "")
+            with state.open_session(loc.shared_state_dir, sid) as session:
+                session.append("edited" if edited else "read", paths=paths, tool=tool)
+            if not edited:
+                return None
+            hits = governing(pm, paths, loc.root)
+        except ValueError:
+            _damaged(loc)
+            raise
     return _inject_new(loc, payload, "post-tool", hits, BUDGET_POST_TOOL) if hits else None
 
 
