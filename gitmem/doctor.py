@@ -135,16 +135,21 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
             ),
         )
     )
-    command = install.COMMAND_PREFIX.split()[0]  # what the installed hooks run
-    on_path = shutil.which(command)
-    checks.append(
-        Check(
-            f"{command} on PATH",
-            on_path is not None,
-            on_path
-            or f"hooks call `{command}`: put gitmem's scripts folder on PATH (pipx install / venv)",
+    # the programs the installed hooks (or the plugin's) run; else what `install` would write
+    programs = install.installed_executables(repo.root, home)
+    if plugin:
+        programs = sorted({*programs, install.FAST_PREFIX.split()[0]})
+    for program in programs or [install.command_prefix().split()[0]]:
+        on_path = shutil.which(program)
+        checks.append(
+            Check(
+                f"{program} on PATH",
+                on_path is not None,
+                on_path
+                or f"hooks call `{program}`: put gitmem's scripts folder on PATH"
+                " (pipx install / venv), or run `gitmem install claude` again",
+            )
         )
-    )
     last: dict[str, dict[str, float]] = {}
     status = repo.shared_state_dir / STATUS_DIR
     if status.is_dir():

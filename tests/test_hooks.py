@@ -510,6 +510,38 @@ def test_both_entry_points_answer_alike(project: Path) -> None:
         assert answers[0] == answers[1] and "D-0001" in context_of(answers[0])
 
 
+def test_install_falls_back_to_the_console_script(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where `gitmem-hook` is not on PATH (an installer that links console scripts only),
+    the hooks call `gitmem hook claude EVENT`, and that command works."""
+    bin_dir = project / "only-gitmem"
+    bin_dir.mkdir()
+    (bin_dir / "gitmem").symlink_to(str(GITMEM))
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    settings_file = project / ".claude" / "settings.json"
+    assert CliRunner().invoke(cli, ["install", "claude"]).exit_code == 0
+    command = json.loads(settings_file.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    assert command == "gitmem hook claude pre-tool"
+    payload = {
+        "session_id": "console",
+        "cwd": str(project),
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(project / "billing/charge.py")},
+    }
+    proc = subprocess.run(
+        command,
+        shell=True,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env={**os.environ, "HOME": SANDBOX_HOME},
+        timeout=60,
+    )
+    assert proc.returncode == 0 and "D-0001" in context_of(proc.stdout)
+
+
 def test_end_to_end_command_from_settings(project: Path) -> None:
     assert CliRunner().invoke(cli, ["install", "claude"]).exit_code == 0
     data = json.loads((project / ".claude" / "settings.json").read_text())

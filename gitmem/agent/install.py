@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +14,12 @@ from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write
 
 # `gitmem-hook` is a plain script (no console-script wrapper importing `re` first; see
-# gitmem.agent.runner.main). Windows has no shebangs, so there the hooks call the console
-# script, `gitmem hook claude EVENT`: same code, a few milliseconds slower per event.
-COMMAND_PREFIX = "gitmem hook claude " if os.name == "nt" else "gitmem-hook claude "
-OUR_PREFIXES = ("gitmem-hook claude ", "gitmem hook claude ")  # either form is ours
+# gitmem.agent.runner.main). Where it cannot run (Windows has no shebangs) or is not on
+# PATH (an installer that exposes only console scripts), the hooks call the console script,
+# `gitmem hook claude EVENT`: the same code, a few milliseconds slower per event.
+FAST_PREFIX = "gitmem-hook claude "
+CONSOLE_PREFIX = "gitmem hook claude "
+OUR_PREFIXES = (FAST_PREFIX, CONSOLE_PREFIX)  # either form is ours
 TOOL_MATCHER = "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|LS|Bash|mcp__.*"
 # Claude Code event -> (matcher or None, gitmem event)
 EVENTS: dict[str, tuple[str | None, str]] = {
@@ -31,15 +34,20 @@ TIMEOUT_S = 10
 MCP_SERVER = {"type": "stdio", "command": "gitmem", "args": ["mcp"]}
 
 
-def hooks_config() -> dict[str, list[dict[str, Any]]]:
+def command_prefix() -> str:
+    """The command form to install on this machine (see above)."""
+    if os.name == "nt" or shutil.which("gitmem-hook") is None:
+        return CONSOLE_PREFIX
+    return FAST_PREFIX
+
+
+def hooks_config(prefix: str = FAST_PREFIX) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
     for event, (matcher, ours) in EVENTS.items():
         group: dict[str, Any] = {}
         if matcher is not None:
             group["matcher"] = matcher
-        group["hooks"] = [
-            {"type": "command", "command": COMMAND_PREFIX + ours, "timeout": TIMEOUT_S}
-        ]
+        group["hooks"] = [{"type": "command", "command": prefix + ours, "timeout": TIMEOUT_S}]
         out[event] = [group]
     return out
 
@@ -80,12 +88,12 @@ def _ours(hook: Any) -> bool:
     return isinstance(hook, dict) and str(hook.get("command", "")).startswith(OUR_PREFIXES)
 
 
-def _upgrade(hook: dict[str, Any]) -> bool:
-    """Point a hook installed by an older gitmem at the current command form."""
+def _upgrade(hook: dict[str, Any], current: str) -> bool:
+    """Point a hook installed in another command form at ``current``."""
     command = str(hook.get("command", ""))
     for prefix in OUR_PREFIXES:
-        if prefix != COMMAND_PREFIX and command.startswith(prefix):
-            hook["command"] = COMMAND_PREFIX + command[len(prefix) :]
+        if prefix != current and command.startswith(prefix):
+            hook["command"] = current + command[len(prefix) :]
             return True
     return False
 
@@ -98,7 +106,8 @@ def install(path: Path) -> list[str]:
     if not isinstance(hooks, dict):
         raise GitmemError(f"{path}: `hooks` is not an object; nothing was changed")
     added = []
-    for event, groups in hooks_config().items():
+    prefix = command_prefix()
+    for event, groups in hooks_config(prefix).items():
         existing = hooks.setdefault(event, [])
         if not isinstance(existing, list):
             raise GitmemError(f"{path}: `hooks.{event}` is not a list; nothing was changed")
@@ -108,7 +117,7 @@ def install(path: Path) -> list[str]:
         if not ours:
             existing.extend(groups)
             added.append(event)
-        elif any([_upgrade(h) for h in ours]):
+        elif any([_upgrade(h, prefix) for h in ours]):
             added.append(event)
     if added:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -203,10 +212,9 @@ def installed_scopes(root: Path, home: Path) -> dict[str, list[str]]:
     return out
 
 
-def outdated_scopes(root: Path, home: Path) -> list[str]:
-    """For doctor: settings files whose gitmem hooks use another command form than this
-    platform's (an older install; `gitmem install claude` updates them)."""
-    out: list[str] = []
+def _commands(root: Path, home: Path) -> dict[str, list[str]]:
+    """Scope -> the commands of gitmem's hooks installed there (readable files only)."""
+    out: dict[str, list[str]] = {}
     for scope in ("project", "local", "user"):
         try:
             data = _load(settings_path(scope, root, home))
@@ -222,6 +230,22 @@ def outdated_scopes(root: Path, home: Path) -> list[str]:
             for h in g.get("hooks") or []
             if _ours(h)
         ]
-        if any(not c.startswith(COMMAND_PREFIX) for c in commands):
-            out.append(scope)
+        if commands:
+            out[scope] = commands
     return out
+
+
+def outdated_scopes(root: Path, home: Path) -> list[str]:
+    """For doctor: settings files whose gitmem hooks use another command form than the one
+    `install` writes on this machine (`gitmem install claude` updates them)."""
+    current = command_prefix()
+    return [
+        scope
+        for scope, commands in _commands(root, home).items()
+        if any(not c.startswith(current) for c in commands)
+    ]
+
+
+def installed_executables(root: Path, home: Path) -> list[str]:
+    """For doctor: the programs the installed gitmem hooks run (`gitmem-hook`, `gitmem`)."""
+    return sorted({c.split()[0] for cs in _commands(root, home).values() for c in cs})
