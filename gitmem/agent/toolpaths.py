@@ -47,11 +47,12 @@ def _looks_like_path(word: str) -> bool:
 
 
 def shell_words(command: str) -> list[str]:
-    """Split a shell command into words the way a POSIX shell quotes them: single quotes
-    are literal, double quotes honour backslash before ``"\\$`` and backquote, a backslash
-    elsewhere escapes the next character, runs of ``;&|<>()`` are operator words, and
-    ``#`` at the start of a word comments out the rest of the line. Unbalanced quotes end
-    at the end of the command (an agent's command is evidence, not a script to run)."""
+    """Split a shell command into words as ``shlex`` does (POSIX mode, punctuation runs):
+    single quotes are literal, inside double quotes a backslash escapes only ``"`` and
+    itself, a backslash elsewhere escapes the next character, runs of ``;&|<>()`` are
+    operator words. Unlike ``shlex``, ``#`` starts a comment only at the start of a word (as
+    in a shell), and an unbalanced quote ends at the end of the command instead of raising
+    (an agent's command is evidence, not a script to run)."""
     words: list[str] = []
     word: list[str] = []
     started = False  # a word is open (even an empty one, from "")
@@ -90,7 +91,7 @@ def shell_words(command: str) -> list[str]:
             started = True
             i += 1
             while i < n and command[i] != '"':
-                if command[i] == "\\" and i + 1 < n and command[i + 1] in '"\\$`\n':
+                if command[i] == "\\" and i + 1 < n and command[i + 1] in '"\\':
                     i += 1
                 word.append(command[i])
                 i += 1
