@@ -91,38 +91,33 @@ def bench(n: int, runs: int) -> dict[str, float | int]:
             )
             times.append((time.perf_counter() - t0) * 1000)
         res["capture_in_process_ms"] = statistics.median(times)
-        imp = subprocess.run(
-            [
-                py,
-                "-X",
-                "importtime",
-                "-c",
-                "import gitmem.agent.prompt; import gitmem.capture, gitmem.redact",
-            ],
-            capture_output=True,
-            text=True,
-        ).stderr.splitlines()
         # cumulative time of the two top-level imports, after the hook module is loaded
-        res["capture_import_ms"] = (
-            sum(
-                int(line.split("|")[1])
-                for line in imp
-                if line.rstrip().endswith(("| gitmem.capture", "| gitmem.redact"))
-            )
-            / 1000
+        res["capture_import_ms"] = importtime_ms(
+            "import gitmem.agent.prompt; import gitmem.capture, gitmem.redact",
+            ("gitmem.capture", "gitmem.redact"),
         )
         return res
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def importtime_ms(code: str, modules: tuple[str, ...]) -> float:
+    """Cumulative import time of ``modules`` when a fresh interpreter runs ``code``, in ms
+    (`python -X importtime`; a module imported twice counts once, its last line)."""
+    err = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True
+    ).stderr
+    last: dict[str, int] = {}
+    for line in err.splitlines():
+        name = line.rsplit("|", 1)[-1].strip()
+        if name in modules:
+            last[name] = int(line.split("|")[1])
+    return sum(last.values()) / 1000 if last else float("nan")
+
+
 def site_ms() -> float:
     """Cumulative import time of `site` (and whatever .pth files it runs), in ms."""
-    err = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True, text=True
-    ).stderr
-    lines = [line for line in err.splitlines() if line.rstrip().endswith("| site")]
-    return int(lines[-1].split("|")[1]) / 1000 if lines else float("nan")
+    return importtime_ms("pass", ("site",))
 
 
 def main() -> int:

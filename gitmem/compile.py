@@ -160,15 +160,7 @@ def _previous(
 
 def parse_cache(repo: Repo) -> dict[str, tuple[str, str]]:
     """The parse cache of the current table, if it is readable and of this schema."""
-    table = Table.open(table_path(repo))
-    if table is None:
-        return {}
-    try:
-        return table.parse_cache()
-    except sqlite3.Error:
-        return {}
-    finally:
-        table.close()
+    return _previous(repo)[0]
 
 
 def _write(

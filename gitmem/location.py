@@ -131,20 +131,29 @@ def worktree_roots(root: str, common_dir: str) -> list[str]:
     return roots
 
 
-def relative(raw: str, root: str, common_dir: str, cwd: str | None = None) -> str | None:
+def relative(
+    raw: str,
+    root: str,
+    common_dir: str,
+    cwd: str | None = None,
+    roots: list[str] | None = None,
+) -> str | None:
     """Return ``raw`` relative to the repository root, or None if it lies outside it.
 
     Handles absolute paths, paths relative to a cwd in a subdirectory, Windows separators
     and drive letters, symlinked temp dirs, and paths inside another linked worktree of
     the same repository. The result uses ``/`` separators, has no ``./`` or ``..`` parts
-    and no trailing slash; the repository root itself is ``""``.
+    and no trailing slash; the repository root itself is ``""``. ``roots``:
+    ``worktree_roots(root, common_dir)``, for callers that resolve many paths (it lists
+    the worktrees folder).
     """
     text = raw.strip().strip('"').strip("'")
     if not text:
         return None
     text = text.replace("\\", "/")
     base = os.path.abspath(cwd) if cwd is not None else os.getcwd()
-    roots = worktree_roots(root, common_dir)
+    if roots is None:
+        roots = worktree_roots(root, common_dir)
     if len(text) >= 3 and text[0] in _ASCII_LETTERS and text[1:3] == ":/":
         # A Windows absolute path on a POSIX machine: match it against the roots by suffix.
         lowered = text.lower()

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import os
 
+from gitmem.vocab import SEVERITY_RANK
+
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -38,7 +40,6 @@ if TYPE_CHECKING:
 
 MAGIC = b"GITMEM-PATHMAP 1\n"
 MAP_NAME = "pathmap.bin"
-SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
 
 # Pattern = (kind, literal, regex, negated, glob, specificity)
 Pattern = tuple[str, str, str, bool, str, int]
@@ -281,6 +282,8 @@ class PathMap:
         self._nrecords = int(header["records"])  # type: ignore[call-overload]
         self._records_at = 16 * self._nbuckets
         self._cache: dict[int, Decision] = {}
+        # a hook asks about a shell word to keep it, then again for its decisions
+        self._matched: dict[tuple[str, bool], list[tuple[Decision, str, int]]] = {}
 
     @classmethod
     def open(cls, path: str) -> PathMap | None:
@@ -353,6 +356,9 @@ class PathMap:
     def match(self, path: str, is_dir: bool = False) -> list[tuple[Decision, str, int]]:
         """Decisions whose globs govern the repository-relative ``path``, best first, as
         (decision, matched glob, specificity)."""
+        known = self._matched.get((path, is_dir))
+        if known is not None:
+            return list(known)
         out = []
         for i in self.candidates(path_keys(path)):
             d = self.record(i)
@@ -360,7 +366,8 @@ class PathMap:
             if found is not None:
                 out.append((d, found[0], found[1]))
         out.sort(key=sort_key)
-        return out
+        self._matched[(path, is_dir)] = out
+        return list(out)
 
 
 # ------------------------------------------------------------------------------ writing

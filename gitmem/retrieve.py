@@ -21,7 +21,7 @@ import math
 import os
 
 from gitmem import entities
-from gitmem.location import relative
+from gitmem.location import relative, worktree_roots
 from gitmem.table import Entry, Table
 from gitmem.vocab import MAX_TERM_SHARE, SEVERITY_RANK
 
@@ -446,9 +446,10 @@ class Retriever:
         """Rank the decisions relevant to ``prompt`` and the touched ``paths``."""
         terms = entities.extract(prompt)
         rel_paths: list[str] = []
+        root, common = str(self.repo.root), str(self.repo.common_dir)
+        roots = worktree_roots(root, common)
         for raw in [*paths, *terms.paths]:
-            root = str(self.repo.root)
-            rel = relative(raw, root, str(self.repo.common_dir), cwd or root)
+            rel = relative(raw, root, common, cwd or root, roots)
             if rel is not None and rel not in rel_paths:
                 rel_paths.append(rel)
         path_words: list[str] = []

@@ -18,7 +18,7 @@ import os
 from gitmem import budget, pathmap
 from gitmem.agent import state, toolpaths
 from gitmem.agent.common import CHARS_PER_TOKEN, build_inline, context, refresh_in_background
-from gitmem.location import Location, relative
+from gitmem.location import Location, relative, worktree_roots
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
@@ -72,8 +72,9 @@ def repo_paths(
     """Repository-relative forms of ``raw``; shell words are kept only when they exist on
     disk or some decision governs them."""
     out: list[str] = []
+    roots = worktree_roots(loc.root, loc.common_dir)
     for item in raw:
-        rel = relative(item, loc.root, loc.common_dir, cwd)
+        rel = relative(item, loc.root, loc.common_dir, cwd, roots)
         if rel is None or rel in out:
             continue
         if check_shell and not (os.path.exists(os.path.join(loc.root, rel)) or pm.match(rel)):
@@ -125,25 +126,33 @@ def _touched(loc: Location, payload: dict[str, Any], pm: pathmap.PathMap) -> tup
 # ------------------------------------------------------------------------------ events
 
 
-def _damaged(loc: Location) -> None:
-    """A map that opened but cannot be read (a damaged disk; writes are atomic): have it
-    rebuilt in the background. The caller re-raises, so the error is logged for doctor."""
-    refresh_in_background(loc.root)
+class _Reading:
+    """``with _Reading(loc, pm):`` uses the map and closes it. A map that opened but cannot
+    be read (a damaged disk; writes are atomic) raises ValueError: it is then rebuilt in
+    the background, and the error goes on to the runner, which logs it for doctor."""
+
+    def __init__(self, loc: Location, pm: pathmap.PathMap) -> None:
+        self.loc = loc
+        self.pm = pm
+
+    def __enter__(self) -> pathmap.PathMap:
+        return self.pm
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        self.pm.close()
+        if kind is not None and issubclass(kind, ValueError):
+            refresh_in_background(self.loc.root)
 
 
 def pre_tool(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     pm = open_map(loc)
     if pm is None:
         return None
-    with pm:
-        try:
-            tool, paths = _touched(loc, payload, pm)
-            if not paths:
-                return None
-            hits = governing(pm, paths, loc.root)
-        except ValueError:
-            _damaged(loc)
-            raise
+    with _Reading(loc, pm):
+        tool, paths = _touched(loc, payload, pm)
+        if not paths:
+            return None
+        hits = governing(pm, paths, loc.root)
     if not hits:
         return None
     advisories: list[str] = []
@@ -181,21 +190,17 @@ def post_tool(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     pm = open_map(loc)
     if pm is None:
         return None
-    with pm:
-        try:
-            tool, paths = _touched(loc, payload, pm)
-            if not paths:
-                return None
-            edited = tool in toolpaths.EDIT_TOOLS
-            sid = str(payload.get("session_id") or "")
-            with state.open_session(loc.shared_state_dir, sid) as session:
-                session.append("edited" if edited else "read", paths=paths, tool=tool)
-            if not edited:
-                return None
-            hits = governing(pm, paths, loc.root)
-        except ValueError:
-            _damaged(loc)
-            raise
+    with _Reading(loc, pm):
+        tool, paths = _touched(loc, payload, pm)
+        if not paths:
+            return None
+        edited = tool in toolpaths.EDIT_TOOLS
+        sid = str(payload.get("session_id") or "")
+        with state.open_session(loc.shared_state_dir, sid) as session:
+            session.append("edited" if edited else "read", paths=paths, tool=tool)
+        if not edited:
+            return None
+        hits = governing(pm, paths, loc.root)
     return _inject_new(loc, payload, "post-tool", hits, BUDGET_POST_TOOL) if hits else None
 
 
