@@ -24,7 +24,7 @@ import os
 import re
 import time
 
-from gitmem import __version__, leanjson
+from gitmem import __version__, leanjson, location
 from gitmem.locked import LockedFile
 
 # The prompt hook calls `append` and `base_record` (with a gitmem.location.Location); json,
@@ -233,7 +233,7 @@ def sync(repo: Repo, remote: str) -> tuple[int, str]:
 
 def base_record(repo: Repo | Location, payload: dict[str, Any]) -> dict[str, Any]:
     """Who, where and when: repository, branch and HEAD read from files (no git process)."""
-    branch, head = _head(repo)
+    branch, head = location.head(repo.git_dir, repo.common_dir)
     return {
         "time": round(time.time(), 3),
         "session_id": str(payload.get("session_id") or ""),
@@ -244,32 +244,3 @@ def base_record(repo: Repo | Location, payload: dict[str, Any]) -> dict[str, Any
         "permission_mode": payload.get("permission_mode"),
         "gitmem_version": __version__,
     }
-
-
-def _read(*parts: str | os.PathLike[str]) -> str:
-    with open(os.path.join(*parts), encoding="utf-8") as fh:
-        return fh.read()
-
-
-def _head(repo: Repo | Location) -> tuple[str | None, str | None]:
-    try:
-        text = _read(repo.git_dir, "HEAD").strip()
-    except OSError:
-        return None, None
-    if not text.startswith("ref: "):
-        return None, text
-    ref = text[5:]
-    branch = ref.removeprefix("refs/heads/")
-    for base in (repo.git_dir, repo.common_dir):
-        try:
-            return branch, _read(base, ref).strip()
-        except OSError:
-            continue
-    try:
-        packed = _read(repo.common_dir, "packed-refs")
-    except OSError:
-        return branch, None
-    for line in packed.splitlines():
-        if line.endswith(" " + ref):
-            return branch, line.split(" ", 1)[0]
-    return branch, None

@@ -200,3 +200,67 @@ def _clean(rel: str) -> str:
     if rel == ".":
         return ""
     return rel.strip("/")
+
+
+# ------------------------------------------------------------------------------ refs
+# Read from files, without spawning git: the hooks use these on every session start and
+# prompt. A ref that only a git process could resolve (an unusual refs backend) reads as
+# missing, and callers fall back as they would for a missing ref.
+
+
+def _read(*parts: str | os.PathLike[str]) -> str:
+    with open(os.path.join(*parts), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def resolve_ref(
+    git_dir: str | os.PathLike[str], common_dir: str | os.PathLike[str], ref: str
+) -> str | None:
+    """The object id ``ref`` (``refs/...``) points at, loose or packed; None if missing."""
+    for base in (git_dir, common_dir):
+        try:
+            text = _read(base, ref).strip()
+        except OSError:
+            continue
+        if text.startswith("ref: "):
+            return resolve_ref(git_dir, common_dir, text[5:])
+        return text or None
+    try:
+        packed = _read(common_dir, "packed-refs")
+    except OSError:
+        return None
+    for line in packed.splitlines():
+        if line.endswith(" " + ref):
+            return line.split(" ", 1)[0]
+    return None
+
+
+def head(
+    git_dir: str | os.PathLike[str], common_dir: str | os.PathLike[str]
+) -> tuple[str | None, str | None]:
+    """(branch name or None when detached, commit id or None when unborn)."""
+    try:
+        text = _read(git_dir, "HEAD").strip()
+    except OSError:
+        return None, None
+    if not text.startswith("ref: "):
+        return None, text
+    ref = text[5:]
+    return ref.removeprefix("refs/heads/"), resolve_ref(git_dir, common_dir, ref)
+
+
+def has_upstream(common_dir: str | os.PathLike[str], branch: str) -> bool:
+    """Whether ``.git/config`` gives ``branch`` an upstream (a ``merge`` key in its
+    ``[branch "..."]`` section)."""
+    try:
+        lines = _read(common_dir, "config").splitlines()
+    except OSError:
+        return False
+    inside = False
+    for line in lines:
+        text = line.strip()
+        if text.startswith("["):
+            inside = text.replace(" ", "") == f'[branch"{branch}"]'.replace(" ", "")
+        elif inside and text.replace(" ", "").startswith("merge="):
+            return True
+    return False

@@ -733,3 +733,31 @@ def test_mcp_server_over_stdio(project: Path) -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_session_start_names_decisions_of_files_changed_on_the_branch(
+    project: Path, tmp_path: Path
+) -> None:
+    """Against the branch's upstream, found from git's files (loose or packed refs)."""
+    from conftest import git
+
+    from gitmem import location
+
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(project), str(origin))
+    git(project, "remote", "add", "origin", str(origin))
+    git(project, "fetch", "-q", "origin")
+    git(project, "checkout", "-q", "-b", "feature", "--track", "origin/main")
+    write(project, "api/routes.py", "VERSION_HEADER = 'Paydash-Version'\n")
+    commit_all(project, "api change")
+    git(project, "pack-refs", "--all")  # refs now live in packed-refs only
+    r = discover(project)
+    assert location.has_upstream(str(r.common_dir), "feature")
+    assert not location.has_upstream(str(r.common_dir), "main")
+    head = git(project, "rev-parse", "HEAD").strip()
+    assert location.head(str(r.git_dir), str(r.common_dir)) == ("feature", head)
+    assert location.resolve_ref(str(r.git_dir), str(r.common_dir), "refs/remotes/origin/main")
+    _, out, _ = hook("session-start", {"session_id": "br", "cwd": str(project)}, project)
+    text = context_of(out)
+    branch_part = text.split("Decisions governing files changed on this branch")[1]
+    assert "D-0002" in branch_part.split("\n\n")[0]

@@ -184,6 +184,7 @@ def changed_paths(repo: Repo) -> list[str]:
     """Files changed on the current branch against its upstream (or the default branch),
     plus uncommitted and untracked files."""
     from gitmem import git as gitcmd
+    from gitmem import location
 
     paths: list[str] = []
 
@@ -204,7 +205,13 @@ def changed_paths(repo: Repo) -> list[str]:
                 if entry[0] in "RC":
                     i += 1  # the rename's source path follows
             i += 1
-    for base in ("@{upstream}", "origin/HEAD", "origin/main", "origin/master"):
+    # the first base that exists, found from files: one git process, not one per guess
+    branch, _ = location.head(repo.git_dir, repo.common_dir)
+    bases = ["@{upstream}"] if branch and location.has_upstream(repo.common_dir, branch) else []
+    for name in ("HEAD", "main", "master"):
+        if location.resolve_ref(repo.git_dir, repo.common_dir, f"refs/remotes/origin/{name}"):
+            bases.append(f"origin/{name}")
+    for base in bases:
         diff = git("diff", "--name-only", "-z", "--no-ext-diff", f"{base}...HEAD")
         if diff is not None:
             paths.extend(p for p in diff.split("\0") if p)
