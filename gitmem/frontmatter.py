@@ -33,15 +33,79 @@ def split(text: str) -> tuple[str | None, str, int]:
 
 def parse(text: str, file: str) -> tuple[Parsed | None, list[Problem]]:
     """Parse a record. Returns (None, problems) when the YAML cannot be read at all."""
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
     fm, body, body_line = split(text)
     if fm is None:
         problems: list[Problem] = []
         if text.lstrip("\ufeff").startswith("---"):
             problems.append(Problem(file, 1, "front-matter", "the `---` block is never closed"))
         return Parsed(None, {}, {}, body, body_line), problems
+    fast = _parse_fast(fm)
+    if fast is not None:
+        data, key_lines, item_lines = fast
+        return Parsed(data, key_lines, item_lines, body, body_line), []
+    return _parse_round_trip(fm, file, body, body_line)
+
+
+_FAST: Any = None
+
+
+def _fast_loader() -> Any:
+    """ruamel's safe loader on libyaml's C parser (``ruamel.yaml.clib``), or False when
+    that is not installed. About 5x faster than the round-trip loader, which matters at
+    thousands of records: 10,000 front matters took ~15 s to read, now ~2.5 s."""
+    global _FAST
+    if _FAST is None:
+        from ruamel.yaml import YAML
+
+        try:
+            loader = YAML(typ="safe")
+            _FAST = loader if "CParser" in getattr(loader.Parser, "__name__", "") else False
+        except Exception:  # no C extension: round-trip only
+            _FAST = False
+    return _FAST
+
+
+def _parse_fast(
+    fm: str,
+) -> tuple[dict[str, Any], dict[str, int], dict[str, tuple[int, ...]]] | None:
+    """The front matter through the C parser, with each key's and list item's line taken
+    from the composed nodes. None when anything is unusual (a YAML error, a merge key, a
+    non-mapping, a non-string key): the round-trip loader then parses it and reports the
+    exact error, as it always has. A test checks both paths agree on every record."""
+    loader = _fast_loader()
+    if not loader:
+        return None
+    try:
+        node = loader.compose(fm)
+        if node is None:
+            return {}, {}, {}
+        if node.id != "mapping":
+            return None
+        key_lines: dict[str, int] = {}
+        item_lines: dict[str, tuple[int, ...]] = {}
+        for key_node, value_node in node.value:
+            if key_node.id != "scalar" or key_node.tag.endswith(":merge"):
+                return None
+            key = str(key_node.value)
+            key_lines[key] = key_node.start_mark.line + 2
+            if value_node.id == "sequence":
+                item_lines[key] = tuple(i.start_mark.line + 2 for i in value_node.value)
+        data = loader.constructor.construct_document(node)
+    except Exception:
+        return None
+    if not isinstance(data, dict) or list(data) != list(key_lines):
+        return None
+    plain = _plain(data)
+    assert isinstance(plain, dict)
+    return plain, key_lines, item_lines
+
+
+def _parse_round_trip(
+    fm: str, file: str, body: str, body_line: int
+) -> tuple[Parsed | None, list[Problem]]:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
     yaml = YAML(typ="rt")
     try:
         data = yaml.load(fm)

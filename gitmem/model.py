@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from typing import Any
 
 from gitmem.vocab import CURRENT_STATUSES, SEVERITIES, SEVERITY_RANK, STATUSES
@@ -97,10 +98,17 @@ class Problem:
         }
 
 
+_DECISION_FIELDS = tuple(f.name for f in dataclass_fields(Decision))
+
+
 def decision_to_json(d: Decision) -> dict[str, object]:
     """A plain-JSON form of a record, for the compile cache."""
-    data = asdict(d)
-    data["rules"] = [asdict(r) for r in d.rules]
+    # field by field: dataclasses.asdict deep-copies every value (~0.2 ms a record)
+    data: dict[str, object] = {name: getattr(d, name) for name in _DECISION_FIELDS}
+    data["rules"] = [
+        {"forbid": r.forbid, "paths": list(r.paths), "message": r.message, "line": r.line}
+        for r in d.rules
+    ]
     data["line_of"] = [list(pair) for pair in d.line_of]
     return data
 

@@ -160,3 +160,42 @@ def test_supersession_links_duplicates_dangling_and_cycles(repo: Path) -> None:
     assert any("0004-dangling.md:5: supersedes: unknown decision 'D-0099'" in m for m in messages)
     assert any("supersession cycle: D-0005 -> D-0006 -> D-0005" in m for m in messages)
     assert any("0008-dup.md" in m and "duplicate id DUP" in m for m in messages)
+
+
+FRONT_MATTERS = [
+    'title: "Billing uses integer cents"\nstatus: accepted\nglobs: ["a/**", "!a/x/**"]\n',
+    "id: D-0007\ndate: 2025-02-03\ntags: [billing, money]\nsupersedes:\n  - D-0001\n  - D-0002\n",
+    "title: plain\nseverity: critical\npin: true\nrules:\n  - forbid: 'import x'\n    paths: [src/**]\n",
+    "title: |\n  multi\n  line\nsummary: >\n  folded\n  text\n",
+    "a: yes\nb: on\nc: 012\nd: 0o12\ne: 1e3\nf: ~\ng: 2024-01-01 10:00:00\nh: !!str 5\n",
+    "a: &x [1]\nb: *x\n",
+    "",
+    "# only a comment\n",
+    "title: x\n\n\nglobs:\n- one\n-   two\n- [nested]\n",
+]
+INVALID = ["a: [1, 2\nb: 3\n", "a: 1\na: 2\n", "a: b: c\n", "- x\n", "<<: {a: 1}\nb: 2\n", "1: x\n"]
+
+
+def test_fast_and_round_trip_front_matter_agree() -> None:
+    """The C-parser fast path gives what the round-trip loader gives (values, key and item
+    lines), and leaves anything unusual (errors, merge keys, non-string keys, a list at
+    the top) to the round-trip loader, whose messages name the line."""
+    if not frontmatter._fast_loader():
+        import pytest
+
+        pytest.skip("ruamel.yaml.clib is not installed")
+    samples = list(FRONT_MATTERS)
+    root = Path(__file__).resolve().parent.parent
+    for path in sorted((root / "templates").glob("*.md")):
+        fm, _, _ = frontmatter.split(path.read_text())
+        if fm is not None:
+            samples.append(fm)
+    for fm in samples:
+        fast = frontmatter._parse_fast(fm)
+        slow, problems = frontmatter._parse_round_trip(fm, "x.md", "", 1)
+        assert fast is not None and slow is not None and not problems, fm
+        assert fast == (slow.meta, slow.key_lines, slow.item_lines), fm
+    for fm in INVALID:
+        assert frontmatter._parse_fast(fm) is None, fm
+    parsed, problems = frontmatter.parse("---\nok: 1\nbad: [1, 2\nnext: 3\n---\nbody\n", "r.md")
+    assert parsed is None and problems[0].line == 4 and "YAML" in problems[0].message
