@@ -4,6 +4,7 @@ Layout, in the work tree's git directory::
 
     gitmem/index/CURRENT            name of the live generation (swapped atomically)
     gitmem/index/gen-<id>/whoosh/   Whoosh index: id, title (boosted), tags, summary, body, paths
+    gitmem/index/gen-<id>/bm25.npz  its postings compiled to arrays (see gitmem.bm25)
     gitmem/index/gen-<id>/vectors.npy   float32, one row per chunk, L2-normalised
     gitmem/index/gen-<id>/meta.json     ids, content hashes, chunk owners, model fingerprint
 
@@ -28,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gitmem import bm25, config, embed, sections, store
 from gitmem import compile as compiler
-from gitmem import config, embed, sections, store
 from gitmem.doctext import weighted_text
 from gitmem.fsutil import atomic_write
 from gitmem.indexfiles import FORMAT, current_generation, index_dir, read_meta
@@ -91,28 +92,14 @@ def chunks(d: Decision) -> list[str]:
 
 
 def _schema() -> Any:
-    from whoosh.analysis import (
-        IntraWordFilter,
-        LowercaseFilter,
-        RegexTokenizer,
-        StemFilter,
-        StopFilter,
-    )
     from whoosh.fields import ID, STORED, TEXT, Schema
 
-    analyzer = (
-        RegexTokenizer(r"[\w.\-/]+")
-        | IntraWordFilter(mergewords=True, mergenums=True)
-        | LowercaseFilter()
-        | StopFilter()
-        | StemFilter()
-    )
     # One weighted field: "simple BM25F" (Robertson et al.), where a field's weight is
     # applied to its term frequencies by repetition before BM25 saturates them. Closer to
     # BM25F than Whoosh's per-field sum, and one posting list per query term.
     return Schema(
         id=ID(stored=True, unique=True),
-        content=TEXT(analyzer=analyzer),
+        content=TEXT(analyzer=bm25.analyzer()),
         hash=STORED(),
     )
 
@@ -179,6 +166,7 @@ def build(
         gen.mkdir(parents=True)
         try:
             _write_whoosh(gen, prev, decisions, changed, removed, hashes, progress)
+            _write_postings(gen, prev, prev_meta, decisions, changed)
             owners, embedded = _write_vectors(gen, prev, prev_meta, decisions, hashes, embedder)
             meta = {
                 "format": FORMAT,
@@ -261,6 +249,36 @@ def _write_whoosh(
         ix.close()
 
 
+def _write_postings(
+    gen: Path,
+    prev: Path | None,
+    prev_meta: dict[str, Any] | None,
+    decisions: list[Decision],
+    changed: list[Decision],
+) -> None:
+    """The keyword ranker's compiled postings (``gitmem.bm25``): carried over from the
+    previous generation with the changed records re-analysed, or read from the Whoosh
+    index just written."""
+    ids = [d.id for d in decisions]
+    if prev is not None and prev_meta is not None and (prev / bm25.FILE).is_file():
+        try:
+            old = bm25.load(prev)
+        except (OSError, ValueError, KeyError):
+            old = None
+        if old is not None and old.records == len(prev_meta["ids"]):
+            field = _schema()["content"]
+            fresh = {d.id: bm25.analyse(field, weighted_text(d)) for d in changed}
+            bm25.save(gen, bm25.update(old, list(prev_meta["ids"]), ids, fresh))
+            return
+    from whoosh import index as windex
+
+    ix = windex.open_dir(str(gen / "whoosh"))
+    try:
+        bm25.save(gen, bm25.from_whoosh(ix, ids))
+    finally:
+        ix.close()
+
+
 def _write_vectors(
     gen: Path,
     prev: Path | None,
@@ -327,7 +345,7 @@ def _prune(repo: Repo, keep: set[str]) -> None:
 
 
 def resolve_embedder(
-    repo: Repo, *, allow_download: bool, one_shot: bool = False
+    repo: Repo, *, allow_download: bool, one_shot: bool = False, bulk: bool = False
 ) -> embed.Resolution:
     cfg = config.load(repo.root)
     return embed.resolve(
@@ -336,4 +354,5 @@ def resolve_embedder(
         allow_download=allow_download and cfg.embed_download,
         marker=repo.shared_state_dir / "model-download-failed",
         one_shot=one_shot,
+        bulk=bulk,
     )

@@ -9,7 +9,7 @@ from typing import Any
 
 from gitmem.repo import Repo
 
-FORMAT = 2
+FORMAT = 3  # 3: compiled keyword postings (bm25.npz)
 
 
 def index_dir(repo: Repo) -> Path:

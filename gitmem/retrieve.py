@@ -5,8 +5,8 @@ benchmarks all call :meth:`Retriever.retrieve`. Rankers, fused with reciprocal r
 
 * ``path``: decisions whose globs govern the touched paths and the paths the prompt names,
   by how many of them they govern, then by glob specificity;
-* ``bm25``: Whoosh BM25 over one BM25F-weighted field (title x3, tags x2, glob words,
-  summary, body), queried
+* ``bm25``: Whoosh's BM25 over one BM25F-weighted field (title x3, tags x2, glob words,
+  summary, body), scored on the index's compiled postings (``gitmem.bm25``), queried
   with the prompt's words plus its entities (paths, identifiers, quoted names) boosted;
 * ``embed``: cosine similarity between the query and each record's chunks (best chunk).
 
@@ -203,12 +203,14 @@ class Retriever:
         self.generation = generation
         self.embedder = embedder
         self.warnings = list(warnings)
-        self._searcher: Any = None
-        self._index: Any = None
+        self._keyword: Any = None  # gitmem.bm25.Scorer
+        self._analyzer: Any = None
         self._vectors: Any = None
         self._owners: Any = None
         self._ids: list[str] = []
         self._head_rows: dict[str, int] = {}
+        self._record_of_group: Any = None
+        self._group_starts: Any = None
         self._inferred: set[str] | None = None
         meta = None
         if generation is not None and not light:
@@ -220,7 +222,7 @@ class Retriever:
             pass  # keyword ranking from the table's FTS5 mirror; no Whoosh, no vectors
         elif meta is not None:
             self._ids = list(meta["ids"])
-            self._open_whoosh(generation)  # type: ignore[arg-type]
+            self._open_keyword(generation)  # type: ignore[arg-type]
             self._open_vectors(generation, meta)  # type: ignore[arg-type]
             self.stale = float(meta.get("built", 0)) < _mtime(table.path) - 1e-3
             if self.stale:
@@ -262,14 +264,17 @@ class Retriever:
             table = compiler.ensure(repo, full=False)
         return cls(repo, table, _generation(repo), None if light else embedder, [], light=light)
 
-    def _open_whoosh(self, gen: Path) -> None:
+    def _open_keyword(self, gen: Path) -> None:
         try:
-            from whoosh import index as windex
-            from whoosh import scoring
+            from gitmem import bm25
 
-            self._index = windex.open_dir(str(gen / "whoosh"))
-            self._searcher = self._index.searcher(weighting=scoring.BM25F(B=BM25_B, K1=BM25_K1))
+            postings = bm25.load(gen)
+            if postings.records != len(self._ids):
+                raise ValueError(f"{postings.records} records, the index has {len(self._ids)}")
+            self._keyword = bm25.Scorer(postings, k1=BM25_K1, b=BM25_B)
+            self._analyzer = bm25.analyzer()
         except Exception as exc:  # a broken index degrades to the other rankers
+            self._keyword = None
             self.warnings.append(f"keyword index unreadable ({exc}); run `gitmem index --full`")
 
     def _open_vectors(self, gen: Path, meta: dict[str, Any]) -> None:
@@ -281,27 +286,28 @@ class Retriever:
         try:
             import numpy as np
 
-            self._vectors = np.load(gen / "vectors.npy", mmap_mode="r")
-            self._owners = np.asarray(meta["owners"], dtype=np.int64)
+            # read whole (15 MB at 10,000 records): every query touches every row
+            vectors = np.load(gen / "vectors.npy")
+            owners = np.asarray(meta["owners"], dtype=np.int64)
+            if vectors.shape[0] != owners.shape[0] or np.any(np.diff(owners) < 0):
+                raise ValueError("chunk owners do not match the matrix")
         except Exception as exc:
             self.warnings.append(f"embedding matrix unreadable ({exc}); run `gitmem index --full`")
-            self._vectors = None
             return
-        for row, owner in enumerate(meta["owners"]):
-            self._head_rows.setdefault(self._ids[owner], row)
+        # a record's chunks are consecutive rows: its best chunk is a reduceat over them
+        self._record_of_group, self._group_starts = np.unique(owners, return_index=True)
+        self._vectors, self._owners = vectors, owners
+        for group, row in zip(self._record_of_group, self._group_starts, strict=True):
+            self._head_rows[self._ids[int(group)]] = int(row)
 
     def close(self) -> None:
-        if self._searcher is not None:
-            self._searcher.close()
-        if self._index is not None:
-            self._index.close()
         if self._owns_table:
             self.table.close()
 
     @property
     def rankers(self) -> tuple[str, ...]:
         out = ["path"]
-        if self.light or self._searcher is not None:
+        if self.light or self._keyword is not None:
             out.append("bm25")
         if self._vectors is not None and self.embedder is not None:
             out.append("embed")
@@ -347,11 +353,9 @@ class Retriever:
     def rank_bm25(
         self, terms: entities.QueryTerms, path_words: list[str], allowed: set[str] | None
     ) -> list[tuple[str, float]]:
-        if self._searcher is None:
+        if self._keyword is None:
             return []
-        from whoosh import query as wq
-
-        analyzer = self._index.schema["content"].analyzer
+        analyzer = self._analyzer
         weighted: dict[str, float] = {}
 
         def add(text: str, boost: float) -> None:
@@ -363,22 +367,16 @@ class Retriever:
         add(" ".join(path_words), PATH_WORD_BOOST)
         for ident in (*terms.identifiers, *terms.quoted, *terms.paths):
             add(ident, ENTITY_BOOST)
-        fields = ("content",)
-        kept = self._prune_terms(weighted, fields)
+        kept = self._prune_terms(weighted)
         if not kept:
             return []
-        q = wq.Or([wq.Term(f, word, boost=weighted[word]) for word in kept for f in fields])
-        limit = None if allowed is not None else RANKER_DEPTH
-        results = self._searcher.search(q, limit=limit)
-        out: list[tuple[str, float]] = []
-        for hit in results:
-            ident = hit["id"]
-            if allowed is not None and ident not in allowed:
-                continue
-            out.append((ident, float(hit.score)))
-            if len(out) >= RANKER_DEPTH:
-                break
-        return out
+        mask = None
+        if allowed is not None:
+            import numpy as np
+
+            mask = np.fromiter((i in allowed for i in self._ids), dtype=bool, count=len(self._ids))
+        top = self._keyword.top({w: weighted[w] for w in kept}, RANKER_DEPTH, mask)
+        return [(self._ids[n], score) for n, score in top]
 
     def rank_fts(
         self, terms: entities.QueryTerms, path_words: list[str], allowed: set[str] | None
@@ -395,18 +393,13 @@ class Retriever:
             ranked = [(i, s) for i, s in ranked if i in allowed]
         return ranked[:RANKER_DEPTH]
 
-    def _prune_terms(self, weighted: dict[str, float], fields: tuple[str, ...]) -> list[str]:
+    def _prune_terms(self, weighted: dict[str, float]) -> list[str]:
         """Keep the query terms worth scoring: known to the index, not in most records
         (their IDF is near zero but they cost the most postings to score), and at most
         MAX_QUERY_TERMS of them, entities and rare terms first. Long prompts (commit
         messages, pasted logs) stay fast without changing what ranks first."""
-        total = max(1, self._searcher.doc_count())
-        df: dict[str, int] = {}
-        for word in weighted:
-            counts = [self._searcher.doc_frequency(f, word) for f in fields]
-            present = [c for c in counts if c]
-            if present:
-                df[word] = max(present)
+        total = max(1, self._keyword.records)
+        df = {w: n for w in weighted if (n := self._keyword.doc_frequency(w))}
         common = total * MAX_TERM_SHARE if total >= 20 else total + 1
         kept = [w for w in df if df[w] <= common]
         kept.sort(key=lambda w: (-weighted[w], df[w], w))
@@ -415,23 +408,24 @@ class Retriever:
     def rank_embed(self, text: str, allowed: set[str] | None) -> list[tuple[str, float]]:
         if self._vectors is None or self.embedder is None or not text.strip():
             return []
+        if not self._group_starts.size:
+            return []
         import numpy as np
 
         qv = self.embedder.embed([text])[0]
-        sims = np.asarray(self._vectors @ qv)
-        best: dict[str, float] = {}
-        order = np.argsort(-sims)
-        for row in order[: max(RANKER_DEPTH * 8, 200)]:
-            if float(sims[row]) < EMBED_FLOOR:
-                break
-            ident = self._ids[int(self._owners[row])]
-            if allowed is not None and ident not in allowed:
-                continue
-            if ident not in best:
-                best[ident] = float(sims[row])
-            if len(best) >= RANKER_DEPTH:
-                break
-        return sorted(best.items(), key=lambda kv: -kv[1])
+        best = np.maximum.reduceat(self._vectors @ qv, self._group_starts)  # per record
+        if allowed is not None:
+            keep = np.fromiter(
+                (self._ids[int(g)] in allowed for g in self._record_of_group),
+                dtype=bool,
+                count=best.shape[0],
+            )
+            best = np.where(keep, best, -1.0)
+        top = np.flatnonzero(best >= EMBED_FLOOR)
+        if top.size > RANKER_DEPTH:
+            top = top[np.argpartition(-best[top], RANKER_DEPTH - 1)[:RANKER_DEPTH]]
+        top = top[np.lexsort((top, -best[top]))]
+        return [(self._ids[int(self._record_of_group[g])], float(best[g])) for g in top]
 
     # ------------------------------------------------------------------ entry point
     def retrieve(
@@ -460,7 +454,7 @@ class Retriever:
         runs["path"], matched_globs = self.rank_paths(rel_paths, allowed)
         if self.light:
             runs["bm25"] = self.rank_fts(terms, path_words, allowed)
-        elif self._searcher is not None:
+        elif self._keyword is not None:
             runs["bm25"] = self.rank_bm25(terms, path_words, allowed)
         if self._vectors is not None:
             query_text = prompt.strip() or " ".join(path_words)
@@ -557,27 +551,29 @@ class Retriever:
     def _collapse_duplicates(self, hits: list[Hit]) -> list[Hit]:
         if self._vectors is None or not self._head_rows:
             return hits
-        import numpy as np
 
-        kept: list[Hit] = []
-        kept_vecs: list[Any] = []
+        rows = [self._head_rows.get(h.id) for h in hits]
+        have = [n for n, row in enumerate(rows) if row is not None]
+        heads = self._vectors[[rows[n] for n in have]]
+        sims = heads @ heads.T  # head chunks' cosines, pairwise
+        where = {n: i for i, n in enumerate(have)}
+        kept: list[int] = []
         dups: dict[str, list[str]] = {}
-        for h in hits:
-            row = self._head_rows.get(h.id)
-            vec = None if row is None else np.asarray(self._vectors[row])
+        for n, h in enumerate(hits):
             twin = None
-            if vec is not None:
-                for other, ov in zip(kept, kept_vecs, strict=True):
+            if n in where:
+                for m in kept:
+                    other = hits[m]
                     same_kind = other.is_current == h.is_current
-                    if ov is not None and same_kind and float(vec @ ov) >= DUPLICATE_COSINE:
+                    if m in where and same_kind and sims[where[n], where[m]] >= DUPLICATE_COSINE:
                         twin = other
                         break
             if twin is not None:
                 dups.setdefault(twin.id, []).append(h.id)
                 continue
-            kept.append(h)
-            kept_vecs.append(vec)
-        return [h.with_duplicates(tuple(dups[h.id])) if h.id in dups else h for h in kept]
+            kept.append(n)
+        out = [hits[m] for m in kept]
+        return [h.with_duplicates(tuple(dups[h.id])) if h.id in dups else h for h in out]
 
 
 def compiler_table_path(repo: Repo) -> Path:
