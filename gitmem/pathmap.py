@@ -373,6 +373,26 @@ class PathMap:
 # ------------------------------------------------------------------------------ writing
 
 
+def encode_row(record: list[object]) -> bytes:
+    """One record line (json's C encoder: the writer is not on a hook's path; the same
+    text leanjson writes)."""
+    import json
+
+    return json.dumps(record, separators=(",", ":")).encode("utf-8", "surrogatepass")
+
+
+def encode_buckets(keys: dict[str, list[int]]) -> list[bytes]:
+    """The bucket blobs for ``keys`` (lookup key -> record indexes)."""
+    nbuckets = 1
+    while nbuckets < 2 * max(len(keys), 1):
+        nbuckets *= 2
+    buckets: list[list[str]] = [[] for _ in range(nbuckets)]
+    for key in sorted(keys):
+        numbers = ",".join(str(n) for n in sorted(set(keys[key])))
+        buckets[_fnv(key) % nbuckets].append(f"{key}\t{numbers}")
+    return [("\n".join(lines)).encode("utf-8", "surrogatepass") for lines in buckets]
+
+
 def write(
     dest: str,
     header: dict[str, object],
@@ -381,26 +401,23 @@ def write(
 ) -> None:
     """Write a path map atomically (aside, then ``os.replace``). ``records`` are
     ``record_row`` lists; ``keys`` maps a lookup key to record indexes."""
+    write_encoded(dest, header, encode_buckets(keys), [encode_row(r) for r in records])
+
+
+def write_encoded(
+    dest: str, header: dict[str, object], blobs: Sequence[bytes], rows: Sequence[bytes]
+) -> None:
+    """``write`` from already encoded buckets and record lines (an incremental compile
+    re-encodes only what changed)."""
     import contextlib
     import json
     import tempfile
 
-    nbuckets = 1
-    while nbuckets < 2 * max(len(keys), 1):
-        nbuckets *= 2
-    buckets: list[list[str]] = [[] for _ in range(nbuckets)]
-    for key in sorted(keys):
-        numbers = ",".join(str(n) for n in sorted(set(keys[key])))
-        buckets[_fnv(key) % nbuckets].append(f"{key}\t{numbers}")
-    blobs = [("\n".join(lines)).encode("utf-8", "surrogatepass") for lines in buckets]
-    # json's C encoder (the writer is not on a hook's path); the same text leanjson writes
-    rows = [json.dumps(r, separators=(",", ":")).encode("utf-8", "surrogatepass") for r in records]
+    nbuckets = len(blobs)
     offset = 16 * (nbuckets + len(rows))
     table = bytearray()
-    data = bytearray()
     for blob in [*blobs, *rows]:
         table += offset.to_bytes(8, "big") + len(blob).to_bytes(8, "big")
-        data += blob
         offset += len(blob)
     head = {**header, "buckets": nbuckets, "records": len(rows)}
     folder = os.path.dirname(dest) or "."
@@ -410,7 +427,8 @@ def write(
             fh.write(MAGIC)
             fh.write(json.dumps(head, separators=(",", ":")).encode() + b"\n")
             fh.write(table)
-            fh.write(data)
+            fh.write(b"".join(blobs))
+            fh.write(b"".join(rows))
         os.replace(tmp, dest)
     except BaseException:
         with contextlib.suppress(OSError):

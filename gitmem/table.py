@@ -313,8 +313,13 @@ def _entry(row: Sequence[object]) -> Entry:
 # ------------------------------------------------------------------------------ freshness
 
 
-def full_fingerprint(root: str | os.PathLike[str], watched: list[str]) -> str:
-    """Path, size and mtime of every file under the watched paths (hashed)."""
+def full_fingerprint(
+    root: str | os.PathLike[str],
+    watched: list[str],
+    stats: dict[str, tuple[int, int]] | None = None,
+) -> str:
+    """Path, size and mtime of every file under the watched paths (hashed). ``stats``, if
+    given, receives each file's (size, mtime_ns) by path, for the caller to reuse."""
     import hashlib
 
     parts: list[str] = []
@@ -333,6 +338,8 @@ def full_fingerprint(root: str | os.PathLike[str], watched: list[str]) -> str:
                 except OSError:
                     continue
                 parts.append(f"{full}:{st.st_size}:{st.st_mtime_ns}")
+                if stats is not None:
+                    stats[full] = (st.st_size, st.st_mtime_ns)
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()
 
 

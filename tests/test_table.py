@@ -246,3 +246,72 @@ def test_common_words_survive_small_edits_and_are_recomputed_after_many(repo: Pa
     assert meta("fts_common_drift") == "0"
     assert "ledger" not in json.loads(meta("fts_common"))
     assert "abacus" in json.loads(meta("fts_common"))
+
+
+def _dump(repo: Path) -> tuple[object, ...]:
+    import sqlite3
+
+    r = discover(repo)
+    conn = sqlite3.connect(compiler.table_path(r))
+    try:
+        tables = tuple(
+            sorted(conn.execute(f"SELECT * FROM {name}").fetchall(), key=repr)
+            for name in ("decision", "key", "filecache", "meta")
+        )
+        fts = sorted(conn.execute("SELECT rowid, content FROM fts").fetchall())
+        hits = conn.execute("SELECT rowid FROM fts WHERE fts MATCH 'quokka' ORDER BY rowid")
+        return (*tables, fts, hits.fetchall(), compiler.map_path(r).read_bytes())
+    finally:
+        conn.close()
+
+
+def test_in_process_update_writes_what_a_full_compile_writes(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-lived process (gitmem watch) updates the rows of the records that changed;
+    the table and path map must be exactly what compiling from scratch gives."""
+    for i in range(1, 9):
+        decision(repo, f"{i:04d}-r.md", f"Rule {i}", globs=[f"svc{i % 3}/**"])
+    r = discover(repo)
+    compiler.build(r)
+    updates: list[int] = []
+    real_update = compiler._update
+    monkeypatch.setattr(
+        compiler, "_update", lambda *a, **k: updates.append(1) or real_update(*a, **k)
+    )
+    ddir = repo / ".continuity" / "decisions"
+    steps = [
+        lambda: decision(repo, "0002-r.md", "Rule two renamed", globs=["svc9/**", "*.sql"]),
+        lambda: decision(repo, "0005-r.md", "Rule 5", extra="supersedes: [D-0004]\n"),
+        lambda: (ddir / "0007-r.md").write_text(
+            (ddir / "0007-r.md").read_text() + "\nquokka quokka\n"
+        ),
+        lambda: decision(repo, "0003-r.md", "Rule 3", extra="severity: critical\npin: true\n"),
+    ]
+    for step in steps:
+        step()
+        compiler.build(r)  # in-process: the update path
+        incremental = _dump(repo)
+        compiler._LAST.clear()
+        compiler.build(r)  # from scratch
+        assert incremental == _dump(repo)
+    assert len(updates) == len(steps)
+    # another process compiles in between: this process's memory of the table is stale
+    decision(repo, "0006-r.md", "Rule 6 from elsewhere", globs=["svc2/x/**"])
+    subprocess.run(
+        [sys.executable, "-c", "from gitmem import compile, repo; compile.build(repo.discover('.'))"],
+        cwd=repo,
+        check=True,
+    )
+    decision(repo, "0008-r.md", "Rule 8 edited here", globs=["svc2/**"])
+    compiler.build(r)
+    assert len(updates) == len(steps)  # not an update of a table it did not write
+    after_other = _dump(repo)
+    compiler._LAST.clear()
+    compiler.build(r)
+    assert after_other == _dump(repo)
+    # adding a record changes the row numbers: a full rewrite, still correct
+    decision(repo, "0004b-new.md", "Inserted", globs=["svc1/**"])
+    compiler.build(r)
+    assert len(updates) == len(steps)
+    assert len(compiler.Table.open(compiler.table_path(r)).entries()) == 9  # type: ignore[union-attr]
