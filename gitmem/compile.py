@@ -113,8 +113,7 @@ def build(repo: Repo) -> store.Catalog:
     fd, tmp = tempfile.mkstemp(prefix=".table-", suffix=".tmp", dir=repo.state_dir)
     os.close(fd)
     try:
-        if same_rows and last is not None:
-            shutil.copyfile(path, tmp)
+        if same_rows and last is not None and _copy_if_unchanged(path, tmp, last.table):
             conn = sqlite3.connect(tmp)
             _update(conn, catalog, last, repo, watch, dirs, quick, full, common)
         else:
@@ -138,6 +137,23 @@ def build(repo: Repo) -> store.Catalog:
             catalog.decisions, dict(catalog.cache), identity, rows, keys, blobs
         )
     return catalog
+
+
+def _copy_if_unchanged(path: Path, dest: str, identity: tuple[int, int, int]) -> bool:
+    """Copy the table to ``dest`` if it is still the file this process wrote. Tables are
+    replaced, never written in place, so the open file cannot change under the copy."""
+    try:
+        with open(path, "rb") as src:
+            st = os.fstat(src.fileno())
+            if (st.st_ino, st.st_size, st.st_mtime_ns) != identity:
+                return False
+            with open(dest, "wb") as out:
+                shutil.copyfileobj(src, out, 1 << 20)
+    except OSError:
+        with contextlib.suppress(OSError), open(dest, "wb"):
+            pass  # leave an empty file for the full write
+        return False
+    return True
 
 
 def _identity(path: Path) -> tuple[int, int, int] | None:
