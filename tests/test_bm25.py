@@ -14,11 +14,7 @@ from gitmem.indexfiles import current_generation, read_meta
 from gitmem.repo import discover
 from gitmem.retrieve import BM25_B, BM25_K1
 
-WORDS = (
-    "billing ledger cents refunds kafka topics retention schema migration postgres locks "
-    "retries backoff idempotency keys gateway routing tracing metrics export invoices "
-    "webhooks signed urls timestamps utc protobuf grpc streaming cache eviction"
-).split()
+WORDS = ["billing", "ledger", "cents", "refunds", "kafka", "topics", "retention", "schema", "migration", "postgres", "locks", "retries", "backoff", "idempotency", "keys", "gateway", "routing", "tracing", "metrics", "export", "invoices", "webhooks", "signed", "urls", "timestamps", "utc", "protobuf", "grpc", "streaming", "cache", "eviction"]
 
 
 def corpus(root: Path, n: int, seed: int) -> None:
