@@ -153,7 +153,12 @@ def build(
         model_fp = embedder.info.fingerprint if embedder is not None else None
         prev = None if full else current_generation(repo)
         prev_meta = read_meta(prev) if prev is not None else None
-        if prev is not None and (prev_meta is None or not _whoosh_ok(prev)):
+        if prev is not None and (
+            prev_meta is None
+            or not _whoosh_ok(prev)
+            or not _postings_ok(prev, prev_meta)
+            or not _vectors_ok(prev, prev_meta)
+        ):
             prev, prev_meta = None, None  # unreadable: rebuild from scratch
         if (
             prev is not None
@@ -225,6 +230,26 @@ def _whoosh_ok(gen: Path) -> bool:
 
     try:
         return bool(windex.exists_in(str(gen / "whoosh")))
+    except Exception:
+        return False
+
+
+def _vectors_ok(gen: Path, meta: dict[str, Any]) -> bool:
+    """The embedding matrix matches its metadata (reads only the .npy header)."""
+    if meta.get("model") is None:
+        return True  # built without a model: there is no matrix
+    import numpy as np
+
+    try:
+        matrix = np.load(gen / "vectors.npy", mmap_mode="r")
+        return bool(matrix.shape == (len(meta.get("owners", ())), embed.DIM))
+    except Exception:
+        return False
+
+
+def _postings_ok(gen: Path, meta: dict[str, Any]) -> bool:
+    try:
+        return bm25.load(gen).records == len(meta.get("ids", ()))
     except Exception:
         return False
 

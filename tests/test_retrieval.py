@@ -174,6 +174,25 @@ def test_corrupt_index_is_rebuilt_and_killed_build_leaves_the_old_one(repo: Path
     rebuilt = index.build(r)
     assert rebuilt.reindexed == 5
     assert retrieve(r, "zebra crossing", []).hits[0].id == "D-0005"
+    # damaged compiled postings, records unchanged: the next build repairs, not skips
+    (rebuilt.generation / "bm25.npz").write_bytes(b"garbage")
+    damaged = retrieve(r, "zebra crossing", [])
+    assert any("keyword index unreadable" in w for w in damaged.warnings)
+    repaired = index.build(r)
+    assert not repaired.unchanged and repaired.reindexed == 5
+    result = retrieve(r, "zebra crossing", [])
+    assert result.hits[0].id == "D-0005" and "bm25" in result.rankers and not result.warnings
+
+
+def test_damaged_vectors_are_rebuilt_not_crashed_on(repo: Path, embedder: embed.Embedder) -> None:
+    project(repo)
+    r = discover(repo)
+    first = index.build(r, embedder=embedder)
+    (first.generation / "vectors.npy").write_bytes(b"garbage")
+    repaired = index.build(r, embedder=embedder)
+    assert not repaired.unchanged and repaired.embedded >= 4
+    hits = retrieve(r, "integer cents for amounts", [], embedder=embedder).hits
+    assert hits[0].id == "D-0001" and "embed" in hits[0].ranks
 
 
 def test_without_a_model_keyword_and_path_work(repo: Path, no_model: None) -> None:
