@@ -43,6 +43,8 @@ class Daemon:
         self.model_warning = resolution.warning
         if resolution.warning:
             log(f"warning: {resolution.warning}")
+        if self.embedder is not None:
+            self.embedder.warm()  # queries should not pay for loading the model
         self._reindex()
         self.retriever = self._open()
 

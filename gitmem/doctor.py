@@ -95,16 +95,15 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
         cfg = config.load(repo.root)
         from gitmem import embed
 
-        res = embed.resolve(repo.root, cfg.embed_model_dir)
-        checks.append(
-            Check(
-                "embedding model",
-                res.embedder is not None,
-                f"{res.embedder.info.source}: {res.embedder.info.location}"
-                if res.embedder
-                else (res.warning or "unavailable"),
-            )
-        )
+        res = embed.resolve(repo.root, cfg.embed_model_dir, one_shot=True)
+        ok, detail = res.embedder is not None, res.warning or "unavailable"
+        if res.embedder is not None:
+            detail = f"{res.embedder.info.source}: {res.embedder.info.location}"
+            try:
+                res.embedder.warm()  # models load lazily: make sure this one does
+            except embed.ModelError as exc:
+                ok, detail = False, str(exc)
+        checks.append(Check("embedding model", ok, detail))
     ping = client.ping(repo)
     checks.append(
         Check(

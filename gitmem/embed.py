@@ -45,6 +45,10 @@ DOWNLOAD_TIMEOUT_S = 120
 RETRY_AFTER_S = 24 * 3600
 
 
+class ModelError(RuntimeError):
+    """The model folder looked right but the model could not be loaded or run."""
+
+
 @dataclass(frozen=True)
 class ModelInfo:
     name: str
@@ -57,6 +61,10 @@ class Embedder:
     def __init__(self, model: Any, info: ModelInfo) -> None:
         self._model = model
         self.info = info
+
+    def warm(self) -> None:
+        """Load the model now rather than on the first query (the daemon)."""
+        self.embed(["warm up"])
 
     def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         import numpy as np
@@ -110,23 +118,33 @@ class OrtModel:
     ``embed`` has the shape of fastembed's ``TextEmbedding.embed``."""
 
     def __init__(self, folder: Path, *, optimize: bool = True, bulk: bool = False) -> None:
+        # The session (0.05-0.35 s) and the tokenizer load on first use: `gitmem index`
+        # runs after every commit from the git hooks and usually has nothing to embed.
+        self._folder = folder
+        self._optimize = optimize
+        self._bulk = bulk
+        self._session: Any = None
+        self._inputs: set[str] = set()
+        self._tokenizer: Any = None
+
+    def _load(self) -> None:
         _no_telemetry()
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
+        folder = self._folder
         options = ort.SessionOptions()
-        if not optimize:
+        if not self._optimize:
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        if not bulk:
+        if not self._bulk:
             # onnxruntime's worker threads spin for a while after each run. That is worth
             # ~30% on back-to-back index batches, but a query's numpy work right after its
             # embedding then competes with two spinning threads on a 2-core machine (a
             # 10,000-row similarity took 5-10 ms instead of ~1 ms, measured).
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(
+        session = ort.InferenceSession(
             str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"]
         )
-        self._inputs = {i.name for i in self._session.get_inputs()}
         tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         settings = _json_file(folder / "tokenizer_config.json")
         max_length = min(int(settings.get("model_max_length") or 512), 512)
@@ -136,11 +154,18 @@ class OrtModel:
         pad_id = tokenizer.token_to_id(pad_token)
         tokenizer.enable_truncation(max_length=max_length)
         tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token=pad_token)
+        self._inputs = {i.name for i in session.get_inputs()}
         self._tokenizer = tokenizer
+        self._session = session
 
     def embed(self, texts: list[str], batch_size: int = 32) -> Iterator[npt.NDArray[np.float32]]:
         import numpy as np
 
+        if self._session is None:
+            try:
+                self._load()
+            except Exception as exc:
+                raise ModelError(f"cannot load the model in {self._folder}: {exc}") from exc
         for start in range(0, len(texts), batch_size):
             encoded = self._tokenizer.encode_batch(texts[start : start + batch_size])
             ids = np.array([e.ids for e in encoded], dtype=np.int64)

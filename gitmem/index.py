@@ -188,7 +188,11 @@ def build(
         try:
             _write_whoosh(gen, prev, decisions, changed, removed, hashes, progress)
             _write_postings(gen, prev, prev_meta, decisions, changed)
-            owners, embedded = _write_vectors(gen, prev, prev_meta, decisions, hashes, embedder)
+            try:
+                owners, embedded = _write_vectors(gen, prev, prev_meta, decisions, hashes, embedder)
+            except embed.ModelError as exc:  # fail open: keyword + path, and say so
+                owners, embedded, model_fp = [], 0, None
+                model_warning = f"{exc}; the index has no embeddings (keyword + path only)"
             meta = {
                 "format": FORMAT,
                 "model": model_fp,

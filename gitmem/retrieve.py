@@ -278,7 +278,12 @@ class Retriever:
             self.warnings.append(f"keyword index unreadable ({exc}); run `gitmem index --full`")
 
     def _open_vectors(self, gen: Path, meta: dict[str, Any]) -> None:
-        if self.embedder is None or meta.get("model") is None:
+        if self.embedder is None:
+            return
+        if meta.get("model") is None:
+            self.warnings.append(
+                "the index has no embeddings (built without a working model): run `gitmem index`"
+            )
             return
         if meta["model"] != self.embedder.info.fingerprint:
             self.warnings.append("index built with another embedding model; run `gitmem index`")
@@ -412,7 +417,14 @@ class Retriever:
             return []
         import numpy as np
 
-        qv = self.embedder.embed([text])[0]
+        from gitmem.embed import ModelError
+
+        try:
+            qv = self.embedder.embed([text])[0]
+        except ModelError as exc:  # fail open: the other rankers still answer
+            self.warnings.append(str(exc))
+            self._vectors = None
+            return []
         best = np.maximum.reduceat(self._vectors @ qv, self._group_starts)  # per record
         if allowed is not None:
             keep = np.fromiter(

