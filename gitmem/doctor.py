@@ -13,6 +13,7 @@ from gitmem import client, config, index, lint
 from gitmem import compile as compiler
 from gitmem.agent import install
 from gitmem.agent.runner import ERROR_LOG, STATUS_DIR
+from gitmem.indexfiles import is_stale
 from gitmem.repo import Repo
 from gitmem.table import Table, is_fresh
 
@@ -67,6 +68,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     )
     table = Table.open(compiler.table_path(repo))
     fresh = table is not None and is_fresh(table, repo.root, full=True)
+    table_full = table.meta("full") if table is not None else None
     if table is not None:
         table.close()
     checks.append(
@@ -81,7 +83,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     if meta is None:
         checks.append(Check("index", False, "no usable index: run `gitmem index`"))
     else:
-        stale = float(meta.get("built", 0)) < _mtime(compiler.table_path(repo)) - 1e-3
+        stale = is_stale(meta, table_full, _mtime(compiler.table_path(repo)))
         model = meta.get("model") or "none (keyword + path only)"
         checks.append(
             Check(

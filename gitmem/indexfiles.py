@@ -33,3 +33,13 @@ def read_meta(gen: Path) -> dict[str, Any] | None:
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         return None
     return meta
+
+
+def is_stale(meta: dict[str, Any], table_full: str | None, table_mtime: float) -> bool:
+    """Whether the records changed since the index was built: the index records the
+    fingerprint of the record files its table was compiled from (``source``); indexes
+    written before that compare their build time with the table's."""
+    source = meta.get("source")
+    if source:
+        return bool(source != table_full)
+    return float(meta.get("built", 0)) < table_mtime - 1e-3

@@ -224,7 +224,9 @@ class Retriever:
             self._ids = list(meta["ids"])
             self._open_keyword(generation)  # type: ignore[arg-type]
             self._open_vectors(generation, meta)  # type: ignore[arg-type]
-            self.stale = float(meta.get("built", 0)) < _mtime(table.path) - 1e-3
+            from gitmem.indexfiles import is_stale
+
+            self.stale = is_stale(meta, table.meta("full"), _mtime(table.path))
             if self.stale:
                 self.warnings.append("records changed since the last `gitmem index`")
         elif generation is None:

@@ -424,3 +424,37 @@ def test_well_known_files_bring_their_vocabulary(repo: Path, no_model: None) -> 
     assert retrieve(r, "", ["pyproject.toml"]).hits[0].id == "D-0001"
     assert retrieve(r, "", [".github/workflows/test.yml"]).hits[0].id == "D-0003"
     assert retrieve(r, "", ["src/kafka/topics.py"]).hits[0].id == "D-0002"
+
+
+def test_index_with_nothing_changed_skips_reading_the_records(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`gitmem index` runs after every commit (git hooks): with no record changed it must
+    not read the catalog, and the index must not be reported stale afterwards."""
+    from gitmem import compile as compiler
+    from gitmem.retrieve import Retriever
+
+    project(repo)
+    r = discover(repo)
+    index.build(r)
+    reads: list[int] = []
+    real = index.load_catalog
+    monkeypatch.setattr(index, "load_catalog", lambda rp: reads.append(1) or real(rp))
+    again = index.build(r)
+    assert again.unchanged and again.total == 4 and reads == []
+    # a table recompiled by someone else, records unchanged: still current, not stale
+    compiler._LAST.clear()
+    compiler.build(r)
+    assert index.build(r).unchanged and reads == []
+    retr = Retriever.open(r)
+    assert not retr.stale
+    retr.close()
+    # an edited record is looked at and re-indexed
+    decision(repo, "0004-kafka.md", "Kafka for event streaming, 7 day retention")
+    edited = index.build(r)
+    assert not edited.unchanged and edited.reindexed == 1 and reads == [1]
+    assert retrieve(r, "retention", []).hits[0].title.endswith("7 day retention")
+    # so is a configuration change (it can change what the records mean)
+    (repo / ".continuity" / "config.yaml").write_text("chars_per_token: 3\n")
+    index.build(r)
+    assert reads == [1, 1]
