@@ -64,6 +64,9 @@ def folders(root: Path, watched: list[str]) -> list[str]:
     return out
 
 
+MapRows = dict[int, tuple[Decision, bytes, tuple[str, ...]]]
+
+
 @dataclass(frozen=True)
 class _Compiled:
     """What this process last compiled for a repository. A long-lived process (``gitmem
@@ -75,7 +78,7 @@ class _Compiled:
     table: tuple[int, int, int]  # the table file this process wrote (inode, size, mtime)
     # id(record) -> (record, encoded path-map row, lookup keys); the catalog hands back
     # the same objects for unchanged records (see gitmem.store)
-    map_rows: dict[int, tuple[Decision, bytes, tuple[str, ...]]]
+    map_rows: MapRows
     map_keys: dict[str, list[int]]
     map_blobs: list[bytes]
 
@@ -83,15 +86,32 @@ class _Compiled:
 _LAST: dict[str, _Compiled] = {}
 
 
-def build(repo: Repo) -> store.Catalog:
-    """Compile the table from the records on disk; returns the catalog it was built from."""
-    cfg = config.load(repo.root)
-    watch = watched(repo, cfg)
-    # Fingerprint before reading, so an edit made during the build is seen next time.
+@dataclass(frozen=True)
+class Fingerprint:
+    """The record files' state, taken before they are read (so that an edit made during a
+    build is seen by the next one)."""
+
+    watch: list[str]
+    dirs: list[str]
+    quick: str  # folder mtimes
+    full: str  # every file's size and mtime
+    stats: dict[str, tuple[int, int]]  # path -> (size, mtime_ns), for the catalog
+
+
+def fingerprint(repo: Repo) -> Fingerprint:
+    watch = watched(repo, config.load(repo.root))
     dirs = folders(repo.root, watch)
     quick = quick_fingerprint(str(repo.root), watch, dirs)
     stats: dict[str, tuple[int, int]] = {}
     full = full_fingerprint(repo.root, watch, stats)
+    return Fingerprint(watch, dirs, quick, full, stats)
+
+
+def build(repo: Repo, taken: Fingerprint | None = None) -> store.Catalog:
+    """Compile the table from the records on disk; returns the catalog it was built from.
+    ``taken``: a fingerprint the caller took just before (not recomputed)."""
+    fp = taken if taken is not None else fingerprint(repo)
+    watch, dirs, quick, full, stats = fp.watch, fp.dirs, fp.quick, fp.full, fp.stats
     path = table_path(repo)
     last = _LAST.pop(str(repo.root), None)
     if last is not None and last.table != _identity(path):
@@ -169,10 +189,19 @@ def _write_pathmap(
     catalog: store.Catalog,
     header: dict[str, object],
     last: _Compiled | None = None,
-) -> tuple[dict[int, tuple[Decision, bytes, tuple[str, ...]]], dict[str, list[int]], list[bytes]]:
+) -> tuple[MapRows, dict[str, list[int]], list[bytes]]:
     """The hooks' path map (see ``gitmem.pathmap``): the decisions that have globs, filed
-    under the same lookup keys as the table. Rows and buckets that ``last`` encoded for
-    the same records are reused."""
+    under the same lookup keys as the table."""
+    rows, keys, blobs, encoded, count = _encode_pathmap(catalog, last)
+    pathmap.write_encoded(str(map_path(repo)), {**header, "count": count}, blobs, encoded)
+    return rows, keys, blobs
+
+
+def _encode_pathmap(
+    catalog: store.Catalog, last: _Compiled | None
+) -> tuple[MapRows, dict[str, list[int]], list[bytes], list[bytes], int]:
+    """Encoded path-map rows and buckets, reusing those ``last`` encoded for the same
+    records."""
     memo = last.map_rows if last is not None else {}
     rows: dict[int, tuple[Decision, bytes, tuple[str, ...]]] = {}
     encoded: list[bytes] = []
@@ -210,8 +239,36 @@ def _write_pathmap(
         blobs = last.map_blobs
     else:
         blobs = pathmap.encode_buckets(keys)
-    pathmap.write_encoded(str(map_path(repo)), {**header, "count": len(seen)}, blobs, encoded)
-    return rows, keys, blobs
+    return rows, keys, blobs, encoded, len(seen)
+
+
+def prime(repo: Repo) -> bool:
+    """Remember the table and path map on disk as if this process had compiled them, when
+    they are current: a long-lived process (the daemon) that found nothing to re-index at
+    start then updates rows on the first edit instead of rewriting everything (~2 s at
+    10,000 records). Writes nothing. True when primed."""
+    fp = fingerprint(repo)
+    path = table_path(repo)
+    table = Table.open(path)
+    if table is None:
+        return False
+    try:
+        if table.meta("full") != fp.full or table.meta("root") != str(repo.root):
+            return False
+        identity = _identity(path)
+        cache = table.parse_cache()
+    except sqlite3.Error:
+        return False
+    finally:
+        table.close()
+    catalog = store.load(repo.root, cache=cache, stats=fp.stats)
+    if catalog.reparsed or identity is None:
+        return False  # something changed after all: the next build compiles
+    rows, keys, blobs, _, _ = _encode_pathmap(catalog, None)
+    _LAST[str(repo.root)] = _Compiled(
+        catalog.decisions, dict(catalog.cache), identity, rows, keys, blobs
+    )
+    return True
 
 
 def map_path(repo: Repo) -> Path:

@@ -45,7 +45,8 @@ class Daemon:
             log(f"warning: {resolution.warning}")
         if self.embedder is not None:
             self.embedder.warm()  # queries should not pay for loading the model
-        self._reindex()
+        if self._reindex():
+            compiler.prime(repo)  # so that the first edit updates rows, not everything
         self.retriever = self._open()
 
     def _open(self) -> Retriever:
@@ -54,13 +55,15 @@ class Daemon:
             r.warnings.append(self.model_warning)
         return r
 
-    def _reindex(self) -> None:
+    def _reindex(self) -> bool:
+        """Bring the index up to date; True when there was nothing to do."""
         report = index.build(self.repo, embedder=self.embedder, model_warning=self.model_warning)
         if not report.unchanged:
             self.log(
                 f"indexed: {report.reindexed} changed, {report.removed} removed "
                 f"({report.seconds:.2f} s)"
             )
+        return report.unchanged
 
     def refresh_if_needed(self) -> None:
         """Re-index after record changes settle; reopen when another process re-indexed."""

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitmem import bm25, config, embed, sections, store
+from gitmem import bm25, config, embed, sections
 from gitmem import compile as compiler
 from gitmem.doctext import weighted_text
 from gitmem.fsutil import atomic_write
@@ -127,11 +127,6 @@ def _build_lock(repo: Repo) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def load_catalog(repo: Repo) -> store.Catalog:
-    """All records, reusing the match table's parse cache (and refreshing the table)."""
-    return compiler.build(repo)
-
-
 def build(
     repo: Repo,
     *,
@@ -144,8 +139,9 @@ def build(
     started = time.perf_counter()
     with _build_lock(repo):
         model_fp = embedder.info.fingerprint if embedder is not None else None
+        taken = compiler.fingerprint(repo)
         if not full:
-            same = _nothing_changed(repo, model_fp)
+            same = _nothing_changed(repo, model_fp, taken.full)
             if same is not None:
                 gen, total = same
                 return BuildReport(
@@ -159,8 +155,8 @@ def build(
                     time.perf_counter() - started,
                     unchanged=True,
                 )
-        catalog = load_catalog(repo)
-        source = _table_source(repo)
+        catalog = compiler.build(repo, taken)  # the table, from its parse cache
+        source = taken.full
         decisions = _unique(catalog.decisions)
         hashes = {d.id: content_hash(d) for d in decisions}
         if len(_HASHES) > 2 * len(decisions) + 64:
@@ -237,38 +233,25 @@ def build(
         )
 
 
-def _table_source(repo: Repo) -> str | None:
-    """The fingerprint of the record files the table was compiled from."""
+def _nothing_changed(repo: Repo, model_fp: str | None, full: str) -> tuple[Path, int] | None:
+    """(live generation, records) when the record files are as they were when it was
+    built (``full``: their fingerprint now), the table was compiled from them too, the
+    model is the same and the index files are readable: then there is nothing to do, and
+    reading the catalog (~1-2 s at 10,000 records) is skipped. `gitmem index` runs after
+    every commit (git hooks), mostly with nothing to do. None when anything needs a look."""
     from gitmem.table import Table
-
-    table = Table.open(compiler.table_path(repo))
-    if table is None:
-        return None
-    try:
-        return table.meta("full")
-    except Exception:
-        return None
-    finally:
-        table.close()
-
-
-def _nothing_changed(repo: Repo, model_fp: str | None) -> tuple[Path, int] | None:
-    """(live generation, records) when no record file changed since it was built from a
-    table that is still fresh, with the same model, and its files are readable: then
-    there is nothing to do, and reading the catalog (~1-2 s at 10,000 records) is
-    skipped. `gitmem index` runs after every commit (git hooks), mostly with nothing
-    to do. None when anything needs a look."""
-    from gitmem.table import Table, is_fresh
 
     gen = current_generation(repo)
     meta = read_meta(gen) if gen is not None else None
-    if gen is None or meta is None or meta.get("model") != model_fp or not meta.get("source"):
+    if gen is None or meta is None or meta.get("model") != model_fp:
+        return None
+    if meta.get("source") != full:
         return None
     table = Table.open(compiler.table_path(repo))
     if table is None:
         return None
     try:
-        if table.meta("full") != meta["source"] or not is_fresh(table, repo.root, full=True):
+        if table.meta("full") != full or table.meta("root") != str(repo.root):
             return None
     except Exception:
         return None

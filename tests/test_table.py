@@ -315,3 +315,35 @@ def test_in_process_update_writes_what_a_full_compile_writes(
     compiler.build(r)
     assert len(updates) == len(steps)
     assert len(compiler.Table.open(compiler.table_path(r)).entries()) == 9  # type: ignore[union-attr]
+
+
+def test_prime_remembers_a_current_table_without_writing(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon primes at start when nothing needed compiling: the first edit is then a
+    row update, and what it writes equals a compile from scratch."""
+    for i in range(1, 6):
+        decision(repo, f"{i:04d}-r.md", f"Rule {i}", globs=[f"svc{i}/**"])
+    r = discover(repo)
+    compiler.build(r)
+    compiler._LAST.clear()  # as in a new process
+    before = _dump(repo)
+    mtime = compiler.table_path(r).stat().st_mtime_ns
+    assert compiler.prime(r)
+    assert _dump(repo) == before and compiler.table_path(r).stat().st_mtime_ns == mtime
+    updates: list[int] = []
+    real_update = compiler._update
+    monkeypatch.setattr(
+        compiler, "_update", lambda *a, **k: updates.append(1) or real_update(*a, **k)
+    )
+    decision(repo, "0003-r.md", "Rule 3 edited", globs=["svc3/**", "docs/**"])
+    compiler.build(r)
+    assert updates == [1]
+    primed = _dump(repo)
+    compiler._LAST.clear()
+    compiler.build(r)
+    assert primed == _dump(repo)
+    # a stale table is not primed
+    decision(repo, "0004-r.md", "Rule 4 edited")
+    compiler._LAST.clear()
+    assert not compiler.prime(r)
