@@ -111,6 +111,8 @@ def bench(n: int, queries: int) -> dict[str, float | int | str]:
         # as `gitmem index` (bulk) and `gitmem watch` (serving queries) load the model
         bulk = index.resolve_embedder(repo, allow_download=False, bulk=True).embedder
         emb = index.resolve_embedder(repo, allow_download=False).embedder
+        if emb is not None:
+            emb.warm()  # the daemon loads its model at start
         t0 = time.perf_counter()
         index.build(repo, embedder=bulk)
         build_s = time.perf_counter() - t0
