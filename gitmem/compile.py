@@ -140,6 +140,9 @@ def build(repo: Repo, taken: Fingerprint | None = None) -> store.Catalog:
             conn = sqlite3.connect(tmp)
             _write(conn, catalog, repo, watch, dirs, quick, full, common)
         conn.close()
+        # the identity of the file written here (renaming keeps it), not of whatever is
+        # at `path` after the rename: another process may replace it in between
+        identity = _identity(Path(tmp))
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -151,7 +154,6 @@ def build(repo: Repo, taken: Fingerprint | None = None) -> store.Catalog:
         {"root": str(repo.root), "watched": watch, "dirs": dirs, "quick": quick},
         last,
     )
-    identity = _identity(path)
     if identity is not None:
         _LAST[str(repo.root)] = _Compiled(
             catalog.decisions, dict(catalog.cache), identity, rows, keys, blobs
