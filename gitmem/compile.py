@@ -116,6 +116,8 @@ def build(repo: Repo, taken: Fingerprint | None = None) -> store.Catalog:
     last = _LAST.pop(str(repo.root), None)
     if last is not None and last.table != _identity(path):
         last = None  # another process wrote the table since
+    if last is None:
+        last = _recall(path)
     cache, old_common, old_count, old_drift = _previous(repo, with_cache=last is None)
     if last is not None:
         cache = last.cache  # what this process wrote there
@@ -159,6 +161,39 @@ def build(repo: Repo, taken: Fingerprint | None = None) -> store.Catalog:
             catalog.decisions, dict(catalog.cache), identity, rows, keys, blobs
         )
     return catalog
+
+
+def _recall(path: Path) -> _Compiled | None:
+    """What the process that wrote the table on disk had compiled, rebuilt from the table
+    itself: its parse cache and the record file of each row, in row order. A fresh
+    process (`gitmem index` after an edit, `gitmem why`) then updates the changed rows
+    too instead of rewriting ~30 MB at 10,000 records. None when the rows do not say the
+    order (a duplicate id leaves a gap) or the table changed while it was read."""
+    before = _identity(path)
+    table = Table.open(path) if before is not None else None
+    if table is None or before is None:
+        return None
+    try:
+        rows = table.row_files()
+        cache = table.parse_cache()
+    except sqlite3.Error:
+        return None
+    finally:
+        table.close()
+    if _identity(path) != before or [n for n, _ in rows] != list(range(len(rows))):
+        return None
+    try:
+        # every cached record that holds a decision has its row: no duplicate id was
+        # left out (linking without it could differ from what the rows say)
+        holding = {rel for rel, (_, payload) in cache.items() if store.decision_of(payload)}
+        if holding != {rel for _, rel in rows}:
+            return None
+        decisions = store.linked([(rel, cache[rel][1]) for _, rel in rows])
+    except (KeyError, ValueError):
+        return None
+    if [d.file for d in decisions] != [rel for _, rel in rows]:
+        return None
+    return _Compiled(decisions, cache, before, {}, {}, [])
 
 
 def _copy_if_unchanged(path: Path, dest: str, identity: tuple[int, int, int]) -> bool:

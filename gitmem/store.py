@@ -157,6 +157,25 @@ def load(
     return Catalog(tuple(decisions), tuple(problems), new_cache, patterns, reparsed)
 
 
+def decision_of(payload: str) -> Decision | None:
+    """The (unlinked) decision a cached payload holds, if any."""
+    return _decode(payload).decision
+
+
+def linked(payloads: list[tuple[str, str]]) -> tuple[Decision, ...]:
+    """The linked decisions that these (record file, cached payload) pairs, in catalog
+    order, made: what ``load`` returned when it read them (see gitmem.compile._recall)."""
+    decisions: list[Decision] = []
+    back_links: list[tuple[str, str, str]] = []
+    for rel, payload in payloads:
+        decoded = _decode(payload)
+        if decoded.decision is None:
+            continue
+        back_links.extend((decoded.decision.id, ref, rel) for ref in decoded.successors)
+        decisions.append(decoded.decision)
+    return tuple(_link(decisions, back_links, []))
+
+
 @dataclass(frozen=True)
 class _Decoded:
     decision: Decision | None

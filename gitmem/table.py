@@ -204,6 +204,11 @@ class Table:
         out.sort(key=sort_key)
         return out
 
+    def row_files(self) -> list[tuple[int, str]]:
+        """(row number, record file) of every decision row, in row order."""
+        rows = self._conn.execute("SELECT n, file FROM decision ORDER BY n").fetchall()
+        return [(int(r[0]), str(r[1])) for r in rows]
+
     def parse_cache(self) -> dict[str, tuple[str, str]]:
         """What the compiler parsed per record file last time (see ``store.load``)."""
         rows = self._conn.execute("SELECT rel, sig, payload FROM filecache").fetchall()

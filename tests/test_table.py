@@ -248,6 +248,15 @@ def test_common_words_survive_small_edits_and_are_recomputed_after_many(repo: Pa
     assert "abacus" in json.loads(meta("fts_common"))
 
 
+def _from_scratch(r: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compile with no memory of earlier compiles (a full write); the common-word list
+    and its drift still come from the table on disk, as in any compile."""
+    compiler._LAST.clear()
+    with monkeypatch.context() as m:
+        m.setattr(compiler, "_recall", lambda path: None)
+        compiler.build(r)  # type: ignore[arg-type]
+
+
 def _dump(repo: Path) -> tuple[object, ...]:
     import sqlite3
 
@@ -292,8 +301,7 @@ def test_in_process_update_writes_what_a_full_compile_writes(
         step()
         compiler.build(r)  # in-process: the update path
         incremental = _dump(repo)
-        compiler._LAST.clear()
-        compiler.build(r)  # from scratch
+        _from_scratch(r, monkeypatch)
         assert incremental == _dump(repo)
     assert len(updates) == len(steps)
     # another process compiles in between: this process's memory of the table is stale
@@ -305,15 +313,15 @@ def test_in_process_update_writes_what_a_full_compile_writes(
     )
     decision(repo, "0008-r.md", "Rule 8 edited here", globs=["svc2/**"])
     compiler.build(r)
-    assert len(updates) == len(steps)  # not an update of a table it did not write
+    # its memory is dropped, and what that table was compiled from is read from the table
+    assert len(updates) == len(steps) + 1
     after_other = _dump(repo)
-    compiler._LAST.clear()
-    compiler.build(r)
+    _from_scratch(r, monkeypatch)
     assert after_other == _dump(repo)
     # adding a record changes the row numbers: a full rewrite, still correct
     decision(repo, "0004b-new.md", "Inserted", globs=["svc1/**"])
     compiler.build(r)
-    assert len(updates) == len(steps)
+    assert len(updates) == len(steps) + 1
     assert len(compiler.Table.open(compiler.table_path(r)).entries()) == 9  # type: ignore[union-attr]
 
 
@@ -340,10 +348,51 @@ def test_prime_remembers_a_current_table_without_writing(
     compiler.build(r)
     assert updates == [1]
     primed = _dump(repo)
-    compiler._LAST.clear()
-    compiler.build(r)
+    _from_scratch(r, monkeypatch)
     assert primed == _dump(repo)
     # a stale table is not primed
     decision(repo, "0004-r.md", "Rule 4 edited")
     compiler._LAST.clear()
     assert not compiler.prime(r)
+
+
+def test_a_fresh_process_updates_rows_of_the_table_on_disk(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without this process's memory of the last compile, the table's own parse cache and
+    row order say what it was compiled from: a fresh process updates rows too, and writes
+    exactly what a compile from scratch writes. A duplicate id (a gap in the rows, or a
+    record left out) makes it rewrite instead."""
+    for i in range(1, 8):
+        decision(repo, f"{i:04d}-r.md", f"Rule {i}", globs=[f"svc{i % 3}/**"])
+    r = discover(repo)
+    compiler.build(r)
+    updates: list[int] = []
+    real_update = compiler._update
+    monkeypatch.setattr(
+        compiler, "_update", lambda *a, **k: updates.append(1) or real_update(*a, **k)
+    )
+    ddir = repo / ".continuity" / "decisions"
+    steps = [
+        lambda: decision(repo, "0002-r.md", "Rule two renamed", globs=["svc9/**"]),
+        lambda: decision(repo, "0005-r.md", "Rule 5", extra="supersedes: [D-0004]\n"),
+        lambda: (ddir / "0006-r.md").write_text((ddir / "0006-r.md").read_text() + "\nmore\n"),
+    ]
+    for step in steps:
+        step()
+        compiler._LAST.clear()  # a fresh process
+        compiler.build(r)
+        updated = _dump(repo)
+        _from_scratch(r, monkeypatch)
+        assert updated == _dump(repo)
+    assert len(updates) == len(steps)
+    # a duplicate id that supersedes another record, then removed
+    decision(repo, "0008-dup.md", "Rule 3 again", extra="id: D-0003\nsupersedes: [D-0001]\n")
+    compiler._LAST.clear()
+    compiler.build(r)
+    (ddir / "0008-dup.md").unlink()
+    compiler._LAST.clear()
+    compiler.build(r)
+    without = _dump(repo)
+    _from_scratch(r, monkeypatch)
+    assert without == _dump(repo)
