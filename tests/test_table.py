@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from gitmem import compile as compiler
 from gitmem.globs import compile_glob, matches, specificity
-from gitmem.repo import discover
+from gitmem.repo import Repo, discover
 
 SEGMENTS = ["src", "billing", "api", "a", "b", "x.py", "y.sql", "Dockerfile", "test_x.py", "mig"]
 GLOB_PARTS = [
@@ -248,13 +248,32 @@ def test_common_words_survive_small_edits_and_are_recomputed_after_many(repo: Pa
     assert "abacus" in json.loads(meta("fts_common"))
 
 
-def _from_scratch(r: object, monkeypatch: pytest.MonkeyPatch) -> None:
+def _count_updates(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that grows by one each time a compile updates rows instead of rewriting."""
+    updates: list[int] = []
+    real_update = compiler._update
+    monkeypatch.setattr(
+        compiler, "_update", lambda *a, **k: updates.append(1) or real_update(*a, **k)
+    )
+    return updates
+
+
+def _rules(repo: Path, count: int) -> Repo:
+    """``count`` records spread over three folders, compiled."""
+    for i in range(1, count + 1):
+        decision(repo, f"{i:04d}-r.md", f"Rule {i}", globs=[f"svc{i % 3}/**"])
+    r = discover(repo)
+    compiler.build(r)
+    return r
+
+
+def _from_scratch(r: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     """Compile with no memory of earlier compiles (a full write); the common-word list
     and its drift still come from the table on disk, as in any compile."""
     compiler._LAST.clear()
     with monkeypatch.context() as m:
         m.setattr(compiler, "_recall", lambda path: None)
-        compiler.build(r)  # type: ignore[arg-type]
+        compiler.build(r)
 
 
 def _dump(repo: Path) -> tuple[object, ...]:
@@ -279,15 +298,8 @@ def test_in_process_update_writes_what_a_full_compile_writes(
 ) -> None:
     """A long-lived process (gitmem watch) updates the rows of the records that changed;
     the table and path map must be exactly what compiling from scratch gives."""
-    for i in range(1, 9):
-        decision(repo, f"{i:04d}-r.md", f"Rule {i}", globs=[f"svc{i % 3}/**"])
-    r = discover(repo)
-    compiler.build(r)
-    updates: list[int] = []
-    real_update = compiler._update
-    monkeypatch.setattr(
-        compiler, "_update", lambda *a, **k: updates.append(1) or real_update(*a, **k)
-    )
+    r = _rules(repo, 8)
+    updates = _count_updates(monkeypatch)
     ddir = repo / ".continuity" / "decisions"
     steps = [
         lambda: decision(repo, "0002-r.md", "Rule two renamed", globs=["svc9/**", "*.sql"]),
@@ -339,11 +351,7 @@ def test_prime_remembers_a_current_table_without_writing(
     mtime = compiler.table_path(r).stat().st_mtime_ns
     assert compiler.prime(r)
     assert _dump(repo) == before and compiler.table_path(r).stat().st_mtime_ns == mtime
-    updates: list[int] = []
-    real_update = compiler._update
-    monkeypatch.setattr(
-        compiler, "_update", lambda *a, **k: updates.append(1) or real_update(*a, **k)
-    )
+    updates = _count_updates(monkeypatch)
     decision(repo, "0003-r.md", "Rule 3 edited", globs=["svc3/**", "docs/**"])
     compiler.build(r)
     assert updates == [1]
@@ -363,15 +371,8 @@ def test_a_fresh_process_updates_rows_of_the_table_on_disk(
     row order say what it was compiled from: a fresh process updates rows too, and writes
     exactly what a compile from scratch writes. A duplicate id (a gap in the rows, or a
     record left out) makes it rewrite instead."""
-    for i in range(1, 8):
-        decision(repo, f"{i:04d}-r.md", f"Rule {i}", globs=[f"svc{i % 3}/**"])
-    r = discover(repo)
-    compiler.build(r)
-    updates: list[int] = []
-    real_update = compiler._update
-    monkeypatch.setattr(
-        compiler, "_update", lambda *a, **k: updates.append(1) or real_update(*a, **k)
-    )
+    r = _rules(repo, 7)
+    updates = _count_updates(monkeypatch)
     ddir = repo / ".continuity" / "decisions"
     steps = [
         lambda: decision(repo, "0002-r.md", "Rule two renamed", globs=["svc9/**"]),
