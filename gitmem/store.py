@@ -124,11 +124,8 @@ def load(
     problems: list[Problem] = list(cfg.problems)
     imported, imp_problems = config.load_imported(root)
     problems.extend(imp_problems)
-    decisions: list[Decision] = []
-    # (predecessor id, successor reference) pairs stated from the predecessor's side
-    back_links: list[tuple[str, str, str]] = []
+    pairs: list[tuple[str, str]] = []  # (record file, payload), in catalog order
     new_cache: dict[str, tuple[str, str]] = {}
-    patterns: dict[str, list[list[object]]] = {}
     reparsed = 0
     for sf in source_files(root, cfg):
         entry = imported.get(sf.rel)
@@ -141,20 +138,13 @@ def load(
             reparsed += 1
         if sig:
             new_cache[sf.rel] = (sig, payload)
-        decoded = _decode(payload)
-        problems.extend(decoded.problems)
-        if decoded.decision is None:
-            continue
-        decision = decoded.decision
-        patterns[sf.rel] = decoded.patterns
-        back_links.extend((decision.id, ref, sf.rel) for ref in decoded.successors)
-        decisions.append(decision)
-    decisions = _link(decisions, back_links, problems)
+        pairs.append((sf.rel, payload))
+    decisions, patterns = _assemble(pairs, problems)
     if len(_DECODED) > 2 * len(new_cache) + 64:  # forget records that are gone
         live = {payload for _, payload in new_cache.values()}
         for stale in [k for k in _DECODED if k not in live]:
             del _DECODED[stale]
-    return Catalog(tuple(decisions), tuple(problems), new_cache, patterns, reparsed)
+    return Catalog(decisions, tuple(problems), new_cache, patterns, reparsed)
 
 
 def decision_of(payload: str) -> Decision | None:
@@ -165,15 +155,27 @@ def decision_of(payload: str) -> Decision | None:
 def linked(payloads: list[tuple[str, str]]) -> tuple[Decision, ...]:
     """The linked decisions that these (record file, cached payload) pairs, in catalog
     order, made: what ``load`` returned when it read them (see gitmem.compile._recall)."""
+    return _assemble(payloads, [])[0]
+
+
+def _assemble(
+    pairs: list[tuple[str, str]], problems: list[Problem]
+) -> tuple[tuple[Decision, ...], dict[str, list[list[object]]]]:
+    """Decode (record file, payload) pairs in catalog order and link the decisions;
+    their problems go to ``problems``. Returns the decisions and each file's patterns."""
     decisions: list[Decision] = []
+    # (predecessor id, successor reference) pairs stated from the predecessor's side
     back_links: list[tuple[str, str, str]] = []
-    for rel, payload in payloads:
+    patterns: dict[str, list[list[object]]] = {}
+    for rel, payload in pairs:
         decoded = _decode(payload)
+        problems.extend(decoded.problems)
         if decoded.decision is None:
             continue
+        patterns[rel] = decoded.patterns
         back_links.extend((decoded.decision.id, ref, rel) for ref in decoded.successors)
         decisions.append(decoded.decision)
-    return tuple(_link(decisions, back_links, []))
+    return tuple(_link(decisions, back_links, problems)), patterns
 
 
 @dataclass(frozen=True)
