@@ -140,8 +140,10 @@ def build(
     with _build_lock(repo):
         model_fp = embedder.info.fingerprint if embedder is not None else None
         taken = compiler.fingerprint(repo)
+        current = current_generation(repo)
+        current_meta = read_meta(current) if current is not None else None
         if not full:
-            same = _nothing_changed(repo, model_fp, taken.full)
+            same = _nothing_changed(repo, current, current_meta, model_fp, taken.full)
             if same is not None:
                 gen, total = same
                 return BuildReport(
@@ -163,15 +165,15 @@ def build(
             live = {id(d) for d in decisions}
             for gone in [key for key in _HASHES if key not in live]:
                 del _HASHES[gone]
-        prev = None if full else current_generation(repo)
-        prev_meta = read_meta(prev) if prev is not None else None
+        prev, prev_meta = (None, None) if full else (current, current_meta)
+        old_postings = _readable_postings(prev, prev_meta)
         if prev is not None and (
             prev_meta is None
             or not _whoosh_ok(prev)
-            or not _postings_ok(prev, prev_meta)
+            or old_postings is None
             or not _vectors_ok(prev, prev_meta)
         ):
-            prev, prev_meta = None, None  # unreadable: rebuild from scratch
+            prev, prev_meta, old_postings = None, None, None  # unreadable: from scratch
         if (
             prev is not None
             and prev_meta is not None
@@ -200,7 +202,7 @@ def build(
         gen.mkdir(parents=True)
         try:
             _write_whoosh(gen, prev, decisions, changed, removed, hashes, progress)
-            _write_postings(gen, prev, prev_meta, decisions, changed)
+            _write_postings(gen, old_postings, prev_meta, decisions, changed)
             try:
                 owners, embedded = _write_vectors(gen, prev, prev_meta, decisions, hashes, embedder)
             except embed.ModelError as exc:  # fail open: keyword + path, and say so
@@ -233,7 +235,13 @@ def build(
         )
 
 
-def _nothing_changed(repo: Repo, model_fp: str | None, full: str) -> tuple[Path, int] | None:
+def _nothing_changed(
+    repo: Repo,
+    gen: Path | None,
+    meta: dict[str, Any] | None,
+    model_fp: str | None,
+    full: str,
+) -> tuple[Path, int] | None:
     """(live generation, records) when the record files are as they were when it was
     built (``full``: their fingerprint now), the table was compiled from them too, the
     model is the same and the index files are readable: then there is nothing to do, and
@@ -241,8 +249,6 @@ def _nothing_changed(repo: Repo, model_fp: str | None, full: str) -> tuple[Path,
     every commit (git hooks), mostly with nothing to do. None when anything needs a look."""
     from gitmem.table import Table
 
-    gen = current_generation(repo)
-    meta = read_meta(gen) if gen is not None else None
     if gen is None or meta is None or meta.get("model") != model_fp:
         return None
     if meta.get("source") != full:
@@ -257,7 +263,9 @@ def _nothing_changed(repo: Repo, model_fp: str | None, full: str) -> tuple[Path,
         return None
     finally:
         table.close()
-    if not (_whoosh_ok(gen) and _postings_ok(gen, meta) and _vectors_ok(gen, meta)):
+    if not _whoosh_ok(gen) or _readable_postings(gen, meta) is None:
+        return None
+    if not _vectors_ok(gen, meta):
         return None
     return gen, len(meta["ids"])
 
@@ -294,11 +302,15 @@ def _vectors_ok(gen: Path, meta: dict[str, Any]) -> bool:
         return False
 
 
-def _postings_ok(gen: Path, meta: dict[str, Any]) -> bool:
+def _readable_postings(gen: Path | None, meta: dict[str, Any] | None) -> bm25.Postings | None:
+    """A generation's compiled postings, if they load and match its metadata."""
+    if gen is None or meta is None:
+        return None
     try:
-        return bm25.load(gen).records == len(meta.get("ids", ()))
+        postings = bm25.load(gen)
     except Exception:
-        return False
+        return None
+    return postings if postings.records == len(meta.get("ids", ())) else None
 
 
 def _write_whoosh(
@@ -339,25 +351,20 @@ def _write_whoosh(
 
 def _write_postings(
     gen: Path,
-    prev: Path | None,
+    old: bm25.Postings | None,
     prev_meta: dict[str, Any] | None,
     decisions: list[Decision],
     changed: list[Decision],
 ) -> None:
-    """The keyword ranker's compiled postings (``gitmem.bm25``): carried over from the
-    previous generation with the changed records re-analysed, or read from the Whoosh
+    """The keyword ranker's compiled postings (``gitmem.bm25``): the previous
+    generation's (``old``) with the changed records re-analysed, or read from the Whoosh
     index just written."""
     ids = [d.id for d in decisions]
-    if prev is not None and prev_meta is not None and (prev / bm25.FILE).is_file():
-        try:
-            old = bm25.load(prev)
-        except (OSError, ValueError, KeyError):
-            old = None
-        if old is not None and old.records == len(prev_meta["ids"]):
-            field = _schema()["content"]
-            fresh = {d.id: bm25.analyse(field, weighted_text(d)) for d in changed}
-            bm25.save(gen, bm25.update(old, list(prev_meta["ids"]), ids, fresh))
-            return
+    if old is not None and prev_meta is not None:
+        field = _schema()["content"]
+        fresh = {d.id: bm25.analyse(field, weighted_text(d)) for d in changed}
+        bm25.save(gen, bm25.update(old, list(prev_meta["ids"]), ids, fresh))
+        return
     from whoosh import index as windex
 
     ix = windex.open_dir(str(gen / "whoosh"))
