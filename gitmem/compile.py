@@ -12,7 +12,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gitmem import config, pathmap, store
@@ -281,30 +281,18 @@ def _encode_pathmap(
 
 def prime(repo: Repo) -> bool:
     """Remember the table and path map on disk as if this process had compiled them, when
-    they are current: a long-lived process (the daemon) that found nothing to re-index at
-    start then updates rows on the first edit instead of rewriting everything (~2 s at
-    10,000 records). Writes nothing. True when primed."""
-    fp = fingerprint(repo)
-    path = table_path(repo)
-    table = Table.open(path)
-    if table is None:
+    they are current. A long-lived process (the daemon) that found nothing to re-index at
+    start pays here for what its first edit would otherwise pay: recalling the table's
+    records (``_recall``) and encoding the whole path map. Writes nothing. True when
+    primed."""
+    last = _recall(table_path(repo))
+    if last is None:
         return False
-    try:
-        if table.meta("full") != fp.full or table.meta("root") != str(repo.root):
-            return False
-        identity = _identity(path)
-        cache = table.parse_cache()
-    except sqlite3.Error:
-        return False
-    finally:
-        table.close()
-    catalog = store.load(repo.root, cache=cache, stats=fp.stats)
-    if catalog.reparsed or identity is None:
+    catalog = store.load(repo.root, cache=last.cache, stats=fingerprint(repo).stats)
+    if catalog.reparsed or [d.id for d in catalog.decisions] != [d.id for d in last.decisions]:
         return False  # something changed after all: the next build compiles
     rows, keys, blobs, _, _ = _encode_pathmap(catalog, None)
-    _LAST[str(repo.root)] = _Compiled(
-        catalog.decisions, dict(catalog.cache), identity, rows, keys, blobs
-    )
+    _LAST[str(repo.root)] = replace(last, map_rows=rows, map_keys=keys, map_blobs=blobs)
     return True
 
 
