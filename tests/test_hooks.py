@@ -576,6 +576,26 @@ def test_plugin_files_match_the_installer() -> None:
     )
 
 
+def _modules_loaded_by(project: Path, payload: dict[str, object], body: str) -> set[str]:
+    """The modules a fresh interpreter adds to what it had loaded, importing the hook
+    runner and running ``body`` (with ``run_claude``, ``io`` and the payload in argv[1])."""
+    code = (
+        "import io, sys\n"
+        "before = set(sys.modules)\n"
+        "from gitmem.agent.runner import run_claude\n"
+        f"{body}"
+        "print(' '.join(sorted(set(sys.modules) - before)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(payload)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=project,
+    )
+    return set(out.stdout.split())
+
+
 def test_tool_call_hooks_load_only_built_in_modules(project: Path) -> None:
     """pre-tool and post-tool run around every tool call: beyond what the interpreter had
     loaded, they may import gitmem's lean modules and two small C extensions, nothing
@@ -587,24 +607,14 @@ def test_tool_call_hooks_load_only_built_in_modules(project: Path) -> None:
         "tool_name": "Edit",
         "tool_input": {"file_path": str(project / "billing/charge.py")},
     }
-    code = (
-        "import io, sys\n"
-        "before = set(sys.modules)\n"
-        "from gitmem.agent.runner import run_claude\n"
+    loaded = _modules_loaded_by(
+        project,
+        payload,
         "for event in ('pre-tool', 'post-tool'):\n"
         "    out = io.StringIO()\n"
         "    run_claude(event, io.BytesIO(sys.argv[1].encode()), out)\n"
-        "    assert event == 'post-tool' or 'D-0001' in out.getvalue(), out.getvalue()\n"
-        "print(' '.join(sorted(set(sys.modules) - before)))\n"
+        "    assert event == 'post-tool' or 'D-0001' in out.getvalue(), out.getvalue()\n",
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(payload)],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=project,
-    )
-    loaded = set(out.stdout.split())
     extra = {m for m in loaded if m != "gitmem" and not m.startswith("gitmem.")}
     assert extra <= {"_json", "fcntl", "__future__"}, sorted(extra)
     assert {"gitmem.pathmap", "gitmem.agent.tooluse"} <= loaded
@@ -619,24 +629,14 @@ def test_prompt_keeps_heavy_and_slow_modules_off_the_import_path(project: Path) 
         "cwd": str(project),
         "prompt": "are floats ok for money amounts? password: abc123secret",
     }
-    code = (
-        "import io, sys\n"
-        "before = set(sys.modules)\n"
-        "from gitmem.agent.runner import run_claude\n"
+    CliRunner().invoke(cli, ["why", "billing/charge.py"])  # compile the table first
+    loaded = _modules_loaded_by(
+        project,
+        prompt,
         "out = io.StringIO()\n"
         "run_claude('prompt', io.BytesIO(sys.argv[1].encode()), out)\n"
-        "assert 'D-0001' in out.getvalue(), out.getvalue()\n"
-        "print(' '.join(sorted(set(sys.modules) - before)))\n"
+        "assert 'D-0001' in out.getvalue(), out.getvalue()\n",
     )
-    CliRunner().invoke(cli, ["why", "billing/charge.py"])  # compile the table first
-    out = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(prompt)],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=project,
-    )
-    loaded = set(out.stdout.split())
     heavy = {"click", "rich", "pygit2", "whoosh", "fastembed", "onnxruntime", "numpy", "ruamel"}
     slow = {"json", "pathlib", "typing", "dataclasses", "inspect", "sqlite3", "subprocess"}
     slow |= {"socket", "hashlib", "datetime", "getpass", "traceback", "mcp"}
