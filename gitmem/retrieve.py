@@ -210,6 +210,8 @@ class Retriever:
         self._ids: list[str] = []
         self._head_rows: dict[str, int] = {}
         self._record_of_group: Any = None
+        self._mask_for: set[str] | None = None  # the `allowed` set _mask was made for
+        self._mask: Any = None
         self._group_starts: Any = None
         self._inferred: set[str] | None = None
         meta = None
@@ -377,11 +379,7 @@ class Retriever:
         kept = self._prune_terms(weighted)
         if not kept:
             return []
-        mask = None
-        if allowed is not None:
-            import numpy as np
-
-            mask = np.fromiter((i in allowed for i in self._ids), dtype=bool, count=len(self._ids))
+        mask = None if allowed is None else self._allowed_mask(allowed)
         top = self._keyword.top({w: weighted[w] for w in kept}, RANKER_DEPTH, mask)
         return [(self._ids[n], score) for n, score in top]
 
@@ -399,6 +397,17 @@ class Retriever:
         if allowed is not None:
             ranked = [(i, s) for i, s in ranked if i in allowed]
         return ranked[:RANKER_DEPTH]
+
+    def _allowed_mask(self, allowed: set[str]) -> Any:
+        """One bool per indexed record: is it among the ``allowed`` candidates? Both the
+        keyword and embedding rankers filter with it; it is computed once per query."""
+        if self._mask_for is not allowed:
+            import numpy as np
+
+            ids = self._ids
+            self._mask = np.fromiter((i in allowed for i in ids), dtype=bool, count=len(ids))
+            self._mask_for = allowed
+        return self._mask
 
     def _prune_terms(self, weighted: dict[str, float]) -> list[str]:
         """Keep the query terms worth scoring: known to the index, not in most records
@@ -429,12 +438,7 @@ class Retriever:
             return []
         best = np.maximum.reduceat(self._vectors @ qv, self._group_starts)  # per record
         if allowed is not None:
-            keep = np.fromiter(
-                (self._ids[int(g)] in allowed for g in self._record_of_group),
-                dtype=bool,
-                count=best.shape[0],
-            )
-            best = np.where(keep, best, -1.0)
+            best = np.where(self._allowed_mask(allowed)[self._record_of_group], best, -1.0)
         top = np.flatnonzero(best >= EMBED_FLOOR)
         if top.size > RANKER_DEPTH:
             top = top[np.argpartition(-best[top], RANKER_DEPTH - 1)[:RANKER_DEPTH]]
@@ -452,6 +456,7 @@ class Retriever:
         allowed: set[str] | None = None,
     ) -> Result:
         """Rank the decisions relevant to ``prompt`` and the touched ``paths``."""
+        self._mask_for = None  # a candidate mask serves one query (the set may change)
         terms = entities.extract(prompt)
         rel_paths: list[str] = []
         root, common = str(self.repo.root), str(self.repo.common_dir)
