@@ -393,22 +393,12 @@ def encode_buckets(keys: dict[str, list[int]]) -> list[bytes]:
     return [("\n".join(lines)).encode("utf-8", "surrogatepass") for lines in buckets]
 
 
-def write(
-    dest: str,
-    header: dict[str, object],
-    records: Sequence[list[object]],
-    keys: dict[str, list[int]],
-) -> None:
-    """Write a path map atomically (aside, then ``os.replace``). ``records`` are
-    ``record_row`` lists; ``keys`` maps a lookup key to record indexes."""
-    write_encoded(dest, header, encode_buckets(keys), [encode_row(r) for r in records])
-
-
 def write_encoded(
     dest: str, header: dict[str, object], blobs: Sequence[bytes], rows: Sequence[bytes]
 ) -> None:
-    """``write`` from already encoded buckets and record lines (an incremental compile
-    re-encodes only what changed)."""
+    """Write a path map atomically (aside, then ``os.replace``) from its encoded bucket
+    blobs (``encode_buckets``) and record lines (``encode_row``): a compile re-encodes
+    only the records that changed."""
     import contextlib
     import json
     import tempfile
