@@ -83,7 +83,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     if meta is None:
         checks.append(Check("index", False, "no usable index: run `gitmem index`"))
     else:
-        stale = is_stale(meta, table_full, _mtime(compiler.table_path(repo)))
+        stale = is_stale(meta, table_full, compiler.table_path(repo))
         model = meta.get("model") or "none (keyword + path only)"
         checks.append(
             Check(
@@ -165,10 +165,3 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     if log.is_file():
         errors = log.read_text(encoding="utf-8", errors="replace").splitlines()[-5:]
     return Report(tuple(checks), last, tuple(errors))
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0

@@ -4,6 +4,7 @@ hook reads these without importing the index builder."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +36,17 @@ def read_meta(gen: Path) -> dict[str, Any] | None:
     return meta
 
 
-def is_stale(meta: dict[str, Any], table_full: str | None, table_mtime: float) -> bool:
+def is_stale(
+    meta: dict[str, Any], table_full: str | None, table_path: str | os.PathLike[str]
+) -> bool:
     """Whether the records changed since the index was built: the index records the
     fingerprint of the record files its table was compiled from (``source``); indexes
-    written before that compare their build time with the table's."""
+    written before that compare their build time with the table file's."""
     source = meta.get("source")
     if source:
         return bool(source != table_full)
+    try:
+        table_mtime = os.stat(table_path).st_mtime
+    except OSError:
+        table_mtime = 0.0
     return float(meta.get("built", 0)) < table_mtime - 1e-3

@@ -228,7 +228,7 @@ class Retriever:
             self._open_vectors(generation, meta)  # type: ignore[arg-type]
             from gitmem.indexfiles import is_stale
 
-            self.stale = is_stale(meta, table.meta("full"), _mtime(table.path))
+            self.stale = is_stale(meta, table.meta("full"), table.path)
             if self.stale:
                 self.warnings.append("records changed since the last `gitmem index`")
         elif generation is None:
@@ -620,13 +620,6 @@ def _quick_fresh(table: Table, repo: Repo) -> bool:
         return is_fresh(table, repo.root, full=False)
     except Exception:
         return False
-
-
-def _mtime(path: str | os.PathLike[str]) -> float:
-    try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return 0.0
 
 
 def _order(h: Hit) -> tuple[float, int, str, str]:
