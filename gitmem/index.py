@@ -297,7 +297,8 @@ def _vectors_ok(gen: Path, meta: dict[str, Any]) -> bool:
 
     try:
         matrix = np.load(gen / "vectors.npy", mmap_mode="r")
-        return bool(matrix.shape == (len(meta.get("owners", ())), embed.DIM))
+        shape = (len(meta.get("owners", ())), embed.DIM)
+        return bool(matrix.shape == shape and matrix.dtype == np.float32)
     except Exception:
         return False
 
@@ -399,44 +400,48 @@ def _write_vectors(
         old = np.load(prev / "vectors.npy")
         old_ids = prev_meta["ids"]
         old_hashes = prev_meta["hashes"]
-        owners = prev_meta["owners"]
+        owners = np.asarray(prev_meta["owners"], dtype=np.int64)
         # a record's chunks are consecutive rows (as written below); anything else is a
         # damaged file, and nothing is reused from it
-        if old.shape[0] == len(owners) and bool(np.all(np.diff(owners) >= 0)):
-            for row, owner in enumerate(owners):
-                if row == 0 or owners[row - 1] != owner:
-                    old_rows[old_ids[owner]] = (row, 1)
-                else:
-                    first, count = old_rows[old_ids[owner]]
-                    old_rows[old_ids[owner]] = (first, count + 1)
-            old_rows = {
-                i: span for i, span in old_rows.items() if hashes.get(i) == old_hashes.get(i)
-            }
+        if old.shape[0] == owners.shape[0] > 0 and bool(np.all(np.diff(owners) >= 0)):
+            firsts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+            counts = np.diff(np.r_[firsts, owners.shape[0]])
+            for owner, first, count in zip(
+                owners[firsts].tolist(), firsts.tolist(), counts.tolist(), strict=True
+            ):
+                ident = old_ids[owner]
+                if hashes.get(ident) == old_hashes.get(ident):
+                    old_rows[ident] = (first, count)
     texts: list[str] = []
-    source: list[int] = []  # per new row: old row (>= 0) or -(1 + fresh text index)
-    owners_out: list[int] = []
-    for idx, d in enumerate(decisions):
+    # per record: its first old row (>= 0), or -(1 + index of its first fresh text)
+    span_starts: list[int] = []
+    span_counts: list[int] = []
+    for d in decisions:
         span = old_rows.get(d.id)
-        if span is not None:
-            source.extend(range(span[0], span[0] + span[1]))
-            owners_out.extend([idx] * span[1])
-        else:
-            for text in chunks(d):
-                source.append(-1 - len(texts))
-                texts.append(text)
-                owners_out.append(idx)
+        if span is None:
+            fresh_texts = chunks(d)
+            span = (-1 - len(texts), len(fresh_texts))
+            texts.extend(fresh_texts)
+        span_starts.append(span[0])
+        span_counts.append(span[1])
     fresh = embedder.embed(texts)
-    src = np.asarray(source, dtype=np.int64)
-    matrix = np.zeros((src.shape[0], embed.DIM), dtype=np.float32)
+    counts_arr = np.asarray(span_counts, dtype=np.int64)
+    owners_arr = np.repeat(np.arange(len(decisions), dtype=np.int64), counts_arr)
+    begin = np.repeat(np.asarray(span_starts, dtype=np.int64), counts_arr)
+    offset = np.arange(owners_arr.shape[0]) - np.repeat(
+        np.cumsum(counts_arr) - counts_arr, counts_arr
+    )
+    src = np.where(begin >= 0, begin + offset, begin - offset)  # old row, or -(1 + text)
+    matrix = np.empty((src.shape[0], embed.DIM), dtype=np.float32)
     reused = src >= 0
     if old is not None and reused.any():
-        matrix[reused] = old[src[reused]]
+        np.take(old, np.where(reused, src, 0), axis=0, out=matrix)
     if texts:
         matrix[~reused] = fresh[-1 - src[~reused]]
     tmp = gen / "vectors.tmp.npy"
     np.save(tmp, matrix)
     os.replace(tmp, gen / "vectors.npy")
-    return owners_out, len(texts)
+    return owners_arr.tolist(), len(texts)
 
 
 def _prune(repo: Repo, keep: set[str]) -> None:

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,36 @@ def test_incremental_update_reembeds_one_record(repo: Path, embedder: embed.Embe
     # only the live generation and the one it replaced are kept
     gens = [p.name for p in index.index_dir(r).iterdir() if p.name.startswith("gen-")]
     assert len(gens) == 2
+
+
+def test_incremental_vectors_equal_a_full_rebuild(repo: Path, embedder: embed.Embedder) -> None:
+    """Reused rows are gathered from the previous generation: records with several chunks,
+    a record whose chunk count changes, one removed and one added in the middle."""
+    import numpy as np
+
+    def long_body(word: str, n: int) -> str:
+        return "## Decision\n\n" + " ".join(f"{word}{i % 37}" for i in range(n)) + "\n"
+
+    project(repo)
+    decision(repo, "0005-long.md", "Long record", body=long_body("alpha", 400))
+    decision(repo, "0006-longer.md", "Longer record", body=long_body("beta", 500))
+    r = discover(repo)
+    index.build(r, embedder=embedder)
+    decision(repo, "0005-long.md", "Long record", body=long_body("alpha", 200))  # 3 chunks
+    (repo / ".continuity/decisions/0002-url-versioning.md").unlink()
+    decision(repo, "0003b-middle.md", "A record in the middle", body="## Decision\n\nMid.\n")
+    update = index.build(r, embedder=embedder)
+    assert update.reindexed == 2 and update.removed == 1
+    incremental_meta = index.read_meta(update.generation)
+    a = np.load(update.generation / "vectors.npy")
+    full = index.build(r, embedder=embedder, full=True)  # prunes the incremental one
+    full_meta = index.read_meta(full.generation)
+    assert incremental_meta is not None and full_meta is not None
+    assert incremental_meta["ids"] == full_meta["ids"]
+    assert incremental_meta["owners"] == full_meta["owners"]
+    assert max(Counter(full_meta["owners"]).values()) == 4  # multi-chunk records exercised
+    b = np.load(full.generation / "vectors.npy")
+    assert a.shape == b.shape and np.allclose(a, b, atol=1e-5)
 
 
 def test_corrupt_index_is_rebuilt_and_killed_build_leaves_the_old_one(repo: Path) -> None:
