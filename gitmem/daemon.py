@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import gc
 import json
 import os
 import socket
@@ -38,6 +39,7 @@ class Daemon:
         self.dirty_at: float | None = None
         self.last_activity = time.monotonic()
         self.stop = threading.Event()
+        self.settle_due = False
         resolution = index.resolve_embedder(repo, allow_download=False)
         self.embedder = resolution.embedder
         self.model_warning = resolution.warning
@@ -45,9 +47,10 @@ class Daemon:
             log(f"warning: {resolution.warning}")
         if self.embedder is not None:
             self.embedder.warm()  # queries should not pay for loading the model
-        if self._reindex():
+        if self._reindex().unchanged:
             compiler.prime(repo)  # so that the first edit updates rows, not everything
         self.retriever = self._open()
+        self.settle()
 
     def _open(self) -> Retriever:
         r = Retriever.open(self.repo, embedder=self.embedder)
@@ -55,29 +58,61 @@ class Daemon:
             r.warnings.append(self.model_warning)
         return r
 
-    def _reindex(self) -> bool:
-        """Bring the index up to date; True when there was nothing to do."""
+    def _reindex(self) -> index.BuildReport:
+        """Bring the index up to date."""
         report = index.build(self.repo, embedder=self.embedder, model_warning=self.model_warning)
         if not report.unchanged:
             self.log(
                 f"indexed: {report.reindexed} changed, {report.removed} removed "
                 f"({report.seconds:.2f} s)"
             )
-        return report.unchanged
+        return report
+
+    def settle(self) -> None:
+        """Collect garbage once, then exempt what survives from later collections.
+
+        The daemon holds the catalog, the compiled table's memory, the postings and the
+        model: ~90,000 tracked objects at 10,000 records. Left in the collector's oldest
+        generation, they were traversed by full collections in the middle of each
+        re-index, 50-70 ms of a ~400 ms one-record update (measured). Frozen objects are
+        still freed by reference counting; only cyclic garbage among them would wait for
+        the next settle, which unfreezes and collects first. Runs at start and when the
+        daemon is idle after a re-index (``serve``), not while anyone waits for it.
+        """
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        self.settle_due = False
+
+    def update(self) -> index.BuildReport | None:
+        """Re-index now, and serve from the new generation (None: the re-index failed)."""
+        with self.lock:
+            return self._update()
 
     def refresh_if_needed(self) -> None:
         """Re-index after record changes settle; reopen when another process re-indexed."""
         with self.lock:
             if self.dirty_at is not None and time.monotonic() - self.dirty_at >= DEBOUNCE_S:
-                self.dirty_at = None
-                try:
-                    self._reindex()
-                except Exception as exc:  # keep serving the last good index
-                    self.log(f"re-index failed: {exc}")
-            if index.current_generation(self.repo) != self.retriever.generation:
-                old = self.retriever
-                self.retriever = self._open()
-                old.close()
+                self._update()
+            else:
+                self._reopen_if_moved()
+
+    def _update(self) -> index.BuildReport | None:
+        self.dirty_at = None
+        report = None
+        try:
+            report = self._reindex()
+        except Exception as exc:  # keep serving the last good index
+            self.log(f"re-index failed: {exc}")
+        self._reopen_if_moved()
+        self.settle_due = True
+        return report
+
+    def _reopen_if_moved(self) -> None:
+        if index.current_generation(self.repo) != self.retriever.generation:
+            old = self.retriever
+            self.retriever = self._open()
+            old.close()
 
     def mark_dirty(self) -> None:
         self.dirty_at = time.monotonic()
@@ -135,6 +170,9 @@ class Daemon:
                 try:
                     conn, _ = server.accept()
                 except TimeoutError:
+                    if self.settle_due and self.dirty_at is None:
+                        with self.lock:
+                            self.settle()
                     continue
                 self.last_activity = time.monotonic()
                 threading.Thread(target=self._serve_one, args=(conn,), daemon=True).start()

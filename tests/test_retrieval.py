@@ -407,6 +407,44 @@ def test_daemon_serves_and_reindexes(repo: Path, model_dir: Path, tmp_path: Path
     assert not Path(client.socket_path(discover(repo))).exists()
 
 
+def test_daemon_updates_in_process_and_keeps_serving_after_settling(
+    repo: Path, no_model: None
+) -> None:
+    """The daemon's own re-index path (what `gitmem watch` runs after an edit), with the
+    garbage collector settled in between, as the idle daemon does."""
+    import gc
+
+    from gitmem.daemon import Daemon
+
+    project(repo)
+    lines: list[str] = []
+    watcher = Daemon(discover(repo), idle_seconds=60, log=lines.append)
+    try:
+        assert gc.get_freeze_count() > 0  # settled at start
+        first = watcher.retriever.generation
+        decision(
+            repo, "0005-zebra.md", "Zebra crossings", body="## Decision\n\nZebra stripes only.\n"
+        )
+        report = watcher.update()
+        assert report is not None and report.reindexed == 1 and not report.unchanged
+        assert watcher.retriever.generation not in (None, first)
+        assert watcher.settle_due
+        watcher.settle()
+        assert not watcher.settle_due
+        hits = watcher.retriever.retrieve("zebra stripes", []).hits
+        assert hits and hits[0].id == "D-0005"
+        # and again after settling: an edit to an existing record
+        path = repo / ".continuity" / "decisions" / "0004-kafka.md"
+        path.write_text(path.read_text().replace("30 day", "7 day zebra"))
+        report = watcher.update()
+        assert report is not None and report.reindexed == 1
+        assert watcher.handle({"op": "retrieve", "prompt": "kafka retention"})["ok"]
+        assert any("indexed: 1 changed" in line for line in lines)
+    finally:
+        watcher.retriever.close()
+        gc.unfreeze()
+
+
 def test_retriever_reports_rankers_without_index(repo: Path) -> None:
     project(repo)
     r = Retriever.open(discover(repo))
