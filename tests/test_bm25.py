@@ -14,7 +14,39 @@ from gitmem.indexfiles import current_generation, read_meta
 from gitmem.repo import discover
 from gitmem.retrieve import BM25_B, BM25_K1
 
-WORDS = ["billing", "ledger", "cents", "refunds", "kafka", "topics", "retention", "schema", "migration", "postgres", "locks", "retries", "backoff", "idempotency", "keys", "gateway", "routing", "tracing", "metrics", "export", "invoices", "webhooks", "signed", "urls", "timestamps", "utc", "protobuf", "grpc", "streaming", "cache", "eviction"]
+WORDS = [
+    "billing",
+    "ledger",
+    "cents",
+    "refunds",
+    "kafka",
+    "topics",
+    "retention",
+    "schema",
+    "migration",
+    "postgres",
+    "locks",
+    "retries",
+    "backoff",
+    "idempotency",
+    "keys",
+    "gateway",
+    "routing",
+    "tracing",
+    "metrics",
+    "export",
+    "invoices",
+    "webhooks",
+    "signed",
+    "urls",
+    "timestamps",
+    "utc",
+    "protobuf",
+    "grpc",
+    "streaming",
+    "cache",
+    "eviction",
+]
 
 
 def corpus(root: Path, n: int, seed: int) -> None:
@@ -126,3 +158,56 @@ def test_top_ranks_by_score_then_position_and_honours_allowed() -> None:
     assert [n for n, _ in s.top({"a": 1.0}, 1)] == [2]
     assert [n for n, _ in s.top({"a": 1.0}, 10, np.array([True, False, True]))] == [2, 0]
     assert s.top({"zzz": 1.0}, 5) == [] and s.doc_frequency("a") == 3
+
+
+def postings_map(p: bm25.Postings, ids: list[str]) -> dict[str, dict[str, float]]:
+    """term -> {record id: weight}, asserting each term's postings run in record order."""
+    out: dict[str, dict[str, float]] = {}
+    for t, term in enumerate(p.terms):
+        docs = p.docs[p.ptr[t] : p.ptr[t + 1]]
+        assert bool(np.all(np.diff(docs) > 0)), term
+        if docs.size:
+            tfs = p.tfs[p.ptr[t] : p.ptr[t + 1]]
+            out[term] = {ids[d]: float(w) for d, w in zip(docs.tolist(), tfs.tolist(), strict=True)}
+    return out
+
+
+def test_update_merges_in_order_and_handles_reordered_records() -> None:
+    """Both ways ``update`` places new postings (merged into the sorted ones when records
+    keep their order, re-sorted when they move) give what indexing from scratch gives."""
+    rnd = random.Random(9)
+    field = index._schema()["content"]
+    texts = {
+        f"r{i}": " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(3, 30))) for i in range(40)
+    }
+    empty = bm25.update(
+        bm25.Postings(
+            (),
+            np.zeros(1, np.int64),
+            np.zeros(0, np.int32),
+            np.zeros(0, np.float32),
+            np.zeros(0, np.float32),
+            np.zeros(0, np.float32),
+        ),
+        [],
+        [],
+        {},
+    )
+
+    def scratch(ids: list[str]) -> bm25.Postings:
+        return bm25.update(empty, [], ids, {i: bm25.analyse(field, texts[i]) for i in ids})
+
+    first_ids = sorted(texts)
+    first = scratch(first_ids)
+    texts["r3"] += " zebra cache"
+    texts["r5"] = "zebra " + texts["r5"]
+    texts["r99"] = "kafka quokka retention"
+    for ids in [
+        [i for i in first_ids if i != "r7"] + ["r99"],  # order kept
+        list(reversed(first_ids)),  # every record moved
+    ]:
+        changed = {i: bm25.analyse(field, texts[i]) for i in ("r3", "r5", "r99") if i in ids}
+        got = bm25.update(first, first_ids, ids, changed)
+        want = scratch(ids)
+        assert postings_map(got, ids) == postings_map(want, ids)
+        assert np.array_equal(got.lengths, want.lengths) and np.array_equal(got.exact, want.exact)
