@@ -127,9 +127,10 @@ def load(
     pairs: list[tuple[str, str]] = []  # (record file, payload), in catalog order
     new_cache: dict[str, tuple[str, str]] = {}
     reparsed = 0
+    base = os.path.join(root, "")  # the root with its separator: base + rel is a path
     for sf in source_files(root, cfg):
         entry = imported.get(sf.rel)
-        sig = _signature(root, sf, entry, stats)
+        sig = _signature(base, sf, entry, stats)
         cached = cache.get(sf.rel) if cache is not None and sig else None
         if cached is not None and cached[0] == sig:
             payload = cached[1]
@@ -173,7 +174,8 @@ def _assemble(
         if decoded.decision is None:
             continue
         patterns[rel] = decoded.patterns
-        back_links.extend((decoded.decision.id, ref, rel) for ref in decoded.successors)
+        if decoded.successors:
+            back_links.extend((decoded.decision.id, ref, rel) for ref in decoded.successors)
         decisions.append(decoded.decision)
     return tuple(_link(decisions, back_links, problems)), patterns
 
@@ -210,12 +212,12 @@ def _decode(payload: str) -> _Decoded:
 
 
 def _signature(
-    root: Path,
+    base: str,
     sf: SourceFile,
     entry: config.ImportedEntry | None,
     stats: Mapping[str, tuple[int, int]] | None = None,
 ) -> str:
-    path = os.path.join(root, sf.rel)
+    path = base + sf.rel
     known = stats.get(path) if stats is not None else None
     if known is None:
         try:
@@ -377,7 +379,9 @@ def _cycles(by_id: dict[str, Decision]) -> list[list[str]]:
     cycles: list[list[str]] = []
     state: dict[str, int] = {}  # 1 = on the stack, 2 = done
     reported: set[frozenset[str]] = set()
-    for root in sorted(by_id):
+    # only records that supersede something can be on a cycle (the others are leaves, and
+    # visiting them first or not changes nothing found): 10,000 records, a few roots
+    for root in sorted(i for i, d in by_id.items() if d.supersedes):
         if root in state:
             continue
         stack: list[tuple[str, int]] = [(root, 0)]
