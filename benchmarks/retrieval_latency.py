@@ -110,7 +110,7 @@ def bench(n: int, queries: int) -> dict[str, float | int | str]:
         make_repo(root, n)
         repo = discover(root)
         # as `gitmem index` loads the model (bulk)
-        bulk = index.resolve_embedder(repo, allow_download=False, bulk=True).embedder
+        bulk = index.resolve_embedder(repo, allow_download=False, one_shot=True, bulk=True).embedder
         t0 = time.perf_counter()
         index.build(repo, embedder=bulk)
         build_s = time.perf_counter() - t0

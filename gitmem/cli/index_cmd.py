@@ -34,7 +34,10 @@ def index(full: bool, no_download: bool, quiet_refresh: bool, json_: bool) -> No
         refresh_in_background(repo.root)  # git hooks never wait for the index
         return
     err = stderr()
-    resolution = core.resolve_embedder(repo, allow_download=not no_download, bulk=True)
+    # one job, then exit: no graph optimisation (see gitmem.embed)
+    resolution = core.resolve_embedder(
+        repo, allow_download=not no_download, one_shot=True, bulk=True
+    )
     if resolution.warning:
         err.print(f"[yellow]warning:[/] {resolution.warning}")
     progress = None
