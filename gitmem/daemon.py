@@ -40,6 +40,7 @@ class Daemon:
         self.last_activity = time.monotonic()
         self.stop = threading.Event()
         self.settle_due = False
+        self.settles = 0
         resolution = index.resolve_embedder(repo, allow_download=False)
         self.embedder = resolution.embedder
         self.model_warning = resolution.warning
@@ -83,6 +84,7 @@ class Daemon:
         gc.collect()
         gc.freeze()
         self.settle_due = False
+        self.settles += 1
 
     def update(self) -> index.BuildReport | None:
         """Re-index now, and serve from the new generation (None: the re-index failed)."""
@@ -129,6 +131,7 @@ class Daemon:
                     "generation": gen.name if gen else None,
                     "rankers": list(self.retriever.rankers),
                     "model": self.embedder.info.fingerprint if self.embedder else None,
+                    "settles": self.settles,  # see settle()
                 },
             }
         if op == "stop":
@@ -211,9 +214,11 @@ class Daemon:
 
         class Handler(FileSystemEventHandler):
             def on_any_event(self, event: Any) -> None:
-                if not str(event.src_path).endswith((".md", ".yaml", ".yml")):
-                    return
-                daemon.mark_dirty()
+                # an editor's or agent's atomic save writes a temporary file and renames
+                # it over the record: only the move's destination names the record
+                names = (event.src_path, getattr(event, "dest_path", ""))
+                if any(str(n).endswith((".md", ".yaml", ".yml")) for n in names):
+                    daemon.mark_dirty()
 
         observer = Observer()
         cfg = config.load(self.repo.root)

@@ -363,6 +363,7 @@ def test_daemon_serves_and_reindexes(repo: Path, model_dir: Path, tmp_path: Path
             time.sleep(0.05)
         info = client.ping(r)
         assert info is not None and info["rankers"] == ["path", "bm25", "embed"]
+        assert info["settles"] == 1  # once at start
         second = subprocess.run(
             [*gitmem, "watch", "--idle", "5"],
             cwd=repo,
@@ -395,6 +396,31 @@ def test_daemon_serves_and_reindexes(repo: Path, model_dir: Path, tmp_path: Path
             found = res is not None and bool(res.hits) and res.hits[0].id == "D-0005"
             time.sleep(0.2)
         assert found
+        # once idle after that re-index, the daemon settles its garbage collector (checked
+        # at each 0.25 s accept timeout); it must serve the same answers afterwards
+        for _ in range(20):
+            time.sleep(0.5)  # idle: no request for longer than the 0.25 s accept timeout
+            now = client.ping(r)
+            if now is not None and now["settles"] > info["settles"]:
+                break
+        else:
+            pytest.fail(f"the daemon did not settle while idle after re-indexing: {client.ping(r)}")
+        res = client.retrieve(r, "zebra stripes", [])
+        assert res is not None and res.hits[0].id == "D-0005"
+        # an atomic save (temporary file renamed over the record), as editors and agents
+        # write: the daemon re-indexes on its own, before any request asks
+        before = client.ping(r)
+        assert before is not None
+        tmp = repo / ".continuity" / "decisions" / ".0006-kiwi.md.tmp"
+        tmp.write_text("---\ntitle: Kiwi\nstatus: accepted\n---\n## Decision\n\nKiwi.\n")
+        os.replace(tmp, repo / ".continuity" / "decisions" / "0006-kiwi.md")
+        for _ in range(20):
+            time.sleep(0.5)
+            now = client.ping(r)  # a ping neither re-indexes nor checks the records
+            if now is not None and now["generation"] != before["generation"]:
+                break
+        else:
+            pytest.fail("the daemon missed a record saved by renaming a temporary file")
         assert not (sandbox / ".gitmem").exists()
     finally:
         from gitmem import client
