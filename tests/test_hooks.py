@@ -471,6 +471,47 @@ def test_a_damaged_path_map_is_logged_and_rebuilt(project: Path) -> None:
     assert "D-0001" in context_of(out)
 
 
+def test_an_agent_editing_a_record_in_place_refreshes_the_map(project: Path) -> None:
+    """Claude Code's Edit rewrites a file in place: the record folder's mtime, which the
+    tool-call hooks compare, does not move. The post-tool hook refreshes the map itself."""
+    import time
+
+    from gitmem import compile as compiler
+
+    compiler.build(discover(project))
+    record = project / ".continuity" / "decisions" / "0003-kafka.md"
+    folder_mtime = record.parent.stat().st_mtime_ns
+    record.write_text(record.read_text().replace("globs: []", 'globs: ["events/**"]'))
+    assert record.parent.stat().st_mtime_ns == folder_mtime  # an edit in place
+    write(project, "events/topic.py", "")
+    read = {
+        "session_id": "inplace",
+        "cwd": str(project),
+        "tool_name": "Read",
+        "tool_input": {"file_path": str(project / "events/topic.py")},
+    }
+    code, out, _ = hook("pre-tool", read, project)
+    assert code == 0 and "D-0003" not in context_of(out)  # the map does not know yet
+    edit = {
+        "session_id": "inplace",
+        "cwd": str(project),
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(record), "old_string": "[]", "new_string": "x"},
+        "tool_response": {"success": True},
+    }
+    code, _, _ = hook("post-tool", edit, project)
+    assert code == 0
+    deadline = time.monotonic() + 60
+    seen = ""
+    n = 0
+    while "D-0003" not in seen and time.monotonic() < deadline:
+        time.sleep(0.3)
+        n += 1
+        _, out, _ = hook("pre-tool", {**read, "session_id": f"inplace-{n}"}, project)
+        seen = context_of(out)
+    assert "D-0003" in seen
+
+
 def test_install_upgrades_hooks_an_older_gitmem_installed(project: Path) -> None:
     settings_file = project / ".claude" / "settings.json"
     settings_file.parent.mkdir()

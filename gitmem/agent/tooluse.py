@@ -63,6 +63,13 @@ def _fresh(pm: pathmap.PathMap, loc: Location) -> bool:
     return pathmap.quick_fingerprint(loc.root, watched, dirs) == h.get("quick")
 
 
+def _records_among(pm: pathmap.PathMap, paths: list[str]) -> bool:
+    """Whether any of these repository paths is a record file or folder the map was
+    compiled from (``.continuity/`` and the ADR folders it reads)."""
+    watched = [str(p).rstrip("/") for p in pm.header.get("watched") or []]  # type: ignore[attr-defined]
+    return any(p == w or p.startswith(w + "/") for p in paths for w in watched)
+
+
 # ------------------------------------------------------------------------------ helpers
 
 
@@ -200,6 +207,10 @@ def post_tool(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
             session.append("edited" if edited else "read", paths=paths, tool=tool)
         if not edited:
             return None
+        if _records_among(pm, paths):
+            # an edit in place leaves the folders' mtimes alone, so the next hook would
+            # take the map for fresh (see _fresh): refresh it now, without waiting
+            refresh_in_background(loc.root)
         hits = governing(pm, paths, loc.root)
     return _inject_new(loc, payload, "post-tool", hits, BUDGET_POST_TOOL) if hits else None
 
