@@ -471,9 +471,14 @@ def test_a_damaged_path_map_is_logged_and_rebuilt(project: Path) -> None:
     assert "D-0001" in context_of(out)
 
 
-def test_an_agent_editing_a_record_in_place_refreshes_the_map(project: Path) -> None:
-    """Claude Code's Edit rewrites a file in place: the record folder's mtime, which the
-    tool-call hooks compare, does not move. The post-tool hook refreshes the map itself."""
+@pytest.mark.parametrize("noticed_by", ["post-tool", "session-start"])
+def test_a_record_edited_in_place_reaches_the_tool_call_hooks(
+    project: Path, noticed_by: str
+) -> None:
+    """An edit in place (Claude Code's Edit, most editors) leaves the record folder's
+    mtime, which the tool-call hooks compare, unchanged. The agent's own edit is noticed
+    by the post-tool hook; a person's, by the next session start (which compares every
+    record's size and mtime in repositories of up to 1,000 records)."""
     import time
 
     from gitmem import compile as compiler
@@ -492,14 +497,17 @@ def test_an_agent_editing_a_record_in_place_refreshes_the_map(project: Path) -> 
     }
     code, out, _ = hook("pre-tool", read, project)
     assert code == 0 and "D-0003" not in context_of(out)  # the map does not know yet
-    edit = {
-        "session_id": "inplace",
-        "cwd": str(project),
-        "tool_name": "Edit",
-        "tool_input": {"file_path": str(record), "old_string": "[]", "new_string": "x"},
-        "tool_response": {"success": True},
-    }
-    code, _, _ = hook("post-tool", edit, project)
+    if noticed_by == "post-tool":
+        event = {
+            "session_id": "inplace",
+            "cwd": str(project),
+            "tool_name": "Edit",
+            "tool_input": {"file_path": str(record), "old_string": "[]", "new_string": "x"},
+            "tool_response": {"success": True},
+        }
+    else:
+        event = {"session_id": "inplace-next", "cwd": str(project), "source": "startup"}
+    code, _, _ = hook(noticed_by, event, project)
     assert code == 0
     deadline = time.monotonic() + 60
     seen = ""

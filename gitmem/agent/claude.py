@@ -26,12 +26,12 @@ BUDGET_SESSION_START = 2000
 # ------------------------------------------------------------------------------ the table
 
 
-def open_table(repo: Repo) -> Table | None:
+def open_table(repo: Repo, *, session_start: bool = False) -> Table | None:
     """The match table (see ``gitmem.agent.prompt.open_table``)."""
     from gitmem.agent.prompt import open_table as open_at
     from gitmem.location import location_of
 
-    return open_at(location_of(repo))
+    return open_at(location_of(repo), session_start=session_start)
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -113,7 +113,7 @@ def check_rules(
 def session_start(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
     source = str(payload.get("source") or "startup")
     sid = str(payload.get("session_id") or "")
-    table = open_table(repo)
+    table = open_table(repo, session_start=True)
     if table is None:
         return None
     try:
