@@ -58,15 +58,20 @@ def _fresh(pm: pathmap.PathMap, loc: Location) -> bool:
     h = pm.header
     if h.get("root") != loc.root:
         return False
-    watched = [str(p) for p in h.get("watched") or []]  # type: ignore[attr-defined]
     dirs = [str(p) for p in h.get("dirs") or []]  # type: ignore[attr-defined]
-    return pathmap.quick_fingerprint(loc.root, watched, dirs) == h.get("quick")
+    return pathmap.quick_fingerprint(loc.root, _watched(pm), dirs) == h.get("quick")
+
+
+def _watched(pm: pathmap.PathMap) -> list[str]:
+    """The record files and folders the map was compiled from (``.continuity/`` and the
+    ADR folders it reads), relative to the repository root."""
+    return [str(p) for p in pm.header.get("watched") or []]  # type: ignore[attr-defined]
 
 
 def _records_among(pm: pathmap.PathMap, paths: list[str]) -> bool:
-    """Whether any of these repository paths is a record file or folder the map was
-    compiled from (``.continuity/`` and the ADR folders it reads)."""
-    watched = [str(p).rstrip("/") for p in pm.header.get("watched") or []]  # type: ignore[attr-defined]
+    """Whether any of these repository paths is one of the map's records or inside one
+    of its record folders."""
+    watched = [w.rstrip("/") for w in _watched(pm)]
     return any(p == w or p.startswith(w + "/") for p in paths for w in watched)
 
 
