@@ -481,13 +481,19 @@ def test_retriever_reports_rankers_without_index(repo: Path) -> None:
         r.close()
 
 
-def test_direct_onnx_runner_matches_fastembed(model_dir: Path) -> None:
+def test_direct_onnx_runner_matches_fastembed(
+    model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """gitmem runs a model folder on onnxruntime + tokenizers directly (no fastembed import
-    on the cold path); its vectors must be fastembed's, optimised session or not."""
+    on the cold path); its vectors must be fastembed's, whatever graph optimisation the
+    session runs with (all: the daemon; none, or weights folded for a large batch: one-shot
+    processes)."""
     import numpy as np
-    from fastembed import TextEmbedding
 
     from gitmem import embed
+
+    embed._no_telemetry()  # as gitmem does before onnxruntime is imported (no $HOME writes)
+    from fastembed import TextEmbedding
 
     texts = [
         "Money is integer cents; floats are never used for amounts.",
@@ -502,10 +508,11 @@ def test_direct_onnx_runner_matches_fastembed(model_dir: Path) -> None:
             ).embed(texts)
         )
     )
-    for optimize in (True, False):
+    for optimize, fold_from in ((True, 1), (False, 1), (False, len(texts) + 1)):
+        monkeypatch.setattr(embed, "FOLD_WEIGHTS_FROM", fold_from)
         ours = np.array(list(embed.OrtModel(model_dir, optimize=optimize).embed(texts)))
         assert ours.shape == reference.shape == (4, embed.DIM)
-        assert np.abs(ours - reference).max() < 1e-5, optimize
+        assert np.abs(ours - reference).max() < 1e-5, (optimize, fold_from)
 
 
 def test_well_known_files_bring_their_vocabulary(repo: Path, no_model: None) -> None:
