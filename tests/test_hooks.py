@@ -694,6 +694,26 @@ def test_prompt_keeps_heavy_and_slow_modules_off_the_import_path(project: Path) 
     assert "abc123secret" not in wal and "floats" in wal  # captured, redacted
 
 
+def test_session_start_keeps_slow_modules_off_the_import_path(project: Path) -> None:
+    """Session start runs git twice and reads the table, in a fresh interpreter at every
+    session: without `subprocess`, `pathlib`, `typing`, `datetime` (milliseconds each)."""
+    CliRunner().invoke(cli, ["why", "billing/charge.py"])  # compile the table first
+    (project / "api" / "routes.py").write_text("# changed\n")  # git status reports it
+    payload = {"session_id": "imp3", "cwd": str(project), "source": "startup"}
+    loaded = _modules_loaded_by(
+        project,
+        payload,
+        "out = io.StringIO()\n"
+        "run_claude('session-start', io.BytesIO(sys.argv[1].encode()), out)\n"
+        "text = out.getvalue().split('files changed on this branch or uncommitted')[1]\n"
+        "assert 'D-0002' in text.split('Recently added')[0], out.getvalue()\n",
+    )
+    heavy = {"click", "rich", "pygit2", "whoosh", "fastembed", "onnxruntime", "numpy", "ruamel"}
+    slow = {"json", "pathlib", "typing", "dataclasses", "inspect", "sqlite3", "subprocess"}
+    slow |= {"socket", "hashlib", "datetime", "getpass", "traceback", "contextlib", "re"}
+    assert not {m.split(".")[0] for m in loaded} & (heavy | slow), sorted(loaded)
+
+
 def test_concurrent_sessions_lose_nothing(project: Path) -> None:
     shared = discover(project).shared_state_dir
     code = (

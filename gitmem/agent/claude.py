@@ -7,41 +7,39 @@ wrapper. ``pre-tool`` and ``post-tool`` live in ``gitmem.agent.tooluse`` (they r
 every tool call and have a stricter import budget). Here: ``prompt`` uses the retrieval
 module in light mode (FTS5 over the table, no Whoosh) unless a warm daemon answers;
 nothing here loads an embedding model.
+
+Like the tool-call hooks, these take a ``Location`` (strings and ``os``), not a ``Repo``:
+session start runs in a fresh interpreter at every session, and ``pathlib``, ``typing``,
+``datetime`` and ``subprocess`` each cost it milliseconds to import (a test keeps them out).
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from gitmem import budget
 from gitmem.agent import state, toolpaths
 from gitmem.agent.common import CHARS_PER_TOKEN, context
-from gitmem.repo import Repo
+from gitmem.agent.prompt import open_table
 from gitmem.table import Match, Table
 
+TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gitmem.location import Location
+
 BUDGET_SESSION_START = 2000
-
-
-# ------------------------------------------------------------------------------ the table
-
-
-def open_table(repo: Repo, *, session_start: bool = False) -> Table | None:
-    """The match table (see ``gitmem.agent.prompt.open_table``)."""
-    from gitmem.agent.prompt import open_table as open_at
-    from gitmem.location import location_of
-
-    return open_at(location_of(repo), session_start=session_start)
 
 
 # ------------------------------------------------------------------------------ helpers
 
 
-def governing(table: Table, paths: list[str], repo: Repo) -> list[Match]:
+def governing(table: Table, paths: list[str], root: str) -> list[Match]:
     """Current decisions governing any of ``paths``, best first, each once."""
     seen: dict[str, Match] = {}
     for rel in paths:
-        is_dir = rel == "" or os.path.isdir(repo.root / rel)
+        is_dir = rel == "" or os.path.isdir(os.path.join(root, rel))
         for m in table.match(rel, is_dir):
             if not m.entry.is_current:
                 continue
@@ -110,19 +108,19 @@ def check_rules(
     return None, advisories[:5]
 
 
-def session_start(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
+def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     source = str(payload.get("source") or "startup")
     sid = str(payload.get("session_id") or "")
-    table = open_table(repo, session_start=True)
+    table = open_table(loc, session_start=True)
     if table is None:
         return None
     try:
         current = table.count_current()
         pinned = table.where("pin = 1 OR severity = 'critical'", limit=50)
-        changed = changed_paths(repo)
-        on_branch = [m.entry for m in governing(table, changed, repo)] if changed else []
+        changed = changed_paths(loc)
+        on_branch = [m.entry for m in governing(table, changed, loc.root)] if changed else []
         recent = _recent(table)
-        with state.open_session(repo.shared_state_dir, sid) as session:
+        with state.open_session(loc.shared_state_dir, sid) as session:
             view = session.view()
             if source in ("compact", "clear"):
                 session.append("reset", source=source)
@@ -172,27 +170,23 @@ def session_start(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _recent(table: Table, days: int = 30) -> list[Any]:
-    import datetime as dt
+    import time
 
-    cutoff = (dt.date.today() - dt.timedelta(days=days)).isoformat()
+    cutoff = time.strftime("%Y-%m-%d", time.localtime(time.time() - days * 86400))
     out = table.where("date >= ? AND (status = 'accepted' OR supersedes != '[]')", (cutoff,))
     out.sort(key=lambda e: e.date or "", reverse=True)
     return out[:10]
 
 
-def changed_paths(repo: Repo) -> list[str]:
+def changed_paths(loc: Location) -> list[str]:
     """Files changed on the current branch against its upstream (or the default branch),
     plus uncommitted and untracked files."""
-    from gitmem import git as gitcmd
-    from gitmem import location
+    from gitmem import leangit, location
 
     paths: list[str] = []
 
     def git(*args: str) -> str | None:
-        code, out, _ = gitcmd.run(
-            args, repo.root, env=gitcmd.plumbing_env(), check=False, timeout=5
-        )
-        return out if code == 0 else None
+        return leangit.output(args, loc.root, timeout=5)
 
     status = git("status", "--porcelain", "-z", "--untracked-files=all")
     if status:
@@ -206,10 +200,10 @@ def changed_paths(repo: Repo) -> list[str]:
                     i += 1  # the rename's source path follows
             i += 1
     # the first base that exists, found from files: one git process, not one per guess
-    branch, _ = location.head(repo.git_dir, repo.common_dir)
-    bases = ["@{upstream}"] if branch and location.has_upstream(repo.common_dir, branch) else []
+    branch, _ = location.head(loc.git_dir, loc.common_dir)
+    bases = ["@{upstream}"] if branch and location.has_upstream(loc.common_dir, branch) else []
     for name in ("HEAD", "main", "master"):
-        if location.resolve_ref(repo.git_dir, repo.common_dir, f"refs/remotes/origin/{name}"):
+        if location.resolve_ref(loc.git_dir, loc.common_dir, f"refs/remotes/origin/{name}"):
             bases.append(f"origin/{name}")
     for base in bases:
         diff = git("diff", "--name-only", "-z", "--no-ext-diff", f"{base}...HEAD")
@@ -219,38 +213,38 @@ def changed_paths(repo: Repo) -> list[str]:
     return list(dict.fromkeys(p for p in paths if not p.startswith(".continuity/")))[:500]
 
 
-def stop(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
+def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     sid = str(payload.get("session_id") or "")
-    with state.open_session(repo.shared_state_dir, sid) as session:
+    with state.open_session(loc.shared_state_dir, sid) as session:
         session.append("stop")
     from gitmem import capture
 
+    repo = loc.repo()
     if os.path.exists(capture.wal_path(repo, sid or "unknown")):
         capture.spawn_flush(repo, sid or "unknown")  # commit what the turn captured
     return None
 
 
-def session_end(repo: Repo, payload: dict[str, Any]) -> dict[str, Any] | None:
+def session_end(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     """Close the session: a final record with what was read and edited, the decisions
     shown, and retrieval corrections (decisions governing edited files never shown)."""
     sid = str(payload.get("session_id") or "")
-    with state.open_session(repo.shared_state_dir, sid) as session:
+    with state.open_session(loc.shared_state_dir, sid) as session:
         view = session.view()
         session.append("closed", reason=str(payload.get("reason") or ""))
     from gitmem.agent.prompt import capture, capture_settings
-    from gitmem.location import location_of
 
     corrections: list[str] = []
-    table = open_table(repo)
+    table = open_table(loc)
     settings = capture_settings(table)
     if table is not None:
         try:
-            governing_edits = governing(table, list(dict.fromkeys(view.edited)), repo)
+            governing_edits = governing(table, list(dict.fromkeys(view.edited)), loc.root)
             corrections = [m.entry.id for m in governing_edits if m.entry.id not in view.shown]
         finally:
             table.close()
     capture(
-        location_of(repo),
+        loc,
         payload,
         {
             "kind": "close",
@@ -272,16 +266,17 @@ HANDLERS = {
 }
 
 
-def autostart_daemon(repo: Repo) -> None:
+def autostart_daemon(loc: Location) -> None:
     """Start `gitmem watch` when `.continuity/config.yaml` says `watch_autostart: true`
     (read with a line scan: no YAML import on the hook path)."""
     try:
-        text = (repo.root / ".continuity" / "config.yaml").read_text(encoding="utf-8")
+        with open(os.path.join(loc.root, ".continuity", "config.yaml"), encoding="utf-8") as fh:
+            text = fh.read()
     except OSError:
         return
     for line in text.splitlines():
         if line.strip().replace(" ", "") in ("watch_autostart:true", "watch_autostart:yes"):
             from gitmem import daemon
 
-            daemon.spawn(repo)
+            daemon.spawn(loc.repo())
             return

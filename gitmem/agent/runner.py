@@ -103,10 +103,9 @@ def run_claude(event: str, stdin: Any = None, stdout: Any = None) -> int:
         else:
             from gitmem.agent import claude
 
-            repo = loc.repo()
             if event == "session-start":
-                claude.autostart_daemon(repo)
-            result = claude.HANDLERS[event](repo, payload)
+                claude.autostart_daemon(loc)
+            result = claude.HANDLERS[event](loc, payload)
         _record_success(shared, event, (time.perf_counter() - started) * 1000)
     except Exception as exc:  # fail open: our bug must never block the agent
         _log_error(shared or _guess_shared(), event, _describe(exc))

@@ -187,13 +187,13 @@ def _check_rules(
     """The governing decisions' rules over the text about to be written (SQLite table and
     RE2: loaded only for an edit that meets a decision with rules)."""
     from gitmem.agent import claude
+    from gitmem.agent.prompt import open_table
 
-    repo = loc.repo()
-    table = claude.open_table(repo)
+    table = open_table(loc)
     if table is None:
         return None, []
     try:
-        return claude.check_rules(tool_input, paths, claude.governing(table, paths, repo))
+        return claude.check_rules(tool_input, paths, claude.governing(table, paths, loc.root))
     finally:
         table.close()
 
