@@ -279,21 +279,21 @@ def _encode_pathmap(
     return rows, keys, blobs, encoded, len(seen)
 
 
-def prime(repo: Repo) -> bool:
+def prime(repo: Repo) -> store.Catalog | None:
     """Remember the table and path map on disk as if this process had compiled them, when
     they are current. A long-lived process (the daemon) that found nothing to re-index at
     start pays here for what its first edit would otherwise pay: recalling the table's
-    records (``_recall``) and encoding the whole path map. Writes nothing. True when
-    primed."""
+    records (``_recall``) and encoding the whole path map. Writes nothing. The catalog
+    when primed, else None."""
     last = _recall(table_path(repo))
     if last is None:
-        return False
+        return None
     catalog = store.load(repo.root, cache=last.cache, stats=fingerprint(repo).stats)
     if catalog.reparsed or [d.id for d in catalog.decisions] != [d.id for d in last.decisions]:
-        return False  # something changed after all: the next build compiles
+        return None  # something changed after all: the next build compiles
     rows, keys, blobs, _, _ = _encode_pathmap(catalog, None)
     _LAST[str(repo.root)] = replace(last, map_rows=rows, map_keys=keys, map_blobs=blobs)
-    return True
+    return catalog
 
 
 def map_path(repo: Repo) -> Path:

@@ -48,8 +48,9 @@ class Daemon:
             log(f"warning: {resolution.warning}")
         if self.embedder is not None:
             self.embedder.warm()  # queries should not pay for loading the model
-        if self._reindex().unchanged:
-            compiler.prime(repo)  # so that the first edit updates rows, not everything
+        primed = compiler.prime(repo) if self._reindex().unchanged else None
+        # the first edit then updates rows, and costs what later edits do
+        index.warm(primed.decisions if primed is not None else ())
         self.retriever = self._open()
         self.settle()
 

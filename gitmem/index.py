@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitmem import bm25, config, embed, sections
+from gitmem import bm25, config, embed, frontmatter, globs, sections
 from gitmem import compile as compiler
 from gitmem.doctext import weighted_text
 from gitmem.fsutil import atomic_write
@@ -86,6 +86,20 @@ def content_hash(d: Decision) -> str:
 # (see gitmem.store). Hashing 10,000 records took ~0.1 s of a one-record update. The
 # entry holds the record, so its id cannot be reused while it is here.
 _HASHES: dict[int, tuple[Decision, str]] = {}
+
+
+def warm(decisions: tuple[Decision, ...]) -> None:
+    """For a long-lived process at start (the daemon, after ``compile.prime``): hash the
+    records and load what re-indexing one record needs (the YAML parser, the glob
+    compiler, Whoosh's writer), so that the first edit costs what later ones do. At 10,000
+    records the daemon's first update took 0.43-0.58 s, later ones 0.24-0.38 s; with this
+    the first took 0.26-0.30 s (three alternating runs each, measured)."""
+    for d in _unique(decisions):
+        content_hash(d)
+    frontmatter.parse("---\ntitle: warm\n---\n", "<warm>")
+    globs.compile_glob("warm/**")
+    import whoosh.searching  # the writer searches for what it deletes
+    import whoosh.writing  # noqa: F401
 
 
 def chunks(d: Decision) -> list[str]:

@@ -349,7 +349,7 @@ def test_prime_remembers_a_current_table_without_writing(
     compiler._LAST.clear()  # as in a new process
     before = _dump(repo)
     mtime = compiler.table_path(r).stat().st_mtime_ns
-    assert compiler.prime(r)
+    assert compiler.prime(r) is not None
     assert _dump(repo) == before and compiler.table_path(r).stat().st_mtime_ns == mtime
     updates = _count_updates(monkeypatch)
     decision(repo, "0003-r.md", "Rule 3 edited", globs=["svc3/**", "docs/**"])
@@ -361,7 +361,7 @@ def test_prime_remembers_a_current_table_without_writing(
     # a stale table is not primed
     decision(repo, "0004-r.md", "Rule 4 edited")
     compiler._LAST.clear()
-    assert not compiler.prime(r)
+    assert compiler.prime(r) is None
 
 
 def test_a_fresh_process_updates_rows_of_the_table_on_disk(
