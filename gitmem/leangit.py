@@ -1,8 +1,8 @@
 """The output of a short git command, for the agent hooks, without ``subprocess``.
 
 Importing ``subprocess`` (with ``selectors``, ``signal``, ``threading``, ``contextlib``)
-costs a fresh interpreter several milliseconds, more than the session-start hook's two git
-commands themselves. ``os.posix_spawnp`` and a pipe do the same job; where there is no
+costs a fresh interpreter several milliseconds, and the session-start hook only needs two
+short git commands. ``os.posix_spawnp`` and a pipe do the same job; where there is no
 ``posix_spawnp`` (Windows) this falls back to ``gitmem.git``.
 
 The environment is the caller's without ``GIT_DIR`` and ``GIT_INDEX_FILE`` (as
