@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from gitmem import leangit
 from gitmem.errors import GitCommandError
 
 # Variables that configure how git reaches the outside world, not which repository it uses.
@@ -36,10 +37,7 @@ def no_git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     return {k: v for k, v in env.items() if not k.startswith("GIT_") or k in _KEEP}
 
 
-def plumbing_env() -> dict[str, str]:
-    """For plumbing on the repository at ``cwd`` from inside another tool's process: a
-    git hook's ``GIT_DIR`` and temporary ``GIT_INDEX_FILE`` must not leak into it."""
-    return {k: v for k, v in os.environ.items() if k not in ("GIT_INDEX_FILE", "GIT_DIR")}
+plumbing_env = leangit.plumbing_env  # one definition, light enough for the hooks
 
 
 def run_bytes(

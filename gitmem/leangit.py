@@ -5,10 +5,10 @@ costs a fresh interpreter several milliseconds, and the session-start hook only 
 short git commands. ``os.posix_spawnp`` and a pipe do the same job; where there is no
 ``posix_spawnp`` (Windows) this falls back to ``gitmem.git``.
 
-The environment is the caller's without ``GIT_DIR`` and ``GIT_INDEX_FILE`` (as
-``gitmem.git.plumbing_env``) and with ``GIT_OPTIONAL_LOCKS=0``: a read-only ``git status``
-then does not take the index lock, so it never makes the user's own ``git commit`` fail
-with "index.lock exists" while an agent session starts.
+The environment is ``plumbing_env()`` (the caller's without a git hook's ``GIT_DIR`` and
+``GIT_INDEX_FILE``; ``gitmem.git`` uses it too) with ``GIT_OPTIONAL_LOCKS=0``: a read-only
+``git status`` then does not take the index lock, so it never makes the user's own
+``git commit`` fail with "index.lock exists" while an agent session starts.
 """
 
 from __future__ import annotations
@@ -21,10 +21,14 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
+def plumbing_env() -> dict[str, str]:
+    """For plumbing on the repository at ``cwd`` from inside another tool's process: a
+    git hook's ``GIT_DIR`` and temporary ``GIT_INDEX_FILE`` must not leak into it."""
+    return {k: v for k, v in os.environ.items() if k not in ("GIT_INDEX_FILE", "GIT_DIR")}
+
+
 def environment() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_INDEX_FILE", "GIT_DIR")}
-    env["GIT_OPTIONAL_LOCKS"] = "0"
-    return env
+    return {**plumbing_env(), "GIT_OPTIONAL_LOCKS": "0"}
 
 
 def output(args: Sequence[str], root: str, *, timeout: float = 5.0) -> str | None:

@@ -219,9 +219,8 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
         session.append("stop")
     from gitmem import capture
 
-    repo = loc.repo()
-    if os.path.exists(capture.wal_path(repo, sid or "unknown")):
-        capture.spawn_flush(repo, sid or "unknown")  # commit what the turn captured
+    if os.path.exists(capture.wal_path(loc, sid or "unknown")):
+        capture.spawn_flush(loc.repo(), sid or "unknown")  # commit what the turn captured
     return None
 
 
