@@ -153,6 +153,22 @@ def test_incremental_update_reembeds_one_record(repo: Path, embedder: embed.Embe
     assert len(gens) == 2
 
 
+def test_build_reports_embedding_progress(
+    repo: Path, embedder: embed.Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Embedding is most of a long build, so the progress bar follows it too, batch by
+    batch, up to the number of texts embedded."""
+    monkeypatch.setattr(embed, "BATCH", 2)
+    project(repo)
+    seen: list[tuple[str, int, int]] = []
+    report = index.build(
+        discover(repo), embedder=embedder, progress=lambda *args: seen.append(args)
+    )
+    embedding = [(done, total) for phase, done, total in seen if phase == "embedding"]
+    assert report.embedded == 4
+    assert embedding == [(2, 4), (4, 4)]
+
+
 def test_incremental_vectors_equal_a_full_rebuild(repo: Path, embedder: embed.Embedder) -> None:
     """Reused rows are gathered from the previous generation: records with several chunks,
     a record whose chunk count changes, one removed and one added in the middle."""
@@ -513,6 +529,14 @@ def test_direct_onnx_runner_matches_fastembed(
         ours = np.array(list(embed.OrtModel(model_dir, optimize=optimize).embed(texts)))
         assert ours.shape == reference.shape == (4, embed.DIM)
         assert np.abs(ours - reference).max() < 1e-5, (optimize, fold_from)
+    # a bulk job's batches side by side (one text per batch here, so that four texts
+    # make four batches on two callers)
+    monkeypatch.setattr(embed, "BATCH", 1)
+    monkeypatch.setattr(embed, "_cpus", lambda: 2)
+    bulk = embed.OrtModel(model_dir, optimize=False, bulk=True)
+    ours = np.array(list(bulk.embed(texts, batch_size=1)))
+    assert bulk._callers == 2
+    assert np.abs(ours - reference).max() < 1e-5
 
 
 def test_well_known_files_bring_their_vocabulary(repo: Path, no_model: None) -> None:

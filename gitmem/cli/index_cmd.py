@@ -48,8 +48,8 @@ def index(full: bool, no_download: bool, quiet_refresh: bool, json_: bool) -> No
         task = bar.add_task("indexing", total=None)
         bar.start()
 
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+        def progress(phase: str, done: int, total: int) -> None:
+            bar.update(task, description=phase, completed=done, total=total)
 
     try:
         report = core.build(
