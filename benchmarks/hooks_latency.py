@@ -74,6 +74,7 @@ def bench(n: int, runs: int) -> dict[str, float | int]:
                 runs,
             )
         )
+        res.update(stop_ms(hook, tmp, ask, runs))
         # the capture path alone, in-process (what the prompt hook adds), plus the import
         # cost of its modules in a fresh interpreter
         from gitmem.agent import prompt
@@ -99,6 +100,40 @@ def bench(n: int, runs: int) -> dict[str, float | int]:
         return res
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def stop_ms(hook: str, root: Path, ask: dict[str, str], runs: int) -> dict[str, float | int]:
+    """`stop` ends every agent turn and starts the capture flusher for the turn's prompt.
+    Timed apart from the others: each run after a prompt (not timed), with a pause after it
+    so that the flusher never runs beside a measurement; `python -c pass` beside it."""
+
+    def timed(cmd: list[str], data: str) -> float:
+        t0 = time.perf_counter()
+        subprocess.run(cmd, cwd=root, input=data.encode(), capture_output=True)
+        return (time.perf_counter() - t0) * 1000
+
+    stop, base = [], []
+    for i in range(runs):
+        session = json.dumps({"session_id": f"turn{i}", "cwd": str(root)})
+        prompt = json.dumps({"session_id": f"turn{i}", "cwd": str(root), **ask})
+        subprocess.run(
+            [hook, "claude", "prompt"], cwd=root, input=prompt.encode(), capture_output=True
+        )
+        time.sleep(0.3)
+        base.append(timed([sys.executable, "-c", "pass"], ""))
+        stop.append(timed([hook, "claude", "stop"], session))
+        time.sleep(1.5)  # the flusher commits the prompt
+    refs = subprocess.run(
+        ["git", "for-each-ref", "--format=%(refname)", "refs/gitmem/sessions/"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    return {
+        "stop_ms": statistics.median(stop),
+        "stop_pass_ms": statistics.median(base),
+        "stop_flushed": sum(1 for r in refs if r.rsplit("/", 1)[-1].startswith("turn")),
+    }
 
 
 def importtime_ms(code: str, modules: tuple[str, ...]) -> float:
@@ -142,6 +177,12 @@ def main() -> int:
             f"{r['pre_tool_nomatch_ms']:>10.1f} ms {float(r['pre_tool_nomatch_ms']) / b:>4.2f}x "
             f"{r['prompt_ms']:>7.1f} ms {float(r['prompt_ms']) / b:>4.2f}x "
             f"{r['session_start_ms']:>11.1f} ms"
+        )
+    for r in rows:
+        print(
+            f"stop at {r['decisions']} decisions (starts the capture flusher): "
+            f"{r['stop_ms']:.1f} ms, `python -c pass` {r['stop_pass_ms']:.1f} ms beside it; "
+            f"the flusher committed {r['stop_flushed']} of {args.runs} turns"
         )
     for r in rows:
         print(

@@ -21,7 +21,6 @@ loses nothing: the record waits in the write-ahead file for the next flush.
 from __future__ import annotations
 
 import os
-import re
 import time
 
 from gitmem import __version__, leanjson, location
@@ -38,13 +37,14 @@ if TYPE_CHECKING:
 
 REF_ROOT = "refs/gitmem/sessions"
 TRAILER = "Gitmem-Record"
-_SAFE = re.compile(r"[^A-Za-z0-9._-]")
 RETRIES = 8
 
 
 def safe(text: str, fallback: str = "unknown") -> str:
-    cleaned = _SAFE.sub("_", text).strip("._")[:80]
-    return cleaned or fallback
+    """``text`` with every character outside ``A-Za-z0-9._-`` replaced by ``_`` (without
+    ``re``: the stop hook needs this and nothing else that would import it)."""
+    cleaned = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "_" for c in text)
+    return cleaned.strip("._")[:80] or fallback
 
 
 def user_name() -> str:
@@ -79,7 +79,7 @@ def append(repo: Repo | Location, session_id: str, record: dict[str, Any]) -> st
     return uid
 
 
-def spawn_flush(repo: Repo, session_id: str) -> None:
+def spawn_flush(repo: Repo | Location, session_id: str) -> None:
     """Commit in a detached process; the hook never waits for git. If it cannot start,
     the record stays in the write-ahead file for the next flush."""
     from gitmem.spawn import detach
@@ -105,6 +105,8 @@ def _uids_on(repo: Repo, ref: str) -> set[str]:
     code, out = _git(repo, "log", "--format=%B", ref)
     if code != 0:
         return set()
+    import re  # the flusher's, not the hooks'
+
     return set(re.findall(rf"^{TRAILER}: ([0-9a-f]+)$", out, re.MULTILINE))
 
 

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -712,6 +713,31 @@ def test_session_start_keeps_slow_modules_off_the_import_path(project: Path) -> 
     slow = {"json", "pathlib", "typing", "dataclasses", "inspect", "sqlite3", "subprocess"}
     slow |= {"socket", "hashlib", "datetime", "getpass", "traceback", "contextlib", "re"}
     assert not {m.split(".")[0] for m in loaded} & (heavy | slow), sorted(loaded)
+
+
+def test_stop_starts_the_flusher_without_subprocess_or_pathlib(project: Path) -> None:
+    """`stop` runs at the end of every agent turn and starts the capture flusher: it does
+    so with `os.posix_spawn`, and the flusher, started in the repository, commits the
+    turn's prompt to the session's ref."""
+    from gitmem import capture
+
+    payload = {"session_id": "imp4", "cwd": str(project), "prompt": "keep amounts in cents"}
+    runner.run_claude("prompt", io.BytesIO(json.dumps(payload).encode()), io.StringIO())
+    r = discover(project)
+    assert os.path.exists(capture.wal_path(r, "imp4"))
+    loaded = _modules_loaded_by(
+        project,
+        {"session_id": "imp4", "cwd": str(project)},
+        "run_claude('stop', io.BytesIO(sys.argv[1].encode()), io.StringIO())\n",
+    )
+    heavy = {"click", "rich", "pygit2", "whoosh", "fastembed", "onnxruntime", "numpy", "ruamel"}
+    slow = {"json", "pathlib", "typing", "sqlite3", "subprocess", "re", "contextlib", "runpy"}
+    assert not {m.split(".")[0] for m in loaded} & (heavy | slow), sorted(loaded)
+    ref = capture.ref_for("imp4")
+    deadline = time.monotonic() + 30
+    while not capture.records(r, ref) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [rec["prompt"] for rec in capture.records(r, ref)] == ["keep amounts in cents"]
 
 
 def test_concurrent_sessions_lose_nothing(project: Path) -> None:

@@ -20,14 +20,13 @@ import os
 from gitmem import budget
 from gitmem.agent import state, toolpaths
 from gitmem.agent.common import CHARS_PER_TOKEN, context
-from gitmem.agent.prompt import open_table
-from gitmem.table import Match, Table
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
     from typing import Any
 
     from gitmem.location import Location
+    from gitmem.table import Match, Table
 
 BUDGET_SESSION_START = 2000
 
@@ -111,6 +110,8 @@ def check_rules(
 def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     source = str(payload.get("source") or "startup")
     sid = str(payload.get("session_id") or "")
+    from gitmem.agent.prompt import open_table  # the table (sqlite3): not for `stop`
+
     table = open_table(loc, session_start=True)
     if table is None:
         return None
@@ -220,7 +221,7 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     from gitmem import capture
 
     if os.path.exists(capture.wal_path(loc, sid or "unknown")):
-        capture.spawn_flush(loc.repo(), sid or "unknown")  # commit what the turn captured
+        capture.spawn_flush(loc, sid or "unknown")  # commit what the turn captured
     return None
 
 
@@ -231,7 +232,7 @@ def session_end(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None
     with state.open_session(loc.shared_state_dir, sid) as session:
         view = session.view()
         session.append("closed", reason=str(payload.get("reason") or ""))
-    from gitmem.agent.prompt import capture, capture_settings
+    from gitmem.agent.prompt import capture, capture_settings, open_table
 
     corrections: list[str] = []
     table = open_table(loc)

@@ -48,8 +48,6 @@ def build_inline(root: str) -> bool | None:
 
 def refresh_in_background(root: str | os.PathLike[str]) -> None:
     """Start a detached ``gitmem index`` (table, path map and search index)."""
-    from pathlib import Path
-
     from gitmem.spawn import detach
 
-    detach(["index", "--no-download", "--json"], Path(root))
+    detach(["index", "--no-download", "--json"], root)

@@ -93,7 +93,7 @@ def capture(
         sid = str(payload.get("session_id") or "unknown")
         wal.append(loc, sid, {**wal.base_record(loc, payload), **record})
         if record.get("kind") == "close":
-            wal.spawn_flush(loc.repo(), sid)  # prompts are flushed by `stop` after each turn
+            wal.spawn_flush(loc, sid)  # prompts are flushed by `stop` after each turn
     except Exception as exc:
         from gitmem.agent.runner import _log_error
 
