@@ -155,10 +155,14 @@ def evaluate(dataset: Path, paths_only: bool, keep: bool = False) -> dict[str, A
         git(root, "init", "-q", "-b", "main")
         cases, to_bench = build_real_adr(root, dataset) if real else build_continuity(root, dataset)
         repo = discover(root)
+        # the index as `gitmem index` builds it (its bulk configuration), the queries as the
+        # daemon answers them
+        builder = index.resolve_embedder(repo, allow_download=False, one_shot=True, bulk=True)
+        index.build(repo, embedder=builder.embedder)
+        del builder
         resolution = index.resolve_embedder(repo, allow_download=False)
         if resolution.warning:
             print(f"warning: {resolution.warning}", file=sys.stderr)
-        index.build(repo, embedder=resolution.embedder)
         retriever = Retriever.open(repo, embedder=resolution.embedder)
         file_to_id = {e.file: e.id for e in retriever.table.entries()}
         ours_to_bench = {
