@@ -195,14 +195,7 @@ class OrtModel:
             str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"]
         )
         tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        settings = _json_file(folder / "tokenizer_config.json")
-        max_length = min(int(settings.get("model_max_length") or 512), 512)
-        special = _json_file(folder / "special_tokens_map.json")
-        pad = special.get("pad_token", settings.get("pad_token", "[PAD]"))
-        pad_token = str(pad.get("content") if isinstance(pad, dict) else pad)
-        pad_id = tokenizer.token_to_id(pad_token)
-        tokenizer.enable_truncation(max_length=max_length)
-        tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token=pad_token)
+        _configure_tokenizer(tokenizer, folder)
         self._inputs = {i.name for i in session.get_inputs()}
         self._tokenizer = tokenizer
         self._session = session
@@ -245,6 +238,38 @@ class OrtModel:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         result: npt.NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
         return result
+
+
+def _configure_tokenizer(tokenizer: Any, folder: Path) -> None:
+    """Truncation and padding as fastembed (0.9) sets them up for the same files, so that
+    a folder, or fastembed's own cache, gives fastembed's vectors (tested on both): the
+    stricter of ``model_max_length`` and ``max_length``, sides from tokenizer_config.json
+    before tokenizer.json's, the pad token's id from tokenizer.json, config.json, or the
+    vocabulary."""
+    settings = _json_file(folder / "tokenizer_config.json")
+    limits = [
+        v
+        for v in (settings.get("model_max_length"), settings.get("max_length"))
+        if isinstance(v, int) and not isinstance(v, bool) and 0 < v <= sys.maxsize
+    ]
+    truncation = tokenizer.truncation or {}
+    tokenizer.enable_truncation(
+        max_length=min(limits) if limits else 512,  # 512: the model's position table
+        direction=settings.get("truncation_side") or truncation.get("direction", "right"),
+    )
+    padding = tokenizer.padding or {}
+    special = _json_file(folder / "special_tokens_map.json")
+    pad = padding.get("pad_token") or settings.get("pad_token") or special.get("pad_token")
+    pad_token = str((pad.get("content") if isinstance(pad, dict) else pad) or "[PAD]")
+    pad_id = padding.get("pad_id", _json_file(folder / "config.json").get("pad_token_id"))
+    if pad_id is None:
+        pad_id = tokenizer.token_to_id(pad_token)
+    tokenizer.enable_padding(
+        direction=settings.get("padding_side") or padding.get("direction", "right"),
+        pad_id=0 if pad_id is None else int(pad_id),
+        pad_type_id=padding.get("pad_type_id", 0),
+        pad_token=pad_token,
+    )
 
 
 def _json_file(path: Path) -> dict[str, Any]:

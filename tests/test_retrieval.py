@@ -315,6 +315,10 @@ def test_fastembed_cache_runs_without_importing_fastembed(
     hub = tmp_path / "cache" / ("models--" + embed.HUB_REPO.replace("/", "--"))
     commit = "0123456789abcdef0123456789abcdef01234567"
     shutil.copytree(model_dir, hub / "snapshots" / commit)
+    # as in the sentence-transformers repository's file: a stricter `max_length` beside
+    # `model_max_length`, which fastembed honours (the long text below is cut at 128)
+    config = hub / "snapshots" / commit / "tokenizer_config.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()), "max_length": 128}))
     (hub / "refs").mkdir()
     (hub / "refs" / "main").write_text(commit)
     texts = ["Money is integer cents.", "Kafka carries domain events " * 40]
