@@ -282,8 +282,13 @@ def _json_file(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+# what OrtModel reads from a folder (tokenizer_config.json and special_tokens_map.json are
+# optional: their settings have defaults)
+RUNNER_FILES = ("model.onnx", "tokenizer.json", "config.json")
+
+
 def _from_dir(folder: Path, *, optimize: bool = True, bulk: bool = False) -> Embedder:
-    for name in ("model.onnx", "tokenizer.json", "config.json"):
+    for name in RUNNER_FILES:
         if not (folder / name).is_file():
             raise FileNotFoundError(f"{folder} has no {name}")
     model = OrtModel(folder, optimize=optimize, bulk=bulk)
@@ -308,9 +313,7 @@ def cached_snapshot(cache_dir: str | None) -> Path | None:
     except (OSError, UnicodeDecodeError):
         return None
     folder = repo / "snapshots" / commit
-    if commit and all(
-        (folder / n).is_file() for n in ("model.onnx", "tokenizer.json", "config.json")
-    ):
+    if commit and all((folder / n).is_file() for n in RUNNER_FILES):
         return folder
     return None
 
