@@ -587,6 +587,45 @@ def test_direct_onnx_runner_matches_fastembed(
     assert np.abs(ours - reference).max() < 1e-5
 
 
+def test_texts_run_in_token_order_and_come_back_in_theirs(
+    model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batches are padded to their longest text, so gitmem's runner groups texts by token
+    count (characters mislead: single letters are a token each, long words are few). Each
+    vector still lands on its own text, through gitmem's runner and through fastembed."""
+    import numpy as np
+
+    from gitmem import embed
+
+    embed._no_telemetry()
+    from fastembed import TextEmbedding
+
+    texts = [
+        "Money is integer cents; floats are never used for amounts anywhere.",
+        "🚀🚀🚀🚀🚀🚀",
+        "a b c d e f g h i j k l m n o p",
+        "internationalization",
+        "Kafka carries domain events between services " * 3,
+        "x",
+    ]
+    monkeypatch.setattr(embed, "BATCH", 2)
+    model = embed.OrtModel(model_dir, optimize=False)
+    info = embed.ModelInfo(embed.MODEL_NAME, "dir", str(model_dir), "test")
+    seen: list[tuple[int, int]] = []
+    ours = embed.Embedder(model, info).embed(texts, lambda *a: seen.append(a))
+    assert seen == [(2, 6), (4, 6), (6, 6)]
+    one_by_one = np.array([next(model.embed([t])) for t in texts])
+    assert np.abs(ours - one_by_one).max() < 1e-5
+    fast = TextEmbedding(embed.MODEL_NAME, specific_model_path=str(model_dir), local_files_only=True)
+    theirs = embed.Embedder(fast, info).embed(texts)
+    assert np.abs(ours - theirs).max() < 1e-5
+    tokens = [len(model._tokenizer.encode(t).ids) for t in texts]
+    grouped = [[tokens[i] for i in rows] for rows, _ in model.embed_batches(texts, 2)]
+    assert grouped == [sorted(tokens)[k : k + 2] for k in (0, 2, 4)]
+    by_chars = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    assert [tokens[i] for i in by_chars] != sorted(tokens)  # characters would group otherwise
+
+
 def test_well_known_files_bring_their_vocabulary(repo: Path, no_model: None) -> None:
     """A tool call that touches only `pyproject.toml` finds the decision about the Python
     toolchain although no glob links them and the path shares no word with it."""
