@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import shutil
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -52,6 +53,9 @@ CHUNK_WORDS = 120
 HEAD_SUMMARY_CHARS = 240
 LONG_BODY_WORDS = 150  # shorter bodies are covered by the title + summary chunk
 MAX_BODY_CHUNKS = 3
+# From this many records to re-index, the keyword index is written beside the embedding
+# (see `_beside`): a full build at 10,000 records spends ~10 s on it, one core's work.
+BESIDE_FROM = 256
 # (phase, done, total): phase is "keyword index" or "embedding"; embedding is most of a
 # long build (~90% at 10,000 records, measured), so it reports its own progress
 Progress = Callable[[str, int, int], None]
@@ -217,15 +221,30 @@ def build(
         gen = index_dir(repo) / f"gen-{int(time.time())}-{uuid.uuid4().hex[:8]}"
         gen.mkdir(parents=True)
         try:
-            _write_whoosh(gen, prev, decisions, changed, removed, hashes, progress)
-            _write_postings(gen, old_postings, prev_meta, decisions, changed)
-            try:
-                owners, embedded = _write_vectors(
-                    gen, prev, prev_meta, decisions, hashes, embedder, progress
-                )
-            except embed.ModelError as exc:  # fail open: keyword + path, and say so
-                owners, embedded, model_fp = [], 0, None
-                model_warning = f"{exc}; the index has no embeddings (keyword + path only)"
+
+            def write_keyword(report: Progress | None) -> None:
+                _write_whoosh(gen, prev, decisions, changed, removed, hashes, report)
+                if report is not None:
+                    report("keyword index", len(changed), len(changed))
+                _write_postings(gen, old_postings, prev_meta, decisions, changed)
+
+            def write_vectors() -> tuple[list[int], int]:
+                return _write_vectors(gen, prev, prev_meta, decisions, hashes, embedder, progress)
+
+            if embedder is None or len(changed) < BESIDE_FROM:
+                write_keyword(progress)
+                vectors = _fail_open(write_vectors)
+            else:
+                with _beside(write_keyword) as keyword_written:
+                    vectors = _fail_open(write_vectors)
+                    keyword_written()
+            owners: list[int] = []
+            embedded = 0
+            if isinstance(vectors, str):  # fail open: keyword + path, and say so
+                model_fp = None
+                model_warning = f"{vectors}; the index has no embeddings (keyword + path only)"
+            else:
+                owners, embedded = vectors
             meta = {
                 "format": FORMAT,
                 "model": model_fp,
@@ -251,6 +270,55 @@ def build(
             model_warning,
             time.perf_counter() - started,
         )
+
+
+def _fail_open(write: Callable[[], tuple[list[int], int]]) -> tuple[list[int], int] | str:
+    """The embedding matrix, or why the model failed (the index then goes without)."""
+    try:
+        return write()
+    except embed.ModelError as exc:
+        return str(exc)
+
+
+class _Stopped(Exception):
+    """The work beside a build's embedding was abandoned because the build failed."""
+
+
+@contextlib.contextmanager
+def _beside(job: Callable[[Progress], None]) -> Iterator[Callable[[], None]]:
+    """Run ``job`` on a thread while the caller embeds; the function handed to the caller
+    waits for it and raises its error. The keyword index is pure Python and the embedding
+    runs on every core with the GIL released, so a large build writes the first beside the
+    second instead of with one core idle. If the caller fails, the job stops at its next
+    progress report and is waited for before the error goes on, so nothing writes into
+    the generation once it is removed. The job's own progress is not reported: the
+    embedding, which takes longer, has the bar."""
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def stopped(_phase: str, _done: int, _total: int) -> None:
+        if stop.is_set():
+            raise _Stopped
+
+    def run() -> None:
+        try:
+            job(stopped)
+        except BaseException as exc:  # handed to the caller by `written`
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, name="gitmem-keyword-index", daemon=True)
+    thread.start()
+
+    def written() -> None:
+        thread.join()
+        if errors:
+            raise errors[0]
+
+    try:
+        yield written
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _nothing_changed(

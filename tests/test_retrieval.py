@@ -169,6 +169,72 @@ def test_build_reports_embedding_progress(
     assert embedding == [(2, 4), (4, 4)]
 
 
+class _FailingModel:
+    """A model that embeds its first batch and then fails the way ``fail`` says."""
+
+    def __init__(self, real: embed.Embedder, fail: BaseException) -> None:
+        self._real = real
+        self._fail = fail
+
+    def embed(self, texts: list[str], batch_size: int = 32) -> object:
+        yield from self._real.embed(texts[:batch_size])
+        raise self._fail
+
+
+def test_keyword_index_written_beside_the_embedding(
+    repo: Path, embedder: embed.Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large build writes the keyword index on a thread while it embeds: the index is
+    the one a build in sequence writes. A model failing midway still fails open with the
+    keyword index whole; any other failure stops the thread and leaves the live
+    generation as it was."""
+    import threading
+
+    import numpy as np
+
+    from gitmem import bm25
+
+    project(repo)
+    for n in range(5, 45):
+        decision(repo, f"{n:04d}-r.md", f"Record {n} on topic{n % 7}", body=f"## D\n\nword{n}\n")
+    r = discover(repo)
+    monkeypatch.setattr(embed, "BATCH", 4)
+    monkeypatch.setattr(index, "BESIDE_FROM", 10**9)
+    seq = index.build(r, full=True, embedder=embedder)
+    a = bm25.load(seq.generation)
+    vectors = [np.load(seq.generation / "vectors.npy")]
+    monkeypatch.setattr(index, "BESIDE_FROM", 1)
+    seen: list[tuple[str, int, int]] = []
+    side = index.build(r, full=True, embedder=embedder, progress=lambda *a: seen.append(a))
+    assert {phase for phase, _, _ in seen} == {"embedding"}  # the bar follows the embedding
+    assert side.embedded == seq.embedded == 44
+    # the postings are read back from the Whoosh index: equal postings, equal indexes
+    b = bm25.load(side.generation)
+    assert a.terms == b.terms and len(a.terms) > 50
+    for field in ("ptr", "docs", "tfs", "lengths", "exact"):
+        assert np.array_equal(getattr(a, field), getattr(b, field)), field
+    vectors.append(np.load(side.generation / "vectors.npy"))
+    assert vectors[0].shape == (44, embed.DIM) and np.array_equal(*vectors)
+
+    def failing(fail: BaseException) -> embed.Embedder:
+        return embed.Embedder(_FailingModel(embedder, fail), embedder.info)
+
+    # the model breaks: the keyword index is whole, the index has no vectors
+    broken = index.build(r, full=True, embedder=failing(embed.ModelError("model broke")))
+    assert broken.model is None and broken.warning is not None and "model broke" in broken.warning
+    res = retrieve(r, "word17", [])
+    assert res.hits[0].id == "D-0017" and "bm25" in res.hits[0].ranks
+    # anything else (an interrupt): no thread left, no generation written, the live one kept
+    live = index.current_generation(r)
+    for fail in (KeyboardInterrupt(), RuntimeError("disk full")):
+        with pytest.raises(type(fail)):
+            index.build(r, full=True, embedder=failing(fail))
+        assert not [t for t in threading.enumerate() if t.name == "gitmem-keyword-index"]
+        assert index.current_generation(r) == live
+        gens = {p.name for p in index.index_dir(r).iterdir() if p.name.startswith("gen-")}
+        assert live is not None and gens == {live.name}
+
+
 def test_incremental_vectors_equal_a_full_rebuild(repo: Path, embedder: embed.Embedder) -> None:
     """Reused rows are gathered from the previous generation: records with several chunks,
     a record whose chunk count changes, one removed and one added in the middle."""
