@@ -9,6 +9,10 @@ latency three ways, side by side in one run: in-process (index and model loaded:
 daemon does per request), through the warm daemon (a client round trip on the Unix socket),
 and cold (`gitmem search` as a fresh process, without and with the daemon), next to
 `python -c pass`. Needs GITMEM_EMBED_MODEL_DIR for the embedding parts.
+
+Embedding is ~90% of a build, and the model's speed on these shared machines varied by half
+within an hour; "model batch" (one fixed batch on one core, just before the build) says how
+fast the machine ran the model, so builds from different runs can be compared.
 """
 
 from __future__ import annotations
@@ -102,13 +106,36 @@ def make_repo(root: Path, n: int, seed: int = 7) -> None:
         )
 
 
-def bench(n: int, queries: int) -> dict[str, float | int | str]:
+def model_batch_ms() -> float | None:
+    """One batch of 32 texts of 56 tokens (the records' head chunks are ~55) on a single
+    onnxruntime thread, configured as a bulk build runs it; median of five runs."""
+    folder = os.environ.get("GITMEM_EMBED_MODEL_DIR")
+    if not folder:
+        return None
+    import numpy as np
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    session = ort.InferenceSession(
+        str(Path(folder) / "model.onnx"), options, providers=["CPUExecutionProvider"]
+    )
+    ids = np.random.default_rng(0).integers(1000, 20000, size=(32, 56)).astype(np.int64)
+    inputs = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": ids * 0}
+    feed = {i.name: inputs[i.name] for i in session.get_inputs()}
+    session.run(None, feed)
+    return median_ms(lambda: session.run(None, feed), 5)
+
+
+def bench(n: int, queries: int) -> dict[str, float | int | str | None]:
     tmp = Path(tempfile.mkdtemp(prefix=f"gitmem-lat-{n}-"))
     proc = None
     try:
         root = tmp / "repo"
         make_repo(root, n)
         repo = discover(root)
+        batch_ms = model_batch_ms()
         # as `gitmem index` loads the model (bulk)
         bulk = index.resolve_embedder(repo, allow_download=False, one_shot=True, bulk=True).embedder
         t0 = time.perf_counter()
@@ -193,6 +220,7 @@ def bench(n: int, queries: int) -> dict[str, float | int | str]:
             "decisions": n,
             "model": "yes" if emb is not None else "no",
             "build_s": round(build_s, 2),
+            "model_batch_ms": None if batch_ms is None else round(batch_ms),
             "update_s": round(update_s, 3),
             "updates_s": [round(u, 3) for u in updates],
             "update_and_reopen_s": round(sorted(serving)[len(serving) // 2], 3),
@@ -220,14 +248,16 @@ def main() -> int:
         print(json.dumps(rows, indent=2))
         return 0
     print(
-        f"{'decisions':>9} {'model':>5} {'build':>8} {'1-rec update':>12} {'(+reopen)':>10} "
+        f"{'decisions':>9} {'model':>5} {'build':>8} {'model batch':>11} "
+        f"{'1-rec update':>12} {'(+reopen)':>10} "
         f"{'(fresh proc)':>12} "
         f"{'in-process':>11} "
         f"{'daemon':>8} {'CLI+daemon':>11} {'CLI cold':>9} {'python -c pass':>15}"
     )
     for r in rows:
         print(
-            f"{r['decisions']:>9} {r['model']:>5} {r['build_s']:>6} s {r['update_s']:>10} s "
+            f"{r['decisions']:>9} {r['model']:>5} {r['build_s']:>6} s "
+            f"{str(r['model_batch_ms']) + ' ms':>11} {r['update_s']:>10} s "
             f"{r['update_and_reopen_s']:>8} s "
             f"{r['update_fresh_process_s']:>10} s "
             f"{r['query_in_process_ms']:>8} ms {r['query_daemon_ms']:>5} ms "
