@@ -20,13 +20,19 @@ class LockedFile:
         self._fh: IO[str] | None = None
 
     def __enter__(self) -> IO[str]:
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        fh = open(self.path, "a+", encoding="utf-8")
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-        except BaseException:
+        while True:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            fh = open(self.path, "a+", encoding="utf-8")
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX)
+                # `remove_idle` may have deleted the file while this waited for the lock: a
+                # lock on a deleted file guards nothing, and what is written there is lost
+                if _is_at(fh, self.path):
+                    break
+            except BaseException:
+                fh.close()
+                raise
             fh.close()
-            raise
         self._fh = fh
         return fh
 
@@ -37,3 +43,34 @@ class LockedFile:
                 fcntl.flock(fh, fcntl.LOCK_UN)
             finally:
                 fh.close()
+
+
+def _is_at(fh: IO[str], path: str) -> bool:
+    """``fh`` is the file at ``path`` (not one deleted, or replaced, since it was opened)."""
+    try:
+        at = os.stat(path)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fh.fileno())
+    return (at.st_dev, at.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+def remove_idle(path: str, idle_seconds: float, *, only_empty: bool = False) -> bool:
+    """Delete ``path`` if nothing has written to it for ``idle_seconds`` (and, with
+    ``only_empty``, if it is empty), under its lock: a writer that opened it meanwhile
+    finds it gone once it has the lock and opens the path again (``LockedFile``), so
+    nothing is written into a deleted file. True if deleted."""
+    import time
+
+    try:
+        with open(path, encoding="utf-8") as fh:  # never creates it
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            if not _is_at(fh, path):
+                return False
+            stat = os.fstat(fh.fileno())
+            if time.time() - stat.st_mtime < idle_seconds or (only_empty and stat.st_size):
+                return False
+            os.unlink(path)
+            return True
+    except FileNotFoundError:
+        return False

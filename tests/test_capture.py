@@ -331,3 +331,78 @@ def test_sync_with_a_local_bare_remote(project: Path, tmp_path: Path) -> None:
     assert CliRunner().invoke(cli, ["sync"]).exit_code == 0
     recs = capture.records(discover(clone), capture.ref_for("sync1"))
     assert [x["prompt"] for x in recs] == ["shared why"]
+
+
+def test_the_flusher_removes_the_files_of_sessions_long_over(project: Path) -> None:
+    """Each session leaves a state file and a write-ahead file in the git directory. The
+    background flusher removes them once idle (two weeks; an empty write-ahead file after
+    a day), and never a write-ahead file that still holds records."""
+    r = discover(project)
+    for sid in ("old", "recent"):
+        payload = {"session_id": sid, "cwd": str(project), "prompt": "may refunds use floats?"}
+        hook("prompt", {**payload, "permission_mode": "default"}, project)
+        hook("stop", {"session_id": sid, "cwd": str(project)}, project)
+    for sid in ("old", "recent"):
+        assert wait_for(lambda s=sid: len(capture.records(r, f"refs/gitmem/sessions/alice/{s}")))
+    capture.append(r, "unflushed", {"kind": "prompt", "prompt": "kept", "user": "alice"})
+    shared = r.shared_state_dir
+    files = {
+        (kind, sid): shared / kind / f"{sid}.jsonl"
+        for kind in ("sessions", "capture")
+        for sid in ("old", "recent")
+    }
+    files["capture", "unflushed"] = shared / "capture" / "unflushed.jsonl"
+    assert all(f.is_file() for f in files.values())
+    assert wait_for(lambda: files["capture", "recent"].stat().st_size == 0)
+    weeks_ago = time.time() - 15 * 24 * 3600
+    for key in (("sessions", "old"), ("capture", "old"), ("capture", "unflushed")):
+        os.utime(files[key], (weeks_ago, weeks_ago))
+    os.utime(shared / "tidied", (weeks_ago, weeks_ago))  # the flushers above tidied just now
+    env = {**os.environ, "HOME": SANDBOX_HOME}
+    flush = [str(GITMEM), "capture", "flush", "--session", "recent"]
+    assert subprocess.run(flush, cwd=project, env=env, capture_output=True).returncode == 0
+    assert {k for k, f in files.items() if not f.exists()} == {("sessions", "old"), ("capture", "old")}
+    assert len(capture.records(r, "refs/gitmem/sessions/alice/old")) == 1  # the capture stays
+    # a session that comes back starts a fresh file
+    hook("prompt", {"session_id": "old", "cwd": str(project), "prompt": "floats for refunds?"}, project)
+    assert files["sessions", "old"].is_file() and files["capture", "old"].stat().st_size > 0
+
+
+def test_a_writer_waiting_for_a_removed_file_writes_to_the_new_one(tmp_path: Path) -> None:
+    """The flusher deletes an idle file under its lock. A hook that opened the file just
+    before must not write into the deleted one: once it has the lock it opens the path
+    again."""
+    import fcntl
+    import threading
+
+    from gitmem.locked import LockedFile, remove_idle
+
+    path = tmp_path / "capture" / "s.jsonl"
+    path.parent.mkdir()
+    path.write_text("")
+    assert not remove_idle(str(path), 3600, only_empty=True)  # written just now
+    os.utime(path, (0, 0))
+    path.write_text("pending\n")
+    os.utime(path, (0, 0))
+    assert not remove_idle(str(path), 3600, only_empty=True)  # holds a record
+    path.write_text("")
+    os.utime(path, (0, 0))
+
+    def writer() -> None:
+        with LockedFile(str(path)) as fh:
+            fh.write("record\n")
+
+    def opened_by_writer() -> bool:
+        fds = Path("/proc/self/fd")
+        return sum(1 for fd in fds.iterdir() if os.path.realpath(fd) == str(path)) >= 2
+
+    with open(path) as holder:  # as remove_idle holds it
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        thread = threading.Thread(target=writer)
+        thread.start()
+        assert wait_for(opened_by_writer, 10)  # the writer has the file open, waiting
+        os.unlink(path)
+    thread.join(10)
+    assert path.read_text() == "record\n"
+    os.utime(path, (0, 0))
+    assert remove_idle(str(path), 3600) and not path.exists()

@@ -8,6 +8,7 @@ from rich.markup import escape
 from gitmem import capture as core
 from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stdout
 from gitmem.errors import GitmemError
+from gitmem.tidy import tidy
 
 
 def _when(ts: object) -> str:
@@ -133,3 +134,4 @@ def flush(session_id: str | None) -> None:
     ids = [session_id] if session_id else core.pending_sessions(repo)
     total = sum(core.flush(repo, sid) for sid in ids)
     click.echo(f"committed {total} records")
+    tidy(repo.shared_state_dir)  # the files of sessions long over (see gitmem.tidy)
