@@ -81,6 +81,16 @@ class Embedder:
         """Load the model now rather than on the first query (the daemon)."""
         self.embed(["warm up"])
 
+    def for_bulk(self) -> Embedder:
+        """This model set up for many texts at once (``OrtModel``'s bulk configuration),
+        for a large re-index by a process whose session is tuned for single queries: the
+        daemon building a missing index, or after a branch switch. A session of its own,
+        loaded on first use and freed with it; the same vectors and fingerprint."""
+        model = self._model
+        if isinstance(model, OrtModel) and not model.bulk:
+            return Embedder(OrtModel(model.folder, optimize=False, bulk=True), self.info)
+        return self
+
     def embed(
         self, texts: list[str], progress: EmbedProgress | None = None
     ) -> npt.NDArray[np.float32]:
@@ -170,9 +180,9 @@ class OrtModel:
     def __init__(self, folder: Path, *, optimize: bool = True, bulk: bool = False) -> None:
         # The session (0.05-0.35 s) and the tokenizer load on first use: `gitmem index`
         # runs after every commit from the git hooks and usually has nothing to embed.
-        self._folder = folder
+        self.folder = folder
+        self.bulk = bulk
         self._optimize = optimize
-        self._bulk = bulk
         self._session: Any = None
         self._inputs: set[str] = set()
         self._tokenizer: Any = None
@@ -185,7 +195,7 @@ class OrtModel:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        folder = self._folder
+        folder = self.folder
         options = ort.SessionOptions()
         if not self._optimize:
             # Basic optimisation folds the int8 weights' dequantisation into constants once
@@ -197,7 +207,7 @@ class OrtModel:
                 else ort.GraphOptimizationLevel.ORT_DISABLE_ALL
             )
         callers = min(_cpus(), MAX_CALLERS)
-        if self._bulk and callers > 1 and count >= 2 * BATCH:
+        if self.bulk and callers > 1 and count >= 2 * BATCH:
             # A bulk job runs whole batches side by side, one per core, each on a single
             # onnxruntime thread, instead of splitting every batch's matrix products
             # across cores: at ~55-token texts those products are small enough that
@@ -206,7 +216,7 @@ class OrtModel:
             # weights are in memory once.
             options.intra_op_num_threads = 1
             self._callers = callers
-        elif not self._bulk:
+        elif not self.bulk:
             # onnxruntime's worker threads spin for a while after each run. That is worth
             # ~30% on back-to-back index batches, but a query's numpy work right after its
             # embedding then competes with two spinning threads on a 2-core machine (a
@@ -243,7 +253,7 @@ class OrtModel:
             try:
                 self._load(len(texts))
             except Exception as exc:
-                raise ModelError(f"cannot load the model in {self._folder}: {exc}") from exc
+                raise ModelError(f"cannot load the model in {self.folder}: {exc}") from exc
         encodings = self._tokenizer.encode_batch(texts)
         order = list(range(len(texts)))
         if not in_order:

@@ -235,6 +235,33 @@ def test_keyword_index_written_beside_the_embedding(
         assert live is not None and gens == {live.name}
 
 
+def test_a_large_reindex_by_a_query_serving_model_runs_in_bulk(
+    repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon's model is set up for single queries. A re-index with many texts (a
+    missing index, a branch switch) embeds them with the model set up for batches, as
+    `gitmem index` does, in a session of its own: the same vectors, and the daemon's own
+    session is left as it was."""
+    import numpy as np
+
+    project(repo)
+    r = discover(repo)
+    monkeypatch.setattr(embed, "_cpus", lambda: 2)
+    monkeypatch.setattr(embed, "BATCH", 1)  # four texts make four batches on two callers
+    serving = embed._from_dir(model_dir)  # as the daemon loads it
+    assert isinstance(serving._model, embed.OrtModel) and not serving._model.bulk
+    monkeypatch.setattr(index, "BULK_FROM", 4)
+    bulk = index.build(r, full=True, embedder=serving)
+    assert serving._model._session is None  # the build used a bulk session of its own
+    vectors = np.load(bulk.generation / "vectors.npy")
+    monkeypatch.setattr(index, "BULK_FROM", 10**9)
+    small = index.build(r, full=True, embedder=serving)
+    assert serving._model._session is not None and serving._model._callers == 1
+    assert bulk.model == small.model == serving.info.fingerprint and bulk.embedded == 4
+    assert np.abs(np.load(small.generation / "vectors.npy") - vectors).max() < 1e-5
+    assert serving.for_bulk().for_bulk()._model.bulk
+
+
 def test_incremental_vectors_equal_a_full_rebuild(repo: Path, embedder: embed.Embedder) -> None:
     """Reused rows are gathered from the previous generation: records with several chunks,
     a record whose chunk count changes, one removed and one added in the middle."""
