@@ -97,6 +97,8 @@ class Embedder:
         import numpy as np
 
         vectors = np.zeros((len(texts), DIM), dtype=np.float32)
+        if not texts:
+            return vectors
         done = 0
         for rows, block in self._batches(texts):
             if len(block) != len(rows) or done + len(rows) > len(texts):
