@@ -64,8 +64,13 @@ def ref_for(session_id: str, user: str | None = None) -> str:
     return f"{REF_ROOT}/{user or user_name()}/{safe(session_id)}"
 
 
+def wal_dir(shared_dir: str | os.PathLike[str]) -> str:
+    """The write-ahead files' folder under ``shared_state_dir``."""
+    return os.path.join(os.fspath(shared_dir), "capture")
+
+
 def wal_path(repo: Repo | Location, session_id: str) -> str:
-    return os.path.join(os.fspath(repo.shared_state_dir), "capture", f"{safe(session_id)}.jsonl")
+    return os.path.join(wal_dir(repo.shared_state_dir), f"{safe(session_id)}.jsonl")
 
 
 def append(repo: Repo | Location, session_id: str, record: dict[str, Any]) -> str:
@@ -176,7 +181,9 @@ def _commit(repo: Repo, ref: str, items: list[dict[str, Any]]) -> int:
 
 
 def pending_sessions(repo: Repo) -> list[str]:
-    folder = repo.shared_state_dir / "capture"
+    from pathlib import Path
+
+    folder = Path(wal_dir(repo.shared_state_dir))
     if not folder.is_dir():
         return []
     return [p.stem for p in folder.glob("*.jsonl") if p.stat().st_size > 0]

@@ -18,6 +18,8 @@ import os
 import time
 from pathlib import Path
 
+from gitmem.agent.state import sessions_dir
+from gitmem.capture import wal_dir
 from gitmem.locked import remove_idle
 
 CAPTURE_IDLE_S = 24 * 3600  # an empty write-ahead file untouched for a day
@@ -42,8 +44,8 @@ def tidy(shared_dir: Path, *, force: bool = False) -> int:
         return 0
     removed = 0
     for folder, idle, only_empty in (
-        (shared_dir / "capture", CAPTURE_IDLE_S, True),
-        (shared_dir / "sessions", SESSION_IDLE_S, False),
+        (wal_dir(shared_dir), CAPTURE_IDLE_S, True),
+        (sessions_dir(shared_dir), SESSION_IDLE_S, False),
     ):
         try:
             names = os.listdir(folder)
@@ -52,7 +54,8 @@ def tidy(shared_dir: Path, *, force: bool = False) -> int:
         for name in names:
             if name.endswith(".jsonl"):
                 try:
-                    removed += remove_idle(str(folder / name), idle, only_empty=only_empty)
+                    path = os.path.join(folder, name)
+                    removed += remove_idle(path, idle, only_empty=only_empty)
                 except OSError:
                     continue  # unreadable or racing another tidy: next time
     return removed

@@ -33,9 +33,14 @@ class SessionView:
         self.closed = closed
 
 
+def sessions_dir(shared_dir: str | os.PathLike[str]) -> str:
+    """The session files' folder under ``shared_state_dir``."""
+    return os.path.join(os.fspath(shared_dir), "sessions")
+
+
 def session_file(shared_dir: str | os.PathLike[str], session_id: str) -> str:
     name = "".join(c if c in _SAFE else "_" for c in (session_id or "unknown"))[:120]
-    return os.path.join(os.fspath(shared_dir), "sessions", f"{name or 'unknown'}.jsonl")
+    return os.path.join(sessions_dir(shared_dir), f"{name or 'unknown'}.jsonl")
 
 
 def _parse(lines: list[str]) -> SessionView:
