@@ -57,6 +57,9 @@ RETRY_AFTER_S = 24 * 3600
 FOLD_WEIGHTS_FROM = 256  # texts in a one-shot process's first batch (see OrtModel._load)
 BATCH = 32  # texts per model run; 16-32 measured fastest, 128 ~20% slower (cache)
 MAX_CALLERS = 8  # batches run concurrently by a bulk job (see OrtModel._load)
+# From this many texts in one call, a model set up for single queries (the daemon's) hands
+# them to one set up for batches (`Embedder.for_bulk`), as `gitmem index` loads it.
+BULK_FROM = 256
 EmbedProgress = Callable[[int, int], None]  # (texts embedded, texts to embed)
 
 
@@ -100,9 +103,10 @@ class Embedder:
         if not texts:
             return vectors
         done = 0
-        for rows, block in self._batches(texts):
-            if len(block) != len(rows) or done + len(rows) > len(texts):
-                raise ModelError(f"the model returned more vectors than {len(texts)} texts")
+        source = self.for_bulk() if len(texts) >= BULK_FROM else self
+        for rows, block in source._batches(texts):
+            if len(block) != len(rows):
+                raise ModelError(f"the model returned {len(block)} vectors for {len(rows)} texts")
             vectors[rows] = block
             done += len(rows)
             if progress is not None:

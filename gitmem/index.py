@@ -56,9 +56,6 @@ MAX_BODY_CHUNKS = 3
 # From this many records to re-index, the keyword index is written beside the embedding
 # (see `_beside`): a full build at 10,000 records spends ~10 s on it, one core's work.
 BESIDE_FROM = 256
-# From this many texts to embed, a process whose model serves single queries (the daemon)
-# embeds them with the model set up for batches (`Embedder.for_bulk`), as `gitmem index` does.
-BULK_FROM = 256
 # (phase, done, total): phase is "keyword index" or "embedding"; embedding is most of a
 # long build (~90% at 10,000 records, measured), so it reports its own progress
 Progress = Callable[[str, int, int], None]
@@ -514,8 +511,6 @@ def _write_vectors(
             texts.extend(fresh_texts)
         span_starts.append(span[0])
         span_counts.append(span[1])
-    if len(texts) >= BULK_FROM:
-        embedder = embedder.for_bulk()
     fresh = embedder.embed(
         texts,
         None if progress is None else lambda done, total: progress("embedding", done, total),

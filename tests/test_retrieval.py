@@ -250,11 +250,11 @@ def test_a_large_reindex_by_a_query_serving_model_runs_in_bulk(
     monkeypatch.setattr(embed, "BATCH", 1)  # four texts make four batches on two callers
     serving = embed._from_dir(model_dir)  # as the daemon loads it
     assert isinstance(serving._model, embed.OrtModel) and not serving._model.bulk
-    monkeypatch.setattr(index, "BULK_FROM", 4)
+    monkeypatch.setattr(embed, "BULK_FROM", 4)
     bulk = index.build(r, full=True, embedder=serving)
     assert serving._model._session is None  # the build used a bulk session of its own
     vectors = np.load(bulk.generation / "vectors.npy")
-    monkeypatch.setattr(index, "BULK_FROM", 10**9)
+    monkeypatch.setattr(embed, "BULK_FROM", 10**9)
     small = index.build(r, full=True, embedder=serving)
     assert serving._model._session is not None and serving._model._callers == 1
     assert bulk.model == small.model == serving.info.fingerprint and bulk.embedded == 4
