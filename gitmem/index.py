@@ -228,23 +228,26 @@ def build(
                     report("keyword index", len(changed), len(changed))
                 _write_postings(gen, old_postings, prev_meta, decisions, changed)
 
-            def write_vectors() -> tuple[list[int], int]:
-                return _write_vectors(gen, prev, prev_meta, decisions, hashes, embedder, progress)
+            def write_vectors() -> tuple[list[int], int, str | None]:
+                """(chunk owners, texts embedded, why the model failed: then none)"""
+                try:
+                    owners, embedded = _write_vectors(
+                        gen, prev, prev_meta, decisions, hashes, embedder, progress
+                    )
+                except embed.ModelError as exc:
+                    return [], 0, str(exc)
+                return owners, embedded, None
 
             if embedder is None or len(changed) < BESIDE_FROM:
                 write_keyword(progress)
-                vectors = _fail_open(write_vectors)
+                owners, embedded, failure = write_vectors()
             else:
                 with _beside(write_keyword) as keyword_written:
-                    vectors = _fail_open(write_vectors)
+                    owners, embedded, failure = write_vectors()
                     keyword_written()
-            owners: list[int] = []
-            embedded = 0
-            if isinstance(vectors, str):  # fail open: keyword + path, and say so
+            if failure is not None:  # fail open: keyword + path, and say so
                 model_fp = None
-                model_warning = f"{vectors}; the index has no embeddings (keyword + path only)"
-            else:
-                owners, embedded = vectors
+                model_warning = f"{failure}; the index has no embeddings (keyword + path only)"
             meta = {
                 "format": FORMAT,
                 "model": model_fp,
@@ -270,14 +273,6 @@ def build(
             model_warning,
             time.perf_counter() - started,
         )
-
-
-def _fail_open(write: Callable[[], tuple[list[int], int]]) -> tuple[list[int], int] | str:
-    """The embedding matrix, or why the model failed (the index then goes without)."""
-    try:
-        return write()
-    except embed.ModelError as exc:
-        return str(exc)
 
 
 class _Stopped(Exception):
