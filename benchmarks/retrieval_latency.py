@@ -10,6 +10,9 @@ daemon does per request), through the warm daemon (a client round trip on the Un
 and cold (`gitmem search` as a fresh process, without and with the daemon), next to
 `python -c pass`. Needs GITMEM_EMBED_MODEL_DIR for the embedding parts.
 
+When the build ran on OpenVINO (`gitmem[openvino]`, see gitmem.ovrun), the same full build
+is run again on onnxruntime right after it ("on onnxruntime"), so the two compare in one run.
+
 Embedding is ~90% of a build, and the model's speed on these shared machines varied by half
 within an hour; "model batch" (one fixed batch on one core, just before the build) says how
 fast the machine ran the model, so builds from different runs can be compared.
@@ -139,9 +142,27 @@ def bench(n: int, queries: int) -> dict[str, float | int | str | None]:
         # as `gitmem index` loads the model (bulk)
         bulk = index.resolve_embedder(repo, allow_download=False, one_shot=True, bulk=True).embedder
         t0 = time.perf_counter()
-        index.build(repo, embedder=bulk)
+        built = index.build(repo, embedder=bulk)
         build_s = time.perf_counter() - t0
         del bulk
+        onnx_s = None
+        if built.runtime is not None and built.runtime.startswith("openvino"):
+            # the same build on onnxruntime, right after: the optional runtime's gain
+            previous = os.environ.get("GITMEM_EMBED_BACKEND")
+            os.environ["GITMEM_EMBED_BACKEND"] = "onnxruntime"
+            try:
+                onnx = index.resolve_embedder(
+                    repo, allow_download=False, one_shot=True, bulk=True
+                ).embedder
+                t0 = time.perf_counter()
+                index.build(repo, embedder=onnx, full=True)
+                onnx_s = round(time.perf_counter() - t0, 2)
+                del onnx
+            finally:
+                if previous is None:
+                    del os.environ["GITMEM_EMBED_BACKEND"]
+                else:
+                    os.environ["GITMEM_EMBED_BACKEND"] = previous
         # one-record edits indexed by `gitmem watch`'s own code in this process (it loads
         # and warms the model, and settles between edits as it does when idle), then by a
         # fresh `gitmem index` process
@@ -220,6 +241,8 @@ def bench(n: int, queries: int) -> dict[str, float | int | str | None]:
             "decisions": n,
             "model": "yes" if emb is not None else "no",
             "build_s": round(build_s, 2),
+            "build_runtime": built.runtime,
+            "build_onnxruntime_s": onnx_s if onnx_s is not None else round(build_s, 2),
             "model_batch_ms": None if batch_ms is None else round(batch_ms),
             "update_s": round(update_s, 3),
             "updates_s": [round(u, 3) for u in updates],
@@ -248,7 +271,8 @@ def main() -> int:
         print(json.dumps(rows, indent=2))
         return 0
     print(
-        f"{'decisions':>9} {'model':>5} {'build':>8} {'model batch':>11} "
+        f"{'decisions':>9} {'model':>5} {'build':>8} {'runtime':>14} {'on onnxruntime':>14} "
+        f"{'model batch':>11} "
         f"{'1-rec update':>12} {'(+reopen)':>10} "
         f"{'(fresh proc)':>12} "
         f"{'in-process':>11} "
@@ -257,6 +281,7 @@ def main() -> int:
     for r in rows:
         print(
             f"{r['decisions']:>9} {r['model']:>5} {r['build_s']:>6} s "
+            f"{r['build_runtime'] or '-':>14} {r['build_onnxruntime_s']:>12} s "
             f"{str(r['model_batch_ms']) + ' ms':>11} {r['update_s']:>10} s "
             f"{r['update_and_reopen_s']:>8} s "
             f"{r['update_fresh_process_s']:>10} s "

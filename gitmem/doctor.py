@@ -105,6 +105,10 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 res.embedder.warm()  # models load lazily: make sure this one does
             except embed.ModelError as exc:
                 ok, detail = False, str(exc)
+            else:
+                from gitmem import ovrun
+
+                detail += f"; large builds run on {ovrun.describe()}"
         checks.append(Check("embedding model", ok, detail))
     ping = client.ping(repo)
     checks.append(

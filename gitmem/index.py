@@ -72,6 +72,8 @@ class BuildReport:
     warning: str | None
     seconds: float
     unchanged: bool = False
+    runtime: str | None = None  # what embedded this build's texts (see `embed.Embedder`)
+    runtime_note: str | None = None  # why OpenVINO, asked for, did not
 
 
 def content_hash(d: Decision) -> str:
@@ -272,6 +274,8 @@ def build(
             model_fp,
             model_warning,
             time.perf_counter() - started,
+            runtime=embedder.runtime if embedder is not None and embedded else None,
+            runtime_note=embedder.note if embedder is not None and embedded else None,
         )
 
 

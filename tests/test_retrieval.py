@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -252,11 +253,11 @@ def test_a_large_reindex_by_a_query_serving_model_runs_in_bulk(
     assert isinstance(serving._model, embed.OrtModel) and not serving._model.bulk
     monkeypatch.setattr(embed, "BULK_FROM", 4)
     bulk = index.build(r, full=True, embedder=serving)
-    assert serving._model._session is None  # the build used a bulk session of its own
+    assert serving._model._forward is None  # the build used a bulk session of its own
     vectors = np.load(bulk.generation / "vectors.npy")
     monkeypatch.setattr(embed, "BULK_FROM", 10**9)
     small = index.build(r, full=True, embedder=serving)
-    assert serving._model._session is not None and serving._model._callers == 1
+    assert serving._model._forward is not None and serving._model._callers == 1
     assert bulk.model == small.model == serving.info.fingerprint and bulk.embedded == 4
     assert np.abs(np.load(small.generation / "vectors.npy") - vectors).max() < 1e-5
     assert serving.for_bulk().for_bulk()._model.bulk
@@ -709,7 +710,9 @@ def test_texts_run_in_token_order_and_come_back_in_theirs(
     assert seen == [(2, 6), (4, 6), (6, 6)]
     one_by_one = np.array([next(model.embed([t])) for t in texts])
     assert np.abs(ours - one_by_one).max() < 1e-5
-    fast = TextEmbedding(embed.MODEL_NAME, specific_model_path=str(model_dir), local_files_only=True)
+    fast = TextEmbedding(
+        embed.MODEL_NAME, specific_model_path=str(model_dir), local_files_only=True
+    )
     theirs = embed.Embedder(fast, info).embed(texts)
     assert np.abs(ours - theirs).max() < 1e-5
     tokens = [len(model._tokenizer.encode(t).ids) for t in texts]
@@ -717,6 +720,185 @@ def test_texts_run_in_token_order_and_come_back_in_theirs(
     assert grouped == [sorted(tokens)[k : k + 2] for k in (0, 2, 4)]
     by_chars = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     assert [tokens[i] for i in by_chars] != sorted(tokens)  # characters would group otherwise
+
+
+@pytest.fixture
+def openvino() -> None:
+    """OpenVINO, the optional bulk runtime (`gitmem[openvino]`). CI installs it and sets
+    GITMEM_REQUIRE_OPENVINO=1, so that a missing install fails instead of skipping."""
+    from gitmem import ovrun
+
+    try:
+        ovrun._import_quietly()  # as gitmem imports it: nothing written to $HOME
+    except ImportError:
+        if os.environ.get("GITMEM_REQUIRE_OPENVINO") == "1":
+            raise
+        pytest.skip("openvino is not installed (`pip install gitmem[openvino]`)")
+
+
+BULK_TEXTS = [
+    "Money is integer cents; floats are never used for amounts.",
+    "x",
+    "Kafka carries domain events " * 60,  # longer than the 256-token window
+    "Ünïcode, emoji 🚀 and `code_identifiers` in billing/api/charge.py",
+    "Version the API with a Paydash-Version header, not in the URL path.",
+    "Services talk to the ledger only through its gRPC API.",
+]
+
+
+def _bulk_vectors(model_dir: Path, backend: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    from gitmem import embed
+
+    monkeypatch.setenv("GITMEM_EMBED_BACKEND", backend)
+    embedder = embed._from_dir(model_dir, optimize=False, bulk=True)
+    return embedder, embedder.embed(BULK_TEXTS)
+
+
+def test_openvino_runs_bulk_jobs_with_onnxruntimes_vectors(
+    model_dir: Path, openvino: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bulk job may run on OpenVINO (bfloat16 products where the CPU has them: ~2.5x
+    faster builds); its vectors must stay onnxruntime's (which are fastembed's, tested
+    above) to cosine 0.9999, batches side by side on two callers included."""
+    import numpy as np
+
+    from gitmem import embed, ovrun
+
+    monkeypatch.setattr(embed, "ACCELERATE_FROM", 4)
+    monkeypatch.setattr(embed, "BATCH", 2)  # six texts: three batches on two callers
+    monkeypatch.setattr(embed, "_cpus", lambda: 2)
+    onnx, reference = _bulk_vectors(model_dir, "onnxruntime", monkeypatch)
+    assert onnx.runtime == "onnxruntime" and onnx.note is None
+    ov = ovrun._import_quietly()
+    bf16 = "BF16" in ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+    forced, ours = _bulk_vectors(model_dir, "openvino", monkeypatch)
+    assert forced.runtime == ("openvino bf16" if bf16 else "openvino f32")
+    assert forced._model._callers == 2 and forced.note is None
+    assert ours.shape == reference.shape == (len(BULK_TEXTS), embed.DIM)
+    assert np.einsum("ij,ij->i", ours, reference).min() > 0.9999
+    assert np.abs(np.linalg.norm(ours, axis=1) - 1).max() < 1e-5
+    # auto: OpenVINO only where it is faster (bfloat16); never for small jobs or queries
+    auto, _ = _bulk_vectors(model_dir, "auto", monkeypatch)
+    assert auto.runtime == ("openvino bf16" if bf16 else "onnxruntime")
+    monkeypatch.setattr(embed, "ACCELERATE_FROM", len(BULK_TEXTS) + 1)
+    small, _ = _bulk_vectors(model_dir, "openvino", monkeypatch)
+    assert small.runtime == "onnxruntime"
+    monkeypatch.setattr(embed, "ACCELERATE_FROM", 1)
+    query = embed._from_dir(model_dir)  # the daemon's query-serving model
+    query.embed(["one query"])
+    assert query.runtime == "onnxruntime"
+
+
+def test_openvino_first_runs_on_two_threads_do_not_deadlock(
+    model_dir: Path, openvino: None, tmp_path: Path
+) -> None:
+    """OpenVINO's binding could deadlock when two threads made a process's first runs at
+    once (3 of 25 fresh processes hung before `ovrun._first_run`). A race: each fresh
+    process here, its two threads released together, had about a one-in-eight chance of
+    hanging without the fix, so 24 of them catch a regression most of the time (not
+    always); none may hang."""
+    code = (
+        "import sys, threading\n"
+        "import numpy as np\n"
+        "from pathlib import Path\n"
+        "from gitmem import ovrun\n"
+        "runner = ovrun.load(Path(sys.argv[1]), 2, forced=True)\n"
+        "start = threading.Barrier(2)\n"
+        "def first(n):\n"
+        "    ids = np.full((n, 5), 1000, dtype=np.int64)\n"
+        "    feed = {'input_ids': ids, 'attention_mask': np.ones_like(ids),\n"
+        "            'token_type_ids': np.zeros_like(ids)}\n"
+        "    start.wait()\n"
+        "    runner.run({k: v for k, v in feed.items() if k in runner.inputs})\n"
+        "threads = [threading.Thread(target=first, args=(n,)) for n in (2, 3)]\n"
+        "for t in threads: t.start()\n"
+        "for t in threads: t.join()\n"
+    )
+    env = {**os.environ, "GITMEM_EMBED_BACKEND": "openvino", "HOME": str(tmp_path)}
+    hung = 0
+    for _wave in range(12):  # two at a time: the race needs both cores free
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", code, str(model_dir)], env=env, stderr=subprocess.PIPE
+            )
+            for _ in range(2)
+        ]
+        for proc in procs:
+            try:
+                _, err = proc.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+                hung += 1
+                continue
+            assert proc.returncode == 0, err.decode()
+    assert hung == 0, f"{hung} of 24 processes hung"
+    assert not list(tmp_path.iterdir())  # nothing written to $HOME (no telemetry files)
+
+
+def test_a_build_on_openvino_reports_it_and_retrieves_the_same(
+    repo: Path, model_dir: Path, openvino: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gitmem import embed
+
+    project(repo)
+    r = discover(repo)
+    monkeypatch.setattr(embed, "ACCELERATE_FROM", 1)
+    monkeypatch.setenv("GITMEM_EMBED_BACKEND", "openvino")
+    bulk = embed._from_dir(model_dir, optimize=False, bulk=True)
+    report = index.build(r, embedder=bulk, full=True)
+    assert report.runtime is not None and report.runtime.startswith("openvino")
+    assert report.runtime_note is None
+    query = embed._from_dir(model_dir)
+    sem = retrieve(r, "which message broker carries our domain events", [], embedder=query)
+    assert sem.hits[0].id == "D-0004" and "embed" in sem.hits[0].ranks
+    # nothing to embed: no runtime to report
+    again = index.build(r, embedder=bulk)
+    assert again.unchanged and again.runtime is None
+
+
+def test_openvino_asked_for_but_missing_falls_back_to_onnxruntime(
+    model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fail open: the job runs on onnxruntime, and the build says why when OpenVINO was
+    asked for (an unknown setting too); `auto` without OpenVINO stays silent."""
+    import numpy as np
+
+    from gitmem import embed
+
+    monkeypatch.setattr(embed, "ACCELERATE_FROM", 1)
+    monkeypatch.setitem(sys.modules, "openvino", None)  # `import openvino` fails
+    _, reference = _bulk_vectors(model_dir, "onnxruntime", monkeypatch)
+    forced, vectors = _bulk_vectors(model_dir, "openvino", monkeypatch)
+    assert forced.runtime == "onnxruntime"
+    assert forced.note is not None and "openvino is not installed" in forced.note
+    assert np.abs(vectors - reference).max() < 1e-6
+    auto, _ = _bulk_vectors(model_dir, "auto", monkeypatch)
+    assert auto.runtime == "onnxruntime" and auto.note is None
+    typo, _ = _bulk_vectors(model_dir, "openvno", monkeypatch)
+    assert typo.runtime == "onnxruntime"
+    assert typo.note is not None and "GITMEM_EMBED_BACKEND='openvno'" in typo.note
+
+
+def test_doctor_says_what_runs_large_builds(
+    repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gitmem import ovrun
+
+    project(repo)
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("GITMEM_EMBED_BACKEND", "onnxruntime")
+    result = CliRunner().invoke(cli, ["doctor", "--json"])
+    checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+    assert checks["embedding model"]["ok"], checks["embedding model"]
+    assert checks["embedding model"]["detail"].endswith(
+        "large builds run on onnxruntime (GITMEM_EMBED_BACKEND=onnxruntime)"
+    )
+    monkeypatch.setenv("GITMEM_EMBED_BACKEND", "fast")
+    assert "'fast' is not one of auto, onnxruntime, openvino" in ovrun.describe()
+    monkeypatch.setenv("GITMEM_EMBED_BACKEND", "auto")
+    monkeypatch.setitem(sys.modules, "openvino", None)  # not installed
+    assert ovrun.describe().startswith("onnxruntime (`pip install gitmem[openvino]`")
 
 
 def test_well_known_files_bring_their_vocabulary(repo: Path, no_model: None) -> None:

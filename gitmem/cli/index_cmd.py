@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 import click
+from rich.markup import escape
 
 from gitmem import index as core
 from gitmem import modelkit
@@ -68,10 +69,13 @@ def index(full: bool, no_download: bool, quiet_refresh: bool, json_: bool) -> No
         "removed": report.removed,
         "embedded_chunks": report.embedded,
         "model": report.model,
+        "runtime": report.runtime,
         "unchanged": report.unchanged,
         "seconds": round(report.seconds, 3),
         "generation": report.generation.name,
     }
+    if report.runtime_note:
+        err.print(f"[yellow]warning:[/] {escape(report.runtime_note)}")
     if json_:
         emit_json(data)
         return
@@ -80,8 +84,9 @@ def index(full: bool, no_download: bool, quiet_refresh: bool, json_: bool) -> No
     else:
         click.echo(
             f"indexed {report.total} decisions: {report.reindexed} re-indexed, "
-            f"{report.removed} removed, {report.embedded} chunks embedded "
-            f"in {report.seconds:.2f} s"
+            f"{report.removed} removed, {report.embedded} chunks embedded"
+            + (f" ({report.runtime})" if report.runtime else "")
+            + f" in {report.seconds:.2f} s"
         )
 
 
