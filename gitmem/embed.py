@@ -25,7 +25,9 @@ side by side, one per core, rather than splitting each batch across cores: 10,00
 builds took 111-116 s instead of 133-134 s (two alternating runs each). And it runs texts in
 order of token count, so that a batch, padded to its longest text, carries almost no padding
 (ordering by characters left 18% of the tokens run as padding): 79-99 s instead of 98-116 s.
-The model in fastembed's own cache runs the same way, found where fastembed puts it
+With the optional OpenVINO installed, such a bulk job runs on it instead where the CPU
+multiplies in bfloat16 (``ovrun``: 10,000 records in 41-43 s instead of 98 s). The model in
+fastembed's own cache runs the same way, found where fastembed puts it
 (``cached_snapshot``); fastembed itself remains the path for downloads, and for a cache
 laid out otherwise.
 

@@ -6,10 +6,10 @@ core here, the same as numpy's OpenBLAS). Many x86 CPUs can multiply in bfloat16
 multiple of that rate (AMX on Xeon since Sapphire Rapids, AVX-512 BF16 on Zen 4 and Cooper
 Lake), but onnxruntime's CPU provider has no bfloat16 kernels. OpenVINO runs the same ONNX
 file with bfloat16 products and float32 accumulation. Measured on this project's 2-core
-machines (AMX), 2,048 synthetic records' texts: 5.3-6.9 s against 14.0-17.0 s with
-onnxruntime (same batches, two callers each, alternating), and the vectors agree with
-onnxruntime's to cosine >= 0.99997 (mean 0.99999). OpenVINO's own float32 runs no faster
-than onnxruntime, so on a CPU without bfloat16 the default stays onnxruntime.
+machines (AMX): `gitmem index --full` at 10,000 records took 41 and 43 s against 98 and
+98 s on onnxruntime (alternating), and the vectors agree with onnxruntime's to cosine
+>= 0.99997 (mean 0.99999). OpenVINO's own float32 runs no faster than onnxruntime, so on
+a CPU without bfloat16 the default stays onnxruntime.
 
 It is optional because it is large (~180 MB installed) and helps only builds of hundreds
 of records or more; queries always run on onnxruntime (importing OpenVINO and compiling
@@ -73,7 +73,7 @@ def load(folder: Path, callers: int, *, forced: bool) -> Runner | None:
         return None
     try:
         core = ov.Core()
-        bf16 = "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+        bf16 = _bf16(core)
         if not bf16 and not forced:
             return None
         precision = "bf16" if bf16 else "f32"
@@ -105,12 +105,17 @@ def load(folder: Path, callers: int, *, forced: bool) -> Runner | None:
     return Runner(f"openvino {precision}", inputs, run)
 
 
+def _bf16(core: Any) -> bool:
+    """Whether OpenVINO's CPU plugin multiplies in bfloat16 here."""
+    return "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+
+
 def _first_run(compiled: Any, inputs: frozenset[str]) -> None:
     """One run on this thread before any caller's. OpenVINO's Python binding initialises
-    some of its state on first use, under a C++ static guard that it enters holding the GIL
-    and leaves after waiting for the GIL: two threads making the process's first runs at
-    once could deadlock (3 of 25 fresh processes hung, measured; none of 40 after one run
-    on one thread; tested)."""
+    some of its state on first use under a C++ static guard, and the thread initialising
+    it waits there for the GIL: when two threads make a process's first runs at once, the
+    other one can hold the GIL while it waits for the guard, and both wait forever (3 of 25
+    fresh processes hung, measured; none of 40 after one run on one thread; tested)."""
     import numpy as np
 
     ids = np.full((1, 2), 101, dtype=np.int64)
@@ -130,9 +135,9 @@ def describe() -> str:
     try:
         ov = _import_quietly()
     except ImportError:
-        return "onnxruntime (`pip install gitmem[openvino]`: ~2.5x faster on CPUs with bfloat16)"
+        return "onnxruntime (`pip install gitmem[openvino]`: ~2.3x faster on CPUs with bfloat16)"
     try:
-        bf16 = "BF16" in ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+        bf16 = _bf16(ov.Core())
     except Exception as exc:  # a broken install: builds would say so too
         return f"onnxruntime (openvino fails: {exc})"
     if bf16:
