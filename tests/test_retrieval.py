@@ -880,6 +880,31 @@ def test_openvino_asked_for_but_missing_falls_back_to_onnxruntime(
     assert typo.note is not None and "GITMEM_EMBED_BACKEND='openvno'" in typo.note
 
 
+def test_index_prints_what_embedded_and_why_not_openvino(
+    repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`gitmem index` names the runtime that embedded (--json: "runtime"), and warns on
+    stderr when OpenVINO was asked for but did not run (here: a misspelt setting)."""
+    from gitmem import embed
+
+    project(repo)
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("GITMEM_EMBED_MODEL_DIR", str(model_dir))
+    monkeypatch.setattr(embed, "ACCELERATE_FROM", 1)
+    monkeypatch.setenv("GITMEM_EMBED_BACKEND", "openvno")
+    result = CliRunner().invoke(cli, ["index", "--full", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["runtime"] == "onnxruntime"
+    assert (
+        "warning: GITMEM_EMBED_BACKEND='openvno' is not one of auto, onnxruntime, openvino;"
+        " embedding with onnxruntime" in result.stderr
+    )
+    monkeypatch.setenv("GITMEM_EMBED_BACKEND", "onnxruntime")
+    result = CliRunner().invoke(cli, ["index", "--full"])
+    assert result.exit_code == 0 and "warning" not in result.stderr
+    assert "chunks embedded (onnxruntime) in" in result.stdout
+
+
 def test_doctor_says_what_runs_large_builds(
     repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
