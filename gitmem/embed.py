@@ -113,18 +113,17 @@ class Embedder:
         vectors = np.zeros((len(texts), DIM), dtype=np.float32)
         if not texts:
             return vectors
-        done = 0
         source = self.for_bulk() if len(texts) >= BULK_FROM else self
-        for rows, block in source._batches(texts):
-            if len(block) != len(rows):
-                raise ModelError(f"the model returned {len(block)} vectors for {len(rows)} texts")
-            vectors[rows] = block
-            done += len(rows)
-            if progress is not None:
-                progress(done, len(texts))
-        if done != len(texts):
-            raise ModelError(f"the model returned {done} vectors for {len(texts)} texts")
         model = source._model
+        try:
+            source._fill(texts, vectors, progress)
+        except Exception as exc:
+            if not (isinstance(model, OrtModel) and model.runtime.startswith("openvino")):
+                raise
+            # fail open: the optional runtime failed midway, so the job runs again on
+            # onnxruntime, and the build says why
+            model.fall_back(f"openvino failed while embedding ({exc}); embedded with onnxruntime")
+            source._fill(texts, vectors, progress)
         if isinstance(model, OrtModel):
             self.runtime, self.note = model.runtime, model.note
         else:
@@ -133,6 +132,23 @@ class Embedder:
         norms[norms == 0] = 1.0
         result: npt.NDArray[np.float32] = vectors / norms
         return result
+
+    def _fill(
+        self,
+        texts: list[str],
+        vectors: npt.NDArray[np.float32],
+        progress: EmbedProgress | None,
+    ) -> None:
+        done = 0
+        for rows, block in self._batches(texts):
+            if len(block) != len(rows):
+                raise ModelError(f"the model returned {len(block)} vectors for {len(rows)} texts")
+            vectors[rows] = block
+            done += len(rows)
+            if progress is not None:
+                progress(done, len(texts))
+        if done != len(texts):
+            raise ModelError(f"the model returned {done} vectors for {len(texts)} texts")
 
     def _batches(self, texts: list[str]) -> Iterator[tuple[list[int], npt.NDArray[np.float32]]]:
         """(rows, vectors) batch by batch. A batch is padded to its longest text, so texts
@@ -213,10 +229,17 @@ class OrtModel:
         self._pad_left = False
         self.runtime = "onnxruntime"  # what runs the model, once loaded (see `ovrun`)
         self.note: str | None = None  # why OpenVINO, asked for, does not run it
+        self._accelerate = True  # OpenVINO may run bulk jobs; off after it failed
+
+    def fall_back(self, reason: str) -> None:
+        """Run on onnxruntime from now on (OpenVINO failed: ``reason``), loading it on the
+        next call."""
+        self._forward, self._accelerate = None, False
+        self.runtime, self.note = "onnxruntime", reason
 
     def _load(self, count: int) -> None:
         callers = min(_cpus(), MAX_CALLERS)
-        runner = self._accelerated(count, callers) if self.bulk else None
+        runner = self._accelerated(count, callers) if self.bulk and self._accelerate else None
         if runner is not None:
             self._callers = callers  # ACCELERATE_FROM > 2 * BATCH
             self._forward, self._inputs, self.runtime = runner.run, runner.inputs, runner.name

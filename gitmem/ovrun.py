@@ -15,6 +15,10 @@ It is optional because it is large (~180 MB installed) and helps only builds of 
 of records or more; queries always run on onnxruntime (importing OpenVINO and compiling
 the model costs ~0.7 s, more than a whole cold search should).
 
+It fails open: a model OpenVINO cannot load or compile runs on onnxruntime (``load``
+raises ``Unavailable``, the build warns when OpenVINO was asked for), and a job it fails
+midway runs again on onnxruntime (``embed.Embedder.embed``), with a warning.
+
 ``GITMEM_EMBED_BACKEND`` chooses: ``auto`` (the default: OpenVINO for bulk jobs when it is
 installed and the CPU multiplies in bfloat16), ``onnxruntime`` (never OpenVINO), or
 ``openvino`` (OpenVINO for bulk jobs even without bfloat16, in float32: for testing).

@@ -880,6 +880,45 @@ def test_openvino_asked_for_but_missing_falls_back_to_onnxruntime(
     assert typo.note is not None and "GITMEM_EMBED_BACKEND='openvno'" in typo.note
 
 
+def test_openvino_failing_midway_runs_the_job_again_on_onnxruntime(
+    model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The optional runtime must never leave a build worse off than without it: when it
+    fails after some batches, the job runs again on onnxruntime (the same vectors), says
+    why, and the model stays on onnxruntime. A runtime that fails on its second batch
+    stands in for OpenVINO here (fault injection: gitmem's own seam, `ovrun.load`)."""
+    import numpy as np
+
+    from gitmem import embed, ovrun
+
+    _, reference = _bulk_vectors(model_dir, "onnxruntime", monkeypatch)
+    calls: list[int] = []
+
+    def failing(feed: dict[str, Any]) -> Any:
+        calls.append(len(feed["input_ids"]))
+        if len(calls) == 2:
+            raise RuntimeError("Exception from src/inference/src/cpp/infer_request.cpp")
+        return np.zeros((*feed["input_ids"].shape, embed.DIM), dtype=np.float32)
+
+    def load(_folder: Path, _callers: int, *, forced: bool) -> ovrun.Runner:
+        return ovrun.Runner("openvino bf16", frozenset({"input_ids", "attention_mask"}), failing)
+
+    monkeypatch.setattr(ovrun, "load", load)
+    monkeypatch.setattr(embed, "ACCELERATE_FROM", 1)
+    monkeypatch.setattr(embed, "BATCH", 2)
+    seen: list[tuple[int, int]] = []
+    embedder, vectors = _bulk_vectors(model_dir, "auto", monkeypatch)
+    assert len(calls) >= 2 and embedder.runtime == "onnxruntime"
+    assert embedder.note is not None and embedder.note.startswith(
+        "openvino failed while embedding (Exception from src/inference"
+    )
+    assert np.abs(vectors - reference).max() < 1e-6
+    made = len(calls)  # 2, or 3 when a batch was already running beside the failed one
+    embedder.embed(BULK_TEXTS, lambda *a: seen.append(a))  # stays on onnxruntime
+    assert len(calls) == made and embedder.runtime == "onnxruntime"
+    assert seen[-1] == (len(BULK_TEXTS), len(BULK_TEXTS))
+
+
 def test_index_prints_what_embedded_and_why_not_openvino(
     repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
