@@ -66,8 +66,10 @@ class Daemon:
         if not report.unchanged:
             self.log(
                 f"indexed: {report.reindexed} changed, {report.removed} removed "
-                f"({report.seconds:.2f} s)"
+                f"({report.seconds:.2f} s" + (f", {report.runtime})" if report.runtime else ")")
             )
+        if report.runtime_note:
+            self.log(f"warning: {report.runtime_note}")
         return report
 
     def settle(self) -> None:
