@@ -291,10 +291,7 @@ class OrtModel:
         if count < ACCELERATE_FROM:
             return None
         try:
-            which = ovrun.choice()
-            if which == "onnxruntime":
-                return None
-            return ovrun.load(self.folder, callers, forced=which == "openvino")
+            return ovrun.load(self.folder, callers)
         except ovrun.Unavailable as exc:
             self.note = f"{exc}; embedding with onnxruntime"
             return None

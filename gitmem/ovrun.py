@@ -65,23 +65,49 @@ class Runner:
     run: Callable[[Feed], npt.NDArray[np.float32]]  # the last hidden state
 
 
-def load(folder: Path, callers: int, *, forced: bool) -> Runner | None:
-    """OpenVINO compiled for ``callers`` concurrent batches, or None when ``auto`` should
-    stay on onnxruntime (not installed, or no bfloat16). Raises ``Unavailable`` when
-    OpenVINO is installed but fails, or when it was ``forced`` and is missing."""
+@dataclass(frozen=True)
+class _Plan:
+    """What runs a bulk job here: OpenVINO's ``core`` in ``precision``, or, when ``core``
+    is None, onnxruntime, for the reason ``why`` (for `gitmem doctor`)."""
+
+    core: Any
+    precision: str  # "bf16" | "f32"; "" with onnxruntime
+    why: str
+
+
+def _plan() -> _Plan:
+    """The setting, what is installed and what the CPU can do, decided once for `load`
+    and `describe`. Raises ``Unavailable`` when OpenVINO was asked for and cannot run (a
+    misspelt setting, not installed, or broken)."""
+    which = choice()
+    if which == "onnxruntime":
+        return _Plan(None, "", f"{BACKEND_ENV}=onnxruntime")
     try:
         ov = _import_quietly()
     except ImportError as exc:
-        if forced:
+        if which == "openvino":
             raise Unavailable(f"openvino is not installed ({exc})") from exc
-        return None
+        return _Plan(None, "", "`pip install gitmem[openvino]`: ~2x faster on CPUs with bfloat16")
     try:
         core = ov.Core()
-        bf16 = _bf16(core)
-        if not bf16 and not forced:
-            return None
-        precision = "bf16" if bf16 else "f32"
-        compiled = core.compile_model(
+        bf16 = "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+    except Exception as exc:  # OpenVINO's errors are plain RuntimeErrors
+        raise Unavailable(f"openvino fails: {exc}") from exc
+    if not bf16 and which == "auto":
+        return _Plan(None, "", "this CPU has no bfloat16, where openvino would be faster")
+    return _Plan(core, "bf16" if bf16 else "f32", "")
+
+
+def load(folder: Path, callers: int) -> Runner | None:
+    """OpenVINO compiled for ``callers`` concurrent batches, or None when the job should
+    run on onnxruntime (``auto`` without OpenVINO or bfloat16, or the setting says so).
+    Raises ``Unavailable`` when OpenVINO was asked for or is installed, and fails."""
+    plan = _plan()
+    if plan.core is None:
+        return None
+    precision = plan.precision
+    try:
+        compiled = plan.core.compile_model(
             str(folder / "model.onnx"),
             "CPU",
             {
@@ -95,7 +121,7 @@ def load(folder: Path, callers: int, *, forced: bool) -> Runner | None:
         )
         inputs = frozenset(port.get_any_name() for port in compiled.inputs)
         _first_run(compiled, inputs)
-    except Exception as exc:  # OpenVINO's errors are plain RuntimeErrors
+    except Exception as exc:
         raise Unavailable(f"openvino cannot compile {folder / 'model.onnx'}: {exc}") from exc
     local = threading.local()
 
@@ -109,11 +135,6 @@ def load(folder: Path, callers: int, *, forced: bool) -> Runner | None:
     return Runner(f"openvino {precision}", inputs, run)
 
 
-def _bf16(core: Any) -> bool:
-    """Whether OpenVINO's CPU plugin multiplies in bfloat16 here."""
-    return "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
-
-
 def _first_run(compiled: Any, inputs: frozenset[str]) -> None:
     """One run on this thread before any caller's. OpenVINO's Python binding initialises
     some of its state on first use under a C++ static guard, and the thread initialising
@@ -123,32 +144,21 @@ def _first_run(compiled: Any, inputs: frozenset[str]) -> None:
     import numpy as np
 
     ids = np.full((1, 2), 101, dtype=np.int64)
-    feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
-    feed["token_type_ids"] = np.zeros_like(ids)
-    compiled.create_infer_request().infer({k: v for k, v in feed.items() if k in inputs})
+    values = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": ids * 0}
+    compiled.create_infer_request().infer({name: values[name] for name in inputs})
 
 
 def describe() -> str:
     """What runs large builds here, and why, for `gitmem doctor`."""
     try:
-        which = choice()
+        plan = _plan()
     except Unavailable as exc:
         return f"onnxruntime ({exc})"
-    if which == "onnxruntime":
-        return f"onnxruntime ({BACKEND_ENV}=onnxruntime)"
-    try:
-        ov = _import_quietly()
-    except ImportError:
-        return "onnxruntime (`pip install gitmem[openvino]`: ~2.3x faster on CPUs with bfloat16)"
-    try:
-        bf16 = _bf16(ov.Core())
-    except Exception as exc:  # a broken install: builds would say so too
-        return f"onnxruntime (openvino fails: {exc})"
-    if bf16:
-        return "openvino bf16"
-    if which == "openvino":
+    if plan.core is None:
+        return f"onnxruntime ({plan.why})"
+    if plan.precision == "f32":
         return "openvino f32 (this CPU has no bfloat16: no faster than onnxruntime)"
-    return "onnxruntime (this CPU has no bfloat16, where openvino would be faster)"
+    return "openvino bf16"
 
 
 def _import_quietly() -> Any:

@@ -802,7 +802,7 @@ def test_openvino_first_runs_on_two_threads_do_not_deadlock(
         "import numpy as np\n"
         "from pathlib import Path\n"
         "from gitmem import ovrun\n"
-        "runner = ovrun.load(Path(sys.argv[1]), 2, forced=True)\n"
+        "runner = ovrun.load(Path(sys.argv[1]), 2)\n"
         "start = threading.Barrier(2)\n"
         "def first(n):\n"
         "    ids = np.full((n, 5), 1000, dtype=np.int64)\n"
@@ -900,7 +900,7 @@ def test_openvino_failing_midway_runs_the_job_again_on_onnxruntime(
             raise RuntimeError("Exception from src/inference/src/cpp/infer_request.cpp")
         return np.zeros((*feed["input_ids"].shape, embed.DIM), dtype=np.float32)
 
-    def load(_folder: Path, _callers: int, *, forced: bool) -> ovrun.Runner:
+    def load(_folder: Path, _callers: int) -> ovrun.Runner:
         return ovrun.Runner("openvino bf16", frozenset({"input_ids", "attention_mask"}), failing)
 
     monkeypatch.setattr(ovrun, "load", load)
