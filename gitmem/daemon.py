@@ -64,9 +64,10 @@ class Daemon:
         """Bring the index up to date."""
         report = index.build(self.repo, embedder=self.embedder, model_warning=self.model_warning)
         if not report.unchanged:
+            runtime = f", {report.runtime}" if report.runtime else ""
             self.log(
                 f"indexed: {report.reindexed} changed, {report.removed} removed "
-                f"({report.seconds:.2f} s" + (f", {report.runtime})" if report.runtime else ")")
+                f"({report.seconds:.2f} s{runtime})"
             )
         if report.runtime_note:
             self.log(f"warning: {report.runtime_note}")

@@ -82,11 +82,11 @@ def index(full: bool, no_download: bool, quiet_refresh: bool, json_: bool) -> No
     if report.unchanged:
         click.echo(f"index up to date ({report.total} decisions)")
     else:
+        runtime = f" ({report.runtime})" if report.runtime else ""
         click.echo(
             f"indexed {report.total} decisions: {report.reindexed} re-indexed, "
-            f"{report.removed} removed, {report.embedded} chunks embedded"
-            + (f" ({report.runtime})" if report.runtime else "")
-            + f" in {report.seconds:.2f} s"
+            f"{report.removed} removed, {report.embedded} chunks embedded{runtime} "
+            f"in {report.seconds:.2f} s"
         )
 
 
