@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-FIELD_WEIGHTS = {"title": 3, "tags": 2, "paths": 1, "summary": 1, "body": 1}
+# The keyword fields and their weights. The Whoosh index keeps one field per part, the
+# weight as its ``field_boost`` (term frequencies scaled before BM25 saturates them, each
+# field normalised by its own average length); the FTS5 mirror repeats them in one text.
+FIELD_WEIGHTS = {"title": 3, "tags": 2, "globs": 1, "summary": 1, "body": 1}
+FIELDS = tuple(FIELD_WEIGHTS)
 
 
 def glob_words(globs: tuple[str, ...] | list[str]) -> str:
@@ -18,13 +22,18 @@ def glob_words(globs: tuple[str, ...] | list[str]) -> str:
     return " ".join(parts)
 
 
+def field_texts(d: Any) -> tuple[str, ...]:
+    """A record's text per keyword field, in ``FIELDS`` order. The summary counts only
+    when the body does not already hold it."""
+    summary = d.summary if d.summary and d.summary[:80] not in d.body else ""
+    return (d.title, " ".join(d.tags), glob_words(d.globs), summary, d.body)
+
+
 def weighted_text(d: Any) -> str:
-    """The BM25F document ("simple BM25F": field weights applied to term frequencies by
-    repetition): title x3, tags x2, glob words, summary (if not already in the body), body."""
-    parts = [d.title] * FIELD_WEIGHTS["title"]
-    parts += [" ".join(d.tags)] * FIELD_WEIGHTS["tags"]
-    parts.append(glob_words(d.globs))
-    if d.summary and d.summary[:80] not in d.body:
-        parts.append(d.summary)
-    parts.append(d.body)
-    return "\n".join(p for p in parts if p)
+    """The FTS5 mirror's document ("simple BM25F": field weights applied to term
+    frequencies by repetition): title x3, tags x2, glob words, summary, body."""
+    parts: list[str] = []
+    for name, text in zip(FIELDS, field_texts(d), strict=True):
+        if text:
+            parts += [text] * FIELD_WEIGHTS[name]
+    return "\n".join(parts)

@@ -3,7 +3,7 @@
 Layout, in the work tree's git directory::
 
     gitmem/index/CURRENT            name of the live generation (swapped atomically)
-    gitmem/index/gen-<id>/whoosh/   Whoosh index: id, title (boosted), tags, summary, body, paths
+    gitmem/index/gen-<id>/whoosh/   Whoosh index: id; title, tags, glob words, summary, body
     gitmem/index/gen-<id>/bm25.npz  its postings compiled to arrays (see gitmem.bm25)
     gitmem/index/gen-<id>/vectors.npy   float32, one row per chunk, L2-normalised
     gitmem/index/gen-<id>/meta.json     ids, content hashes, chunk owners, model fingerprint
@@ -32,7 +32,7 @@ from typing import Any
 
 from gitmem import bm25, config, embed, frontmatter, globs, sections
 from gitmem import compile as compiler
-from gitmem.doctext import weighted_text
+from gitmem.doctext import FIELD_WEIGHTS, FIELDS, field_texts
 from gitmem.fsutil import atomic_write
 from gitmem.indexfiles import FORMAT, current_generation, index_dir, read_meta
 
@@ -128,14 +128,19 @@ def chunks(d: Decision) -> list[str]:
 def _schema() -> Any:
     from whoosh.fields import ID, STORED, TEXT, Schema
 
-    # One weighted field: "simple BM25F" (Robertson et al.), where a field's weight is
-    # applied to its term frequencies by repetition before BM25 saturates them. Closer to
-    # BM25F than Whoosh's per-field sum, and one posting list per query term.
-    return Schema(
-        id=ID(stored=True, unique=True),
-        content=TEXT(analyzer=bm25.analyzer()),
-        hash=STORED(),
-    )
+    # One field per part of a record, weighted by its field_boost (see gitmem.bm25 for
+    # the scoring). No positions: nothing queries phrases, and they cost write time.
+    text = {
+        name: TEXT(analyzer=bm25.analyzer(), phrase=False, field_boost=float(weight))
+        for name, weight in FIELD_WEIGHTS.items()
+    }
+    return Schema(id=ID(stored=True, unique=True), hash=STORED(), **text)
+
+
+def _keyword_fields() -> list[Any]:
+    """The schema's keyword fields, in ``FIELDS`` order (for ``bm25.analyse``)."""
+    schema = _schema()
+    return [schema[name] for name in FIELDS]
 
 
 @contextlib.contextmanager
@@ -424,7 +429,8 @@ def _write_whoosh(
         for ident in removed:
             writer.delete_by_term("id", ident)
         for n, d in enumerate(todo, start=1):
-            writer.update_document(id=d.id, content=weighted_text(d), hash=hashes[d.id])
+            text = dict(zip(FIELDS, field_texts(d), strict=True))
+            writer.update_document(id=d.id, hash=hashes[d.id], **text)
             if progress is not None and n % 200 == 0:
                 progress("keyword index", n, len(todo))
         writer.commit(optimize=len(todo) == len(decisions))
@@ -447,8 +453,8 @@ def _write_postings(
     index just written."""
     ids = [d.id for d in decisions]
     if old is not None and prev_meta is not None:
-        field = _schema()["content"]
-        fresh = {d.id: bm25.analyse(field, weighted_text(d)) for d in changed}
+        fields = _keyword_fields()
+        fresh = {d.id: bm25.analyse(fields, field_texts(d)) for d in changed}
         bm25.save(gen, bm25.update(old, list(prev_meta["ids"]), ids, fresh))
         return
     from whoosh import index as windex

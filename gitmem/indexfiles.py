@@ -10,7 +10,7 @@ from typing import Any
 
 from gitmem.repo import Repo
 
-FORMAT = 3  # 3: compiled keyword postings (bm25.npz)
+FORMAT = 4  # 3: compiled keyword postings (bm25.npz); 4: one keyword field per part
 
 
 def index_dir(repo: Repo) -> Path:

@@ -212,7 +212,7 @@ def test_keyword_index_written_beside_the_embedding(
     # the postings are read back from the Whoosh index: equal postings, equal indexes
     b = bm25.load(side.generation)
     assert a.terms == b.terms and len(a.terms) > 50
-    for field in ("ptr", "docs", "tfs", "lengths", "exact"):
+    for field in ("ptr", "docs", "fields", "tfs", "df", "lengths", "exact"):
         assert np.array_equal(getattr(a, field), getattr(b, field)), field
     vectors.append(np.load(side.generation / "vectors.npy"))
     assert vectors[0].shape == (44, embed.DIM) and np.array_equal(*vectors)
