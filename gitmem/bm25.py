@@ -164,7 +164,12 @@ def from_whoosh(ix: Any, ids: list[str]) -> Postings:
     # by the field's boost (Whoosh itself stores only a byte).
     exact = np.zeros_like(lengths)
     np.add.at(exact, (fields, docs), tfs / BOOSTS[fields])
-    return _assemble(vocab, terms, docs, fields, tfs, lengths, exact)
+    order = np.lexsort((fields, docs, terms))
+    terms, docs, fields, tfs = terms[order], docs[order], fields[order], tfs[order]
+    first = np.ones(terms.shape[0], dtype=bool)  # a record's first posting of a term
+    first[1:] = (terms[1:] != terms[:-1]) | (docs[1:] != docs[:-1])
+    df = np.bincount(terms[first], minlength=len(vocab))
+    return _assemble(vocab, terms, docs, fields, tfs, df, lengths, exact)
 
 
 def analyse(fields: Sequence[Any], texts: Sequence[str]) -> Analysis:
@@ -263,7 +268,19 @@ def update(
         order = np.lexsort((merged[2], merged[1], merged[0]))
         merged = [a[order] for a in merged]
     all_terms, all_docs, all_fields, all_tfs = merged
-    return _assemble(terms, all_terms, all_docs, all_fields, all_tfs, lengths, exact)
+    # The records holding each term: the previous count, less the records whose postings
+    # were dropped (changed or removed), plus the changed records' terms.
+    df = np.zeros(len(terms), dtype=np.int64)
+    df[: prev.df.shape[0]] = prev.df
+    if not bool(keep.all()):
+        gone_terms, gone_docs = term_of[~keep], prev.docs[~keep]
+        first = np.ones(gone_terms.shape[0], dtype=bool)
+        first[1:] = (gone_terms[1:] != gone_terms[:-1]) | (gone_docs[1:] != gone_docs[:-1])
+        df -= np.bincount(gone_terms[first], minlength=len(terms))
+    added = {(t, n) for t, n in zip(add_terms, add_docs, strict=True)}
+    if added:
+        df += np.bincount([t for t, _ in added], minlength=len(terms))
+    return _assemble(terms, all_terms, all_docs, all_fields, all_tfs, df, lengths, exact)
 
 
 def _assemble(
@@ -272,27 +289,20 @@ def _assemble(
     docs: npt.NDArray[np.int64],
     fields: npt.NDArray[np.int64],
     tfs: npt.NDArray[np.float32],
+    df: npt.NDArray[np.int64],
     lengths: npt.NDArray[np.float32],
     exact: npt.NDArray[np.float32],
 ) -> Postings:
-    """Postings from (term, record, field, weight) rows, sorted here unless already."""
-    if terms.size > 1:
-        step = np.diff(terms) * (docs.max() + 1) + np.diff(docs)
-        if not bool(np.all((step > 0) | ((step == 0) & (np.diff(fields) > 0)))):
-            order = np.lexsort((fields, docs, terms))
-            terms, docs, fields, tfs = terms[order], docs[order], fields[order], tfs[order]
+    """Postings from (term, record, field, weight) rows sorted in that order."""
     ptr = np.zeros(len(vocab) + 1, dtype=np.int64)
     np.cumsum(np.bincount(terms, minlength=len(vocab)), out=ptr[1:])
-    first = np.ones(terms.shape[0], dtype=bool)  # a record's first posting of a term
-    first[1:] = (terms[1:] != terms[:-1]) | (docs[1:] != docs[:-1])
-    df = np.bincount(terms[first], minlength=len(vocab)).astype(np.int32)
     return Postings(
         tuple(vocab),
         ptr,
         docs.astype(np.int32),
         fields.astype(np.int8),
         tfs.astype(np.float32),
-        df,
+        df.astype(np.int32),
         lengths.astype(np.float32),
         exact.astype(np.float32),
     )
