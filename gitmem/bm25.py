@@ -19,8 +19,8 @@ index builder therefore compiles the Whoosh index's postings into arrays, term-m
   over the records it normalises to.
 
 A score is Whoosh's BM25F summed over the fields, each field saturated and normalised by
-its own length (a word in a short title is not drowned by a long body, and a body that
-repeats a word cannot outweigh a title that has it once), with one change: the idf is the
+its own length (a title match counts the same whatever the length of the body beside it),
+with one change: the idf is the
 record's (``log(N / (df + 1)) + 1`` with ``df`` over all fields) rather than each field's,
 so a word rare in titles but common in bodies is not treated as rare. Measured on the
 retrieval benchmark against one field of repeated text: celestia-app hit@5 0.93 -> 1.00
