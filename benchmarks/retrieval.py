@@ -16,6 +16,7 @@ Accepts both formats in ../shared/bench (read its README for the protocol):
 
 Prints n, hit@1, hit@5, MRR (first relevant id within the top 10, else 0) and the median
 query latency (in-process, the index and model already loaded: what the warm daemon does).
+``--light`` answers as the prompt hook does when no daemon answers (path + FTS5, no model).
 Set GITMEM_EMBED_MODEL_DIR for the embedding ranker (see `gitmem model assemble`).
 """
 
@@ -146,7 +147,9 @@ def build_real_adr(root: Path, data: Path) -> tuple[list[dict[str, Any]], dict[s
     return out, {p: d["id"] for p, d in by_path.items()}
 
 
-def evaluate(dataset: Path, paths_only: bool, keep: bool = False) -> dict[str, Any]:
+def evaluate(
+    dataset: Path, paths_only: bool, keep: bool = False, light: bool = False
+) -> dict[str, Any]:
     real = (dataset / "cases.json").is_file()
     tmp = Path(tempfile.mkdtemp(prefix="gitmem-retrieval-"))
     try:
@@ -163,7 +166,10 @@ def evaluate(dataset: Path, paths_only: bool, keep: bool = False) -> dict[str, A
         resolution = index.resolve_embedder(repo, allow_download=False)
         if resolution.warning:
             print(f"warning: {resolution.warning}", file=sys.stderr)
-        retriever = Retriever.open(repo, embedder=resolution.embedder)
+        # light: what the prompt hook answers when no daemon does (path + FTS5, no model)
+        retriever = Retriever.open(
+            repo, embedder=None if light else resolution.embedder, light=light
+        )
         file_to_id = {e.file: e.id for e in retriever.table.entries()}
         ours_to_bench = {
             ours: to_bench.get(file, ours) if real else ours for file, ours in file_to_id.items()
@@ -193,7 +199,7 @@ def evaluate(dataset: Path, paths_only: bool, keep: bool = False) -> dict[str, A
         n = len(cases)
         return {
             "dataset": dataset.name,
-            "mode": "paths-only" if paths_only else "prompt+paths",
+            "mode": ("paths-only" if paths_only else "prompt+paths") + (", light" if light else ""),
             "rankers": list(retriever.rankers),
             "n": n,
             "hit@1": round(hit1 / n, 4) if n else 0.0,
@@ -223,6 +229,11 @@ def main() -> int:
     ap.add_argument("--details", action="store_true", help="print each case's rank")
     ap.add_argument("--keep", action="store_true", help="keep the temporary repository")
     ap.add_argument(
+        "--light",
+        action="store_true",
+        help="the agent hooks' fallback when no daemon answers: path + FTS5, no model",
+    )
+    ap.add_argument(
         "--weights", default=None, help="ranker weights for experiments, e.g. path=1,bm25=1,embed=0"
     )
     args = ap.parse_args()
@@ -233,7 +244,7 @@ def main() -> int:
             name, value = item.split("=")
             retrieve.WEIGHTS[name] = float(value)
     for ds in args.dataset:
-        res = evaluate(ds.resolve(), args.paths_only, args.keep)
+        res = evaluate(ds.resolve(), args.paths_only, args.keep, args.light)
         if args.json:
             keys = ("n", "hit@1", "hit@5", "mrr", "p50_ms")
             print(json.dumps({k: res[k] for k in keys}))
