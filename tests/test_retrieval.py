@@ -325,6 +325,28 @@ def test_corrupt_index_is_rebuilt_and_killed_build_leaves_the_old_one(repo: Path
     assert result.hits[0].id == "D-0005" and "bm25" in result.rankers and not result.warnings
 
 
+def test_an_index_of_another_format_is_rebuilt(repo: Path) -> None:
+    """After an upgrade that changes the index format, the old generation is not read (its
+    keyword postings have other arrays): the next build rebuilds everything and the
+    keyword ranker answers again."""
+    from gitmem.indexfiles import FORMAT, read_meta
+
+    project(repo)
+    r = discover(repo)
+    old = index.build(r).generation
+    meta = json.loads((old / "meta.json").read_text())
+    meta["format"] = FORMAT - 1
+    (old / "meta.json").write_text(json.dumps(meta))
+    # what an older version wrote: one keyword field, no per-field arrays
+    (old / "bm25.npz").write_bytes(b"not this format")
+    rebuilt = index.build(r)
+    assert not rebuilt.unchanged and rebuilt.reindexed == 4 and rebuilt.generation != old
+    meta_now = read_meta(rebuilt.generation)
+    assert meta_now is not None and meta_now["format"] == FORMAT
+    result = retrieve(r, "kafka topics retention", [])
+    assert result.hits[0].id == "D-0004" and "bm25" in result.hits[0].ranks
+
+
 def test_damaged_vectors_are_rebuilt_not_crashed_on(repo: Path, embedder: embed.Embedder) -> None:
     project(repo)
     r = discover(repo)
