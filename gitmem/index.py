@@ -129,7 +129,7 @@ def _schema() -> Any:
     from whoosh.fields import ID, STORED, TEXT, Schema
 
     # One field per part of a record, weighted by its field_boost (see gitmem.bm25 for
-    # the scoring). No positions: nothing queries phrases, and they cost write time.
+    # the scoring). No positions: nothing queries phrases.
     text = {
         name: TEXT(analyzer=bm25.analyzer(), phrase=False, field_boost=float(weight))
         for name, weight in FIELD_WEIGHTS.items()
