@@ -166,10 +166,18 @@ def from_whoosh(ix: Any, ids: list[str]) -> Postings:
     np.add.at(exact, (fields, docs), tfs / BOOSTS[fields])
     order = np.lexsort((fields, docs, terms))
     terms, docs, fields, tfs = terms[order], docs[order], fields[order], tfs[order]
+    df = _holders(terms, docs, len(vocab))
+    return _assemble(vocab, terms, docs, fields, tfs, df, lengths, exact)
+
+
+def _holders(
+    terms: npt.NDArray[np.int64], docs: npt.NDArray[Any], vocab_size: int
+) -> npt.NDArray[np.int64]:
+    """Per term, the records among postings sorted by (term, record): a record counts
+    once however many of its fields hold the term."""
     first = np.ones(terms.shape[0], dtype=bool)  # a record's first posting of a term
     first[1:] = (terms[1:] != terms[:-1]) | (docs[1:] != docs[:-1])
-    df = np.bincount(terms[first], minlength=len(vocab))
-    return _assemble(vocab, terms, docs, fields, tfs, df, lengths, exact)
+    return np.bincount(terms[first], minlength=vocab_size)
 
 
 def analyse(fields: Sequence[Any], texts: Sequence[str]) -> Analysis:
@@ -273,10 +281,7 @@ def update(
     df = np.zeros(len(terms), dtype=np.int64)
     df[: prev.df.shape[0]] = prev.df
     if not bool(keep.all()):
-        gone_terms, gone_docs = term_of[~keep], prev.docs[~keep]
-        first = np.ones(gone_terms.shape[0], dtype=bool)
-        first[1:] = (gone_terms[1:] != gone_terms[:-1]) | (gone_docs[1:] != gone_docs[:-1])
-        df -= np.bincount(gone_terms[first], minlength=len(terms))
+        df -= _holders(term_of[~keep], prev.docs[~keep], len(terms))
     added = {(t, n) for t, n in zip(add_terms, add_docs, strict=True)}
     if added:
         df += np.bincount([t for t, _ in added], minlength=len(terms))
