@@ -23,7 +23,7 @@ import os
 from gitmem import entities
 from gitmem.location import relative, worktree_roots
 from gitmem.table import Entry, Table
-from gitmem.vocab import MAX_TERM_SHARE, SEVERITY_RANK
+from gitmem.vocab import CURRENT_STATUSES, MAX_TERM_SHARE, SEVERITY_RANK
 
 # The prompt hook runs this module in light mode in a fresh process: module-level imports
 # stay off `typing`, `pathlib`, `json` and `dataclasses` (together ~20 ms there), which is
@@ -484,10 +484,14 @@ class Retriever:
             words = path_words[:EMBED_QUERY_WORDS]
             query_text = " ".join([prompt.strip(), *words]).strip()
             runs["embed"] = self.rank_embed(query_text, allowed)
-        return self._fuse(runs, matched_globs, k)
+        return self._fuse(runs, matched_globs, k, allowed)
 
     def _fuse(
-        self, runs: dict[str, list[tuple[str, float]]], globs: dict[str, str], k: int
+        self,
+        runs: dict[str, list[tuple[str, float]]],
+        globs: dict[str, str],
+        k: int,
+        allowed: set[str] | None = None,
     ) -> Result:
         fused: dict[str, float] = {}
         ranks: dict[str, dict[str, tuple[int, float]]] = {}
@@ -501,7 +505,7 @@ class Retriever:
         entries = self.table.get_many(list(fused))
         hits = [self._hit(e, fused[i], ranks[i], globs.get(i)) for i, e in entries.items() if e]
         hits.sort(key=_order)
-        hits = self._successors_first(hits)
+        hits = self._successors_first(hits, allowed)
         # only the head of the list can be shown: collapse duplicates there
         head = self._collapse_duplicates(hits[: k * 3])
         hits = head + hits[k * 3 :]
@@ -530,8 +534,11 @@ class Retriever:
             via_successor_of=via,
         )
 
-    def _current_successors(self, ident: str) -> list[Entry]:
-        """The current decisions that (transitively) replace ``ident``."""
+    def _current_successors(self, ident: str, allowed: set[str] | None = None) -> list[Entry]:
+        """The current decisions that (transitively) replace ``ident``. With ``allowed``
+        (the decisions that existed at some point in time), the others do not count: a
+        successor written later is not pulled in, and one whose own successors all came
+        later was current then."""
         out: list[Entry] = []
         seen = {ident}
         frontier = [ident]
@@ -540,19 +547,23 @@ class Retriever:
             if e is None:
                 continue
             for succ in e.superseded_by:
-                if succ in seen:
+                if succ in seen or (allowed is not None and succ not in allowed):
                     continue
                 seen.add(succ)
                 s = self.table.get(succ)
                 if s is None:
                     continue
-                if s.is_current:
+                if s.is_current or (
+                    allowed is not None
+                    and s.status in CURRENT_STATUSES
+                    and not any(later in allowed for later in s.superseded_by)
+                ):
                     out.append(s)
                 else:
                     frontier.append(succ)
         return out
 
-    def _successors_first(self, hits: list[Hit]) -> list[Hit]:
+    def _successors_first(self, hits: list[Hit], allowed: set[str] | None = None) -> list[Hit]:
         """Place each superseded hit right after its current successor(s)."""
         out: list[Hit] = []
         placed: set[str] = set()
@@ -561,7 +572,7 @@ class Retriever:
             if h.id in placed:
                 continue
             if h.superseded_by:
-                for s in self._current_successors(h.id):
+                for s in self._current_successors(h.id, allowed):
                     if s.id in placed:
                         continue
                     succ = by_id.get(s.id)

@@ -91,6 +91,26 @@ def test_successor_is_pulled_in_even_if_no_ranker_found_it(repo: Path) -> None:
     result = retrieve(r, "", ["api/routes.py"])
     assert [h.id for h in result.hits[:2]] == ["D-0002", "D-0001"]
     assert result.hits[0].via_successor_of == "D-0001"
+    # candidates restricted to what existed at some time: a successor written later is not
+    # pulled in (the benchmark's protocol; it was, until session 10)
+    before = retrieve(r, "", ["api/routes.py"], allowed={"D-0001"})
+    assert [h.id for h in before.hits] == ["D-0001"]
+
+
+def test_a_successor_counts_as_current_where_its_own_successor_is_not_a_candidate(
+    repo: Path,
+) -> None:
+    write(repo, "api/routes.py", "")
+    decision(repo, "0001-a.md", "Scheme A", globs=["api/routes.py"])
+    decision(repo, "0002-b.md", "Scheme B", extra="supersedes: [D-0001]\n")
+    decision(repo, "0003-c.md", "Scheme C", extra="supersedes: [D-0002]\n")
+    r = discover(repo)
+    index.build(r)
+    now = retrieve(r, "", ["api/routes.py"])
+    assert [h.id for h in now.hits[:2]] == ["D-0003", "D-0001"]
+    then = retrieve(r, "", ["api/routes.py"], allowed={"D-0001", "D-0002"})
+    assert [h.id for h in then.hits] == ["D-0002", "D-0001"]
+    assert then.hits[0].via_successor_of == "D-0001"
 
 
 def test_paths_only_touched_and_mentioned(
