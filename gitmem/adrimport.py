@@ -19,7 +19,7 @@ import re
 from collections import defaultdict
 from pathlib import Path, PurePosixPath
 
-from gitmem import sections
+from gitmem import sections, validate
 
 CANDIDATE_DIRS = (
     "docs/adr",
@@ -120,17 +120,28 @@ def adr_files(folder: Path) -> list[Path]:
 
 
 def number_of(filename: str) -> int | None:
-    match = _NUMBER.match(PurePosixPath(filename).stem)
+    """``adr-013-x.md``, ``0013-x.md``, ``013rfc-x.md`` -> 13; a dated name has none."""
+    stem = PurePosixPath(filename).stem
+    if validate.name_date(stem):
+        return None
+    match = _NUMBER.match(stem)
     return int(match.group(1)) if match else None
 
 
 def parse_status(body: str) -> tuple[str | None, list[str], list[str]]:
-    """(status, link targets after "supersedes", link targets after "superseded by")."""
+    """(status, link targets after "supersedes", link targets after "superseded by"), from
+    the body's Status section or ``Status:`` line."""
     text = sections.section(body, "status")
     if text is None:
         match = _STATUS_LINE.search(body)
         text = match.group(1) if match else None
-    if not text:
+    return parse_status_text(text or "")
+
+
+def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
+    """The same, from a status's own text: a Status section, or a front-matter value such
+    as MADR 3/4's ``status: "superseded by [ADR-0005](0005-use-x.md)"``."""
+    if not text.strip():
         return None, [], []
     status: str | None = None
     words = re.findall(r"[A-Za-z]+", text)
@@ -157,11 +168,20 @@ def parse_date(body: str) -> str | None:
     return match.group(1) if match else None
 
 
-def ref_number(target: str) -> int | None:
-    """A link target (``0002-use-x.md``, ``./adr-020-foo.md``) or an ADR number."""
+def ref_id(target: str, prefix: str) -> str | None:
+    """The id a supersession reference names. A linked record file has the id its file name
+    gives it (``0002-use-x.md`` -> ``ADR-0002``, ``./adr-020-foo.md`` -> ``adr-020-foo``);
+    a bare number (``ADR 13``) becomes ``ADR-0013``, which ``gitmem.store`` maps to the
+    record numbered 13 when that log's ids are file names. Web links name no record."""
     if target.isdigit():
-        return int(target)
-    return number_of(PurePosixPath(target.split("#", 1)[0]).name)
+        return f"{prefix}-{int(target):04d}"
+    name = PurePosixPath(target.split("#", 1)[0]).name
+    if name.lower().endswith(".md"):
+        return validate.derive_id(name, prefix)[0]
+    if "://" in target:
+        return None
+    number = number_of(name)
+    return None if number is None else f"{prefix}-{number:04d}"
 
 
 # ---------------------------------------------------------------------------- glob inference

@@ -10,10 +10,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 from gitmem import adrimport, config, frontmatter, validate
@@ -26,6 +27,7 @@ from gitmem.model import (
     decision_to_json,
     problem_from_json,
 )
+from gitmem.vocab import STATUSES
 
 # rel path -> (signature, payload): what reading one record produced, reused while the
 # file's size and mtime (and, for an ADR, its imported.yaml entry) are unchanged.
@@ -265,13 +267,22 @@ def _build_adr(
     """An ADR without (or with partial) front matter, completed from its Markdown."""
     meta = dict(parsed.meta or {})
     status, supersedes, superseded_by = adrimport.parse_status(parsed.body)
+    written = meta.get("status")
+    if isinstance(written, str) and not _plain_status(written):
+        # MADR 3/4 keep the status in front matter, links included:
+        # `status: "superseded by [ADR-0005](0005-use-x.md)"`.
+        said, more_supersedes, more_superseded_by = adrimport.parse_status_text(written)
+        if said is not None:
+            meta["status"] = said
+        supersedes = more_supersedes + supersedes
+        superseded_by = more_superseded_by + superseded_by
     meta.setdefault("status", status or "accepted")
-    date = adrimport.parse_date(parsed.body)
+    date = adrimport.parse_date(parsed.body) or validate.name_date(sf.rel)
     if date:
         meta.setdefault("date", date)
     if supersedes and "supersedes" not in meta:
-        nums = [adrimport.ref_number(t) for t in supersedes]
-        meta["supersedes"] = [f"{sf.id_prefix}-{n:04d}" for n in nums if n is not None]
+        refs = [adrimport.ref_id(t, sf.id_prefix) for t in supersedes]
+        meta["supersedes"] = [r for r in refs if r is not None]
     problems: list[Problem] = []
     if entry is not None:
         good = []
@@ -289,10 +300,41 @@ def _build_adr(
     problems.extend(p for p in more if p.key != "status" or parsed.meta)
     successors = []
     for target in superseded_by:
-        n = adrimport.ref_number(target)
-        if n is not None:
-            successors.append(f"{sf.id_prefix}-{n:04d}")
+        ref = adrimport.ref_id(target, sf.id_prefix)
+        if ref is not None:
+            successors.append(ref)
     return decision, problems, successors
+
+
+_NUMBERED_REF = re.compile(r"^[A-Za-z]+-(\d+)$")
+
+
+def _numbered_aliases(seen: Mapping[str, Decision]) -> Callable[[str, str], str]:
+    """Resolve ``ADR-0013`` (what a bare "ADR 13" becomes) to the record numbered 13 in
+    the same ADR log when that log's ids are file names (``adr-013-zero-padding``)."""
+    by_number: dict[tuple[str, int], str | None] = {}
+    for d in seen.values():
+        if d.source == "continuity":
+            continue
+        number = adrimport.number_of(PurePosixPath(d.file).name)
+        if number is not None:
+            key = (d.source, number)
+            by_number[key] = None if key in by_number else d.id  # ambiguous: no alias
+
+    def resolve(ref: str, source: str) -> str:
+        if ref in seen:
+            return ref
+        match = _NUMBERED_REF.match(ref)
+        if match is None:
+            return ref
+        return by_number.get((source, int(match.group(1)))) or ref
+
+    return resolve
+
+
+def _plain_status(text: str) -> bool:
+    word = text.strip().lower()
+    return word in STATUSES or word in validate.STATUS_ALIASES
 
 
 def _link(
@@ -306,8 +348,10 @@ def _link(
             )
         else:
             seen[d.id] = d
+    resolve = _numbered_aliases(seen)
     extra: dict[str, list[str]] = defaultdict(list)
-    for pred, succ_ref, file in back_links:
+    for pred, ref, file in back_links:
+        succ_ref = resolve(ref, seen[pred].source)
         if succ_ref in seen:
             if pred not in seen[succ_ref].supersedes:
                 extra[succ_ref].append(pred)
@@ -319,8 +363,9 @@ def _link(
             )
     linked = []
     for d in decisions:
-        if d.id in extra:
-            d = dataclasses.replace(d, supersedes=d.supersedes + tuple(extra[d.id]))
+        refs = tuple(resolve(ref, d.source) for ref in d.supersedes)
+        if d.id in extra or refs != d.supersedes:
+            d = dataclasses.replace(d, supersedes=refs + tuple(extra.get(d.id, ())))
         linked.append(d)
     by_id = {d.id: d for d in linked}
     successors: dict[str, list[str]] = defaultdict(list)

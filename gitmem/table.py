@@ -31,7 +31,12 @@ TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~5 ms at hoo
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-SCHEMA_VERSION = "3"
+# Bump it when the table's layout changes, and also when what a record file parses into
+# changes: the parse cache (`filecache`) lives in this table, keyed by file size and mtime,
+# so an upgraded gitmem would otherwise keep what the old rules made of unchanged files.
+# A table of another version is ignored and compiled afresh. 4: MADR 3/4 front-matter
+# statuses with links (`status: "superseded by [ADR-0005](0005-x.md)"`).
+SCHEMA_VERSION = "4"
 TABLE_NAME = "table.sqlite"
 
 

@@ -44,11 +44,29 @@ SCHEMA: dict[str, Field] = {
     "globs_inferred": Field("bool", "globs were inferred by gitmem init; review them"),
 }
 _RULE_KEYS = {"forbid", "paths", "message"}
+# Front-matter keys of ADR formats that gitmem reads in place (MADR 3/4, log4brains): part
+# of their format, so not worth a warning there; typos of gitmem's own keys still get one.
+ADR_KEYS = frozenset(
+    {"deciders", "decision-makers", "consulted", "informed", "technical-story", "authors"}
+)
+
+
+_DATED = re.compile(r"^((?:19|20)\d\d)-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])(?:[-_ .]|$)")
+
+
+def name_date(filename: str) -> str | None:
+    """``2021-03-04-use-postgres.md`` or ``20210304-use-postgres.md`` -> ``2021-03-04``:
+    ADR logs named by date rather than by number."""
+    match = _DATED.match(PurePosixPath(filename).stem)
+    return "-".join(match.groups()) if match else None
 
 
 def derive_id(filename: str, prefix: str = "D") -> tuple[str, int | None]:
-    """``0007-billing-no-experimental.md`` -> (``D-0007``, 7); otherwise the file's stem."""
+    """``0007-billing-no-experimental.md`` -> (``D-0007``, 7); otherwise the file's stem
+    (also for a name that starts with a date: its year is not a number in a series)."""
     stem = PurePosixPath(filename).stem
+    if name_date(stem):
+        return stem, None
     match = _NUMBERED.match(stem + "-")
     if match:
         number = int(match.group(1))
@@ -86,7 +104,7 @@ def build(
         err("front-matter", "no YAML front matter (`---` block); using defaults", 1, "warning")
 
     for key in meta:
-        if key not in SCHEMA:
+        if key not in SCHEMA and not (source != "continuity" and key in ADR_KEYS):
             close = [k for k in SCHEMA if k.startswith(key[:3])]
             hint = f" (did you mean `{close[0]}`?)" if close else ""
             err(key, f"unknown key, ignored{hint}", level="warning")

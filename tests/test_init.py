@@ -167,9 +167,76 @@ def test_madr_with_front_matter_and_log4brains(repo: Path) -> None:
         "docs/decisions/20200202-use-json.md",
         "# Use JSON\n\n- Status: accepted\n- Date: 2020-02-02\n\n## Decision Outcome\n\nChosen option: JSON.\n",
     )
+    write(repo, "docs/decisions/20200202-use-yaml.md", "# Use YAML\n\n- Status: proposed\n")
     result = CliRunner().invoke(cli, ["init"])
     assert result.exit_code == 0, result.output
-    by = store.load(repo).by_id
-    assert by["ADR-20200101"].status == "rejected"
-    assert by["ADR-20200202"].status == "accepted" and by["ADR-20200202"].date == "2020-02-02"
-    assert by["ADR-20200202"].summary == "Chosen option: JSON."
+    catalog = store.load(repo)
+    by = catalog.by_id
+    # a date is not a number in a series: two records of one day keep their own ids
+    assert sorted(by) == ["20200101-use-markdown", "20200202-use-json", "20200202-use-yaml"]
+    assert not catalog.problems, catalog.problems
+    assert by["20200101-use-markdown"].status == "rejected"
+    json_adr = by["20200202-use-json"]
+    assert json_adr.status == "accepted" and json_adr.date == "2020-02-02"
+    assert json_adr.summary == "Chosen option: JSON."
+    assert by["20200202-use-yaml"].date == "2020-02-02"  # from the file name
+
+
+MADR_3 = """---
+status: {status}
+date: 2023-06-02
+deciders: Jane, Bob
+consulted: the platform team
+informed: everyone
+---
+# {title}
+
+## Decision Outcome
+
+Chosen option: "{title}", for `src/api/server.py`.
+"""
+
+
+def test_madr_3_front_matter_status_with_a_link(repo: Path) -> None:
+    folder = "docs/decisions"
+    status = '"superseded by [ADR-0002](0002-use-litestar.md)"'
+    write(repo, f"{folder}/0001-use-fastapi.md", MADR_3.format(status=status, title="FastAPI"))
+    write(repo, f"{folder}/0002-use-litestar.md", MADR_3.format(status="accepted", title="Lite"))
+    write(repo, f"{folder}/0003-typo.md", "---\nstatus: accepted\nglob: [src/**]\n---\n# T\n")
+    write(repo, "src/api/server.py", "")
+    commit_all(repo, "madr 3")
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    catalog = store.load(repo)
+    old, new = catalog.by_id["ADR-0001"], catalog.by_id["ADR-0002"]
+    assert old.status == "superseded" and old.superseded_by == ("ADR-0002",)
+    assert new.supersedes == ("ADR-0001",) and new.is_current
+    # MADR's own keys are part of its format; a typo of one of ours is still reported
+    assert [(p.file.rsplit("/", 1)[-1], p.key) for p in catalog.problems] == [
+        ("0003-typo.md", "glob")
+    ]
+
+
+def test_a_log_named_adr_nnn_slug_links_by_file_and_by_number(repo: Path) -> None:
+    folder = "docs/architecture"
+    write(
+        repo,
+        f"{folder}/adr-001-defaults.md",
+        "# ADR 001: Defaults\n\n## Status\n\nImplemented. Parts of it were superseded by "
+        "[ADR-002](./adr-002-square.md).\n",
+    )
+    write(repo, f"{folder}/adr-002-square.md", "# ADR 002: Square\n\n## Status\n\nAccepted\n")
+    write(
+        repo,
+        f"{folder}/adr-003-padding.md",
+        "# ADR 003: Padding\n\n## Status\n\nSuperseded by ADR 4.\n",
+    )
+    write(repo, f"{folder}/adr-004-zero.md", "# ADR 004: Zero padding\n\n## Status\n\nAccepted\n")
+    commit_all(repo, "named adrs")
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    catalog = store.load(repo)
+    by = catalog.by_id
+    assert by["adr-001-defaults"].superseded_by == ("adr-002-square",)
+    assert by["adr-003-padding"].superseded_by == ("adr-004-zero",)
+    assert by["adr-003-padding"].effective_status == "superseded"
+    assert by["adr-004-zero"].supersedes == ("adr-003-padding",)
+    assert not [p for p in catalog.problems if "does not exist" in p.message], catalog.problems

@@ -202,6 +202,31 @@ def test_one_record_edit_reparses_one_file(repo: Path, monkeypatch: pytest.Monke
     t.close()
 
 
+def test_a_table_of_another_version_is_not_trusted_nor_its_parse_cache(repo: Path) -> None:
+    """The parse cache (what each unchanged file parsed into) lives in the table: a table
+    written by another gitmem version, whose parser may read files differently, is
+    compiled afresh, re-reading every file."""
+    import sqlite3
+
+    from gitmem.table import SCHEMA_VERSION
+
+    decision(repo, "0001-a.md", "Alpha", globs=["src/**"])
+    r = discover(repo)
+    compiler.ensure(r).close()
+    path = compiler.table_path(r)
+    with sqlite3.connect(path) as conn:  # what an older parser had made of the file
+        (payload,) = conn.execute("SELECT payload FROM filecache").fetchone()
+        conn.execute("UPDATE filecache SET payload = ?", (payload.replace("Alpha", "Stale"),))
+        conn.execute("UPDATE decision SET title = 'Stale'")
+    assert compiler.catalog(r).by_id["D-0001"].title == "Stale"  # same version: trusted
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE meta SET v = ? WHERE k = 'schema'", (SCHEMA_VERSION + "-old",))
+    assert compiler.catalog(r).by_id["D-0001"].title == "Alpha"
+    t = compiler.ensure(r)
+    assert t.match("src/x.py")[0].entry.title == "Alpha"
+    t.close()
+
+
 def test_keyword_search_skips_words_in_most_records(repo: Path) -> None:
     """Words whose FTS5 term is in more than half of the records have no BM25 weight left;
     the table lists every spelling of them and keyword() leaves them out of its query."""
