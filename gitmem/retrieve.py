@@ -5,9 +5,11 @@ benchmarks all call :meth:`Retriever.retrieve`. Rankers, fused with reciprocal r
 
 * ``path``: decisions whose globs govern the touched paths and the paths the prompt names,
   by how many of them they govern, then by glob specificity;
-* ``bm25``: Whoosh's BM25 over one BM25F-weighted field (title x3, tags x2, glob words,
-  summary, body), scored on the index's compiled postings (``gitmem.bm25``), queried
-  with the prompt's words plus its entities (paths, identifiers, quoted names) boosted;
+* ``bm25``: Whoosh's BM25F over one field per part of a record (title x3, tags x2, glob
+  words, summary, body; each field saturated and length-normalised on its own, with the
+  record's idf), scored on the index's compiled postings (``gitmem.bm25``), queried with
+  the prompt's words plus its entities (paths, identifiers, quoted names) boosted; in
+  light mode (the hooks, no daemon) SQLite FTS5 over the same text, weights as repeats;
 * ``embed``: cosine similarity between the query and each record's chunks (best chunk).
 
 Severity and recency break ties. A superseded decision never outranks its successor: the
