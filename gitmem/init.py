@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gitmem import adrimport, config, git, store
+from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write
 from gitmem.repo import Repo
 
@@ -28,8 +30,13 @@ class InitReport:
     inferred: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-def init(repo: Repo, *, import_adrs: bool = True) -> InitReport:
+def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) -> InitReport:
+    """``adr_dirs``: ADR folders to read besides the ones found (repository-relative or
+    absolute), for a log whose folder or file names detection does not recognise."""
     root = repo.root
+    named = [_repo_folder(root, d) for d in adr_dirs]
+    if named and not import_adrs:
+        raise GitmemError("--adr-dir names ADR folders to read; it cannot go with --no-import")
     created: list[str] = []
     ddir = store.decisions_dir(root)
     if not ddir.is_dir():
@@ -44,7 +51,10 @@ def init(repo: Repo, *, import_adrs: bool = True) -> InitReport:
 
     cfg = config.load(root)
     known = {s.path for s in cfg.sources}
-    found = [d for d in adrimport.detect(root) if d not in known]
+    found = []
+    for d in [*named, *adrimport.detect(root)]:
+        if d not in known and d not in found:
+            found.append(d)
     if found:
         _add_sources(cfg_path, found)
         cfg = config.load(root)
@@ -80,6 +90,20 @@ def init(repo: Repo, *, import_adrs: bool = True) -> InitReport:
         adr_count=adr_count,
         inferred=new_entries,
     )
+
+
+def _repo_folder(root: Path, folder: str) -> str:
+    path = Path(folder)
+    path = (path if path.is_absolute() else Path.cwd() / path).resolve()
+    if not path.is_dir():
+        raise GitmemError(f"--adr-dir {folder}: no such folder")
+    try:
+        rel = path.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        raise GitmemError(f"--adr-dir {folder}: not inside this repository ({root})") from None
+    if rel == "." or rel.split("/")[0] in (".git", ".continuity"):
+        raise GitmemError(f"--adr-dir {folder}: name the folder that holds the ADRs")
+    return rel
 
 
 def _rt_load(path: Path) -> Any:

@@ -240,3 +240,23 @@ def test_a_log_named_adr_nnn_slug_links_by_file_and_by_number(repo: Path) -> Non
     assert by["adr-003-padding"].effective_status == "superseded"
     assert by["adr-004-zero"].supersedes == ("adr-003-padding",)
     assert not [p for p in catalog.problems if "does not exist" in p.message], catalog.problems
+
+
+def test_adr_dir_names_a_folder_detection_does_not_find(repo: Path) -> None:
+    write(repo, "design/records/queue-for-webhooks.md", "# Webhooks go through a queue\n")
+    write(repo, "design/records/money.md", "# Money is cents\n\n## Status\n\nAccepted\n")
+    commit_all(repo, "unrecognised log")
+    runner = CliRunner()
+    assert "reading ADRs" not in runner.invoke(cli, ["init"]).stdout  # not found by itself
+    bad = runner.invoke(cli, ["init", "--adr-dir", "design/nothing"])
+    assert bad.exit_code == 1 and "--adr-dir design/nothing: no such folder" in bad.stderr
+    outside = runner.invoke(cli, ["init", "--adr-dir", str(repo.parent)])
+    assert outside.exit_code == 1 and "not inside this repository" in outside.stderr
+    both = runner.invoke(cli, ["init", "--no-import", "--adr-dir", "design/records"])
+    assert both.exit_code == 1 and "cannot go with --no-import" in both.stderr
+    result = runner.invoke(cli, ["init", "--adr-dir", "design/records"])
+    assert result.exit_code == 0, result.output
+    assert "reading ADRs in place from design/records/" in result.stdout
+    assert sorted(store.load(repo).by_id) == ["money", "queue-for-webhooks"]
+    again = runner.invoke(cli, ["init", "--adr-dir", "./design/records/"])
+    assert again.exit_code == 0 and "nothing to do" in again.stdout

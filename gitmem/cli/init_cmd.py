@@ -8,15 +8,22 @@ from gitmem.cli.output import current_repo, expected_errors, stdout
 
 @click.command()
 @click.option("--no-import", is_flag=True, help="Do not look for existing ADR folders.")
+@click.option(
+    "--adr-dir",
+    "adr_dirs",
+    multiple=True,
+    metavar="DIR",
+    help="Also read the ADRs in DIR (repeatable): for a folder gitmem does not find itself.",
+)
 @expected_errors
-def init(no_import: bool) -> None:
+def init(no_import: bool, adr_dirs: tuple[str, ...]) -> None:
     """Create .continuity/ in this repository and read existing ADR folders in place.
 
     Idempotent: run it again after adding ADRs to refresh their inferred globs (entries
     you marked `inferred: false` in .continuity/imported.yaml are never touched).
     """
     repo = current_repo()
-    report = core.init(repo, import_adrs=not no_import)
+    report = core.init(repo, import_adrs=not no_import, adr_dirs=adr_dirs)
     out = stdout()
     for path in report.created:
         out.print(f"created {path}")
