@@ -9,7 +9,8 @@ Accepts both formats in ../shared/bench (read its README for the protocol):
   ``touched_paths``, scored on ``relevant``.
 * real-adr: ``decisions.json`` + ``cases.json`` + ``files.txt``. The temporary repository
   holds every path of ``files.txt`` and the ADRs at their own paths; ``gitmem init``
-  detects the ADR folder and reads it in place, inferring globs as for any user. Prompt =
+  detects the ADR folder and reads it in place, inferring globs as for any user (a folder
+  it does not recognise is named to it, as ``--adr-dir`` does, and said on stderr). Prompt =
   ``message_redacted``, paths = ``changed_paths``; only cases with ``relevant_preexisting``
   count, and candidates are the ADRs whose ``git_first_commit_date`` is on or before the
   case's ``date``.
@@ -32,10 +33,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gitmem import index, init
+from gitmem import adrimport, index, init
 from gitmem.repo import discover
 from gitmem.retrieve import Retriever
 
@@ -120,7 +121,19 @@ def build_real_adr(root: Path, data: Path) -> tuple[list[dict[str, Any]], dict[s
         target.write_text(d["body"])
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "snapshot")
-    report = init.init(discover(root))
+    # A log in a folder that detection does not recognise is named, as a user would with
+    # `gitmem init --adr-dir` (said on stderr: it means detection missed a real ADR log).
+    found = adrimport.detect(root)
+    missing = sorted(
+        {
+            str(PurePosixPath(d["path"]).parent)
+            for d in decisions
+            if not any(d["path"].startswith(f + "/") for f in found)
+        }
+    )
+    if missing:
+        print(f"gitmem init did not find {', '.join(missing)}: --adr-dir", file=sys.stderr)
+    report = init.init(discover(root), adr_dirs=[str(root / m) for m in missing])
     if not report.sources_added:
         raise SystemExit(f"gitmem init found no ADR folder in {data}")
     # bench id <- our record file
