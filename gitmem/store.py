@@ -311,22 +311,29 @@ _NUMBERED_REF = re.compile(r"^[A-Za-z]+-(\d+)$")
 
 def _numbered_aliases(seen: Mapping[str, Decision]) -> Callable[[str, str], str]:
     """Resolve ``ADR-0013`` (what a bare "ADR 13" becomes) to the record numbered 13 in
-    the same ADR log when that log's ids are file names (``adr-013-zero-padding``)."""
+    the same ADR log when that log's ids are file names (``adr-013-zero-padding``). The
+    number index is built on the first reference that needs it."""
     by_number: dict[tuple[str, int], str | None] = {}
-    for d in seen.values():
-        if d.source == "continuity":
-            continue
-        number = adrimport.number_of(PurePosixPath(d.file).name)
-        if number is not None:
-            key = (d.source, number)
-            by_number[key] = None if key in by_number else d.id  # ambiguous: no alias
+    built: list[bool] = []
+
+    def index() -> None:
+        built.append(True)
+        for d in seen.values():
+            if d.source == "continuity":
+                continue
+            number = adrimport.number_of(PurePosixPath(d.file).name)
+            if number is not None:
+                key = (d.source, number)
+                by_number[key] = None if key in by_number else d.id  # ambiguous: no alias
 
     def resolve(ref: str, source: str) -> str:
-        if ref in seen:
+        if ref in seen or source == "continuity":
             return ref
         match = _NUMBERED_REF.match(ref)
         if match is None:
             return ref
+        if not built:
+            index()
         return by_number.get((source, int(match.group(1)))) or ref
 
     return resolve
