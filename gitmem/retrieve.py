@@ -555,11 +555,13 @@ class Retriever:
                 s = self.table.get(succ)
                 if s is None:
                     continue
-                if s.is_current or (
-                    allowed is not None
-                    and s.status in CURRENT_STATUSES
-                    and not any(later in allowed for later in s.superseded_by)
-                ):
+                if allowed is None:
+                    current = s.is_current
+                else:  # current then: its own status, and no successor of it yet
+                    current = s.status in CURRENT_STATUSES and not any(
+                        later in allowed for later in s.superseded_by
+                    )
+                if current:
                     out.append(s)
                 else:
                     frontier.append(succ)

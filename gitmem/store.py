@@ -27,7 +27,6 @@ from gitmem.model import (
     decision_to_json,
     problem_from_json,
 )
-from gitmem.vocab import STATUSES
 
 # rel path -> (signature, payload): what reading one record produced, reused while the
 # file's size and mtime (and, for an ADR, its imported.yaml entry) are unchanged.
@@ -268,7 +267,7 @@ def _build_adr(
     meta = dict(parsed.meta or {})
     status, supersedes, superseded_by = adrimport.parse_status(parsed.body)
     written = meta.get("status")
-    if isinstance(written, str) and not _plain_status(written):
+    if isinstance(written, str) and validate.canonical_status(written) is None:
         # MADR 3/4 keep the status in front matter, links included:
         # `status: "superseded by [ADR-0005](0005-use-x.md)"`.
         said, more_supersedes, more_superseded_by = adrimport.parse_status_text(written)
@@ -337,11 +336,6 @@ def _numbered_aliases(seen: Mapping[str, Decision]) -> Callable[[str, str], str]
         return by_number.get((source, int(match.group(1)))) or ref
 
     return resolve
-
-
-def _plain_status(text: str) -> bool:
-    word = text.strip().lower()
-    return word in STATUSES or word in validate.STATUS_ALIASES
 
 
 def _link(

@@ -23,6 +23,13 @@ _ID_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 STATUS_ALIASES = {"active": "accepted", "approved": "accepted", "draft": "proposed"}
 
 
+def canonical_status(text: str) -> str | None:
+    """A status as written (``Accepted``, ``draft``) -> one of ``STATUSES``; None if it is
+    none of them or their aliases."""
+    word = text.strip().lower()
+    return STATUS_ALIASES.get(word, word if word in STATUSES else None)
+
+
 @dataclass(frozen=True)
 class Field:
     kind: str  # "str" | "list" | "bool" | "rules"
@@ -159,9 +166,9 @@ def build(
         status = "proposed"
         if parsed.meta is not None:
             err("status", "missing; treated as `proposed`", level="warning")
-    elif status in STATUS_ALIASES:
-        status = STATUS_ALIASES[status]
-    elif status not in STATUSES:
+    elif (known := canonical_status(status)) is not None:
+        status = known
+    else:
         err("status", f"{status!r} is not one of {', '.join(STATUSES)}; treated as `proposed`")
         status = "proposed"
 
