@@ -4,8 +4,9 @@
 ``docs/adr`` family) and registers them as decision sources in ``config.yaml`` instead of
 copying them: the ADRs stay the single source of truth. Records without YAML front matter
 (Nygard, adr-tools, MADR 2) are parsed from their Markdown: number from the file name, title
-from the first heading, status and supersession links from the Status section, date from a
-``Date:`` line.
+from the first heading, status and supersession links from the Status section (or a
+``Status:`` line, or a table row), date from a ``Date:`` line. ADRs in reStructuredText or
+AsciiDoc are read the same way, through ``gitmem.markup``.
 
 ADRs carry no globs, so globs are inferred from the repository paths and module names the
 ADR text mentions and written to ``.continuity/imported.yaml``, marked ``inferred: true``,
@@ -19,7 +20,7 @@ import re
 from collections import defaultdict
 from pathlib import Path, PurePosixPath
 
-from gitmem import sections, validate
+from gitmem import markup, sections, validate
 
 CANDIDATE_DIRS = (
     "docs/adr",
@@ -81,19 +82,19 @@ def detect(root: Path) -> list[str]:
     for rel in CANDIDATE_DIRS:
         if (root / rel).is_dir() and rel not in found and adr_files(root / rel):
             found.append(rel)
-    for rel in _numbered_md_folders(root):
+    for rel in _numbered_record_folders(root):
         if rel not in found and not any(rel.startswith(f + "/") for f in found):
             found.append(rel)
     return found
 
 
 _ADR_FOLDER_WORDS = re.compile(r"(^|[/_-])(adrs?|decisions?|architecture|rfcs?)($|[/_-])", re.I)
-_NUMBERED_MD = re.compile(r"^[A-Za-z]{0,4}[-_]?\d{1,5}[-_A-Za-z]")
+_NUMBERED_NAME = re.compile(r"^[A-Za-z]{0,4}[-_]?\d{1,5}[-_A-Za-z]")
 
 
-def _numbered_md_folders(root: Path) -> list[str]:
+def _numbered_record_folders(root: Path) -> list[str]:
     """Other folders that look like ADR logs: a name mentioning adr, decision, architecture
-    or rfc, holding at least two numbered Markdown files (``adr-001-x.md``, ``0002-y.md``,
+    or rfc, holding at least two numbered record files (``adr-001-x.md``, ``0002-y.rst``,
     ``003rfc-z.md``). Skips hidden, vendored and dependency folders."""
     counts: dict[str, int] = defaultdict(int)
     skip = {".git", ".continuity", "node_modules", "vendor", "third_party", ".venv", "venv"}
@@ -103,15 +104,18 @@ def _numbered_md_folders(root: Path) -> list[str]:
         if rel == "." or not _ADR_FOLDER_WORDS.search(rel):
             continue
         for name in filenames:
-            if name.lower().endswith(".md") and _NUMBERED_MD.match(name):
+            if markup.kind(name) is not None and _NUMBERED_NAME.match(name):
                 counts[rel] += 1
     return sorted(rel for rel, n in counts.items() if n >= 2)
 
 
 def adr_files(folder: Path) -> list[Path]:
-    """ADR records in a folder (recursively), skipping READMEs, indexes and templates."""
+    """ADR records in a folder (recursively): Markdown, reStructuredText and AsciiDoc files,
+    skipping READMEs, indexes and templates."""
     out = []
-    for path in sorted(folder.rglob("*.md")):
+    for path in sorted(folder.rglob("*")):
+        if markup.kind(path.name) is None or not path.is_file():
+            continue
         stem = path.stem.lower()
         if stem in _SKIP_NAMES or stem.startswith(("_", ".")) or "template" in stem:
             continue
@@ -130,11 +134,16 @@ def number_of(filename: str) -> int | None:
 
 def parse_status(body: str) -> tuple[str | None, list[str], list[str]]:
     """(status, link targets after "supersedes", link targets after "superseded by"), from
-    the body's Status section or ``Status:`` line."""
+    the body's Status section, ``Status:`` line or table row."""
     text = sections.section(body, "status")
     if text is None:
         match = _STATUS_LINE.search(body)
-        text = match.group(1) if match else None
+        if match:
+            text = match.group(1)
+        else:
+            for value in table_values(body, "status"):
+                if parse_status_text(value)[0] is not None:
+                    return parse_status_text(value)
     return parse_status_text(text or "")
 
 
@@ -165,7 +174,49 @@ def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
 
 def parse_date(body: str) -> str | None:
     match = _DATE_LINE.search(body)
-    return match.group(1) if match else None
+    if match:
+        return match.group(1)
+    for value in table_values(body, "date"):
+        match = _ISO_DATE.match(value)
+        if match:
+            return match.group(1)
+    return None
+
+
+_ISO_DATE = re.compile(r"^\**\s*(\d{4}-\d{2}-\d{2})")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def table_values(body: str, key: str) -> list[str]:
+    """Values some ADR templates keep in a table, as candidates for the caller to try in
+    order: the first row under a column headed ``Status``, and the cell after a row's own
+    ``| Status | Accepted |``. (A two-cell first row may be either.)"""
+    found: list[str] = []
+    lines = body.splitlines()
+    for n, line in enumerate(lines):
+        if not line.lstrip().startswith("|"):
+            continue
+        cells = _cells(line)
+        names = [_cell_name(c) for c in cells]
+        if key in names and n + 2 < len(lines) and _TABLE_RULE.match(lines[n + 1]):
+            row = _cells(lines[n + 2])
+            at = names.index(key)
+            if at < len(row) and row[at]:
+                found.append(row[at])
+        if len(cells) >= 2 and names[0] == key and cells[1]:
+            found.append(cells[1])
+    return found
+
+
+def _cells(line: str) -> list[str]:
+    text = line.strip()
+    text = text[1:] if text.startswith("|") else text
+    text = text[:-1] if text.endswith("|") else text
+    return [cell.strip() for cell in text.split("|")]
+
+
+def _cell_name(cell: str) -> str:
+    return cell.strip("*_ ").rstrip(":").strip("*_ ").lower()
 
 
 def ref_id(target: str, prefix: str) -> str | None:
@@ -176,7 +227,7 @@ def ref_id(target: str, prefix: str) -> str | None:
     if target.isdigit():
         return f"{prefix}-{int(target):04d}"
     name = PurePosixPath(target.split("#", 1)[0]).name
-    if name.lower().endswith(".md"):
+    if markup.kind(name) is not None:
         return validate.derive_id(name, prefix)[0]
     if "://" in target:
         return None

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from gitmem import compile as compiler
-from gitmem import git, lint
+from gitmem import git, lint, markup
 from gitmem.model import Problem
 from gitmem.repo import Repo
 from gitmem.rules import Violation, violations_in
@@ -144,7 +144,9 @@ def check(
     kept = [v for v in found if v.decision not in overrides]
     skipped = [v for v in found if v.decision in overrides]
     ordered = sorted(groups.values(), key=lambda g: (SEVERITY_RANK.get(g[0].severity, 3), g[0].id))
-    changed_records = {p for p in changes if p.startswith(".continuity/") or p.endswith(".md")}
+    changed_records = {
+        p for p in changes if p.startswith(".continuity/") or markup.kind(p) is not None
+    }
     catalog = compiler.catalog(repo)  # one load serves both checks below
     # problems of the changed records, and globs that no longer match any file (a change
     # may have moved or deleted the code they govern)

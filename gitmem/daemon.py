@@ -22,12 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from gitmem import compile as compiler
-from gitmem import config, index, store
+from gitmem import config, index, markup, store
 from gitmem.client import socket_path
 from gitmem.repo import Repo
 from gitmem.retrieve import Retriever
 
 DEBOUNCE_S = 0.5
+# files whose change can change the catalog: records in any markup, config.yaml, imported.yaml
+RECORD_SUFFIXES = (*markup.SUFFIXES, ".yaml", ".yml")
 
 
 class Daemon:
@@ -221,7 +223,7 @@ class Daemon:
                 # an editor's or agent's atomic save writes a temporary file and renames
                 # it over the record: only the move's destination names the record
                 names = (event.src_path, getattr(event, "dest_path", ""))
-                if any(str(n).endswith((".md", ".yaml", ".yml")) for n in names):
+                if any(str(n).endswith(RECORD_SUFFIXES) for n in names):
                     daemon.mark_dirty()
 
         observer = Observer()

@@ -1,8 +1,9 @@
 """Load every decision record of a work tree and link them.
 
 Sources: ``.continuity/decisions/**/*.md`` and the ADR folders registered in
-``.continuity/config.yaml`` (read in place). One unreadable record never stops the others
-from loading: its problems are collected and reported by ``gitmem lint``.
+``.continuity/config.yaml`` (read in place; Markdown, reStructuredText or AsciiDoc). One
+unreadable record never stops the others from loading: its problems are collected and
+reported by ``gitmem lint``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
-from gitmem import adrimport, config, frontmatter, validate
+from gitmem import adrimport, config, frontmatter, markup, validate
 from gitmem.errors import DecisionNotFoundError
 from gitmem.globs import GlobError, compile_glob
 from gitmem.model import (
@@ -239,6 +240,8 @@ def _read_one(root: Path, sf: SourceFile, entry: config.ImportedEntry | None) ->
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(Problem(sf.rel, 1, "file", f"cannot read: {exc}"))
         return {"decision": None, "problems": [p.to_json() for p in problems], "successors": []}
+    if sf.source != "continuity":
+        text = markup.to_markdown(text, markup.kind(sf.rel))  # .rst / .adoc ADRs
     parsed, file_problems = frontmatter.parse(text, sf.rel)
     problems.extend(file_problems)
     decision: Decision | None = None

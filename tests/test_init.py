@@ -260,3 +260,166 @@ def test_adr_dir_names_a_folder_detection_does_not_find(repo: Path) -> None:
     assert sorted(store.load(repo).by_id) == ["money", "queue-for-webhooks"]
     again = runner.invoke(cli, ["init", "--adr-dir", "./design/records/"])
     assert again.exit_code == 0 and "nothing to do" in again.stdout
+
+
+# Open edX style: reStructuredText records in a Sphinx tree, statuses in sections, links as
+# :doc: roles, inline links and named references, dates in field lists.
+RST_1 = """1. Store events in Postgres
+===========================
+
+Status
+------
+
+Superseded by :doc:`0003-store-events-in-kafka`
+
+Context
+-------
+
+:Date: 2021-02-03
+
+The ``events/store.py`` module needs a store.
+
+Decision
+--------
+
+We will write events to Postgres.
+
+.. code-block:: python
+
+    # not a heading
+    store = Postgres()
+"""
+RST_2 = """##########################
+2. Events carry UTC times
+##########################
+
+Status
+******
+
+Accepted (see `the event schema`_)
+
+.. _the event schema: https://example.invalid/schema
+
+Decision
+********
+
+Every event carries a UTC timestamp.
+"""
+RST_3 = """3. Store events in Kafka
+========================
+
+Status
+------
+
+Accepted
+
+Supersedes `ADR 1 <0001-store-events-in-postgres.rst>`_.
+
+Decision
+--------
+
+Events go to Kafka through ``events/kafka.py``.
+"""
+
+
+def test_a_restructuredtext_log_is_read_in_place(repo: Path) -> None:
+    folder = "docs/source/decisions"  # found as a log of numbered records, not by its name
+    write(repo, f"{folder}/0001-store-events-in-postgres.rst", RST_1)
+    write(repo, f"{folder}/0002-events-carry-utc-times.rst", RST_2)
+    write(repo, f"{folder}/0003-store-events-in-kafka.rst", RST_3)
+    write(repo, f"{folder}/index.rst", "Decisions\n=========\n\n.. toctree::\n")
+    write(repo, f"{folder}/conf.py", "")
+    write(repo, "events/store.py", "")
+    write(repo, "events/kafka.py", "")
+    commit_all(repo, "rst adrs")
+    result = CliRunner().invoke(cli, ["init"])
+    assert result.exit_code == 0, result.output
+    assert f"reading ADRs in place from {folder}/" in result.stdout
+    catalog = store.load(repo)
+    assert not catalog.problems, catalog.problems
+    by = catalog.by_id
+    assert sorted(by) == ["ADR-0001", "ADR-0002", "ADR-0003"]
+    first, second, third = by["ADR-0001"], by["ADR-0002"], by["ADR-0003"]
+    assert first.title == "1. Store events in Postgres"
+    assert second.title == "2. Events carry UTC times"  # overlined title
+    assert first.superseded_by == ("ADR-0003",) and first.effective_status == "superseded"
+    assert third.supersedes == ("ADR-0001",) and third.is_current
+    assert second.status == "accepted" and not second.supersedes
+    assert first.date == "2021-02-03"
+    assert first.summary == "We will write events to Postgres."  # not the code block
+    assert third.summary == "Events go to Kafka through ``events/kafka.py``."
+    imported = (repo / ".continuity" / "imported.yaml").read_text()
+    assert "events/kafka.py" in imported  # globs inferred from the text, as for Markdown
+
+
+ADOC_1 = """= 1. Use RabbitMQ for jobs
+:status: superseded
+:date: 2019-05-06
+
+== Status
+
+Superseded by xref:0002-use-kafka-for-jobs.adoc[ADR 2]
+
+== Decision
+
+Jobs go through RabbitMQ.
+"""
+ADOC_2 = """= 2. Use Kafka for jobs
+
+== Status
+
+Accepted. Replaces <<0001-use-rabbitmq-for-jobs.adoc#,ADR 1>>; see <<decision,below>>.
+
+[[decision]]
+== Decision
+
+Jobs go through Kafka.
+
+----
+== a line in a listing, not a heading
+----
+"""
+
+
+def test_an_asciidoc_log_is_read_in_place(repo: Path) -> None:
+    write(repo, "doc/adr/0001-use-rabbitmq-for-jobs.adoc", ADOC_1)
+    write(repo, "doc/adr/0002-use-kafka-for-jobs.adoc", ADOC_2)
+    commit_all(repo, "adoc adrs")
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    catalog = store.load(repo)
+    assert not catalog.problems, catalog.problems
+    old, new = catalog.by_id["ADR-0001"], catalog.by_id["ADR-0002"]
+    assert old.title == "1. Use RabbitMQ for jobs" and old.date == "2019-05-06"
+    assert old.superseded_by == ("ADR-0002",) and new.supersedes == ("ADR-0001",)
+    assert new.summary == "Jobs go through Kafka."  # the listing's "==" line is no heading
+
+
+def test_a_status_and_date_kept_in_a_table(repo: Path) -> None:
+    folder = "docs/adr"
+    write(
+        repo,
+        f"{folder}/0001-use-rest.md",
+        "# Use REST\n\n| Status | Date |\n|---|---|\n"
+        "| Superseded by [ADR 2](0002-use-grpc.md) | 2022-01-02 |\n",
+    )
+    write(
+        repo,
+        f"{folder}/0002-use-grpc.md",
+        "# Use gRPC\n\n| | |\n|--|--|\n| **Status** | Accepted |\n| Date | 2022-03-04 |\n",
+    )
+    commit_all(repo, "table adrs")
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    by = store.load(repo).by_id
+    assert by["ADR-0001"].effective_status == "superseded"
+    assert by["ADR-0001"].superseded_by == ("ADR-0002",) and by["ADR-0001"].date == "2022-01-02"
+    assert by["ADR-0002"].status == "accepted" and by["ADR-0002"].date == "2022-03-04"
+
+
+def test_markup_keeps_every_line_where_it_was() -> None:
+    from gitmem import markup
+
+    for text, kind in ((RST_1, "rst"), (RST_2, "rst"), (ADOC_1, "adoc"), (ADOC_2, "adoc")):
+        converted = markup.to_markdown(text, kind)
+        assert len(converted.splitlines()) == len(text.splitlines())
+    lines = markup.to_markdown(RST_2, "rst").splitlines()
+    assert lines[:3] == ["", "# 2. Events carry UTC times", ""]
