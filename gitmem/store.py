@@ -311,11 +311,15 @@ def _build_adr(
 _NUMBERED_REF = re.compile(r"^[A-Za-z]+-(\d+)$")
 
 
-def _numbered_aliases(seen: Mapping[str, Decision]) -> Callable[[str, str], str]:
-    """Resolve ``ADR-0013`` (what a bare "ADR 13" becomes) to the record numbered 13 in
-    the same ADR log when that log's ids are file names (``adr-013-zero-padding``). The
-    number index is built on the first reference that needs it."""
+def _aliases(seen: Mapping[str, Decision]) -> Callable[[str, str], str]:
+    """Resolve a reference to a record of an ADR log whose id is not the one its reference
+    names: ``ADR-0013`` (what a bare "ADR 13" or a link to ``0013-x.md`` becomes) to the
+    record numbered 13 in the same log when that log's ids are file names
+    (``adr-013-zero-padding``) or front-matter ids; ``use-x`` (a link to ``use-x.md``) to
+    the record that file holds when its front matter gives it another id. The index is
+    built on the first reference that needs it."""
     by_number: dict[tuple[str, int], str | None] = {}
+    by_stem: dict[tuple[str, str], str | None] = {}
     built: list[bool] = []
 
     def index() -> None:
@@ -323,19 +327,26 @@ def _numbered_aliases(seen: Mapping[str, Decision]) -> Callable[[str, str], str]
         for d in seen.values():
             if d.source == "continuity":
                 continue
-            number = adrimport.number_of(PurePosixPath(d.file).name)
+            name = PurePosixPath(d.file).name
+            number = adrimport.number_of(name)
             if number is not None:
                 key = (d.source, number)
                 by_number[key] = None if key in by_number else d.id  # ambiguous: no alias
+            stem = (d.source, PurePosixPath(name).stem)
+            if stem[1] != d.id:
+                by_stem[stem] = None if stem in by_stem else d.id
 
     def resolve(ref: str, source: str) -> str:
         if ref in seen or source == "continuity":
             return ref
+        if not built:
+            index()
+        named = by_stem.get((source, ref))
+        if named is not None:
+            return named
         match = _NUMBERED_REF.match(ref)
         if match is None:
             return ref
-        if not built:
-            index()
         return by_number.get((source, int(match.group(1)))) or ref
 
     return resolve
@@ -352,7 +363,7 @@ def _link(
             )
         else:
             seen[d.id] = d
-    resolve = _numbered_aliases(seen)
+    resolve = _aliases(seen)
     extra: dict[str, list[str]] = defaultdict(list)
     for pred, ref, file in back_links:
         succ_ref = resolve(ref, seen[pred].source)
@@ -369,7 +380,9 @@ def _link(
     for d in decisions:
         refs = tuple(resolve(ref, d.source) for ref in d.supersedes)
         if d.id in extra or refs != d.supersedes:
-            d = dataclasses.replace(d, supersedes=refs + tuple(extra.get(d.id, ())))
+            # a link both ways names a pair once, whichever id each side wrote
+            both = dict.fromkeys(refs + tuple(extra.get(d.id, ())))
+            d = dataclasses.replace(d, supersedes=tuple(both))
         linked.append(d)
     by_id = {d.id: d for d in linked}
     successors: dict[str, list[str]] = defaultdict(list)

@@ -423,3 +423,29 @@ def test_markup_keeps_every_line_where_it_was() -> None:
         assert len(converted.splitlines()) == len(text.splitlines())
     lines = markup.to_markdown(RST_2, "rst").splitlines()
     assert lines[:3] == ["", "# 2. Events carry UTC times", ""]
+
+
+def test_links_reach_records_whose_front_matter_gives_another_id(repo: Path) -> None:
+    folder = "docs/decisions"
+    write(
+        repo,
+        f"{folder}/use-postgres.md",
+        '---\nid: DB-1\nstatus: "superseded by [Cockroach](use-cockroach.md)"\n---\n'
+        "# Use Postgres\n",
+    )
+    write(
+        repo,
+        f"{folder}/use-cockroach.md",
+        "---\nid: DB-2\n---\n# Use Cockroach\n\n## Status\n\nAccepted. Supersedes "
+        "[Postgres](./use-postgres.md).\n",
+    )
+    write(repo, f"{folder}/0003-use-redis.md", "---\nid: CACHE-1\n---\n# Use Redis\n")
+    write(repo, f"{folder}/0004-use-valkey.md", "# Use Valkey\n\n## Status\n\nReplaces ADR 3\n")
+    commit_all(repo, "adrs with their own ids")
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    catalog = store.load(repo)
+    by = catalog.by_id
+    assert by["DB-1"].superseded_by == ("DB-2",) and by["DB-2"].supersedes == ("DB-1",)
+    assert by["ADR-0004"].supersedes == ("CACHE-1",)  # the record numbered 3, by its id
+    assert by["CACHE-1"].effective_status == "superseded"
+    assert not [p for p in catalog.problems if "exist" in p.message], catalog.problems
