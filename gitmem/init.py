@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,7 @@ class InitReport:
     imported: tuple[str, ...] = ()  # ADR files whose globs were inferred this run
     adr_count: int = 0
     inferred: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    prefixes: dict[str, str] = field(default_factory=dict)  # added folder -> its id prefix
 
 
 def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) -> InitReport:
@@ -55,13 +57,14 @@ def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) 
     for d in [*named, *adrimport.detect(root)]:
         if d not in known and d not in found:
             found.append(d)
+    prefixes: dict[str, str] = {}
     if found:
-        _add_sources(cfg_path, found)
+        prefixes = _add_sources(cfg_path, found)
         cfg = config.load(root)
     entries, _ = config.load_imported(root)
     folders = [s.path for s in cfg.sources]
     if not folders:
-        return InitReport(created=tuple(created), sources_added=tuple(found))
+        return InitReport(created=tuple(created), sources_added=tuple(found), prefixes=prefixes)
     files = git.ls_files(root)
     excluded = (*tuple(f.rstrip("/") + "/" for f in folders), ".continuity/")
     layout = adrimport.RepoLayout(files, excluded)
@@ -89,6 +92,7 @@ def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) 
         imported=tuple(sorted(new_entries)),
         adr_count=adr_count,
         inferred=new_entries,
+        prefixes=prefixes,
     )
 
 
@@ -120,7 +124,7 @@ def _dump(yaml: Any, data: Any) -> str:
     return buf.getvalue()
 
 
-def _add_sources(cfg_path: Path, folders: list[str]) -> None:
+def _add_sources(cfg_path: Path, folders: list[str]) -> dict[str, str]:
     from ruamel.yaml.comments import CommentedMap
 
     yaml, data = _rt_load(cfg_path)
@@ -129,13 +133,41 @@ def _add_sources(cfg_path: Path, folders: list[str]) -> None:
     sources = data.get("sources")
     if not isinstance(sources, list):
         sources = []
+    taken = {str(s.get("id_prefix") or "ADR") for s in sources if isinstance(s, dict)}
+    added: dict[str, str] = {}
     for folder in folders:
         item = CommentedMap()
         item["path"] = folder
-        item["id_prefix"] = "ADR"
+        item["id_prefix"] = id_prefix(folder, taken)
+        taken.add(item["id_prefix"])
         sources.append(item)
+        added[folder] = item["id_prefix"]
     data["sources"] = sources
     atomic_write(cfg_path, _dump(yaml, data))
+    return added
+
+
+_PREFIX_SKIP = {
+    "adr", "adrs", "decision", "decisions", "architecture", "docs", "doc", "documentation",
+    "rfc", "rfcs", "records", "record", "design", "src", "source", "internal", "site",
+}  # fmt: skip
+
+
+def id_prefix(folder: str, taken: set[str]) -> str:
+    """The id prefix of a new ADR source: ``ADR`` (``ADR-0007``) unless another source has
+    it. A second numbered log in the repository (a monorepo's ``services/billing/docs/adr``)
+    would otherwise give its records the same ids as the first's, and lose them as
+    duplicates: it is named after its folder instead (``BILLING-0007``), else ``ADR2``..."""
+    if "ADR" not in taken:
+        return "ADR"
+    for part in reversed(folder.split("/")):
+        name = re.sub(r"[^A-Za-z0-9]", "", part).upper()
+        if part.lower() not in _PREFIX_SKIP and name[:1].isalpha() and name not in taken:
+            return name
+    n = 2
+    while f"ADR{n}" in taken:
+        n += 1
+    return f"ADR{n}"
 
 
 def _write_imported(root: Path, new_entries: dict[str, tuple[str, ...]]) -> None:

@@ -308,7 +308,7 @@ def _build_adr(
     return decision, problems, successors
 
 
-_NUMBERED_REF = re.compile(r"^[A-Za-z]+-(\d+)$")
+_NUMBERED_REF = re.compile(r"^[A-Za-z][A-Za-z0-9]*-(\d+)$")  # a prefix as init.id_prefix makes
 
 
 def _aliases(seen: Mapping[str, Decision]) -> Callable[[str, str], str]:

@@ -449,3 +449,34 @@ def test_links_reach_records_whose_front_matter_gives_another_id(repo: Path) -> 
     assert by["ADR-0004"].supersedes == ("CACHE-1",)  # the record numbered 3, by its id
     assert by["CACHE-1"].effective_status == "superseded"
     assert not [p for p in catalog.problems if "exist" in p.message], catalog.problems
+
+
+def test_two_numbered_logs_in_one_repository_keep_all_their_records(repo: Path) -> None:
+    write(repo, "docs/adr/0001-use-go.md", "# 1. Use Go\n\n## Status\n\nAccepted\n")
+    write(repo, "services/billing/docs/adr/0001-use-cents.md", "# 1. Cents\n\n## Status\n\n"
+          "Superseded by ADR 2\n")  # fmt: skip
+    write(repo, "services/billing/docs/adr/0002-use-micros.md", "# 2. Micros\n")
+    commit_all(repo, "two logs")
+    result = CliRunner().invoke(cli, ["init"])
+    assert result.exit_code == 0, result.output
+    assert "services/billing/docs/adr/ (added to .continuity/config.yaml; ids BILLING-" in (
+        result.stdout
+    )
+    catalog = store.load(repo)
+    assert not catalog.problems, catalog.problems
+    by = catalog.by_id
+    assert sorted(by) == ["ADR-0001", "BILLING-0001", "BILLING-0002"]
+    assert by["BILLING-0001"].superseded_by == ("BILLING-0002",)  # "ADR 2" of its own log
+    assert by["ADR-0001"].is_current
+    # a third log added later gets a prefix of its own; the others keep theirs
+    write(repo, "services/ledger/docs/adr/0001-double-entry.md", "# 1. Double entry\n")
+    write(repo, "services/ledger/docs/adr/0002-no-deletes.md", "# 2. No deletes\n")
+    commit_all(repo, "third log")
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    assert sorted(store.load(repo).by_id) == [
+        "ADR-0001",
+        "BILLING-0001",
+        "BILLING-0002",
+        "LEDGER-0001",
+        "LEDGER-0002",
+    ]

@@ -28,7 +28,10 @@ def init(no_import: bool, adr_dirs: tuple[str, ...]) -> None:
     for path in report.created:
         out.print(f"created {path}")
     for folder in report.sources_added:
-        out.print(f"reading ADRs in place from {folder}/ (added to .continuity/config.yaml)")
+        prefix = report.prefixes.get(folder, "ADR")
+        # a second numbered log gets ids of its own (see init.id_prefix): say which
+        ids = "" if prefix == "ADR" else f"; ids {prefix}-0001, ..."
+        out.print(f"reading ADRs in place from {folder}/ (added to .continuity/config.yaml{ids})")
     for rel in report.imported:
         globs = ", ".join(report.inferred[rel]) or "(none found: add globs by hand)"
         out.print(f"inferred globs for {rel}: {globs}")
