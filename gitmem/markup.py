@@ -11,8 +11,8 @@ Markdown the rest of gitmem reads:
 * links to files become ``[text](target)`` (``\\`text <0002-x.rst>\\`_``, ``:doc:``,
   named references with their ``.. _name: target``; ``xref:``, ``link:``, ``<<x.adoc#,text>>``);
 * field lists and attribute entries (``:Status: Accepted``) become ``Status: Accepted``;
-* AsciiDoc's listing, literal and comment blocks become fences, so that nothing in them
-  is read as a heading.
+* code blocks become fences, so that nothing in them is read as a heading or as prose;
+  reStructuredText comments (where templates keep their guidance) are dropped.
 
 Everything else stays as written: it is text for the keyword and embedding rankers. The
 line count does not change, so a problem found in the record names the right line.
@@ -47,6 +47,7 @@ _RST_FIELD = re.compile(r"^:([A-Za-z][\w .-]*):(?:\s+(.*))?$")
 _RST_LINK = re.compile(r"`([^`<]*?)\s*<([^<>`]+)>`__?")
 _RST_DOC = re.compile(r":doc:`([^`<]*?)\s*(?:<([^<>`]+)>)?`")
 _RST_TARGET = re.compile(r"^\.\. _([^:]+):\s+(\S+)\s*$")
+_RST_DIRECTIVE = re.compile(r"^\.\. [\w:+-]+::\s*(.*)$")
 _RST_NAMED = re.compile(r"`([^`<]+)`_(?!_)|\b([\w.-]+)_\b(?!_)")
 
 
@@ -95,11 +96,13 @@ def _rst(text: str) -> str:
         if match:
             targets[match.group(1).strip().lower()] = match.group(2)
     _fence_literal_blocks(out)
+    _drop_comments(out)
     for n, line in enumerate(out):
         if line.startswith(("#", "```")):
             continue
-        if line.startswith(".. "):  # a directive, comment or link target: markup, not text
-            out[n] = ""
+        if line.startswith(".. "):  # a directive (its argument is text) or a link target
+            directive = _RST_DIRECTIVE.match(line)
+            out[n] = directive.group(1) if directive else ""
             continue
         field = _RST_FIELD.match(line)
         if field:
@@ -112,6 +115,24 @@ def _rst(text: str) -> str:
             line = _RST_NAMED.sub(lambda m: _named(m, targets), line)
         out[n] = line
     return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+
+
+_RST_COMMENT = re.compile(r"^\.\.(?:\s*$|\s+(?!_|\[|\|)(?![\w:+-]+::))")
+
+
+def _drop_comments(out: list[str]) -> None:
+    """Blank comments (``.. TODO: ...`` and the indented lines under them): templates such
+    as Open edX's keep their guidance there, and it is not the record's text."""
+    n = 0
+    while n < len(out):
+        if not _RST_COMMENT.match(out[n]):
+            n += 1
+            continue
+        out[n] = ""
+        n += 1
+        while n < len(out) and (not out[n].strip() or out[n][0].isspace()):
+            out[n] = ""
+            n += 1
 
 
 _RST_CODE = re.compile(r"^\.\. (?:code-block|code|sourcecode|literalinclude)::")

@@ -298,6 +298,9 @@ Status
 
 Accepted (see `the event schema`_)
 
+.. Statuses, as a template's guidance in a comment (not the record's own status):
+    - **Superseded**, as in "Superseded by 0003", once a later ADR replaces it
+
 .. _the event schema: https://example.invalid/schema
 
 Decision
