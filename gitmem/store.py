@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping
@@ -283,7 +284,7 @@ def _build_adr(
     if date:
         meta.setdefault("date", date)
     if supersedes and "supersedes" not in meta:
-        refs = [adrimport.ref_id(t, sf.id_prefix) for t in supersedes]
+        refs = [_link_ref(t, sf) for t in supersedes]
         meta["supersedes"] = [r for r in refs if r is not None]
     problems: list[Problem] = []
     if entry is not None:
@@ -302,10 +303,30 @@ def _build_adr(
     problems.extend(p for p in more if p.key != "status" or parsed.meta)
     successors = []
     for target in superseded_by:
-        ref = adrimport.ref_id(target, sf.id_prefix)
+        ref = _link_ref(target, sf)
         if ref is not None:
             successors.append(ref)
     return decision, problems, successors
+
+
+# A reference by link carries the linked file's path after this separator (ids hold no
+# tabs): `_link` resolves it to whatever id the record in that file has, and falls back to
+# the id the file name gives (``ADR-0005``) when no record is there.
+_AT_FILE = "\t"
+
+
+def _link_ref(target: str, sf: SourceFile) -> str | None:
+    """A supersession reference, as written in an ADR: a link to a record file or a bare
+    number (see ``adrimport.ref_id``)."""
+    ref = adrimport.ref_id(target, sf.id_prefix)
+    name = target.split("#", 1)[0]
+    if ref is None or target.isdigit() or "://" in name or markup.kind(name) is None:
+        return ref
+    if name.startswith("/"):  # a site-absolute link: relative to the repository root
+        path = posixpath.normpath(name.lstrip("/"))
+    else:
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(sf.rel), name))
+    return ref + _AT_FILE + path
 
 
 _NUMBERED_REF = re.compile(r"^[A-Za-z][A-Za-z0-9]*-(\d+)$")  # a prefix as init.id_prefix makes
@@ -313,13 +334,15 @@ _NUMBERED_REF = re.compile(r"^[A-Za-z][A-Za-z0-9]*-(\d+)$")  # a prefix as init.
 
 def _aliases(seen: Mapping[str, Decision]) -> Callable[[str, str], str]:
     """Resolve a reference to a record of an ADR log whose id is not the one its reference
-    names: ``ADR-0013`` (what a bare "ADR 13" or a link to ``0013-x.md`` becomes) to the
-    record numbered 13 in the same log when that log's ids are file names
-    (``adr-013-zero-padding``) or front-matter ids; ``use-x`` (a link to ``use-x.md``) to
-    the record that file holds when its front matter gives it another id. The index is
-    built on the first reference that needs it."""
+    names. A link resolves to the record in the linked file, whatever its id. Otherwise
+    ``ADR-0013`` (what a bare "ADR 13", or a link to a file that is not there, becomes)
+    resolves to the record numbered 13 in the same log when that log's ids are file names
+    (``adr-013-zero-padding``) or front-matter ids, and ``use-x`` to the record in
+    ``use-x.md`` when its front matter gives it another id. The index is built on the
+    first reference that needs it."""
     by_number: dict[tuple[str, int], str | None] = {}
     by_stem: dict[tuple[str, str], str | None] = {}
+    by_file: dict[str, str] = {}
     built: list[bool] = []
 
     def index() -> None:
@@ -327,6 +350,7 @@ def _aliases(seen: Mapping[str, Decision]) -> Callable[[str, str], str]:
         for d in seen.values():
             if d.source == "continuity":
                 continue
+            by_file[d.file] = d.id
             name = PurePosixPath(d.file).name
             number = adrimport.number_of(name)
             if number is not None:
@@ -337,6 +361,12 @@ def _aliases(seen: Mapping[str, Decision]) -> Callable[[str, str], str]:
                 by_stem[stem] = None if stem in by_stem else d.id
 
     def resolve(ref: str, source: str) -> str:
+        ref, _, path = ref.partition(_AT_FILE)
+        if path:
+            if not built:
+                index()
+            if by_file.get(path) is not None:
+                return by_file[path]
         if ref in seen or source == "continuity":
             return ref
         if not built:
@@ -356,16 +386,39 @@ def _link(
     decisions: list[Decision], back_links: list[tuple[str, str, str]], problems: list[Problem]
 ) -> list[Decision]:
     seen: dict[str, Decision] = {}
+    renamed: dict[str, str] = {}  # record file -> the id it got instead of a taken one
+    kept: list[Decision] = []
     for d in decisions:
         if d.id in seen:
-            problems.append(
-                Problem(d.file, d.line("id"), "id", f"duplicate id {d.id} (also {seen[d.id].file})")
-            )
-        else:
-            seen[d.id] = d
+            other = seen[d.id]
+            stem = PurePosixPath(d.file).stem
+            if d.source != "continuity" and other.source == d.source and stem not in seen:
+                # Numbers restarting in sub-folders of one ADR log (docs/adr/web/0001-x.md,
+                # docs/adr/api/0001-y.md): the record keeps its file name as id, not lost.
+                problems.append(
+                    Problem(
+                        d.file,
+                        d.line("id"),
+                        "id",
+                        f"{d.id} is also {other.file}: this record's id is {stem}",
+                        "warning",
+                    )
+                )
+                renamed[d.file] = stem
+                d = dataclasses.replace(d, id=stem)
+            else:
+                problems.append(
+                    Problem(d.file, d.line("id"), "id", f"duplicate id {d.id} (also {other.file})")
+                )
+                kept.append(d)  # still shown to agents; lint reports the clash
+                continue
+        seen[d.id] = d
+        kept.append(d)
+    decisions = kept
     resolve = _aliases(seen)
     extra: dict[str, list[str]] = defaultdict(list)
     for pred, ref, file in back_links:
+        pred = renamed.get(file, pred)
         succ_ref = resolve(ref, seen[pred].source)
         if succ_ref in seen:
             if pred not in seen[succ_ref].supersedes:

@@ -483,3 +483,28 @@ def test_two_numbered_logs_in_one_repository_keep_all_their_records(repo: Path) 
         "LEDGER-0001",
         "LEDGER-0002",
     ]
+
+
+def test_numbers_restarting_in_sub_folders_of_one_log_lose_no_record(repo: Path) -> None:
+    write(repo, "docs/adr/api/0001-use-go.md", "# 1. Use Go\n\n## Status\n\nSuperseded by "
+          "[Rust](0002-use-rust.md)\n")  # fmt: skip
+    write(repo, "docs/adr/api/0002-use-rust.md", "# 2. Use Rust\n\n## Status\n\nAccepted\n")
+    write(repo, "docs/adr/web/0001-use-react.md", "# 1. Use React\n\n## Status\n\nAccepted\n")
+    write(repo, "docs/adr/web/0002-use-vite.md", "# 2. Use Vite\n\n## Status\n\nAccepted\n")
+    write(repo, "docs/adr/web/0003-use-webpack.md", "# 3. Use webpack\n\n## Status\n\n"
+          "Superseded by [Vite](./0002-use-vite.md)\n")  # fmt: skip
+    commit_all(repo, "one log, numbered per folder")
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    catalog = store.load(repo)
+    by = catalog.by_id
+    assert len(by) == len(catalog.decisions) == 5  # every record kept, each with its own id
+    # the api records come first (sorted paths) and keep the numbered ids
+    assert by["ADR-0001"].title == "1. Use Go" and by["ADR-0002"].title == "2. Use Rust"
+    assert by["0001-use-react"].title == "1. Use React"
+    assert by["ADR-0001"].superseded_by == ("ADR-0002",)
+    # a link names a file: it reaches the record in it, not the other folder's number 2
+    assert by["ADR-0003"].superseded_by == ("0002-use-vite",)
+    assert by["0002-use-vite"].supersedes == ("ADR-0003",)
+    assert by["ADR-0002"].supersedes == ("ADR-0001",)
+    assert [p.level for p in catalog.problems] == ["warning", "warning"], catalog.problems
+    assert "this record's id is 0001-use-react" in catalog.problems[0].message
