@@ -40,10 +40,19 @@ def to_markdown(text: str, markup: str | None) -> str:
     return text
 
 
+_FIELD = re.compile(r"^:([A-Za-z][\w .-]*):(?:\s+(.*))?$")
+
+
+def _field(line: str) -> str:
+    """A field (reStructuredText) or attribute entry (AsciiDoc), ``:Status: Accepted``, as
+    the ``Status: Accepted`` line the Markdown readers look for."""
+    match = _FIELD.match(line)
+    return f"{match.group(1)}: {match.group(2) or ''}".rstrip() if match else line
+
+
 # ------------------------------------------------------------------------ reStructuredText
 
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")  # a line of one punctuation char
-_RST_FIELD = re.compile(r"^:([A-Za-z][\w .-]*):(?:\s+(.*))?$")
 _RST_LINK = re.compile(r"`([^`<]*?)\s*<([^<>`]+)>`__?")
 _RST_DOC = re.compile(r":doc:`([^`<]*?)\s*(?:<([^<>`]+)>)?`")
 _RST_TARGET = re.compile(r"^\.\. _([^:]+):\s+(\S+)\s*$")
@@ -104,9 +113,7 @@ def _rst(text: str) -> str:
             directive = _RST_DIRECTIVE.match(line)
             out[n] = directive.group(1) if directive else ""
             continue
-        field = _RST_FIELD.match(line)
-        if field:
-            line = f"{field.group(1)}: {field.group(2) or ''}".rstrip()
+        line = _field(line)
         line = _RST_LINK.sub(lambda m: f"[{m.group(1) or m.group(2)}]({m.group(2)})", line)
         line = _RST_DOC.sub(
             lambda m: f"[{m.group(1) or m.group(2)}]({m.group(2) or m.group(1)})", line
@@ -185,7 +192,6 @@ def _named(match: re.Match[str], targets: dict[str, str]) -> str:
 
 _ADOC_HEADING = re.compile(r"^(={1,6})\s+(\S.*?)\s*=*\s*$")
 _ADOC_BLOCK = re.compile(r"^(-{4,}|\.{4,}|/{4,}|\+{4,})\s*$")
-_ADOC_ATTRIBUTE = re.compile(r"^:([A-Za-z][\w-]*):(?:\s+(.*))?$")
 _ADOC_MACRO = re.compile(r"\b(?:xref|link):([^\[\s]+)\[([^\]]*)\]")
 _ADOC_XREF = re.compile(r"<<([^,>]+)(?:,\s*([^>]*))?>>")
 
@@ -206,9 +212,7 @@ def _adoc(text: str) -> str:
         if heading:
             out.append("#" * len(heading.group(1)) + " " + heading.group(2))
             continue
-        attribute = _ADOC_ATTRIBUTE.match(line)
-        if attribute:
-            line = f"{attribute.group(1)}: {attribute.group(2) or ''}".rstrip()
+        line = _field(line)
         line = _ADOC_MACRO.sub(lambda m: f"[{m.group(2) or m.group(1)}]({m.group(1)})", line)
         line = _ADOC_XREF.sub(_xref, line)
         out.append(line)
