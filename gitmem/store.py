@@ -407,8 +407,13 @@ def _link(
                 renamed[d.file] = stem
                 d = dataclasses.replace(d, id=stem)
             else:
+                hint = ""
+                if d.source != other.source and "continuity" not in (d.source, other.source):
+                    hint = f"; give the source {d.source} an id_prefix of its own in config.yaml"
                 problems.append(
-                    Problem(d.file, d.line("id"), "id", f"duplicate id {d.id} (also {other.file})")
+                    Problem(
+                        d.file, d.line("id"), "id", f"duplicate id {d.id} (also {other.file}){hint}"
+                    )
                 )
                 kept.append(d)  # still shown to agents; lint reports the clash
                 continue

@@ -508,3 +508,21 @@ def test_numbers_restarting_in_sub_folders_of_one_log_lose_no_record(repo: Path)
     assert by["ADR-0002"].supersedes == ("ADR-0001",)
     assert [p.level for p in catalog.problems] == ["warning", "warning"], catalog.problems
     assert "this record's id is 0001-use-react" in catalog.problems[0].message
+
+
+def test_two_logs_configured_with_one_prefix_are_told_how_to_part(repo: Path) -> None:
+    # a config.yaml written before sources got prefixes of their own
+    for log in ("docs/adr", "services/billing/docs/adr"):
+        write(repo, f"{log}/0001-first.md", "# 1. First\n")
+    write(
+        repo,
+        ".continuity/config.yaml",
+        "sources:\n  - path: docs/adr\n    id_prefix: ADR\n"
+        "  - path: services/billing/docs/adr\n    id_prefix: ADR\n",
+    )
+    catalog = store.load(repo)
+    assert [p.message for p in catalog.problems] == [
+        "duplicate id ADR-0001 (also docs/adr/0001-first.md); give the source "
+        "services/billing/docs/adr an id_prefix of its own in config.yaml"
+    ]
+    assert len(catalog.decisions) == 2  # both still reach the agent
