@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ class Source:
 
     path: str  # repository-relative folder
     id_prefix: str = "ADR"
+    line: int = 1  # where config.yaml names it
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,13 @@ def load(root: Path) -> Config:
             )
             continue
         prefix = str(item.get("id_prefix") or "ADR")
-        sources.append(Source(path=item["path"].strip("/"), id_prefix=prefix))
+        folder = item["path"].strip("/")
+        named = re.compile(rf"^\s*(?:-\s*)?(?:path:\s*)?['\"]?/?{re.escape(folder)}/?['\"]?\s*$")
+        where = next(
+            (n for n, text_line in enumerate(text.splitlines(), 1) if named.match(text_line)),
+            lines.get("sources", 1),
+        )
+        sources.append(Source(path=folder, id_prefix=prefix, line=where))
 
     def scalar(key: str, default: Any, ok: Callable[[Any], bool], expected: str) -> Any:
         value = data.get(key, default)

@@ -133,7 +133,13 @@ def _add_sources(cfg_path: Path, folders: list[str]) -> dict[str, str]:
     sources = data.get("sources")
     if not isinstance(sources, list):
         sources = []
-    taken = {str(s.get("id_prefix") or "ADR") for s in sources if isinstance(s, dict)}
+    root = cfg_path.parent.parent
+    # a source whose folder is gone (moved: lint says so) reads nothing and clashes with no one
+    taken = {
+        str(s.get("id_prefix") or "ADR")
+        for s in sources
+        if isinstance(s, dict) and (root / str(s.get("path") or "")).is_dir()
+    }
     added: dict[str, str] = {}
     for folder in folders:
         item = CommentedMap()

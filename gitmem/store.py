@@ -125,6 +125,18 @@ def load(
     mtime_ns) by path, as the caller just read them (saves a second stat per file)."""
     cfg = config.load(root)
     problems: list[Problem] = list(cfg.problems)
+    for src in cfg.sources:
+        if not (root / src.path).is_dir():  # moved or renamed: its ADRs would go unread
+            problems.append(
+                Problem(
+                    f".continuity/{config.CONFIG_NAME}",
+                    src.line,
+                    "sources",
+                    f"{src.path}: no such folder, so its ADRs are not read (moved? "
+                    "`gitmem init` finds ADR folders; remove or fix this entry)",
+                    "warning",
+                )
+            )
     imported, imp_problems = config.load_imported(root)
     problems.extend(imp_problems)
     pairs: list[tuple[str, str]] = []  # (record file, payload), in catalog order

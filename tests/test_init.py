@@ -526,3 +526,19 @@ def test_two_logs_configured_with_one_prefix_are_told_how_to_part(repo: Path) ->
         "services/billing/docs/adr an id_prefix of its own in config.yaml"
     ]
     assert len(catalog.decisions) == 2  # both still reach the agent
+
+
+def test_a_moved_adr_folder_is_reported_not_silently_unread(repo: Path) -> None:
+    make_adr_repo(repo)
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    (repo / "doc" / "adr").rename(repo / "doc" / "decisions")
+    catalog = store.load(repo)
+    assert catalog.decisions == ()
+    assert [(p.file, p.line, p.key, p.level) for p in catalog.problems] == [
+        (".continuity/config.yaml", 7, "sources", "warning")
+    ]
+    assert "doc/adr: no such folder, so its ADRs are not read" in catalog.problems[0].message
+    lint = CliRunner().invoke(cli, ["lint"])
+    assert ".continuity/config.yaml:7: sources: warning: doc/adr: no such folder" in lint.output
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0  # finds the folder where it went
+    assert sorted(store.load(repo).by_id) == ["ADR-0001", "ADR-0002", "ADR-0003"]
