@@ -332,8 +332,12 @@ def _link_ref(target: str, sf: SourceFile) -> str | None:
     number (see ``adrimport.ref_id``)."""
     ref = adrimport.ref_id(target, sf.id_prefix)
     name = target.split("#", 1)[0]
-    if ref is None or target.isdigit() or "://" in name or markup.kind(name) is None:
+    if ref is None or target.isdigit() or "://" in name:
         return ref
+    if markup.kind(name) is None and PurePosixPath(name).suffix:
+        return ref  # a link to another kind of file
+    # a name without a suffix (`:doc:` roles, some sites' links) is looked up with each
+    # record suffix in `_aliases`
     if name.startswith("/"):  # a site-absolute link: relative to the repository root
         path = posixpath.normpath(name.lstrip("/"))
     else:
@@ -377,8 +381,9 @@ def _aliases(seen: Mapping[str, Decision]) -> Callable[[str, str], str]:
         if path:
             if not built:
                 index()
-            if by_file.get(path) is not None:
-                return by_file[path]
+            for candidate in (path, *(path + sfx for sfx in markup.SUFFIXES)):
+                if candidate in by_file:
+                    return by_file[candidate]
         if ref in seen or source == "continuity":
             return ref
         if not built:

@@ -493,18 +493,21 @@ def test_numbers_restarting_in_sub_folders_of_one_log_lose_no_record(repo: Path)
     write(repo, "docs/adr/web/0002-use-vite.md", "# 2. Use Vite\n\n## Status\n\nAccepted\n")
     write(repo, "docs/adr/web/0003-use-webpack.md", "# 3. Use webpack\n\n## Status\n\n"
           "Superseded by [Vite](./0002-use-vite.md)\n")  # fmt: skip
+    write(repo, "docs/adr/web/0004-use-esbuild.rst", "4. Use esbuild\n==============\n\n"
+          "Status\n------\n\nSuperseded by :doc:`0002-use-vite`\n")  # fmt: skip
     commit_all(repo, "one log, numbered per folder")
     assert CliRunner().invoke(cli, ["init"]).exit_code == 0
     catalog = store.load(repo)
     by = catalog.by_id
-    assert len(by) == len(catalog.decisions) == 5  # every record kept, each with its own id
+    assert len(by) == len(catalog.decisions) == 6  # every record kept, each with its own id
     # the api records come first (sorted paths) and keep the numbered ids
     assert by["ADR-0001"].title == "1. Use Go" and by["ADR-0002"].title == "2. Use Rust"
     assert by["0001-use-react"].title == "1. Use React"
     assert by["ADR-0001"].superseded_by == ("ADR-0002",)
     # a link names a file: it reaches the record in it, not the other folder's number 2
     assert by["ADR-0003"].superseded_by == ("0002-use-vite",)
-    assert by["0002-use-vite"].supersedes == ("ADR-0003",)
+    assert by["ADR-0004"].superseded_by == ("0002-use-vite",)  # `:doc:` names no suffix
+    assert by["0002-use-vite"].supersedes == ("ADR-0003", "ADR-0004")
     assert by["ADR-0002"].supersedes == ("ADR-0001",)
     assert [p.level for p in catalog.problems] == ["warning", "warning"], catalog.problems
     assert "this record's id is 0001-use-react" in catalog.problems[0].message
