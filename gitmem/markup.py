@@ -10,7 +10,8 @@ Markdown the rest of gitmem reads:
   first use, as docutils assigns them; AsciiDoc: ``=`` per level);
 * links to files become ``[text](target)`` (``\\`text <0002-x.rst>\\`_``, ``:doc:``,
   named references with their ``.. _name: target``; ``xref:``, ``link:``, ``<<x.adoc#,text>>``);
-* field lists and attribute entries (``:Status: Accepted``) become ``Status: Accepted``;
+* field lists and attribute entries (``:Status: Accepted``) become ``Status: Accepted``,
+  and reStructuredText's inline literals (double backquotes) Markdown's single ones;
 * code blocks become fences, so that nothing in them is read as a heading or as prose;
   reStructuredText comments (where templates keep their guidance) are dropped.
 
@@ -57,6 +58,7 @@ _RST_LINK = re.compile(r"`([^`<]*?)\s*<([^<>`]+)>`__?")
 _RST_DOC = re.compile(r":doc:`([^`<]*?)\s*(?:<([^<>`]+)>)?`")
 _RST_TARGET = re.compile(r"^\.\. _([^:]+):\s+(\S+)\s*$")
 _RST_DIRECTIVE = re.compile(r"^\.\. [\w:+-]+::\s*(.*)$")
+_RST_LITERAL = re.compile(r"``([^`]+)``")
 _RST_NAMED = re.compile(r"`([^`<]+)`_(?!_)|\b([\w.-]+)_\b(?!_)")
 
 
@@ -114,6 +116,7 @@ def _rst(text: str) -> str:
             out[n] = directive.group(1) if directive else ""
             continue
         line = _field(line)
+        line = _RST_LITERAL.sub(r"`\1`", line)  # ``code`` as Markdown writes it
         line = _RST_LINK.sub(lambda m: f"[{m.group(1) or m.group(2)}]({m.group(2)})", line)
         line = _RST_DOC.sub(
             lambda m: f"[{m.group(1) or m.group(2)}]({m.group(2) or m.group(1)})", line

@@ -350,7 +350,7 @@ def test_a_restructuredtext_log_is_read_in_place(repo: Path) -> None:
     assert second.status == "accepted" and not second.supersedes
     assert first.date == "2021-02-03"
     assert first.summary == "We will write events to Postgres."  # not the code block
-    assert third.summary == "Events go to Kafka through ``events/kafka.py``."
+    assert third.summary == "Events go to Kafka through `events/kafka.py`."
     imported = (repo / ".continuity" / "imported.yaml").read_text()
     assert "events/kafka.py" in imported  # globs inferred from the text, as for Markdown
 
