@@ -142,8 +142,8 @@ def parse_status(body: str) -> tuple[str | None, list[str], list[str]]:
             text = match.group(1)
         else:
             for value in table_values(body, "status"):
-                if parse_status_text(value)[0] is not None:
-                    return parse_status_text(value)
+                if (parsed := parse_status_text(value))[0] is not None:
+                    return parsed
     return parse_status_text(text or "")
 
 

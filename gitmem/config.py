@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,13 +99,11 @@ def load(root: Path) -> Config:
             )
             continue
         prefix = str(item.get("id_prefix") or "ADR")
-        folder = item["path"].strip("/")
-        named = re.compile(rf"^\s*(?:-\s*)?(?:path:\s*)?['\"]?/?{re.escape(folder)}/?['\"]?\s*$")
-        where = next(
-            (n for n, text_line in enumerate(text.splitlines(), 1) if named.match(text_line)),
-            lines.get("sources", 1),
-        )
-        sources.append(Source(path=folder, id_prefix=prefix, line=where))
+        try:  # the round-trip loader keeps each list item's line
+            where = int(raw_sources.lc.item(idx)[0]) + 1  # type: ignore[attr-defined]
+        except (AttributeError, KeyError, TypeError):
+            where = lines.get("sources", 1)
+        sources.append(Source(path=item["path"].strip("/"), id_prefix=prefix, line=where))
 
     def scalar(key: str, default: Any, ok: Callable[[Any], bool], expected: str) -> Any:
         value = data.get(key, default)

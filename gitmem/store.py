@@ -378,16 +378,15 @@ def _aliases(seen: Mapping[str, Decision]) -> Callable[[str, str], str]:
 
     def resolve(ref: str, source: str) -> str:
         ref, _, path = ref.partition(_AT_FILE)
-        if path:
-            if not built:
-                index()
-            for candidate in (path, *(path + sfx for sfx in markup.SUFFIXES)):
-                if candidate in by_file:
-                    return by_file[candidate]
-        if ref in seen or source == "continuity":
+        if source == "continuity" or (ref in seen and not path):
             return ref
         if not built:
             index()
+        for candidate in (path, *(path + sfx for sfx in markup.SUFFIXES)) if path else ():
+            if candidate in by_file:
+                return by_file[candidate]
+        if ref in seen:
+            return ref
         named = by_stem.get((source, ref))
         if named is not None:
             return named
