@@ -146,6 +146,12 @@ def _add_sources(cfg_path: Path, folders: list[str]) -> dict[str, str]:
         item["path"] = folder
         item["id_prefix"] = id_prefix(folder, taken)
         taken.add(item["id_prefix"])
+        # ruamel keeps the comment that follows the list (the next setting's) on the last
+        # item: move it to the new last item, or it ends up inside the list
+        last = sources[-1] if sources else None
+        tail = last.ca.items.pop(list(last)[-1], None) if isinstance(last, CommentedMap) else None
+        if tail is not None:
+            item.ca.items["id_prefix"] = tail
         sources.append(item)
         added[folder] = item["id_prefix"]
     data["sources"] = sources

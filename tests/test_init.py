@@ -483,6 +483,9 @@ def test_two_numbered_logs_in_one_repository_keep_all_their_records(repo: Path) 
         "LEDGER-0001",
         "LEDGER-0002",
     ]
+    # the entry is added inside the list, above the next setting's comment
+    text = (repo / ".continuity" / "config.yaml").read_text()
+    assert text.index("path: services/ledger/docs/adr") < text.index("# Characters per token")
 
 
 def test_numbers_restarting_in_sub_folders_of_one_log_lose_no_record(repo: Path) -> None:
