@@ -1,8 +1,9 @@
 """Derive the L0 / L1 / L2 views of a record from its Markdown body.
 
 L0 is the title. L1 is a few sentences: an explicit ``summary`` key, else the section that
-states the decision (Nygard "Decision", MADR "Decision Outcome", "Summary"), else a
-Y-statement, else the first paragraph. L2 is the whole body. Later retrieval injects L1 and
+states the decision (Nygard "Decision", MADR "Decision Outcome", "Summary", an RFC-style
+"Proposal"), else a Y-statement, else the first paragraph outside the record's bookkeeping
+sections (Status, Changelog, ...). L2 is the whole body. Later retrieval injects L1 and
 falls back to L0 when the budget is tight.
 """
 
@@ -19,10 +20,45 @@ _PREFERRED = (
     "decision summary",
     "y-statement",
     "chosen option",
+    "proposal",
+    "proposed solution",
+    "solution",
+)
+# Sections that keep a record's bookkeeping, not its content. Many real ADRs open with
+# "## Status" (then "## Changelog"), so their first paragraph is "Accepted" or "Implemented
+# in <PR link>": as a summary, that told the agent nothing about the decision.
+_BOOKKEEPING = frozenset(
+    {
+        "status",
+        "changelog",
+        "change log",
+        "changes",
+        "history",
+        "revision history",
+        "document history",
+        "metadata",
+        "authors",
+        "author",
+        "date",
+        "deciders",
+        "table of contents",
+        "contents",
+        "toc",
+        "terminology",
+        "glossary",
+        "references",
+    }
 )
 _META_LINE = re.compile(
     r"^\s*[-*]?\s*\**(date|status|deciders|decision-makers|consulted|informed|technical story"
     r"|tags|authors?)\**\s*:",
+    re.IGNORECASE,
+)
+# A "Decision" section that holds only the outcome's status ("## Decision\n\nAccepted") says
+# nothing of what was decided: the summary looks further.
+_STATUS_ONLY = re.compile(
+    r"^\W*(accepted|approved|agreed|implemented|proposed|rejected|declined|deprecated"
+    r"|superseded|draft|done|tbd)\W*(\w+\W*){0,2}$",
     re.IGNORECASE,
 )
 _Y_STATEMENT = re.compile(r"\bin the context of\b", re.IGNORECASE)
@@ -119,10 +155,24 @@ def summarize(body: str, explicit: str | None = None) -> str:
         text = section(body, name)
         if text:
             paras = paragraphs(text)
-            if paras:
+            if paras and not _STATUS_ONLY.match(" ".join(paras)):
                 return clip(" ".join(paras[:2]))
-    paras = paragraphs(body)
+    paras = paragraphs(without_bookkeeping(body)) or paragraphs(body)
     for para in paras:
         if _Y_STATEMENT.search(para):
             return clip(para)
     return clip(paras[0]) if paras else ""
+
+
+def without_bookkeeping(body: str) -> str:
+    """``body`` without its bookkeeping sections (Status, Changelog, Terminology, ...): each
+    such heading's lines up to the next heading of the same or a higher level."""
+    lines = body.splitlines()
+    drop: set[int] = set()
+    hs = headings(body)
+    for pos, (idx, level, text) in enumerate(hs):
+        if _normal(text) not in _BOOKKEEPING:
+            continue
+        end = next((i for i, lvl, _ in hs[pos + 1 :] if lvl <= level), len(lines))
+        drop.update(range(idx, end))
+    return "\n".join(line for n, line in enumerate(lines) if n not in drop)

@@ -856,3 +856,71 @@ def test_session_start_names_decisions_of_files_changed_on_the_branch(
     text = context_of(out)
     branch_part = text.split("Decisions governing files changed on this branch")[1]
     assert "D-0002" in branch_part.split("\n\n")[0]
+
+
+STATUS_FIRST_ADR = """# ADR 019: Strict inflation schedule
+
+## Status
+
+Implemented in <https://github.com/example/chain/pull/1578>
+
+## Changelog
+
+- 2023/3/31: Initial draft
+
+## Context
+
+The `x/mint` module inflates at a flexible rate; we want a predictable schedule.
+
+## Design
+
+Inflation starts at 8% and falls by 10% a year down to 1.5%, computed in `x/mint`.
+"""
+STATUS_ONLY_DECISION_ADR = """# ADR 007: Universal share prefix
+
+## Status
+
+Accepted
+
+## Terminology
+
+- **share**: a fixed-size chunk of a block's data.
+
+## Proposal
+
+Every share starts with the namespace and an info byte, in `x/shares`.
+
+## Decision
+
+Accepted
+"""
+
+
+def test_an_imported_adr_that_opens_with_its_status_is_summarised_by_its_content(
+    repo: Path,
+) -> None:
+    """Many real ADRs open with "## Status" and "## Changelog", and some keep only
+    "Accepted" under "## Decision": the agent must read what was decided, not the status."""
+    write(repo, "docs/architecture/adr-019-strict-inflation.md", STATUS_FIRST_ADR)
+    write(repo, "docs/architecture/adr-007-universal-share-prefix.md", STATUS_ONLY_DECISION_ADR)
+    write(repo, "x/mint/keeper.go", "")
+    write(repo, "x/shares/share.go", "")
+    commit_all(repo, "adrs")
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    base = {"session_id": "s-adr", "transcript_path": "/dev/null", "cwd": str(repo)}
+    told = []
+    for path in ("x/mint/keeper.go", "x/shares/share.go"):
+        payload = {
+            **base,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Read",
+            "tool_input": {"file_path": str(repo / path)},
+        }
+        code, out, err = hook("pre-tool", payload, repo)
+        assert code == 0, err
+        told.append(context_of(out))
+    mint, shares = told
+    assert "The `x/mint` module inflates at a flexible rate" in mint  # Context, not Status
+    assert "Implemented in" not in mint and "Initial draft" not in mint
+    assert "Every share starts with the namespace and an info byte" in shares  # Proposal
+    assert "Accepted" not in shares.split("Universal share prefix", 1)[1]
