@@ -147,6 +147,21 @@ def parse_status(body: str) -> tuple[str | None, list[str], list[str]]:
     return parse_status_text(text or "")
 
 
+def status_line(body: str) -> int | None:
+    """The 0-based line of ``body`` where its status is written (the Status heading, a
+    ``Status:`` line or a table row naming it), for problems to point at; None if none."""
+    for idx, _level, text in sections.headings(body):
+        if text.strip().rstrip(":").strip().lower() == "status":
+            return idx
+    match = _STATUS_LINE.search(body)
+    if match:
+        return body.count("\n", 0, match.start())
+    for n, line in enumerate(body.splitlines()):
+        if line.lstrip().startswith("|") and "status" in (_cell_name(c) for c in _cells(line)):
+            return n
+    return None
+
+
 def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
     """The same, from a status's own text: a Status section, or a front-matter value such
     as MADR 3/4's ``status: "superseded by [ADR-0005](0005-use-x.md)"``."""
@@ -164,7 +179,10 @@ def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
         low = line.lower()
         targets = [m.group(1) or m.group(2) for m in _LINK.finditer(line)]
         if "superseded by" in low or "replaced by" in low:
-            if low.lstrip("-* ").startswith(("superseded", "replaced")) or status is None:
+            # "Superseded by X" opening the line or one of its sentences ("Implemented.
+            # Superseded by [ADR-013](...)"); not "Parts of this ADR were superseded by X"
+            opens = (part.lstrip("-* ") for part in re.split(r"[.;]\s+", low))
+            if any(part.startswith(("superseded", "replaced")) for part in opens) or not status:
                 status = "superseded"
             superseded_by.extend(targets)
         elif "supersedes" in low or "replaces" in low:

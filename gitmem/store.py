@@ -310,7 +310,10 @@ def _build_adr(
                 problems.append(Problem(where, entry.line, f"{sf.rel}.globs", str(exc)))
         meta.setdefault("globs", good)
         meta.setdefault("globs_inferred", entry.inferred)
-    synth = dataclasses.replace(parsed, meta=meta)
+    key_lines = parsed.key_lines
+    if "status" not in key_lines and (at := adrimport.status_line(parsed.body)) is not None:
+        key_lines = {**key_lines, "status": parsed.body_line + at}  # problems point there
+    synth = dataclasses.replace(parsed, meta=meta, key_lines=key_lines)
     decision, more = validate.build(synth, sf.rel, id_prefix=sf.id_prefix, source=sf.source)
     problems.extend(p for p in more if p.key != "status" or parsed.meta)
     successors = []
@@ -438,9 +441,11 @@ def _link(
     decisions = kept
     resolve = _aliases(seen)
     extra: dict[str, list[str]] = defaultdict(list)
+    declared: set[tuple[str, str]] = set()  # (record, successor) the record itself names
     for pred, ref, file in back_links:
         pred = renamed.get(file, pred)
         succ_ref = resolve(ref, seen[pred].source)
+        declared.add((pred, succ_ref))
         if succ_ref in seen:
             if pred not in seen[succ_ref].supersedes:
                 extra[succ_ref].append(pred)
@@ -485,14 +490,22 @@ def _link(
         succ: tuple[str, ...] = tuple(sorted(set(successors.get(d.id, ()))))
         if succ:
             d = dataclasses.replace(d, superseded_by=succ)
-            if d.status in ("accepted", "proposed"):
+            # A record that names its successor itself and stays accepted ("Parts of this
+            # ADR were superseded by X") says what it means: only an old record nobody
+            # updated is worth a warning.
+            unsaid = [i for i in succ if (d.id, i) not in declared]
+            if d.status in ("accepted", "proposed") and unsaid:
                 problems.append(
                     Problem(
                         d.file,
                         d.line("status"),
                         "status",
-                        f"says {d.status} but {', '.join(succ)} supersedes it; "
-                        "set `status: superseded`",
+                        f"says {d.status} but {', '.join(unsaid)} supersedes it; "
+                        + (
+                            "set `status: superseded`"
+                            if d.source == "continuity"
+                            else f"mark it `Superseded by {unsaid[0]}` where its status is written"
+                        ),
                         "warning",
                     )
                 )

@@ -231,6 +231,17 @@ def test_a_log_named_adr_nnn_slug_links_by_file_and_by_number(repo: Path) -> Non
         "# ADR 003: Padding\n\n## Status\n\nSuperseded by ADR 4.\n",
     )
     write(repo, f"{folder}/adr-004-zero.md", "# ADR 004: Zero padding\n\n## Status\n\nAccepted\n")
+    write(
+        repo,
+        f"{folder}/adr-005-reduced.md",
+        "# ADR 005: Reduced padding\n\n## Status\n\n"
+        "Implemented. Superseded by [ADR-006](./adr-006-less.md)\n",
+    )
+    write(
+        repo,
+        f"{folder}/adr-006-less.md",
+        "# ADR 006: Less padding\n\n## Status\n\nAccepted. Supersedes [ADR 4](adr-004-zero.md)\n",
+    )
     commit_all(repo, "named adrs")
     assert CliRunner().invoke(cli, ["init"]).exit_code == 0
     catalog = store.load(repo)
@@ -240,6 +251,19 @@ def test_a_log_named_adr_nnn_slug_links_by_file_and_by_number(repo: Path) -> Non
     assert by["adr-003-padding"].effective_status == "superseded"
     assert by["adr-004-zero"].supersedes == ("adr-003-padding",)
     assert not [p for p in catalog.problems if "does not exist" in p.message], catalog.problems
+    # "Implemented. Superseded by ..." says superseded; "Parts of it were superseded" does not
+    assert by["adr-005-reduced"].status == "superseded"
+    assert by["adr-001-defaults"].status == "accepted"
+    # ADR 4 was not updated when ADR 6 replaced it: the warning points at its Status heading
+    # and says what to write there. ADR 1 names its successor itself: no warning.
+    assert [(p.file, p.line, p.message) for p in catalog.problems if p.key == "status"] == [
+        (
+            f"{folder}/adr-004-zero.md",
+            3,
+            "says accepted but adr-006-less supersedes it; mark it "
+            "`Superseded by adr-006-less` where its status is written",
+        )
+    ]
 
 
 def test_adr_dir_names_a_folder_detection_does_not_find(repo: Path) -> None:
