@@ -134,8 +134,14 @@ def paragraphs(text: str) -> list[str]:
     return out
 
 
+# A Markdown link or image in a summary reads as its text: the target is what an agent
+# would not follow, and a URL costs tokens (often more than the sentence around it).
+_INLINE_LINK = re.compile(r"!?\[([^\]\n]+)\]\([^)\s]+(?:\s+\"[^\"]*\")?\)")
+
+
 def clip(text: str, limit: int = L1_MAX_CHARS) -> str:
     """Shorten at a sentence (else word) boundary, with an ellipsis when cut."""
+    text = _INLINE_LINK.sub(r"\1", text)
     text = re.sub(r"\s+", " ", text).strip()
     if len(text) <= limit:
         return text

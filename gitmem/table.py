@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 # A table of another version is ignored and compiled afresh. 4: MADR 3/4 front-matter
 # statuses with links (`status: "superseded by [ADR-0005](0005-x.md)"`). 5: a status or date
 # in a table row; links to reStructuredText and AsciiDoc records. 6: summaries skip
-# bookkeeping sections (Status, Changelog) and status-only Decision sections; "Implemented.
-# Superseded by X" reads as superseded.
+# bookkeeping sections (Status, Changelog) and status-only Decision sections, and read links
+# as their text; "Implemented. Superseded by X" reads as superseded.
 SCHEMA_VERSION = "6"
 TABLE_NAME = "table.sqlite"
 
