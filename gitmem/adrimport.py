@@ -371,7 +371,13 @@ class RepoLayout:
             return sorted(self.by_basename[low])
         if low in self.by_dirname and len(self.by_dirname[low]) <= 3:
             return sorted(d + "/**" for d in self.by_dirname[low])
-        if low in self.by_stem and len(self.by_stem[low]) <= 2 and _identifier_like(t):
+        # a file stem only for a code name: an acronym in capitals ("a CLI flag") is prose
+        if (
+            low in self.by_stem
+            and len(self.by_stem[low]) <= 2
+            and _identifier_like(t)
+            and not t.isupper()
+        ):
             return sorted(self.by_stem[low])
         return []
 

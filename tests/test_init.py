@@ -572,3 +572,15 @@ def test_a_moved_adr_folder_is_reported_not_silently_unread(repo: Path) -> None:
     assert ".continuity/config.yaml:7: sources: warning: doc/adr: no such folder" in lint.output
     assert CliRunner().invoke(cli, ["init"]).exit_code == 0  # finds the folder where it went
     assert sorted(store.load(repo).by_id) == ["ADR-0001", "ADR-0002", "ADR-0003"]
+
+
+def test_an_acronym_in_capitals_names_no_file() -> None:
+    """An ADR saying "a CLI flag" is not about `cli.go` (nor "SUBSET" about subset.py);
+    a snake_case or CamelCase name equal to a file stem still is."""
+    from gitmem.adrimport import RepoLayout, infer_globs
+
+    layout = RepoLayout(
+        ["cmd/txsim/cli.go", "x/zk/client/cli.go", "docs/lang/subset.py", "app/fee_handler.go"]
+    )
+    text = "Disabled via a CLI flag; SUBSET is a TLA+ operator. The fee_handler checks the fee."
+    assert infer_globs(text, layout) == ["app/fee_handler.go"]
