@@ -160,14 +160,20 @@ def summarize(body: str, explicit: str | None = None) -> str:
     for name in _PREFERRED:
         text = section(body, name)
         if text:
-            paras = paragraphs(text)
+            paras = _prose(text)
             if paras and not _STATUS_ONLY.match(" ".join(paras)):
                 return clip(" ".join(paras[:2]))
-    paras = paragraphs(without_bookkeeping(body)) or paragraphs(body)
+    paras = _prose(without_bookkeeping(body)) or _prose(body)
     for para in paras:
         if _Y_STATEMENT.search(para):
             return clip(para)
     return clip(paras[0]) if paras else ""
+
+
+def _prose(text: str) -> list[str]:
+    """The paragraphs of ``text`` a summary may quote: not tables (a row of cells is no
+    sentence, and a summary that ended in "| Parameter | Size | Unit |" was common)."""
+    return [p for p in paragraphs(text) if not p.startswith("|")]
 
 
 def without_bookkeeping(body: str) -> str:

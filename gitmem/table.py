@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 # statuses with links (`status: "superseded by [ADR-0005](0005-x.md)"`). 5: a status or date
 # in a table row; links to reStructuredText and AsciiDoc records. 6: summaries skip
 # bookkeeping sections (Status, Changelog) and status-only Decision sections, and read links
-# as their text; "Implemented. Superseded by X" reads as superseded.
+# as their text (tables left out); "Implemented. Superseded by X" reads as superseded.
 SCHEMA_VERSION = "6"
 TABLE_NAME = "table.sqlite"
 

@@ -121,6 +121,13 @@ def test_summary_sources() -> None:
     assert sections.summarize(f"# T\n\n{y}\n") == y
     assert sections.summarize("# T\n\nDate: 2020-01-01\n\nFirst para.\n") == "First para."
     assert sections.summarize("## Decision\n\nx", explicit="Given summary.") == "Given summary."
+    # a table is no sentence: an authors table opening the record, or one in the Decision
+    meta = (
+        "# T\n\n| author | revision |\n| --- | ---: |\n| I. Konnov | 2 |\n\nWe translate to SMT.\n"
+    )
+    assert sections.summarize(meta) == "We translate to SMT."
+    table = "## Decision\n\nAdd `GovMaxSquareSize`.\n\n| Parameter | Size |\n|---|---|\n| a | 1 |\n"
+    assert sections.summarize(table) == "Add `GovMaxSquareSize`."
     long = "## Decision\n\n" + "This sentence is long enough. " * 40
     clipped = sections.summarize(long)
     assert len(clipped) <= sections.L1_MAX_CHARS and clipped.endswith(".")
