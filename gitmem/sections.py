@@ -136,7 +136,9 @@ def paragraphs(text: str) -> list[str]:
 
 # A Markdown link or image in a summary reads as its text: the target is what an agent
 # would not follow, and a URL costs tokens (often more than the sentence around it).
-_INLINE_LINK = re.compile(r"!?\[([^\]\n]+)\]\([^)\s]+(?:\s+\"[^\"]*\")?\)")
+_INLINE_LINK = re.compile(
+    r"!?\[([^\]\n]+)\](?:\([^)\s]+(?:\s+\"[^\"]*\")?\)|\[[^\]\n]*\])"  # [t](url), [t][ref]
+)
 
 
 def clip(text: str, limit: int = L1_MAX_CHARS) -> str:

@@ -128,6 +128,8 @@ def test_summary_sources() -> None:
     assert sections.summarize(meta) == "We translate to SMT."
     table = "## Decision\n\nAdd `GovMaxSquareSize`.\n\n| Parameter | Size |\n|---|---|\n| a | 1 |\n"
     assert sections.summarize(table) == "Add `GovMaxSquareSize`."
+    linked = '## Decision\n\nSee [the tutorial](https://x.org/t "T") and [the HOWTO][].\n'
+    assert sections.summarize(linked) == "See the tutorial and the HOWTO."
     long = "## Decision\n\n" + "This sentence is long enough. " * 40
     clipped = sections.summarize(long)
     assert len(clipped) <= sections.L1_MAX_CHARS and clipped.endswith(".")
