@@ -150,9 +150,9 @@ def parse_status(body: str) -> tuple[str | None, list[str], list[str]]:
 def status_line(body: str) -> int | None:
     """The 0-based line of ``body`` where its status is written (the Status heading, a
     ``Status:`` line or a table row naming it), for problems to point at; None if none."""
-    for idx, _level, text in sections.headings(body):
-        if text.strip().rstrip(":").strip().lower() == "status":
-            return idx
+    at = sections.heading_line(body, "status")
+    if at is not None:
+        return at
     match = _STATUS_LINE.search(body)
     if match:
         return body.count("\n", 0, match.start())

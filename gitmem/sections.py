@@ -91,18 +91,28 @@ def first_heading(body: str, level: int = 1) -> str | None:
 def section(body: str, name: str) -> str | None:
     """The text under the first heading called ``name`` (case-insensitive), up to the next
     heading of the same or a higher level."""
-    lines = body.splitlines()
-    hs = headings(body)
     wanted = name.lower()
-    for pos, (idx, level, text) in enumerate(hs):
-        if _normal(text) == wanted:
-            end = len(lines)
-            for idx2, level2, _ in hs[pos + 1 :]:
-                if level2 <= level:
-                    end = idx2
-                    break
-            return "\n".join(lines[idx + 1 : end]).strip()
+    for idx, end, heading in _spans(body):
+        if heading == wanted:
+            return "\n".join(body.splitlines()[idx + 1 : end]).strip()
     return None
+
+
+def heading_line(body: str, name: str) -> int | None:
+    """The 0-based line of the first heading called ``name`` (as ``section`` finds it)."""
+    wanted = name.lower()
+    return next((idx for idx, _, heading in _spans(body) if heading == wanted), None)
+
+
+def _spans(body: str) -> list[tuple[int, int, str]]:
+    """(heading line, end line, normalised heading) of every heading: its section runs up to
+    the next heading of the same or a higher level (exclusive)."""
+    total = len(body.splitlines())
+    hs = headings(body)
+    return [
+        (idx, next((i for i, lvl, _ in hs[pos + 1 :] if lvl <= level), total), _normal(text))
+        for pos, (idx, level, text) in enumerate(hs)
+    ]
 
 
 def _normal(heading: str) -> str:
@@ -181,12 +191,8 @@ def _prose(text: str) -> list[str]:
 def without_bookkeeping(body: str) -> str:
     """``body`` without its bookkeeping sections (Status, Changelog, Terminology, ...): each
     such heading's lines up to the next heading of the same or a higher level."""
-    lines = body.splitlines()
     drop: set[int] = set()
-    hs = headings(body)
-    for pos, (idx, level, text) in enumerate(hs):
-        if _normal(text) not in _BOOKKEEPING:
-            continue
-        end = next((i for i, lvl, _ in hs[pos + 1 :] if lvl <= level), len(lines))
-        drop.update(range(idx, end))
-    return "\n".join(line for n, line in enumerate(lines) if n not in drop)
+    for idx, end, heading in _spans(body):
+        if heading in _BOOKKEEPING:
+            drop.update(range(idx, end))
+    return "\n".join(line for n, line in enumerate(body.splitlines()) if n not in drop)
