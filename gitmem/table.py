@@ -228,13 +228,17 @@ class Table:
         return [self._entries[int(r[0])] for r in rows]
 
     def where(
-        self, condition: str, params: tuple[object, ...] = (), limit: int = 200
+        self,
+        condition: str,
+        params: tuple[object, ...] = (),
+        limit: int = 200,
+        order: str = "n",
     ) -> list[Entry]:
-        """Current entries matching an SQL condition on the decision table (no full scan
-        into Python: session digests at 10,000 records stay fast)."""
+        """Current entries matching an SQL condition on the decision table, in SQL ``order``
+        (no full scan into Python: session digests at 10,000 records stay fast)."""
         rows = self._conn.execute(
             f"SELECT {_COLUMNS} FROM decision WHERE effective_status IN ('accepted', "
-            f"'proposed') AND ({condition}) ORDER BY n LIMIT ?",
+            f"'proposed') AND ({condition}) ORDER BY {order} LIMIT ?",
             (*params, limit),
         ).fetchall()
         self._load(rows)

@@ -926,3 +926,37 @@ def test_an_imported_adr_that_opens_with_its_status_is_summarised_by_its_content
     assert "Implemented in" not in mint and "Initial draft" not in mint
     assert "Every share starts with the namespace and an info byte" in shares  # Proposal
     assert "Accepted" not in shares.split("Universal share prefix", 1)[1]
+
+
+def test_session_start_names_the_decisions_of_a_settled_project(repo: Path) -> None:
+    """Nothing pinned, recent or governing a changed file: the digest still says that the
+    decisions exist and what they decide (titles, within ~1,200 characters), without
+    marking them shown, so a tool call still brings a decision's summary."""
+    write(repo, "billing/charge.py", "")
+    for n in range(1, 41):
+        decision(
+            repo,
+            f"{n:04d}-d.md",
+            f"Settled decision number {n} about topic {n}",
+            globs=["billing/**"] if n == 7 else [f"area{n}/**"],
+            extra=f"date: 2020-01-{(n % 28) + 1:02d}\n" + ("severity: warning\n" if n == 7 else ""),
+            body=f"## Decision\n\nThe rationale of decision {n}.\n",
+        )
+    commit_all(repo, "settled decisions")
+    start = {"session_id": "settled", "cwd": str(repo), "source": "startup"}
+    code, out, err = hook("session-start", start, repo)
+    assert code == 0, err
+    digest = context_of(out)
+    assert digest.startswith("This repository records 40 current architectural decisions")
+    assert "Settled decision number 7 about topic 7;" in digest.split("Decided so far: ")[1][:60]
+    assert "more: `gitmem list`)." in digest and len(digest) < 1600
+    # a resumed session has its first digest already
+    assert hook("session-start", {**start, "source": "resume"}, repo)[1] == ""
+    read = {
+        "session_id": "settled",
+        "cwd": str(repo),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Read",
+        "tool_input": {"file_path": str(repo / "billing/charge.py")},
+    }
+    assert "The rationale of decision 7." in context_of(hook("pre-tool", read, repo)[1])

@@ -160,7 +160,20 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
             if shown_ids:
                 session.append("shown", ids=shown_ids, event=f"session-start:{source}")
         if not parts:
-            return None
+            # Nothing pinned, recent or governing a changed file (a settled project's usual
+            # state): still tell the agent the decisions exist and what they are about, as
+            # titles only. They are not marked shown: the hooks still bring a decision's
+            # summary when the work reaches it.
+            titles = _titles(table, current) if source != "resume" else ""
+            if not titles:  # a resumed session has its first digest in its transcript
+                return None
+            return context(
+                "session-start",
+                f"This repository records {current} current architectural decisions with "
+                f"gitmem. Those governing the files you touch, or matching your prompt, are "
+                f"shown to you as you work; `gitmem why PATH` explains any path. "
+                f"Decided so far: {titles}",
+            )
         intro = (
             f"This repository records architectural decisions with gitmem "
             f"({current} current). Each line names the record file for the full text."
@@ -168,6 +181,28 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
         return context("session-start", "\n\n".join([intro, *parts]))
     finally:
         table.close()
+
+
+TITLES_CHARS = 1200  # the digest of titles when nothing else is worth saying (~300 tokens)
+_BY_WEIGHT = "CASE severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, date DESC, n"
+
+
+def _titles(table: Table, current: int) -> str:
+    """Current decisions' titles, most severe then newest first, "; "-joined within
+    TITLES_CHARS, ending with how many more there are."""
+    out: list[str] = []
+    used = 0
+    for e in table.where("1", limit=100, order=_BY_WEIGHT):
+        title = e.title.rstrip(".")
+        if used + len(title) + 2 > TITLES_CHARS - 60:  # room for the "more" line
+            break
+        out.append(title)
+        used += len(title) + 2
+    if not out:
+        return ""
+    more = current - len(out)
+    tail = f" (and {more} more: `gitmem list`)." if more > 0 else "."
+    return "; ".join(out) + tail
 
 
 def _recent(table: Table, days: int = 30) -> list[Any]:
