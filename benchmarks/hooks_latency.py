@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -31,7 +32,7 @@ from why_lookup import make_repo
 
 from gitmem import compile as compiler
 from gitmem import index
-from gitmem.repo import discover
+from gitmem.repo import Repo, discover
 
 
 def bench(n: int, runs: int) -> dict[str, float | int]:
@@ -75,6 +76,7 @@ def bench(n: int, runs: int) -> dict[str, float | int]:
             )
         )
         res.update(stop_ms(hook, tmp, ask, runs))
+        res["session_start_titles_ms"] = titles_ms(hook, tmp, repo, runs, payload)
         # the capture path alone, in-process (what the prompt hook adds), plus the import
         # cost of its modules in a fresh interpreter
         from gitmem.agent import prompt
@@ -136,6 +138,39 @@ def stop_ms(hook: str, root: Path, ask: dict[str, str], runs: int) -> dict[str, 
     }
 
 
+def titles_ms(
+    hook: str, root: Path, repo: Repo, runs: int, payload: Callable[[dict[str, object]], str]
+) -> float:
+    """session-start in a settled project: no critical decision, none pinned or dated, no
+    changed file governed, so the digest names the decisions by title (the path that reads
+    the most rows). The repository's critical decisions are made warnings for this."""
+    ddir = root / ".continuity" / "decisions"
+    for f in ddir.iterdir():
+        f.write_text(f.read_text().replace("severity: critical", "severity: warning"))
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "settled"],
+        cwd=root,
+        check=True,
+    )
+    compiler.build(repo)
+    start = [hook, "claude", "session-start"]
+    said = subprocess.run(
+        start, cwd=root, input=payload({"source": "startup"}), capture_output=True, text=True
+    ).stdout
+    if "Decided so far" not in said:  # the path measured must be the one named
+        raise RuntimeError(f"session-start did not name the decisions by title: {said[:200]!r}")
+    timed = interleaved_ms(
+        {
+            "pass": ([sys.executable, "-c", "pass"], lambda: ""),
+            "titles": (start, lambda: payload({"source": "startup"})),
+        },
+        root,
+        runs,
+    )
+    return float(timed["titles"])
+
+
 def importtime_ms(code: str, modules: tuple[str, ...]) -> float:
     """Cumulative import time of ``modules`` when a fresh interpreter runs ``code``, in ms
     (`python -X importtime`; a module imported twice counts once, its last line)."""
@@ -177,6 +212,12 @@ def main() -> int:
             f"{r['pre_tool_nomatch_ms']:>10.1f} ms {float(r['pre_tool_nomatch_ms']) / b:>4.2f}x "
             f"{r['prompt_ms']:>7.1f} ms {float(r['prompt_ms']) / b:>4.2f}x "
             f"{r['session_start_ms']:>11.1f} ms"
+        )
+    for r in rows:
+        print(
+            f"session-start at {r['decisions']} decisions in a settled project (no critical,"
+            f" pinned, recent or changed decision: the digest names them by title):"
+            f" {r['session_start_titles_ms']:.1f} ms"
         )
     for r in rows:
         print(
