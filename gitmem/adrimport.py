@@ -21,6 +21,7 @@ from collections import defaultdict
 from pathlib import Path, PurePosixPath
 
 from gitmem import markup, sections, validate
+from gitmem.vocab import ADR_STATUS_WORDS
 
 CANDIDATE_DIRS = (
     "docs/adr",
@@ -35,27 +36,6 @@ CANDIDATE_DIRS = (
 )
 _NUMBER = re.compile(r"^(?:[A-Za-z]+[-_ ]?)?0*(\d+)")
 _SKIP_NAMES = {"readme", "index", "template", "adr-template", "0000-template", "summary"}
-_STATUS_WORDS = {
-    "accepted": "accepted",
-    "approved": "accepted",
-    "implemented": "accepted",
-    "adopted": "accepted",
-    "done": "accepted",
-    "active": "accepted",
-    "completed": "accepted",
-    "proposed": "proposed",
-    "draft": "proposed",
-    "wip": "proposed",
-    "pending": "proposed",
-    "open": "proposed",
-    "deprecated": "deprecated",
-    "superseded": "superseded",
-    "replaced": "superseded",
-    "rejected": "rejected",
-    "declined": "rejected",
-    "abandoned": "rejected",
-    "withdrawn": "rejected",
-}
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)|\b(?:ADR|RFC)[-_ ]?0*(\d+)\b", re.IGNORECASE)
 _STATUS_LINE = re.compile(r"^\s*[-*]?\s*\**status\**\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
 _DATE_LINE = re.compile(
@@ -170,8 +150,8 @@ def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
     status: str | None = None
     words = re.findall(r"[A-Za-z]+", text)
     for word in words[:4]:
-        if word.lower() in _STATUS_WORDS:
-            status = _STATUS_WORDS[word.lower()]
+        if word.lower() in ADR_STATUS_WORDS:
+            status = ADR_STATUS_WORDS[word.lower()]
             break
     supersedes: list[str] = []
     superseded_by: list[str] = []

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from gitmem.vocab import ADR_STATUS_WORDS
+
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _PREFERRED = (
     "summary",
@@ -57,8 +59,7 @@ _META_LINE = re.compile(
 # A "Decision" section that holds only the outcome's status ("## Decision\n\nAccepted") says
 # nothing of what was decided: the summary looks further.
 _STATUS_ONLY = re.compile(
-    r"^\W*(accepted|approved|agreed|implemented|proposed|rejected|declined|deprecated"
-    r"|superseded|draft|done|tbd)\W*(\w+\W*){0,2}$",
+    rf"^\W*({'|'.join(sorted({*ADR_STATUS_WORDS, 'agreed', 'tbd'}))})\W*(\w+\W*){{0,2}}$",
     re.IGNORECASE,
 )
 _Y_STATEMENT = re.compile(r"\bin the context of\b", re.IGNORECASE)

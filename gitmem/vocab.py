@@ -8,3 +8,25 @@ CURRENT_STATUSES = ("accepted", "proposed")
 # A query term found in more than this share of the records is not worth scoring: its BM25
 # IDF is zero or below (FTS5 floors it to 1e-6) while its postings cost the most to read.
 MAX_TERM_SHARE = 0.5
+# The words ADR logs write for a status ("Implemented", "Draft"), as gitmem's status.
+ADR_STATUS_WORDS = {
+    "accepted": "accepted",
+    "approved": "accepted",
+    "implemented": "accepted",
+    "adopted": "accepted",
+    "done": "accepted",
+    "active": "accepted",
+    "completed": "accepted",
+    "proposed": "proposed",
+    "draft": "proposed",
+    "wip": "proposed",
+    "pending": "proposed",
+    "open": "proposed",
+    "deprecated": "deprecated",
+    "superseded": "superseded",
+    "replaced": "superseded",
+    "rejected": "rejected",
+    "declined": "rejected",
+    "abandoned": "rejected",
+    "withdrawn": "rejected",
+}

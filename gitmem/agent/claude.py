@@ -20,6 +20,7 @@ import os
 from gitmem import budget
 from gitmem.agent import state, toolpaths
 from gitmem.agent.common import CHARS_PER_TOKEN, context
+from gitmem.vocab import SEVERITY_RANK
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
@@ -184,7 +185,12 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
 
 
 TITLES_CHARS = 1200  # the digest of titles when nothing else is worth saying (~300 tokens)
-_BY_WEIGHT = "CASE severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, date DESC, n"
+# most severe (as `vocab.SEVERITY_RANK` orders them everywhere else), then newest
+_BY_WEIGHT = (
+    "CASE severity "
+    + " ".join(f"WHEN '{name}' THEN {rank}" for name, rank in SEVERITY_RANK.items())
+    + f" ELSE {len(SEVERITY_RANK)} END, date DESC, n"
+)
 
 
 def _titles(table: Table, current: int) -> str:
