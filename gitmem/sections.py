@@ -177,6 +177,8 @@ def summarize(body: str, explicit: str | None = None) -> str:
             if paras and not _STATUS_ONLY.match(" ".join(paras)):
                 return clip(" ".join(paras[:2]))
     paras = _prose(without_bookkeeping(body)) or _prose(body)
+    # nor as the first paragraph ("## Decision\n\nAccepted" before "## Context")
+    paras = [p for p in paras if not _STATUS_ONLY.match(p)] or paras
     for para in paras:
         if _Y_STATEMENT.search(para):
             return clip(para)

@@ -130,6 +130,8 @@ def test_summary_sources() -> None:
     assert sections.summarize(table) == "Add `GovMaxSquareSize`."
     linked = '## Decision\n\nSee [the tutorial](https://x.org/t "T") and [the HOWTO][].\n'
     assert sections.summarize(linked) == "See the tutorial and the HOWTO."
+    status_first = "# T\n\n## Decision\n\nAccepted\n\n## Context\n\nWhy it matters.\n"
+    assert sections.summarize(status_first) == "Why it matters."
     long = "## Decision\n\n" + "This sentence is long enough. " * 40
     clipped = sections.summarize(long)
     assert len(clipped) <= sections.L1_MAX_CHARS and clipped.endswith(".")
