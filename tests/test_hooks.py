@@ -81,6 +81,17 @@ def hook(
     return proc.returncode, proc.stdout, proc.stderr
 
 
+def tool_call(session: str, root: Path, path: str, tool: str = "Read") -> dict[str, object]:
+    """A PreToolUse payload as Claude Code sends it, for ``tool`` on ``root / path``."""
+    return {
+        "session_id": session,
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": {"file_path": str(root / path)},
+    }
+
+
 def capture_wal(project: Path, session: str) -> str:
     from gitmem import capture
 
@@ -596,13 +607,7 @@ def test_end_to_end_command_from_settings(project: Path) -> None:
     assert CliRunner().invoke(cli, ["install", "claude"]).exit_code == 0
     data = json.loads((project / ".claude" / "settings.json").read_text())
     command = data["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    payload = {
-        "session_id": "e2e",
-        "cwd": str(project),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Edit",
-        "tool_input": {"file_path": str(project / "billing/charge.py")},
-    }
+    payload = tool_call("e2e", project, "billing/charge.py", "Edit")
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "HOME": SANDBOX_HOME}
     proc = subprocess.run(
         command,
@@ -908,16 +913,9 @@ def test_an_imported_adr_that_opens_with_its_status_is_summarised_by_its_content
     write(repo, "x/shares/share.go", "")
     commit_all(repo, "adrs")
     assert CliRunner().invoke(cli, ["init"]).exit_code == 0
-    base = {"session_id": "s-adr", "transcript_path": "/dev/null", "cwd": str(repo)}
     told = []
     for path in ("x/mint/keeper.go", "x/shares/share.go"):
-        payload = {
-            **base,
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Read",
-            "tool_input": {"file_path": str(repo / path)},
-        }
-        code, out, err = hook("pre-tool", payload, repo)
+        code, out, err = hook("pre-tool", tool_call("s-adr", repo, path), repo)
         assert code == 0, err
         told.append(context_of(out))
     mint, shares = told
@@ -952,11 +950,5 @@ def test_session_start_names_the_decisions_of_a_settled_project(repo: Path) -> N
     assert "more: `gitmem list`)." in digest and len(digest) < 1600
     # a resumed session has its first digest already
     assert hook("session-start", {**start, "source": "resume"}, repo)[1] == ""
-    read = {
-        "session_id": "settled",
-        "cwd": str(repo),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Read",
-        "tool_input": {"file_path": str(repo / "billing/charge.py")},
-    }
+    read = tool_call("settled", repo, "billing/charge.py")
     assert "The rationale of decision 7." in context_of(hook("pre-tool", read, repo)[1])
