@@ -63,20 +63,23 @@ def build_continuity(root: Path, data: Path) -> tuple[list[dict[str, Any]], dict
     ddir = root / ".continuity" / "decisions"
     ddir.mkdir(parents=True)
     for n, d in enumerate(decisions, start=1):
-        status = {"active": "accepted"}.get(d["status"], d["status"])
+        status = {"active": "accepted"}.get(d.get("status") or "", d.get("status") or "accepted")
         lines = [
             "---",
             f"id: {d['id']}",
             f"title: {yaml_str(d['title'])}",
             f"status: {status}",
-            f"date: {d['date'][:10]}",
             f"tags: {json.dumps(d.get('tags') or [])}",
             f"globs: {json.dumps(d.get('globs') or [])}",
         ]
-        if d.get("supersedes"):
-            sup = d["supersedes"] if isinstance(d["supersedes"], list) else [d["supersedes"]]
-            lines.append(f"supersedes: {json.dumps(sup)}")
-        lines += ["---", f"# {d['title']}", "", "## Decision", "", d["rationale"], ""]
+        if d.get("date"):
+            lines.append(f"date: {str(d['date'])[:10]}")
+        # a link may be given from either side (or both): the records say it as given
+        for key in ("supersedes", "superseded_by"):
+            if d.get(key):
+                ids = d[key] if isinstance(d[key], list) else [d[key]]
+                lines.append(f"{key}: {json.dumps(ids)}")
+        lines += ["---", f"# {d['title']}", "", "## Decision", "", d.get("rationale") or "", ""]
         (ddir / f"{n:04d}-{d['id']}.md").write_text("\n".join(lines))
     for q in queries:
         for p in q.get("touched_paths") or []:
@@ -142,11 +145,14 @@ def build_real_adr(root: Path, data: Path) -> tuple[list[dict[str, Any]], dict[s
     for c in cases:
         if not c.get("relevant_preexisting"):
             continue
-        when = _date(c["date"])
+        # a case without a date restricts nothing; an ADR without its first commit's date
+        # is not known to have existed before any case
+        when = _date(c["date"]) if c.get("date") else None
         allowed_paths = {
             d["path"]
             for d in decisions
-            if d.get("git_first_commit_date") and _date(d["git_first_commit_date"]) <= when
+            if when is None
+            or (d.get("git_first_commit_date") and _date(d["git_first_commit_date"]) <= when)
         }
         out.append(
             {

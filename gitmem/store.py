@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from gitmem import adrimport, config, frontmatter, markup, validate
 from gitmem.errors import DecisionNotFoundError
@@ -261,6 +261,7 @@ def _read_one(root: Path, sf: SourceFile, entry: config.ImportedEntry | None) ->
     if parsed is not None:
         if sf.source == "continuity":
             decision, more = validate.build(parsed, sf.rel)
+            successors = _named_successors(parsed.meta or {}, sf)
         else:
             decision, more, successors = _build_adr(parsed, sf, entry)
         problems.extend(more)
@@ -274,6 +275,29 @@ def _read_one(root: Path, sf: SourceFile, entry: config.ImportedEntry | None) ->
         "successors": successors,
         "patterns": compiled,
     }
+
+
+def _named_successors(meta: Mapping[str, Any], sf: SourceFile) -> list[str]:
+    """The successors a gitmem record names from its own side, as MADR users write them:
+    ``superseded_by: [D-0009]`` or ``status: superseded by D-0009`` (a link to the record
+    file works too). The successor's ``supersedes`` is the usual place; both are linked."""
+    named: list[str] = []
+    value = meta.get("superseded_by")
+    items = value if isinstance(value, list) else [value] if isinstance(value, str | int) else []
+    named.extend(validate.normalize_ref(v, sf.id_prefix) for v in items if v is not None)
+    status = meta.get("status")
+    match = validate.SUPERSEDED_BY.match(status) if isinstance(status, str) else None
+    if match:
+        links = [m.group(1) for m in _MD_LINK.finditer(match.group(1))]
+        if links:
+            named.extend(r for r in (_link_ref(t, sf) for t in links) if r is not None)
+        else:
+            words = re.split(r"\s*(?:,|;|\band\b|\s)\s*", match.group(1))
+            named.extend(validate.normalize_ref(w.strip("`'\"[]()."), sf.id_prefix) for w in words)
+    return [n for n in dict.fromkeys(named) if n]
+
+
+_MD_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
 
 def _build_adr(
@@ -353,7 +377,8 @@ _NUMBERED_REF = re.compile(r"^[A-Za-z][A-Za-z0-9]*-(\d+)$")  # a prefix as init.
 
 def _aliases(seen: Mapping[str, Decision]) -> Callable[[str, str], str]:
     """Resolve a reference to a record of an ADR log whose id is not the one its reference
-    names. A link resolves to the record in the linked file, whatever its id. Otherwise
+    names. A link resolves to the record in the linked file, whatever its id (in gitmem's
+    own records too, whose other references are the ids as written). Otherwise
     ``ADR-0013`` (what a bare "ADR 13", or a link to a file that is not there, becomes)
     resolves to the record numbered 13 in the same log when that log's ids are file names
     (``adr-013-zero-padding``) or front-matter ids, and ``use-x`` to the record in
@@ -367,9 +392,9 @@ def _aliases(seen: Mapping[str, Decision]) -> Callable[[str, str], str]:
     def index() -> None:
         built.append(True)
         for d in seen.values():
-            if d.source == "continuity":
-                continue
             by_file[d.file] = d.id
+            if d.source == "continuity":
+                continue  # gitmem's own ids are the ones written: no aliases by number
             name = PurePosixPath(d.file).name
             number = adrimport.number_of(name)
             if number is not None:
@@ -381,14 +406,14 @@ def _aliases(seen: Mapping[str, Decision]) -> Callable[[str, str], str]:
 
     def resolve(ref: str, source: str) -> str:
         ref, _, path = ref.partition(_AT_FILE)
-        if source == "continuity" or (ref in seen and not path):
+        if not path and (source == "continuity" or ref in seen):
             return ref
         if not built:
             index()
         for candidate in (path, *(path + sfx for sfx in markup.SUFFIXES)) if path else ():
             if candidate in by_file:
                 return by_file[candidate]
-        if ref in seen:
+        if ref in seen or source == "continuity":
             return ref
         named = by_stem.get((source, ref))
         if named is not None:
@@ -450,9 +475,15 @@ def _link(
             if pred not in seen[succ_ref].supersedes:
                 extra[succ_ref].append(pred)
         else:
+            d = seen[pred]
+            key = "superseded_by" if dict(d.line_of).get("superseded_by") else "status"
             problems.append(
                 Problem(
-                    file, 1, "status", f"superseded by {succ_ref}, which does not exist", "warning"
+                    file,
+                    d.line(key),
+                    key,
+                    f"superseded by {succ_ref}, which does not exist",
+                    "warning",
                 )
             )
     linked = []
@@ -515,7 +546,12 @@ def _link(
                     d.file,
                     d.line("status"),
                     "status",
-                    "superseded, but no record names it in `supersedes`",
+                    "superseded, but no record names it in `supersedes`"
+                    + (
+                        " (or name the successor here: `superseded_by: [ID]`)"
+                        if d.source == "continuity"
+                        else ""
+                    ),
                     "warning",
                 )
             )

@@ -30,6 +30,10 @@ def canonical_status(text: str) -> str | None:
     return STATUS_ALIASES.get(word, word if word in STATUSES else None)
 
 
+# `status: superseded by D-0009`, as MADR writes a status: the record names its successor.
+SUPERSEDED_BY = re.compile(r"^\s*(?:superseded|replaced)\s+by\b\s*:?\s*(.*)$", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Field:
     kind: str  # "str" | "list" | "bool" | "rules"
@@ -45,6 +49,7 @@ SCHEMA: dict[str, Field] = {
     "tags": Field("list", "free-form labels"),
     "severity": Field("str", "critical | warning | info"),
     "supersedes": Field("list", "ids of the decisions this one replaces"),
+    "superseded_by": Field("list", "ids of the decisions that replace this one"),
     "pin": Field("bool", "always include in session digests"),
     "rules": Field("rules", "machine-checkable constraints (- forbid: REGEX)"),
     "summary": Field("str", "explicit L1 overview; derived from the body when absent"),
@@ -168,6 +173,8 @@ def build(
             err("status", "missing; treated as `proposed`", level="warning")
     elif (known := canonical_status(status)) is not None:
         status = known
+    elif SUPERSEDED_BY.match(status):
+        status = "superseded"  # its successor is linked by gitmem.store
     else:
         err("status", f"{status!r} is not one of {', '.join(STATUSES)}; treated as `proposed`")
         status = "proposed"
@@ -191,6 +198,7 @@ def build(
         globs.append(glob.strip())
 
     supersedes = tuple(normalize_ref(v, id_prefix) for v in as_list("supersedes"))
+    as_list("superseded_by")  # type-checked here; gitmem.store links what it names
     rules = _rules(meta.get("rules"), parsed, file, problems)
     summary = sections.summarize(parsed.body, as_str("summary"))
     line_of = tuple(parsed.key_lines.items())

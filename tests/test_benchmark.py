@@ -96,3 +96,54 @@ def test_a_real_adr_set_in_a_folder_init_does_not_recognise(tmp_path: Path) -> N
     assert {"n", "hit@1", "hit@5", "mrr", "p50_ms"} <= set(result)
     assert result["n"] == 2  # c3 has no pre-existing ADR
     assert result["hit@1"] == 1.0 and result["mrr"] == 1.0  # adr-3 never outranks adr-2
+
+
+def test_a_continuity_set_linked_from_the_older_record_only(tmp_path: Path) -> None:
+    """A continuity set may give a supersession from one side only (`superseded_by` on the
+    older record) and leave out optional fields (a date): the link still holds, so the
+    current decision answers a current-state question first, although the older record's
+    words match the question better."""
+    data = tmp_path / "example__continuity"
+    data.mkdir()
+    decisions = [
+        {
+            "id": "kafka-avro",
+            "title": "Kafka messages are serialized with Avro",
+            "rationale": "Kafka message serialization format: Avro schemas for every topic.",
+            "tags": ["kafka"],
+            "status": "superseded",
+            "supersedes": None,
+            "superseded_by": "kafka-protobuf",
+            "date": "2025-01-01T00:00:00Z",
+            "globs": [],
+        },
+        {
+            "id": "kafka-protobuf",
+            "title": "Move the topics to Protobuf",
+            "rationale": "Protobuf replaces the old format; generated code is smaller.",
+            "tags": ["kafka"],
+            "status": "active",
+            "globs": [],
+        },
+    ]
+    queries = [
+        {
+            "id": "q1",
+            "kind": "recall",
+            "text": "What serialization format do Kafka messages use?",
+            "relevant": ["kafka-protobuf"],
+            "touched_paths": [],
+        }
+    ]
+    (data / "decisions.json").write_text(json.dumps(decisions))
+    (data / "queries.json").write_text(json.dumps(queries))
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks/retrieval.py"), "--dataset", str(data), "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": SANDBOX_HOME},
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["n"] == 1 and result["hit@1"] == 1.0, proc.stdout

@@ -173,6 +173,35 @@ def test_supersession_links_duplicates_dangling_and_cycles(repo: Path) -> None:
     assert any("0008-dup.md" in m and "duplicate id DUP" in m for m in messages)
 
 
+
+def test_a_record_may_name_its_successor(repo: Path) -> None:
+    """The older record names the newer one (MADR users update the old file): by
+    `superseded_by`, or in its status, by id or by a link to the file; both sides are
+    linked as if the successor had said `supersedes`."""
+    decision(repo, "0001-avro.md", "Avro", status="superseded", extra="superseded_by: [2]\n")
+    decision(repo, "0002-protobuf.md", "Protobuf")
+    decision(repo, "0003-ge.md", "Great Expectations", status="superseded by `soda`")
+    decision(repo, "0004-soda.md", "Soda", extra="id: soda\n")
+    link = '"Superseded by [Redis](0006-redis.md)"'
+    decision(repo, "0005-memory.md", "In-memory cache", status=link)
+    decision(repo, "0006-redis.md", "Redis", extra="id: cache-redis\n")
+    gone = "superseded_by: [D-0099]\n"
+    decision(repo, "0007-gone.md", "Gone", status="superseded", extra=gone)
+    catalog = store.load(repo)
+    by = catalog.by_id
+    assert by["D-0001"].superseded_by == ("D-0002",) and by["D-0002"].supersedes == ("D-0001",)
+    assert by["D-0001"].status == "superseded" and not by["D-0001"].is_current
+    assert by["D-0003"].status == "superseded" and by["D-0003"].superseded_by == ("soda",)
+    assert by["D-0005"].superseded_by == ("cache-redis",)
+    assert by["cache-redis"].supersedes == ("D-0005",)
+    messages = [p.format() for p in catalog.problems]
+    assert not any("D-000" + n in m for m in messages for n in "123456"), messages
+    assert any(
+        "0007-gone.md:5: superseded_by: warning: superseded by D-0099, which does not exist" in m
+        for m in messages
+    ), messages
+
+
 FRONT_MATTERS = [
     'title: "Billing uses integer cents"\nstatus: accepted\nglobs: ["a/**", "!a/x/**"]\n',
     "id: D-0007\ndate: 2025-02-03\ntags: [billing, money]\nsupersedes:\n  - D-0001\n  - D-0002\n",
