@@ -373,6 +373,8 @@ _LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")
 _CODE_SPAN = re.compile(r"`([^`\n]{2,160})`")
 _URL = re.compile(r"https?://\S+")
 _REPO_URL_PATH = re.compile(r"/(?:blob|tree)/[^/\s]+/([^\s)#?]+)")
+# a command-line option's name (`--features=no-rows`, `-Xmx`) names no path; its value may
+_OPTION = re.compile(r"(?<![\w/.-])--?[A-Za-z][\w-]*")
 MAX_SHARE = 0.35  # a glob inferred for more of an ADR log's records than this says nothing
 
 
@@ -380,7 +382,8 @@ def mentions(text: str, adr_rel: str = "") -> list[str]:
     """Tokens of an ADR that may name repository paths or modules, strongest first:
     relative links and repository URLs, code spans, then code-like words of the prose
     (paths, dotted/snake_case/CamelCase names; plain English words only count inside code
-    spans)."""
+    spans). Command-line options' names are left out: `--features` is a flag, not the
+    `features/` folder."""
     out: list[str] = []
     base = PurePosixPath(adr_rel).parent
     for target in _LINK_TARGET.findall(text):
@@ -399,9 +402,9 @@ def mentions(text: str, adr_rel: str = "") -> list[str]:
         if found:
             out.append(found.group(1))
     for span in _CODE_SPAN.findall(text):
-        out.extend(_TOKEN.findall(span))
+        out.extend(_TOKEN.findall(_OPTION.sub(" ", span)))
     prose = _URL.sub(" ", _CODE_SPAN.sub(" ", _LINK_TARGET.sub("]", text)))
-    for token in _TOKEN.findall(prose):
+    for token in _TOKEN.findall(_OPTION.sub(" ", prose)):
         if "/" in token or re.search(r"\.[A-Za-z]{1,5}$", token) or _identifier_like(token):
             out.append(token)
     return out

@@ -584,3 +584,16 @@ def test_an_acronym_in_capitals_names_no_file() -> None:
     )
     text = "Disabled via a CLI flag; SUBSET is a TLA+ operator. The fee_handler checks the fee."
     assert infer_globs(text, layout) == ["app/fee_handler.go"]
+
+
+def test_a_command_line_option_names_no_folder() -> None:
+    """`--features=no-rows` is a flag, not the `features/` folder (apalache's ADR-002 got
+    its changelog-fragment folder `.unreleased/features/**`); an option's value still
+    names a path, and so does a hyphenated word in the prose."""
+    from gitmem.adrimport import RepoLayout, infer_globs
+
+    layout = RepoLayout(
+        [".unreleased/features/.gitkeep", "conf/app.yaml", "non-blocking/io.go"]
+    )
+    text = "Pass `--features=no-rows` or `--config=conf/app.yaml`; see `non-blocking`."
+    assert infer_globs(text, layout) == ["conf/app.yaml", "non-blocking/**"]
