@@ -125,24 +125,62 @@ def paragraphs(text: str) -> list[str]:
     out: list[str] = []
     current: list[str] = []
     fenced = False
+    commented = False  # inside an HTML comment that spans lines (a template's guidance)
     for line in text.splitlines():
         stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
+        if not commented and stripped.startswith(("```", "~~~")):
             fenced = not fenced
             continue
         if fenced:
             continue
+        if commented or "<!--" in line:
+            line, commented = _uncommented(line, commented)
+            if not line.strip():
+                continue  # a comment's lines neither are nor end a paragraph
+            stripped = line.strip()
         if not stripped or _HEADING.match(line):
             if current:
-                out.append(" ".join(current))
+                out.append(_join(current))
                 current = []
             continue
-        if _META_LINE.match(line) or stripped.startswith(("<!--", "-->")):
+        if _META_LINE.match(line) or stripped.startswith("-->"):
             continue
         current.append(stripped)
     if current:
-        out.append(" ".join(current))
+        out.append(_join(current))
     return out
+
+
+def _uncommented(line: str, commented: bool) -> tuple[str, bool]:
+    """``line`` without its HTML comments, and whether a comment is still open after it."""
+    kept = ""
+    while line:
+        if commented:
+            end = line.find("-->")
+            if end < 0:
+                return kept, True
+            line, commented = line[end + 3 :], False
+        else:
+            start = line.find("<!--")
+            if start < 0:
+                return kept + line, False
+            kept, line, commented = kept + line[:start], line[start + 4 :], True
+    return kept, commented
+
+
+def _join(lines: list[str]) -> str:
+    """A paragraph's lines as one. A line ending in Markdown's hard break (a backslash)
+    ends a clause: Y-statements are often written a clause per line that way ("In the
+    context of X\\", "facing Y\\", ...), which reads as "In the context of X, facing Y"."""
+    out = ""
+    for line in lines:
+        if out.endswith("\\"):
+            out = out[:-1].rstrip()
+            out += ", " if out[-1:].isalnum() or out[-1:] in ")]`*_" else " "
+        elif out:
+            out += " "
+        out += line
+    return out[:-1].rstrip() if out.endswith("\\") else out
 
 
 # A Markdown link or image in a summary reads as its text: the target is what an agent

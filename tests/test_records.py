@@ -130,6 +130,12 @@ def test_summary_sources() -> None:
     assert sections.summarize(table) == "Add `GovMaxSquareSize`."
     linked = '## Decision\n\nSee [the tutorial](https://x.org/t "T") and [the HOWTO][].\n'
     assert sections.summarize(linked) == "See the tutorial and the HOWTO."
+    # a Y-statement a clause per line, each ended by a hard break (apalache's ADR-023)
+    breaks = "## Summary\n\nIn the context of usability\\\nfacing traces\\\nwe decided X.\\\n"
+    assert sections.summarize(breaks) == "In the context of usability, facing traces, we decided X."
+    # a template's guidance left in an HTML comment over several lines (apalache's ADR-16)
+    guide = "## Summary\n\n<!--\n  In the context of (use case)\\\n-->\n\nWe propose <!-- x --> ReTLA.\n"
+    assert sections.summarize(guide) == "We propose ReTLA."
     status_first = "# T\n\n## Decision\n\nAccepted\n\n## Context\n\nWhy it matters.\n"
     assert sections.summarize(status_first) == "Why it matters."
     long = "## Decision\n\n" + "This sentence is long enough. " * 40
