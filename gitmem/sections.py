@@ -53,7 +53,7 @@ _BOOKKEEPING = frozenset(
 )
 _META_LINE = re.compile(
     r"^\s*[-*]?\s*\**(date|status|deciders|decision-makers|consulted|informed|technical story"
-    r"|tags|authors?)\**\s*:",
+    r"|tags|authors?|contributors|reviewers|editors?|owners?)(?:\s*\([^)\n]*\))?\**\s*:",
     re.IGNORECASE,
 )
 # A "Decision" section that holds only the outcome's status ("## Decision\n\nAccepted") says
@@ -126,6 +126,7 @@ def paragraphs(text: str) -> list[str]:
     current: list[str] = []
     fenced = False
     commented = False  # inside an HTML comment that spans lines (a template's guidance)
+    meta = False  # after a bookkeeping line ("Date: ...", "Contributors: ...")
     for line in text.splitlines():
         stripped = line.strip()
         if not commented and stripped.startswith(("```", "~~~")):
@@ -142,9 +143,16 @@ def paragraphs(text: str) -> list[str]:
             if current:
                 out.append(_join(current))
                 current = []
+            meta = False
             continue
-        if _META_LINE.match(line) or stripped.startswith("-->"):
+        if stripped.startswith("-->"):
             continue
+        if _META_LINE.match(line):
+            meta = True
+            continue
+        if meta and line[:1].isspace():
+            continue  # the meta line goes on, indented ("Contributors: A,\n    B, C")
+        meta = False
         current.append(stripped)
     if current:
         out.append(_join(current))
@@ -208,6 +216,19 @@ def summarize(body: str, explicit: str | None = None) -> str:
     """The L1 overview of a record body."""
     if explicit and explicit.strip():
         return clip(explicit)
+    return _settled(_derived(body))
+
+
+def _settled(summary: str) -> str:
+    """Without a last sentence that announces what a summary leaves out ("the chart will
+    look like:" before a table or a diagram), when a sentence comes before it."""
+    if not summary.endswith(":"):
+        return summary
+    end = max(summary.rfind(". "), summary.rfind("! "), summary.rfind("? "))
+    return summary[: end + 1] if end > 0 else summary
+
+
+def _derived(body: str) -> str:
     for name in _PREFERRED:
         text = section(body, name)
         if text:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 # in a table row; links to reStructuredText and AsciiDoc records. 6: summaries skip
 # bookkeeping sections (Status, Changelog) and status-only Decision sections, and read links
 # as their text (tables left out); "Implemented. Superseded by X" reads as superseded.
-SCHEMA_VERSION = "8"
+SCHEMA_VERSION = "9"
 TABLE_NAME = "table.sqlite"
 
 

@@ -136,6 +136,12 @@ def test_summary_sources() -> None:
     # a template's guidance left in an HTML comment over several lines (apalache's ADR-16)
     guide = "## Summary\n\n<!--\n  In the context of (use case)\\\n-->\n\nWe propose <!-- x --> ReTLA.\n"
     assert sections.summarize(guide) == "We propose ReTLA."
+    # a contributors line, going on indented (apalache's RFC 001), is bookkeeping
+    people = "# T\n\nContributors (in alphabetical order): A @a,\n    B @b\n\nThis is an RFC.\n"
+    assert sections.summarize(people) == "This is an RFC."
+    # a last sentence announcing the chart or list a summary leaves out is dropped
+    chart = "## Decision\n\nOption 2: add `MaxSize`. The chart will look like:\n\n| a |\n|---|\n"
+    assert sections.summarize(chart) == "Option 2: add `MaxSize`."
     status_first = "# T\n\n## Decision\n\nAccepted\n\n## Context\n\nWhy it matters.\n"
     assert sections.summarize(status_first) == "Why it matters."
     long = "## Decision\n\n" + "This sentence is long enough. " * 40
