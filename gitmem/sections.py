@@ -219,6 +219,27 @@ def summarize(body: str, explicit: str | None = None) -> str:
     return _settled(_derived(body))
 
 
+# "## Decision\n\nOption D" names an option the record described under its own heading
+_OPTION_CHOSEN = re.compile(r"^(?:chosen option:\s*)?[\"“']?(option\s+[\w.]+)\b", re.IGNORECASE)
+_OPTION_HEADING = re.compile(r"^#{2,6}\s+(option\s+[\w.]+)\s*[:.)–—-]\s*(\S.*)$", re.I | re.M)
+
+
+def _named_option(decision: str, body: str) -> str:
+    """A decision that only names an option by its letter, with that option's heading:
+    "Option D" -> "Option D: Encode the sequence length with a fixed length"."""
+    chosen = _OPTION_CHOSEN.match(decision)
+    if chosen is None or len(decision) > 120:
+        return decision
+    label = chosen.group(1).lower()
+    for heading in _OPTION_HEADING.finditer(body):
+        if heading.group(1).lower() == label:
+            said = heading.group(2).strip().rstrip("#").strip()
+            if decision.strip(" .\"'“”").lower() == label:
+                return f"{chosen.group(1)}: {said}"
+            return f"{decision.rstrip('.')} ({heading.group(1)}: {said})"
+    return decision
+
+
 def _settled(summary: str) -> str:
     """Without a last sentence that announces what a summary leaves out ("the chart will
     look like:" before a table or a diagram), when a sentence comes before it."""
@@ -234,7 +255,7 @@ def _derived(body: str) -> str:
         if text:
             paras = _prose(text)
             if paras and not _STATUS_ONLY.match(" ".join(paras)):
-                return clip(" ".join(paras[:2]))
+                return clip(_named_option(" ".join(paras[:2]), body))
     paras = _prose(without_bookkeeping(body)) or _prose(body)
     # nor as the first paragraph ("## Decision\n\nAccepted" before "## Context")
     paras = [p for p in paras if not _STATUS_ONLY.match(p)] or paras

@@ -142,6 +142,10 @@ def test_summary_sources() -> None:
     # a last sentence announcing the chart or list a summary leaves out is dropped
     chart = "## Decision\n\nOption 2: add `MaxSize`. The chart will look like:\n\n| a |\n|---|\n"
     assert sections.summarize(chart) == "Option 2: add `MaxSize`."
+    # a decision that names an option by its letter gets the option's heading
+    option = "## Option C: Varints\n\nx\n\n## Option D: Fixed uint32\n\ny\n\n## Decision\n\n"
+    assert sections.summarize(option + "Option D\n") == "Option D: Fixed uint32"
+    assert sections.summarize(option + "Option C, later D.\n") == "Option C, later D (Option C: Varints)"
     status_first = "# T\n\n## Decision\n\nAccepted\n\n## Context\n\nWhy it matters.\n"
     assert sections.summarize(status_first) == "Why it matters."
     long = "## Decision\n\n" + "This sentence is long enough. " * 40
