@@ -39,7 +39,10 @@ if TYPE_CHECKING:
 # in a table row; links to reStructuredText and AsciiDoc records. 6: summaries skip
 # bookkeeping sections (Status, Changelog) and status-only Decision sections, and read links
 # as their text (tables left out); "Implemented. Superseded by X" reads as superseded.
-SCHEMA_VERSION = "9"
+# 7: a gitmem record may name its successor (`superseded_by`). 8-10: summaries leave out
+# HTML comments and contributor lines, read hard line breaks, drop a dangling "...like:",
+# and complete "Option D" with its heading.
+SCHEMA_VERSION = "10"
 TABLE_NAME = "table.sqlite"
 
 
