@@ -41,8 +41,8 @@ if TYPE_CHECKING:
 # as their text (tables left out); "Implemented. Superseded by X" reads as superseded.
 # 7: a gitmem record may name its successor (`superseded_by`). 8-10: summaries leave out
 # HTML comments and contributor lines, read hard line breaks, drop a dangling "...like:",
-# and complete "Option D" with its heading.
-SCHEMA_VERSION = "10"
+# and complete "Option D" with its heading. 11: a summary still the template's is left empty.
+SCHEMA_VERSION = "11"
 TABLE_NAME = "table.sqlite"
 
 

@@ -7,6 +7,7 @@ Only YAML that cannot be parsed at all keeps a record out.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -94,6 +95,28 @@ def normalize_ref(value: Any, prefix: str = "D") -> str:
     if text.isdigit():
         return f"{prefix}-{int(text):04d}"
     return text
+
+
+@functools.cache
+def _template_summaries() -> frozenset[str]:
+    """What the summaries of records left as ``gitmem new`` wrote them would be."""
+    from gitmem import resources
+
+    out = set()
+    for kind in resources.TEMPLATES:
+        try:
+            text = resources.template(kind)
+        except OSError:
+            continue
+        out.add(sections.summarize(text.replace("{title}", "T").replace("{status}", "proposed")))
+    return frozenset(out - {""})
+
+
+def _line_index(body: str, start: str) -> int:
+    for n, line in enumerate(body.splitlines()):
+        if start in line:
+            return n
+    return 0
 
 
 def build(
@@ -201,6 +224,16 @@ def build(
     as_list("superseded_by")  # type-checked here; gitmem.store links what it names
     rules = _rules(meta.get("rules"), parsed, file, problems)
     summary = sections.summarize(parsed.body, as_str("summary"))
+    if source == "continuity" and summary in _template_summaries():
+        # `gitmem new` wrote it and nobody filled it in: agents get the title, not this
+        at = parsed.body_line + _line_index(parsed.body, summary[:24])
+        err(
+            "summary",
+            "the decision is still the template's text: say what was decided",
+            at,
+            "warning",
+        )
+        summary = ""
     line_of = tuple(parsed.key_lines.items())
 
     decision = Decision(

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from conftest import decision, write
 
-from gitmem import frontmatter, sections, store, validate
+from gitmem import frontmatter, records, sections, store, validate
+from gitmem.repo import discover
 
 
 def load_one(root: Path, rel: str) -> tuple[object, list[str]]:
@@ -145,12 +146,38 @@ def test_summary_sources() -> None:
     # a decision that names an option by its letter gets the option's heading
     option = "## Option C: Varints\n\nx\n\n## Option D: Fixed uint32\n\ny\n\n## Decision\n\n"
     assert sections.summarize(option + "Option D\n") == "Option D: Fixed uint32"
-    assert sections.summarize(option + "Option C, later D.\n") == "Option C, later D (Option C: Varints)"
+    assert (
+        sections.summarize(option + "Option C, later D.\n")
+        == "Option C, later D (Option C: Varints)"
+    )
     status_first = "# T\n\n## Decision\n\nAccepted\n\n## Context\n\nWhy it matters.\n"
     assert sections.summarize(status_first) == "Why it matters."
     long = "## Decision\n\n" + "This sentence is long enough. " * 40
     clipped = sections.summarize(long)
     assert len(clipped) <= sections.L1_MAX_CHARS and clipped.endswith(".")
+
+
+def test_a_record_left_as_its_template_says_so(repo: Path) -> None:
+    """A record `gitmem new` wrote and nobody filled in would show agents the template's
+    guidance ("We will ... (one or two sentences ...)"): its summary is left empty (agents
+    get the title) and lint points at the line to fill in; once filled, both are gone."""
+    made = {
+        kind: records.new(discover(repo), f"Use {kind}", template=kind)
+        for kind in ["adr", "y", "madr"]
+    }
+    catalog = store.load(repo)
+    for kind, path in made.items():
+        d = next(d for d in catalog.decisions if d.title == f"Use {kind}")
+        assert d.summary == "", (kind, d.summary)
+        [p] = [p for p in catalog.problems if p.file == d.file]
+        line = path.read_text().splitlines()[p.line - 1]
+        assert p.key == "summary" and p.level == "warning" and "template's text" in p.message
+        assert line.startswith(("We will ...", "In the context of <", "Chosen option:")), line
+    adr = made["adr"]
+    adr.write_text(adr.read_text().replace("We will ...", "We will use Redis;"))
+    d = next(d for d in store.load(repo).decisions if d.title == "Use adr")
+    assert d.summary.startswith("We will use Redis;")
+    assert not [p for p in store.load(repo).problems if p.file == d.file]
 
 
 def test_one_bad_file_never_stops_the_others(repo: Path) -> None:
@@ -187,7 +214,6 @@ def test_supersession_links_duplicates_dangling_and_cycles(repo: Path) -> None:
     assert any("0004-dangling.md:5: supersedes: unknown decision 'D-0099'" in m for m in messages)
     assert any("supersession cycle: D-0005 -> D-0006 -> D-0005" in m for m in messages)
     assert any("0008-dup.md" in m and "duplicate id DUP" in m for m in messages)
-
 
 
 def test_a_record_may_name_its_successor(repo: Path) -> None:
