@@ -102,6 +102,12 @@ def test_list_and_show(repo: Path) -> None:
     ]
     code, out, _ = run("list", "--status", "accepted")
     assert "Beta" in out and "Alpha" not in out
+    # piped: a record a line, tab-separated (a table would fold at 80 columns)
+    code, out, _ = run("list")
+    assert out.splitlines() == [
+        "D-0001\tsuperseded\twarning\tAlpha\tsrc/**",
+        "D-0002\taccepted\tinfo\tBeta\t-",
+    ]
     code, out, _ = run("show", "d-0001", "--json")
     shown = json.loads(out)
     assert shown["id"] == "D-0001" and shown["superseded_by"] == ["D-0002"]

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import sys
+
 import click
 from rich.markup import escape
 from rich.table import Table
@@ -90,6 +92,13 @@ def list_(status: str | None, json_: bool) -> None:
                 for e in entries
             ]
         )
+        return
+    if not sys.stdout.isatty():
+        # piped (`gitmem list | grep billing`): a record a line, tab-separated, never
+        # folded at 80 columns as a table would be
+        for e in entries:
+            fields = (e.id, e.effective_status, e.severity, e.title, ", ".join(e.globs) or "-")
+            click.echo("\t".join(f.replace("\t", " ") for f in fields))
         return
     grid = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
     for col in ("id", "status", "severity", "title", "globs"):
