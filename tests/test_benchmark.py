@@ -78,11 +78,8 @@ def write_set(folder: Path) -> None:
     (folder / "files.txt").write_text("\n".join(files) + "\n")
 
 
-def test_a_real_adr_set_in_a_folder_init_does_not_recognise(tmp_path: Path) -> None:
-    """`design/records/` with unnumbered files is not a folder `gitmem init` finds by
-    itself: the harness names it, as a user would with `--adr-dir`, and says so."""
-    data = tmp_path / "example__set"
-    write_set(data)
+def run_benchmark(data: Path) -> subprocess.CompletedProcess[str]:
+    """`benchmarks/retrieval.py --dataset DATA --json`, as a user runs it; it must succeed."""
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks/retrieval.py"), "--dataset", str(data), "--json"],
         capture_output=True,
@@ -91,6 +88,15 @@ def test_a_real_adr_set_in_a_folder_init_does_not_recognise(tmp_path: Path) -> N
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_a_real_adr_set_in_a_folder_init_does_not_recognise(tmp_path: Path) -> None:
+    """`design/records/` with unnumbered files is not a folder `gitmem init` finds by
+    itself: the harness names it, as a user would with `--adr-dir`, and says so."""
+    data = tmp_path / "example__set"
+    write_set(data)
+    proc = run_benchmark(data)
     assert "gitmem init did not find design/records: --adr-dir" in proc.stderr
     result = json.loads(proc.stdout)
     assert {"n", "hit@1", "hit@5", "mrr", "p50_ms"} <= set(result)
@@ -137,13 +143,6 @@ def test_a_continuity_set_linked_from_the_older_record_only(tmp_path: Path) -> N
     ]
     (data / "decisions.json").write_text(json.dumps(decisions))
     (data / "queries.json").write_text(json.dumps(queries))
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks/retrieval.py"), "--dataset", str(data), "--json"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HOME": SANDBOX_HOME},
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
+    proc = run_benchmark(data)
     result = json.loads(proc.stdout)
     assert result["n"] == 1 and result["hit@1"] == 1.0, proc.stdout
