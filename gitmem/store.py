@@ -286,18 +286,16 @@ def _named_successors(meta: Mapping[str, Any], sf: SourceFile) -> list[str]:
     items = value if isinstance(value, list) else [value] if isinstance(value, str | int) else []
     named.extend(validate.normalize_ref(v, sf.id_prefix) for v in items if v is not None)
     status = meta.get("status")
-    match = validate.SUPERSEDED_BY.match(status) if isinstance(status, str) else None
+    status = status if isinstance(status, str) else ""
+    match = validate.SUPERSEDED_BY.match(status)
     if match:
-        links = [m.group(1) for m in _MD_LINK.finditer(match.group(1))]
+        links = adrimport.parse_status_text(status)[2]  # links to record files, "ADR 13"
         if links:
             named.extend(r for r in (_link_ref(t, sf) for t in links) if r is not None)
         else:
             words = re.split(r"\s*(?:,|;|\band\b|\s)\s*", match.group(1))
             named.extend(validate.normalize_ref(w.strip("`'\"[]()."), sf.id_prefix) for w in words)
     return [n for n in dict.fromkeys(named) if n]
-
-
-_MD_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
 
 def _build_adr(
