@@ -63,7 +63,7 @@ def build_continuity(root: Path, data: Path) -> tuple[list[dict[str, Any]], dict
     ddir = root / ".continuity" / "decisions"
     ddir.mkdir(parents=True)
     for n, d in enumerate(decisions, start=1):
-        status = {"active": "accepted"}.get(d.get("status") or "", d.get("status") or "accepted")
+        status = d.get("status") or "accepted"  # `active` is a status alias gitmem reads
         lines = [
             "---",
             f"id: {d['id']}",

@@ -198,6 +198,11 @@ _INLINE_LINK = re.compile(
 )
 
 
+def _last_sentence_end(text: str) -> int:
+    """Where the last sentence that another follows ends in ``text`` (-1: none)."""
+    return max(text.rfind(". "), text.rfind("! "), text.rfind("? "))
+
+
 def clip(text: str, limit: int = L1_MAX_CHARS) -> str:
     """Shorten at a sentence (else word) boundary, with an ellipsis when cut."""
     text = _INLINE_LINK.sub(r"\1", text)
@@ -205,7 +210,7 @@ def clip(text: str, limit: int = L1_MAX_CHARS) -> str:
     if len(text) <= limit:
         return text
     cut = text[:limit]
-    end = max(cut.rfind(". "), cut.rfind("! "), cut.rfind("? "))
+    end = _last_sentence_end(cut)
     if end >= limit // 3:
         return cut[: end + 1]
     space = cut.rfind(" ")
@@ -221,7 +226,10 @@ def summarize(body: str, explicit: str | None = None) -> str:
 
 # "## Decision\n\nOption D" names an option the record described under its own heading
 _OPTION_CHOSEN = re.compile(r"^(?:chosen option:\s*)?[\"“']?(option\s+[\w.]+)\b", re.IGNORECASE)
-_OPTION_HEADING = re.compile(r"^#{2,6}\s+(option\s+[\w.]+)\s*[:.)–—-]\s*(\S.*)$", re.I | re.M)
+_OPTION_HEADING = re.compile(
+    r"^#{2,6}\s+(option\s+[\w.]+)\s*[:.)–—-]\s*(\S.*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 def _named_option(decision: str, body: str) -> str:
@@ -245,7 +253,7 @@ def _settled(summary: str) -> str:
     look like:" before a table or a diagram), when a sentence comes before it."""
     if not summary.endswith(":"):
         return summary
-    end = max(summary.rfind(". "), summary.rfind("! "), summary.rfind("? "))
+    end = _last_sentence_end(summary)
     return summary[: end + 1] if end > 0 else summary
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import decision, write
 
 from gitmem import frontmatter, records, sections, store, validate
@@ -115,43 +116,66 @@ def test_id_and_title_fallbacks(repo: Path) -> None:
     assert d.id == "use-postgres" and d.title == "Use Postgres"  # type: ignore[attr-defined]
 
 
-def test_summary_sources() -> None:
-    madr = "# T\n\n## Context and Problem Statement\n\nWhy.\n\n## Decision Outcome\n\nChosen option: B, because it is fast.\n"
-    assert sections.summarize(madr) == "Chosen option: B, because it is fast."
-    y = "In the context of billing, facing drift, we decided for integers and neglected floats, to achieve exactness, accepting conversions."
-    assert sections.summarize(f"# T\n\n{y}\n") == y
-    assert sections.summarize("# T\n\nDate: 2020-01-01\n\nFirst para.\n") == "First para."
-    assert sections.summarize("## Decision\n\nx", explicit="Given summary.") == "Given summary."
+_Y = (
+    "In the context of billing, facing drift, we decided for integers and neglected floats,"
+    " to achieve exactness, accepting conversions."
+)
+_OPTIONS = "## Option C: Varints\n\nx\n\n## Option D: Fixed uint32\n\ny\n\n## Decision\n\n"
+SUMMARIES = [  # (body, the summary it gives)
+    (
+        "# T\n\n## Context and Problem Statement\n\nWhy.\n\n## Decision Outcome\n\n"
+        "Chosen option: B, because it is fast.\n",
+        "Chosen option: B, because it is fast.",
+    ),
+    (f"# T\n\n{_Y}\n", _Y),
+    ("# T\n\nDate: 2020-01-01\n\nFirst para.\n", "First para."),
     # a table is no sentence: an authors table opening the record, or one in the Decision
-    meta = (
-        "# T\n\n| author | revision |\n| --- | ---: |\n| I. Konnov | 2 |\n\nWe translate to SMT.\n"
-    )
-    assert sections.summarize(meta) == "We translate to SMT."
-    table = "## Decision\n\nAdd `GovMaxSquareSize`.\n\n| Parameter | Size |\n|---|---|\n| a | 1 |\n"
-    assert sections.summarize(table) == "Add `GovMaxSquareSize`."
-    linked = '## Decision\n\nSee [the tutorial](https://x.org/t "T") and [the HOWTO][].\n'
-    assert sections.summarize(linked) == "See the tutorial and the HOWTO."
+    (
+        "# T\n\n| author | revision |\n| --- | ---: |\n| I. Konnov | 2 |\n\nWe translate to SMT.\n",
+        "We translate to SMT.",
+    ),
+    (
+        "## Decision\n\nAdd `GovMaxSquareSize`.\n\n| Parameter | Size |\n|---|---|\n| a | 1 |\n",
+        "Add `GovMaxSquareSize`.",
+    ),
+    (
+        '## Decision\n\nSee [the tutorial](https://x.org/t "T") and [the HOWTO][].\n',
+        "See the tutorial and the HOWTO.",
+    ),
     # a Y-statement a clause per line, each ended by a hard break (apalache's ADR-023)
-    breaks = "## Summary\n\nIn the context of usability\\\nfacing traces\\\nwe decided X.\\\n"
-    assert sections.summarize(breaks) == "In the context of usability, facing traces, we decided X."
+    (
+        "## Summary\n\nIn the context of usability\\\nfacing traces\\\nwe decided X.\\\n",
+        "In the context of usability, facing traces, we decided X.",
+    ),
     # a template's guidance left in an HTML comment over several lines (apalache's ADR-16)
-    guide = "## Summary\n\n<!--\n  In the context of (use case)\\\n-->\n\nWe propose <!-- x --> ReTLA.\n"
-    assert sections.summarize(guide) == "We propose ReTLA."
+    (
+        "## Summary\n\n<!--\n  In the context of (use case)\\\n-->\n\nWe propose <!-- x --> ReTLA.\n",
+        "We propose ReTLA.",
+    ),
     # a contributors line, going on indented (apalache's RFC 001), is bookkeeping
-    people = "# T\n\nContributors (in alphabetical order): A @a,\n    B @b\n\nThis is an RFC.\n"
-    assert sections.summarize(people) == "This is an RFC."
+    (
+        "# T\n\nContributors (in alphabetical order): A @a,\n    B @b\n\nThis is an RFC.\n",
+        "This is an RFC.",
+    ),
     # a last sentence announcing the chart or list a summary leaves out is dropped
-    chart = "## Decision\n\nOption 2: add `MaxSize`. The chart will look like:\n\n| a |\n|---|\n"
-    assert sections.summarize(chart) == "Option 2: add `MaxSize`."
+    (
+        "## Decision\n\nOption 2: add `MaxSize`. The chart will look like:\n\n| a |\n|---|\n",
+        "Option 2: add `MaxSize`.",
+    ),
     # a decision that names an option by its letter gets the option's heading
-    option = "## Option C: Varints\n\nx\n\n## Option D: Fixed uint32\n\ny\n\n## Decision\n\n"
-    assert sections.summarize(option + "Option D\n") == "Option D: Fixed uint32"
-    assert (
-        sections.summarize(option + "Option C, later D.\n")
-        == "Option C, later D (Option C: Varints)"
-    )
-    status_first = "# T\n\n## Decision\n\nAccepted\n\n## Context\n\nWhy it matters.\n"
-    assert sections.summarize(status_first) == "Why it matters."
+    (_OPTIONS + "Option D\n", "Option D: Fixed uint32"),
+    (_OPTIONS + "Option C, later D.\n", "Option C, later D (Option C: Varints)"),
+    ("# T\n\n## Decision\n\nAccepted\n\n## Context\n\nWhy it matters.\n", "Why it matters."),
+]
+
+
+@pytest.mark.parametrize(("body", "summary"), SUMMARIES)
+def test_summary_sources(body: str, summary: str) -> None:
+    assert sections.summarize(body) == summary
+
+
+def test_summary_given_or_clipped() -> None:
+    assert sections.summarize("## Decision\n\nx", explicit="Given summary.") == "Given summary."
     long = "## Decision\n\n" + "This sentence is long enough. " * 40
     clipped = sections.summarize(long)
     assert len(clipped) <= sections.L1_MAX_CHARS and clipped.endswith(".")
@@ -263,8 +287,6 @@ def test_fast_and_round_trip_front_matter_agree() -> None:
     lines), and leaves anything unusual (errors, merge keys, non-string keys, a list at
     the top) to the round-trip loader, whose messages name the line."""
     if not frontmatter._fast_loader():
-        import pytest
-
         pytest.skip("ruamel.yaml.clib is not installed")
     samples = list(FRONT_MATTERS)
     root = Path(__file__).resolve().parent.parent
