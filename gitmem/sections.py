@@ -121,16 +121,34 @@ def _normal(heading: str) -> str:
     return text.rstrip(":").strip()
 
 
-def paragraphs(text: str) -> list[str]:
+# stands in, when asked for, for a block a summary leaves out: code, or a table
+OMITTED = "\x00"
+
+
+def paragraphs(text: str, *, mark_omitted: bool = False) -> list[str]:
+    """The prose paragraphs of ``text``, each as one line: code blocks, HTML comments and
+    bookkeeping lines left out. With ``mark_omitted``, a code block or a table ends the
+    paragraph before it and is an ``OMITTED`` paragraph of its own (tables otherwise stay
+    in, as rows of text)."""
     out: list[str] = []
     current: list[str] = []
     fenced = False
     commented = False  # inside an HTML comment that spans lines (a template's guidance)
     meta = False  # after a bookkeeping line ("Date: ...", "Contributors: ...")
+
+    def omitted() -> None:
+        if current:
+            out.append(_join(current))
+            current.clear()
+        if not out or out[-1] != OMITTED:
+            out.append(OMITTED)
+
     for line in text.splitlines():
         stripped = line.strip()
         if not commented and stripped.startswith(("```", "~~~")):
             fenced = not fenced
+            if fenced and mark_omitted:
+                omitted()
             continue
         if fenced:
             continue
@@ -153,6 +171,9 @@ def paragraphs(text: str) -> list[str]:
         if meta and line[:1].isspace():
             continue  # the meta line goes on, indented ("Contributors: A,\n    B, C")
         meta = False
+        if mark_omitted and stripped.startswith("|"):
+            omitted()
+            continue
         current.append(stripped)
     if current:
         out.append(_join(current))
@@ -275,8 +296,24 @@ def _derived(body: str) -> str:
 
 def _prose(text: str) -> list[str]:
     """The paragraphs of ``text`` a summary may quote: not tables (a row of cells is no
-    sentence, and a summary that ended in "| Parameter | Size | Unit |" was common)."""
-    return [p for p in paragraphs(text) if not p.startswith("|")]
+    sentence, and a summary that ended in "| Parameter | Size | Unit |" was common) nor
+    code. The sentence that announces one of those ("Example:", "The sizes are:") would
+    run into the next paragraph: it is left out when other prose comes before it, and
+    else marked as cut ("We size blocks as follows: …"). So is a paragraph that goes on
+    with a sentence a code block cut ("and its counterpart", between two blocks)."""
+    paras = paragraphs(text, mark_omitted=True)
+    out: list[str] = []
+    for before, para, following in zip(["", *paras], paras, [*paras[1:], ""], strict=False):
+        if para == OMITTED or (before == OMITTED and para[:1].islower()):
+            continue
+        if following == OMITTED and para.endswith(":"):
+            para = _settled(para)
+            if para.endswith(":"):
+                if out or len(para.split()) <= 3:
+                    continue  # nothing but the announcement, and not the first thing said
+                para += " …"
+        out.append(para)
+    return out
 
 
 def without_bookkeeping(body: str) -> str:

@@ -166,6 +166,23 @@ SUMMARIES = [  # (body, the summary it gives)
     (_OPTIONS + "Option D\n", "Option D: Fixed uint32"),
     (_OPTIONS + "Option C, later D.\n", "Option C, later D (Option C: Varints)"),
     ("# T\n\n## Decision\n\nAccepted\n\n## Context\n\nWhy it matters.\n", "Why it matters."),
+    # what announces a code block the summary leaves out is not run into the next paragraph
+    # (backstage's ADR013), nor is a fragment between two blocks (celestia-app's ADR 020)
+    (
+        "## Decision\n\nUse `node-fetch`. Example:\n\n```ts\nfetch(u)\n```\n\nFrontends use X.\n",
+        "Use `node-fetch`. Frontends use X.",
+    ),
+    ("## Decision\n\nExample:\n\n```\nf()\n```\n\nWe use X.\n", "We use X."),
+    (
+        "## Decision\n\nWe use X.\n\nIt is the function:\n\n```go\nf()\n```\n\n"
+        "and its counterpart\n\n```go\ng()\n```\n\nBoth stay pure.\n",
+        "We use X. Both stay pure.",
+    ),
+    # ... and an announcement said first is marked as cut
+    (
+        "## Decision\n\nWe size blocks as follows:\n| a |\n|---|\n\nBlocks are square.\n",
+        "We size blocks as follows: … Blocks are square.",
+    ),
 ]
 
 
