@@ -62,9 +62,12 @@ class Catalog:
                 return d
         low = wanted.lower()
         matches = [d for d in self.decisions if d.id.lower() == low]
-        if not matches and low.replace("-", "").isdigit():
-            number = int(low.replace("-", ""))
-            matches = [d for d in self.decisions if d.number == number]
+        asked = _NUMBER_ASKED.match(low) if not matches else None
+        if asked:
+            prefix, number = asked.group(1), int(asked.group(2))
+            matches = [d for d in self.decisions if _number(d) == number]
+            if prefix and len(matches) > 1:  # "rfc-1" beside "adr-001"
+                matches = [d for d in matches if _named_like(d, prefix)] or matches
         if len(matches) == 1:
             return matches[0]
         if len(matches) > 1:
@@ -77,6 +80,25 @@ class Catalog:
     @property
     def by_id(self) -> dict[str, Decision]:
         return {d.id: d for d in self.decisions}
+
+
+# "7", "0007", "D-7", "ADR 007", "adr001", "#7": a record by its number in its log
+_NUMBER_ASKED = re.compile(r"^([a-z]*)[-_ #]?0*(\d+)$")
+
+
+def _number(d: Decision) -> int | None:
+    """A record's number in its log: an ADR's also when its id is not ``ADR-NNNN``
+    (``adr-013-use-x.md``, ``013rfc-x.md``, a front-matter id such as ``adrs-adr013``)."""
+    if d.number is not None or d.source == "continuity":
+        return d.number
+    return adrimport.number_of(d.file)
+
+
+def _named_like(d: Decision, prefix: str) -> bool:
+    stem = PurePosixPath(d.file).stem.lower()
+    return any(
+        name.startswith(prefix) for name in (d.id.lower(), stem, stem.lstrip("0123456789"))
+    )
 
 
 def decisions_dir(root: Path) -> Path:

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 # 7: a gitmem record may name its successor (`superseded_by`). 8-10: summaries leave out
 # HTML comments and contributor lines, read hard line breaks, drop a dangling "...like:",
 # and complete "Option D" with its heading. 11: a summary still the template's is left empty.
-SCHEMA_VERSION = "11"
+# 12: an ADR's unknown front-matter keys warn only when they look like a typo of gitmem's.
+SCHEMA_VERSION = "12"
 TABLE_NAME = "table.sqlite"
 
 

@@ -7,6 +7,7 @@ Only YAML that cannot be parsed at all keeps a record out.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from collections.abc import Callable
@@ -57,11 +58,12 @@ SCHEMA: dict[str, Field] = {
     "globs_inferred": Field("bool", "globs were inferred by gitmem init; review them"),
 }
 _RULE_KEYS = {"forbid", "paths", "message"}
-# Front-matter keys of ADR formats that gitmem reads in place (MADR 3/4, log4brains): part
-# of their format, so not worth a warning there; typos of gitmem's own keys still get one.
-ADR_KEYS = frozenset(
-    {"deciders", "decision-makers", "consulted", "informed", "technical-story", "authors"}
-)
+
+
+def near_key(key: str) -> str | None:
+    """The gitmem key that ``key`` looks like a typo of (``glob`` -> ``globs``), if any."""
+    close = difflib.get_close_matches(key.lower().replace("-", "_"), SCHEMA, n=1, cutoff=0.75)
+    return close[0] if close else None
 
 
 _DATED = re.compile(r"^((?:19|20)\d\d)-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])(?:[-_ .]|$)")
@@ -139,9 +141,14 @@ def build(
         err("front-matter", "no YAML front matter (`---` block); using defaults", 1, "warning")
 
     for key in meta:
-        if key not in SCHEMA and not (source != "continuity" and key in ADR_KEYS):
-            close = [k for k in SCHEMA if k.startswith(key[:3])]
-            hint = f" (did you mean `{close[0]}`?)" if close else ""
+        if key in SCHEMA:
+            continue
+        near = near_key(str(key))
+        # An ADR read in place keeps the front matter of its own format and of the site
+        # that publishes it (MADR's `deciders`, Jekyll's `nav_order`, Docusaurus's
+        # `sidebar_label`): not ours to judge. A typo of one of gitmem's keys still warns.
+        if source == "continuity" or near is not None:
+            hint = f" (did you mean `{near}`?)" if near else ""
             err(key, f"unknown key, ignored{hint}", level="warning")
 
     def as_str(key: str) -> str | None:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from conftest import commit_all, write
 
 from gitmem import store
 from gitmem.cli.main import cli
+from gitmem.errors import DecisionNotFoundError
 
 NYGARD_1 = """# 1. Use PostgreSQL for storage
 
@@ -264,6 +266,35 @@ def test_a_log_named_adr_nnn_slug_links_by_file_and_by_number(repo: Path) -> Non
             "`Superseded by adr-006-less` where its status is written",
         )
     ]
+
+
+def test_a_log_published_as_a_site_keeps_its_front_matter_and_numbers(repo: Path) -> None:
+    """JabRef's MADR log carries Jekyll keys, backstage's Docusaurus keys and its own ids:
+    neither is a problem of the record, and a record is still found by its number."""
+    jekyll = "---\nnav_order: 44\nparent: Decision Records\n---\n# Use Picocli\n"
+    write(repo, "docs/decisions/0044-use-picocli.md", jekyll)
+    write(repo, "docs/decisions/0045-typos.md", "---\nglob: [src/**]\ntag: [x]\n---\n# T\n")
+    docusaurus = (
+        "---\nid: adrs-adr013\ntitle: 'ADR013: Use node-fetch'\nsidebar_label: Fetch\n"
+        "description: ADR log on fetching\n---\n\n## Decision\n\nUse `node-fetch`.\n"
+    )
+    write(repo, "docs/architecture-decisions/adr013-use-node-fetch.md", docusaurus)
+    write(repo, "docs/architecture-decisions/adr044-other.md", "# ADR044: Other\n")
+    commit_all(repo, "two published logs")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init"]).exit_code == 0
+    catalog = store.load(repo)
+    assert [(p.file.rsplit("/", 1)[-1], p.line, p.key, p.message) for p in catalog.problems] == [
+        ("0045-typos.md", 2, "glob", "unknown key, ignored (did you mean `globs`?)"),
+        ("0045-typos.md", 3, "tag", "unknown key, ignored (did you mean `tags`?)"),
+    ]
+    assert catalog.get("13").id == "adrs-adr013"
+    assert catalog.get("ADR013").id == catalog.get("adr-13").id == "adrs-adr013"
+    assert catalog.get("ADR-0045").file.endswith("0045-typos.md")
+    with pytest.raises(DecisionNotFoundError, match="ambiguous: ADR-0044, adr044-other"):
+        catalog.get("44")
+    shown = runner.invoke(cli, ["show", "adr-0044", "--json"])
+    assert json.loads(shown.stdout)["title"] == "Use Picocli"
 
 
 def test_adr_dir_names_a_folder_detection_does_not_find(repo: Path) -> None:
