@@ -96,9 +96,7 @@ def _number(d: Decision) -> int | None:
 
 def _named_like(d: Decision, prefix: str) -> bool:
     stem = PurePosixPath(d.file).stem.lower()
-    return any(
-        name.startswith(prefix) for name in (d.id.lower(), stem, stem.lstrip("0123456789"))
-    )
+    return any(name.startswith(prefix) for name in (d.id.lower(), stem, stem.lstrip("0123456789")))
 
 
 def decisions_dir(root: Path) -> Path:
