@@ -37,10 +37,17 @@ CANDIDATE_DIRS = (
 _NUMBER = re.compile(r"^(?:[A-Za-z]+[-_ ]?)?0*(\d+)")
 _SKIP_NAMES = {"readme", "index", "template", "adr-template", "0000-template", "summary"}
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)|\b(?:ADR|RFC)[-_ ]?0*(\d+)\b", re.IGNORECASE)
-_STATUS_LINE = re.compile(r"^\s*[-*]?\s*\**status\**\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
-_DATE_LINE = re.compile(
-    r"^\s*[-*]?\s*\**date\**\s*:\s*\**\s*(\d{4}-\d{2}-\d{2})", re.IGNORECASE | re.MULTILINE
+# "Status: Accepted", "* **Status**: Accepted", or a heading: "## Status: Accepted"
+_STATUS_LINE = re.compile(
+    r"^\s*(?:#{1,6}\s+)?[-*]?\s*\**status\**\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE
 )
+_DATE_LINE = re.compile(
+    r"^\s*(?:#{1,6}\s+)?[-*]?\s*\**date\**\s*:\s*\**\s*(\d{4}-\d{2}-\d{2})",
+    re.IGNORECASE | re.MULTILINE,
+)
+# a status struck through is one the record no longer has: "~~Proposed~~ **Accepted**",
+# or the choices of a template left struck: "~~Proposed~~ | **Accepted** | ~~Deprecated~~"
+_STRUCK = re.compile(r"~~[^~\n]*~~")
 
 
 def detect(root: Path) -> list[str]:
@@ -145,6 +152,7 @@ def status_line(body: str) -> int | None:
 def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
     """The same, from a status's own text: a Status section, or a front-matter value such
     as MADR 3/4's ``status: "superseded by [ADR-0005](0005-use-x.md)"``."""
+    text = _STRUCK.sub(" ", text)
     if not text.strip():
         return None, [], []
     status: str | None = None
@@ -156,7 +164,7 @@ def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
     supersedes: list[str] = []
     superseded_by: list[str] = []
     for line in text.splitlines():
-        low = line.lower()
+        low = line.lower().replace("superceded", "superseded")
         targets = [m.group(1) or m.group(2) for m in _LINK.finditer(line)]
         if "superseded by" in low or "replaced by" in low:
             # "Superseded by X" opening the line or one of its sentences ("Implemented.

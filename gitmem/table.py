@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 # HTML comments and contributor lines, read hard line breaks, drop a dangling "...like:",
 # and complete "Option D" with its heading. 11: a summary still the template's is left empty.
 # 12: an ADR's unknown front-matter keys warn only when they look like a typo of gitmem's.
-SCHEMA_VERSION = "12"
+# 13: "## Status: X" and "## Date: X" headings; struck-through statuses are not read.
+SCHEMA_VERSION = "13"
 TABLE_NAME = "table.sqlite"
 
 

@@ -11,6 +11,7 @@ MAX_TERM_SHARE = 0.5
 # The words ADR logs write for a status ("Implemented", "Draft"), as gitmem's status.
 ADR_STATUS_WORDS = {
     "accepted": "accepted",
+    "agreed": "accepted",
     "approved": "accepted",
     "implemented": "accepted",
     "adopted": "accepted",
@@ -23,7 +24,10 @@ ADR_STATUS_WORDS = {
     "pending": "proposed",
     "open": "proposed",
     "deprecated": "deprecated",
+    "depreciated": "deprecated",  # as written in real logs, like "superceded"
+    "obsolete": "deprecated",
     "superseded": "superseded",
+    "superceded": "superseded",
     "replaced": "superseded",
     "rejected": "rejected",
     "declined": "rejected",

@@ -297,6 +297,40 @@ def test_a_log_published_as_a_site_keeps_its_front_matter_and_numbers(repo: Path
     assert json.loads(shown.stdout)["title"] == "Use Picocli"
 
 
+def test_status_and_date_as_headings_struck_through_or_misspelt(repo: Path) -> None:
+    """Forms seen in real logs: "## Status: Accepted" and "## Date: ..." headings, the old
+    status struck through ("~~Proposed~~ **Accepted**"), a template's menu of statuses with
+    all but one struck, and "Superceded"/"Depreciated" as people spell them."""
+    folder = "docs/adr"
+    write(
+        repo,
+        f"{folder}/ADR-013-pydantic.md",
+        "# ADR-013: Pydantic schemas\n\n## Status: Superceded by [ADR-016](ADR-016-drop.md)\n"
+        "## Date: 2026-06-01\n\n## Context\n\nInputs.\n",
+    )
+    write(
+        repo,
+        f"{folder}/ADR-016-drop.md",
+        "# ADR-016: Drop schemas\n\n## Status: ~~Proposed~~ **Accepted**\n## Date: 2026-07-02\n"
+        "\n## Decision\n\nDrop them.\n",
+    )
+    write(
+        repo,
+        f"{folder}/ADR-017-menu.md",
+        "# ADR-017: Menu\n\n## Status\n\n~~Proposed~~ | ~~Accepted~~ | **Depreciated** | "
+        "~~Superceded~~\n",
+    )
+    commit_all(repo, "heading statuses")
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    catalog = store.load(repo)
+    old, new, menu = (catalog.get(n) for n in ("13", "16", "17"))
+    assert (old.status, old.superseded_by, old.date) == ("superseded", (new.id,), "2026-06-01")
+    assert (new.status, new.supersedes, new.date) == ("accepted", (old.id,), "2026-07-02")
+    assert new.summary == "Drop them."
+    assert menu.status == "deprecated"
+    assert not catalog.problems, catalog.problems
+
+
 def test_adr_dir_names_a_folder_detection_does_not_find(repo: Path) -> None:
     write(repo, "design/records/queue-for-webhooks.md", "# Webhooks go through a queue\n")
     write(repo, "design/records/money.md", "# Money is cents\n\n## Status\n\nAccepted\n")
