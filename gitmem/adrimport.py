@@ -37,12 +37,13 @@ CANDIDATE_DIRS = (
 _NUMBER = re.compile(r"^(?:[A-Za-z]+[-_ ]?)?0*(\d+)")
 _SKIP_NAMES = {"readme", "index", "template", "adr-template", "0000-template", "summary"}
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)|\b(?:ADR|RFC)[-_ ]?0*(\d+)\b", re.IGNORECASE)
-# "Status: Accepted", "* **Status**: Accepted", or a heading: "## Status: Accepted"
+# "Status: Accepted", "* **Status**: Accepted", "> **Status:** Accepted", or a heading:
+# "## Status: Accepted". Spaces only, never a line break: a match starts on its own line.
 _STATUS_LINE = re.compile(
-    r"^\s*(?:#{1,6}\s+)?[-*]?\s*\**status\**\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE
+    r"^[ \t>]*(?:#{1,6}[ \t]+)?[-*]?[ \t]*\**status\**[ \t]*:[ \t]*(.+)$", re.I | re.M
 )
 _DATE_LINE = re.compile(
-    r"^\s*(?:#{1,6}\s+)?[-*]?\s*\**date\**\s*:\s*\**\s*(\d{4}-\d{2}-\d{2})",
+    r"^[ \t>]*(?:#{1,6}[ \t]+)?[-*]?[ \t]*\**date\**[ \t]*:[ \t]*\**[ \t]*(\d{4}-\d{2}-\d{2})",
     re.IGNORECASE | re.MULTILINE,
 )
 # a status struck through is one the record no longer has: "~~Proposed~~ **Accepted**",
@@ -121,8 +122,10 @@ def number_of(filename: str) -> int | None:
 
 def parse_status(body: str) -> tuple[str | None, list[str], list[str]]:
     """(status, link targets after "supersedes", link targets after "superseded by"), from
-    the body's Status section, ``Status:`` line or table row."""
+    the body's Status section, ``Status:`` line or table row, and its own ``Supersedes:``
+    and ``Superseded by:`` lines."""
     text = sections.section(body, "status")
+    parsed: tuple[str | None, list[str], list[str]] = (None, [], [])
     if text is None:
         match = _STATUS_LINE.search(body)
         if match:
@@ -130,8 +133,42 @@ def parse_status(body: str) -> tuple[str | None, list[str], list[str]]:
         else:
             for value in table_values(body, "status"):
                 if (parsed := parse_status_text(value))[0] is not None:
-                    return parsed
-    return parse_status_text(text or "")
+                    break
+    if text is not None:
+        parsed = parse_status_text(text)
+    status, supersedes, superseded_by = parsed
+    for match in _SUCCESSION_LINE.finditer(body):
+        refs = _leading_refs(match.group(2))
+        if match.group(1).lower().startswith(("supersedes", "replaces")):
+            supersedes = [*supersedes, *refs]
+        elif refs:
+            superseded_by = [*superseded_by, *refs]
+            status = "superseded"
+    return status, list(dict.fromkeys(supersedes)), list(dict.fromkeys(superseded_by))
+
+
+# "- **Supersedes:** ADR-010 (Adopt Plane)", "Superseded-by: [ADR 7](0007-x.md)": a line of
+# its own, as many logs keep beside "Status:" and "Date:"
+_SUCCESSION_LINE = re.compile(
+    r"^[ \t>]*(?:#{1,6}[ \t]+)?[-*]?[ \t]*\**"
+    r"(supersedes|superseded[- _]by|replaces|replaced[- _]by)\**[ \t]*:\**[ \t]*(.+)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+# the references that open such a line: "ADR-010 (Adopt Plane ...)", "[ADR-3](x.md), 4";
+# not the ones further on ("the S2-B refusal only; everything else in ADR-0062 stands")
+_LEADING_REFS = re.compile(
+    r"^(?:(?:\[[^\]]*\]\([^)\s]+\)|(?:ADR|RFC)[-_ ]?\d+|\d+)[*_`]*(?:\s*(?:[,;&/]|and)\s*|\s+|$))+",
+    re.IGNORECASE,
+)
+
+
+def _leading_refs(value: str) -> list[str]:
+    match = _LEADING_REFS.match(value.strip(" *_`"))
+    if match is None:
+        return []
+    return [m.group(1) or m.group(2) for m in _LINK.finditer(match.group(0))] + [
+        n for n in re.findall(r"(?<![\w-])(\d+)(?![\w-])", _LINK.sub(" ", match.group(0)))
+    ]
 
 
 def status_line(body: str) -> int | None:

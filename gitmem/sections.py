@@ -52,8 +52,9 @@ _BOOKKEEPING = frozenset(
     }
 )
 _META_LINE = re.compile(
-    r"^\s*[-*]?\s*\**(date|status|deciders|decision-makers|consulted|informed|technical story"
-    r"|tags|authors?|contributors|reviewers|editors?|owners?)(?:\s*\([^)\n]*\))?\**\s*:",
+    r"^[ \t>]*[-*]?\s*\**(date|status|deciders|decision-makers|consulted|informed|technical story"
+    r"|tags|authors?|contributors|reviewers|editors?|owners?|supersedes|superseded[- _]by"
+    r"|replaces|replaced[- _]by)(?:\s*\([^)\n]*\))?\**\s*:",
     re.IGNORECASE,
 )
 # A "Decision" section that holds only the outcome's status ("## Decision\n\nAccepted") says

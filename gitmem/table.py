@@ -44,7 +44,8 @@ if TYPE_CHECKING:
 # and complete "Option D" with its heading. 11: a summary still the template's is left empty.
 # 12: an ADR's unknown front-matter keys warn only when they look like a typo of gitmem's.
 # 13: "## Status: X" and "## Date: X" headings; struck-through statuses are not read.
-SCHEMA_VERSION = "13"
+# 14: "Supersedes:" / "Superseded by:" lines of their own; quoted ("> Status:") lines.
+SCHEMA_VERSION = "14"
 TABLE_NAME = "table.sqlite"
 
 

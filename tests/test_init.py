@@ -331,6 +331,46 @@ def test_status_and_date_as_headings_struck_through_or_misspelt(repo: Path) -> N
     assert not catalog.problems, catalog.problems
 
 
+def test_supersession_on_lines_of_its_own(repo: Path) -> None:
+    """Many logs keep "- **Supersedes:** ADR-010 (title)" beside Status and Date, or quote
+    them in a block: those lines link the pair, only by the references that open them."""
+    folder = "docs/adr"
+    write(repo, f"{folder}/0010-plane.md", "# Plane\n\n- **Status:** Accepted\n\nUse Plane.\n")
+    write(
+        repo,
+        f"{folder}/0011-drop-plane.md",
+        "# Drop Plane\n\n- **Status:** Accepted\n- **Date:** 2026-06-21\n"
+        "- **Supersedes:** ADR-010 (Adopt Plane)\n\nWe drop Plane.\n",
+    )
+    write(
+        repo,
+        f"{folder}/0012-partly.md",
+        "# Partly\n\n> **Status:** Accepted  \n> **Supersedes:** the S2 refusal only; "
+        "ADR-0011 stands.\n\nNarrow.\n",
+    )
+    write(
+        repo,
+        f"{folder}/0013-old.md",
+        "# Old\n\nStatus: Accepted\nSuperseded-by: [ADR 14](0014-new.md)\n\nOld way.\n",
+    )
+    write(repo, f"{folder}/0014-new.md", "# New\n\nStatus: Accepted\n\nNew way.\n")
+    commit_all(repo, "succession lines")
+    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
+    catalog = store.load(repo)
+    by = catalog.by_id
+    assert by["ADR-0011"].supersedes == ("ADR-0010",)
+    assert by["ADR-0010"].effective_status == "superseded"
+    assert by["ADR-0011"].summary == "We drop Plane."
+    assert by["ADR-0012"].supersedes == () and by["ADR-0011"].is_current
+    assert by["ADR-0012"].status == "accepted" and by["ADR-0012"].summary == "Narrow."
+    assert by["ADR-0013"].superseded_by == ("ADR-0014",)
+    assert by["ADR-0013"].status == "superseded"
+    # ADR-010 itself still says accepted: the usual warning, at its status line
+    assert [(p.file, p.line, p.key) for p in catalog.problems] == [
+        (f"{folder}/0010-plane.md", 3, "status")
+    ]
+
+
 def test_adr_dir_names_a_folder_detection_does_not_find(repo: Path) -> None:
     write(repo, "design/records/queue-for-webhooks.md", "# Webhooks go through a queue\n")
     write(repo, "design/records/money.md", "# Money is cents\n\n## Status\n\nAccepted\n")
