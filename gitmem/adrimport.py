@@ -125,18 +125,14 @@ def parse_status(body: str) -> tuple[str | None, list[str], list[str]]:
     the body's Status section, ``Status:`` line or table row, and its own ``Supersedes:``
     and ``Superseded by:`` lines."""
     text = sections.section(body, "status")
-    parsed: tuple[str | None, list[str], list[str]] = (None, [], [])
-    if text is None:
-        match = _STATUS_LINE.search(body)
-        if match:
-            text = match.group(1)
-        else:
-            for value in table_values(body, "status"):
-                if (parsed := parse_status_text(value))[0] is not None:
-                    break
+    if text is None and (match := _STATUS_LINE.search(body)):
+        text = match.group(1)
     if text is not None:
-        parsed = parse_status_text(text)
-    status, supersedes, superseded_by = parsed
+        status, supersedes, superseded_by = parse_status_text(text)
+    else:  # the first table value that is a status
+        tried = (parse_status_text(value) for value in table_values(body, "status"))
+        found = next((parsed for parsed in tried if parsed[0] is not None), None)
+        status, supersedes, superseded_by = found or (None, [], [])
     for match in _SUCCESSION_LINE.finditer(body):
         refs = _leading_refs(match.group(2))
         if match.group(1).lower().startswith(("supersedes", "replaces")):

@@ -60,7 +60,7 @@ SCHEMA: dict[str, Field] = {
 _RULE_KEYS = {"forbid", "paths", "message"}
 
 
-def near_key(key: str) -> str | None:
+def _near_key(key: str) -> str | None:
     """The gitmem key that ``key`` looks like a typo of (``glob`` -> ``globs``), if any."""
     close = difflib.get_close_matches(key.lower().replace("-", "_"), SCHEMA, n=1, cutoff=0.75)
     return close[0] if close else None
@@ -143,7 +143,7 @@ def build(
     for key in meta:
         if key in SCHEMA:
             continue
-        near = near_key(str(key))
+        near = _near_key(str(key))
         # An ADR read in place keeps the front matter of its own format and of the site
         # that publishes it (MADR's `deciders`, Jekyll's `nav_order`, Docusaurus's
         # `sidebar_label`): not ours to judge. A typo of one of gitmem's keys still warns.
