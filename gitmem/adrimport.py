@@ -342,6 +342,12 @@ _GENERIC = {
 }
 _TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*[A-Za-z0-9_]")
 MAX_INFERRED = 12
+# A name that parallel folders share (in parents of one name) and that together hold more
+# than this share of the repository's files is its namespace, not a part of it: a
+# project's own name as its root package in main and test trees. (`server/` beside
+# `tests/server/` is a part, however large.) (Across a log of 6 records or more, `infer_all`
+# also drops globs most records share; this catches it in a small log too.)
+NAMESPACE_SHARE = 0.5
 
 
 class RepoLayout:
@@ -353,10 +359,12 @@ class RepoLayout:
         self.by_dirname: dict[str, set[str]] = defaultdict(set)
         self.by_basename: dict[str, set[str]] = defaultdict(set)
         self.by_stem: dict[str, set[str]] = defaultdict(set)
+        self.held: dict[str, int] = defaultdict(int)  # folder -> files under it
         for f in self.files:
             parts = f.split("/")
             for i in range(1, len(parts)):
                 d = "/".join(parts[:i])
+                self.held[d] += 1
                 if d not in self.dirs:
                     self.dirs.add(d)
                     self.by_dirname[parts[i - 1].lower()].add(d)
@@ -391,7 +399,10 @@ class RepoLayout:
         if low in self.by_basename and len(self.by_basename[low]) <= 3:
             return sorted(self.by_basename[low])
         if low in self.by_dirname and len(self.by_dirname[low]) <= 3:
-            return sorted(d + "/**" for d in self.by_dirname[low])
+            dirs = self.by_dirname[low]
+            if self._namespace(dirs):
+                return []  # `src/{main,test}/java/org/acme` for "Acme": the whole project
+            return sorted(d + "/**" for d in dirs)
         # a file stem only for a code name: an acronym in capitals ("a CLI flag") is prose
         if (
             low in self.by_stem
@@ -401,6 +412,13 @@ class RepoLayout:
         ):
             return sorted(self.by_stem[low])
         return []
+
+    def _namespace(self, dirs: set[str]) -> bool:
+        """Parallel folders of one name in the same kind of parent (``org/acme`` in a main
+        and a test tree) that together hold most of the repository."""
+        parents = {PurePosixPath(d).parent.name for d in dirs}
+        held = sum(self.held[d] for d in dirs)
+        return len(dirs) > 1 and len(parents) == 1 and held > NAMESPACE_SHARE * len(self.files)
 
 
 def _identifier_like(token: str) -> bool:

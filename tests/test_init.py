@@ -702,3 +702,30 @@ def test_a_command_line_option_names_no_folder() -> None:
     )
     text = "Pass `--features=no-rows` or `--config=conf/app.yaml`; see `non-blocking`."
     assert infer_globs(text, layout) == ["conf/app.yaml", "non-blocking/**"]
+
+
+def test_a_project_name_that_is_its_root_package_names_no_folder() -> None:
+    """JabRef's ADRs say "JabRef" throughout, and its code lives under `org/jabref` in
+    main and test trees: that is the whole project, not a part of it. A package that
+    parallel trees share but that holds a part of the code still counts."""
+    from gitmem.adrimport import RepoLayout, infer_globs
+
+    main, test = "src/main/java/org/moneybox", "src/test/java/org/moneybox"
+    layout = RepoLayout(
+        [
+            f"{main}/billing/Invoice.java",
+            f"{main}/web/Controller.java",
+            f"{main}/web/Routes.java",
+            f"{test}/billing/InvoiceTest.java",
+            "build.gradle",
+            "README.md",
+        ]
+    )
+    text = "In MoneyBox, invoices are written by the `billing` package only."
+    assert infer_globs(text, layout) == [f"{main}/billing/**", f"{test}/billing/**"]
+    # a large part in two trees (other parents) is still a part
+    layout = RepoLayout(["pkg/server/a.go", "pkg/server/b.go", "tests/server/a_test.go", "ui/x"])
+    assert infer_globs("The `server` owns sessions.", layout) == [
+        "pkg/server/**",
+        "tests/server/**",
+    ]
