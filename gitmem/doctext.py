@@ -1,9 +1,11 @@
 """The text a record is keyword-indexed under (shared by the Whoosh index and the table's
-FTS5 mirror). Standard library only."""
+FTS5 mirror). Standard library only, and ``gitmem.entities``."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from gitmem.entities import cjk_pairs
 
 # The keyword fields and their weights. The Whoosh index keeps one field per part, the
 # weight as its ``field_boost`` (term frequencies scaled before BM25 saturates them, each
@@ -24,9 +26,11 @@ def glob_words(globs: tuple[str, ...] | list[str]) -> str:
 
 def field_texts(d: Any) -> tuple[str, ...]:
     """A record's text per keyword field, in ``FIELDS`` order. The summary counts only
-    when the body does not already hold it."""
+    when the body does not already hold it. Runs of CJK characters are indexed as pairs
+    (see ``entities.cjk_pairs``), as queries read them."""
     summary = d.summary if d.summary and d.summary[:80] not in d.body else ""
-    return (d.title, " ".join(d.tags), glob_words(d.globs), summary, d.body)
+    texts = (d.title, " ".join(d.tags), glob_words(d.globs), summary, d.body)
+    return tuple(cjk_pairs(text) for text in texts)
 
 
 def weighted_text(d: Any) -> str:

@@ -1,12 +1,13 @@
 """What a prompt talks about: paths, code identifiers, quoted names, and plain words.
 
 Used by every ranker: paths feed the glob ranker, identifiers and quoted spans are boosted
-in BM25, and everything feeds the embedding query. On the prompt hook's path: ``re`` and
-nothing else (no ``typing``).
+in BM25, and everything feeds the embedding query. On the prompt hook's path: ``re`` (and
+``functools``, which ``re`` imports itself) and nothing else (no ``typing``).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
@@ -18,7 +19,34 @@ _IDENT = re.compile(
     r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b|\b[A-Za-z_][A-Za-z0-9_]*\b"
 )
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_WORD = re.compile(r"[A-Za-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script: "Größe" is one word
+# Chinese and Japanese write no spaces between words, and Korean only between phrases, so
+# a keyword index would take a whole clause for one word. As Lucene's CJK analyzer does,
+# such runs are indexed and queried as overlapping pairs of characters.
+_CJK = "[\u3040-\u30ff\u3131-\u318e\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
+
+
+@functools.cache
+def _cjk_run() -> re.Pattern[str]:
+    """Compiled on first use: ~3 ms (~20 ms with the ranges unmerged), which a hook whose
+    prompt has no character from U+3040 up never pays."""
+    return re.compile(_CJK)
+
+
+def cjk_pairs(text: str) -> str:
+    """``text`` with each run of CJK characters as its overlapping pairs, set apart by
+    spaces ("数据存储" -> " 数据 据存 存储 "); any other text is returned as it is."""
+    if not text or max(text) < "\u3040":
+        return text
+    run = _cjk_run()
+    return text if run.search(text) is None else run.sub(_pairs, text)
+
+
+def _pairs(match: re.Match[str]) -> str:
+    run = match.group(0)
+    return " " + " ".join(run[i : i + 2] for i in range(max(1, len(run) - 1))) + " "
+
+
 _NOT_EXT = {"e.g", "i.e", "etc", "vs", "a.k.a"}
 STOPWORDS = frozenset(
     {
@@ -111,8 +139,8 @@ def is_identifier(token: str) -> bool:
 def split_words(token: str) -> list[str]:
     """``ValsetConfirm`` -> [valset, confirm]; ``x/fibre/keeper.go`` -> [x, fibre, keeper, go]."""
     out: list[str] = []
-    for piece in _WORD.findall(token):
-        parts = _CAMEL.findall(piece) or [piece]
+    for piece in _WORD.findall(cjk_pairs(token)):
+        parts = (_CAMEL.findall(piece) if piece.isascii() else None) or [piece]
         out.extend(p.lower() for p in parts)
         if len(parts) > 1:
             out.append(piece.lower())
@@ -134,7 +162,7 @@ def extract(text: str) -> QueryTerms:
     identifiers = [
         m for m in _IDENT.findall(clean) if is_identifier(m) and m.lower() not in _NOT_EXT
     ]
-    words = tuple(w.lower() for w in _WORD.findall(clean))
+    words = tuple(w.lower() for w in _WORD.findall(cjk_pairs(clean)))
     return QueryTerms(tuple(dict.fromkeys(paths)), tuple(dict.fromkeys(identifiers)), quoted, words)
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitmem import bm25, config, embed, frontmatter, globs, sections
+from gitmem import bm25, config, embed, entities, frontmatter, globs, sections
 from gitmem import compile as compiler
 from gitmem.doctext import FIELD_WEIGHTS, FIELDS, field_texts
 from gitmem.fsutil import atomic_write
@@ -76,6 +76,11 @@ class BuildReport:
     runtime_note: str | None = None  # why OpenVINO, asked for, did not
 
 
+# Records holding CJK text are keyword-indexed as character pairs since this version: a
+# change of their hashes makes an existing index re-index them (and only them).
+CJK_INDEXING = "\ncjk-pairs-1"
+
+
 def content_hash(d: Decision) -> str:
     known = _HASHES.get(id(d))
     if known is not None and known[0] is d:
@@ -84,6 +89,8 @@ def content_hash(d: Decision) -> str:
         [d.id, d.title, d.tags, d.summary, d.body, d.effective_status, d.globs, d.superseded_by],
         ensure_ascii=False,
     )
+    if entities.cjk_pairs(payload) is not payload:
+        payload += CJK_INDEXING  # indexed differently since: re-index such records once
     digest = hashlib.sha1(payload.encode("utf-8")).hexdigest()
     _HASHES[id(d)] = (d, digest)
     return digest

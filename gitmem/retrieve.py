@@ -374,7 +374,7 @@ class Retriever:
         weighted: dict[str, float] = {}
 
         def add(text: str, boost: float) -> None:
-            for token in analyzer(text):
+            for token in analyzer(entities.cjk_pairs(text)):
                 word = token.text
                 weighted[word] = max(weighted.get(word, 0.0), boost)
 

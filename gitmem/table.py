@@ -45,7 +45,8 @@ if TYPE_CHECKING:
 # 12: an ADR's unknown front-matter keys warn only when they look like a typo of gitmem's.
 # 13: "## Status: X" and "## Date: X" headings; struck-through statuses are not read.
 # 14: "Supersedes:" / "Superseded by:" lines of their own; quoted ("> Status:") lines.
-SCHEMA_VERSION = "14"
+# 15: the FTS5 mirror holds runs of CJK characters as pairs (`entities.cjk_pairs`).
+SCHEMA_VERSION = "15"
 TABLE_NAME = "table.sqlite"
 
 

@@ -392,6 +392,43 @@ def test_without_a_model_keyword_and_path_work(repo: Path, no_model: None) -> No
     assert data["hits"][0]["ranks"]["path"]["rank"] == 1 and data["served_by"] == "in-process"
 
 
+def test_keywords_in_any_script(repo: Path, no_model: None) -> None:
+    """A Chinese prompt finds a Chinese record (no spaces between words: indexed and
+    queried as pairs of characters), and a German word with umlauts is one word, in the
+    keyword index and in the hooks' FTS5 fallback alike."""
+    decision(
+        repo,
+        "0001-storage.md",
+        "数据存储使用PostgreSQL",
+        body="## 决定\n\n所有服务的数据存储统一使用PostgreSQL，不使用MongoDB。\n",
+    )
+    decision(
+        repo, "0002-logs.md", "日志格式", body="## 决定\n\n日志统一输出为JSON，由Fluent Bit收集。\n"
+    )
+    decision(
+        repo,
+        "0003-queues.md",
+        "Warteschlangen",
+        body="## Entscheidung\n\nJede Warteschlange hat eine Größe von höchstens 1000.\n",
+    )
+    decision(repo, "0004-kafka.md", "Kafka for event streaming", body="## Decision\n\nKafka.\n")
+    assert CliRunner().invoke(cli, ["index", "--no-download"]).exit_code == 0
+    asked = {
+        "新服务的数据存储应该用什么？": "D-0001",
+        "日志怎么收集": "D-0002",
+        "Welche Größe gilt?": "D-0003",
+    }
+    for prompt, wanted in asked.items():
+        out = CliRunner().invoke(cli, ["search", "--json", "--no-daemon", prompt])
+        top = json.loads(out.stdout)["hits"][0]
+        assert (top["id"], top["ranks"]["bm25"]["rank"]) == (wanted, 1), prompt
+        light = Retriever.open(discover(repo), light=True)
+        try:
+            assert [h.id for h in light.retrieve(prompt, []).hits][:1] == [wanted], prompt
+        finally:
+            light.close()
+
+
 def test_search_builds_a_missing_or_stale_index(repo: Path, no_model: None) -> None:
     project(repo)
     out = CliRunner().invoke(cli, ["search", "--no-daemon", "-p", "api/routes.py"])
