@@ -220,9 +220,15 @@ _INLINE_LINK = re.compile(
 )
 
 
+_COLONS = (":", "：")  # what ends a sentence announcing a list, a table or code
+
+
 def _last_sentence_end(text: str) -> int:
-    """Where the last sentence that another follows ends in ``text`` (-1: none)."""
-    return max(text.rfind(". "), text.rfind("! "), text.rfind("? "))
+    """Where the last sentence that another follows ends in ``text`` (-1: none). Chinese
+    and Japanese end sentences with "。", "！" or "？" and no space after them."""
+    ends = [text.rfind(". "), text.rfind("! "), text.rfind("? ")]
+    ends += [text.rfind(mark, 0, len(text) - 1) for mark in "。！？"]
+    return max(ends)
 
 
 def clip(text: str, limit: int = L1_MAX_CHARS) -> str:
@@ -273,7 +279,7 @@ def _named_option(decision: str, body: str) -> str:
 def _settled(summary: str) -> str:
     """Without a last sentence that announces what a summary leaves out ("the chart will
     look like:" before a table or a diagram), when a sentence comes before it."""
-    if not summary.endswith(":"):
+    if not summary.endswith(_COLONS):
         return summary
     end = _last_sentence_end(summary)
     return summary[: end + 1] if end > 0 else summary
@@ -307,9 +313,9 @@ def _prose(text: str) -> list[str]:
     for before, para, following in zip(["", *paras], paras, [*paras[1:], ""], strict=False):
         if para == OMITTED or (before == OMITTED and para[:1].islower()):
             continue
-        if following == OMITTED and para.endswith(":"):
+        if following == OMITTED and para.endswith(_COLONS):
             para = _settled(para)
-            if para.endswith(":"):
+            if para.endswith(_COLONS):
                 if out or len(para.split()) <= 3:
                     continue  # nothing but the announcement, and not the first thing said
                 para += " …"

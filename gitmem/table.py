@@ -46,7 +46,8 @@ if TYPE_CHECKING:
 # 13: "## Status: X" and "## Date: X" headings; struck-through statuses are not read.
 # 14: "Supersedes:" / "Superseded by:" lines of their own; quoted ("> Status:") lines.
 # 15: the FTS5 mirror holds runs of CJK characters as pairs (`entities.cjk_pairs`).
-SCHEMA_VERSION = "15"
+# 16: summaries clip at "。", "！" and "？", and drop announcements ending in "：".
+SCHEMA_VERSION = "16"
 TABLE_NAME = "table.sqlite"
 
 

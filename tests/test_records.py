@@ -178,6 +178,11 @@ SUMMARIES = [  # (body, the summary it gives)
         "and its counterpart\n\n```go\ng()\n```\n\nBoth stay pure.\n",
         "We use X. Both stay pure.",
     ),
+    # Chinese: sentences end in "。" with no space, announcements in "："
+    (
+        "## 决定\n\n我们使用PostgreSQL。存储格式如下：\n\n```sql\nCREATE TABLE t;\n```\n",
+        "我们使用PostgreSQL。",
+    ),
     # ... and an announcement said first is marked as cut
     (
         "## Decision\n\nWe size blocks as follows:\n| a |\n|---|\n\nBlocks are square.\n",
@@ -196,6 +201,8 @@ def test_summary_given_or_clipped() -> None:
     long = "## Decision\n\n" + "This sentence is long enough. " * 40
     clipped = sections.summarize(long)
     assert len(clipped) <= sections.L1_MAX_CHARS and clipped.endswith(".")
+    chinese = sections.summarize("## 决定\n\n" + "所有服务的数据存储统一使用PostgreSQL。" * 30)
+    assert len(chinese) <= sections.L1_MAX_CHARS and chinese.endswith("PostgreSQL。")
 
 
 def test_a_record_left_as_its_template_says_so(repo: Path) -> None:
