@@ -39,6 +39,14 @@ def line(d: Shown, glob: str | None, level: int) -> str:
     return f"- {head} [{d.file}]"
 
 
+def cost(text: str, chars_per_token: int = 4) -> int:
+    """``text``'s size in the budget's characters: a character from U+3040 up (Chinese,
+    Japanese, Korean; emoji) is about a token of its own, not a quarter of one."""
+    if not text or max(text) < "\u3040":
+        return len(text)
+    return len(text) + (chars_per_token - 1) * sum(1 for c in text if c >= "\u3040")
+
+
 def render(
     items: Sequence[tuple[Shown, str | None]],
     *,
@@ -48,21 +56,24 @@ def render(
     more_hint: str = "",
     max_chars: int = 8000,
 ) -> tuple[str, list[str]]:
-    """Return (text, ids shown). ``items`` are (decision, matched glob or None), best first."""
+    """Return (text, ids shown). ``items`` are (decision, matched glob or None), best first.
+    Sizes are in characters (``budget_tokens * chars_per_token`` at most, and never over
+    ``max_chars``), a CJK character counted as a whole token (see ``cost``)."""
     limit = min(budget_tokens * chars_per_token, max_chars)
     lines: list[str] = []
     shown: list[str] = []
-    used = len(header) + 1 if header else 0
+    used = cost(header, chars_per_token) + 1 if header else 0
     reserve = 120  # room for the "N more" line
     for n, (d, glob) in enumerate(items):
         remaining_after = len(items) - n - 1
         room = limit - used - (reserve if remaining_after else 0)
         for level in (1, 0):
             text = line(d, glob, level)
-            if len(text) + 1 <= room:
+            size = cost(text, chars_per_token)
+            if size + 1 <= room:
                 lines.append(text)
                 shown.append(d.id)
-                used += len(text) + 1
+                used += size + 1
                 break
         else:
             break

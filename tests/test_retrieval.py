@@ -459,6 +459,34 @@ def test_budget_prefers_l1_then_l0_and_counts_the_rest(repo: Path) -> None:
     assert result.hits[0].summary not in level0 and result.hits[0].title.rstrip(".") in level0
 
 
+def test_budget_counts_a_cjk_character_as_a_token() -> None:
+    """≈4 characters make a token in English; a Chinese character is about one: a budget
+    of 200 tokens holds ~800 English characters but only ~200 Chinese ones."""
+    from types import SimpleNamespace
+
+    def shown(ident: str, summary: str) -> Any:
+        return SimpleNamespace(
+            id=ident,
+            title="T",
+            status="accepted",
+            severity="info",
+            file="d.md",
+            summary=summary,
+            superseded_by=(),
+        )
+
+    english = [(shown(f"D-{n}", "Money is stored in integer cents." * 2), None) for n in range(6)]
+    chinese = [
+        (shown(f"D-{n}", "所有服务的数据存储统一使用PostgreSQL。" * 2), None) for n in range(6)
+    ]
+    english_text, _ = budget.render(english, budget_tokens=200)
+    chinese_text, _ = budget.render(chinese, budget_tokens=200)
+    assert english_text.count("integer cents") == 12  # every line with its summary
+    assert 0 < chinese_text.count("PostgreSQL") < 12  # some fall back to the title
+    assert budget.cost(chinese_text) <= 800
+    assert budget.cost("plain text") == len("plain text")
+
+
 def test_model_folder_resolution(
     repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
