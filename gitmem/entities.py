@@ -29,17 +29,27 @@ _CJK = "[\u3040-\u30ff\u3131-\u318e\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
 @functools.cache
 def _cjk_run() -> re.Pattern[str]:
     """Compiled on first use: ~3 ms (~20 ms with the ranges unmerged), which a hook whose
-    prompt has no character from U+3040 up never pays."""
+    prompt has no character from U+3000 to U+DFFF never pays."""
     return re.compile(_CJK)
+
+
+# UTF-8 lead bytes of U+3000..U+DFFF: a text without any holds no CJK character. Looking
+# for them (memchr) takes ~5 us for 2 KB of text; `max(text)` took ~90 us, a regular
+# expression over the CJK ranges ~45 us, which at 10,000 records was seconds of a build.
+_CJK_LEADS = tuple(range(0xE3, 0xEE))
+
+
+def has_cjk(text: str) -> bool:
+    if text.isascii():
+        return False
+    encoded = text.encode("utf-8", "surrogatepass")
+    return any(lead in encoded for lead in _CJK_LEADS) and _cjk_run().search(text) is not None
 
 
 def cjk_pairs(text: str) -> str:
     """``text`` with each run of CJK characters as its overlapping pairs, set apart by
     spaces ("数据存储" -> " 数据 据存 存储 "); any other text is returned as it is."""
-    if not text or max(text) < "\u3040":
-        return text
-    run = _cjk_run()
-    return text if run.search(text) is None else run.sub(_pairs, text)
+    return _cjk_run().sub(_pairs, text) if has_cjk(text) else text
 
 
 def _pairs(match: re.Match[str]) -> str:

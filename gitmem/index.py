@@ -89,7 +89,7 @@ def content_hash(d: Decision) -> str:
         [d.id, d.title, d.tags, d.summary, d.body, d.effective_status, d.globs, d.superseded_by],
         ensure_ascii=False,
     )
-    if entities.cjk_pairs(payload) is not payload:
+    if entities.has_cjk(payload):
         payload += CJK_INDEXING  # indexed differently since: re-index such records once
     digest = hashlib.sha1(payload.encode("utf-8")).hexdigest()
     _HASHES[id(d)] = (d, digest)
