@@ -133,6 +133,9 @@ def parse_status(body: str) -> tuple[str | None, list[str], list[str]]:
         tried = (parse_status_text(value) for value in table_values(body, "status"))
         found = next((parsed for parsed in tried if parsed[0] is not None), None)
         status, supersedes, superseded_by = found or (None, [], [])
+    title = _TITLE_SUPERSEDES.search(sections.first_heading(body) or "")
+    if title:
+        supersedes = [*supersedes, *_leading_refs(title.group(1))]
     for match in _SUCCESSION_LINE.finditer(body):
         refs = _leading_refs(match.group(2))
         if match.group(1).lower().startswith(("supersedes", "replaces")):
@@ -149,6 +152,12 @@ _SUCCESSION_LINE = re.compile(
     r"^[ \t>]*(?:#{1,6}[ \t]+)?[-*]?[ \t]*\**"
     r"(supersedes|superseded[- _]by|replaces|replaced[- _]by)\**[ \t]*:\**[ \t]*(.+)$",
     re.IGNORECASE | re.MULTILINE,
+)
+# a title that names what it replaces: "# ADR-0012: Talos patching (Supersedes ADR-0011)";
+# not a part of it: "(supersedes ADR-203's alias groups)"
+_REF = r"(?:ADR|RFC)[-_ ]?\d+"
+_TITLE_SUPERSEDES = re.compile(
+    rf"\((?:supersedes|replaces)\s+({_REF}(?:\s*(?:,|and|&)\s*{_REF})*)\)\s*$", re.IGNORECASE
 )
 # the references that open such a line: "ADR-010 (Adopt Plane ...)", "[ADR-3](x.md), 4";
 # not the ones further on ("the S2-B refusal only; everything else in ADR-0062 stands")

@@ -47,7 +47,8 @@ if TYPE_CHECKING:
 # 14: "Supersedes:" / "Superseded by:" lines of their own; quoted ("> Status:") lines.
 # 15: the FTS5 mirror holds runs of CJK characters as pairs (`entities.cjk_pairs`).
 # 16: summaries clip at "。", "！" and "？", and drop announcements ending in "：".
-SCHEMA_VERSION = "16"
+# 17: a title ending "(Supersedes ADR-0011)" links the pair.
+SCHEMA_VERSION = "17"
 TABLE_NAME = "table.sqlite"
 
 

@@ -354,6 +354,18 @@ def test_supersession_on_lines_of_its_own(repo: Path) -> None:
         "# Old\n\nStatus: Accepted\nSuperseded-by: [ADR 14](0014-new.md)\n\nOld way.\n",
     )
     write(repo, f"{folder}/0014-new.md", "# New\n\nStatus: Accepted\n\nNew way.\n")
+    # ... or in the title, when the parentheses name records and nothing else
+    write(repo, f"{folder}/0020-talos.md", "# Talos\n\n## Status\n\nAccepted\n")
+    write(
+        repo,
+        f"{folder}/0021-patching.md",
+        "# ADR-0021: Talos native patching (Supersedes ADR-0020)\n\n## Status\n\nAccepted\n",
+    )
+    write(
+        repo,
+        f"{folder}/0022-verbs.md",
+        "# ADR-0022: Flat verbs (supersedes ADR-0021's alias groups)\n\nStatus: Accepted\n",
+    )
     commit_all(repo, "succession lines")
     assert CliRunner().invoke(cli, ["init"]).exit_code == 0
     catalog = store.load(repo)
@@ -365,9 +377,12 @@ def test_supersession_on_lines_of_its_own(repo: Path) -> None:
     assert by["ADR-0012"].status == "accepted" and by["ADR-0012"].summary == "Narrow."
     assert by["ADR-0013"].superseded_by == ("ADR-0014",)
     assert by["ADR-0013"].status == "superseded"
-    # ADR-010 itself still says accepted: the usual warning, at its status line
+    assert by["ADR-0021"].supersedes == ("ADR-0020",) and by["ADR-0022"].supersedes == ()
+    assert by["ADR-0021"].title == "ADR-0021: Talos native patching (Supersedes ADR-0020)"
+    # ADR-010 and ADR-0020 still say accepted: the usual warning, at their status lines
     assert [(p.file, p.line, p.key) for p in catalog.problems] == [
-        (f"{folder}/0010-plane.md", 3, "status")
+        (f"{folder}/0010-plane.md", 3, "status"),
+        (f"{folder}/0020-talos.md", 3, "status"),
     ]
 
 
