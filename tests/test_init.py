@@ -13,6 +13,15 @@ from gitmem import store
 from gitmem.cli.main import cli
 from gitmem.errors import DecisionNotFoundError
 
+
+def initialised(repo: Path, message: str) -> store.Catalog:
+    """Commit what the test wrote, run `gitmem init`, and load the records it registered."""
+    commit_all(repo, message)
+    result = CliRunner().invoke(cli, ["init"])
+    assert result.exit_code == 0, result.output
+    return store.load(repo)
+
+
 NYGARD_1 = """# 1. Use PostgreSQL for storage
 
 Date: 2020-03-01
@@ -206,9 +215,7 @@ def test_madr_3_front_matter_status_with_a_link(repo: Path) -> None:
     write(repo, f"{folder}/0002-use-litestar.md", MADR_3.format(status="accepted", title="Lite"))
     write(repo, f"{folder}/0003-typo.md", "---\nstatus: accepted\nglob: [src/**]\n---\n# T\n")
     write(repo, "src/api/server.py", "")
-    commit_all(repo, "madr 3")
-    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
-    catalog = store.load(repo)
+    catalog = initialised(repo, "madr 3")
     old, new = catalog.by_id["ADR-0001"], catalog.by_id["ADR-0002"]
     assert old.status == "superseded" and old.superseded_by == ("ADR-0002",)
     assert new.supersedes == ("ADR-0001",) and new.is_current
@@ -244,9 +251,7 @@ def test_a_log_named_adr_nnn_slug_links_by_file_and_by_number(repo: Path) -> Non
         f"{folder}/adr-006-less.md",
         "# ADR 006: Less padding\n\n## Status\n\nAccepted. Supersedes [ADR 4](adr-004-zero.md)\n",
     )
-    commit_all(repo, "named adrs")
-    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
-    catalog = store.load(repo)
+    catalog = initialised(repo, "named adrs")
     by = catalog.by_id
     assert by["adr-001-defaults"].superseded_by == ("adr-002-square",)
     assert by["adr-003-padding"].superseded_by == ("adr-004-zero",)
@@ -320,9 +325,7 @@ def test_status_and_date_as_headings_struck_through_or_misspelt(repo: Path) -> N
         "# ADR-017: Menu\n\n## Status\n\n~~Proposed~~ | ~~Accepted~~ | **Depreciated** | "
         "~~Superceded~~\n",
     )
-    commit_all(repo, "heading statuses")
-    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
-    catalog = store.load(repo)
+    catalog = initialised(repo, "heading statuses")
     old, new, menu = (catalog.get(n) for n in ("13", "16", "17"))
     assert (old.status, old.superseded_by, old.date) == ("superseded", (new.id,), "2026-06-01")
     assert (new.status, new.supersedes, new.date) == ("accepted", (old.id,), "2026-07-02")
@@ -366,9 +369,7 @@ def test_supersession_on_lines_of_its_own(repo: Path) -> None:
         f"{folder}/0022-verbs.md",
         "# ADR-0022: Flat verbs (supersedes ADR-0021's alias groups)\n\nStatus: Accepted\n",
     )
-    commit_all(repo, "succession lines")
-    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
-    catalog = store.load(repo)
+    catalog = initialised(repo, "succession lines")
     by = catalog.by_id
     assert by["ADR-0011"].supersedes == ("ADR-0010",)
     assert by["ADR-0010"].effective_status == "superseded"
@@ -531,9 +532,7 @@ Jobs go through Kafka.
 def test_an_asciidoc_log_is_read_in_place(repo: Path) -> None:
     write(repo, "doc/adr/0001-use-rabbitmq-for-jobs.adoc", ADOC_1)
     write(repo, "doc/adr/0002-use-kafka-for-jobs.adoc", ADOC_2)
-    commit_all(repo, "adoc adrs")
-    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
-    catalog = store.load(repo)
+    catalog = initialised(repo, "adoc adrs")
     assert not catalog.problems, catalog.problems
     old, new = catalog.by_id["ADR-0001"], catalog.by_id["ADR-0002"]
     assert old.title == "1. Use RabbitMQ for jobs" and old.date == "2019-05-06"
@@ -588,9 +587,7 @@ def test_links_reach_records_whose_front_matter_gives_another_id(repo: Path) -> 
     )
     write(repo, f"{folder}/0003-use-redis.md", "---\nid: CACHE-1\n---\n# Use Redis\n")
     write(repo, f"{folder}/0004-use-valkey.md", "# Use Valkey\n\n## Status\n\nReplaces ADR 3\n")
-    commit_all(repo, "adrs with their own ids")
-    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
-    catalog = store.load(repo)
+    catalog = initialised(repo, "adrs with their own ids")
     by = catalog.by_id
     assert by["DB-1"].superseded_by == ("DB-2",) and by["DB-2"].supersedes == ("DB-1",)
     assert by["ADR-0004"].supersedes == ("CACHE-1",)  # the record numbered 3, by its id
@@ -642,9 +639,7 @@ def test_numbers_restarting_in_sub_folders_of_one_log_lose_no_record(repo: Path)
           "Superseded by [Vite](./0002-use-vite.md)\n")  # fmt: skip
     write(repo, "docs/adr/web/0004-use-esbuild.rst", "4. Use esbuild\n==============\n\n"
           "Status\n------\n\nSuperseded by :doc:`0002-use-vite`\n")  # fmt: skip
-    commit_all(repo, "one log, numbered per folder")
-    assert CliRunner().invoke(cli, ["init"]).exit_code == 0
-    catalog = store.load(repo)
+    catalog = initialised(repo, "one log, numbered per folder")
     by = catalog.by_id
     assert len(by) == len(catalog.decisions) == 6  # every record kept, each with its own id
     # the api records come first (sorted paths) and keep the numbered ids
