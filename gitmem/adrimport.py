@@ -37,14 +37,10 @@ CANDIDATE_DIRS = (
 _NUMBER = re.compile(r"^(?:[A-Za-z]+[-_ ]?)?0*(\d+)")
 _SKIP_NAMES = {"readme", "index", "template", "adr-template", "0000-template", "summary"}
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)|\b(?:ADR|RFC)[-_ ]?0*(\d+)\b", re.IGNORECASE)
-# "Status: Accepted", "* **Status**: Accepted", "> **Status:** Accepted", or a heading:
-# "## Status: Accepted". Spaces only, never a line break: a match starts on its own line.
-_STATUS_LINE = re.compile(
-    r"^[ \t>]*(?:#{1,6}[ \t]+)?[-*]?[ \t]*\**status\**[ \t]*:[ \t]*(.+)$", re.I | re.M
-)
+# "Status: Accepted", "* **Status**: Accepted", "> **Status:** Accepted", "## Status: Accepted"
+_STATUS_LINE = re.compile(sections.KEY_LINE + r"status\**[ \t]*:[ \t]*(.+)$", re.I | re.M)
 _DATE_LINE = re.compile(
-    r"^[ \t>]*(?:#{1,6}[ \t]+)?[-*]?[ \t]*\**date\**[ \t]*:[ \t]*\**[ \t]*(\d{4}-\d{2}-\d{2})",
-    re.IGNORECASE | re.MULTILINE,
+    sections.KEY_LINE + r"date\**[ \t]*:[ \t]*\**[ \t]*(\d{4}-\d{2}-\d{2})", re.I | re.M
 )
 # a status struck through is one the record no longer has: "~~Proposed~~ **Accepted**",
 # or the choices of a template left struck: "~~Proposed~~ | **Accepted** | ~~Deprecated~~"
@@ -149,8 +145,8 @@ def parse_status(body: str) -> tuple[str | None, list[str], list[str]]:
 # "- **Supersedes:** ADR-010 (Adopt Plane)", "Superseded-by: [ADR 7](0007-x.md)": a line of
 # its own, as many logs keep beside "Status:" and "Date:"
 _SUCCESSION_LINE = re.compile(
-    r"^[ \t>]*(?:#{1,6}[ \t]+)?[-*]?[ \t]*\**"
-    r"(supersedes|superseded[- _]by|replaces|replaced[- _]by)\**[ \t]*:\**[ \t]*(.+)$",
+    sections.KEY_LINE
+    + r"(supersedes|superseded[- _]by|replaces|replaced[- _]by)\**[ \t]*:\**[ \t]*(.+)$",
     re.IGNORECASE | re.MULTILINE,
 )
 # a title that names what it replaces: "# ADR-0012: Talos patching (Supersedes ADR-0011)";
@@ -162,7 +158,7 @@ _TITLE_SUPERSEDES = re.compile(
 # the references that open such a line: "ADR-010 (Adopt Plane ...)", "[ADR-3](x.md), 4";
 # not the ones further on ("the S2-B refusal only; everything else in ADR-0062 stands")
 _LEADING_REFS = re.compile(
-    r"^(?:(?:\[[^\]]*\]\([^)\s]+\)|(?:ADR|RFC)[-_ ]?\d+|\d+)[*_`]*(?:\s*(?:[,;&/]|and)\s*|\s+|$))+",
+    rf"^(?:(?:\[[^\]]*\]\([^)\s]+\)|{_REF}|\d+)[*_`]*(?:\s*(?:[,;&/]|and)\s*|\s+|$))+",
     re.IGNORECASE,
 )
 

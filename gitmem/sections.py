@@ -51,8 +51,13 @@ _BOOKKEEPING = frozenset(
         "references",
     }
 )
+# How a line that gives a record's metadata opens, before its key: "Status:", "* **Status**:",
+# "> **Status:**", or a heading, "## Status:". Spaces only, never a line break, so that a
+# match starts on the key's own line. (Shared with gitmem.adrimport's status, date and
+# supersession lines.)
+KEY_LINE = r"^[ \t>]*(?:#{1,6}[ \t]+)?[-*]?[ \t]*\**"
 _META_LINE = re.compile(
-    r"^[ \t>]*[-*]?\s*\**(date|status|deciders|decision-makers|consulted|informed|technical story"
+    KEY_LINE + r"(date|status|deciders|decision-makers|consulted|informed|technical story"
     r"|tags|authors?|contributors|reviewers|editors?|owners?|supersedes|superseded[- _]by"
     r"|replaces|replaced[- _]by)(?:\s*\([^)\n]*\))?\**\s*:",
     re.IGNORECASE,
