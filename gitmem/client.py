@@ -22,6 +22,19 @@ CONNECT_TIMEOUT_S = 0.2
 REPLY_TIMEOUT_S = 5.0
 
 
+def package() -> str:
+    """Which gitmem install this is (its package folder). A daemon answers only the clients
+    of its own install, so a hook never gets the answers of another version of gitmem (a
+    second install in another environment)."""
+    global _package
+    if _package is None:
+        _package = os.path.dirname(os.path.realpath(__file__))
+    return _package
+
+
+_package: str | None = None
+
+
 def socket_path(repo: Repo | Location) -> str:
     """``<git-dir>/gitmem/watch.sock``, or a short path in /tmp when that is too long for
     a Unix socket (about 100 bytes)."""
@@ -47,7 +60,7 @@ def request(
             sock.settimeout(CONNECT_TIMEOUT_S)
             sock.connect(path)
             sock.settimeout(timeout)
-            sock.sendall(leanjson.dumps(payload).encode() + b"\n")
+            sock.sendall(leanjson.dumps({**payload, "package": package()}).encode() + b"\n")
             chunks = []
             while True:
                 data = sock.recv(65536)

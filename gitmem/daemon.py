@@ -3,8 +3,13 @@
 One per work tree (an exclusive lock on ``<git-dir>/gitmem/watch.lock``). Watches the
 record folders with watchdog, re-indexes incrementally after changes settle (debounced),
 and answers newline-delimited JSON requests on a Unix socket (see ``gitmem.client``).
-Exits after ``watch_idle_seconds`` without requests or record changes. Optional:
+Exits after ``watch_idle_seconds`` without requests or record changes, and as soon as
+the gitmem code it runs changes on disk (an upgrade: see ``CodeStamp``). Optional:
 everything falls back to in-process retrieval when it is not running.
+
+Problems (a failed re-index, a model warning, an exit for an upgrade) go to
+``<git-dir>/gitmem/watch.log`` as well as stderr: the daemon usually runs detached, with
+no stderr anyone reads, and ``gitmem doctor`` shows that log.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import gc
 import json
 import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -23,6 +29,8 @@ from typing import Any
 
 from gitmem import compile as compiler
 from gitmem import config, index, markup, store
+from gitmem.agent.runner import append_log
+from gitmem.client import package as client_package
 from gitmem.client import socket_path
 from gitmem.repo import Repo
 from gitmem.retrieve import Retriever
@@ -30,6 +38,48 @@ from gitmem.retrieve import Retriever
 DEBOUNCE_S = 0.5
 # files whose change can change the catalog: records in any markup, config.yaml, imported.yaml
 RECORD_SUFFIXES = (*markup.SUFFIXES, ".yaml", ".yml")
+LOG = "watch.log"
+CODE_CHECK_S = 1.0
+
+
+class CodeStamp:
+    """The identity (inode, mtime, size) of each gitmem module file this process loaded.
+
+    A daemon lives as long as its user keeps working. Without this, after ``pip install -U
+    gitmem`` it went on answering the new hooks with the old code, and rebuilt the match
+    table in the old schema after each new-code rebuild, one for one (seen: schema 16 and
+    17 alternating on every search). pip writes every file anew (a new inode and mtime),
+    and an edit to an editable install changes the file too: either way the daemon exits,
+    and the next hook starts one running the new code. Modules imported after the stamp
+    is taken are not checked; the ones that serve queries are loaded by then.
+    """
+
+    def __init__(self) -> None:
+        self.files = {path: _identity(path) for path in _module_files()}
+
+    def changed(self) -> str | None:
+        """The first module file that changed or went away since the stamp, if any."""
+        for path, ident in self.files.items():
+            if _identity(path) != ident:
+                return path
+        return None
+
+
+def _module_files() -> list[str]:
+    files = []
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if path and (name == "gitmem" or name.startswith("gitmem.")):
+            files.append(path)
+    return sorted(files)
+
+
+def _identity(path: str) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
 
 
 class Daemon:
@@ -47,7 +97,7 @@ class Daemon:
         self.embedder = resolution.embedder
         self.model_warning = resolution.warning
         if resolution.warning:
-            log(f"warning: {resolution.warning}")
+            self.problem(f"warning: {resolution.warning}")
         if self.embedder is not None:
             self.embedder.warm()  # queries should not pay for loading the model
         primed = compiler.prime(repo) if self._reindex().unchanged else None
@@ -55,6 +105,24 @@ class Daemon:
         index.warm(primed.decisions if primed is not None else ())
         self.retriever = self._open()
         self.settle()
+        self.code = CodeStamp()
+        self.code_checked = time.monotonic()
+
+    def problem(self, message: str) -> None:
+        """Log a problem, and keep it in ``watch.log`` for ``gitmem doctor``."""
+        self.log(message)
+        append_log(self.repo.state_dir, LOG, f"watch (pid {os.getpid()}): {message}")
+
+    def code_changed(self) -> bool:
+        """True, and the daemon stops, when its gitmem code changed on disk."""
+        self.code_checked = time.monotonic()
+        path = self.code.changed()
+        if path is None:
+            return False
+        if not self.stop.is_set():
+            self.problem(f"exiting: gitmem changed on disk since it started ({path})")
+            self.stop.set()
+        return True
 
     def _open(self) -> Retriever:
         r = Retriever.open(self.repo, embedder=self.embedder)
@@ -72,7 +140,7 @@ class Daemon:
                 f"({report.seconds:.2f} s{runtime})"
             )
         if report.runtime_note:
-            self.log(f"warning: {report.runtime_note}")
+            self.problem(f"warning: {report.runtime_note}")
         return report
 
     def settle(self) -> None:
@@ -111,7 +179,7 @@ class Daemon:
         try:
             report = self._reindex()
         except Exception as exc:  # keep serving the last good index
-            self.log(f"re-index failed: {exc}")
+            self.problem(f"re-index failed: {exc}")
         self._reopen_if_moved()
         self.settle_due = True
         return report
@@ -128,6 +196,15 @@ class Daemon:
 
     def handle(self, payload: dict[str, Any]) -> dict[str, Any]:
         op = payload.get("op")
+        if op == "stop":
+            self.stop.set()
+            return {"ok": True, "result": None}
+        # answers come only from the code the client runs: the client then works in-process
+        if self.code_changed():
+            return {"ok": False, "error": "gitmem changed on disk: this daemon is exiting"}
+        own = client_package()
+        if payload.get("package") not in (None, own):
+            return {"ok": False, "error": f"this daemon runs the gitmem in {own}"}
         if op == "ping":
             gen = self.retriever.generation
             return {
@@ -140,9 +217,6 @@ class Daemon:
                     "settles": self.settles,  # see settle()
                 },
             }
-        if op == "stop":
-            self.stop.set()
-            return {"ok": True, "result": None}
         if op == "retrieve":
             self.refresh_if_needed()
             # the table may be stale if a record changed and watchdog missed it
@@ -173,6 +247,8 @@ class Daemon:
             while not self.stop.is_set():
                 if time.monotonic() - self.last_activity > self.idle_seconds:
                     self.log("idle: exiting")
+                    break
+                if time.monotonic() - self.code_checked >= CODE_CHECK_S and self.code_changed():
                     break
                 if self.dirty_at is not None:
                     self.refresh_if_needed()

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gitmem import client, config, index, lint
+from gitmem import client, config, daemon, index, lint
 from gitmem import compile as compiler
 from gitmem.agent import install
 from gitmem.agent.runner import ERROR_LOG, STATUS_DIR
@@ -30,13 +30,21 @@ class Report:
     checks: tuple[Check, ...]
     last_events: dict[str, dict[str, float]] = field(default_factory=dict)
     errors: tuple[str, ...] = ()
+    daemon_log: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
             "checks": [c.__dict__ for c in self.checks],
             "last_events": self.last_events,
             "errors": list(self.errors),
+            "daemon_log": list(self.daemon_log),
         }
+
+
+def _tail(path: Path, lines: int = 5) -> tuple[str, ...]:
+    if not path.is_file():
+        return ()
+    return tuple(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
 
 
 def _ago(ts: float) -> str:
@@ -164,8 +172,9 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
             except (OSError, ValueError):
                 continue
             last[item.stem.removeprefix("claude-")] = data
-    errors: list[str] = []
-    log = repo.shared_state_dir / ERROR_LOG
-    if log.is_file():
-        errors = log.read_text(encoding="utf-8", errors="replace").splitlines()[-5:]
-    return Report(tuple(checks), last, tuple(errors))
+    return Report(
+        tuple(checks),
+        last,
+        _tail(repo.shared_state_dir / ERROR_LOG),
+        _tail(repo.state_dir / daemon.LOG),
+    )

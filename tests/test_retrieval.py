@@ -698,6 +698,94 @@ def test_daemon_serves_and_reindexes(repo: Path, model_dir: Path, tmp_path: Path
     assert not Path(client.socket_path(discover(repo))).exists()
 
 
+def _ask(sock_path: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """One raw request to a daemon's socket; None if nothing listens there."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(10)
+            sock.connect(sock_path)
+            sock.sendall(json.dumps(payload).encode() + b"\n")
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+    except OSError:
+        return None
+    reply = json.loads(data)
+    assert isinstance(reply, dict)
+    return reply
+
+
+def test_daemon_answers_only_its_own_install_and_exits_when_upgraded(
+    repo: Path, tmp_path: Path, no_model: None
+) -> None:
+    """After `pip install -U gitmem`, a running daemon must not go on answering the new
+    hooks with the old code (nor rebuild the table in the old schema). A copy of the
+    package stands in for a second install, and rewriting one of its files (a new inode,
+    as pip writes) for the upgrade."""
+    import shutil
+    import time
+
+    from gitmem import client
+
+    project(repo)
+    installed = Path(client.__file__).resolve().parent
+    other = tmp_path / "site"
+    shutil.copytree(installed, other / "gitmem", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(other)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gitmem", "watch", "--idle", "60", "--quiet"],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    r = discover(repo)
+    sock = client.socket_path(r)
+    own = {"op": "ping", "package": str((other / "gitmem").resolve())}
+    try:
+        for _ in range(400):
+            reply = _ask(sock, own) if os.path.exists(sock) else None
+            if reply is not None:
+                break
+            if proc.poll() is not None:
+                pytest.fail(proc.stderr.read() if proc.stderr else "watch exited")
+            time.sleep(0.05)
+        assert reply is not None and reply["ok"], reply
+        # this test process runs the installed gitmem, not the copy: refused, so the
+        # client falls back to in-process retrieval
+        assert client.ping(r) is None
+        assert client.retrieve(r, "floats for money", []) is None
+        refused = _ask(sock, {**own, "package": str(installed)})
+        assert refused is not None and not refused["ok"]
+        assert str(other / "gitmem") in refused["error"]
+
+        # the upgrade: pip writes each file anew
+        target = other / "gitmem" / "retrieve.py"
+        fresh = target.with_suffix(".new")
+        fresh.write_bytes(target.read_bytes())
+        os.replace(fresh, target)
+        proc.wait(timeout=20)  # it exits on its own, without a request
+    finally:
+        if proc.poll() is None:
+            _ask(sock, {"op": "stop"})
+            proc.wait(timeout=20)
+    assert proc.returncode == 0
+    assert not os.path.exists(sock)
+    log = (r.state_dir / "watch.log").read_text()
+    assert "exiting: gitmem changed on disk" in log and "retrieve.py" in log
+    doctor = CliRunner().invoke(cli, ["doctor", "--no-model", "--json"])
+    problems = json.loads(doctor.stdout)["daemon_log"]
+    # no model here: the daemon's warning about it is kept as well, for doctor to show
+    assert "embedding model unavailable" in problems[0]
+    assert "gitmem changed on disk" in problems[-1]
+
+
 def test_daemon_updates_in_process_and_keeps_serving_after_settling(
     repo: Path, no_model: None
 ) -> None:

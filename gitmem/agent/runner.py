@@ -30,20 +30,24 @@ EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-e
 USAGE = "usage: gitmem-hook claude EVENT  (EVENT: " + ", ".join(EVENTS) + ")\n"
 
 
-def _log_error(shared: str | os.PathLike[str] | None, event: str, message: str) -> None:
-    if shared is None:
-        return
+def append_log(folder: str | os.PathLike[str], name: str, message: str) -> None:
+    """Append a time-stamped line to ``folder/name``, which is rotated to ``name.1`` past
+    ``MAX_LOG_BYTES``. Never raises: a log that cannot be written is not worth a failure."""
     try:
-        folder = os.fspath(shared)
         os.makedirs(folder, exist_ok=True)
-        log = os.path.join(folder, ERROR_LOG)
+        log = os.path.join(folder, name)
         if os.path.exists(log) and os.stat(log).st_size > MAX_LOG_BYTES:
             os.replace(log, log + ".1")
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         with open(log, "a", encoding="utf-8") as fh:
-            fh.write(f"{stamp} claude {event}: {message}\n")
+            fh.write(f"{stamp} {message}\n")
     except OSError:
         pass
+
+
+def _log_error(shared: str | os.PathLike[str] | None, event: str, message: str) -> None:
+    if shared is not None:
+        append_log(shared, ERROR_LOG, f"claude {event}: {message}")
 
 
 def _record_success(shared: str, event: str, ms: float) -> None:

@@ -121,6 +121,10 @@ def doctor(no_model: bool, json_: bool) -> None:
         out.print("\nlast hook errors (hooks failed open; the agent was not blocked):")
         for line in report.errors:
             out.print(f"    {escape(line)}")
+    if report.daemon_log:
+        out.print("\ndaemon log (warnings, failures, exits; everything works without it):")
+        for line in report.daemon_log:
+            out.print(f"    {escape(line)}")
 
 
 @click.command()
