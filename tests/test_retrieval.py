@@ -441,6 +441,14 @@ def test_search_builds_a_missing_or_stale_index(repo: Path, no_model: None) -> N
     assert json.loads(out.stdout)["hits"][0]["id"] == "D-0005"
 
 
+@pytest.mark.parametrize("args", [["-k", "0"], ["-k", "-3"], ["--budget", "0"]])
+def test_search_refuses_counts_below_one(repo: Path, args: list[str]) -> None:
+    """`-k 0` printed "no matching decisions", as if nothing had matched."""
+    project(repo)
+    out = CliRunner().invoke(cli, ["search", "--no-daemon", *args, "money"])
+    assert out.exit_code == 2 and "not in the range x>=1" in out.output
+
+
 def test_budget_prefers_l1_then_l0_and_counts_the_rest(repo: Path) -> None:
     project(repo)
     r = discover(repo)

@@ -14,10 +14,12 @@ from gitmem.search import search as run_search
 @click.command()
 @click.argument("query", required=False, default="")
 @click.option("--path", "-p", "paths", multiple=True, help="A path being touched (repeat).")
-@click.option("-k", "k", type=int, default=10, show_default=True, help="How many results.")
+@click.option(
+    "-k", "k", type=click.IntRange(min=1), default=10, show_default=True, help="How many results."
+)
 @click.option(
     "--budget",
-    type=int,
+    type=click.IntRange(min=1),
     default=None,
     help="Print the text an agent would get within this many tokens.",
 )

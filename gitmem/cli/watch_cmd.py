@@ -11,7 +11,7 @@ from gitmem.cli.output import current_repo, expected_errors
 @click.command()
 @click.option(
     "--idle",
-    type=int,
+    type=click.IntRange(min=1),
     default=None,
     help="Exit after this many idle seconds (default: watch_idle_seconds).",
 )
