@@ -53,6 +53,20 @@ def request(
     path = socket_path(repo)
     if not os.path.exists(path):
         return None
+    reply = _exchange(path, {**payload, "package": package()}, timeout)
+    if not isinstance(reply, dict) or not reply.get("ok"):
+        return None
+    if "package" not in reply and payload.get("op") != "stop":
+        # a daemon older than the check of its own code (see gitmem.daemon.CodeStamp): it
+        # would serve an upgraded gitmem with the old code until idle. Stop it; the next
+        # hook that starts daemons starts the current one.
+        _exchange(path, {"op": "stop"}, CONNECT_TIMEOUT_S)
+        return None
+    return reply.get("result")
+
+
+def _exchange(path: str, payload: dict[str, Any], timeout: float) -> Any:
+    """Send one request line and read one reply line; None on any failure."""
     import socket
 
     try:
@@ -60,7 +74,7 @@ def request(
             sock.settimeout(CONNECT_TIMEOUT_S)
             sock.connect(path)
             sock.settimeout(timeout)
-            sock.sendall(leanjson.dumps({**payload, "package": package()}).encode() + b"\n")
+            sock.sendall(leanjson.dumps(payload).encode() + b"\n")
             chunks = []
             while True:
                 data = sock.recv(65536)
@@ -69,12 +83,9 @@ def request(
                 chunks.append(data)
                 if data.endswith(b"\n"):
                     break
-        reply = leanjson.loads(b"".join(chunks))
+        return leanjson.loads(b"".join(chunks))
     except (OSError, ValueError):
         return None
-    if not isinstance(reply, dict) or not reply.get("ok"):
-        return None
-    return reply.get("result")
 
 
 def retrieve_raw(

@@ -283,6 +283,7 @@ class Daemon:
                 reply = self.handle(payload if isinstance(payload, dict) else {})
             except Exception as exc:  # one bad request never kills the daemon
                 reply = {"ok": False, "error": str(exc)}
+            reply["package"] = client_package()  # which install answers (gitmem.client)
             with contextlib.suppress(OSError):
                 conn.sendall(json.dumps(reply).encode() + b"\n")
 

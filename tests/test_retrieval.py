@@ -794,6 +794,44 @@ def test_daemon_answers_only_its_own_install_and_exits_when_upgraded(
     assert "gitmem changed on disk" in problems[-1]
 
 
+def test_client_stops_a_daemon_too_old_to_notice_an_upgrade(repo: Path) -> None:
+    """Daemons from before the code check neither exit when gitmem is upgraded nor name
+    their install in replies. The client must not use such an answer, and stops that
+    daemon. This listener answers as they did (ok, no "package"), and records requests."""
+    import socket
+    import threading
+
+    from gitmem import client
+
+    r = discover(repo)
+    r.state_dir.mkdir(parents=True, exist_ok=True)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(client.socket_path(r))
+    server.listen(4)
+    seen: list[dict[str, Any]] = []
+
+    def answer() -> None:
+        while True:
+            conn, _ = server.accept()
+            with conn:
+                request = json.loads(conn.makefile().readline())
+                seen.append(request)
+                result = None if request["op"] == "stop" else {"pid": 1, "generation": "g"}
+                conn.sendall(json.dumps({"ok": True, "result": result}).encode() + b"\n")
+            if request["op"] == "stop":
+                return
+
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    try:
+        assert client.ping(r) is None
+        thread.join(timeout=10)
+        assert [s["op"] for s in seen] == ["ping", "stop"]
+        assert seen[0]["package"] == client.package()
+    finally:
+        server.close()
+
+
 def test_daemon_updates_in_process_and_keeps_serving_after_settling(
     repo: Path, no_model: None
 ) -> None:
