@@ -74,6 +74,11 @@ def _module_files() -> list[str]:
     return sorted(files)
 
 
+def _same_file(path: str, inode: int) -> bool:
+    ident = _identity(path)
+    return ident is not None and ident[0] == inode
+
+
 def _identity(path: str) -> tuple[int, int, int] | None:
     try:
         st = os.stat(path)
@@ -111,7 +116,9 @@ class Daemon:
     def problem(self, message: str) -> None:
         """Log a problem, and keep it in ``watch.log`` for ``gitmem doctor``."""
         self.log(message)
-        append_log(self.repo.state_dir, LOG, f"watch (pid {os.getpid()}): {message}")
+        # into the folder it made at start, never recreating it (a deleted repository)
+        line = f"watch (pid {os.getpid()}): {message}"
+        append_log(self.repo.state_dir, LOG, line, make_folder=False)
 
     def code_changed(self) -> bool:
         """True, and the daemon stops, when its gitmem code changed on disk."""
@@ -241,6 +248,7 @@ class Daemon:
         os.chmod(path, 0o600)
         server.listen(16)
         server.settimeout(0.25)
+        inode = os.stat(path).st_ino
         observer = self._watch()
         self.log(f"serving on {path}")
         try:
@@ -248,7 +256,14 @@ class Daemon:
                 if time.monotonic() - self.last_activity > self.idle_seconds:
                     self.log("idle: exiting")
                     break
-                if time.monotonic() - self.code_checked >= CODE_CHECK_S and self.code_changed():
+                due = time.monotonic() - self.code_checked >= CODE_CHECK_S
+                if due and self.code_changed():
+                    break
+                # each time before re-indexing, too: deleting a repository deletes records
+                if (due or self.dirty_at is not None) and not _same_file(path, inode):
+                    # nobody can reach it any more: the repository (or its gitmem folder)
+                    # was deleted. Not logged to a file: that would recreate the folder.
+                    self.log("exiting: its socket was removed")
                     break
                 if self.dirty_at is not None:
                     self.refresh_if_needed()
@@ -263,8 +278,9 @@ class Daemon:
                 threading.Thread(target=self._serve_one, args=(conn,), daemon=True).start()
         finally:
             server.close()
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path)
+            if _same_file(path, inode):  # not another daemon's, if it was replaced
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
             if observer is not None:
                 observer.stop()
             self.retriever.close()

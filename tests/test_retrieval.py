@@ -794,6 +794,41 @@ def test_daemon_answers_only_its_own_install_and_exits_when_upgraded(
     assert "gitmem changed on disk" in problems[-1]
 
 
+def test_daemon_exits_when_its_repository_is_deleted(repo: Path, no_model: None) -> None:
+    """Agents make and delete scratch repositories and worktrees. A daemon whose socket
+    went with its repository can never be asked again: it exits instead of holding its
+    memory until the idle time (30 minutes by default) runs out."""
+    import shutil
+    import time
+
+    from gitmem import client
+
+    project(repo)
+    r = discover(repo)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gitmem", "watch", "--idle", "600"],
+        cwd=repo,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(400):
+            if client.ping(r) is not None or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert client.ping(r) is not None, proc.stderr.read() if proc.stderr else ""
+        shutil.rmtree(repo)
+        proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0
+    assert proc.stderr is not None and "exiting: its socket was removed" in proc.stderr.read()
+    assert not repo.exists()  # and nothing was written back into it
+
+
 def test_client_stops_a_daemon_too_old_to_notice_an_upgrade(repo: Path) -> None:
     """Daemons from before the code check neither exit when gitmem is upgraded nor name
     their install in replies. The client must not use such an answer, and stops that

@@ -30,11 +30,14 @@ EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-e
 USAGE = "usage: gitmem-hook claude EVENT  (EVENT: " + ", ".join(EVENTS) + ")\n"
 
 
-def append_log(folder: str | os.PathLike[str], name: str, message: str) -> None:
+def append_log(
+    folder: str | os.PathLike[str], name: str, message: str, *, make_folder: bool = True
+) -> None:
     """Append a time-stamped line to ``folder/name``, which is rotated to ``name.1`` past
     ``MAX_LOG_BYTES``. Never raises: a log that cannot be written is not worth a failure."""
     try:
-        os.makedirs(folder, exist_ok=True)
+        if make_folder:
+            os.makedirs(folder, exist_ok=True)
         log = os.path.join(folder, name)
         if os.path.exists(log) and os.stat(log).st_size > MAX_LOG_BYTES:
             os.replace(log, log + ".1")
