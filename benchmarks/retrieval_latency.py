@@ -202,7 +202,7 @@ def bench(n: int, queries: int) -> dict[str, float | int | str | None]:
             )
             for _ in range(queries)
         ]
-        watcher.refresh_if_needed()  # the fresh processes above re-indexed
+        watcher.reopen_if_moved()  # the fresh processes above re-indexed
         retr = watcher.retriever
         it = iter(qs * 3)
         retr.retrieve(*next(it))

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 CONNECT_TIMEOUT_S = 0.2
 REPLY_TIMEOUT_S = 5.0
+# An agent's prompt waits on the hook. A warm daemon answers in ~20 ms, and when it is
+# busy for longer (re-indexing a branch switch: 19 s at 1,500 records), the hook's own
+# in-process retrieval (~0.3 s) beats waiting: it had waited the full 5 s (measured).
+HOOK_REPLY_TIMEOUT_S = 1.0
 
 
 def package() -> str:
@@ -89,9 +93,16 @@ def _exchange(path: str, payload: dict[str, Any], timeout: float) -> Any:
 
 
 def retrieve_raw(
-    repo: Repo | Location, prompt: str, paths: list[str], *, k: int = 10, cwd: str | None = None
+    repo: Repo | Location,
+    prompt: str,
+    paths: list[str],
+    *,
+    k: int = 10,
+    cwd: str | None = None,
+    timeout: float = REPLY_TIMEOUT_S,
 ) -> dict[str, Any] | None:
-    result = request(repo, {"op": "retrieve", "prompt": prompt, "paths": paths, "k": k, "cwd": cwd})
+    payload = {"op": "retrieve", "prompt": prompt, "paths": paths, "k": k, "cwd": cwd}
+    result = request(repo, payload, timeout)
     return result if isinstance(result, dict) else None
 
 

@@ -36,6 +36,11 @@ from gitmem.repo import Repo
 from gitmem.retrieve import Retriever
 
 DEBOUNCE_S = 0.5
+# A query waits for a re-index until it has run this long, and is then answered from the
+# current index: a one-record update takes ~0.45 s (10,000 records), a branch switch's
+# re-index tens of seconds (19 s at 1,500 records), and the prompt hook waits at most
+# client.HOOK_REPLY_TIMEOUT_S for an answer.
+BUILD_WAIT_S = 0.6
 # files whose change can change the catalog: records in any markup, config.yaml, imported.yaml
 RECORD_SUFFIXES = (*markup.SUFFIXES, ".yaml", ".yml")
 LOG = "watch.log"
@@ -92,7 +97,12 @@ class Daemon:
         self.repo = repo
         self.idle_seconds = idle_seconds
         self.log = log
+        # `lock` guards the retriever (held for a query, or a swap: milliseconds); `building`
+        # is held for a re-index or a table check (up to tens of seconds), so queries go on
+        # while the index is rebuilt on a thread of its own
         self.lock = threading.Lock()
+        self.building = threading.Lock()
+        self.build_started = 0.0
         self.dirty_at: float | None = None
         self.last_activity = time.monotonic()
         self.stop = threading.Event()
@@ -169,27 +179,44 @@ class Daemon:
 
     def update(self) -> index.BuildReport | None:
         """Re-index now, and serve from the new generation (None: the re-index failed)."""
-        with self.lock:
+        with self.building:
+            self.build_started = time.monotonic()
             return self._update()
 
-    def refresh_if_needed(self) -> None:
-        """Re-index after record changes settle; reopen when another process re-indexed."""
-        with self.lock:
-            if self.dirty_at is not None and time.monotonic() - self.dirty_at >= DEBOUNCE_S:
-                self._update()
-            else:
-                self._reopen_if_moved()
+    def start_update(self, *, now: bool = False) -> None:
+        """Once record changes have settled (``now``: at once, a query waits), re-index on
+        a thread of its own unless one runs already: serving goes on meanwhile."""
+        if self.dirty_at is None:
+            return
+        if not now and time.monotonic() - self.dirty_at < DEBOUNCE_S:
+            return
+        if self.building.acquire(blocking=False):
+            self.build_started = time.monotonic()
+            threading.Thread(target=self._update_then_release, daemon=True).start()
+
+    def _update_then_release(self) -> None:
+        try:
+            self._update()
+        finally:
+            self.building.release()
 
     def _update(self) -> index.BuildReport | None:
+        """The re-index itself; the caller holds ``building``."""
         self.dirty_at = None
         report = None
         try:
             report = self._reindex()
         except Exception as exc:  # keep serving the last good index
             self.problem(f"re-index failed: {exc}")
-        self._reopen_if_moved()
+        with self.lock:
+            self._reopen_if_moved()
         self.settle_due = True
         return report
+
+    def reopen_if_moved(self) -> None:
+        """Serve from the current generation if another process re-indexed."""
+        with self.lock:
+            self._reopen_if_moved()
 
     def _reopen_if_moved(self) -> None:
         if index.current_generation(self.repo) != self.retriever.generation:
@@ -225,11 +252,22 @@ class Daemon:
                 },
             }
         if op == "retrieve":
-            self.refresh_if_needed()
-            # the table may be stale if a record changed and watchdog missed it
+            self.start_update(now=True)
+            if self.building.locked():
+                # a re-index that started less than BUILD_WAIT_S ago may be a few records:
+                # wait for it; a longer one is answered from the current index
+                wait = self.build_started + BUILD_WAIT_S - time.monotonic()
+                if wait > 0 and self.building.acquire(timeout=wait):
+                    self.building.release()
+            elif self.building.acquire(blocking=False):
+                # a record changed unseen by watchdog? (under `building`: the table's file
+                # lock does not keep out another thread of this process)
+                try:
+                    compiler.ensure(self.repo, full=False).close()
+                finally:
+                    self.building.release()
             with self.lock:
-                table = compiler.ensure(self.repo, full=False)
-                table.close()
+                self._reopen_if_moved()  # another process's `gitmem index`
                 result = self.retriever.retrieve(
                     str(payload.get("prompt") or ""),
                     [str(p) for p in payload.get("paths") or []],
@@ -265,25 +303,36 @@ class Daemon:
                     # was deleted. Not logged to a file: that would recreate the folder.
                     self.log("exiting: its socket was removed")
                     break
-                if self.dirty_at is not None:
-                    self.refresh_if_needed()
+                self.start_update()
                 try:
                     conn, _ = server.accept()
                 except TimeoutError:
-                    if self.settle_due and self.dirty_at is None:
-                        with self.lock:
-                            self.settle()
+                    if (
+                        self.settle_due
+                        and self.dirty_at is None
+                        and self.building.acquire(blocking=False)
+                    ):
+                        try:
+                            with self.lock:
+                                self.settle()
+                        finally:
+                            self.building.release()
                     continue
                 self.last_activity = time.monotonic()
                 threading.Thread(target=self._serve_one, args=(conn,), daemon=True).start()
         finally:
             server.close()
-            if _same_file(path, inode):  # not another daemon's, if it was replaced
+            gone = not _same_file(path, inode)
+            if not gone:  # not another daemon's, if it was replaced
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(path)
             if observer is not None:
                 observer.stop()
-            self.retriever.close()
+            if not gone:  # a re-index in progress finishes (it would write into a deleted
+                with self.building:  # repository; the interpreter's exit stops it there)
+                    pass
+            with self.lock:
+                self.retriever.close()
 
     def _serve_one(self, conn: socket.socket) -> None:
         with conn:

@@ -952,3 +952,43 @@ def test_session_start_names_the_decisions_of_a_settled_project(repo: Path) -> N
     assert hook("session-start", {**start, "source": "resume"}, repo)[1] == ""
     read = tool_call("settled", repo, "billing/charge.py")
     assert "The rationale of decision 7." in context_of(hook("pre-tool", read, repo)[1])
+
+
+def test_prompt_does_not_wait_long_for_a_busy_daemon(project: Path) -> None:
+    """A daemon that accepts and does not answer (busy: a branch switch's re-index took
+    19 s at 1,500 records) held the prompt, and so the agent, for the client's full 5 s.
+    The hook now gives up after client.HOOK_REPLY_TIMEOUT_S and answers in-process."""
+    import socket
+    import threading
+
+    from gitmem import client
+
+    r = discover(project)
+    r.state_dir.mkdir(parents=True, exist_ok=True)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(client.socket_path(r))
+    server.listen(4)
+    held: list[socket.socket] = []
+
+    def accept_and_say_nothing() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+
+    threading.Thread(target=accept_and_say_nothing, daemon=True).start()
+    try:
+        payload = {"session_id": "busy", "cwd": str(project), "prompt": "kafka domain events?"}
+        started = time.monotonic()
+        code, out, _ = hook("prompt", payload, project)
+        elapsed = time.monotonic() - started
+    finally:
+        server.close()
+        for conn in held:
+            conn.close()
+    assert held, "the hook did not try the daemon"
+    assert code == 0 and "D-0003" in context_of(out)
+    assert client.HOOK_REPLY_TIMEOUT_S < client.REPLY_TIMEOUT_S
+    assert elapsed < client.REPLY_TIMEOUT_S, elapsed  # it had waited the full 5 s, then more

@@ -905,6 +905,54 @@ def test_daemon_updates_in_process_and_keeps_serving_after_settling(
         gc.unfreeze()
 
 
+def test_daemon_answers_during_a_long_reindex(repo: Path, no_model: None) -> None:
+    """A branch switch's re-index runs for tens of seconds. It used to hold the lock every
+    query needs, and ran on the thread that accepts connections: queries waited for all of
+    it. Now it runs on a thread of its own; a query waits only for a re-index that began
+    less than BUILD_WAIT_S ago (a few records), and is otherwise answered from the current
+    index. Holding `building` here stands in for the re-index in progress."""
+    import gc
+    import threading
+    import time
+
+    from gitmem import daemon
+    from gitmem.daemon import Daemon
+
+    project(repo)
+    watcher = Daemon(discover(repo), idle_seconds=60, log=lambda _line: None)
+    ask = {"op": "retrieve", "prompt": "kafka retention"}
+    try:
+        assert watcher.building.acquire(blocking=False)
+        watcher.build_started = time.monotonic() - 30  # long under way
+        answered: list[dict[str, Any]] = []
+        asker = threading.Thread(target=lambda: answered.append(watcher.handle(ask)))
+        asker.start()
+        asker.join(timeout=10)
+        assert answered and answered[0]["ok"], "a query waited for the whole re-index"
+        assert answered[0]["result"]["hits"][0]["id"] == "D-0004"
+        # a re-index that has just begun is waited for, up to BUILD_WAIT_S
+        watcher.build_started = time.monotonic()
+        started = time.monotonic()
+        assert watcher.handle(ask)["ok"]
+        assert time.monotonic() - started >= daemon.BUILD_WAIT_S * 0.9
+        watcher.building.release()
+
+        # the re-index the serving loop starts runs on a thread of its own
+        decision(repo, "0005-zebra.md", "Zebra crossings", body="## Decision\n\nZebra.\n")
+        watcher.mark_dirty()
+        watcher.dirty_at = time.monotonic() - daemon.DEBOUNCE_S
+        watcher.start_update()
+        assert watcher.building.locked() or watcher.dirty_at is None  # a re-index started
+        with watcher.building:  # it is done (not timed: CI machines are slow)
+            pass
+        reply = watcher.handle({"op": "retrieve", "prompt": "zebra crossings"})
+        assert reply["result"]["hits"][0]["id"] == "D-0005"
+    finally:
+        with watcher.building:
+            watcher.retriever.close()
+        gc.unfreeze()
+
+
 def test_retriever_reports_rankers_without_index(repo: Path) -> None:
     project(repo)
     r = Retriever.open(discover(repo))

@@ -158,7 +158,7 @@ def _retrieve(loc: Location, text: str, cwd: str, table: Table) -> list[Hit]:
     from gitmem import client
     from gitmem.retrieve import Result, Retriever
 
-    raw = client.retrieve_raw(loc, text, [], k=10, cwd=cwd)
+    raw = client.retrieve_raw(loc, text, [], k=10, cwd=cwd, timeout=client.HOOK_REPLY_TIMEOUT_S)
     if raw is not None:
         try:
             return list(Result.from_json(raw).hits)
