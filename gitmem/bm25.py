@@ -94,17 +94,13 @@ def empty() -> Postings:
 
 def analyzer() -> Any:
     """The fields' analyzer (the index and the queries must use the same one)."""
-    from whoosh.analysis import (
-        IntraWordFilter,
-        LowercaseFilter,
-        RegexTokenizer,
-        StemFilter,
-        StopFilter,
-    )
+    from whoosh.analysis import LowercaseFilter, RegexTokenizer, StemFilter, StopFilter
+
+    from gitmem.wordfilter import SplitKeepingMixedWords
 
     return (
         RegexTokenizer(r"[\w.\-/]+")
-        | IntraWordFilter(mergewords=True, mergenums=True)
+        | SplitKeepingMixedWords()  # Whoosh's IntraWordFilter, keeping `s3` and `http2`
         | LowercaseFilter()
         | StopFilter()
         | StemFilter()

@@ -10,7 +10,8 @@ from typing import Any
 
 from gitmem.repo import Repo
 
-FORMAT = 4  # 3: compiled keyword postings (bm25.npz); 4: one keyword field per part
+FORMAT = 5  # 3: compiled keyword postings (bm25.npz); 4: one keyword field per part;
+# 5: words mixing letters and digits kept whole (gitmem.wordfilter)
 
 
 def index_dir(repo: Repo) -> Path:

@@ -429,6 +429,26 @@ def test_keywords_in_any_script(repo: Path, no_model: None) -> None:
             light.close()
 
 
+def test_keywords_that_mix_letters_and_digits(repo: Path, no_model: None) -> None:
+    """`S3` was indexed as nothing (split into `s` and `3`, both too short to keep), and
+    `http2` as `http`: such words are kept whole beside their parts, in the index and in
+    the query, so the record that names them outranks its look-alikes."""
+    body = "## Decision\n\n{}\n"
+    decision(repo, "0001-gcs.md", "Artifacts", body=body.format("Artifacts go to GCS."))
+    decision(repo, "0002-s3.md", "Artifacts", body=body.format("Artifacts go to S3 first."))
+    decision(repo, "0003-h.md", "Proxy", body=body.format("It speaks http."))
+    decision(repo, "0004-h2.md", "Gateway", body=body.format("It speaks http2 only."))
+    decision(repo, "0005-q1.md", "Paint", body=body.format("Crossings use quokka1 paint."))
+    decision(repo, "0006-q2.md", "Paint", body=body.format("Crossings use quokka2 paint too."))
+    assert CliRunner().invoke(cli, ["index", "--no-download"]).exit_code == 0
+    asked = {"S3 artifacts": "D-0002", "speaks http2": "D-0004", "quokka2 paint": "D-0006"}
+    for prompt, wanted in asked.items():
+        out = CliRunner().invoke(cli, ["search", "--json", "--no-daemon", prompt])
+        hits = json.loads(out.stdout)["hits"]
+        assert hits and hits[0]["id"] == wanted, (prompt, [h["id"] for h in hits])
+        assert hits[0]["ranks"]["bm25"]["rank"] == 1, prompt
+
+
 def test_search_builds_a_missing_or_stale_index(repo: Path, no_model: None) -> None:
     project(repo)
     out = CliRunner().invoke(cli, ["search", "--no-daemon", "-p", "api/routes.py"])
