@@ -727,25 +727,11 @@ def test_daemon_serves_and_reindexes(repo: Path, model_dir: Path, tmp_path: Path
 
 
 def _ask(sock_path: str, payload: dict[str, Any]) -> dict[str, Any] | None:
-    """One raw request to a daemon's socket; None if nothing listens there."""
-    import socket
+    """One request as given (the client's own exchange, without the package it adds)."""
+    from gitmem import client
 
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(10)
-            sock.connect(sock_path)
-            sock.sendall(json.dumps(payload).encode() + b"\n")
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-    except OSError:
-        return None
-    reply = json.loads(data)
-    assert isinstance(reply, dict)
-    return reply
+    reply = client._exchange(sock_path, payload, 10)
+    return reply if isinstance(reply, dict) else None
 
 
 def test_daemon_answers_only_its_own_install_and_exits_when_upgraded(
