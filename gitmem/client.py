@@ -26,17 +26,21 @@ REPLY_TIMEOUT_S = 5.0
 HOOK_REPLY_TIMEOUT_S = 1.0
 
 
-def package() -> str:
-    """Which gitmem install this is (its package folder). A daemon answers only the clients
-    of its own install, so a hook never gets the answers of another version of gitmem (a
-    second install in another environment)."""
-    global _package
-    if _package is None:
-        _package = os.path.dirname(os.path.realpath(__file__))
-    return _package
+def compat() -> str:
+    """What a daemon must share with its clients: gitmem's version and the match table's
+    schema. A daemon refuses other clients, so a hook never gets answers from another
+    version of gitmem (a second install elsewhere), nor makes it rebuild the table in
+    another schema."""
+    global _compat
+    if _compat is None:
+        from gitmem import __version__
+        from gitmem.table import SCHEMA_VERSION  # on the prompt hook's path already
+
+        _compat = f"{__version__}/{SCHEMA_VERSION}"
+    return _compat
 
 
-_package: str | None = None
+_compat: str | None = None
 
 
 def socket_path(repo: Repo | Location) -> str:
@@ -57,10 +61,10 @@ def request(
     path = socket_path(repo)
     if not os.path.exists(path):
         return None
-    reply = _exchange(path, {**payload, "package": package()}, timeout)
+    reply = _exchange(path, {**payload, "compat": compat()}, timeout)
     if not isinstance(reply, dict) or not reply.get("ok"):
         return None
-    if "package" not in reply and payload.get("op") != "stop":
+    if "compat" not in reply and payload.get("op") != "stop":
         # a daemon older than the check of its own code (see gitmem.daemon.CodeStamp): it
         # would serve an upgraded gitmem with the old code until idle. Stop it; the next
         # hook that starts daemons starts the current one.

@@ -30,7 +30,7 @@ from typing import Any
 from gitmem import compile as compiler
 from gitmem import config, index, markup, store
 from gitmem.agent.runner import append_log
-from gitmem.client import package as client_package
+from gitmem.client import compat as client_compat
 from gitmem.client import socket_path
 from gitmem.repo import Repo
 from gitmem.retrieve import Retriever
@@ -236,9 +236,9 @@ class Daemon:
         # answers come only from the code the client runs: the client then works in-process
         if self.code_changed():
             return {"ok": False, "error": "gitmem changed on disk: this daemon is exiting"}
-        own = client_package()
-        if payload.get("package") not in (None, own):
-            return {"ok": False, "error": f"this daemon runs the gitmem in {own}"}
+        own = client_compat()
+        if payload.get("compat") not in (None, own):
+            return {"ok": False, "error": f"this daemon runs gitmem {own} (version/schema)"}
         if op == "ping":
             gen = self.retriever.generation
             return {
@@ -348,7 +348,7 @@ class Daemon:
                 reply = self.handle(payload if isinstance(payload, dict) else {})
             except Exception as exc:  # one bad request never kills the daemon
                 reply = {"ok": False, "error": str(exc)}
-            reply["package"] = client_package()  # which install answers (gitmem.client)
+            reply["compat"] = client_compat()  # which gitmem answers (gitmem.client)
             with contextlib.suppress(OSError):
                 conn.sendall(json.dumps(reply).encode() + b"\n")
 
