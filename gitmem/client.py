@@ -31,16 +31,10 @@ def compat() -> str:
     schema. A daemon refuses other clients, so a hook never gets answers from another
     version of gitmem (a second install elsewhere), nor makes it rebuild the table in
     another schema."""
-    global _compat
-    if _compat is None:
-        from gitmem import __version__
-        from gitmem.table import SCHEMA_VERSION  # on the prompt hook's path already
+    from gitmem import __version__
+    from gitmem.table import SCHEMA_VERSION  # on the prompt hook's path already
 
-        _compat = f"{__version__}/{SCHEMA_VERSION}"
-    return _compat
-
-
-_compat: str | None = None
+    return f"{__version__}/{SCHEMA_VERSION}"
 
 
 def socket_path(repo: Repo | Location) -> str:
