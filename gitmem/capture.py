@@ -246,6 +246,7 @@ def base_record(repo: Repo | Location, payload: dict[str, Any]) -> dict[str, Any
     return {
         "time": round(time.time(), 3),
         "session_id": str(payload.get("session_id") or ""),
+        "agent": str(payload.get("gitmem_agent") or "claude"),
         "user": user_name(),
         "repository": os.path.basename(os.fspath(repo.root)),
         "branch": branch,

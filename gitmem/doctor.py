@@ -136,18 +136,28 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
             f" (older command form in {', '.join(outdated)}: works, a few ms slower per"
             " event; `gitmem install claude --scope SCOPE` updates it)"
         )
+    codex = install.installed_scopes(repo.root, home, install.CODEX)
     checks.append(
         Check(
             "claude hooks",
-            bool(scopes) or plugin,
+            bool(scopes) or plugin or bool(codex),
             where
             or (
                 "plugin manifest present"
                 if plugin
                 else "not installed: run `gitmem install claude`"
+                + (" (Codex's are)" if codex else " (or `gitmem install codex`)")
             ),
         )
     )
+    if codex:
+        detail = ", ".join(f"{s}: {len(e)} events" for s, e in codex.items())
+        outdated = install.outdated_scopes(repo.root, home, install.CODEX)
+        if outdated:
+            detail += f" (older command form in {', '.join(outdated)}: works)"
+        checks.append(
+            Check("codex hooks", True, detail + "; Codex runs them once trusted (`/hooks`)")
+        )
     # the programs the installed hooks (or the plugin's) run; else what `install` would write
     programs = install.installed_executables(repo.root, home)
     if plugin:
@@ -166,12 +176,15 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     last: dict[str, dict[str, float]] = {}
     status = repo.shared_state_dir / STATUS_DIR
     if status.is_dir():
-        for item in sorted(status.glob("claude-*.json")):
+        for item in sorted(status.glob("*-*.json")):
+            agent, _, event = item.stem.partition("-")
+            if agent not in install.AGENTS:
+                continue
             try:
                 data = json.loads(item.read_text())
             except (OSError, ValueError):
                 continue
-            last[item.stem.removeprefix("claude-")] = data
+            last[event if agent == "claude" else f"{agent} {event}"] = data
     return Report(
         tuple(checks),
         last,

@@ -651,7 +651,16 @@ def _modules_loaded_by(project: Path, payload: dict[str, object], body: str) -> 
     return set(out.stdout.split())
 
 
-def test_tool_call_hooks_load_only_built_in_modules(project: Path) -> None:
+@pytest.mark.parametrize(
+    ("agent", "tool_name", "tool_input"),
+    [
+        ("claude", "Edit", {"file_path": "{root}/billing/charge.py"}),
+        ("codex", "apply_patch", {"command": "*** Update File: {root}/billing/charge.py\n+y"}),
+    ],
+)
+def test_tool_call_hooks_load_only_built_in_modules(
+    project: Path, agent: str, tool_name: str, tool_input: dict[str, str]
+) -> None:
     """pre-tool and post-tool run around every tool call: beyond what the interpreter had
     loaded, they may import gitmem's lean modules and two small C extensions, nothing
     else (no json, re, pathlib, typing, sqlite3: each costs milliseconds at start)."""
@@ -659,15 +668,16 @@ def test_tool_call_hooks_load_only_built_in_modules(project: Path) -> None:
     payload = {
         "session_id": "lean",
         "cwd": str(project),
-        "tool_name": "Edit",
-        "tool_input": {"file_path": str(project / "billing/charge.py")},
+        "tool_name": tool_name,
+        "tool_input": {k: v.format(root=project) for k, v in tool_input.items()},
     }
     loaded = _modules_loaded_by(
         project,
         payload,
+        "from gitmem.agent.runner import run\n"
         "for event in ('pre-tool', 'post-tool'):\n"
         "    out = io.StringIO()\n"
-        "    run_claude(event, io.BytesIO(sys.argv[1].encode()), out)\n"
+        f"    run({agent!r}, event, io.BytesIO(sys.argv[1].encode()), out)\n"
         "    assert event == 'post-tool' or 'D-0001' in out.getvalue(), out.getvalue()\n",
     )
     extra = {m for m in loaded if m != "gitmem" and not m.startswith("gitmem.")}

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 
 from gitmem import budget
-from gitmem.agent import state, toolpaths
+from gitmem.agent import state
 from gitmem.agent.common import CHARS_PER_TOKEN, context
 from gitmem.vocab import SEVERITY_RANK
 
@@ -67,21 +67,22 @@ class _Shown:
 
 
 def check_rules(
-    tool_input: Any, paths: list[str], matches: list[Match]
+    changes: list[tuple[str, str]], table: Table, root: str
 ) -> tuple[dict[str, Any] | None, list[str]]:
-    """One pass of the governing decisions' rules over the text about to be written:
-    (a deny answer if a critical rule matched, advisory lines for warning and info rules,
+    """One pass of the rules of the decisions governing each changed file over the text
+    about to be written to it, ``changes`` being (repository path, new text) pairs: (a
+    deny answer if a critical rule matched, advisory lines for warning and info rules,
     said even when the decision itself was already shown this session)."""
     from gitmem.rules import violations_in
 
-    lines = list(enumerate(toolpaths.new_text(tool_input).splitlines(), start=1))
     advisories: list[str] = []
-    if not lines:
-        return None, advisories
-    for m in matches:
-        if not m.entry.rules:
+    for path, text in changes:
+        lines = list(enumerate(text.splitlines(), start=1))
+        if not lines:
             continue
-        for path in paths:
+        for m in governing(table, [path], root):
+            if not m.entry.rules:
+                continue
             found = violations_in(m.entry, path, lines)[:1]
             if not found:
                 continue
@@ -300,10 +301,21 @@ def session_end(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None
     return None
 
 
+def post_compact(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """Codex's PostCompact (it answers with no context): what the hooks added is gone from
+    the agent's window, so the decisions shown so far may be shown again. Claude Code says
+    the same with SessionStart's ``compact`` source, which also re-sends the digest."""
+    sid = str(payload.get("session_id") or "")
+    with state.open_session(loc.shared_state_dir, sid) as session:
+        session.append("reset", source="compact")
+    return None
+
+
 HANDLERS = {
     "session-start": session_start,
     "stop": stop,
     "session-end": session_end,
+    "post-compact": post_compact,
 }
 
 

@@ -1,12 +1,15 @@
-"""``gitmem install claude`` / ``gitmem uninstall claude``: merge gitmem's hooks into a
-Claude Code settings file without touching anything else, and take out exactly what was
-added. Also the plugin's ``hooks/hooks.json`` and the ``.mcp.json`` registration."""
+"""``gitmem install claude|codex`` / ``gitmem uninstall claude|codex``: merge gitmem's hooks
+into a Claude Code settings file or a Codex ``hooks.json`` without touching anything else,
+and take out exactly what was added. Also the plugin's ``hooks/hooks.json`` and the
+``.mcp.json`` registration."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,31 +22,91 @@ from gitmem.fsutil import atomic_write
 # `gitmem hook claude EVENT`: the same code, a few milliseconds slower per event.
 FAST_PREFIX = "gitmem-hook claude "
 CONSOLE_PREFIX = "gitmem hook claude "
-OUR_PREFIXES = (FAST_PREFIX, CONSOLE_PREFIX)  # either form is ours
-TOOL_MATCHER = "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|LS|Bash|mcp__.*"
-# Claude Code event -> (matcher or None, gitmem event)
-EVENTS: dict[str, tuple[str | None, str]] = {
-    "SessionStart": ("startup|resume|clear|compact", "session-start"),
-    "UserPromptSubmit": (None, "prompt"),
-    "PreToolUse": (TOOL_MATCHER, "pre-tool"),
-    "PostToolUse": (TOOL_MATCHER, "post-tool"),
-    "Stop": (None, "stop"),
-    "SessionEnd": (None, "session-end"),
-}
 TIMEOUT_S = 10
 MCP_SERVER = {"type": "stdio", "command": "gitmem", "args": ["mcp"]}
 
 
-def command_prefix() -> str:
+@dataclass(frozen=True)
+class Agent:
+    """An agent whose hooks take Claude Code's payloads and answers: its name (the
+    ``gitmem-hook NAME EVENT`` argument), its events (agent event -> (tool or source
+    matcher or None, gitmem event)) and where each scope's hooks file lives."""
+
+    name: str
+    events: dict[str, tuple[str | None, str]]
+    scopes: tuple[str, ...]
+
+    @property
+    def fast_prefix(self) -> str:
+        return f"gitmem-hook {self.name} "
+
+    @property
+    def console_prefix(self) -> str:
+        return f"gitmem hook {self.name} "
+
+    def path(self, scope: str, root: Path, home: Path) -> Path:
+        if scope not in self.scopes:
+            raise GitmemError(
+                f"unknown scope {scope!r} for {self.name}: use {' or '.join(self.scopes)}"
+            )
+        if self.name == "codex":
+            if scope == "project":
+                return root / ".codex" / "hooks.json"
+            codex_home = os.environ.get("CODEX_HOME")
+            return (Path(codex_home) if codex_home else home / ".codex") / "hooks.json"
+        if scope == "project":
+            return root / ".claude" / "settings.json"
+        if scope == "local":
+            return root / ".claude" / "settings.local.json"
+        return home / ".claude" / "settings.json"
+
+
+TOOL_MATCHER = "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|LS|Bash|mcp__.*"
+CLAUDE = Agent(
+    "claude",
+    {
+        "SessionStart": ("startup|resume|clear|compact", "session-start"),
+        "UserPromptSubmit": (None, "prompt"),
+        "PreToolUse": (TOOL_MATCHER, "pre-tool"),
+        "PostToolUse": (TOOL_MATCHER, "post-tool"),
+        "Stop": (None, "stop"),
+        "SessionEnd": (None, "session-end"),
+    },
+    ("project", "local", "user"),
+)
+# Codex's hooks (`.codex/hooks.json`) send Claude Code's payloads and read its answers. Its
+# tools are `Bash`, `apply_patch` (the patch in `tool_input.command`) and MCP tools; it has
+# no SessionEnd, and PostCompact cannot add context: it lets the session's decisions be
+# shown again (SessionStart's `compact` source does that for Claude Code).
+CODEX_TOOL_MATCHER = "Bash|apply_patch|mcp__.*"
+CODEX = Agent(
+    "codex",
+    {
+        "SessionStart": (None, "session-start"),
+        "UserPromptSubmit": (None, "prompt"),
+        "PreToolUse": (CODEX_TOOL_MATCHER, "pre-tool"),
+        "PostToolUse": (CODEX_TOOL_MATCHER, "post-tool"),
+        "Stop": (None, "stop"),
+        "PostCompact": (None, "post-compact"),
+    },
+    ("project", "user"),
+)
+AGENTS = {a.name: a for a in (CLAUDE, CODEX)}
+EVENTS = CLAUDE.events  # the plugin's events
+
+
+def command_prefix(agent: Agent = CLAUDE) -> str:
     """The command form to install on this machine (see above)."""
     if os.name == "nt" or shutil.which("gitmem-hook") is None:
-        return CONSOLE_PREFIX
-    return FAST_PREFIX
+        return agent.console_prefix
+    return agent.fast_prefix
 
 
-def hooks_config(prefix: str = FAST_PREFIX) -> dict[str, list[dict[str, Any]]]:
+def hooks_config(
+    prefix: str = FAST_PREFIX, agent: Agent = CLAUDE
+) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
-    for event, (matcher, ours) in EVENTS.items():
+    for event, (matcher, ours) in agent.events.items():
         group: dict[str, Any] = {}
         if matcher is not None:
             group["matcher"] = matcher
@@ -60,14 +123,8 @@ def plugin_hooks_json() -> str:
     return json.dumps(data, indent=2) + "\n"
 
 
-def settings_path(scope: str, root: Path, home: Path) -> Path:
-    if scope == "project":
-        return root / ".claude" / "settings.json"
-    if scope == "local":
-        return root / ".claude" / "settings.local.json"
-    if scope == "user":
-        return home / ".claude" / "settings.json"
-    raise GitmemError(f"unknown scope {scope!r}: use project, local or user")
+def settings_path(scope: str, root: Path, home: Path, agent: Agent = CLAUDE) -> Path:
+    return agent.path(scope, root, home)
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -84,21 +141,22 @@ def _load(path: Path) -> dict[str, Any]:
     return data
 
 
-def _ours(hook: Any) -> bool:
-    return isinstance(hook, dict) and str(hook.get("command", "")).startswith(OUR_PREFIXES)
+def _ours(hook: Any, agent: Agent = CLAUDE) -> bool:
+    prefixes = (agent.fast_prefix, agent.console_prefix)  # either form is ours
+    return isinstance(hook, dict) and str(hook.get("command", "")).startswith(prefixes)
 
 
-def _upgrade(hook: dict[str, Any], current: str) -> bool:
+def _upgrade(hook: dict[str, Any], current: str, agent: Agent) -> bool:
     """Point a hook installed in another command form at ``current``."""
     command = str(hook.get("command", ""))
-    for prefix in OUR_PREFIXES:
+    for prefix in (agent.fast_prefix, agent.console_prefix):
         if prefix != current and command.startswith(prefix):
             hook["command"] = current + command[len(prefix) :]
             return True
     return False
 
 
-def install(path: Path) -> list[str]:
+def install(path: Path, agent: Agent = CLAUDE) -> list[str]:
     """Add the missing gitmem hooks and update ones an older gitmem installed in another
     command form; returns the events added or updated (idempotent)."""
     data = _load(path)
@@ -106,18 +164,22 @@ def install(path: Path) -> list[str]:
     if not isinstance(hooks, dict):
         raise GitmemError(f"{path}: `hooks` is not an object; nothing was changed")
     added = []
-    prefix = command_prefix()
-    for event, groups in hooks_config(prefix).items():
+    prefix = command_prefix(agent)
+    for event, groups in hooks_config(prefix, agent).items():
         existing = hooks.setdefault(event, [])
         if not isinstance(existing, list):
             raise GitmemError(f"{path}: `hooks.{event}` is not a list; nothing was changed")
         ours = [
-            h for g in existing if isinstance(g, dict) for h in g.get("hooks", []) or [] if _ours(h)
+            h
+            for g in existing
+            if isinstance(g, dict)
+            for h in g.get("hooks", []) or []
+            if _ours(h, agent)
         ]
         if not ours:
             existing.extend(groups)
             added.append(event)
-        elif any([_upgrade(h, prefix) for h in ours]):
+        elif any([_upgrade(h, prefix, agent) for h in ours]):
             added.append(event)
     if added:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -125,7 +187,7 @@ def install(path: Path) -> list[str]:
     return added
 
 
-def uninstall(path: Path) -> int:
+def uninstall(path: Path, agent: Agent = CLAUDE) -> int:
     """Remove exactly the gitmem hooks; returns how many were removed."""
     if not path.exists():
         return 0
@@ -143,7 +205,7 @@ def uninstall(path: Path) -> int:
             if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
                 kept_groups.append(group)
                 continue
-            kept = [h for h in group["hooks"] if not _ours(h)]
+            kept = [h for h in group["hooks"] if not _ours(h, agent)]
             removed += len(group["hooks"]) - len(kept)
             if kept:
                 kept_groups.append({**group, "hooks": kept})
@@ -158,6 +220,8 @@ def uninstall(path: Path) -> int:
             atomic_write(path, json.dumps(data, indent=2) + "\n")
         else:
             path.unlink()  # nothing but our hooks was in it: we created it
+            with contextlib.suppress(OSError):
+                path.parent.rmdir()  # and its folder, if nothing else is in it
     return removed
 
 
@@ -190,11 +254,11 @@ def uninstall_mcp(root: Path) -> bool:
     return True
 
 
-def installed_scopes(root: Path, home: Path) -> dict[str, list[str]]:
+def installed_scopes(root: Path, home: Path, agent: Agent = CLAUDE) -> dict[str, list[str]]:
     """For doctor: which settings files carry which gitmem hooks."""
     out: dict[str, list[str]] = {}
-    for scope in ("project", "local", "user"):
-        path = settings_path(scope, root, home)
+    for scope in agent.scopes:
+        path = agent.path(scope, root, home)
         try:
             data = _load(path)
         except GitmemError:
@@ -205,19 +269,21 @@ def installed_scopes(root: Path, home: Path) -> dict[str, list[str]]:
             event
             for event, groups in (hooks or {}).items()
             if isinstance(groups, list)
-            and any(_ours(h) for g in groups if isinstance(g, dict) for h in g.get("hooks") or [])
+            and any(
+                _ours(h, agent) for g in groups if isinstance(g, dict) for h in g.get("hooks") or []
+            )
         ]
         if events:
             out[scope] = events
     return out
 
 
-def _commands(root: Path, home: Path) -> dict[str, list[str]]:
+def _commands(root: Path, home: Path, agent: Agent) -> dict[str, list[str]]:
     """Scope -> the commands of gitmem's hooks installed there (readable files only)."""
     out: dict[str, list[str]] = {}
-    for scope in ("project", "local", "user"):
+    for scope in agent.scopes:
         try:
-            data = _load(settings_path(scope, root, home))
+            data = _load(agent.path(scope, root, home))
         except GitmemError:
             continue
         hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
@@ -228,24 +294,31 @@ def _commands(root: Path, home: Path) -> dict[str, list[str]]:
             for g in groups
             if isinstance(g, dict)
             for h in g.get("hooks") or []
-            if _ours(h)
+            if _ours(h, agent)
         ]
         if commands:
             out[scope] = commands
     return out
 
 
-def outdated_scopes(root: Path, home: Path) -> list[str]:
+def outdated_scopes(root: Path, home: Path, agent: Agent = CLAUDE) -> list[str]:
     """For doctor: settings files whose gitmem hooks use another command form than the one
-    `install` writes on this machine (`gitmem install claude` updates them)."""
-    current = command_prefix()
+    `install` writes on this machine (`gitmem install AGENT` updates them)."""
+    current = command_prefix(agent)
     return [
         scope
-        for scope, commands in _commands(root, home).items()
+        for scope, commands in _commands(root, home, agent).items()
         if any(not c.startswith(current) for c in commands)
     ]
 
 
 def installed_executables(root: Path, home: Path) -> list[str]:
     """For doctor: the programs the installed gitmem hooks run (`gitmem-hook`, `gitmem`)."""
-    return sorted({c.split()[0] for cs in _commands(root, home).values() for c in cs})
+    return sorted(
+        {
+            c.split()[0]
+            for a in AGENTS.values()
+            for cs in _commands(root, home, a).values()
+            for c in cs
+        }
+    )

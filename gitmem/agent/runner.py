@@ -26,8 +26,17 @@ if TYPE_CHECKING:
 ERROR_LOG = "hook-errors.log"
 STATUS_DIR = "hook-status"
 MAX_LOG_BYTES = 256 * 1024
-EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-end")
-USAGE = "usage: gitmem-hook claude EVENT  (EVENT: " + ", ".join(EVENTS) + ")\n"
+EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-end", "post-compact")
+# Codex's hooks take Claude Code's payloads and answers (see gitmem.agent.install.CODEX)
+AGENTS = ("claude", "codex")
+AGENT_KEY = "gitmem_agent"  # set in the payload for the handlers (capture records it)
+USAGE = (
+    "usage: gitmem-hook AGENT EVENT  (AGENT: "
+    + ", ".join(AGENTS)
+    + "; EVENT: "
+    + ", ".join(EVENTS)
+    + ")\n"
+)
 
 
 def append_log(
@@ -48,19 +57,21 @@ def append_log(
         pass
 
 
-def _log_error(shared: str | os.PathLike[str] | None, event: str, message: str) -> None:
+def _log_error(
+    shared: str | os.PathLike[str] | None, event: str, message: str, agent: str = "claude"
+) -> None:
     if shared is not None:
-        append_log(shared, ERROR_LOG, f"claude {event}: {message}")
+        append_log(shared, ERROR_LOG, f"{agent} {event}: {message}")
 
 
-def _record_success(shared: str, event: str, ms: float) -> None:
+def _record_success(shared: str, agent: str, event: str, ms: float) -> None:
     try:
         folder = os.path.join(shared, STATUS_DIR)
         os.makedirs(folder, exist_ok=True)
-        tmp = os.path.join(folder, f".claude-{event}.{os.getpid()}")
+        tmp = os.path.join(folder, f".{agent}-{event}.{os.getpid()}")
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(leanjson.dumps({"time": time.time(), "ms": round(ms, 2)}))
-        os.replace(tmp, os.path.join(folder, f"claude-{event}.json"))
+        os.replace(tmp, os.path.join(folder, f"{agent}-{event}.json"))
     except OSError:
         pass
 
@@ -74,6 +85,12 @@ def _describe(exc: BaseException) -> str:
 
 
 def run_claude(event: str, stdin: Any = None, stdout: Any = None) -> int:
+    return run("claude", event, stdin, stdout)
+
+
+def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
+    """One hook event of ``agent`` (``claude`` or ``codex``: the same payloads and
+    answers), failing open."""
     started = time.perf_counter()
     out = stdout if stdout is not None else sys.stdout
     shared: str | None = None
@@ -97,8 +114,11 @@ def run_claude(event: str, stdin: Any = None, stdout: Any = None) -> int:
         except NotARepositoryError:
             return _emit(out, None)  # not a git repository: nothing to do, nothing to log
         shared = loc.shared_state_dir
+        if agent not in AGENTS:
+            raise ValueError(f"unknown agent {agent!r}; use one of {', '.join(AGENTS)}")
         if event not in EVENTS:
             raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
+        payload[AGENT_KEY] = agent
         if event in ("pre-tool", "post-tool"):
             from gitmem.agent import tooluse
 
@@ -113,9 +133,9 @@ def run_claude(event: str, stdin: Any = None, stdout: Any = None) -> int:
             if event == "session-start":
                 claude.autostart_daemon(loc)
             result = claude.HANDLERS[event](loc, payload)
-        _record_success(shared, event, (time.perf_counter() - started) * 1000)
+        _record_success(shared, agent, event, (time.perf_counter() - started) * 1000)
     except Exception as exc:  # fail open: our bug must never block the agent
-        _log_error(shared or _guess_shared(), event, _describe(exc))
+        _log_error(shared or _guess_shared(), event, _describe(exc), agent)
         result = None
     return _emit(out, result)
 
@@ -140,11 +160,11 @@ def _emit(out: Any, result: dict[str, Any] | None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``gitmem-hook claude EVENT``: the command Claude Code runs. A script of its own
-    rather than ``gitmem hook claude``, because the console-script wrapper pip generates
+    """``gitmem-hook AGENT EVENT``: the command Claude Code (or Codex) runs. A script of its
+    own rather than ``gitmem hook AGENT``, because the console-script wrapper pip generates
     for ``gitmem`` imports ``re`` first (~10 ms here)."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) == 2 and args[0] == "claude":
-        return run_claude(args[1])
+    if len(args) == 2 and args[0] in AGENTS:
+        return run(args[0], args[1])
     sys.stderr.write(USAGE)
     return 0  # fail open even when misconfigured: the agent must not be blocked

@@ -1,10 +1,13 @@
-"""Which paths a tool call touches, from Claude Code's ``tool_input``.
+"""Which paths a tool call touches, from the agent's ``tool_input``.
 
-Read/Write/Edit/MultiEdit: ``file_path``; NotebookEdit: ``notebook_path``; LS: ``path``;
-Glob/Grep: ``path`` plus the literal folder prefix of ``pattern``/``glob``; Bash: the shell
-words that look like paths (the caller keeps those that exist or match a decision glob);
-MCP and unknown tools: string values under path-like keys. Runs in every tool-call hook:
-built-in modules only (no ``re``, ``shlex`` or ``typing``: each costs milliseconds).
+Claude Code: Read/Write/Edit/MultiEdit: ``file_path``; NotebookEdit: ``notebook_path``; LS:
+``path``; Glob/Grep: ``path`` plus the literal folder prefix of ``pattern``/``glob``. Codex:
+``apply_patch``, whose ``command`` is the patch (``*** Update File: PATH`` and the like; the
+paths may be absolute). Both: Bash: the shell words that look like paths (the caller keeps
+those that exist or match a decision glob), or the patch a shell command passes to
+``apply_patch``; MCP and unknown tools: string values under path-like keys. Runs in every
+tool-call hook: built-in modules only (no ``re``, ``shlex`` or ``typing``: each costs
+milliseconds).
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hoo
 if TYPE_CHECKING:
     from typing import Any
 
-EDIT_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+PATCH_TOOL = "apply_patch"  # Codex's only file-editing tool
+EDIT_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit", PATCH_TOOL)
 READ_TOOLS = ("Read", "Grep", "Glob", "LS")
 _PATH_WORDS = ("path", "paths", "file", "files", "file_path", "filename", "dir", "directory")
 _WILD = "*?[{"
@@ -21,6 +25,9 @@ _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 _OPERATORS = frozenset(";&|<>()")
 _SHELL_SKIP = {"|", "||", "&&", ";", "&", ">", ">>", "<", "2>", "2>&1", "&>", "(", ")"}
 MAX_PATHS = 64
+PATCH_START = "*** Begin Patch"
+# a patch's file headers; `Move to` follows an `Update File` and names its new path
+_PATCH_FILE = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
 
 
 def glob_prefix(pattern: str) -> str:
@@ -146,6 +153,50 @@ def _scan(value: Any, key: str, out: list[str], depth: int = 0) -> None:
             _scan(item, key, out, depth + 1)
 
 
+def patched_files(tool_name: str, tool_input: Any) -> list[tuple[str, str]] | None:
+    """For a Codex ``apply_patch`` call (the patch in ``command``; ``patch`` and ``input``
+    are read too), or a shell command that passes a patch to ``apply_patch``: (path, the
+    lines the patch adds to it) for each file it names, in order (a moved file's added
+    lines go to its new path). None for any other call."""
+    if not isinstance(tool_input, dict):
+        return None
+    for key in ("command", "patch", "input"):
+        value = tool_input.get(key)
+        if isinstance(value, str) and (tool_name == PATCH_TOOL or PATCH_START in value):
+            files = _patch_files(value)
+            if files or tool_name == PATCH_TOOL:
+                return files
+    return None
+
+
+def _patch_files(patch: str) -> list[tuple[str, str]]:
+    files: list[tuple[str, list[str]]] = []
+    for line in patch.splitlines():
+        if line.startswith("*** "):
+            for header in _PATCH_FILE:
+                if line.startswith(header):
+                    path = line[len(header) :].strip()
+                    if path and len(files) < MAX_PATHS:
+                        files.append((path, []))
+                    break
+        elif line.startswith("+") and files:
+            files[-1][1].append(line[1:])
+    return [(path, "\n".join(added)) for path, added in files]
+
+
+def is_edit(tool_name: str, tool_input: Any) -> bool:
+    return tool_name in EDIT_TOOLS or patched_files(tool_name, tool_input) is not None
+
+
+def changes(tool_name: str, tool_input: Any) -> list[tuple[str | None, str]]:
+    """What an edit is about to write, as (path, text) pairs: per file for a patch; for
+    the other edit tools one pair whose path is None (the call's one file)."""
+    files = patched_files(tool_name, tool_input)
+    if files is not None:
+        return [(path, text) for path, text in files if text]
+    return [(None, new_text(tool_input))]
+
+
 def new_text(tool_input: Any) -> str:
     """The text a Write/Edit/MultiEdit/NotebookEdit call is about to add."""
     if not isinstance(tool_input, dict):
@@ -169,6 +220,9 @@ def touched(tool_name: str, tool_input: Any) -> tuple[list[str], bool]:
         return [], False
     name = tool_name or ""
     paths: list[str] = []
+    files = patched_files(name, tool_input)
+    if files is not None:
+        return [path for path, _ in files], False
     if name in ("Read", "Write", "Edit", "MultiEdit"):
         _scan(tool_input.get("file_path"), "file_path", paths)
     elif name == "NotebookEdit":

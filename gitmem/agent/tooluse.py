@@ -130,9 +130,12 @@ def _inject_new(
 def _touched(loc: Location, payload: dict[str, Any], pm: pathmap.PathMap) -> tuple[str, list[str]]:
     tool = str(payload.get("tool_name") or "")
     raw, from_shell = toolpaths.touched(tool, payload.get("tool_input"))
+    return tool, repo_paths(loc, raw, _cwd(payload), from_shell, pm)
+
+
+def _cwd(payload: dict[str, Any]) -> str:
     cwd = payload.get("cwd")
-    base = cwd if isinstance(cwd, str) and cwd else os.getcwd()
-    return tool, repo_paths(loc, raw, base, from_shell, pm)
+    return cwd if isinstance(cwd, str) and cwd else os.getcwd()
 
 
 # ------------------------------------------------------------------------------ events
@@ -168,8 +171,9 @@ def pre_tool(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     if not hits:
         return None
     advisories: list[str] = []
-    if tool in toolpaths.EDIT_TOOLS and any(d.has_rules for d, _, _ in hits):
-        denied, advisories = _check_rules(loc, payload.get("tool_input"), paths)
+    tool_input = payload.get("tool_input")
+    if toolpaths.is_edit(tool, tool_input) and any(d.has_rules for d, _, _ in hits):
+        denied, advisories = _check_rules(loc, _changes(loc, payload, tool, paths))
         if denied is not None:
             return denied
     result = _inject_new(loc, payload, "pre-tool", hits, BUDGET_PRE_TOOL)
@@ -181,8 +185,24 @@ def pre_tool(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     return context("pre-tool", text)
 
 
+def _changes(
+    loc: Location, payload: dict[str, Any], tool: str, paths: list[str]
+) -> list[tuple[str, str]]:
+    """(repository path, text about to be written) for each of ``paths`` an edit writes."""
+    out: list[tuple[str, str]] = []
+    roots = worktree_roots(loc.root, loc.common_dir)
+    for raw, text in toolpaths.changes(tool, payload.get("tool_input")):
+        if raw is None:  # one file, the call's: every path is it
+            out.extend((path, text) for path in paths)
+            continue
+        rel = relative(raw, loc.root, loc.common_dir, _cwd(payload), roots)
+        if rel in paths:
+            out.append((rel, text))
+    return out
+
+
 def _check_rules(
-    loc: Location, tool_input: Any, paths: list[str]
+    loc: Location, changes: list[tuple[str, str]]
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """The governing decisions' rules over the text about to be written (SQLite table and
     RE2: loaded only for an edit that meets a decision with rules)."""
@@ -193,7 +213,7 @@ def _check_rules(
     if table is None:
         return None, []
     try:
-        return claude.check_rules(tool_input, paths, claude.governing(table, paths, loc.root))
+        return claude.check_rules(changes, table, loc.root)
     finally:
         table.close()
 
@@ -206,7 +226,7 @@ def post_tool(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
         tool, paths = _touched(loc, payload, pm)
         if not paths:
             return None
-        edited = tool in toolpaths.EDIT_TOOLS
+        edited = toolpaths.is_edit(tool, payload.get("tool_input"))
         sid = str(payload.get("session_id") or "")
         with state.open_session(loc.shared_state_dir, sid) as session:
             session.append("edited" if edited else "read", paths=paths, tool=tool)

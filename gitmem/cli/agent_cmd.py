@@ -17,22 +17,34 @@ def _home() -> Path:
     return Path(os.path.expanduser("~"))
 
 
+AGENT = click.argument("agent", type=click.Choice(["claude", "codex", "git"]))
+# Codex runs a project's hooks only once the project and each hook are trusted, and skips
+# the others without a word; gitmem cannot see that trust (it lives in Codex's own state).
+CODEX_TRUST = (
+    "Codex runs these hooks once you trust them: start `codex` here and review them with "
+    "`/hooks`. File edits (apply_patch) reach hooks since Codex 0.123; releases before "
+    "hooks were on by default also need `[features] codex_hooks = true` in config.toml."
+)
+
+
 @click.command()
-@click.argument("agent", type=click.Choice(["claude", "git"]))
+@AGENT
 @click.option(
     "--scope",
     type=SCOPES,
     default="project",
     show_default=True,
-    help="project: .claude/settings.json (committed); local: settings.local.json; "
-    "user: ~/.claude/settings.json.",
+    help="claude: project: .claude/settings.json (committed); local: settings.local.json; "
+    "user: ~/.claude/settings.json. codex: project: .codex/hooks.json; user: "
+    "$CODEX_HOME/hooks.json (~/.codex).",
 )
 @click.option("--mcp", "with_mcp", is_flag=True, help="Also register `gitmem mcp` in .mcp.json.")
 @expected_errors
 def install(agent: str, scope: str, with_mcp: bool) -> None:
     """Install gitmem's hooks: `claude` (agent hooks in a settings file; idempotent, other
-    hooks kept) or `git` (native pre-commit, prepare-commit-msg, post-checkout and
-    post-merge shims; an existing hook is kept as <hook>.legacy and run first)."""
+    hooks kept), `codex` (the same hooks in Codex's hooks.json) or `git` (native
+    pre-commit, prepare-commit-msg, post-checkout and post-merge shims; an existing hook is
+    kept as <hook>.legacy and run first)."""
     repo = current_repo()
     if agent == "git":
         from gitmem import githooks
@@ -45,13 +57,19 @@ def install(agent: str, scope: str, with_mcp: bool) -> None:
             else f"git hooks already installed in {escape(str(where))}"
         )
         return
-    path = core.settings_path(scope, repo.root, _home())
-    added = core.install(path)
+    which = core.AGENTS[agent]
+    path = which.path(scope, repo.root, _home())
+    added = core.install(path, which)
     out = stdout()
     if added:
         out.print(f"added {', '.join(added)} hooks to {escape(str(path))}")
     else:
         out.print(f"gitmem hooks already installed in {escape(str(path))}")
+    if which is core.CODEX:
+        out.print(escape(CODEX_TRUST))
+        if with_mcp:
+            out.print("for Codex, register the MCP server with: codex mcp add gitmem -- gitmem mcp")
+        return
     if with_mcp:
         changed = core.install_mcp(repo.root)
         out.print(
@@ -59,11 +77,10 @@ def install(agent: str, scope: str, with_mcp: bool) -> None:
             if changed
             else "`gitmem mcp` already registered in .mcp.json"
         )
-    del agent
 
 
 @click.command()
-@click.argument("agent", type=click.Choice(["claude", "git"]))
+@AGENT
 @click.option(
     "--scope",
     type=SCOPES,
@@ -83,17 +100,17 @@ def uninstall(agent: str, scope: str, with_mcp: bool) -> None:
         gone = githooks.uninstall(repo)
         stdout().print(f"removed {', '.join(gone)}" if gone else "no gitmem git hooks installed")
         return
-    path = core.settings_path(scope, repo.root, _home())
-    removed = core.uninstall(path)
+    which = core.AGENTS[agent]
+    path = which.path(scope, repo.root, _home())
+    removed = core.uninstall(path, which)
     out = stdout()
     out.print(
         f"removed {removed} gitmem hooks from {escape(str(path))}"
         if removed
         else f"no gitmem hooks in {escape(str(path))}"
     )
-    if with_mcp and core.uninstall_mcp(repo.root):
+    if with_mcp and which is core.CLAUDE and core.uninstall_mcp(repo.root):
         out.print("removed `gitmem mcp` from .mcp.json")
-    del agent
 
 
 @click.command()

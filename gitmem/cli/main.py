@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from gitmem import __version__
+from gitmem.agent.runner import EVENTS as HOOK_EVENTS
 from gitmem.cli import (
     agent_cmd,
     check_cmd,
@@ -56,23 +57,30 @@ cli.add_command(sessions_cmd.capture)
 def hook() -> None:
     """Agent hook entry points (read the hook JSON on stdin, print JSON on stdout).
 
-    `gitmem hook claude EVENT` is dispatched before click loads (see gitmem.entry), so this
+    `gitmem hook claude|codex EVENT` is dispatched before click loads (see gitmem.entry), so this
     group only documents it.
     """
 
 
+EVENT = click.argument("event", type=click.Choice(sorted(HOOK_EVENTS)))
+
+
 @hook.command(name="claude", context_settings={"ignore_unknown_options": True})
-@click.argument(
-    "event",
-    type=click.Choice(
-        sorted(["session-start", "prompt", "pre-tool", "post-tool", "stop", "session-end"])
-    ),
-)
+@EVENT
 def hook_claude(event: str) -> None:
     """Claude Code hook EVENT: session-start, prompt, pre-tool, post-tool, stop, session-end."""
-    from gitmem.agent.runner import run_claude
+    from gitmem.agent.runner import run
 
-    raise SystemExit(run_claude(event))
+    raise SystemExit(run("claude", event))
+
+
+@hook.command(name="codex", context_settings={"ignore_unknown_options": True})
+@EVENT
+def hook_codex(event: str) -> None:
+    """Codex hook EVENT: session-start, prompt, pre-tool, post-tool, stop, post-compact."""
+    from gitmem.agent.runner import run
+
+    raise SystemExit(run("codex", event))
 
 
 def run(args: list[str]) -> int:

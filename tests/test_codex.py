@@ -1,0 +1,224 @@
+"""Codex CLI hooks: `gitmem install codex` and `gitmem-hook codex EVENT`, run the way Codex
+runs them (the command from `.codex/hooks.json`, its payloads on stdin: `apply_patch` with
+the patch in `tool_input.command`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import SANDBOX_HOME, commit_all, decision, write
+
+from gitmem.agent import state, toolpaths
+from gitmem.cli.main import cli
+from gitmem.repo import discover
+
+GITMEM_HOOK = shutil.which("gitmem-hook")
+pytestmark = pytest.mark.skipif(GITMEM_HOOK is None, reason="gitmem-hook is not installed")
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    write(repo, "billing/charge.py", "x = 1\n")
+    write(repo, "api/routes.py", "")
+    decision(
+        repo,
+        "0001-money.md",
+        "Money is integer cents",
+        globs=["billing/**"],
+        extra=(
+            "severity: critical\npin: true\nrules:\n"
+            "  - forbid: '\\bfloat\\('\n    message: amounts are integer cents\n"
+        ),
+        body="## Decision\n\nAmounts are integer cents; floats are never used for money.\n",
+    )
+    decision(
+        repo,
+        "0002-api.md",
+        "Version the API with a header",
+        globs=["api/**"],
+        body="## Decision\n\nClients send a Paydash-Version header.\n",
+    )
+    commit_all(repo, "decisions")
+    return repo
+
+
+def codex(project: Path, event: str, payload: dict[str, object]) -> dict[str, object] | None:
+    """Run the command `.codex/hooks.json` holds for ``event`` as Codex does (a shell
+    command, the payload on stdin); the parsed answer, or None for an empty one."""
+    hooks = json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]
+    command = hooks[event][-1]["hooks"][0]["command"]
+    base = {
+        "session_id": "codex-1",
+        "cwd": str(project),
+        "hook_event_name": event,
+        "model": "gpt-5.5-codex",
+        "permission_mode": "default",
+        "transcript_path": None,
+        "turn_id": "turn-1",
+    }
+    proc = subprocess.run(
+        command,
+        shell=True,
+        input=json.dumps({**base, **payload}),
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "HOME": SANDBOX_HOME},
+    )
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    return json.loads(proc.stdout) if proc.stdout else None
+
+
+def context(answer: dict[str, object] | None) -> str:
+    return str(answer["hookSpecificOutput"]["additionalContext"]) if answer else ""  # type: ignore[index]
+
+
+def patch(*sections: str) -> dict[str, object]:
+    body = "\n".join(["*** Begin Patch", *sections, "*** End Patch"])
+    return {"tool_name": "apply_patch", "tool_input": {"command": body}, "tool_use_id": "t"}
+
+
+def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> None:
+    theirs = {
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "./lint.sh"}]}
+            ]
+        }
+    }
+    write(project, ".codex/hooks.json", json.dumps(theirs))
+    runner = CliRunner()
+    result = runner.invoke(cli, ["install", "codex"])
+    assert result.exit_code == 0 and "/hooks" in result.output  # says how Codex trusts them
+    data = json.loads((project / ".codex" / "hooks.json").read_text())
+    assert set(data["hooks"]) == {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "Stop",
+        "PostCompact",
+    }
+    assert data["hooks"]["PreToolUse"][0] == theirs["hooks"]["PreToolUse"][0]
+    ours = data["hooks"]["PreToolUse"][1]
+    assert ours["matcher"] == "Bash|apply_patch|mcp__.*"
+    assert ours["hooks"][0]["command"].endswith("codex pre-tool")
+    assert "already installed" in runner.invoke(cli, ["install", "codex"]).output
+    refused = runner.invoke(cli, ["install", "codex", "--scope", "local"])
+    assert refused.exit_code != 0 and "project or user" in refused.output
+    # Claude Code's settings are not Codex's: neither install touches the other
+    assert not (project / ".claude").exists()
+    result = runner.invoke(cli, ["uninstall", "codex"])
+    assert result.exit_code == 0 and "removed 6" in result.output
+    assert json.loads((project / ".codex" / "hooks.json").read_text()) == theirs
+    (project / ".codex" / "hooks.json").unlink()
+    assert runner.invoke(cli, ["install", "codex"]).exit_code == 0
+    assert runner.invoke(cli, ["uninstall", "codex"]).exit_code == 0
+    assert not (project / ".codex").exists()  # nothing of ours is left behind
+
+
+def test_a_codex_session_gets_the_decisions(project: Path) -> None:
+    assert CliRunner().invoke(cli, ["install", "codex"]).exit_code == 0
+    start = context(codex(project, "SessionStart", {"source": "startup"}))
+    assert "D-0001" in start and "D-0002" not in start
+    # an edit through apply_patch, with the absolute path Codex sends
+    edit = patch(f"*** Update File: {project / 'api/routes.py'}", "@@", "+VERSION = 2")
+    assert "D-0002" in context(codex(project, "PreToolUse", edit))
+    assert codex(project, "PreToolUse", edit) is None  # shown once per session
+    # after Codex compacts its context, what was shown may be shown again
+    assert codex(project, "PostCompact", {"trigger": "auto"}) is None
+    assert "D-0002" in context(codex(project, "PreToolUse", edit))
+    answer = codex(project, "PostToolUse", {**edit, "tool_response": "Success"})
+    assert answer is None  # already shown; the edit is recorded
+    view = state.read_view(discover(project).shared_state_dir, "codex-1")
+    assert "api/routes.py" in view.edited
+    # a shell command that reads a governed file
+    shell = {"tool_name": "Bash", "tool_input": {"command": "cat billing/charge.py"}}
+    answer = codex(project, "PreToolUse", {**shell, "session_id": "codex-2"})
+    assert "D-0001" in context(answer)
+    # the prompt is answered and captured as Codex's
+    prompt = {"prompt": "Should api clients still send the version header?"}
+    assert "D-0002" in context(codex(project, "UserPromptSubmit", {**prompt, "session_id": "p"}))
+    from gitmem import capture
+
+    wal = Path(capture.wal_path(discover(project), "p")).read_text()
+    records = [json.loads(line) for line in wal.splitlines() if line.strip()]
+    assert [r["agent"] for r in records if r.get("prompt")] == ["codex"]
+    assert codex(project, "Stop", {"stop_hook_active": False, "session_id": "p"}) is None
+    doctor = CliRunner().invoke(cli, ["doctor", "--no-model"])
+    assert "codex hooks" in doctor.output and "codex pre-tool" in doctor.output
+
+
+def test_a_patch_is_checked_file_by_file(project: Path) -> None:
+    assert CliRunner().invoke(cli, ["install", "codex"]).exit_code == 0
+    bad = "+total = float(amount)"
+    denied = codex(
+        project,
+        "PreToolUse",
+        patch("*** Update File: billing/charge.py", "@@", "-x = 1", bad),
+    )
+    output = denied["hookSpecificOutput"]  # type: ignore[index]
+    assert (
+        output["permissionDecision"] == "deny"
+        and "D-0001 (critical)" in output["permissionDecisionReason"]
+    )
+    # the same line added to a file no rule governs, beside a harmless billing edit
+    answer = codex(
+        project,
+        "PreToolUse",
+        patch(
+            "*** Add File: api/convert.py",
+            bad,
+            "*** Update File: billing/charge.py",
+            "@@",
+            "+y = 2",
+        ),
+    )
+    assert answer is not None and "permissionDecision" not in answer["hookSpecificOutput"]  # type: ignore[operator]
+    # a patch a shell command hands to apply_patch is read as one
+    heredoc = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: billing/charge.py\n@@\n"
+    shell = {"tool_name": "Bash", "tool_input": {"command": heredoc + bad + "\n*** End Patch\nEOF"}}
+    denied = codex(project, "PreToolUse", {**shell, "session_id": "codex-3"})
+    assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"  # type: ignore[index]
+
+
+def test_patch_paths() -> None:
+    body = "\n".join(
+        [
+            "*** Begin Patch",
+            "*** Update File: /r/a.py",
+            "@@ def f():",
+            "-    return 1",
+            "+    return 2",
+            "*** Add File: b/new.py",
+            "+hello",
+            "*** Delete File: c.py",
+            "*** Update File: d.py",
+            "*** Move to: e/d.py",
+            "@@",
+            "+moved",
+            "*** End Patch",
+        ]
+    )
+    tool_input = {"command": body}
+    assert toolpaths.touched("apply_patch", tool_input) == (
+        ["/r/a.py", "b/new.py", "c.py", "d.py", "e/d.py"],
+        False,
+    )
+    assert toolpaths.changes("apply_patch", tool_input) == [
+        ("/r/a.py", "    return 2"),
+        ("b/new.py", "hello"),
+        ("e/d.py", "moved"),
+    ]
+    assert toolpaths.is_edit("apply_patch", tool_input)
+    # a shell command that only mentions a patch marker stays a shell command
+    grep = {"command": 'grep -rn "*** Begin Patch" docs/notes.md'}
+    assert toolpaths.touched("Bash", grep) == (["docs/notes.md"], True)
+    assert not toolpaths.is_edit("Bash", grep)
