@@ -24,6 +24,7 @@ import os
 import time
 
 from gitmem import __version__, leanjson, location
+from gitmem.agent.runner import AGENT_KEY  # the hook runner names the agent under it
 from gitmem.locked import LockedFile
 
 # The prompt hook calls `append` and `base_record` (with a gitmem.location.Location); json,
@@ -246,7 +247,7 @@ def base_record(repo: Repo | Location, payload: dict[str, Any]) -> dict[str, Any
     return {
         "time": round(time.time(), 3),
         "session_id": str(payload.get("session_id") or ""),
-        "agent": str(payload.get("gitmem_agent") or "claude"),
+        "agent": str(payload.get(AGENT_KEY) or "claude"),
         "user": user_name(),
         "repository": os.path.basename(os.fspath(repo.root)),
         "branch": branch,

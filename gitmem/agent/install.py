@@ -19,9 +19,8 @@ from gitmem.fsutil import atomic_write
 # `gitmem-hook` is a plain script (no console-script wrapper importing `re` first; see
 # gitmem.agent.runner.main). Where it cannot run (Windows has no shebangs) or is not on
 # PATH (an installer that exposes only console scripts), the hooks call the console script,
-# `gitmem hook claude EVENT`: the same code, a few milliseconds slower per event.
-FAST_PREFIX = "gitmem-hook claude "
-CONSOLE_PREFIX = "gitmem hook claude "
+# `gitmem hook AGENT EVENT` (Agent.fast_prefix and console_prefix below): the same code,
+# a few milliseconds slower per event.
 TIMEOUT_S = 10
 MCP_SERVER = {"type": "stdio", "command": "gitmem", "args": ["mcp"]}
 
@@ -30,11 +29,17 @@ MCP_SERVER = {"type": "stdio", "command": "gitmem", "args": ["mcp"]}
 class Agent:
     """An agent whose hooks take Claude Code's payloads and answers: its name (the
     ``gitmem-hook NAME EVENT`` argument), its events (agent event -> (tool or source
-    matcher or None, gitmem event)) and where each scope's hooks file lives."""
+    matcher or None, gitmem event)) and each scope's hooks file, relative to the
+    repository root, the home folder, or the folder an environment variable names (else
+    its default under home): scope -> (base, path)."""
 
     name: str
     events: dict[str, tuple[str | None, str]]
-    scopes: tuple[str, ...]
+    files: dict[str, tuple[str, str]]
+
+    @property
+    def scopes(self) -> tuple[str, ...]:
+        return tuple(self.files)
 
     @property
     def fast_prefix(self) -> str:
@@ -45,20 +50,18 @@ class Agent:
         return f"gitmem hook {self.name} "
 
     def path(self, scope: str, root: Path, home: Path) -> Path:
-        if scope not in self.scopes:
+        if scope not in self.files:
             raise GitmemError(
                 f"unknown scope {scope!r} for {self.name}: use {' or '.join(self.scopes)}"
             )
-        if self.name == "codex":
-            if scope == "project":
-                return root / ".codex" / "hooks.json"
-            codex_home = os.environ.get("CODEX_HOME")
-            return (Path(codex_home) if codex_home else home / ".codex") / "hooks.json"
-        if scope == "project":
-            return root / ".claude" / "settings.json"
-        if scope == "local":
-            return root / ".claude" / "settings.local.json"
-        return home / ".claude" / "settings.json"
+        base, rel = self.files[scope]
+        if base == "root":
+            return root / rel
+        if base == "home":
+            return home / rel
+        variable, _, default = base.partition(":")  # "VARIABLE:default under home"
+        folder = os.environ.get(variable)
+        return (Path(folder) if folder else home / default) / rel
 
 
 TOOL_MATCHER = "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|LS|Bash|mcp__.*"
@@ -72,7 +75,11 @@ CLAUDE = Agent(
         "Stop": (None, "stop"),
         "SessionEnd": (None, "session-end"),
     },
-    ("project", "local", "user"),
+    {
+        "project": ("root", ".claude/settings.json"),
+        "local": ("root", ".claude/settings.local.json"),
+        "user": ("home", ".claude/settings.json"),
+    },
 )
 # Codex's hooks (`.codex/hooks.json`) send Claude Code's payloads and read its answers. Its
 # tools are `Bash`, `apply_patch` (the patch in `tool_input.command`) and MCP tools; it has
@@ -89,10 +96,12 @@ CODEX = Agent(
         "Stop": (None, "stop"),
         "PostCompact": (None, "post-compact"),
     },
-    ("project", "user"),
+    {"project": ("root", ".codex/hooks.json"), "user": ("CODEX_HOME:.codex", "hooks.json")},
 )
 AGENTS = {a.name: a for a in (CLAUDE, CODEX)}
 EVENTS = CLAUDE.events  # the plugin's events
+FAST_PREFIX = CLAUDE.fast_prefix  # the plugin's command form
+CONSOLE_PREFIX = CLAUDE.console_prefix
 
 
 def command_prefix(agent: Agent = CLAUDE) -> str:
