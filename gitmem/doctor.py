@@ -41,6 +41,20 @@ class Report:
         }
 
 
+def _installed(root: Path, home: Path, agent: install.Agent) -> tuple[dict[str, list[str]], str]:
+    """The scopes whose files hold ``agent``'s gitmem hooks (scope -> events), and a line
+    saying so."""
+    scopes = install.installed_scopes(root, home, agent)
+    where = ", ".join(f"{s}: {len(e)} events" for s, e in scopes.items())
+    outdated = install.outdated_scopes(root, home, agent)
+    if outdated:
+        where += (
+            f" (older command form in {', '.join(outdated)}: works, a few ms slower per"
+            f" event; `gitmem install {agent.name} --scope SCOPE` updates it)"
+        )
+    return scopes, where
+
+
 def _tail(path: Path, lines: int = 5) -> tuple[str, ...]:
     if not path.is_file():
         return ()
@@ -127,16 +141,9 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
         )
     )
     home = Path(os.path.expanduser("~"))
-    scopes = install.installed_scopes(repo.root, home)
+    scopes, where = _installed(repo.root, home, install.CLAUDE)
     plugin = (repo.root / ".claude-plugin" / "plugin.json").is_file()
-    where = ", ".join(f"{s}: {len(e)} events" for s, e in scopes.items())
-    outdated = install.outdated_scopes(repo.root, home)
-    if outdated:
-        where += (
-            f" (older command form in {', '.join(outdated)}: works, a few ms slower per"
-            " event; `gitmem install claude --scope SCOPE` updates it)"
-        )
-    codex = install.installed_scopes(repo.root, home, install.CODEX)
+    codex, codex_where = _installed(repo.root, home, install.CODEX)
     checks.append(
         Check(
             "claude hooks",
@@ -151,13 +158,8 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
         )
     )
     if codex:
-        detail = ", ".join(f"{s}: {len(e)} events" for s, e in codex.items())
-        outdated = install.outdated_scopes(repo.root, home, install.CODEX)
-        if outdated:
-            detail += f" (older command form in {', '.join(outdated)}: works)"
-        checks.append(
-            Check("codex hooks", True, detail + "; Codex runs them once trusted (`/hooks`)")
-        )
+        detail = codex_where + "; Codex runs them once trusted (`/hooks`)"
+        checks.append(Check("codex hooks", True, detail))
     # the programs the installed hooks (or the plugin's) run; else what `install` would write
     programs = install.installed_executables(repo.root, home)
     if plugin:

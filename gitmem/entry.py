@@ -11,11 +11,12 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) >= 2 and args[0] == "hook" and args[1] in ("claude", "codex"):
+    if len(args) >= 2 and args[0] == "hook":
         # The agent-hook hot path: no click, no rich, fail-open (see gitmem.agent.runner).
         from gitmem.agent import runner
 
-        return runner.run(args[1], args[2] if len(args) > 2 else "")
+        if args[1] in runner.AGENTS:
+            return runner.run(args[1], args[2] if len(args) > 2 else "")
     from gitmem.cli.main import run
 
     return run(args)

@@ -369,7 +369,7 @@ def test_fuzz_hook_entry_point_never_fails(
     if garble:
         raw = raw[: len(raw) // 2]
     out = io.StringIO()
-    code = runner.run_claude(event, stdin=io.BytesIO(raw.encode()), stdout=out)
+    code = runner.run("claude", event, stdin=io.BytesIO(raw.encode()), stdout=out)
     assert code == 0
     text = out.getvalue()
     assert text == "" or (isinstance(json.loads(text), dict) and len(text) <= 8200)
@@ -633,11 +633,11 @@ def test_plugin_files_match_the_installer() -> None:
 
 def _modules_loaded_by(project: Path, payload: dict[str, object], body: str) -> set[str]:
     """The modules a fresh interpreter adds to what it had loaded, importing the hook
-    runner and running ``body`` (with ``run_claude``, ``io`` and the payload in argv[1])."""
+    runner and running ``body`` (with ``run``, ``io`` and the payload in argv[1])."""
     code = (
         "import io, sys\n"
         "before = set(sys.modules)\n"
-        "from gitmem.agent.runner import run_claude\n"
+        "from gitmem.agent.runner import run\n"
         f"{body}"
         "print(' '.join(sorted(set(sys.modules) - before)))\n"
     )
@@ -674,7 +674,6 @@ def test_tool_call_hooks_load_only_built_in_modules(
     loaded = _modules_loaded_by(
         project,
         payload,
-        "from gitmem.agent.runner import run\n"
         "for event in ('pre-tool', 'post-tool'):\n"
         "    out = io.StringIO()\n"
         f"    run({agent!r}, event, io.BytesIO(sys.argv[1].encode()), out)\n"
@@ -699,7 +698,7 @@ def test_prompt_keeps_heavy_and_slow_modules_off_the_import_path(project: Path) 
         project,
         prompt,
         "out = io.StringIO()\n"
-        "run_claude('prompt', io.BytesIO(sys.argv[1].encode()), out)\n"
+        "run('claude', 'prompt', io.BytesIO(sys.argv[1].encode()), out)\n"
         "assert 'D-0001' in out.getvalue(), out.getvalue()\n",
     )
     heavy = {"click", "rich", "pygit2", "whoosh", "fastembed", "onnxruntime", "numpy", "ruamel"}
@@ -720,7 +719,7 @@ def test_session_start_keeps_slow_modules_off_the_import_path(project: Path) -> 
         project,
         payload,
         "out = io.StringIO()\n"
-        "run_claude('session-start', io.BytesIO(sys.argv[1].encode()), out)\n"
+        "run('claude', 'session-start', io.BytesIO(sys.argv[1].encode()), out)\n"
         "text = out.getvalue().split('files changed on this branch or uncommitted')[1]\n"
         "assert 'D-0002' in text.split('Recently added')[0], out.getvalue()\n",
     )
@@ -737,13 +736,13 @@ def test_stop_starts_the_flusher_without_subprocess_or_pathlib(project: Path) ->
     from gitmem import capture
 
     payload = {"session_id": "imp4", "cwd": str(project), "prompt": "keep amounts in cents"}
-    runner.run_claude("prompt", io.BytesIO(json.dumps(payload).encode()), io.StringIO())
+    runner.run("claude", "prompt", io.BytesIO(json.dumps(payload).encode()), io.StringIO())
     r = discover(project)
     assert os.path.exists(capture.wal_path(r, "imp4"))
     loaded = _modules_loaded_by(
         project,
         {"session_id": "imp4", "cwd": str(project)},
-        "run_claude('stop', io.BytesIO(sys.argv[1].encode()), io.StringIO())\n",
+        "run('claude', 'stop', io.BytesIO(sys.argv[1].encode()), io.StringIO())\n",
     )
     heavy = {"click", "rich", "pygit2", "whoosh", "fastembed", "onnxruntime", "numpy", "ruamel"}
     slow = {"json", "pathlib", "typing", "sqlite3", "subprocess", "re", "contextlib", "runpy"}

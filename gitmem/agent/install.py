@@ -132,10 +132,6 @@ def plugin_hooks_json() -> str:
     return json.dumps(data, indent=2) + "\n"
 
 
-def settings_path(scope: str, root: Path, home: Path, agent: Agent = CLAUDE) -> Path:
-    return agent.path(scope, root, home)
-
-
 def _load(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}

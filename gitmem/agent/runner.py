@@ -27,7 +27,8 @@ ERROR_LOG = "hook-errors.log"
 STATUS_DIR = "hook-status"
 MAX_LOG_BYTES = 256 * 1024
 EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-end", "post-compact")
-# Codex's hooks take Claude Code's payloads and answers (see gitmem.agent.install.CODEX)
+# Codex's hooks take Claude Code's payloads and answers (see gitmem.agent.install.CODEX,
+# whose AGENTS name the same agents: this module stays import-light and cannot load it)
 AGENTS = ("claude", "codex")
 AGENT_KEY = "gitmem_agent"  # set in the payload for the handlers (capture records it)
 USAGE = (
@@ -82,10 +83,6 @@ def _describe(exc: BaseException) -> str:
     detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
     where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
     return detail + (f" at {where[0].filename}:{where[0].lineno}" if where else "")
-
-
-def run_claude(event: str, stdin: Any = None, stdout: Any = None) -> int:
-    return run("claude", event, stdin, stdout)
 
 
 def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:

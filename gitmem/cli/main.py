@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from gitmem import __version__
+from gitmem.agent.runner import AGENTS as HOOK_AGENTS
 from gitmem.agent.runner import EVENTS as HOOK_EVENTS
 from gitmem.cli import (
     agent_cmd,
@@ -53,34 +54,19 @@ cli.add_command(check_cmd.trailers)
 cli.add_command(sessions_cmd.capture)
 
 
-@cli.group()
-def hook() -> None:
-    """Agent hook entry points (read the hook JSON on stdin, print JSON on stdout).
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("agent", type=click.Choice(HOOK_AGENTS))
+@click.argument("event", type=click.Choice(sorted(HOOK_EVENTS)))
+def hook(agent: str, event: str) -> None:
+    """The agent hook entry point: AGENT (claude, codex) EVENT reads the hook JSON on stdin
+    and prints JSON on stdout.
 
-    `gitmem hook claude|codex EVENT` is dispatched before click loads (see gitmem.entry), so this
-    group only documents it.
+    `gitmem hook AGENT EVENT` is dispatched before click loads (see gitmem.entry), so this
+    command only documents it.
     """
-
-
-EVENT = click.argument("event", type=click.Choice(sorted(HOOK_EVENTS)))
-
-
-@hook.command(name="claude", context_settings={"ignore_unknown_options": True})
-@EVENT
-def hook_claude(event: str) -> None:
-    """Claude Code hook EVENT: session-start, prompt, pre-tool, post-tool, stop, session-end."""
     from gitmem.agent.runner import run
 
-    raise SystemExit(run("claude", event))
-
-
-@hook.command(name="codex", context_settings={"ignore_unknown_options": True})
-@EVENT
-def hook_codex(event: str) -> None:
-    """Codex hook EVENT: session-start, prompt, pre-tool, post-tool, stop, post-compact."""
-    from gitmem.agent.runner import run
-
-    raise SystemExit(run("codex", event))
+    raise SystemExit(run(agent, event))
 
 
 def run(args: list[str]) -> int:
