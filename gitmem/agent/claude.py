@@ -143,7 +143,8 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
                 )
             parts: list[str] = []
             shown_ids: list[str] = []
-            remaining = BUDGET_SESSION_START * CHARS_PER_TOKEN
+            warning = _stale_note(loc) if source != "resume" else ""
+            remaining = BUDGET_SESSION_START * CHARS_PER_TOKEN - len(warning)
             for header, items in sections:
                 fresh = [e for e in items if e.id not in already and e.id not in shown_ids]
                 if not fresh or remaining < 200:
@@ -169,20 +170,34 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
             titles = _titles(table, current) if source != "resume" else ""
             if not titles:  # a resumed session has its first digest in its transcript
                 return None
-            return context(
-                "session-start",
+            digest = (
                 f"This repository records {current} current architectural decisions with "
                 f"gitmem. Those governing the files you touch, or matching your prompt, are "
                 f"shown to you as you work; `gitmem why PATH` explains any path. "
-                f"Decided so far: {titles}",
+                f"Decided so far: {titles}"
             )
+            return context("session-start", "\n\n".join(p for p in (digest, warning) if p))
         intro = (
             f"This repository records architectural decisions with gitmem "
             f"({current} current). Each line names the record file for the full text."
         )
-        return context("session-start", "\n\n".join([intro, *parts]))
+        return context("session-start", "\n\n".join([intro, *parts, *filter(None, [warning])]))
     finally:
         table.close()
+
+
+def _stale_note(loc: Location) -> str:
+    """Lines of CLAUDE.md / AGENTS.md found stale (see ``gitmem.agent.stalenote``). Its
+    failure costs the note, never the digest; the reason goes to the hook error log."""
+    try:
+        from gitmem.agent.stalenote import note
+
+        return note(loc)
+    except Exception as exc:  # fail open: logged for `gitmem doctor`
+        from gitmem.agent.runner import ERROR_LOG, append_log
+
+        append_log(loc.shared_state_dir, ERROR_LOG, f"session-start stale note: {exc!r}")
+        return ""
 
 
 TITLES_CHARS = 1200  # the digest of titles when nothing else is worth saying (~300 tokens)

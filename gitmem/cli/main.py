@@ -17,6 +17,7 @@ from gitmem.cli import (
     records_cmd,
     search_cmd,
     sessions_cmd,
+    stale_cmd,
     watch_cmd,
     why_cmd,
 )
@@ -38,6 +39,7 @@ cli.add_command(records_cmd.list_)
 cli.add_command(records_cmd.show)
 cli.add_command(lint_cmd.lint)
 cli.add_command(why_cmd.why)
+cli.add_command(stale_cmd.stale)
 cli.add_command(demo_cmd.demo)
 cli.add_command(index_cmd.index)
 cli.add_command(index_cmd.model)

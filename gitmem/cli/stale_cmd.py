@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import os
+
+import click
+
+from gitmem import stale as core
+from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stderr
+from gitmem.errors import GitmemError
+from gitmem.paths import to_repo_relative
+
+
+@click.command()
+@click.argument("files", nargs=-1)
+@json_option
+@expected_errors
+def stale(files: tuple[str, ...], json_: bool) -> None:
+    """Flag lines of CLAUDE.md, AGENTS.md and other agent instruction files that no longer
+    agree with the code; exit 1 if any does.
+
+    Errors: a path, link or glob that matches nothing, a code symbol no code file mentions,
+    a make target / package.json script / just recipe / project `python -m` module that is
+    not defined, a decision id that is superseded. Warnings: a section naming paths that a
+    decision dated after the section's last edit governs. FILES: check these Markdown files
+    instead (the result is then not kept for the session-start hook). A line holding
+    `gitmem:ignore` is skipped.
+    """
+    repo = current_repo()
+    only = None
+    if files:
+        only = []
+        for f in files:
+            rel = to_repo_relative(f, repo, os.getcwd())
+            if not rel or not (repo.root / rel).is_file():
+                raise GitmemError(f"{f}: not a file of this repository")
+            only.append(rel)
+    report = core.check(repo, only)
+    if only is None:
+        core.write_cache(repo, report)
+    if json_:
+        emit_json(report.to_json())
+    else:
+        for finding in report.findings:
+            click.echo(finding.format())
+        err = stderr()
+        for note in report.notes:
+            err.print(f"[yellow]note:[/] {note}")
+        names = ", ".join(report.files) if len(report.files) <= 4 else f"{len(report.files)} files"
+        err.print(
+            f"{names or 'no instruction files'}: {report.references} references checked, "
+            f"{report.errors} stale, {report.warnings} to review"
+        )
+    if report.errors:
+        raise SystemExit(1)

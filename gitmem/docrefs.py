@@ -1,0 +1,359 @@
+"""What an agent instruction file (CLAUDE.md, AGENTS.md, ...) says about the code: its
+sections, and the paths, symbols, commands and decision ids each one names.
+
+Pure text work, no I/O: ``gitmem.stale`` checks the references against the repository.
+Only what a reader takes as a claim about this project is collected, since a tool that
+cries wolf gets switched off:
+
+- paths: Markdown link targets; code spans holding one path; in prose and shell blocks,
+  tokens with a known file extension, or with a slash and a first folder that exists
+  (``src/old`` is a path, "client/server" is not: the checker decides, see ``Ref.anchored``);
+- symbols: code spans holding one identifier (``snake_case``, ``CamelCase``,
+  ``mixedCase``, ``dotted.name``, optionally ``()``). ALL_CAPS names are left out: they
+  are as often the environment's variables as the code's constants;
+- commands: ``make``, ``npm``/``pnpm``/``yarn``/``bun`` scripts, ``just`` recipes and
+  ``python -m`` modules, in code spans and in shell code blocks;
+- decisions: any token equal to a decision id (the checker knows the ids).
+
+A line that negates or contrasts ("never", "instead of", "no longer", "superseded", ...)
+is a prohibition or history, where a missing name is the intended state: it is skipped.
+So is a line holding ``gitmem:ignore`` (an HTML comment, say), and the line after one
+holding ``gitmem:ignore-next-line``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+-]*)")
+_SPAN = re.compile(r"(`+)(.+?)\1")
+_LINK = re.compile(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_TOKEN = re.compile(r"[\w@+~$./:\-\[\]*?{}%<>]+")
+_IDENT = re.compile(r"^@?[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?$")
+_IGNORE = re.compile(r"gitmem:\s*ignore(?!-next-line)")
+_IGNORE_NEXT = re.compile(r"gitmem:\s*ignore-next-line")
+# A line telling history: what it names may be gone on purpose.
+_HISTORY = re.compile(
+    r"\b(?:no longer|deprecated|removed|deleted|replaced|renamed|moved|superseded|"
+    r"obsolete|legacy|formerly|previously|used to|was|were|retired)\b",
+    re.IGNORECASE,
+)
+# A prohibition or contrast: the symbols and commands it names may be absent on purpose
+# ("never call `datetime.utcnow`"), the paths it names should still exist.
+_NEGATION = re.compile(
+    r"\b(?:never|not|don'?t|doesn'?t|shouldn'?t|won'?t|can'?t|cannot|avoid|instead|"
+    r"rather than|forbid(?:den)?|banned|prohibited|nor)\b|\N{CROSS MARK}|\N{NO ENTRY SIGN}",
+    re.IGNORECASE,
+)
+SHELL_LANGS = frozenset({"", "sh", "bash", "shell", "console", "zsh", "fish", "shell-session"})
+# Extensions that make a bare word a file name ("setup.py", not "Node.js": see _filename).
+# fmt: off
+EXTENSIONS = frozenset({
+    "py", "pyi", "ipynb", "ts", "tsx", "js", "jsx", "mjs", "cjs", "go", "rs", "java", "kt",
+    "kts", "scala", "rb", "php", "c", "h", "cc", "cpp", "hpp", "cs", "swift", "m", "mm", "sh",
+    "bash", "zsh", "ps1", "yaml", "yml", "toml", "json", "jsonc", "ini", "cfg", "conf", "env",
+    "md", "mdx", "mdc", "rst", "txt", "sql", "proto", "graphql", "gql", "html", "css", "scss",
+    "vue", "svelte", "lock", "mk", "gradle", "xml", "tf", "hcl", "csv", "tsv", "dockerfile",
+    "template", "tmpl", "j2", "cue", "nix", "lua", "ex", "exs", "erl", "dart", "r", "jl", "zig",
+})
+# fmt: on
+_TLDS = frozenset({"com", "org", "net", "io", "dev", "ai", "app", "co", "edu", "gov"})
+_RUNNERS = frozenset({"make", "npm", "pnpm", "yarn", "bun", "just", "python", "python3"})
+_WRAPPERS = frozenset({"sudo", "uv", "poetry", "pipenv", "pdm", "hatch", "env", "time", "exec"})
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading's span of lines (1-based, inclusive); the file's preamble has no title."""
+
+    title: str
+    line: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Ref:
+    """One reference: ``kind`` is path, symbol, command or token (a decision id candidate).
+
+    For a command, ``value`` is the runner and its argument ("make test", "npm run lint",
+    "python -m app.cli"). ``anchored`` is False for a slash-token taken from prose or a
+    shell line that needs its first folder to exist before it counts as a path."""
+
+    kind: str
+    value: str
+    line: int
+    anchored: bool = True
+    link: bool = False  # a Markdown link target: relative to the file, "/x" at the root
+
+
+def sections(lines: list[str]) -> list[Section]:
+    """The file's sections, by ATX heading, outside code blocks."""
+    out: list[Section] = []
+    title, start, fence = "", 1, ""
+    for n, line in enumerate(lines, 1):
+        fence = _fence_state(line, fence)
+        if fence or _FENCE.match(line):
+            continue
+        m = _HEADING.match(line)
+        if m:
+            if n > start or title:
+                out.append(Section(title, start, n - 1))
+            title, start = m.group(2).strip(), n
+    out.append(Section(title, start, max(start, len(lines))))
+    return out
+
+
+def section_of(secs: list[Section], line: int) -> str:
+    for s in secs:
+        if s.line <= line <= s.end:
+            return s.title
+    return ""
+
+
+def references(lines: list[str]) -> list[Ref]:
+    """Every reference in the file, in order (see the module docstring)."""
+    out: list[Ref] = []
+    fence, lang, skip_next = "", "", False
+    for n, line in enumerate(lines, 1):
+        opening = not fence and _FENCE.match(line)
+        fence_now = _fence_state(line, fence)
+        if opening:
+            lang = opening.group(2).lower()
+            fence = fence_now
+            continue
+        if fence and not fence_now:  # the closing fence
+            fence = ""
+            continue
+        fence = fence_now
+        if skip_next or _IGNORE.search(line):
+            skip_next = False
+            continue
+        if _IGNORE_NEXT.search(line):
+            skip_next = True
+            continue
+        if fence:
+            if lang in SHELL_LANGS:
+                out.extend(_shell_line(line, n))
+            continue
+        if _HISTORY.search(line):
+            continue
+        refs = _prose_line(line, n)
+        if _NEGATION.search(line):
+            refs = [r for r in refs if r.kind == "path"]
+        out.extend(refs)
+    return out
+
+
+def _fence_state(line: str, fence: str) -> str:
+    """The open fence after ``line`` ("" when outside a code block)."""
+    m = _FENCE.match(line)
+    if not m:
+        return fence
+    if not fence:
+        return m.group(1)
+    marker = m.group(1)
+    if marker[0] == fence[0] and len(marker) >= len(fence) and not m.group(2):
+        return ""
+    return fence
+
+
+def _prose_line(line: str, n: int) -> list[Ref]:
+    out: list[Ref] = []
+    for m in _LINK.finditer(line):
+        target = m.group(1)
+        if not re.match(r"^[a-z][a-z0-9+.-]*:|^#|^mailto:", target, re.IGNORECASE):
+            out.append(Ref("path", target.split("#", 1)[0].split("?", 1)[0], n, link=True))
+    rest = _LINK.sub(" ", line)
+    for m in _SPAN.finditer(rest):
+        out.extend(_span(m.group(2).strip(), n))
+    rest = _SPAN.sub(" ", rest)
+    for token in _TOKEN.findall(re.sub(r"\b[a-z][a-z0-9+.-]*://\S+", " ", rest)):
+        token = token.lstrip("([").rstrip(".,;:!?)]")
+        if _import(token):  # CLAUDE.md's `@path` import
+            out.append(Ref("path", token[1:], n))
+        elif _filename(token, prose=True):
+            out.append(Ref("path", token, n))
+        elif "/" in token and _plain_path(token):
+            out.append(Ref("path", token, n, anchored=False))
+        elif re.fullmatch(r"[A-Za-z][\w-]*\d[\w-]*", token):
+            out.append(Ref("token", token, n))
+    return out
+
+
+def _span(text: str, n: int) -> list[Ref]:
+    """A code span: one path, one identifier, or a command line."""
+    if not text or "\n" in text:
+        return []
+    if " " not in text:
+        token = text.rstrip(".,;:")
+        if _import(token):
+            return [Ref("path", token[1:], n)]
+        if _filename(token, prose=False) or (
+            "/" in token and _plain_path(token) and not token.startswith("@")
+        ):
+            anchored = token.startswith(("./", "../")) or token.endswith("/") or _has_ext(token)
+            anchored = anchored or "*" in token  # a glob is a path pattern
+            return [Ref("path", token, n, anchored=anchored)]
+        symbol = _symbol(token)
+        if symbol:
+            return [Ref("symbol", symbol, n)]
+        if re.fullmatch(r"[A-Za-z][\w-]*\d[\w-]*", token):
+            return [Ref("token", token, n)]
+        return []
+    return _command(text, n)
+
+
+def _shell_line(line: str, n: int) -> list[Ref]:
+    text = line.strip()
+    if text.startswith(("$ ", "> ", "% ")):
+        text = text[2:]
+    if not text or text.startswith("#"):
+        return []
+    return _command(text, n)
+
+
+def _command(text: str, n: int) -> list[Ref]:
+    """Runner targets and script paths of a command line (``&&``, ``;`` and ``|`` split
+    it into commands)."""
+    try:
+        words = shlex.split(text, comments=True)
+    except ValueError:
+        words = text.split()
+    out: list[Ref] = []
+    command: list[str] = []
+    for word in [*words, ";"]:
+        ends = word.endswith(";") and len(word) > 1  # "all;" ends its command
+        if ends:
+            command.append(word[:-1])
+        if ends or word in ("&&", "||", ";", "|"):
+            out.extend(_one_command(command, n))
+            command = []
+        else:
+            command.append(word)
+    return out
+
+
+def _one_command(words: list[str], n: int) -> list[Ref]:
+    while words and (("=" in words[0] and not words[0].startswith("-")) or words[0] in _WRAPPERS):
+        if words[0] == "uv" and len(words) > 1 and words[1] == "run":
+            words = words[1:]
+        words = words[1:]
+    if words and words[0] == "run":  # "uv run ...", "poetry run ..."
+        words = words[1:]
+    if not words:
+        return []
+    out: list[Ref] = []
+    runner, args = words[0], words[1:]
+    if runner in _RUNNERS:
+        target = _runner_target(runner, args)
+        if target:
+            out.append(Ref("command", target, n))
+    for word in words:
+        if "=" in word or word.startswith("-"):
+            continue
+        if _filename(word, prose=False) or (word.startswith(("./", "../")) and len(word) > 3):
+            out.append(Ref("path", word, n))
+        elif "/" in word and _plain_path(word):
+            out.append(Ref("path", word, n, anchored=False))
+    return out
+
+
+_NPM_BUILTIN_SCRIPTS = frozenset({"test", "start", "stop", "restart"})
+# fmt: off
+_PM_COMMANDS = frozenset({
+    "add", "audit", "autoclean", "bin", "cache", "check", "config", "create", "dedupe", "dlx",
+    "env", "exec", "global", "help", "i", "import", "info", "init", "install", "link", "list",
+    "login", "logout", "ls", "node", "outdated", "owner", "pack", "patch", "plugin", "policies",
+    "prune", "publish", "rebuild", "remove", "root", "run", "set", "setup", "store", "tag",
+    "team", "unlink", "up", "update", "upgrade", "version", "why", "workspace", "workspaces",
+    "x", "ci",
+})
+# fmt: on
+
+
+def _runner_target(runner: str, args: list[str]) -> str | None:
+    plain = [a for a in args if not a.startswith("-")]
+    if runner == "make":
+        if any(a.startswith("-") for a in args):  # -C dir, -f file: not ours to follow
+            return None
+        targets = [a for a in plain if "=" not in a]
+        return "make " + targets[0] if targets else None
+    if runner in ("python", "python3"):
+        if len(args) >= 2 and args[0] == "-m":
+            return f"python -m {args[1]}"
+        return None
+    if runner == "just":
+        return "just " + plain[0] if plain and "=" not in plain[0] else None
+    if not plain or any(a.startswith(("--filter", "--workspace", "-w", "-F")) for a in args):
+        return None
+    if plain[0] in ("run", "run-script"):
+        return f"{runner} run {plain[1]}" if len(plain) > 1 else None
+    if runner == "npm":
+        return f"npm run {plain[0]}" if plain[0] in _NPM_BUILTIN_SCRIPTS else None
+    if runner in ("pnpm", "yarn", "bun") and plain[0] not in _PM_COMMANDS:
+        if runner == "bun" and _has_ext(plain[0]):
+            return None  # `bun file.ts` runs a file
+        return f"{runner} run {plain[0]}"
+    return None
+
+
+def _symbol(token: str) -> str | None:
+    """The identifier a code span names, or None: ``foo_bar()`` -> foo_bar, ``a.b.c`` ->
+    a.b.c. ALL_CAPS names, single plain words and dotted names ending in a top-level
+    domain are not symbols here."""
+    token = token.rstrip(",;:")
+    if not _IDENT.match(token):
+        return None
+    name = token.lstrip("@").removesuffix("()")
+    parts = re.split(r"\.|::", name)
+    if len(parts) > 1 and parts[-1].lower() in _TLDS:
+        return None
+    last = parts[-1]
+    if last.upper() == last:  # ALL_CAPS, or digits and underscores
+        return None
+    mixed = "_" in last.strip("_") or re.search(r"[a-z][A-Z]|[A-Z].*[A-Z]", last)
+    if len(parts) == 1 and not mixed:
+        return None
+    return name
+
+
+def _import(token: str) -> bool:
+    """``@docs/style.md``, ``@./notes.md``: an import in CLAUDE.md (not ``@scope/pkg``)."""
+    rest = token[1:]
+    return (
+        token.startswith("@")
+        and _plain_path(rest)
+        and (_has_ext(rest) or rest.startswith(("./", "../")))
+    )
+
+
+def _has_ext(token: str) -> bool:
+    name = token.rstrip("/").rsplit("/", 1)[-1]
+    if name.lower() in ("makefile", "dockerfile", "justfile", "gemfile", "rakefile", "procfile"):
+        return True
+    stem, dot, ext = name.rpartition(".")
+    return bool(dot and stem and ext.lower() in EXTENSIONS)
+
+
+def _filename(token: str, *, prose: bool) -> bool:
+    """A token naming a file by its extension. In prose, a capitalised word with a dot
+    is a product ("Node.js", "Vue.js"), not a file."""
+    if not _has_ext(token) or not _plain_path(token):
+        return False
+    name = token.rstrip("/").rsplit("/", 1)[-1]
+    return not (prose and "/" not in token and re.match(r"[A-Z][a-z]", name) and "." in name)
+
+
+def _plain_path(token: str) -> bool:
+    """A path we can check: no URL, variable, home folder, placeholder or version."""
+    if re.search(r"://|[$%~<>{}\[\]]|\.\.\.|^/|^@|path/to|your[-_/]|/to/|^-", token):
+        return False
+    if token.count("/") > 12 or len(token) > 200:
+        return False
+    parts = [p for p in token.split("/") if p not in ("", ".")]
+    if not parts or any(p.isdigit() for p in parts):  # "1/2", dates like 2024/05
+        return False
+    return all(re.fullmatch(r"[\w.@+*?-]+", p) for p in parts)

@@ -1,0 +1,449 @@
+"""``gitmem stale``: the lines of CLAUDE.md, AGENTS.md and the other agent instruction
+files that no longer agree with the code or the decisions.
+
+Each reference ``gitmem.docrefs`` finds is checked against the work tree:
+
+- a path (or link target) that exists neither beside the file, nor from the root, nor as
+  the tail of a tracked path (docs abbreviate: ``cli/main.py``), nor on disk; a glob that
+  matches no file;
+- a symbol that no code file mentions (``git grep -w``, Markdown and text files left out,
+  as docs are what goes stale);
+- a ``make`` target, package.json script, ``just`` recipe or project ``python -m`` module
+  that is not defined;
+- a decision id whose record is superseded, deprecated or rejected.
+
+These are errors: the line sends the agent somewhere that is not there. A warning (it
+does not fail the run) flags a section naming paths that a current decision governs
+when that decision is dated after the section's last edit (``git blame``): the section
+was written before the decision and may contradict it.
+
+The result is also kept in the git directory (``stale.json``), where the session-start
+hook reads it to warn the agent; see ``gitmem.agent.stalenote``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import posixpath
+import re
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from gitmem import docrefs, git, tasks
+from gitmem.fsutil import atomic_write
+from gitmem.globs import compile_glob
+from gitmem.repo import Repo
+from gitmem.table import Entry, Table
+
+# Agent instruction files, by name anywhere in the tree, or by folder.
+NAMES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md"})
+FOLDERS = (
+    (".claude/rules/", (".md",)),
+    (".cursor/rules/", (".mdc", ".md")),
+    (".github/instructions/", (".instructions.md",)),
+)
+SINGLE = frozenset({".github/copilot-instructions.md"})
+# Files whose mentions of a symbol do not count as the code using it.
+DOC_EXTENSIONS = ("md", "mdx", "mdc", "rst", "adoc", "txt")
+CACHE_NAME = "stale.json"
+CACHE_VERSION = 1
+_GONE = ("superseded", "deprecated", "rejected")
+
+
+@dataclass(frozen=True)
+class Finding:
+    file: str
+    line: int
+    section: str
+    kind: str  # path, link, glob, symbol, command, decision, newer-decision
+    ref: str
+    message: str
+    level: str = "error"  # or "warning", which does not fail the run
+
+    def format(self) -> str:
+        where = f" [{self.section}]" if self.section else ""
+        return f"{self.file}:{self.line}:{where} {self.kind}: {self.message}"
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class StaleReport:
+    files: tuple[str, ...]
+    references: int  # references checked
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...] = field(default=())  # what could not be checked, and why
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.level == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for f in self.findings if f.level == "warning")
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "files": list(self.files),
+            "references": self.references,
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "findings": [f.to_json() for f in self.findings],
+            "notes": list(self.notes),
+        }
+
+
+def instruction_files(files: list[str]) -> list[str]:
+    out = []
+    for f in files:
+        name = f.rsplit("/", 1)[-1]
+        if f.startswith(".continuity/"):
+            continue
+        in_folder = any(f.startswith(d) and name.endswith(exts) for d, exts in FOLDERS)
+        if name in NAMES or f in SINGLE or in_folder:
+            out.append(f)
+    return sorted(out)
+
+
+def check(repo: Repo, only: list[str] | None = None) -> StaleReport:
+    """Check the instruction files (or ``only`` these repository-relative files)."""
+    files = git.ls_files(repo.root)
+    docs = only if only is not None else instruction_files(files)
+    tree = _Tree(repo.root, files)
+    from gitmem import compile as compiler
+
+    table = compiler.ensure(repo)
+    try:
+        checker = _Checker(repo.root, tree, table)
+        for doc in docs:
+            checker.check_file(doc)
+        checker.check_symbols()
+        findings = sorted(checker.findings, key=lambda f: (f.file, f.line, f.kind, f.ref))
+        return StaleReport(tuple(docs), checker.count, tuple(findings), tuple(checker.notes))
+    finally:
+        table.close()
+
+
+class _Tree:
+    """The repository's files and folders, with lookups by path, tail and glob."""
+
+    def __init__(self, root: Path, files: list[str]) -> None:
+        self.root = root
+        self.files = set(files)
+        self.dirs: set[str] = set()
+        for f in files:
+            parts = f.split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                self.dirs.add("/".join(parts[:i]))
+        self._tails: set[str] | None = None
+
+    def exists(self, rel: str) -> bool:
+        return rel in self.files or rel in self.dirs or (self.root / rel).exists()
+
+    def is_dir(self, rel: str) -> bool:
+        return rel in self.dirs or (self.root / rel).is_dir()
+
+    def has_tail(self, rel: str) -> bool:
+        """Some tracked path ends with ``/rel`` (a doc's shorthand for a nested path)."""
+        if self._tails is None:
+            tails: set[str] = set()
+            for path in (*self.files, *self.dirs):
+                parts = path.split("/")
+                tails.update("/".join(parts[i:]) for i in range(1, len(parts)))
+            self._tails = tails
+        return rel in self._tails
+
+    def glob_matches(self, pattern: str) -> bool:
+        rx = re.compile(compile_glob(pattern).regex)
+        return any(rx.search(f) for f in self.files)
+
+    def suggest(self, rel: str) -> str | None:
+        """Where a missing path went: the commit that moved or deleted it, else the same
+        name elsewhere, else a close name beside it."""
+        gone = self.history(rel)
+        if gone:
+            return gone
+        name = rel.rsplit("/", 1)[-1]
+        moved = sorted(f for f in self.files if f.rsplit("/", 1)[-1] == name)
+        if moved:
+            return f"did you mean `{moved[0]}`?"
+        parent = rel.rpartition("/")[0]
+        siblings = {
+            f.rpartition("/")[2]: f
+            for f in (*self.files, *self.dirs)
+            if f.rpartition("/")[0] == parent
+        }
+        close = difflib.get_close_matches(name, sorted(siblings), n=1, cutoff=0.75)
+        return f"did you mean `{siblings[close[0]]}`?" if close else None
+
+    def history(self, rel: str) -> str | None:
+        """ "moved to `X` in abc1234" or "deleted in abc1234 (subject)", from the last
+        commit that removed ``rel``; None if no commit did."""
+        env = git.no_git_env()
+        code, out, _ = git.run(
+            ["log", "-1", "--format=%h%x00%s", "--diff-filter=DR", "--", rel],
+            cwd=self.root, check=False, env=env, timeout=10,
+        )  # fmt: skip
+        if code != 0 or not out.strip():
+            return None
+        sha, _, subject = out.strip().partition("\0")
+        code, out, _ = git.run(
+            ["show", "-M", "--format=", "--name-status", "-z", "--no-ext-diff", sha],
+            cwd=self.root, check=False, env=env, timeout=10,
+        )  # fmt: skip
+        fields = out.split("\0")
+        for i, status in enumerate(fields):
+            if status.startswith("R") and i + 2 < len(fields) and fields[i + 1] == rel:
+                new = fields[i + 2]
+                if new in self.files:
+                    return f"moved to `{new}` in {sha}"
+        return f"deleted in {sha}: {subject[:80]}"
+
+
+class _Checker:
+    def __init__(self, root: Path, tree: _Tree, table: Table) -> None:
+        self.root = root
+        self.tree = tree
+        self.entries = {e.id: e for e in table.entries()}
+        self.by_file = {e.file: e for e in self.entries.values()}
+        self.table = table
+        self.findings: list[Finding] = []
+        self.notes: list[str] = []
+        self.count = 0
+        self._symbols: dict[str, list[tuple[str, int, str, str]]] = {}
+        self._tasks: dict[tuple[str, str], set[str] | None] = {}
+
+    def add(self, doc: str, line: int, section: str, kind: str, ref: str, msg: str) -> None:
+        level = "warning" if kind == "newer-decision" else "error"
+        self.findings.append(Finding(doc, line, section, kind, ref, msg, level))
+
+    def check_file(self, doc: str) -> None:
+        try:
+            text = (self.root / doc).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            self.notes.append(f"{doc}: not read ({exc.strerror or exc})")
+            return
+        lines = text.splitlines()
+        secs = docrefs.sections(lines)
+        base = posixpath.dirname(doc)
+        named: dict[str, set[str]] = {}  # section -> existing paths it names
+        cited: dict[str, set[str]] = {}  # section -> decision ids it names
+        for ref in docrefs.references(lines):
+            section = docrefs.section_of(secs, ref.line)
+            if ref.kind == "path":
+                rel = self.check_path(doc, base, ref, section)
+                if rel is not None:
+                    named.setdefault(section, set()).add(rel)
+            elif ref.kind == "symbol":
+                self.count += 1
+                word = re.split(r"\.|::", ref.value)[-1]
+                self._symbols.setdefault(word, []).append((doc, ref.line, section, ref.value))
+            elif ref.kind == "command":
+                self.check_command(doc, base, ref, section)
+            elif ref.kind == "token" and ref.value in self.entries:
+                self.count += 1
+                cited.setdefault(section, set()).add(ref.value)
+                self.check_decision(doc, ref.line, section, self.entries[ref.value])
+        if named and doc in self.tree.files:
+            self.check_newer(doc, secs, named, cited)
+
+    def check_path(self, doc: str, base: str, ref: docrefs.Ref, section: str) -> str | None:
+        """Check one path; the repository path it names when it exists (None otherwise,
+        and for what is not taken as a path)."""
+        value = re.sub(r":\d+(?::\d+)?$|#L\d+.*$", "", ref.value)
+        while value.startswith("./"):
+            value = value[2:]
+        value = value.rstrip("/")
+        if not value or value == ".":
+            return None
+        if ref.link and value.startswith("/"):
+            candidates = [posixpath.normpath(value.lstrip("/"))]
+        elif ref.link:
+            candidates = [posixpath.normpath(posixpath.join(base, value))]
+        else:
+            beside = posixpath.normpath(posixpath.join(base, value))
+            candidates = [beside, posixpath.normpath(value)]
+        candidates = [c for c in dict.fromkeys(candidates) if not c.startswith("..")]
+        if not candidates:
+            return None
+        if not ref.anchored:
+            first = [c.split("/", 1)[0] for c in candidates]
+            if not any(self.tree.is_dir(f) for f in first):
+                return None  # "client/server": not a path of this repository
+        self.count += 1
+        if any(ch in value for ch in "*?["):
+            if not any(self.tree.glob_matches(c) for c in candidates):
+                self.add(doc, ref.line, section, "glob", value, f"`{value}` matches no file")
+            return None
+        for c in candidates:
+            if self.tree.exists(c):
+                if c in self.by_file:
+                    self.check_decision(doc, ref.line, section, self.by_file[c])
+                return c
+        if not ref.link and self.tree.has_tail(value):
+            return None  # a shorthand for a nested path ("cli/main.py", "conftest.py")
+        where = self.tree.suggest(candidates[0] if ref.link else candidates[-1])
+        hint = f" ({where})" if where else ""
+        kind = "link" if ref.link else "path"
+        self.add(doc, ref.line, section, kind, value, f"`{value}` does not exist{hint}")
+        return None
+
+    def check_command(self, doc: str, base: str, ref: docrefs.Ref, section: str) -> None:
+        runner, _, arg = ref.value.partition(" ")
+        if runner == "python":
+            module = arg.removeprefix("-m ").strip()
+            found = tasks.python_module(self.root, self.tree.files, module)
+            if found is not None:
+                self.count += 1
+                if not found:
+                    self.add(
+                        doc, ref.line, section, "command", ref.value,
+                        f"`{ref.value}`: no module `{module}` in the repository",
+                    )  # fmt: skip
+            return
+        name = arg.removeprefix("run ").strip()
+        reader: Callable[[Path], set[str] | None]
+        names: tuple[str, ...]
+        if runner == "make":
+            kind, names, reader = "Makefile", tasks.MAKEFILES, tasks.make_targets
+        elif runner == "just":
+            kind, names, reader = "justfile", tasks.JUSTFILES, tasks.just_recipes
+        else:
+            kind, names, reader = "package.json", ("package.json",), tasks.npm_scripts
+        found_file = tasks.nearest(self.root, base, names)
+        self.count += 1
+        if found_file is None:
+            msg = f"`{ref.value}`: no {kind} in {base or 'the root'} or above"
+            self.add(doc, ref.line, section, "command", ref.value, msg)
+            return
+        key = (runner, str(found_file))
+        if key not in self._tasks:
+            self._tasks[key] = reader(found_file)
+        defined = self._tasks[key]
+        if defined is None or name in defined:
+            return
+        rel = found_file.relative_to(self.root).as_posix()
+        close = difflib.get_close_matches(name, sorted(defined), n=1, cutoff=0.6)
+        hint = f" (did you mean `{close[0]}`?)" if close else ""
+        what = {"make": "target", "just": "recipe"}.get(runner, "script")
+        msg = f"`{ref.value}`: {rel} defines no {what} `{name}`{hint}"
+        self.add(doc, ref.line, section, "command", ref.value, msg)
+
+    def check_decision(self, doc: str, line: int, section: str, e: Entry) -> None:
+        if e.is_current:
+            return
+        after = [self.entries[i] for i in e.superseded_by if i in self.entries]
+        if after:
+            now = "; ".join(f"{s.id}: {s.title}" for s in after)
+            msg = f"cites {e.id} ({e.title}), {e.effective_status} by {now}"
+        else:
+            msg = f"cites {e.id} ({e.title}), which is {e.effective_status}"
+        self.add(doc, line, section, "decision", e.id, msg)
+
+    def check_symbols(self) -> None:
+        """One ``git grep`` for every symbol of every file."""
+        if not self._symbols:
+            return
+        args = ["grep", "-I", "-h", "-o", "-w", "-F", "--untracked", "--no-color"]
+        for word in self._symbols:
+            args += ["-e", word]
+        args += ["--", ".", ":(exclude).continuity/**"]
+        args += [f":(exclude,glob)**/*.{ext}" for ext in DOC_EXTENSIONS]
+        code, out, err = git.run_bytes(args, self.root, env=git.no_git_env(), timeout=60)
+        if code not in (0, 1):
+            why = " ".join(err.decode("utf-8", "replace").strip().splitlines()[:1])
+            self.notes.append(f"symbols not checked: git grep failed ({why})")
+            return
+        seen = set(out.decode("utf-8", "replace").splitlines())
+        for word, uses in self._symbols.items():
+            if word in seen:
+                continue
+            for doc, line, section, name in uses:
+                msg = f"`{name}` is not mentioned in any code file"
+                self.add(doc, line, section, "symbol", name, msg)
+
+    def check_newer(
+        self, doc: str, secs: list[docrefs.Section], named: dict[str, set[str]],
+        cited: dict[str, set[str]],
+    ) -> None:  # fmt: skip
+        """Warn where a current decision governing a path a section names is dated after
+        the section's last edit."""
+        times = _blame_times(self.root, doc)
+        if not times:
+            return
+        for sec in secs:
+            paths = named.get(sec.title)
+            if not paths:
+                continue
+            edited = max((times.get(n, 0) for n in range(sec.line, sec.end + 1)), default=0)
+            if not edited:
+                continue
+            day = time.strftime("%Y-%m-%d", time.gmtime(edited))
+            warned: set[str] = set(cited.get(sec.title, ()))
+            for rel in sorted(paths):
+                for m in self.table.match(rel, self.tree.is_dir(rel)):
+                    e = m.entry
+                    if e.id in warned or not e.is_current or not e.date or e.date <= day:
+                        continue
+                    warned.add(e.id)
+                    msg = (
+                        f"{e.id} ({e.title}, {e.date}) governs `{rel}`, named here, and was "
+                        f"decided after this section was last edited ({day}): check that "
+                        f"they agree"
+                    )
+                    self.add(doc, sec.line, sec.title, "newer-decision", e.id, msg)
+
+
+def _blame_times(root: Path, doc: str) -> dict[int, int]:
+    """Line number -> commit time of the line's last change (now for uncommitted lines)."""
+    code, out, _ = git.run(
+        ["blame", "--porcelain", "--", doc], cwd=root, check=False, env=git.no_git_env()
+    )
+    if code != 0:
+        return {}
+    times: dict[str, int] = {}
+    by_line: dict[int, int] = {}
+    sha, final = "", 0
+    for line in out.splitlines():
+        if line.startswith("\t"):
+            by_line[final] = times.get(sha, int(time.time()))
+            continue
+        parts = line.split(" ")
+        if len(parts) >= 3 and len(parts[0]) >= 40 and parts[1].isdigit():
+            sha, final = parts[0], int(parts[2])
+        elif parts[0] == "committer-time" and len(parts) == 2 and parts[1].isdigit():
+            times[sha] = int(parts[1]) if set(sha) != {"0"} else int(time.time())
+    return by_line
+
+
+# -- the cache the session-start hook reads ------------------------------------------------
+
+
+def cache_path(repo: Repo) -> Path:
+    return repo.state_dir / CACHE_NAME
+
+
+def write_cache(repo: Repo, report: StaleReport) -> None:
+    """Keep the report for the hooks, with each file's (size, mtime_ns) so a file edited
+    since is not reported from it."""
+    stats: dict[str, list[int]] = {}
+    for doc in report.files:
+        try:
+            st = os.stat(repo.root / doc)
+        except OSError:
+            continue
+        stats[doc] = [st.st_size, st.st_mtime_ns]
+    head = git.run(["rev-parse", "-q", "--verify", "HEAD"], cwd=repo.root, check=False)[1]
+    data = {
+        "version": CACHE_VERSION,
+        "head": head.strip(),
+        "checked_at": int(time.time()),
+        "files": stats,
+        "findings": [f.to_json() for f in report.findings if f.level == "error"],
+    }
+    atomic_write(cache_path(repo), json.dumps(data, indent=1) + "\n")
