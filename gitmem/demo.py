@@ -218,6 +218,22 @@ CODE: dict[str, str] = {
     "paydash/api/versioning.py": "HEADER = 'Paydash-Version'\n",
     "paydash/worker/webhooks.py": "def deliver(event: dict) -> None:\n    ...\n",
     "db/migrations/0001_init.sql": "CREATE TABLE charges (id text primary key, minor bigint);\n",
+    # Agent instructions written a while ago: `gitmem stale` finds the three lines the
+    # code and the decisions have left behind (a renamed file, a superseded decision, a
+    # make target in a project without a Makefile).
+    "CLAUDE.md": """\
+# paydash: notes for coding agents
+
+## Layout
+- HTTP routes are in `paydash/api/routes.py`; money in `paydash/money.py` (class `Money`).
+- Charges: `paydash/billing/charge.py`. Refunds: `paydash/billing/refunds.py`.
+
+## API
+- Endpoints are versioned in the URL path (`/v1/charges`), as decided in D-0004.
+
+## Database
+- Migrations live in `db/migrations/`; apply them with `make migrate`.
+""",
 }
 
 IDENTITY = {

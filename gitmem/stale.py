@@ -183,10 +183,11 @@ class _Tree:
 
     def history(self, rel: str) -> str | None:
         """ "moved to `X` in abc1234" or "deleted in abc1234 (subject)", from the last
-        commit that removed ``rel``; None if no commit did."""
+        commit that removed ``rel`` (a bare file name: in any folder); None if none did."""
         env = git.no_git_env()
+        spec = [rel] if "/" in rel else [f":(glob)**/{rel}"]
         code, out, _ = git.run(
-            ["log", "-1", "--format=%h%x00%s", "--diff-filter=DR", "--", rel],
+            ["log", "-1", "--format=%h%x00%s", "--diff-filter=DR", "--", *spec],
             cwd=self.root, check=False, env=env, timeout=10,
         )  # fmt: skip
         if code != 0 or not out.strip():
@@ -198,7 +199,8 @@ class _Tree:
         )  # fmt: skip
         fields = out.split("\0")
         for i, status in enumerate(fields):
-            if status.startswith("R") and i + 2 < len(fields) and fields[i + 1] == rel:
+            old = fields[i + 1] if i + 2 < len(fields) else ""
+            if status.startswith("R") and (old == rel or old.endswith("/" + rel)):
                 new = fields[i + 2]
                 if new in self.files:
                     return f"moved to `{new}` in {sha}"
@@ -287,6 +289,14 @@ class _Checker:
                 return c
         if not ref.link and self.tree.has_tail(value):
             return None  # a shorthand for a nested path ("cli/main.py", "conftest.py")
+        if not ref.link and "/" not in value:
+            # A bare name the repository never held names someone's file elsewhere
+            # ("add a model to `config.json`" in $HOME): stale only if it was here once.
+            gone = self.tree.history(value)
+            if gone:
+                msg = f"`{value}` does not exist ({gone})"
+                self.add(doc, ref.line, section, "path", value, msg)
+            return None
         where = self.tree.suggest(candidates[0] if ref.link else candidates[-1])
         hint = f" ({where})" if where else ""
         kind = "link" if ref.link else "path"

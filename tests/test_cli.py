@@ -163,6 +163,9 @@ def test_demo_via_console_script(tmp_path: Path) -> None:
     )
     assert status.stdout == ""  # the demo commits its records; derived state stays in .git
     assert "gitmem search" in out and "D-0002 (accepted, critical)" in out
+    assert "CLAUDE.md:5: [Layout] path: `paydash/billing/refunds.py` does not exist" in out
+    assert "cites D-0004" in out and "`make migrate`: no Makefile" in out
+    assert "CLAUDE.md: 7 references checked, 3 stale" in out
     again = subprocess.run(
         [str(GITMEM), "demo", str(target)], capture_output=True, text=True, env=env
     )

@@ -26,8 +26,10 @@ def test_pre_commit_rejects_violations_and_passes_clean_commits(repo: Path, tmp_
     write(
         repo,
         ".pre-commit-config.yaml",
-        f"repos:\n- repo: {ROOT}\n  rev: {head.stdout.strip()}\n  hooks:\n  - id: gitmem-check\n",
+        f"repos:\n- repo: {ROOT}\n  rev: {head.stdout.strip()}\n  hooks:\n  - id: gitmem-check\n"
+        "  - id: gitmem-stale\n",
     )
+    write(repo, "CLAUDE.md", "# Notes\n\nCharges are made in `billing/charge.py`.\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--no-verify", "-m", "init")
     # pre-commit, pip and virtualenv keep their caches here, not in $HOME
@@ -67,3 +69,13 @@ def test_pre_commit_rejects_violations_and_passes_clean_commits(repo: Path, tmp_
         timeout=900,
     )
     assert good.returncode == 0, good.stdout + good.stderr
+    # a rename that leaves CLAUDE.md behind is stopped by gitmem-stale
+    git(repo, "mv", "billing/charge.py", "billing/charges.py")
+    moved = subprocess.run(
+        ["git", "commit", "-q", "-m", "rename"], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert moved.returncode != 0
+    assert (
+        "CLAUDE.md:3: [Notes] path: `billing/charge.py` does not exist (did you mean "
+        "`billing/charges.py`?)" in moved.stdout + moved.stderr
+    )

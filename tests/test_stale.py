@@ -154,13 +154,15 @@ def test_one_file_can_be_checked_and_a_renamed_file_is_suggested(project: Path) 
     git(project, "rm", "-q", "api/generated.py")
     commit_all(project, "rename money, drop the generated API")
     sha = git(project, "rev-parse", "--short", "HEAD").strip()
-    write(project, "docs/notes.md", "See `billing/money.py`, `api/generated.py`, `api/routs.py`.\n")
+    write(project, "docs/notes.md", "See `billing/money.py`, `api/generated.py`, `api/routs.py`.\n"
+          "Bare names: `generated.py` (gone), `settings.json` (never here: someone's file).\n")  # fmt: skip
     code, report = stale(project, "docs/notes.md")
     assert code == 1 and report["files"] == ["docs/notes.md"]
     assert {f["ref"]: f["message"] for f in report["findings"]} == {  # type: ignore[union-attr]
         "billing/money.py": f"`billing/money.py` does not exist (moved to `billing/amounts.py` in {sha})",
         "api/generated.py": f"`api/generated.py` does not exist (deleted in {sha}: rename money, drop the generated API)",
         "api/routs.py": "`api/routs.py` does not exist (did you mean `api/routes.py`?)",
+        "generated.py": f"`generated.py` does not exist (deleted in {sha}: rename money, drop the generated API)",
     }
     proc = subprocess.run(["gitmem", "stale", "nope.md"], cwd=project, capture_output=True)
     assert proc.returncode == 1 and b"nope.md: not a file of this repository" in proc.stderr

@@ -8,7 +8,7 @@ from rich.markup import escape
 from rich.rule import Rule
 
 from gitmem import demo as core
-from gitmem import index, init, lint, why
+from gitmem import index, init, lint, stale, why
 from gitmem.cli.output import expected_errors, stdout
 from gitmem.repo import discover
 from gitmem.retrieve import retrieve
@@ -28,7 +28,8 @@ def demo(directory: str | None) -> None:
     """Create a demo repository (in DIRECTORY, else a new temp folder) and run gitmem on it.
 
     Shows init reading an existing ADR folder in place, the decision list, `why` for a few
-    files (a superseded decision, a negated glob, an inferred glob) and lint.
+    files (a superseded decision, a negated glob, an inferred glob), search, lint, and the
+    stale lines of the demo's CLAUDE.md.
     """
     target = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="gitmem-demo-"))
     try:
@@ -88,4 +89,11 @@ def demo(directory: str | None) -> None:
     for p in lr.problems:
         out.print(f"  {escape(p.format())}")
     out.print(f"  {lr.checked} records checked: {lr.errors} errors, {lr.warnings} warnings")
+
+    out.print("\n$ gitmem stale")
+    sr = stale.check(repo)
+    stale.write_cache(repo, sr)
+    for f in sr.findings:
+        out.print(f"  {escape(f.format())}")
+    out.print(f"  {', '.join(sr.files)}: {sr.references} references checked, {sr.errors} stale")
     out.print(f"\nTry it yourself:  cd {target} && gitmem why paydash/billing/refund.py")
