@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gitmem import client, config, daemon, index, lint
+from gitmem import client, config, daemon, index, lint, stale
 from gitmem import compile as compiler
 from gitmem.agent import install
 from gitmem.agent.runner import ERROR_LOG, STATUS_DIR
@@ -53,6 +53,22 @@ def _installed(root: Path, home: Path, agent: install.Agent) -> tuple[dict[str, 
             f" event; `gitmem install {agent.name} --scope SCOPE` updates it)"
         )
     return scopes, where
+
+
+def _stale_summary(repo: Repo) -> str:
+    """What the last `gitmem stale` found (the session-start hook reads the same file).
+    Informational: a stale CLAUDE.md is the project's to mend, not a fault of gitmem."""
+    try:
+        data = json.loads(stale.cache_path(repo).read_text(encoding="utf-8"))
+        files, findings = list(data["files"]), list(data["findings"])
+        when = _ago(float(data["checked_at"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return "not checked yet: `gitmem stale` (session start runs it when CLAUDE.md exists)"
+    if not files:
+        return f"no CLAUDE.md, AGENTS.md or other instruction file (checked {when})"
+    if not findings:
+        return f"{', '.join(files)}: no stale line (checked {when})"
+    return f"{len(findings)} stale lines in {', '.join(files)} (checked {when}): `gitmem stale`"
 
 
 def _tail(path: Path, lines: int = 5) -> tuple[str, ...]:
@@ -140,6 +156,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
             f"running (pid {ping['pid']})" if ping else "not running (optional: `gitmem watch`)",
         )
     )
+    checks.append(Check("instructions", True, _stale_summary(repo)))
     home = Path(os.path.expanduser("~"))
     scopes, where = _installed(repo.root, home, install.CLAUDE)
     plugin = (repo.root / ".claude-plugin" / "plugin.json").is_file()

@@ -221,6 +221,11 @@ def test_session_start_warns_the_agent_from_the_kept_result(project: Path) -> No
     while not cache.exists() and time.time() < deadline:
         time.sleep(0.2)
     assert cache.exists(), "the background check never wrote its result"
+    doctor = subprocess.run(
+        ["gitmem", "doctor", "--json"], cwd=project, capture_output=True, text=True
+    )
+    checks = {c["name"]: c["detail"] for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["instructions"].startswith("9 stale lines in CLAUDE.md, services/api/AGENTS.md")
     second = hook_start(project, "s2")
     note = second.split("no longer match the code")[1]
     assert "CLAUDE.md:9 [Layout]: `billing/refunds.py` does not exist" in note
