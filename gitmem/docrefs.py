@@ -27,7 +27,8 @@ import re
 import shlex
 from dataclasses import dataclass
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+from gitmem.sections import headings
+
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+-]*)")
 _SPAN = re.compile(r"(`+)(.+?)\1")
 _LINK = re.compile(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
@@ -90,27 +91,24 @@ class Ref:
 
 
 def sections(lines: list[str]) -> list[Section]:
-    """The file's sections, by ATX heading, outside code blocks."""
+    """The file's sections, by Markdown heading outside code fences (as
+    ``gitmem.sections.headings`` finds them for decision records)."""
     out: list[Section] = []
-    title, start, fence = "", 1, ""
-    for n, line in enumerate(lines, 1):
-        fence = _fence_state(line, fence)
-        if fence or _FENCE.match(line):
-            continue
-        m = _HEADING.match(line)
-        if m:
-            if n > start or title:
-                out.append(Section(title, start, n - 1))
-            title, start = m.group(2).strip(), n
+    title, start = "", 1
+    for idx, _, text in headings("\n".join(lines)):
+        n = idx + 1
+        if n > start or title:
+            out.append(Section(title, start, n - 1))
+        title, start = text, n
     out.append(Section(title, start, max(start, len(lines))))
     return out
 
 
-def section_of(secs: list[Section], line: int) -> str:
+def section_of(secs: list[Section], line: int) -> Section:
     for s in secs:
         if s.line <= line <= s.end:
-            return s.title
-    return ""
+            return s
+    return secs[-1]
 
 
 def references(lines: list[str]) -> list[Ref]:
@@ -217,7 +215,8 @@ def _shell_line(line: str, n: int) -> list[Ref]:
 
 def _command(text: str, n: int) -> list[Ref]:
     """Runner targets and script paths of a command line (``&&``, ``;`` and ``|`` split
-    it into commands)."""
+    it into commands). After a ``cd``, the rest runs elsewhere (``cd build && make``):
+    it is not read."""
     try:
         words = shlex.split(text, comments=True)
     except ValueError:
@@ -229,6 +228,8 @@ def _command(text: str, n: int) -> list[Ref]:
         if ends:
             command.append(word[:-1])
         if ends or word in ("&&", "||", ";", "|"):
+            if command[:1] in (["cd"], ["pushd"]):
+                break
             out.extend(_one_command(command, n))
             command = []
         else:

@@ -233,14 +233,15 @@ class _Checker:
         lines = text.splitlines()
         secs = docrefs.sections(lines)
         base = posixpath.dirname(doc)
-        named: dict[str, set[str]] = {}  # section -> existing paths it names
-        cited: dict[str, set[str]] = {}  # section -> decision ids it names
+        named: dict[int, set[str]] = {}  # section (its first line) -> existing paths it names
+        cited: dict[int, set[str]] = {}  # section -> decision ids it names
         for ref in docrefs.references(lines):
-            section = docrefs.section_of(secs, ref.line)
+            sec = docrefs.section_of(secs, ref.line)
+            section = sec.title
             if ref.kind == "path":
                 rel = self.check_path(doc, base, ref, section)
                 if rel is not None:
-                    named.setdefault(section, set()).add(rel)
+                    named.setdefault(sec.line, set()).add(rel)
             elif ref.kind == "symbol":
                 self.count += 1
                 word = re.split(r"\.|::", ref.value)[-1]
@@ -249,7 +250,7 @@ class _Checker:
                 self.check_command(doc, base, ref, section)
             elif ref.kind == "token" and ref.value in self.entries:
                 self.count += 1
-                cited.setdefault(section, set()).add(ref.value)
+                cited.setdefault(sec.line, set()).add(ref.value)
                 self.check_decision(doc, ref.line, section, self.entries[ref.value])
         if named and doc in self.tree.files:
             self.check_newer(doc, secs, named, cited)
@@ -378,8 +379,8 @@ class _Checker:
                 self.add(doc, line, section, "symbol", name, msg)
 
     def check_newer(
-        self, doc: str, secs: list[docrefs.Section], named: dict[str, set[str]],
-        cited: dict[str, set[str]],
+        self, doc: str, secs: list[docrefs.Section], named: dict[int, set[str]],
+        cited: dict[int, set[str]],
     ) -> None:  # fmt: skip
         """Warn where a current decision governing a path a section names is dated after
         the section's last edit."""
@@ -387,14 +388,14 @@ class _Checker:
         if not times:
             return
         for sec in secs:
-            paths = named.get(sec.title)
+            paths = named.get(sec.line)
             if not paths:
                 continue
             edited = max((times.get(n, 0) for n in range(sec.line, sec.end + 1)), default=0)
             if not edited:
                 continue
             day = time.strftime("%Y-%m-%d", time.gmtime(edited))
-            warned: set[str] = set(cited.get(sec.title, ()))
+            warned: set[str] = set(cited.get(sec.line, ()))
             for rel in sorted(paths):
                 for m in self.table.match(rel, self.tree.is_dir(rel)):
                     e = m.entry

@@ -262,6 +262,7 @@ The old `gone_function()` was removed.
 `skipped_name` here.
 ```sh
 npm run build && yarn lint | grep x; pnpm install; make -C sub all; just fmt
+cd build && make all
 $ python -m app.cli --help  # comment `x_y`
 ```
 """
@@ -281,7 +282,7 @@ $ python -m app.cli --help  # comment `x_y`
         (10, "command", "npm run build", True, False),
         (10, "command", "yarn run lint", True, False),
         (10, "command", "just fmt", True, False),
-        (11, "command", "python -m app.cli", True, False),
+        (12, "command", "python -m app.cli", True, False),
     ]
     secs = docrefs.sections(["intro", "# A", "x", "```", "# not a heading", "```", "## B", "y"])
     assert [(s.title, s.line, s.end) for s in secs] == [("", 1, 1), ("A", 2, 6), ("B", 7, 8)]
