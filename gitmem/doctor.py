@@ -161,22 +161,31 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     scopes, where = _installed(repo.root, home, install.CLAUDE)
     plugin = (repo.root / ".claude-plugin" / "plugin.json").is_file()
     codex, codex_where = _installed(repo.root, home, install.CODEX)
+    gemini, gemini_where = _installed(repo.root, home, install.GEMINI)
+    others = [name for name, there in (("Codex", codex), ("Gemini CLI", gemini)) if there]
     checks.append(
         Check(
             "claude hooks",
-            bool(scopes) or plugin or bool(codex),
+            bool(scopes) or plugin or bool(others),
             where
             or (
                 "plugin manifest present"
                 if plugin
                 else "not installed: run `gitmem install claude`"
-                + (" (Codex's are)" if codex else " (or `gitmem install codex`)")
+                + (
+                    f" ({' and '.join(others)}'s are)"
+                    if others
+                    else " (or `gitmem install codex|gemini`)"
+                )
             ),
         )
     )
     if codex:
         detail = codex_where + "; Codex runs them once trusted (`/hooks`)"
         checks.append(Check("codex hooks", True, detail))
+    if gemini:
+        detail = gemini_where + "; Gemini CLI runs project hooks in a trusted folder"
+        checks.append(Check("gemini hooks", True, detail))
     # the programs the installed hooks (or the plugin's) run; else what `install` would write
     programs = install.installed_executables(repo.root, home)
     if plugin:

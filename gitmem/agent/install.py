@@ -1,7 +1,7 @@
-"""``gitmem install claude|codex`` / ``gitmem uninstall claude|codex``: merge gitmem's hooks
-into a Claude Code settings file or a Codex ``hooks.json`` without touching anything else,
-and take out exactly what was added. Also the plugin's ``hooks/hooks.json`` and the
-``.mcp.json`` registration."""
+"""``gitmem install claude|codex|gemini`` / ``gitmem uninstall ...``: merge gitmem's hooks
+into a Claude Code settings file, a Codex ``hooks.json`` or a Gemini CLI ``settings.json``
+without touching anything else, and take out exactly what was added. Also the plugin's
+``hooks/hooks.json`` and the ``.mcp.json`` registration."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gitmem.agent.gemini import TOOL_MATCHER as GEMINI_TOOL_MATCHER
 from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write
 
@@ -36,6 +37,7 @@ class Agent:
     name: str
     events: dict[str, tuple[str | None, str]]
     files: dict[str, tuple[str, str]]
+    timeout: int = TIMEOUT_S  # in the unit the agent reads: seconds, or Gemini's ms
 
     @property
     def scopes(self) -> tuple[str, ...]:
@@ -98,7 +100,23 @@ CODEX = Agent(
     },
     {"project": ("root", ".codex/hooks.json"), "user": ("CODEX_HOME:.codex", "hooks.json")},
 )
-AGENTS = {a.name: a for a in (CLAUDE, CODEX)}
+# Gemini CLI (`.gemini/settings.json`): its payloads and answers are translated by
+# gitmem.agent.gemini; timeouts are in milliseconds.
+GEMINI = Agent(
+    "gemini",
+    {
+        "SessionStart": (None, "session-start"),
+        "BeforeAgent": (None, "prompt"),
+        "BeforeTool": (GEMINI_TOOL_MATCHER, "pre-tool"),
+        "AfterTool": (GEMINI_TOOL_MATCHER, "post-tool"),
+        "AfterAgent": (None, "stop"),
+        "SessionEnd": (None, "session-end"),
+        "PreCompress": (None, "post-compact"),
+    },
+    {"project": ("root", ".gemini/settings.json"), "user": ("home", ".gemini/settings.json")},
+    timeout=TIMEOUT_S * 1000,
+)
+AGENTS = {a.name: a for a in (CLAUDE, CODEX, GEMINI)}
 EVENTS = CLAUDE.events  # the plugin's events
 FAST_PREFIX = CLAUDE.fast_prefix  # the plugin's command form
 CONSOLE_PREFIX = CLAUDE.console_prefix
@@ -119,7 +137,7 @@ def hooks_config(
         group: dict[str, Any] = {}
         if matcher is not None:
             group["matcher"] = matcher
-        group["hooks"] = [{"type": "command", "command": prefix + ours, "timeout": TIMEOUT_S}]
+        group["hooks"] = [{"type": "command", "command": prefix + ours, "timeout": agent.timeout}]
         out[event] = [group]
     return out
 

@@ -27,9 +27,10 @@ ERROR_LOG = "hook-errors.log"
 STATUS_DIR = "hook-status"
 MAX_LOG_BYTES = 256 * 1024
 EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-end", "post-compact")
-# Codex's hooks take Claude Code's payloads and answers (see gitmem.agent.install.CODEX,
-# whose AGENTS name the same agents: this module stays import-light and cannot load it)
-AGENTS = ("claude", "codex")
+# Codex's hooks take Claude Code's payloads and answers; Gemini CLI's are translated (see
+# gitmem.agent.gemini). gitmem.agent.install.AGENTS names the same agents: this module
+# stays import-light and cannot load it.
+AGENTS = ("claude", "codex", "gemini")
 AGENT_KEY = "gitmem_agent"  # set in the payload for the handlers (capture records it)
 USAGE = (
     "usage: gitmem-hook AGENT EVENT  (AGENT: "
@@ -87,7 +88,7 @@ def _describe(exc: BaseException) -> str:
 
 def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
     """One hook event of ``agent`` (``claude`` or ``codex``: the same payloads and
-    answers), failing open."""
+    answers; ``gemini``: translated), failing open."""
     started = time.perf_counter()
     out = stdout if stdout is not None else sys.stdout
     shared: str | None = None
@@ -116,10 +117,19 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         if event not in EVENTS:
             raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
         payload[AGENT_KEY] = agent
-        if event in ("pre-tool", "post-tool"):
+        gemini = agent == "gemini"
+        if gemini:
+            from gitmem.agent.gemini import adapt
+
+            payload = adapt(payload)
+        if event == "pre-tool":
             from gitmem.agent import tooluse
 
-            result = tooluse.HANDLERS[event](loc, payload)
+            result = tooluse.pre_tool(loc, payload, rules_only=gemini)
+        elif event == "post-tool":
+            from gitmem.agent import tooluse
+
+            result = tooluse.post_tool(loc, payload, every_touch=gemini)
         elif event == "prompt":
             from gitmem.agent import prompt
 
@@ -130,6 +140,10 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             if event == "session-start":
                 claude.autostart_daemon(loc)
             result = claude.HANDLERS[event](loc, payload)
+        if gemini:
+            from gitmem.agent.gemini import answer
+
+            result = answer(event, result)
         _record_success(shared, agent, event, (time.perf_counter() - started) * 1000)
     except Exception as exc:  # fail open: our bug must never block the agent
         _log_error(shared or _guess_shared(), event, _describe(exc), agent)

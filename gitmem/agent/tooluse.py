@@ -159,7 +159,12 @@ class _Reading:
             refresh_in_background(self.loc.root)
 
 
-def pre_tool(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
+def pre_tool(
+    loc: Location, payload: dict[str, Any], *, rules_only: bool = False
+) -> dict[str, Any] | None:
+    """Before a tool call: a deny when an edit breaks a critical rule, else the decisions
+    governing the touched paths. ``rules_only``: the deny alone (Gemini CLI's BeforeTool
+    cannot add context; its AfterTool brings the decisions, see ``post_tool``)."""
     pm = open_map(loc)
     if pm is None:
         return None
@@ -176,6 +181,8 @@ def pre_tool(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
         denied, advisories = _check_rules(loc, _changes(loc, payload, tool, paths))
         if denied is not None:
             return denied
+    if rules_only:
+        return None
     result = _inject_new(loc, payload, "pre-tool", hits, BUDGET_PRE_TOOL)
     if not advisories:
         return result
@@ -218,7 +225,12 @@ def _check_rules(
         table.close()
 
 
-def post_tool(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
+def post_tool(
+    loc: Location, payload: dict[str, Any], *, every_touch: bool = False
+) -> dict[str, Any] | None:
+    """After a tool call: record what was read or edited, and bring the decisions an
+    edit's paths meet that were not shown yet. ``every_touch``: a read's too, within the
+    pre-tool budget (for Gemini CLI, whose BeforeTool cannot add context)."""
     pm = open_map(loc)
     if pm is None:
         return None
@@ -230,14 +242,12 @@ def post_tool(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
         sid = str(payload.get("session_id") or "")
         with state.open_session(loc.shared_state_dir, sid) as session:
             session.append("edited" if edited else "read", paths=paths, tool=tool)
-        if not edited:
+        if not edited and not every_touch:
             return None
-        if _records_among(pm, paths):
+        if edited and _records_among(pm, paths):
             # an edit in place leaves the folders' mtimes alone, so the next hook would
             # take the map for fresh (see _fresh): refresh it now, without waiting
             refresh_in_background(loc.root)
         hits = governing(pm, paths, loc.root)
-    return _inject_new(loc, payload, "post-tool", hits, BUDGET_POST_TOOL) if hits else None
-
-
-HANDLERS = {"pre-tool": pre_tool, "post-tool": post_tool}
+    tokens = BUDGET_PRE_TOOL if every_touch else BUDGET_POST_TOOL
+    return _inject_new(loc, payload, "post-tool", hits, tokens) if hits else None

@@ -17,13 +17,21 @@ def _home() -> Path:
     return Path(os.path.expanduser("~"))
 
 
-AGENT = click.argument("agent", type=click.Choice(["claude", "codex", "git"]))
+AGENT = click.argument("agent", type=click.Choice(["claude", "codex", "gemini", "git"]))
 # Codex runs a project's hooks only once the project and each hook are trusted, and skips
 # the others without a word; gitmem cannot see that trust (it lives in Codex's own state).
 CODEX_TRUST = (
     "Codex runs these hooks once you trust them: start `codex` here and review them with "
     "`/hooks`. File edits (apply_patch) reach hooks since Codex 0.123; releases before "
     "hooks were on by default also need `[features] codex_hooks = true` in config.toml."
+)
+
+# Gemini CLI reads a project's settings only in a folder the user trusts, and its hooks
+# were experimental (off unless enabled) before they became a standard feature.
+GEMINI_NOTE = (
+    "Gemini CLI reads project settings only in a trusted folder; `/hooks` lists the hooks "
+    "it loaded. Releases where hooks were experimental also need "
+    '`"tools": {"enableHooks": true}` in settings.json.'
 )
 
 
@@ -36,13 +44,15 @@ CODEX_TRUST = (
     show_default=True,
     help="claude: project: .claude/settings.json (committed); local: settings.local.json; "
     "user: ~/.claude/settings.json. codex: project: .codex/hooks.json; user: "
-    "$CODEX_HOME/hooks.json (~/.codex).",
+    "$CODEX_HOME/hooks.json (~/.codex). gemini: project: .gemini/settings.json; user: "
+    "~/.gemini/settings.json.",
 )
 @click.option("--mcp", "with_mcp", is_flag=True, help="Also register `gitmem mcp` in .mcp.json.")
 @expected_errors
 def install(agent: str, scope: str, with_mcp: bool) -> None:
     """Install gitmem's hooks: `claude` (agent hooks in a settings file; idempotent, other
-    hooks kept), `codex` (the same hooks in Codex's hooks.json) or `git` (native
+    hooks kept), `codex` (the same hooks in Codex's hooks.json), `gemini` (in Gemini CLI's
+    settings.json) or `git` (native
     pre-commit, prepare-commit-msg, post-checkout and post-merge shims; an existing hook is
     kept as <hook>.legacy and run first)."""
     repo = current_repo()
@@ -69,6 +79,11 @@ def install(agent: str, scope: str, with_mcp: bool) -> None:
         out.print(escape(CODEX_TRUST))
         if with_mcp:
             out.print("for Codex, register the MCP server with: codex mcp add gitmem -- gitmem mcp")
+        return
+    if which is core.GEMINI:
+        out.print(escape(GEMINI_NOTE))
+        if with_mcp:
+            out.print("for Gemini CLI, register the MCP server: gemini mcp add gitmem gitmem mcp")
         return
     if with_mcp:
         changed = core.install_mcp(repo.root)

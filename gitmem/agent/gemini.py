@@ -1,0 +1,96 @@
+"""Gemini CLI's hooks, on the handlers written for Claude Code's payloads.
+
+Gemini CLI (``.gemini/settings.json``, ``hooks``) sends the same base fields (session_id,
+transcript_path, cwd, hook_event_name) and reads ``hookSpecificOutput.additionalContext``
+at SessionStart, BeforeAgent (the prompt) and AfterTool. Its differences, and what gitmem
+does about them:
+
+- Tool names and arguments: ``read_file`` (``absolute_path``, ``file_path`` or ``path``,
+  by release), ``write_file``, ``replace`` (``old_string``/``new_string``),
+  ``run_shell_command`` (``command``, ``dir_path``/``directory``), ``list_directory``,
+  ``glob``, ``search_file_content``/``grep_search`` (``include``), ``read_many_files``
+  (``paths``), ``mcp__server__tool``. ``adapt`` renames them to Claude Code's.
+- BeforeTool cannot add context; it can deny (``{"decision": "deny", "reason": ...}``,
+  the reason goes to the model). So BeforeTool only enforces critical rules, and
+  AfterTool brings the decisions governing any path the call touched, read or edited, as
+  context appended to the tool's result: the agent has them before its next step.
+- PreCompress (before history is summarised) lets the session's decisions be shown again,
+  as Codex's PostCompact does.
+
+Built-in modules only: the tool-call hooks import this module.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# Gemini tool -> (Claude Code tool, {Claude argument: Gemini arguments, first found wins})
+_TOOLS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
+    "read_file": ("Read", {"file_path": ("absolute_path", "file_path", "path")}),
+    "write_file": ("Write", {"file_path": ("file_path", "absolute_path", "path")}),
+    "replace": ("Edit", {"file_path": ("file_path", "absolute_path", "path")}),
+    "run_shell_command": ("Bash", {}),
+    "list_directory": ("LS", {"path": ("path", "dir_path", "absolute_path")}),
+    "glob": ("Glob", {"path": ("path", "dir_path")}),
+    "search_file_content": ("Grep", {"path": ("path", "dir_path"), "glob": ("include",)}),
+    "grep_search": ("Grep", {"path": ("path", "dir_path"), "glob": ("include",)}),
+}
+TOOL_MATCHER = (
+    "read_file|read_many_files|write_file|replace|run_shell_command|list_directory|glob|"
+    "search_file_content|grep_search|mcp__.*"
+)
+EVENT_NAMES = {
+    "session-start": "SessionStart",
+    "prompt": "BeforeAgent",
+    "pre-tool": "BeforeTool",
+    "post-tool": "AfterTool",
+    "stop": "AfterAgent",
+    "session-end": "SessionEnd",
+    "post-compact": "PreCompress",
+}
+
+
+def adapt(payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload with Gemini's tool name and arguments as Claude Code names them (the
+    original name is kept as ``gemini_tool_name``)."""
+    name = payload.get("tool_name")
+    spec = _TOOLS.get(name) if isinstance(name, str) else None
+    tool_input = payload.get("tool_input")
+    if spec is None or not isinstance(tool_input, dict):
+        return payload
+    claude_name, renames = spec
+    adapted = dict(tool_input)
+    for ours, theirs in renames.items():
+        for key in theirs:
+            value = tool_input.get(key)
+            if isinstance(value, str) and value:
+                adapted[ours] = value
+                break
+    out = {**payload, "tool_name": claude_name, "tool_input": adapted, "gemini_tool_name": name}
+    if claude_name == "Bash":  # the command runs in dir_path (relative to cwd), if given
+        folder = tool_input.get("dir_path") or tool_input.get("directory")
+        cwd = payload.get("cwd")
+        if isinstance(folder, str) and folder and isinstance(cwd, str):
+            out["cwd"] = os.path.join(cwd, folder)
+    return out
+
+
+def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A Claude Code answer as Gemini CLI reads it: a deny becomes ``decision: deny``
+    with its reason; context keeps ``hookSpecificOutput.additionalContext`` under
+    Gemini's event name."""
+    if not result:
+        return None
+    specific = result.get("hookSpecificOutput")
+    if not isinstance(specific, dict):
+        return result
+    if specific.get("permissionDecision") == "deny":
+        return {"decision": "deny", "reason": str(specific.get("permissionDecisionReason", ""))}
+    text = specific.get("additionalContext")
+    if not text:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event], "additionalContext": text}}

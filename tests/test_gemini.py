@@ -1,0 +1,176 @@
+"""Gemini CLI hooks: `gitmem install gemini` and `gitmem-hook gemini EVENT`, run the way
+Gemini CLI runs them (the command from `.gemini/settings.json`, its payloads on stdin:
+`read_file`, `replace`, `run_shell_command`, ...; BeforeTool can only deny, AfterTool
+and the lifecycle events take `hookSpecificOutput.additionalContext`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import SANDBOX_HOME, commit_all, decision, write
+
+from gitmem.agent import gemini, state
+from gitmem.cli.main import cli
+from gitmem.repo import discover
+
+GITMEM_HOOK = shutil.which("gitmem-hook")
+pytestmark = pytest.mark.skipif(GITMEM_HOOK is None, reason="gitmem-hook is not installed")
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    write(repo, "billing/charge.py", "x = 1\n")
+    write(repo, "api/routes.py", "")
+    decision(
+        repo,
+        "0001-money.md",
+        "Money is integer cents",
+        globs=["billing/**"],
+        extra=(
+            "severity: critical\nrules:\n"
+            "  - forbid: '\\bfloat\\('\n    message: amounts are integer cents\n"
+        ),
+        body="## Decision\n\nAmounts are integer cents; floats are never used for money.\n",
+    )
+    decision(
+        repo,
+        "0002-api.md",
+        "Version the API with a header",
+        globs=["api/**"],
+        body="## Decision\n\nClients send a Paydash-Version header.\n",
+    )
+    commit_all(repo, "decisions")
+    return repo
+
+
+def run_hook(project: Path, event: str, payload: dict[str, object]) -> dict[str, object] | None:
+    """Run the command `.gemini/settings.json` holds for ``event`` as Gemini CLI does (a
+    shell command, the payload on stdin); the parsed answer, or None for an empty one."""
+    hooks = json.loads((project / ".gemini" / "settings.json").read_text())["hooks"]
+    group = hooks[event][-1]
+    if "tool_name" in payload:  # the matcher is a regular expression over the tool name
+        import re
+
+        assert re.fullmatch(group["matcher"], str(payload["tool_name"]))
+    command = group["hooks"][0]["command"]
+    base = {
+        "session_id": "gemini-1",
+        "transcript_path": str(project / ".." / "transcript.json"),
+        "cwd": str(project),
+        "hook_event_name": event,
+        "timestamp": "2026-11-24T06:00:00.000Z",
+    }
+    proc = subprocess.run(
+        command,
+        shell=True,
+        input=json.dumps({**base, **payload}),
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "HOME": SANDBOX_HOME},
+    )
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    return json.loads(proc.stdout) if proc.stdout else None
+
+
+def context(answer: dict[str, object] | None) -> str:
+    return str(answer["hookSpecificOutput"]["additionalContext"]) if answer else ""  # type: ignore[index]
+
+
+def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> None:
+    theirs = {"model": {"name": "gemini-2.5-pro"}, "hooks": {"BeforeTool": [
+        {"matcher": "write_file", "hooks": [{"type": "command", "command": "./lint.sh"}]}]}}  # fmt: skip
+    write(project, ".gemini/settings.json", json.dumps(theirs))
+    runner = CliRunner()
+    result = runner.invoke(cli, ["install", "gemini", "--mcp"])
+    assert result.exit_code == 0 and "trusted folder" in result.output
+    assert "gemini mcp add gitmem gitmem mcp" in result.output
+    assert not (project / ".mcp.json").exists()  # Claude Code's MCP file is not Gemini's
+    data = json.loads((project / ".gemini" / "settings.json").read_text())
+    assert data["model"] == theirs["model"]
+    assert set(data["hooks"]) == {
+        "SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd",
+        "PreCompress",
+    }  # fmt: skip
+    assert data["hooks"]["BeforeTool"][0] == theirs["hooks"]["BeforeTool"][0]
+    ours = data["hooks"]["BeforeTool"][1]
+    assert "read_file" in ours["matcher"] and "run_shell_command" in ours["matcher"]
+    assert ours["hooks"][0]["command"].endswith("gemini pre-tool")
+    assert ours["hooks"][0]["timeout"] == 10000  # Gemini CLI's timeouts are milliseconds
+    assert "already installed" in runner.invoke(cli, ["install", "gemini"]).output
+    assert not (project / ".claude").exists() and not (project / ".codex").exists()
+    result = runner.invoke(cli, ["uninstall", "gemini"])
+    assert result.exit_code == 0 and "removed 7" in result.output
+    assert json.loads((project / ".gemini" / "settings.json").read_text()) == theirs
+
+
+def test_a_gemini_session_gets_the_decisions(project: Path) -> None:
+    assert CliRunner().invoke(cli, ["install", "gemini"]).exit_code == 0
+    start = context(run_hook(project, "SessionStart", {"source": "startup"}))
+    assert "D-0001" in start and "D-0002" not in start
+    # BeforeTool cannot add context: nothing comes before a read...
+    read = {"tool_name": "read_file", "tool_input": {"absolute_path": str(project / "api/routes.py")}}
+    assert run_hook(project, "BeforeTool", read) is None
+    # ...and AfterTool appends the decisions governing what was read to the tool's result
+    after = {**read, "tool_response": {"llmContent": "", "returnDisplay": ""}}
+    answer = run_hook(project, "AfterTool", after)
+    assert answer["hookSpecificOutput"]["hookEventName"] == "AfterTool"  # type: ignore[index]
+    assert "D-0002" in context(answer)
+    assert run_hook(project, "AfterTool", after) is None  # shown once per session
+    view = state.read_view(discover(project).shared_state_dir, "gemini-1")
+    assert "api/routes.py" in view.read
+    # after Gemini CLI compresses its history, what was shown may be shown again
+    assert run_hook(project, "PreCompress", {"trigger": "auto"}) is None
+    assert "D-0002" in context(run_hook(project, "AfterTool", after))
+    # a shell command in a subfolder, and an edit (the older `path` argument for reads)
+    shell = {"tool_name": "run_shell_command",
+             "tool_input": {"command": "cat charge.py", "dir_path": "billing"}}  # fmt: skip
+    assert "D-0001" in context(run_hook(project, "AfterTool", {**shell, "session_id": "g2"}))
+    # the prompt is answered (BeforeAgent) and captured as Gemini's
+    prompt = {"prompt": "Should api clients still send the version header?", "session_id": "p"}
+    assert "D-0002" in context(run_hook(project, "BeforeAgent", prompt))
+    from gitmem import capture
+
+    wal = Path(capture.wal_path(discover(project), "p")).read_text()
+    records = [json.loads(line) for line in wal.splitlines() if line.strip()]
+    assert [r["agent"] for r in records if r.get("prompt")] == ["gemini"]
+    done = {"prompt": "x", "prompt_response": "y", "stop_hook_active": False, "session_id": "p"}
+    assert run_hook(project, "AfterAgent", done) is None
+    assert run_hook(project, "SessionEnd", {"reason": "exit", "session_id": "p"}) is None
+    doctor = CliRunner().invoke(cli, ["doctor", "--no-model"])
+    assert "gemini hooks" in doctor.output and "gemini post-tool" in doctor.output
+
+
+def test_a_critical_rule_denies_the_edit_before_it_happens(project: Path) -> None:
+    assert CliRunner().invoke(cli, ["install", "gemini"]).exit_code == 0
+    edit = {"tool_name": "replace", "tool_input": {
+        "file_path": str(project / "billing/charge.py"), "old_string": "x = 1",
+        "new_string": "x = float(1)"}}  # fmt: skip
+    denied = run_hook(project, "BeforeTool", edit)
+    assert denied is not None and denied["decision"] == "deny"
+    assert "D-0001 (critical)" in str(denied["reason"])
+    assert "hookSpecificOutput" not in denied
+    write_ok = {"tool_name": "write_file",
+                "tool_input": {"file_path": "billing/charge.py", "content": "x = 2\n"}}  # fmt: skip
+    assert run_hook(project, "BeforeTool", write_ok) is None  # allowed, and no context here
+
+
+def test_adapt_and_answer() -> None:
+    payload = {"cwd": "/r", "tool_name": "search_file_content",
+               "tool_input": {"pattern": "x", "dir_path": "/r/api", "include": "*.py"}}  # fmt: skip
+    adapted = gemini.adapt(payload)
+    assert adapted["tool_name"] == "Grep" and adapted["gemini_tool_name"] == "search_file_content"
+    assert adapted["tool_input"]["path"] == "/r/api" and adapted["tool_input"]["glob"] == "*.py"
+    mcp = {"tool_name": "mcp__fs__read", "tool_input": {"path": "a.py"}}
+    assert gemini.adapt(mcp) is mcp  # MCP tools are named as Claude Code names them
+    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                   "permissionDecisionReason": "no"}}  # fmt: skip
+    assert gemini.answer("pre-tool", deny) == {"decision": "deny", "reason": "no"}
+    assert gemini.answer("prompt", None) is None
