@@ -145,3 +145,52 @@ def no_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("GITMEM_EMBED_MODEL_DIR", raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("FASTEMBED_CACHE_PATH", str(tmp_path / "empty-cache"))
+
+
+def agent_project(repo: Path) -> Path:
+    """A repository with a critical money decision (a rule forbidding `float(`) over
+    billing/ and an API decision over api/: the agent-hook tests' project."""
+    write(repo, "billing/charge.py", "x = 1\n")
+    write(repo, "api/routes.py", "")
+    decision(
+        repo,
+        "0001-money.md",
+        "Money is integer cents",
+        globs=["billing/**"],
+        extra=(
+            "severity: critical\npin: true\nrules:\n"
+            "  - forbid: '\\bfloat\\('\n    message: amounts are integer cents\n"
+        ),
+        body="## Decision\n\nAmounts are integer cents; floats are never used for money.\n",
+    )
+    decision(
+        repo,
+        "0002-api.md",
+        "Version the API with a header",
+        globs=["api/**"],
+        body="## Decision\n\nClients send a Paydash-Version header.\n",
+    )
+    commit_all(repo, "decisions")
+    return repo
+
+
+def run_agent_hook(
+    project: Path, command: str, payload: dict[str, object]
+) -> dict[str, object] | None:
+    """Run a hook ``command`` as an agent does (a shell command in the project, the JSON
+    payload on stdin, a throwaway HOME); the parsed answer, or None for an empty one. A
+    hook never writes to stderr and always exits 0 here (no rule is meant to block)."""
+    import json
+
+    proc = subprocess.run(
+        command,
+        shell=True,
+        input=json.dumps(payload),
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "HOME": SANDBOX_HOME},
+    )
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    return json.loads(proc.stdout) if proc.stdout else None  # type: ignore[no-any-return]

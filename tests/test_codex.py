@@ -5,14 +5,12 @@ the patch in `tool_input.command`)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SANDBOX_HOME, commit_all, decision, write
+from conftest import agent_project, run_agent_hook, write
 
 from gitmem.agent import state, toolpaths
 from gitmem.cli.main import cli
@@ -24,28 +22,7 @@ pytestmark = pytest.mark.skipif(GITMEM_HOOK is None, reason="gitmem-hook is not 
 
 @pytest.fixture
 def project(repo: Path) -> Path:
-    write(repo, "billing/charge.py", "x = 1\n")
-    write(repo, "api/routes.py", "")
-    decision(
-        repo,
-        "0001-money.md",
-        "Money is integer cents",
-        globs=["billing/**"],
-        extra=(
-            "severity: critical\npin: true\nrules:\n"
-            "  - forbid: '\\bfloat\\('\n    message: amounts are integer cents\n"
-        ),
-        body="## Decision\n\nAmounts are integer cents; floats are never used for money.\n",
-    )
-    decision(
-        repo,
-        "0002-api.md",
-        "Version the API with a header",
-        globs=["api/**"],
-        body="## Decision\n\nClients send a Paydash-Version header.\n",
-    )
-    commit_all(repo, "decisions")
-    return repo
+    return agent_project(repo)
 
 
 def codex(project: Path, event: str, payload: dict[str, object]) -> dict[str, object] | None:
@@ -62,18 +39,7 @@ def codex(project: Path, event: str, payload: dict[str, object]) -> dict[str, ob
         "transcript_path": None,
         "turn_id": "turn-1",
     }
-    proc = subprocess.run(
-        command,
-        shell=True,
-        input=json.dumps({**base, **payload}),
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "HOME": SANDBOX_HOME},
-    )
-    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-    return json.loads(proc.stdout) if proc.stdout else None
+    return run_agent_hook(project, command, {**base, **payload})
 
 
 def context(answer: dict[str, object] | None) -> str:
