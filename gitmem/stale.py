@@ -34,13 +34,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from gitmem import docrefs, git, tasks
+from gitmem.agent.stalenote import CACHE_NAME, CACHE_VERSION, NAMES
 from gitmem.fsutil import atomic_write
 from gitmem.globs import compile_glob
 from gitmem.repo import Repo
 from gitmem.table import Entry, Table
 
-# Agent instruction files, by name anywhere in the tree, or by folder.
-NAMES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md"})
+# Agent instruction files, by name anywhere in the tree (stalenote.NAMES), or by folder.
 FOLDERS = (
     (".claude/rules/", (".md",)),
     (".cursor/rules/", (".mdc", ".md")),
@@ -49,8 +49,6 @@ FOLDERS = (
 SINGLE = frozenset({".github/copilot-instructions.md"})
 # Files whose mentions of a symbol do not count as the code using it.
 DOC_EXTENSIONS = ("md", "mdx", "mdc", "rst", "adoc", "txt")
-CACHE_NAME = "stale.json"
-CACHE_VERSION = 1
 _GONE = ("superseded", "deprecated", "rejected")
 
 

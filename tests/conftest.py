@@ -4,6 +4,7 @@ that fails any test that writes to ``$HOME``."""
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import shutil
 import subprocess
@@ -180,8 +181,6 @@ def run_agent_hook(
     """Run a hook ``command`` as an agent does (a shell command in the project, the JSON
     payload on stdin, a throwaway HOME); the parsed answer, or None for an empty one. A
     hook never writes to stderr and always exits 0 here (no rule is meant to block)."""
-    import json
-
     proc = subprocess.run(
         command,
         shell=True,
@@ -193,4 +192,4 @@ def run_agent_hook(
         env={**os.environ, "HOME": SANDBOX_HOME},
     )
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-    return json.loads(proc.stdout) if proc.stdout else None  # type: ignore[no-any-return]
+    return json.loads(proc.stdout) if proc.stdout else None

@@ -19,12 +19,14 @@ import time
 from gitmem import leanjson, location
 from gitmem.location import Location
 
-CACHE_NAME = "stale.json"  # as gitmem.stale.CACHE_NAME (not imported: it loads git, table)
+# The kept result's name and version, and the instruction files' names: gitmem.stale
+# imports them from here (this module must stay light; that one loads git and the table).
+CACHE_NAME = "stale.json"
 CACHE_VERSION = 1
+NAMES = ("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md")
 MAX_LINES = 6
 MAX_CHARS = 1200
 RETRY_SECONDS = 120  # a refresh started this recently is not started again
-ROOT_NAMES = ("CLAUDE.md", "AGENTS.md", "CLAUDE.local.md", "GEMINI.md")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,7 +45,7 @@ def note(loc: Location) -> str:
     if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
         # Never checked: worth a process only when the root holds an instruction file (a
         # repository with nested ones only is kept up to date once `gitmem stale` ran).
-        if any(os.path.isfile(os.path.join(loc.root, name)) for name in ROOT_NAMES):
+        if any(os.path.isfile(os.path.join(loc.root, name)) for name in NAMES):
             _refresh(loc, path)
         return ""
     raw = data.get("files")
@@ -51,7 +53,7 @@ def note(loc: Location) -> str:
     unchanged = {doc for doc, stat in files.items() if _stat(loc.root, doc) == stat}
     _, head = location.head(loc.git_dir, loc.common_dir)
     new_root_file = any(
-        name not in files and os.path.isfile(os.path.join(loc.root, name)) for name in ROOT_NAMES
+        name not in files and os.path.isfile(os.path.join(loc.root, name)) for name in NAMES
     )
     if head != (data.get("head") or None) or len(unchanged) < len(files) or new_root_file:
         _refresh(loc, path)
