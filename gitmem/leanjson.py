@@ -57,6 +57,14 @@ def loads(text: str | bytes) -> object:
         value, end = _scan(s, 0)
     except StopIteration:
         raise ValueError("not a JSON document: expecting a value at character 0") from None
+    except SystemError:
+        # CPython 3.11's scanner builds its error from `json.decoder`, and when that is not
+        # imported yet, it fails this way ("returned NULL without setting an exception")
+        # on a bad object key or an unterminated string. Errors are off the hot path: let
+        # `json` say what is wrong.
+        import json
+
+        return json.loads(s)
     if end != len(s):
         raise ValueError(f"not a JSON document: extra data at character {end}")
     return value

@@ -157,3 +157,27 @@ def test_lean_json_rejects_what_json_rejects() -> None:
         except ValueError:
             continue
         raise AssertionError(f"accepted {bad!r}")
+
+
+def test_lean_json_errors_are_value_errors_where_json_was_never_imported() -> None:
+    """CPython 3.11's C scanner builds its errors from `json.decoder`; in a fresh hook
+    process, where nothing imported `json`, a bad key or an unterminated string made it
+    raise SystemError instead (and the log read "returned NULL without setting an
+    exception")."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from gitmem import leanjson\n"
+        "for bad in ['{not json', '\"abc', '{\"a\": tru}']:\n"
+        "    try:\n"
+        "        leanjson.loads(bad)\n"
+        "    except ValueError as exc:\n"
+        "        print(type(exc).__name__, exc)\n"
+        "    else:\n"
+        "        print('accepted', bad)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr  # a SystemError escapes `except ValueError`
+    assert len(proc.stdout.splitlines()) == 3 and "accepted" not in proc.stdout
