@@ -162,7 +162,12 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     plugin = (repo.root / ".claude-plugin" / "plugin.json").is_file()
     codex, codex_where = _installed(repo.root, home, install.CODEX)
     gemini, gemini_where = _installed(repo.root, home, install.GEMINI)
-    others = [name for name, there in (("Codex", codex), ("Gemini CLI", gemini)) if there]
+    cursor, cursor_where = _installed(repo.root, home, install.CURSOR)
+    others = [
+        name
+        for name, there in (("Codex", codex), ("Gemini CLI", gemini), ("Cursor", cursor))
+        if there
+    ]
     checks.append(
         Check(
             "claude hooks",
@@ -175,7 +180,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 + (
                     f" ({' and '.join(others)}'s are)"
                     if others
-                    else " (or `gitmem install codex|gemini`)"
+                    else " (or `gitmem install codex|gemini|cursor`)"
                 )
             ),
         )
@@ -186,6 +191,8 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     if gemini:
         detail = gemini_where + "; Gemini CLI runs project hooks in a trusted folder"
         checks.append(Check("gemini hooks", True, detail))
+    if cursor:
+        checks.append(Check("cursor hooks", True, cursor_where + "; Cursor loads them at start"))
     # the programs the installed hooks (or the plugin's) run; else what `install` would write
     programs = install.installed_executables(repo.root, home)
     if plugin:

@@ -657,6 +657,7 @@ def _modules_loaded_by(project: Path, payload: dict[str, object], body: str) -> 
         ("claude", "Edit", {"file_path": "{root}/billing/charge.py"}),
         ("codex", "apply_patch", {"command": "*** Update File: {root}/billing/charge.py\n+y"}),
         ("gemini", "read_file", {"absolute_path": "{root}/billing/charge.py"}),
+        ("cursor", "Read", {"file_path": "{root}/billing/charge.py"}),
     ],
 )
 def test_tool_call_hooks_load_only_built_in_modules(
@@ -678,8 +679,9 @@ def test_tool_call_hooks_load_only_built_in_modules(
         "for event in ('pre-tool', 'post-tool'):\n"
         "    out = io.StringIO()\n"
         f"    run({agent!r}, event, io.BytesIO(sys.argv[1].encode()), out)\n"
-        # Gemini CLI's BeforeTool cannot add context: its AfterTool brings the decision
-        f"    informs = event == {'post-tool' if agent == 'gemini' else 'pre-tool'!r}\n"
+        # Gemini CLI's and Cursor's before-tool hooks cannot add context: the after-tool
+        # hooks bring the decision
+        f"    informs = event == {'post-tool' if agent in ('gemini', 'cursor') else 'pre-tool'!r}\n"
         "    assert not informs or 'D-0001' in out.getvalue(), out.getvalue()\n",
     )
     extra = {m for m in loaded if m != "gitmem" and not m.startswith("gitmem.")}

@@ -1,7 +1,7 @@
-"""``gitmem install claude|codex|gemini`` / ``gitmem uninstall ...``: merge gitmem's hooks
-into a Claude Code settings file, a Codex ``hooks.json`` or a Gemini CLI ``settings.json``
-without touching anything else, and take out exactly what was added. Also the plugin's
-``hooks/hooks.json`` and the ``.mcp.json`` registration."""
+"""``gitmem install claude|codex|gemini|cursor`` / ``gitmem uninstall ...``: merge gitmem's
+hooks into a Claude Code settings file, a Codex ``hooks.json``, a Gemini CLI
+``settings.json`` or a Cursor ``hooks.json`` without touching anything else, and take out
+exactly what was added. Also the plugin's ``hooks/hooks.json`` and the MCP registration."""
 
 from __future__ import annotations
 
@@ -38,6 +38,9 @@ class Agent:
     events: dict[str, tuple[str | None, str]]
     files: dict[str, tuple[str, str]]
     timeout: int = TIMEOUT_S  # in the unit the agent reads: seconds, or Gemini's ms
+    # Cursor's hooks.json lists the hooks themselves under each event ({"command": ...}),
+    # not groups of {"matcher", "hooks": [...]}, and carries a format "version"
+    flat: bool = False
 
     @property
     def scopes(self) -> tuple[str, ...]:
@@ -116,7 +119,25 @@ GEMINI = Agent(
     {"project": ("root", ".gemini/settings.json"), "user": ("home", ".gemini/settings.json")},
     timeout=TIMEOUT_S * 1000,
 )
-AGENTS = {a.name: a for a in (CLAUDE, CODEX, GEMINI)}
+# Cursor (`.cursor/hooks.json`): payloads and answers translated by gitmem.agent.cursor. No
+# tool matcher: Cursor's tool names and their arguments have changed between releases, and
+# an edit missed by a matcher would go unchecked without a word.
+CURSOR = Agent(
+    "cursor",
+    {
+        "sessionStart": (None, "session-start"),
+        "beforeSubmitPrompt": (None, "prompt"),
+        "preToolUse": (None, "pre-tool"),
+        "postToolUse": (None, "post-tool"),
+        "stop": (None, "stop"),
+        "sessionEnd": (None, "session-end"),
+        "preCompact": (None, "post-compact"),
+    },
+    {"project": ("root", ".cursor/hooks.json"), "user": ("home", ".cursor/hooks.json")},
+    flat=True,
+)
+CURSOR_VERSION = 1  # the hooks.json format version Cursor reads
+AGENTS = {a.name: a for a in (CLAUDE, CODEX, GEMINI, CURSOR)}
 EVENTS = CLAUDE.events  # the plugin's events
 FAST_PREFIX = CLAUDE.fast_prefix  # the plugin's command form
 CONSOLE_PREFIX = CLAUDE.console_prefix
@@ -134,12 +155,26 @@ def hooks_config(
 ) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
     for event, (matcher, ours) in agent.events.items():
+        hook = {"type": "command", "command": prefix + ours, "timeout": agent.timeout}
+        if agent.flat:
+            out[event] = [{**hook, **({"matcher": matcher} if matcher else {})}]
+            continue
         group: dict[str, Any] = {}
         if matcher is not None:
             group["matcher"] = matcher
-        group["hooks"] = [{"type": "command", "command": prefix + ours, "timeout": agent.timeout}]
+        group["hooks"] = [hook]
         out[event] = [group]
     return out
+
+
+def _hooks_of(groups: Any, agent: Agent) -> list[Any]:
+    """The hook entries under one event: the entries themselves (Cursor), or those of
+    each matcher group."""
+    if not isinstance(groups, list):
+        return []
+    if agent.flat:
+        return list(groups)
+    return [h for g in groups if isinstance(g, dict) for h in g.get("hooks") or []]
 
 
 def plugin_hooks_json() -> str:
@@ -192,19 +227,15 @@ def install(path: Path, agent: Agent = CLAUDE) -> list[str]:
         existing = hooks.setdefault(event, [])
         if not isinstance(existing, list):
             raise GitmemError(f"{path}: `hooks.{event}` is not a list; nothing was changed")
-        ours = [
-            h
-            for g in existing
-            if isinstance(g, dict)
-            for h in g.get("hooks", []) or []
-            if _ours(h, agent)
-        ]
+        ours = [h for h in _hooks_of(existing, agent) if _ours(h, agent)]
         if not ours:
             existing.extend(groups)
             added.append(event)
         elif any([_upgrade(h, prefix, agent) for h in ours]):
             added.append(event)
     if added:
+        if agent.flat:
+            data.setdefault("version", CURSOR_VERSION)
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, json.dumps(data, indent=2) + "\n")
     return added
@@ -225,6 +256,12 @@ def uninstall(path: Path, agent: Agent = CLAUDE) -> int:
             continue
         kept_groups = []
         for group in groups:
+            if agent.flat:
+                if _ours(group, agent):
+                    removed += 1
+                else:
+                    kept_groups.append(group)
+                continue
             if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
                 kept_groups.append(group)
                 continue
@@ -238,6 +275,8 @@ def uninstall(path: Path, agent: Agent = CLAUDE) -> int:
             del hooks[event]
     if not hooks:
         del data["hooks"]
+        if agent.flat and data.get("version") == CURSOR_VERSION:
+            del data["version"]  # written with the hooks
     if removed:
         if data:
             atomic_write(path, json.dumps(data, indent=2) + "\n")
@@ -248,19 +287,23 @@ def uninstall(path: Path, agent: Agent = CLAUDE) -> int:
     return removed
 
 
-def install_mcp(root: Path) -> bool:
-    path = root / ".mcp.json"
+MCP_FILES = {"claude": ".mcp.json", "cursor": ".cursor/mcp.json"}  # the project's MCP file
+
+
+def install_mcp(root: Path, agent: Agent = CLAUDE) -> bool:
+    path = root / MCP_FILES[agent.name]
     data = _load(path)
     servers = data.setdefault("mcpServers", {})
     if servers.get("gitmem") == MCP_SERVER:
         return False
     servers["gitmem"] = MCP_SERVER
+    path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, json.dumps(data, indent=2) + "\n")
     return True
 
 
-def uninstall_mcp(root: Path) -> bool:
-    path = root / ".mcp.json"
+def uninstall_mcp(root: Path, agent: Agent = CLAUDE) -> bool:
+    path = root / MCP_FILES[agent.name]
     if not path.exists():
         return False
     data = _load(path)
@@ -291,10 +334,7 @@ def installed_scopes(root: Path, home: Path, agent: Agent = CLAUDE) -> dict[str,
         events = [
             event
             for event, groups in (hooks or {}).items()
-            if isinstance(groups, list)
-            and any(
-                _ours(h, agent) for g in groups if isinstance(g, dict) for h in g.get("hooks") or []
-            )
+            if any(_ours(h, agent) for h in _hooks_of(groups, agent))
         ]
         if events:
             out[scope] = events
@@ -313,10 +353,7 @@ def _commands(root: Path, home: Path, agent: Agent) -> dict[str, list[str]]:
         commands = [
             str(h.get("command", ""))
             for groups in (hooks or {}).values()
-            if isinstance(groups, list)
-            for g in groups
-            if isinstance(g, dict)
-            for h in g.get("hooks") or []
+            for h in _hooks_of(groups, agent)
             if _ours(h, agent)
         ]
         if commands:

@@ -27,10 +27,10 @@ ERROR_LOG = "hook-errors.log"
 STATUS_DIR = "hook-status"
 MAX_LOG_BYTES = 256 * 1024
 EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-end", "post-compact")
-# Codex's hooks take Claude Code's payloads and answers; Gemini CLI's are translated (see
-# gitmem.agent.gemini). gitmem.agent.install.AGENTS names the same agents: this module
-# stays import-light and cannot load it.
-AGENTS = ("claude", "codex", "gemini")
+# Codex's hooks take Claude Code's payloads and answers; Gemini CLI's and Cursor's are
+# translated (see gitmem.agent.gemini and gitmem.agent.cursor). gitmem.agent.install.AGENTS
+# names the same agents: this module stays import-light and cannot load it.
+AGENTS = ("claude", "codex", "gemini", "cursor")
 AGENT_KEY = "gitmem_agent"  # set in the payload for the handlers (capture records it)
 USAGE = (
     "usage: gitmem-hook AGENT EVENT  (AGENT: "
@@ -88,11 +88,12 @@ def _describe(exc: BaseException) -> str:
 
 def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
     """One hook event of ``agent`` (``claude`` or ``codex``: the same payloads and
-    answers; ``gemini``: translated), failing open."""
+    answers; ``gemini`` and ``cursor``: translated), failing open."""
     started = time.perf_counter()
     out = stdout if stdout is not None else sys.stdout
     shared: str | None = None
     result: dict[str, Any] | None = None
+    cursor = agent == "cursor"
     try:
         raw = (stdin if stdin is not None else sys.stdin.buffer).read()
         if isinstance(raw, bytes):
@@ -103,14 +104,18 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             raise ValueError(f"stdin is not valid JSON: {exc}") from None
         if not isinstance(payload, dict):
             raise ValueError(f"stdin is JSON but not an object: {type(payload).__name__}")
+        if cursor:  # before locating: Cursor names the project in `workspace_roots`
+            from gitmem.agent import cursor as cursor_hooks
+
+            payload = cursor_hooks.adapt(payload)
         from gitmem.errors import NotARepositoryError
         from gitmem.location import locate
 
         cwd = payload.get("cwd")
         try:
             loc = locate(cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None)
-        except NotARepositoryError:
-            return _emit(out, None)  # not a git repository: nothing to do, nothing to log
+        except NotARepositoryError:  # not a git repository: nothing to do, nothing to log
+            return _emit(out, _nothing(agent, event))
         shared = loc.shared_state_dir
         if agent not in AGENTS:
             raise ValueError(f"unknown agent {agent!r}; use one of {', '.join(AGENTS)}")
@@ -122,14 +127,17 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             from gitmem.agent.gemini import adapt
 
             payload = adapt(payload)
+        # Gemini CLI's and Cursor's before-tool hooks cannot add context: they enforce
+        # rules, and the after-tool hooks bring the decisions of whatever was touched
+        translated = gemini or cursor
         if event == "pre-tool":
             from gitmem.agent import tooluse
 
-            result = tooluse.pre_tool(loc, payload, rules_only=gemini)
+            result = tooluse.pre_tool(loc, payload, rules_only=translated)
         elif event == "post-tool":
             from gitmem.agent import tooluse
 
-            result = tooluse.post_tool(loc, payload, every_touch=gemini)
+            result = tooluse.post_tool(loc, payload, every_touch=translated)
         elif event == "prompt":
             from gitmem.agent import prompt
 
@@ -144,11 +152,22 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             from gitmem.agent.gemini import answer
 
             result = answer(event, result)
+        elif cursor:
+            result = cursor_hooks.answer(loc, event, payload, result)
         _record_success(shared, agent, event, (time.perf_counter() - started) * 1000)
     except Exception as exc:  # fail open: our bug must never block the agent
         _log_error(shared or _guess_shared(), event, _describe(exc), agent)
-        result = None
+        result = _nothing(agent, event)
     return _emit(out, result)
+
+
+def _nothing(agent: str, event: str) -> dict[str, Any] | None:
+    """The answer that changes nothing: no output, but Cursor wants a JSON object."""
+    if agent != "cursor":
+        return None
+    from gitmem.agent.cursor import empty
+
+    return empty(event)
 
 
 def _guess_shared() -> str | None:
@@ -161,7 +180,7 @@ def _guess_shared() -> str | None:
 
 
 def _emit(out: Any, result: dict[str, Any] | None) -> int:
-    if result:
+    if result is not None:  # Claude Code's handlers answer None, never {}; Cursor's {}
         try:
             out.write(leanjson.dumps(result))
             out.flush()

@@ -24,13 +24,21 @@ _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 class SessionView:
     """What a session has seen so far."""
 
-    __slots__ = ("closed", "edited", "read", "shown")
+    __slots__ = ("closed", "edited", "held", "read", "shown")
 
-    def __init__(self, shown: set[str], read: list[str], edited: list[str], closed: bool) -> None:
+    def __init__(
+        self,
+        shown: set[str],
+        read: list[str],
+        edited: list[str],
+        closed: bool,
+        held: list[str] | None = None,
+    ) -> None:
         self.shown = shown
         self.read = read
         self.edited = edited
         self.closed = closed
+        self.held = held or []  # contexts waiting for the next tool result (agent.cursor)
 
 
 def sessions_dir(shared_dir: str | os.PathLike[str]) -> str:
@@ -48,6 +56,7 @@ def _parse(lines: list[str]) -> SessionView:
     read: list[str] = []
     edited: list[str] = []
     closed = False
+    held: list[str] = []
     for line in lines:
         try:
             item = leanjson.loads(line)
@@ -66,7 +75,11 @@ def _parse(lines: list[str]) -> SessionView:
             edited.extend(str(p) for p in item.get("paths", []))
         elif kind == "closed":
             closed = True
-    return SessionView(shown, read, edited, closed)
+        elif kind == "held":
+            held.append(str(item.get("text") or ""))
+        elif kind == "released":
+            held.clear()
+    return SessionView(shown, read, edited, closed, [t for t in held if t])
 
 
 class Session:

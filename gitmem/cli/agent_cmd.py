@@ -17,7 +17,7 @@ def _home() -> Path:
     return Path(os.path.expanduser("~"))
 
 
-AGENT = click.argument("agent", type=click.Choice(["claude", "codex", "gemini", "git"]))
+AGENT = click.argument("agent", type=click.Choice(["claude", "codex", "gemini", "cursor", "git"]))
 # Codex runs a project's hooks only once the project and each hook are trusted, and skips
 # the others without a word; gitmem cannot see that trust (it lives in Codex's own state).
 CODEX_TRUST = (
@@ -34,6 +34,15 @@ GEMINI_NOTE = (
     '`"tools": {"enableHooks": true}` in settings.json.'
 )
 
+# Cursor loads hooks.json when it starts, and shows what ran in its Hooks settings tab
+# and output channel. Its beforeSubmitPrompt cannot add context (see gitmem.agent.cursor).
+CURSOR_NOTE = (
+    "Restart Cursor to load them; Settings > Hooks lists them and what they returned. "
+    "A prompt's decisions reach the agent with its first tool result of the turn (Cursor's "
+    "prompt hook cannot add context). If Cursor also loads Claude Code's hooks "
+    "(third-party hooks), install gitmem for one of the two."
+)
+
 
 @click.command()
 @AGENT
@@ -45,14 +54,20 @@ GEMINI_NOTE = (
     help="claude: project: .claude/settings.json (committed); local: settings.local.json; "
     "user: ~/.claude/settings.json. codex: project: .codex/hooks.json; user: "
     "$CODEX_HOME/hooks.json (~/.codex). gemini: project: .gemini/settings.json; user: "
-    "~/.gemini/settings.json.",
+    "~/.gemini/settings.json. cursor: project: .cursor/hooks.json; user: "
+    "~/.cursor/hooks.json.",
 )
-@click.option("--mcp", "with_mcp", is_flag=True, help="Also register `gitmem mcp` in .mcp.json.")
+@click.option(
+    "--mcp",
+    "with_mcp",
+    is_flag=True,
+    help="Also register `gitmem mcp` (.mcp.json; .cursor/mcp.json for cursor).",
+)
 @expected_errors
 def install(agent: str, scope: str, with_mcp: bool) -> None:
     """Install gitmem's hooks: `claude` (agent hooks in a settings file; idempotent, other
     hooks kept), `codex` (the same hooks in Codex's hooks.json), `gemini` (in Gemini CLI's
-    settings.json) or `git` (native
+    settings.json), `cursor` (in Cursor's hooks.json) or `git` (native
     pre-commit, prepare-commit-msg, post-checkout and post-merge shims; an existing hook is
     kept as <hook>.legacy and run first)."""
     repo = current_repo()
@@ -85,12 +100,15 @@ def install(agent: str, scope: str, with_mcp: bool) -> None:
         if with_mcp:
             out.print("for Gemini CLI, register the MCP server: gemini mcp add gitmem gitmem mcp")
         return
+    if which is core.CURSOR:
+        out.print(escape(CURSOR_NOTE))
     if with_mcp:
-        changed = core.install_mcp(repo.root)
+        changed = core.install_mcp(repo.root, which)
+        mcp_file = core.MCP_FILES[which.name]
         out.print(
-            "registered `gitmem mcp` in .mcp.json"
+            f"registered `gitmem mcp` in {mcp_file}"
             if changed
-            else "`gitmem mcp` already registered in .mcp.json"
+            else f"`gitmem mcp` already registered in {mcp_file}"
         )
 
 
@@ -124,8 +142,8 @@ def uninstall(agent: str, scope: str, with_mcp: bool) -> None:
         if removed
         else f"no gitmem hooks in {escape(str(path))}"
     )
-    if with_mcp and which is core.CLAUDE and core.uninstall_mcp(repo.root):
-        out.print("removed `gitmem mcp` from .mcp.json")
+    if with_mcp and which.name in core.MCP_FILES and core.uninstall_mcp(repo.root, which):
+        out.print(f"removed `gitmem mcp` from {core.MCP_FILES[which.name]}")
 
 
 @click.command()

@@ -1,0 +1,174 @@
+"""Cursor's agent hooks, on the handlers written for Claude Code's payloads.
+
+Cursor (``.cursor/hooks.json``: ``{"version": 1, "hooks": {event: [{"command": ...}]}}``)
+sends ``conversation_id`` (the session), ``generation_id``, ``workspace_roots`` and, on tool
+events, ``cwd``, ``tool_name`` and ``tool_input``. Its differences, and what gitmem does
+about them:
+
+- Context reaches the model only from ``sessionStart`` and ``postToolUse``
+  (``{"additional_context": ...}``). ``preToolUse`` can only allow or deny
+  (``{"permission": "deny", "user_message", "agent_message"}``) and ``beforeSubmitPrompt``
+  can only let the prompt through or stop it (``{"continue": ...}``). So:
+
+  * preToolUse only enforces critical rules (as Gemini CLI's BeforeTool does);
+  * postToolUse brings the decisions governing any path the call read or edited;
+  * a prompt's decisions are retrieved (and the prompt captured) at beforeSubmitPrompt,
+    *held* in the session's state, and delivered with the result of the turn's first tool
+    call: the agent has them before it edits anything. A turn with no tool call keeps
+    them for the next one.
+
+- Tools are ``Read``, ``Write``, ``Edit``/``StrReplace``, ``Delete``, ``Grep``, ``Glob``,
+  ``LS``, ``Shell`` (``command``, ``working_directory``), ``Task`` and ``MCP:<tool>``;
+  argument names vary by release (``file_path``, ``target_file``, ``path``), so ``adapt``
+  takes the first it finds and renames the tool to Claude Code's. An unknown tool falls
+  through to gitmem's generic reading of path-like arguments.
+- Cursor takes an empty answer for a failed hook, so every answer here is a JSON object,
+  ``{}`` when there is nothing to say (and on gitmem's own errors: fail open).
+- ``preCompact`` lets the session's decisions be shown again, as Codex's PostCompact does.
+
+Built-in modules only: the tool-call hooks import this module.
+"""
+
+from __future__ import annotations
+
+import os
+
+from gitmem import leanjson
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gitmem.location import Location
+
+_FILE_KEYS = ("file_path", "target_file", "path", "filePath", "absolute_path")
+_TEXT_KEYS = ("content", "contents", "code_edit", "streamingContent")
+# Cursor tool -> Claude Code tool
+_TOOLS = {
+    "Read": "Read",
+    "Write": "Write",
+    "Edit": "Edit",
+    "StrReplace": "Edit",
+    "MultiEdit": "MultiEdit",
+    "Delete": "Write",
+    "Shell": "Bash",
+    "Grep": "Grep",
+    "Glob": "Glob",
+    "LS": "LS",
+}
+EVENT_NAMES = {
+    "session-start": "sessionStart",
+    "prompt": "beforeSubmitPrompt",
+    "pre-tool": "preToolUse",
+    "post-tool": "postToolUse",
+    "stop": "stop",
+    "session-end": "sessionEnd",
+    "post-compact": "preCompact",
+}
+MAX_CONTEXT_CHARS = 8000  # held prompt context plus the tool's own, far below any cap
+HELD_CHARS = 5000  # a prompt's context is at most ~3,200 (gitmem.agent.prompt.BUDGET_PROMPT)
+
+
+def adapt(payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload as Claude Code would send it: ``session_id`` from ``conversation_id``,
+    ``cwd`` from the first workspace root when the event has none, the tool renamed (the
+    original name kept as ``cursor_tool_name``) and its arguments under Claude's names."""
+    out = dict(payload)
+    if not out.get("session_id") and out.get("conversation_id"):
+        out["session_id"] = str(out["conversation_id"])
+    roots = out.get("workspace_roots")
+    cwd = out.get("cwd")
+    if not (isinstance(cwd, str) and cwd) and isinstance(roots, list) and roots:
+        out["cwd"] = roots[0] if isinstance(roots[0], str) else None
+    tool_input = out.get("tool_input")
+    if isinstance(tool_input, str):  # MCP arguments may come as a JSON string
+        try:
+            tool_input = leanjson.loads(tool_input)
+        except ValueError:
+            tool_input = None
+    name = out.get("tool_name")
+    if not isinstance(name, str) or not isinstance(tool_input, dict):
+        return out
+    claude = _TOOLS.get(name)
+    if claude is None:
+        out["tool_input"] = tool_input
+        return out
+    adapted = dict(tool_input)
+    if claude == "Bash":
+        folder = tool_input.get("working_directory") or tool_input.get("cwd")
+        if isinstance(folder, str) and folder:
+            base = out.get("cwd")
+            out["cwd"] = os.path.join(base, folder) if isinstance(base, str) else folder
+    elif claude not in ("Grep", "Glob", "LS"):
+        _first(tool_input, _FILE_KEYS, adapted, "file_path")
+        if claude == "Write":
+            _first(tool_input, _TEXT_KEYS, adapted, "content")
+    out.update(tool_name=claude, tool_input=adapted, cursor_tool_name=name)
+    return out
+
+
+def _first(source: dict[str, Any], keys: tuple[str, ...], into: dict[str, Any], key: str) -> None:
+    for candidate in keys:
+        value = source.get(candidate)
+        if isinstance(value, str) and value:
+            into[key] = value
+            return
+
+
+def empty(event: str) -> dict[str, Any]:
+    """The answer that changes nothing (also the fail-open answer)."""
+    return {"continue": True} if event == "prompt" else {}
+
+
+def answer(
+    loc: Location, event: str, payload: dict[str, Any], result: dict[str, Any] | None
+) -> dict[str, Any]:
+    """A Claude Code answer as Cursor reads it, holding a prompt's context for the next
+    tool result and releasing it there."""
+    specific = result.get("hookSpecificOutput") if result else None
+    if not isinstance(specific, dict):
+        specific = {}
+    text = str(specific.get("additionalContext") or "")
+    if event == "pre-tool":
+        if specific.get("permissionDecision") == "deny":
+            reason = str(specific.get("permissionDecisionReason") or "")
+            return {"permission": "deny", "user_message": reason, "agent_message": reason}
+        return {}
+    sid = str(payload.get("session_id") or "")
+    if event == "prompt":
+        if text:
+            hold(loc, sid, text)
+        return empty(event)
+    if event == "post-tool":
+        held = release(loc, sid)
+        text = "\n\n".join(t for t in (held, text) if t)
+    if event in ("session-start", "post-tool") and text:
+        return {"additional_context": text[:MAX_CONTEXT_CHARS]}
+    return {}
+
+
+def hold(loc: Location, session_id: str, text: str) -> None:
+    """Keep a prompt's context until the session's next tool result."""
+    from gitmem.agent import state
+
+    with state.open_session(loc.shared_state_dir, session_id) as session:
+        session.append("held", text=text)
+
+
+def release(loc: Location, session_id: str) -> str:
+    """The contexts held for this session, now marked delivered: the newest that fit in
+    ``HELD_CHARS`` (several prompts may have passed without a tool call), oldest first."""
+    from gitmem.agent import state
+
+    if not state.read_view(loc.shared_state_dir, session_id).held:
+        return ""  # the common case: no lock taken
+    with state.open_session(loc.shared_state_dir, session_id) as session:
+        held = session.view().held
+        if held:
+            session.append("released")
+    kept: list[str] = []
+    for text in reversed(held):
+        if kept and sum(map(len, kept)) + len(text) > HELD_CHARS:
+            break
+        kept.insert(0, text)
+    return "\n\n".join(kept)
