@@ -27,9 +27,14 @@ def test_pre_commit_rejects_violations_and_passes_clean_commits(repo: Path, tmp_
         repo,
         ".pre-commit-config.yaml",
         f"repos:\n- repo: {ROOT}\n  rev: {head.stdout.strip()}\n  hooks:\n  - id: gitmem-check\n"
-        "  - id: gitmem-stale\n",
+        "  - id: gitmem-stale\n  - id: gitmem-export\n",
     )
     write(repo, "CLAUDE.md", "# Notes\n\nCharges are made in `billing/charge.py`.\n")
+    from click.testing import CliRunner
+
+    from gitmem.cli.main import cli
+
+    assert CliRunner().invoke(cli, ["export", "cursor"]).exit_code == 0
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--no-verify", "-m", "init")
     # pre-commit, pip and virtualenv keep their caches here, not in $HOME
@@ -79,3 +84,19 @@ def test_pre_commit_rejects_violations_and_passes_clean_commits(repo: Path, tmp_
         "CLAUDE.md:3: [Notes] path: `billing/charge.py` does not exist (did you mean "
         "`billing/charges.py`?)" in moved.stdout + moved.stderr
     )
+    # a decision whose exported Cursor rule was not refreshed is stopped by gitmem-export
+    git(repo, "mv", "billing/charges.py", "billing/charge.py")
+    record = repo / ".continuity/decisions/0001-money.md"
+    record.write_text(record.read_text().replace("billing/**", "billing/**/*.py"))
+    git(repo, "add", "-A")
+    behind = subprocess.run(
+        ["git", "commit", "-q", "-m", "py only"], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert behind.returncode != 0
+    assert "would write .cursor/rules/gitmem-d-0001.mdc" in behind.stdout + behind.stderr
+    assert CliRunner().invoke(cli, ["export"]).exit_code == 0
+    git(repo, "add", "-A")
+    synced = subprocess.run(
+        ["git", "commit", "-q", "-m", "py only"], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert synced.returncode == 0, synced.stdout + synced.stderr

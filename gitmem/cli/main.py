@@ -11,6 +11,7 @@ from gitmem.cli import (
     agent_cmd,
     check_cmd,
     demo_cmd,
+    export_cmd,
     index_cmd,
     init_cmd,
     lint_cmd,
@@ -40,6 +41,7 @@ cli.add_command(records_cmd.show)
 cli.add_command(lint_cmd.lint)
 cli.add_command(why_cmd.why)
 cli.add_command(stale_cmd.stale)
+cli.add_command(export_cmd.export)
 cli.add_command(demo_cmd.demo)
 cli.add_command(index_cmd.index)
 cli.add_command(index_cmd.model)
