@@ -83,7 +83,8 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
 
 def test_a_cursor_session_gets_the_decisions(project: Path) -> None:
     assert CliRunner().invoke(cli, ["install", "cursor"]).exit_code == 0
-    start = run_hook(project, "sessionStart", {"session_id": "cursor-1", "is_background_agent": False})
+    # the session is the conversation, whatever other id an event carries
+    start = run_hook(project, "sessionStart", {"session_id": "s-9", "is_background_agent": False})
     assert "D-0001" in str(start["additional_context"])
     # the prompt's decisions: retrieved and captured now, delivered with the next tool result
     prompt = {"prompt": "Should api clients still send the version header?", "attachments": []}

@@ -70,12 +70,12 @@ HELD_CHARS = 5000  # a prompt's context is at most ~3,200 (gitmem.agent.prompt.B
 
 
 def adapt(payload: dict[str, Any]) -> dict[str, Any]:
-    """The payload as Claude Code would send it: ``session_id`` from ``conversation_id``,
+    """The payload as Claude Code would send it: ``session_id`` is ``conversation_id``,
     ``cwd`` from the first workspace root when the event has none, the tool renamed (the
     original name kept as ``cursor_tool_name``) and its arguments under Claude's names."""
     out = dict(payload)
-    if not out.get("session_id") and out.get("conversation_id"):
-        out["session_id"] = str(out["conversation_id"])
+    if out.get("conversation_id"):  # on every event; some also carry a `session_id` of
+        out["session_id"] = str(out["conversation_id"])  # their own: one session, one key
     roots = out.get("workspace_roots")
     cwd = out.get("cwd")
     if not (isinstance(cwd, str) and cwd) and isinstance(roots, list) and roots:
