@@ -175,6 +175,17 @@ def agent_project(repo: Path) -> Path:
     return repo
 
 
+def warning_rule(repo: Path) -> None:
+    """A non-critical rule over api/: an edit that breaks it is allowed, with an advisory."""
+    decision(
+        repo,
+        "0003-logging.md",
+        "Log through the logger",
+        globs=["api/**"],
+        extra="severity: warning\nrules:\n  - forbid: '\\bprint\\('\n    message: use the logger\n",
+    )
+
+
 def run_agent_hook(
     project: Path, command: str, payload: dict[str, object]
 ) -> dict[str, object] | None:

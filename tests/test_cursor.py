@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import agent_project, run_agent_hook, write
+from conftest import agent_project, run_agent_hook, warning_rule, write
 
 from gitmem.agent import cursor, state
 from gitmem.cli.main import cli
@@ -136,6 +136,20 @@ def test_a_critical_rule_denies_the_edit_before_it_happens(project: Path) -> Non
     assert denied["user_message"] == denied["agent_message"]
     fine = {**edit, "tool_input": {"file_path": "billing/charge.py", "contents": "x = 2\n"}}
     assert run_hook(project, "preToolUse", fine) == {}
+
+
+def test_a_warning_rule_is_said_with_the_edit_result(project: Path) -> None:
+    """preToolUse cannot add context: a non-critical rule's advisory is held and comes
+    with the result of the edit it was about."""
+    warning_rule(project)
+    assert CliRunner().invoke(cli, ["install", "cursor"]).exit_code == 0
+    edit = {"tool_name": "Edit", "cwd": str(project), "tool_input": {
+        "file_path": "api/routes.py", "old_string": "", "new_string": "print(1)\n"}}  # fmt: skip
+    assert run_hook(project, "preToolUse", edit) == {}  # allowed
+    after = str(run_hook(project, "postToolUse", {**edit, "tool_output": "ok"})["additional_context"])
+    assert "D-0003 (warning) has a rule this change to api/routes.py breaks: use the logger" in after
+    assert after.index("D-0003 (warning)") < after.index("D-0002")  # then the decisions
+    assert "D-0003 (warning)" not in str(run_hook(project, "postToolUse", edit))  # said once
 
 
 def test_outside_a_repository_and_on_bad_input_it_answers_and_logs(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import agent_project, run_agent_hook, write
+from conftest import agent_project, run_agent_hook, warning_rule, write
 
 from gitmem.agent import gemini, state
 from gitmem.cli.main import cli
@@ -126,6 +126,18 @@ def test_a_critical_rule_denies_the_edit_before_it_happens(project: Path) -> Non
     write_ok = {"tool_name": "write_file",
                 "tool_input": {"file_path": "billing/charge.py", "content": "x = 2\n"}}  # fmt: skip
     assert run_hook(project, "BeforeTool", write_ok) is None  # allowed, and no context here
+
+
+def test_a_warning_rule_is_said_with_the_edit_result(project: Path) -> None:
+    """BeforeTool cannot add context: a non-critical rule's advisory is held and comes
+    with AfterTool, on the edit it was about."""
+    warning_rule(project)
+    assert CliRunner().invoke(cli, ["install", "gemini"]).exit_code == 0
+    edit = {"tool_name": "write_file",
+            "tool_input": {"file_path": "api/routes.py", "content": "print(1)\n"}}  # fmt: skip
+    assert run_hook(project, "BeforeTool", edit) is None  # allowed
+    after = context(run_hook(project, "AfterTool", {**edit, "tool_response": {}}))
+    assert "D-0003 (warning) has a rule this change to api/routes.py breaks: use the logger" in after
 
 
 def test_adapt_and_answer() -> None:

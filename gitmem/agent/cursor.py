@@ -65,8 +65,6 @@ EVENT_NAMES = {
     "session-end": "sessionEnd",
     "post-compact": "preCompact",
 }
-MAX_CONTEXT_CHARS = 8000  # held prompt context plus the tool's own, far below any cap
-HELD_CHARS = 5000  # a prompt's context is at most ~3,200 (gitmem.agent.prompt.BUDGET_PROMPT)
 
 
 def adapt(payload: dict[str, Any]) -> dict[str, Any]:
@@ -123,8 +121,8 @@ def empty(event: str) -> dict[str, Any]:
 def answer(
     loc: Location, event: str, payload: dict[str, Any], result: dict[str, Any] | None
 ) -> dict[str, Any]:
-    """A Claude Code answer as Cursor reads it, holding a prompt's context for the next
-    tool result and releasing it there."""
+    """A Claude Code answer as Cursor reads it; a prompt's context is held for the next
+    tool result (gitmem.agent.tooluse.post_tool delivers it)."""
     specific = result.get("hookSpecificOutput") if result else None
     if not isinstance(specific, dict):
         specific = {}
@@ -134,41 +132,12 @@ def answer(
             reason = str(specific.get("permissionDecisionReason") or "")
             return {"permission": "deny", "user_message": reason, "agent_message": reason}
         return {}
-    sid = str(payload.get("session_id") or "")
     if event == "prompt":
         if text:
-            hold(loc, sid, text)
+            from gitmem.agent import state
+
+            state.hold(loc.shared_state_dir, str(payload.get("session_id") or ""), text)
         return empty(event)
-    if event == "post-tool":
-        held = release(loc, sid)
-        text = "\n\n".join(t for t in (held, text) if t)
     if event in ("session-start", "post-tool") and text:
-        return {"additional_context": text[:MAX_CONTEXT_CHARS]}
+        return {"additional_context": text}  # at most common.MAX_EVENT_CHARS
     return {}
-
-
-def hold(loc: Location, session_id: str, text: str) -> None:
-    """Keep a prompt's context until the session's next tool result."""
-    from gitmem.agent import state
-
-    with state.open_session(loc.shared_state_dir, session_id) as session:
-        session.append("held", text=text)
-
-
-def release(loc: Location, session_id: str) -> str:
-    """The contexts held for this session, now marked delivered: the newest that fit in
-    ``HELD_CHARS`` (several prompts may have passed without a tool call), oldest first."""
-    from gitmem.agent import state
-
-    if not state.read_view(loc.shared_state_dir, session_id).held:
-        return ""  # the common case: no lock taken
-    with state.open_session(loc.shared_state_dir, session_id) as session:
-        held = session.view().held
-        if held:
-            session.append("released")
-    kept: list[str] = []
-    for text in reversed(held):
-        if kept and sum(map(len, kept)) + len(text) > HELD_CHARS:
-            break
-        kept.insert(0, text)
-    return "\n\n".join(kept)

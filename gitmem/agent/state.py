@@ -128,3 +128,33 @@ def read_view(shared_dir: str | os.PathLike[str], session_id: str) -> SessionVie
     except OSError:
         lines = []
     return _parse(lines)
+
+
+# What may wait for the session's next tool result, at most (newest kept): a prompt's
+# context is at most ~3,200 characters (gitmem.agent.prompt.BUDGET_PROMPT).
+HELD_CHARS = 5000
+
+
+def hold(shared_dir: str | os.PathLike[str], session_id: str, text: str) -> None:
+    """Keep ``text`` for the session's next tool result: for agents whose hook cannot add
+    context where gitmem has something to say (Cursor's prompt hook, Gemini CLI's and
+    Cursor's before-tool hooks; see gitmem.agent.tooluse.post_tool)."""
+    with open_session(shared_dir, session_id) as session:
+        session.append("held", text=text)
+
+
+def release(shared_dir: str | os.PathLike[str], session_id: str) -> str:
+    """What was held for the session, now marked delivered: the newest texts that fit in
+    ``HELD_CHARS`` (several prompts may pass without a tool call), oldest first."""
+    if not read_view(shared_dir, session_id).held:
+        return ""  # the common case: no lock taken
+    with open_session(shared_dir, session_id) as session:
+        held = session.view().held
+        if held:
+            session.append("released")
+    kept: list[str] = []
+    for text in reversed(held):
+        if kept and sum(map(len, kept)) + len(text) > HELD_CHARS:
+            break
+        kept.insert(0, text)
+    return "\n\n".join(kept)

@@ -163,8 +163,9 @@ def pre_tool(
     loc: Location, payload: dict[str, Any], *, rules_only: bool = False
 ) -> dict[str, Any] | None:
     """Before a tool call: a deny when an edit breaks a critical rule, else the decisions
-    governing the touched paths. ``rules_only``: the deny alone (Gemini CLI's BeforeTool
-    cannot add context; its AfterTool brings the decisions, see ``post_tool``)."""
+    governing the touched paths. ``rules_only``: the deny alone, other rules' advisories
+    held for the call's result (Gemini CLI's and Cursor's before-tool hooks cannot add
+    context; their after-tool hooks bring the decisions, see ``post_tool``)."""
     pm = open_map(loc)
     if pm is None:
         return None
@@ -182,6 +183,9 @@ def pre_tool(
         if denied is not None:
             return denied
     if rules_only:
+        if advisories:  # said with the call's result instead (see post_tool)
+            sid = str(payload.get("session_id") or "")
+            state.hold(loc.shared_state_dir, sid, "\n".join(advisories))
         return None
     result = _inject_new(loc, payload, "pre-tool", hits, BUDGET_PRE_TOOL)
     if not advisories:
@@ -230,7 +234,20 @@ def post_tool(
 ) -> dict[str, Any] | None:
     """After a tool call: record what was read or edited, and bring the decisions an
     edit's paths meet that were not shown yet. ``every_touch``: a read's too, within the
-    pre-tool budget (for Gemini CLI, whose BeforeTool cannot add context)."""
+    pre-tool budget, after what was held for this moment (a rule's advisory from before
+    the call, Cursor's prompt context): for Gemini CLI and Cursor, whose before-tool hooks
+    cannot add context."""
+    result = _after_tool(loc, payload, every_touch)
+    if not every_touch:
+        return result
+    held = state.release(loc.shared_state_dir, str(payload.get("session_id") or ""))
+    if not held:
+        return result
+    own = result["hookSpecificOutput"]["additionalContext"] if result else ""
+    return context("post-tool", held + ("\n\n" + own if own else ""))
+
+
+def _after_tool(loc: Location, payload: dict[str, Any], every_touch: bool) -> dict[str, Any] | None:
     pm = open_map(loc)
     if pm is None:
         return None
