@@ -163,11 +163,9 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     codex, codex_where = _installed(repo.root, home, install.CODEX)
     gemini, gemini_where = _installed(repo.root, home, install.GEMINI)
     cursor, cursor_where = _installed(repo.root, home, install.CURSOR)
-    others = [
-        name
-        for name, there in (("Codex", codex), ("Gemini CLI", gemini), ("Cursor", cursor))
-        if there
-    ]
+    copilot, copilot_where = _installed(repo.root, home, install.COPILOT)
+    installed = (("Codex", codex), ("Gemini CLI", gemini), ("Cursor", cursor), ("Copilot", copilot))
+    others = [name for name, there in installed if there]
     checks.append(
         Check(
             "claude hooks",
@@ -180,7 +178,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 + (
                     f" ({' and '.join(others)}'s are)"
                     if others
-                    else " (or `gitmem install codex|gemini|cursor`)"
+                    else " (or `gitmem install codex|gemini|cursor|copilot`)"
                 )
             ),
         )
@@ -193,6 +191,9 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
         checks.append(Check("gemini hooks", True, detail))
     if cursor:
         checks.append(Check("cursor hooks", True, cursor_where + "; Cursor loads them at start"))
+    if copilot:
+        detail = copilot_where + "; rules and capture only (context: `gitmem export copilot`)"
+        checks.append(Check("copilot hooks", True, detail))
     # the programs the installed hooks (or the plugin's) run; else what `install` would write
     programs = install.installed_executables(repo.root, home)
     if plugin:

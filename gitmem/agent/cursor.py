@@ -34,6 +34,7 @@ from __future__ import annotations
 import os
 
 from gitmem import leanjson
+from gitmem.agent.toolpaths import renamed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,18 +44,19 @@ if TYPE_CHECKING:
 
 _FILE_KEYS = ("file_path", "target_file", "path", "filePath", "absolute_path")
 _TEXT_KEYS = ("content", "contents", "code_edit", "streamingContent")
-# Cursor tool -> Claude Code tool
-_TOOLS = {
-    "Read": "Read",
-    "Write": "Write",
-    "Edit": "Edit",
-    "StrReplace": "Edit",
-    "MultiEdit": "MultiEdit",
-    "Delete": "Write",
-    "Shell": "Bash",
-    "Grep": "Grep",
-    "Glob": "Glob",
-    "LS": "LS",
+_FILE: dict[str, tuple[str, ...]] = {"file_path": _FILE_KEYS}
+# Cursor tool -> (Claude Code tool, {Claude argument: Cursor arguments, first found wins})
+_TOOLS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
+    "Read": ("Read", _FILE),
+    "Write": ("Write", {**_FILE, "content": _TEXT_KEYS}),
+    "Edit": ("Edit", _FILE),
+    "StrReplace": ("Edit", _FILE),
+    "MultiEdit": ("MultiEdit", _FILE),
+    "Delete": ("Write", _FILE),
+    "Shell": ("Bash", {}),
+    "Grep": ("Grep", {}),
+    "Glob": ("Glob", {}),
+    "LS": ("LS", {}),
 }
 EVENT_NAMES = {
     "session-start": "sessionStart",
@@ -87,30 +89,18 @@ def adapt(payload: dict[str, Any]) -> dict[str, Any]:
     name = out.get("tool_name")
     if not isinstance(name, str) or not isinstance(tool_input, dict):
         return out
-    claude = _TOOLS.get(name)
-    if claude is None:
+    spec = _TOOLS.get(name)
+    if spec is None:
         out["tool_input"] = tool_input
         return out
-    adapted = dict(tool_input)
+    claude, renames = spec
     if claude == "Bash":
         folder = tool_input.get("working_directory") or tool_input.get("cwd")
         if isinstance(folder, str) and folder:
             base = out.get("cwd")
             out["cwd"] = os.path.join(base, folder) if isinstance(base, str) else folder
-    elif claude not in ("Grep", "Glob", "LS"):
-        _first(tool_input, _FILE_KEYS, adapted, "file_path")
-        if claude == "Write":
-            _first(tool_input, _TEXT_KEYS, adapted, "content")
-    out.update(tool_name=claude, tool_input=adapted, cursor_tool_name=name)
+    out.update(tool_name=claude, tool_input=renamed(tool_input, renames), cursor_tool_name=name)
     return out
-
-
-def _first(source: dict[str, Any], keys: tuple[str, ...], into: dict[str, Any], key: str) -> None:
-    for candidate in keys:
-        value = source.get(candidate)
-        if isinstance(value, str) and value:
-            into[key] = value
-            return
 
 
 def empty(event: str) -> dict[str, Any]:

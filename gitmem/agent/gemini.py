@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import os
 
+from gitmem.agent.toolpaths import renamed
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -63,13 +65,7 @@ def adapt(payload: dict[str, Any]) -> dict[str, Any]:
     if spec is None or not isinstance(tool_input, dict):
         return payload
     claude_name, renames = spec
-    adapted = dict(tool_input)
-    for ours, theirs in renames.items():
-        for key in theirs:
-            value = tool_input.get(key)
-            if isinstance(value, str) and value:
-                adapted[ours] = value
-                break
+    adapted = renamed(tool_input, renames)
     out = {**payload, "tool_name": claude_name, "tool_input": adapted, "gemini_tool_name": name}
     if claude_name == "Bash":  # the command runs in dir_path (relative to cwd), if given
         folder = tool_input.get("dir_path") or tool_input.get("directory")

@@ -38,9 +38,15 @@ class Agent:
     events: dict[str, tuple[str | None, str]]
     files: dict[str, tuple[str, str]]
     timeout: int = TIMEOUT_S  # in the unit the agent reads: seconds, or Gemini's ms
-    # Cursor's hooks.json lists the hooks themselves under each event ({"command": ...}),
-    # not groups of {"matcher", "hooks": [...]}, and carries a format "version"
+    # Cursor's and Copilot's hooks files list the hooks themselves under each event
+    # ({"command": ...}), not groups of {"matcher", "hooks": [...]}, and carry a "version"
     flat: bool = False
+    # Copilot CLI: the command under "bash" (and "powershell"), the timeout in "timeoutSec"
+    shell_keys: bool = False
+
+    @property
+    def command_key(self) -> str:
+        return "bash" if self.shell_keys else "command"
 
     @property
     def scopes(self) -> tuple[str, ...]:
@@ -136,8 +142,27 @@ CURSOR = Agent(
     {"project": ("root", ".cursor/hooks.json"), "user": ("home", ".cursor/hooks.json")},
     flat=True,
 )
-CURSOR_VERSION = 1  # the hooks.json format version Cursor reads
-AGENTS = {a.name: a for a in (CLAUDE, CODEX, GEMINI, CURSOR)}
+# GitHub Copilot CLI (`.github/hooks/*.json`: gitmem's own file in that folder). PascalCase
+# event names select its snake_case payloads (gitmem.agent.copilot); it reads no context,
+# so no SessionStart, and PostToolUse only records what was touched.
+COPILOT = Agent(
+    "copilot",
+    {
+        "UserPromptSubmit": (None, "prompt"),
+        "PreToolUse": (None, "pre-tool"),
+        "PostToolUse": (None, "post-tool"),
+        "Stop": (None, "stop"),
+        "SessionEnd": (None, "session-end"),
+    },
+    {
+        "project": ("root", ".github/hooks/gitmem.json"),
+        "user": ("home", ".copilot/hooks/gitmem.json"),
+    },
+    flat=True,
+    shell_keys=True,
+)
+CURSOR_VERSION = 1  # the hooks file format version Cursor and Copilot CLI read
+AGENTS = {a.name: a for a in (CLAUDE, CODEX, GEMINI, CURSOR, COPILOT)}
 EVENTS = CLAUDE.events  # the plugin's events
 FAST_PREFIX = CLAUDE.fast_prefix  # the plugin's command form
 CONSOLE_PREFIX = CLAUDE.console_prefix
@@ -156,6 +181,9 @@ def hooks_config(
     out: dict[str, list[dict[str, Any]]] = {}
     for event, (matcher, ours) in agent.events.items():
         hook = {"type": "command", "command": prefix + ours, "timeout": agent.timeout}
+        if agent.shell_keys:  # PowerShell has no shebangs: the console script there
+            hook = {"type": "command", "bash": prefix + ours, "timeoutSec": agent.timeout}
+            hook["powershell"] = agent.console_prefix + ours
         if agent.flat:
             out[event] = [{**hook, **({"matcher": matcher} if matcher else {})}]
             continue
@@ -201,15 +229,16 @@ def _load(path: Path) -> dict[str, Any]:
 
 def _ours(hook: Any, agent: Agent = CLAUDE) -> bool:
     prefixes = (agent.fast_prefix, agent.console_prefix)  # either form is ours
-    return isinstance(hook, dict) and str(hook.get("command", "")).startswith(prefixes)
+    command = hook.get(agent.command_key, "") if isinstance(hook, dict) else ""
+    return str(command).startswith(prefixes)
 
 
 def _upgrade(hook: dict[str, Any], current: str, agent: Agent) -> bool:
     """Point a hook installed in another command form at ``current``."""
-    command = str(hook.get("command", ""))
+    command = str(hook.get(agent.command_key, ""))
     for prefix in (agent.fast_prefix, agent.console_prefix):
         if prefix != current and command.startswith(prefix):
-            hook["command"] = current + command[len(prefix) :]
+            hook[agent.command_key] = current + command[len(prefix) :]
             return True
     return False
 
@@ -351,7 +380,7 @@ def _commands(root: Path, home: Path, agent: Agent) -> dict[str, list[str]]:
             continue
         hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
         commands = [
-            str(h.get("command", ""))
+            str(h.get(agent.command_key, ""))
             for groups in (hooks or {}).values()
             for h in _hooks_of(groups, agent)
             if _ours(h, agent)

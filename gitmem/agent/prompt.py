@@ -56,7 +56,11 @@ def open_table(loc: Location, *, session_start: bool = False) -> Table | None:
     return None
 
 
-def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
+def prompt(
+    loc: Location, payload: dict[str, Any], *, retrieve: bool = True
+) -> dict[str, Any] | None:
+    """The decisions the prompt is about, and its capture. Not ``retrieve``: the capture
+    alone (an agent whose prompt hook cannot add context, such as Copilot CLI's)."""
     text = str(payload.get("prompt") or "")
     if not text.strip():
         return None
@@ -64,7 +68,9 @@ def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     table = None
     try:
         table = open_table(loc)  # once per prompt: retrieval and capture settings share it
-        return _prompt_context(loc, payload, text, injected, table) if table else None
+        if table is None or not retrieve:
+            return None
+        return _prompt_context(loc, payload, text, injected, table)
     finally:
         settings = capture_settings(table)
         if table is not None:

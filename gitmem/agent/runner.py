@@ -27,10 +27,10 @@ ERROR_LOG = "hook-errors.log"
 STATUS_DIR = "hook-status"
 MAX_LOG_BYTES = 256 * 1024
 EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-end", "post-compact")
-# Codex's hooks take Claude Code's payloads and answers; Gemini CLI's and Cursor's are
-# translated (see gitmem.agent.gemini and gitmem.agent.cursor). gitmem.agent.install.AGENTS
+# Codex's hooks take Claude Code's payloads and answers; Gemini CLI's, Cursor's and Copilot
+# CLI's are translated (see gitmem.agent.gemini, .cursor and .copilot). gitmem.agent.install.AGENTS
 # names the same agents: this module stays import-light and cannot load it.
-AGENTS = ("claude", "codex", "gemini", "cursor")
+AGENTS = ("claude", "codex", "gemini", "cursor", "copilot")
 AGENT_KEY = "gitmem_agent"  # set in the payload for the handlers (capture records it)
 USAGE = (
     "usage: gitmem-hook AGENT EVENT  (AGENT: "
@@ -88,7 +88,7 @@ def _describe(exc: BaseException) -> str:
 
 def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
     """One hook event of ``agent`` (``claude`` or ``codex``: the same payloads and
-    answers; ``gemini`` and ``cursor``: translated), failing open."""
+    answers; ``gemini``, ``cursor`` and ``copilot``: translated), failing open."""
     started = time.perf_counter()
     out = stdout if stdout is not None else sys.stdout
     shared: str | None = None
@@ -123,25 +123,32 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
         payload[AGENT_KEY] = agent
         gemini = agent == "gemini"
+        copilot = agent == "copilot"
         if gemini:
             from gitmem.agent.gemini import adapt
 
             payload = adapt(payload)
+        elif copilot:
+            from gitmem.agent import copilot as copilot_hooks
+
+            payload = copilot_hooks.adapt(payload)
         # Gemini CLI's and Cursor's before-tool hooks cannot add context: they enforce
-        # rules, and the after-tool hooks bring the decisions of whatever was touched
+        # rules, and the after-tool hooks bring the decisions of whatever was touched.
+        # Copilot CLI reads no context at all: rules and capture only.
         translated = gemini or cursor
         if event == "pre-tool":
             from gitmem.agent import tooluse
 
-            result = tooluse.pre_tool(loc, payload, rules_only=translated)
+            rules_only = translated or copilot
+            result = tooluse.pre_tool(loc, payload, rules_only=rules_only, hold=not copilot)
         elif event == "post-tool":
             from gitmem.agent import tooluse
 
-            result = tooluse.post_tool(loc, payload, every_touch=translated)
+            result = tooluse.post_tool(loc, payload, every_touch=translated, inform=not copilot)
         elif event == "prompt":
             from gitmem.agent import prompt
 
-            result = prompt.prompt(loc, payload)
+            result = prompt.prompt(loc, payload, retrieve=not copilot)
         else:
             from gitmem.agent import claude
 
@@ -154,6 +161,8 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             result = answer(event, result)
         elif cursor:
             result = cursor_hooks.answer(loc, event, payload, result)
+        elif copilot:
+            result = copilot_hooks.answer(event, result)
         _record_success(shared, agent, event, (time.perf_counter() - started) * 1000)
     except Exception as exc:  # fail open: our bug must never block the agent
         _log_error(shared or _guess_shared(), event, _describe(exc), agent)

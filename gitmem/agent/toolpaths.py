@@ -245,3 +245,17 @@ def touched(tool_name: str, tool_input: Any) -> tuple[list[str], bool]:
     else:  # MCP tools (mcp__server__tool) and anything new
         _scan(tool_input, "", paths)
     return [p for p in paths if isinstance(p, str) and p.strip()][:MAX_PATHS], False
+
+
+def renamed(tool_input: dict[str, Any], renames: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+    """``tool_input`` with each Claude Code argument set from the first of another agent's
+    names for it that holds a non-empty string (Gemini CLI, Cursor and Copilot CLI name
+    them differently, and differently across releases)."""
+    out = dict(tool_input)
+    for ours, theirs in renames.items():
+        for key in theirs:
+            value = tool_input.get(key)
+            if isinstance(value, str) and value:
+                out[ours] = value
+                break
+    return out

@@ -160,12 +160,13 @@ class _Reading:
 
 
 def pre_tool(
-    loc: Location, payload: dict[str, Any], *, rules_only: bool = False
+    loc: Location, payload: dict[str, Any], *, rules_only: bool = False, hold: bool = True
 ) -> dict[str, Any] | None:
     """Before a tool call: a deny when an edit breaks a critical rule, else the decisions
     governing the touched paths. ``rules_only``: the deny alone, other rules' advisories
-    held for the call's result (Gemini CLI's and Cursor's before-tool hooks cannot add
-    context; their after-tool hooks bring the decisions, see ``post_tool``)."""
+    held for the call's result if ``hold`` (Gemini CLI's and Cursor's before-tool hooks
+    cannot add context; their after-tool hooks bring the decisions, see ``post_tool``;
+    Copilot CLI's cannot either, and has no such hook)."""
     pm = open_map(loc)
     if pm is None:
         return None
@@ -183,7 +184,7 @@ def pre_tool(
         if denied is not None:
             return denied
     if rules_only:
-        if advisories:  # said with the call's result instead (see post_tool)
+        if advisories and hold:  # said with the call's result instead (see post_tool)
             sid = str(payload.get("session_id") or "")
             state.hold(loc.shared_state_dir, sid, "\n".join(advisories))
         return None
@@ -230,14 +231,15 @@ def _check_rules(
 
 
 def post_tool(
-    loc: Location, payload: dict[str, Any], *, every_touch: bool = False
+    loc: Location, payload: dict[str, Any], *, every_touch: bool = False, inform: bool = True
 ) -> dict[str, Any] | None:
     """After a tool call: record what was read or edited, and bring the decisions an
     edit's paths meet that were not shown yet. ``every_touch``: a read's too, within the
     pre-tool budget, after what was held for this moment (a rule's advisory from before
     the call, Cursor's prompt context): for Gemini CLI and Cursor, whose before-tool hooks
-    cannot add context."""
-    result = _after_tool(loc, payload, every_touch)
+    cannot add context. Not ``inform``: only record what was touched (Copilot CLI reads
+    no answer there)."""
+    result = _after_tool(loc, payload, every_touch, inform)
     if not every_touch:
         return result
     held = state.release(loc.shared_state_dir, str(payload.get("session_id") or ""))
@@ -247,7 +249,9 @@ def post_tool(
     return context("post-tool", held + ("\n\n" + own if own else ""))
 
 
-def _after_tool(loc: Location, payload: dict[str, Any], every_touch: bool) -> dict[str, Any] | None:
+def _after_tool(
+    loc: Location, payload: dict[str, Any], every_touch: bool, inform: bool
+) -> dict[str, Any] | None:
     pm = open_map(loc)
     if pm is None:
         return None
@@ -259,12 +263,12 @@ def _after_tool(loc: Location, payload: dict[str, Any], every_touch: bool) -> di
         sid = str(payload.get("session_id") or "")
         with state.open_session(loc.shared_state_dir, sid) as session:
             session.append("edited" if edited else "read", paths=paths, tool=tool)
-        if not edited and not every_touch:
-            return None
         if edited and _records_among(pm, paths):
             # an edit in place leaves the folders' mtimes alone, so the next hook would
             # take the map for fresh (see _fresh): refresh it now, without waiting
             refresh_in_background(loc.root)
+        if not inform or (not edited and not every_touch):
+            return None
         hits = governing(pm, paths, loc.root)
     tokens = BUDGET_PRE_TOOL if every_touch else BUDGET_POST_TOOL
     return _inject_new(loc, payload, "post-tool", hits, tokens) if hits else None

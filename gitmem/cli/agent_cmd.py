@@ -17,7 +17,9 @@ def _home() -> Path:
     return Path(os.path.expanduser("~"))
 
 
-AGENT = click.argument("agent", type=click.Choice(["claude", "codex", "gemini", "cursor", "git"]))
+AGENT = click.argument(
+    "agent", type=click.Choice(["claude", "codex", "gemini", "cursor", "copilot", "git"])
+)
 # Codex runs a project's hooks only once the project and each hook are trusted, and skips
 # the others without a word; gitmem cannot see that trust (it lives in Codex's own state).
 CODEX_TRUST = (
@@ -44,6 +46,17 @@ CURSOR_NOTE = (
 )
 
 
+# Copilot CLI reads no context from hooks; its cloud agent runs a repository's hooks in
+# its own environment, where gitmem must be installed by the setup steps.
+COPILOT_NOTE = (
+    "Copilot CLI loads .github/hooks/*.json from the folder it runs in: critical rules are "
+    "enforced before an edit and prompts are captured. Its hooks cannot add context: "
+    "`gitmem export copilot` gives it the decisions as path-scoped instructions. The cloud "
+    "agent runs these hooks only where its setup steps (copilot-setup-steps.yml) installed "
+    "gitmem; elsewhere it logs and skips them."
+)
+
+
 @click.command()
 @AGENT
 @click.option(
@@ -55,7 +68,8 @@ CURSOR_NOTE = (
     "user: ~/.claude/settings.json. codex: project: .codex/hooks.json; user: "
     "$CODEX_HOME/hooks.json (~/.codex). gemini: project: .gemini/settings.json; user: "
     "~/.gemini/settings.json. cursor: project: .cursor/hooks.json; user: "
-    "~/.cursor/hooks.json.",
+    "~/.cursor/hooks.json. copilot: project: .github/hooks/gitmem.json; user: "
+    "~/.copilot/hooks/gitmem.json.",
 )
 @click.option(
     "--mcp",
@@ -67,7 +81,8 @@ CURSOR_NOTE = (
 def install(agent: str, scope: str, with_mcp: bool) -> None:
     """Install gitmem's hooks: `claude` (agent hooks in a settings file; idempotent, other
     hooks kept), `codex` (the same hooks in Codex's hooks.json), `gemini` (in Gemini CLI's
-    settings.json), `cursor` (in Cursor's hooks.json) or `git` (native
+    settings.json), `cursor` (in Cursor's hooks.json), `copilot` (Copilot CLI's
+    .github/hooks/gitmem.json) or `git` (native
     pre-commit, prepare-commit-msg, post-checkout and post-merge shims; an existing hook is
     kept as <hook>.legacy and run first)."""
     repo = current_repo()
@@ -99,6 +114,11 @@ def install(agent: str, scope: str, with_mcp: bool) -> None:
         out.print(escape(GEMINI_NOTE))
         if with_mcp:
             out.print("for Gemini CLI, register the MCP server: gemini mcp add gitmem gitmem mcp")
+        return
+    if which is core.COPILOT:
+        out.print(escape(COPILOT_NOTE))
+        if with_mcp:
+            out.print("for Copilot CLI, add the MCP server with `/mcp add` (command: gitmem mcp)")
         return
     if which is core.CURSOR:
         out.print(escape(CURSOR_NOTE))

@@ -1,0 +1,88 @@
+"""GitHub Copilot CLI's hooks, on the handlers written for Claude Code's payloads.
+
+Copilot CLI loads every ``.github/hooks/*.json`` of the repository (and
+``~/.copilot/hooks/*.json``): ``{"version": 1, "hooks": {event: [{"type": "command",
+"bash": ..., "powershell": ..., "timeoutSec": ...}]}}``. Configured under PascalCase event
+names (``PreToolUse``), its payloads use the snake_case fields of the VS Code Copilot
+extension: ``session_id``, ``cwd``, ``tool_name``, ``tool_input`` (parsed), ``prompt``.
+
+What Copilot CLI reads back decides what gitmem does there:
+
+- ``PreToolUse`` can deny (``permissionDecision: deny`` with a reason shown to the
+  agent): critical rules are enforced before the edit, and the reason names the decision.
+- ``UserPromptSubmit``, ``PostToolUse``, ``Stop`` and ``SessionEnd`` answers are not
+  read: the prompt is captured (no retrieval: nothing could deliver it), reads and edits
+  are recorded for the session's closing record, the turn's capture is flushed.
+- No hook can add context to the main agent, so the decisions themselves reach Copilot
+  through its own path-scoped instructions: ``gitmem export copilot``.
+
+Tools: ``view`` (``path``), ``create`` (``path``, ``file_text``), ``edit`` (``path``,
+``old_str``, ``new_str``), ``bash`` / ``powershell`` (``command``), ``grep`` and ``glob``
+(``pattern``, ``path``); ``adapt`` renames them to Claude Code's.
+
+Built-in modules only: the tool-call hooks import this module.
+"""
+
+from __future__ import annotations
+
+from gitmem import leanjson
+from gitmem.agent.toolpaths import renamed
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# Copilot tool -> (Claude Code tool, {Claude argument: Copilot arguments, first found wins})
+_TOOLS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
+    "view": ("Read", {"file_path": ("path", "file_path")}),
+    "create": ("Write", {"file_path": ("path", "file_path"), "content": ("file_text", "content")}),
+    "edit": ("Edit", {"file_path": ("path", "file_path"), "new_string": ("new_str", "new_string")}),
+    "bash": ("Bash", {}),
+    "powershell": ("Bash", {}),
+    "grep": ("Grep", {}),
+    "glob": ("Glob", {}),
+}
+EVENT_NAMES = {  # the PascalCase names select the snake_case payloads
+    "prompt": "UserPromptSubmit",
+    "pre-tool": "PreToolUse",
+    "post-tool": "PostToolUse",
+    "stop": "Stop",
+    "session-end": "SessionEnd",
+}
+
+
+def adapt(payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload with Copilot's tool and arguments as Claude Code names them (the
+    original name kept as ``copilot_tool_name``); camelCase payloads are read too."""
+    out = dict(payload)
+    for camel, snake in (("sessionId", "session_id"), ("toolName", "tool_name")):
+        if snake not in out and camel in out:
+            out[snake] = out[camel]
+    tool_input = out.get("tool_input", out.get("toolArgs"))
+    if isinstance(tool_input, str):  # "parsed from JSON string when possible"
+        try:
+            tool_input = leanjson.loads(tool_input)
+        except ValueError:
+            tool_input = None
+    name = out.get("tool_name")
+    spec = _TOOLS.get(name) if isinstance(name, str) else None
+    if not isinstance(tool_input, dict):
+        return out
+    out["tool_input"] = tool_input
+    if spec is None:  # MCP and new tools: read through their path-like arguments
+        return out
+    claude, renames = spec
+    out.update(tool_name=claude, tool_input=renamed(tool_input, renames), copilot_tool_name=name)
+    return out
+
+
+def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A deny as Copilot CLI reads it (the top-level fields of its reference, and the
+    ``hookSpecificOutput`` form of the VS Code format); nothing else is read."""
+    specific = result.get("hookSpecificOutput") if result else None
+    if event != "pre-tool" or not isinstance(specific, dict):
+        return None
+    if specific.get("permissionDecision") != "deny":
+        return None
+    reason = str(specific.get("permissionDecisionReason") or "")
+    return {"permissionDecision": "deny", "permissionDecisionReason": reason, **(result or {})}

@@ -1,0 +1,111 @@
+"""GitHub Copilot CLI hooks: `gitmem install copilot` and `gitmem-hook copilot EVENT`, run
+the way Copilot CLI runs them (the `bash` command of `.github/hooks/gitmem.json`, its
+VS Code compatible payloads on stdin: session_id, tool_name `view`/`edit`/`create`/`bash`,
+tool_input). Copilot CLI reads only PreToolUse's answer (a deny), so gitmem enforces
+critical rules there and otherwise captures and records, silently."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import agent_project, run_agent_hook, write
+
+from gitmem.agent import copilot, state
+from gitmem.cli.main import cli
+from gitmem.repo import discover
+
+GITMEM_HOOK = shutil.which("gitmem-hook")
+pytestmark = pytest.mark.skipif(GITMEM_HOOK is None, reason="gitmem-hook is not installed")
+HOOKS = ".github/hooks/gitmem.json"
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    return agent_project(repo)
+
+
+def run_hook(project: Path, event: str, payload: dict[str, object]) -> dict[str, object] | None:
+    """Run the `bash` command `.github/hooks/gitmem.json` holds for ``event``."""
+    hooks = json.loads((project / HOOKS).read_text())["hooks"]
+    command = hooks[event][-1]["bash"]
+    base = {
+        "hook_event_name": event,
+        "session_id": "copilot-1",
+        "timestamp": "2026-11-24T07:00:00.000Z",
+        "cwd": str(project),
+    }
+    return run_agent_hook(project, command, {**base, **payload})
+
+
+def test_install_writes_its_own_file_and_uninstall_removes_it(project: Path) -> None:
+    theirs = write(project, ".github/hooks/security.json", '{"version": 1, "hooks": {}}\n')
+    runner = CliRunner()
+    result = runner.invoke(cli, ["install", "copilot"])
+    assert result.exit_code == 0 and "gitmem export copilot" in result.output
+    data = json.loads((project / HOOKS).read_text())
+    assert data["version"] == 1
+    # PascalCase names: Copilot CLI then sends the snake_case (VS Code) payloads
+    assert set(data["hooks"]) == {"UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop",
+                                  "SessionEnd"}  # fmt: skip
+    entry = data["hooks"]["PreToolUse"][0]
+    assert entry["type"] == "command" and entry["bash"].endswith("copilot pre-tool")
+    assert entry["powershell"] == "gitmem hook copilot pre-tool" and entry["timeoutSec"] == 10
+    assert "already installed" in runner.invoke(cli, ["install", "copilot"]).output
+    doctor = runner.invoke(cli, ["doctor", "--no-model"])
+    assert "copilot hooks" in doctor.output and "project: 5 events" in doctor.output
+    result = runner.invoke(cli, ["uninstall", "copilot"])
+    assert result.exit_code == 0 and "removed 5" in result.output
+    assert not (project / HOOKS).exists() and theirs.exists()
+
+
+def test_a_copilot_session_is_checked_and_captured(project: Path) -> None:
+    assert CliRunner().invoke(cli, ["install", "copilot"]).exit_code == 0
+    prompt = {"prompt": "Should api clients still send the version header?"}
+    assert run_hook(project, "UserPromptSubmit", prompt) is None  # nothing would read it
+    # a critical rule denies the edit, with the reason Copilot shows the agent
+    edit = {"tool_name": "edit", "tool_input": {
+        "path": str(project / "billing/charge.py"), "old_str": "x = 1", "new_str": "x = float(1)"}}  # fmt: skip
+    denied = run_hook(project, "PreToolUse", edit)
+    assert denied is not None and denied["permissionDecision"] == "deny"
+    assert "D-0001 (critical)" in str(denied["permissionDecisionReason"])
+    fine = {"tool_name": "create", "tool_input": {"path": "billing/new.py", "file_text": "y = 2\n"}}
+    assert run_hook(project, "PreToolUse", fine) is None
+    # after a call: recorded for the session's closing record, nothing said
+    view = {"tool_name": "view", "tool_input": {"path": "api/routes.py"},
+            "tool_result": {"result_type": "success", "text_result_for_llm": ""}}  # fmt: skip
+    assert run_hook(project, "PostToolUse", view) is None
+    assert run_hook(project, "PostToolUse", {**fine, "tool_result": {}}) is None
+    shared = discover(project).shared_state_dir
+    session = state.read_view(shared, "copilot-1")
+    assert session.read == ["api/routes.py"] and session.edited == ["billing/new.py"]
+    assert not session.shown  # nothing was shown: Copilot CLI reads no context
+    assert run_hook(project, "Stop", {"transcript_path": "", "stop_reason": "end_turn"}) is None
+    assert run_hook(project, "SessionEnd", {"reason": "complete"}) is None
+    from gitmem import capture
+
+    wal = Path(capture.wal_path(discover(project), "copilot-1")).read_text()
+    records = [json.loads(line) for line in wal.splitlines() if line.strip()]
+    prompts = [r for r in records if r.get("prompt")]
+    assert [(r["agent"], r["decisions_injected"]) for r in prompts] == [("copilot", [])]
+    closing = [r for r in records if r.get("kind") == "close"]
+    assert closing and closing[-1]["files_edited"] == ["billing/new.py"]
+    doctor = CliRunner().invoke(cli, ["doctor", "--no-model"])
+    assert "copilot pre-tool" in doctor.output
+
+
+def test_adapt_reads_both_payload_formats() -> None:
+    snake = {"session_id": "s", "tool_name": "edit",
+             "tool_input": {"path": "a.py", "old_str": "x", "new_str": "y"}}  # fmt: skip
+    adapted = copilot.adapt(snake)
+    assert adapted["tool_name"] == "Edit" and adapted["copilot_tool_name"] == "edit"
+    assert adapted["tool_input"]["file_path"] == "a.py"
+    assert adapted["tool_input"]["new_string"] == "y"
+    camel = {"sessionId": "s", "toolName": "bash", "toolArgs": '{"command": "cat a.py"}'}
+    adapted = copilot.adapt(camel)
+    assert adapted["session_id"] == "s" and adapted["tool_name"] == "Bash"
+    assert adapted["tool_input"] == {"command": "cat a.py"}
+    assert copilot.answer("prompt", None) is None
