@@ -160,11 +160,14 @@ def _fence_state(line: str, fence: str) -> str:
 
 def _prose_line(line: str, n: int) -> list[Ref]:
     out: list[Ref] = []
-    for m in _LINK.finditer(line):
+    # links outside code spans (a span may show link syntax: "links as `[text](url)`")
+    masked = _SPAN.sub(lambda m: " " * len(m.group(0)), line)
+    rest = line
+    for m in _LINK.finditer(masked):
         target = m.group(1)
         if not re.match(r"^[a-z][a-z0-9+.-]*:|^#|^mailto:", target, re.IGNORECASE):
             out.append(Ref("path", target.split("#", 1)[0].split("?", 1)[0], n, link=True))
-    rest = _LINK.sub(" ", line)
+        rest = rest[: m.start()] + " " * (m.end() - m.start()) + rest[m.end() :]
     for m in _SPAN.finditer(rest):
         out.extend(_span(m.group(2).strip(), n))
     rest = _SPAN.sub(" ", rest)
@@ -346,6 +349,23 @@ def _filename(token: str, *, prose: bool) -> bool:
         return False
     name = token.rstrip("/").rsplit("/", 1)[-1]
     return not (prose and "/" not in token and re.match(r"[A-Z][a-z]", name) and "." in name)
+
+
+# The usual placeholder names of examples: `tests/path/test_foo.py`, `my_module.py`.
+_PLACEHOLDER = re.compile(
+    r"(?:^|[/_.-])(?:foo|bar|baz|qux|quux|xyz|xxx)(?:[/_.-]|$)|(?:^|/)(?:my|your|some)[_-]",
+    re.IGNORECASE,
+)
+# Git branch namespaces: `release/3.x` or `origin/main` in a code span is a branch.
+BRANCH_NAMESPACES = frozenset(
+    {"release", "releases", "feature", "feat", "fix", "hotfix", "bugfix", "origin",
+     "upstream", "refs", "heads", "dependabot", "renovate", "chore"}
+)  # fmt: skip
+
+
+def placeholder(path: str) -> bool:
+    """A path made up for an example (``tests/path/test_foo.py``, ``my-app/config.yml``)."""
+    return bool(_PLACEHOLDER.search(path))
 
 
 def _plain_path(token: str) -> bool:

@@ -257,25 +257,29 @@ class _Checker:
         """Check one path; the repository path it names when it exists (None otherwise,
         and for what is not taken as a path)."""
         value = re.sub(r":\d+(?::\d+)?$|#L\d+.*$", "", ref.value)
+        explicit = value.startswith(("./", "../"))  # relative to the file, nowhere else
         while value.startswith("./"):
             value = value[2:]
         value = value.rstrip("/")
-        if not value or value == ".":
+        if not value or value == "." or docrefs.placeholder(value):
             return None
         if ref.link and value.startswith("/"):
             candidates = [posixpath.normpath(value.lstrip("/"))]
-        elif ref.link:
-            candidates = [posixpath.normpath(posixpath.join(base, value))]
         else:
+            # beside the file, as a Markdown renderer reads a link, then from the root, as
+            # an agent reads `docs/x.md` in .github/copilot-instructions.md
             beside = posixpath.normpath(posixpath.join(base, value))
-            candidates = [beside, posixpath.normpath(value)]
+            candidates = [beside] if explicit else [beside, posixpath.normpath(value)]
         candidates = [c for c in dict.fromkeys(candidates) if not c.startswith("..")]
         if not candidates:
             return None
-        if not ref.anchored:
-            first = [c.split("/", 1)[0] for c in candidates]
-            if not any(self.tree.is_dir(f) for f in first):
+        first = value.split("/", 1)[0]
+        at = [posixpath.normpath(posixpath.join(base, first)), first]
+        if "/" in value and not any(self.tree.is_dir(f) for f in at):
+            if not ref.anchored:
                 return None  # "client/server": not a path of this repository
+            if first in docrefs.BRANCH_NAMESPACES:
+                return None  # `release/3.x`, `origin/main`: a branch, not a folder
         self.count += 1
         if any(ch in value for ch in "*?["):
             if not any(self.tree.glob_matches(c) for c in candidates):
@@ -297,7 +301,7 @@ class _Checker:
                 self.add(doc, ref.line, section, "path", value, msg)
             return None
         where = self.tree.suggest(candidates[0] if ref.link else candidates[-1])
-        hint = f" ({where})" if where else ""
+        hint = f" ({where})" if where and f"`{value}`" not in where else ""
         kind = "link" if ref.link else "path"
         self.add(doc, ref.line, section, kind, value, f"`{value}` does not exist{hint}")
         return None

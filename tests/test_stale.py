@@ -312,3 +312,39 @@ def test_no_instruction_files(repo: Path) -> None:
     proc = subprocess.run(["gitmem", "stale"], cwd=repo, capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout == ""
     assert "no instruction files: 0 references checked" in proc.stderr
+
+
+COPILOT_MD = """\
+# Copilot instructions
+
+See [the style guide](docs/style.md#layout) before a change.
+Write links as `[text](url)` and arguments under an `Args:` heading.
+Cut a release from `release/3.x` or `release/2.x`; never push to `origin/main`.
+Run one test: `pytest tests/path/test_foo.py`.
+Old notes: [the old guide](docs/old-guide.md), and [beside this file](./docs/style.md).
+"""
+
+NESTED_MD = """\
+# pkg/providers/ Guidelines
+
+Keep API behaviour in providers, not graph/tool/output code; model/profile facts too.
+"""
+
+
+def test_what_real_instruction_files_say_is_not_taken_for_stale(repo: Path) -> None:
+    """Lines as fastmcp's, pydantic-ai's and mcp's instruction files write them (from their
+    PyPI sdists): a link read from the root in .github/, link syntax shown in a code span,
+    branch names, example paths, prose slash-words beside a nested file. Each was flagged."""
+    write(repo, "docs/style.md", "# Style\n")
+    write(repo, "pkg/providers/base.py", "")
+    write(repo, ".github/copilot-instructions.md", COPILOT_MD)
+    write(repo, "pkg/providers/AGENTS.md", NESTED_MD)
+    commit_all(repo)
+    code, report = stale(repo)
+    assert code == 1
+    assert found(report) == {  # what is really missing, and only that
+        (".github/copilot-instructions.md", 7, "link", "docs/old-guide.md"),
+        (".github/copilot-instructions.md", 7, "link", "docs/style.md"),  # ./: beside it only
+    }
+    messages = [str(f["message"]) for f in report["findings"]]  # type: ignore[union-attr]
+    assert not any("did you mean `docs/old-guide.md`" in m for m in messages)
