@@ -13,9 +13,10 @@ from ruamel.yaml import YAML
 from gitmem.cli.main import cli
 from gitmem.export import rooted_globs
 
-CURSOR = ".cursor/rules/gitmem-d-0001.mdc"
-COPILOT = ".github/instructions/gitmem-d-0001.instructions.md"
-CLAUDE = ".claude/rules/gitmem-d-0001.md"
+CURSOR = ".cursor/rules/gitmem.mdc"
+COPILOT = ".github/instructions/gitmem.instructions.md"
+CLAUDE = ".claude/rules/gitmem.md"
+SPLIT = ".cursor/rules/gitmem-d-0001.mdc"
 
 
 def front_matter(path: Path) -> dict[str, object]:
@@ -42,23 +43,29 @@ def records(repo: Path) -> None:
 
 def test_export_writes_each_format_and_keeps_it_in_step(repo: Path) -> None:
     records(repo)
+    decision(repo, "0004-sql.md", "SQL migrations are reviewed", globs=["migrations/**"],
+             body="## Decision\n\nEvery migration gets a second reviewer.\n")  # fmt: skip
     mine = write(repo, ".cursor/rules/style.mdc", "---\nalwaysApply: true\n---\nTabs.\n")
     runner = CliRunner()
     result = runner.invoke(cli, ["export", "cursor", "copilot", "claude", "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    assert report["written"] == sorted([CURSOR, COPILOT, CLAUDE])  # 0003 is superseded
-    assert report["skipped"] == [{"id": "D-0002", "reason": "no globs"}]
+    assert report["written"] == sorted([CURSOR, COPILOT, CLAUDE]) and not report["split"]
+    assert report["skipped"] == [{"id": "D-0002", "reason": "no globs"}]  # 0003: superseded
 
+    # one file per agent, scoped by every exported decision's globs
+    globs = ["billing/**", "**/*.sql", "migrations/**"]
     cursor = front_matter(repo / CURSOR)
     assert cursor == {
-        "description": "Money: integer cents (D-0001)",  # quoted: the title has ": "
-        "globs": "billing/**,**/*.sql",
+        "description": "Architectural decisions governing these files",
+        "globs": ",".join(globs),
         "alwaysApply": False,
     }
-    assert front_matter(repo / COPILOT) == {"applyTo": "billing/**,**/*.sql"}
-    assert front_matter(repo / CLAUDE) == {"paths": ["billing/**", "**/*.sql"]}
+    assert front_matter(repo / COPILOT) == {"applyTo": ",".join(globs)}
+    assert front_matter(repo / CLAUDE) == {"paths": globs}
     body = (repo / CLAUDE).read_text()
+    assert "## D-0001: Money: integer cents" in body and "## D-0004:" in body
+    assert "Old API" not in body
     assert "floats are never used for money" in body  # the L1 summary
     assert "Not under `billing/legacy/**`" in body
     assert "critical one blocks it" in body and ".continuity/decisions/0001-money.md" in body
@@ -69,21 +76,42 @@ def test_export_writes_each_format_and_keeps_it_in_step(repo: Path) -> None:
     again = json.loads(runner.invoke(cli, ["export", "--json"]).output)
     assert again["written"] == [] and len(again["unchanged"]) == 3
 
-    # the record changes: --check fails and says what would change; export follows it
+    # a record changes: --check fails and says what would change; export follows it
     decision(repo, "0001-money.md", "Money is integer cents", globs=["billing/**"])
     check = runner.invoke(cli, ["export", "--check"])
     assert check.exit_code == 1 and f"would write {CURSOR}" in check.output
-    assert "globs: billing/**\n" not in (repo / CURSOR).read_text()  # --check wrote nothing
+    assert "**/*.sql" in (repo / CURSOR).read_text()  # --check wrote nothing
     assert runner.invoke(cli, ["export"]).exit_code == 0
-    assert front_matter(repo / CURSOR)["globs"] == "billing/**"
+    assert front_matter(repo / CURSOR)["globs"] == "billing/**,migrations/**"
 
-    # superseded: its files go, a rule a person wrote stays (even one named like ours)
+    # nothing left to export: the files go; a rule a person wrote stays (even one named
+    # like ours)
     theirs = write(repo, ".cursor/rules/gitmem-notes.mdc", "---\nglobs: x/**\n---\nMine.\n")
     decision(repo, "0001-money.md", "Money is integer cents", status="deprecated")
+    decision(repo, "0004-sql.md", "SQL migrations are reviewed", status="rejected")
     result = runner.invoke(cli, ["export"])
     assert result.exit_code == 0 and f"removed {CURSOR}" in result.output
     assert not (repo / CURSOR).exists() and not (repo / COPILOT).exists()
     assert mine.read_text().endswith("Tabs.\n") and theirs.exists()
+
+
+def test_split_writes_one_file_per_decision_and_is_kept(repo: Path) -> None:
+    records(repo)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["export", "cursor"]).exit_code == 0
+    result = runner.invoke(cli, ["export", "cursor", "--split"])
+    assert result.exit_code == 0
+    assert f"wrote {SPLIT}" in result.output and f"removed {CURSOR}" in result.output
+    assert front_matter(repo / SPLIT) == {
+        "description": "Money: integer cents (D-0001)",  # quoted: the title has ": "
+        "globs": "billing/**,**/*.sql",
+        "alwaysApply": False,
+    }
+    assert "# D-0001: " in (repo / SPLIT).read_text()
+    # a later export without --split keeps the choice; --single goes back
+    assert runner.invoke(cli, ["export", "--check"]).exit_code == 0
+    result = runner.invoke(cli, ["export", "--single"])
+    assert f"wrote {CURSOR}" in result.output and f"removed {SPLIT}" in result.output
 
 
 def test_export_needs_a_target_the_first_time(repo: Path) -> None:

@@ -93,7 +93,7 @@ def test_pre_commit_rejects_violations_and_passes_clean_commits(repo: Path, tmp_
         ["git", "commit", "-q", "-m", "py only"], cwd=repo, env=env, capture_output=True, text=True
     )
     assert behind.returncode != 0
-    assert "would write .cursor/rules/gitmem-d-0001.mdc" in behind.stdout + behind.stderr
+    assert "would write .cursor/rules/gitmem.mdc" in behind.stdout + behind.stderr
     assert CliRunner().invoke(cli, ["export"]).exit_code == 0
     git(repo, "add", "-A")
     synced = subprocess.run(
