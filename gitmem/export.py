@@ -25,9 +25,9 @@ with no slash (``*.sql``, ``migrations``) matches at any depth in gitignore, so 
 and is dropped. Negated patterns (``!billing/legacy/**``) have no equivalent in these
 formats: they are left out of the globs, which makes the rule apply a little more widely
 than gitmem's own matching, never less, and the file names the exceptions. Globs that
-gitmem inferred from an imported ADR's prose are not exported (they are coarse; declare
-``globs:`` in the record to export it), and neither are decisions without globs (the
-session-start digest carries those to hook-capable agents).
+gitmem inferred from an imported ADR's prose are not exported until a person has reviewed
+them (``inferred: false`` in ``.continuity/imported.yaml``): they are coarse. Neither are
+decisions without globs (the session-start digest carries those to hook-capable agents).
 """
 
 from __future__ import annotations
@@ -135,7 +135,8 @@ def plan(
             skipped.append(Skipped(d.id, "no globs"))
             continue
         if d.globs_inferred:
-            skipped.append(Skipped(d.id, "globs inferred from prose (declare `globs:`)"))
+            reason = "globs inferred, not reviewed: `inferred: false` in .continuity/imported.yaml"
+            skipped.append(Skipped(d.id, reason))
             continue
         include, exclude = rooted_globs(d.globs)
         if not include:
