@@ -135,3 +135,21 @@ def test_gitignore_globs_become_rooted_globs() -> None:
         "**/Dockerfile", "**/Dockerfile/**",
     ]  # fmt: skip
     assert exclude == ["src/api/legacy/**", "**/*.gen.ts"]
+
+
+def test_inferred_globs_are_exported_once_reviewed(repo: Path) -> None:
+    """An imported ADR's globs, inferred from its prose, wait for a person's review."""
+    write(repo, "billing/charge.py", "x = 1\n")
+    write(repo, "docs/adr/0001-integer-cents.md",
+          "# 1. Integer cents\n\nDate: 2024-01-02\n\n## Status\n\nAccepted\n\n## Context\n\n"
+          "Rounding errors in `billing/charge.py`.\n\n## Decision\n\nAmounts are integer cents.\n")  # fmt: skip
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init"]).exit_code == 0
+    imported = repo / ".continuity" / "imported.yaml"
+    assert "inferred: true" in imported.read_text()
+    report = json.loads(runner.invoke(cli, ["export", "claude", "--json"]).output)
+    assert report["written"] == [] and "inferred: false" in report["skipped"][0]["reason"]
+    imported.write_text(imported.read_text().replace("inferred: true", "inferred: false"))
+    report = json.loads(runner.invoke(cli, ["export", "claude", "--json"]).output)
+    assert report["written"] == [CLAUDE] and report["skipped"] == []
+    assert "billing/charge.py" in (repo / CLAUDE).read_text()
