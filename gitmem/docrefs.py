@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 from gitmem.sections import headings
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+-]*)")
+# any indentation: a fence inside a list item is indented with it
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})\s*([\w+-]*)")
 _SPAN = re.compile(r"(`+)(.+?)\1")
 _LINK = re.compile(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _TOKEN = re.compile(r"[\w@+~$./:\-\[\]*?{}%<>]+")

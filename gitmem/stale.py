@@ -166,6 +166,9 @@ class _Tree:
         gone = self.history(rel)
         if gone:
             return gone
+        stem, dot, _ = rel.rpartition(".")
+        if dot and "/" not in rel[len(stem) :] and self.is_dir(stem):
+            return f"`{stem}/` is a folder now"  # a module that became a package
         name = rel.rsplit("/", 1)[-1]
         moved = sorted(f for f in self.files if f.rsplit("/", 1)[-1] == name)
         if moved:

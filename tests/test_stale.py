@@ -321,7 +321,13 @@ See [the style guide](docs/style.md#layout) before a change.
 Write links as `[text](url)` and arguments under an `Args:` heading.
 Cut a release from `release/3.x` or `release/2.x`; never push to `origin/main`.
 Run one test: `pytest tests/path/test_foo.py`.
+- Add the page to the navigation:
+        ```yaml
+        nav:
+          - Getting Started: guides/getting-started.md
+        ```
 Old notes: [the old guide](docs/old-guide.md), and [beside this file](./docs/style.md).
+Enums live in `pkg/providers.py`.
 """
 
 NESTED_MD = """\
@@ -334,7 +340,8 @@ Keep API behaviour in providers, not graph/tool/output code; model/profile facts
 def test_what_real_instruction_files_say_is_not_taken_for_stale(repo: Path) -> None:
     """Lines as fastmcp's, pydantic-ai's and mcp's instruction files write them (from their
     PyPI sdists): a link read from the root in .github/, link syntax shown in a code span,
-    branch names, example paths, prose slash-words beside a nested file. Each was flagged."""
+    branch names, example paths, prose slash-words beside a nested file, a YAML block
+    indented in a list item (instructor's). Each was flagged."""
     write(repo, "docs/style.md", "# Style\n")
     write(repo, "pkg/providers/base.py", "")
     write(repo, ".github/copilot-instructions.md", COPILOT_MD)
@@ -343,8 +350,10 @@ def test_what_real_instruction_files_say_is_not_taken_for_stale(repo: Path) -> N
     code, report = stale(repo)
     assert code == 1
     assert found(report) == {  # what is really missing, and only that
-        (".github/copilot-instructions.md", 7, "link", "docs/old-guide.md"),
-        (".github/copilot-instructions.md", 7, "link", "docs/style.md"),  # ./: beside it only
+        (".github/copilot-instructions.md", 12, "link", "docs/old-guide.md"),
+        (".github/copilot-instructions.md", 12, "link", "docs/style.md"),  # ./: beside it only
+        (".github/copilot-instructions.md", 13, "path", "pkg/providers.py"),
     }
     messages = [str(f["message"]) for f in report["findings"]]  # type: ignore[union-attr]
     assert not any("did you mean `docs/old-guide.md`" in m for m in messages)
+    assert "`pkg/providers.py` does not exist (`pkg/providers/` is a folder now)" in messages
