@@ -57,6 +57,24 @@ COPILOT_NOTE = (
 )
 
 
+# agent -> (what to know after `install`, how to register the MCP server if not in a file)
+AFTER_INSTALL: dict[str, tuple[str | None, str | None]] = {
+    "codex": (
+        CODEX_TRUST,
+        "for Codex, register the MCP server with: codex mcp add gitmem -- gitmem mcp",
+    ),
+    "gemini": (
+        GEMINI_NOTE,
+        "for Gemini CLI, register the MCP server: gemini mcp add gitmem gitmem mcp",
+    ),
+    "copilot": (
+        COPILOT_NOTE,
+        "for Copilot CLI, add the MCP server with `/mcp add` (command: gitmem mcp)",
+    ),
+    "cursor": (CURSOR_NOTE, None),
+}
+
+
 @click.command()
 @AGENT
 @click.option(
@@ -105,31 +123,21 @@ def install(agent: str, scope: str, with_mcp: bool) -> None:
         out.print(f"added {', '.join(added)} hooks to {escape(str(path))}")
     else:
         out.print(f"gitmem hooks already installed in {escape(str(path))}")
-    if which is core.CODEX:
-        out.print(escape(CODEX_TRUST))
-        if with_mcp:
-            out.print("for Codex, register the MCP server with: codex mcp add gitmem -- gitmem mcp")
+    note, mcp_hint = AFTER_INSTALL.get(which.name, (None, None))
+    if note:
+        out.print(escape(note))
+    if not with_mcp:
         return
-    if which is core.GEMINI:
-        out.print(escape(GEMINI_NOTE))
-        if with_mcp:
-            out.print("for Gemini CLI, register the MCP server: gemini mcp add gitmem gitmem mcp")
+    if mcp_hint:  # the agent registers MCP servers with its own command
+        out.print(escape(mcp_hint))
         return
-    if which is core.COPILOT:
-        out.print(escape(COPILOT_NOTE))
-        if with_mcp:
-            out.print("for Copilot CLI, add the MCP server with `/mcp add` (command: gitmem mcp)")
-        return
-    if which is core.CURSOR:
-        out.print(escape(CURSOR_NOTE))
-    if with_mcp:
-        changed = core.install_mcp(repo.root, which)
-        mcp_file = core.MCP_FILES[which.name]
-        out.print(
-            f"registered `gitmem mcp` in {mcp_file}"
-            if changed
-            else f"`gitmem mcp` already registered in {mcp_file}"
-        )
+    changed = core.install_mcp(repo.root, which)
+    mcp_file = core.MCP_FILES[which.name]
+    out.print(
+        f"registered `gitmem mcp` in {mcp_file}"
+        if changed
+        else f"`gitmem mcp` already registered in {mcp_file}"
+    )
 
 
 @click.command()
