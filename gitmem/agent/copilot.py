@@ -42,13 +42,6 @@ _TOOLS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
     "grep": ("Grep", {}),
     "glob": ("Glob", {}),
 }
-EVENT_NAMES = {  # the PascalCase names select the snake_case payloads
-    "prompt": "UserPromptSubmit",
-    "pre-tool": "PreToolUse",
-    "post-tool": "PostToolUse",
-    "stop": "Stop",
-    "session-end": "SessionEnd",
-}
 
 
 def adapt(payload: dict[str, Any]) -> dict[str, Any]:

@@ -58,15 +58,6 @@ _TOOLS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
     "Glob": ("Glob", {}),
     "LS": ("LS", {}),
 }
-EVENT_NAMES = {
-    "session-start": "sessionStart",
-    "prompt": "beforeSubmitPrompt",
-    "pre-tool": "preToolUse",
-    "post-tool": "postToolUse",
-    "stop": "stop",
-    "session-end": "sessionEnd",
-    "post-compact": "preCompact",
-}
 
 
 def adapt(payload: dict[str, Any]) -> dict[str, Any]:
