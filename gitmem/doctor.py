@@ -190,7 +190,14 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
         detail = gemini_where + "; Gemini CLI runs project hooks in a trusted folder"
         checks.append(Check("gemini hooks", True, detail))
     if cursor:
-        checks.append(Check("cursor hooks", True, cursor_where + "; Cursor loads them at start"))
+        detail = cursor_where + "; Cursor loads them at start"
+        if scopes.get("project") or scopes.get("local"):
+            # Cursor can run .claude/settings*.json hooks too (its third-party hooks option)
+            detail += (
+                "; Claude Code's are installed here too: if Cursor's third-party hooks "
+                "option is on, it runs both and captures each prompt twice"
+            )
+        checks.append(Check("cursor hooks", True, detail))
     if copilot:
         detail = copilot_where + "; rules and capture only (context: `gitmem export copilot`)"
         checks.append(Check("copilot hooks", True, detail))

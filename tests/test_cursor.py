@@ -70,6 +70,12 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
     assert "already installed" in runner.invoke(cli, ["install", "cursor"]).output
     doctor = runner.invoke(cli, ["doctor", "--no-model"])
     assert "cursor hooks" in doctor.output and "project: 7 events" in doctor.output
+    assert "captures each prompt twice" not in doctor.output
+    runner.invoke(cli, ["install", "claude"])  # Cursor may run these too
+    doctor = runner.invoke(cli, ["doctor", "--no-model", "--json"])
+    cursor_check = [c for c in json.loads(doctor.output)["checks"] if c["name"] == "cursor hooks"]
+    assert "captures each prompt twice" in cursor_check[0]["detail"]
+    runner.invoke(cli, ["uninstall", "claude"])
     result = runner.invoke(cli, ["uninstall", "cursor", "--mcp"])
     assert result.exit_code == 0 and "removed 7" in result.output
     assert json.loads((project / ".cursor" / "hooks.json").read_text()) == theirs
