@@ -63,7 +63,9 @@ EXTENSIONS = frozenset({
 })
 # fmt: on
 _TLDS = frozenset({"com", "org", "net", "io", "dev", "ai", "app", "co", "edu", "gov"})
-_RUNNERS = frozenset({"make", "npm", "pnpm", "yarn", "bun", "just", "python", "python3"})
+_RUNNERS = frozenset(
+    {"make", "npm", "pnpm", "yarn", "bun", "just", "python", "python3", "tox", "nox"}
+)
 _WRAPPERS = frozenset({"sudo", "uv", "poetry", "pipenv", "pdm", "hatch", "env", "time", "exec"})
 
 
@@ -292,6 +294,18 @@ def _runner_target(runner: str, args: list[str]) -> str | None:
         return None
     if runner == "just":
         return "just " + plain[0] if plain and "=" not in plain[0] else None
+    if runner in ("tox", "nox"):  # tox -e NAME / tox run -e NAME, nox -s NAME
+        flags = ("-e", "--env") if runner == "tox" else ("-s", "--session", "--sessions")
+        for i, arg in enumerate(args):
+            value = None
+            if arg in flags and i + 1 < len(args):
+                value = args[i + 1]
+            elif arg.startswith(flags[0]) and len(arg) > 2 and arg[2] != "-":
+                value = arg[2:]
+            if value:
+                first = value.split(",")[0].strip()
+                return f"{runner} {flags[0]} {first}" if first else None
+        return None
     if not plain or any(a.startswith(("--filter", "--workspace", "-w", "-F")) for a in args):
         return None
     if plain[0] in ("run", "run-script"):

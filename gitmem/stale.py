@@ -208,6 +208,9 @@ class _Tree:
         return f"deleted in {sha}: {subject[:80]}"
 
 
+_TASK_WORDS = {"make": "target", "just": "recipe", "tox": "environment", "nox": "session"}
+
+
 class _Checker:
     def __init__(self, root: Path, tree: _Tree, table: Table) -> None:
         self.root = root
@@ -322,16 +325,24 @@ class _Checker:
                         f"`{ref.value}`: no module `{module}` in the repository",
                     )  # fmt: skip
             return
-        name = arg.removeprefix("run ").strip()
+        name = arg.removeprefix("run ").removeprefix("-e ").removeprefix("-s ").strip()
         reader: Callable[[Path], set[str] | None]
         names: tuple[str, ...]
         if runner == "make":
             kind, names, reader = "Makefile", tasks.MAKEFILES, tasks.make_targets
         elif runner == "just":
             kind, names, reader = "justfile", tasks.JUSTFILES, tasks.just_recipes
+        elif runner == "tox":
+            if tasks.TOX_IMPLICIT.match(name):
+                return
+            kind, names, reader = "tox.ini", ("tox.ini",), tasks.tox_envs
+        elif runner == "nox":
+            kind, names, reader = "noxfile.py", ("noxfile.py",), tasks.nox_sessions
         else:
             kind, names, reader = "package.json", ("package.json",), tasks.npm_scripts
         found_file = tasks.nearest(self.root, base, names)
+        if found_file is None and runner == "tox":
+            return  # tox may be configured in pyproject.toml or setup.cfg: not read
         self.count += 1
         if found_file is None:
             msg = f"`{ref.value}`: no {kind} in {base or 'the root'} or above"
@@ -343,10 +354,12 @@ class _Checker:
         defined = self._tasks[key]
         if defined is None or name in defined:
             return
+        if runner == "nox" and re.split(r"-(?=\d)|\(", name)[0] in defined:
+            return  # a parametrized session: `tests-3.12`, `tests(django='5')`
         rel = found_file.relative_to(self.root).as_posix()
         close = difflib.get_close_matches(name, sorted(defined), n=1, cutoff=0.6)
         hint = f" (did you mean `{close[0]}`?)" if close else ""
-        what = {"make": "target", "just": "recipe"}.get(runner, "script")
+        what = _TASK_WORDS.get(runner, "script")
         msg = f"`{ref.value}`: {rel} defines no {what} `{name}`{hint}"
         self.add(doc, ref.line, section, "command", ref.value, msg)
 

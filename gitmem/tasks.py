@@ -1,8 +1,9 @@
-"""The tasks a project defines: Makefile targets, package.json scripts, justfile recipes
-and the project's own ``python -m`` modules. ``gitmem stale`` asks whether a command an
-instruction file names still exists. Each reader answers None when it cannot tell (a
-Makefile with pattern rules or computed targets, a package.json that does not parse), and
-the checker then stays silent rather than guess."""
+"""The tasks a project defines: Makefile targets, package.json scripts, justfile recipes,
+tox environments, nox sessions and the project's own ``python -m`` modules. ``gitmem
+stale`` asks whether a command an instruction file names still exists. Each reader
+answers None when it cannot tell (a Makefile with pattern rules or computed targets, a
+package.json that does not parse, a tox env_list with factors), and the checker then stays
+silent rather than guess."""
 
 from __future__ import annotations
 
@@ -15,7 +16,14 @@ _MAKE_RULE = re.compile(r"^([^\s#:=][^:=#]*?)\s*::?(?!=)")
 _MAKE_INCLUDE = re.compile(r"^-?s?include\s+(.+)$")
 _JUST_RECIPE = re.compile(r"^@?([A-Za-z_][\w-]*)(?:\s+[^:=]*)?\s*:(?!=)")
 _JUST_ALIAS = re.compile(r"^alias\s+([A-Za-z_][\w-]*)\s*:=")
+_TOX_SECTION = re.compile(r"^\[testenv:([^\]]+)\]", re.MULTILINE)
+_TOX_LIST = re.compile(r"^(?:envlist|env_list)\s*=(.*(?:\n[ \t]+.*)*)", re.MULTILINE)
+_NOX_SESSION = re.compile(
+    r"^@(?:nox\.)?session\b(\([^)]*\))?\s*\n(?:@.*\n)*\s*def\s+(\w+)", re.MULTILINE
+)
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+# tox runs `pyXY` and `pypyXY` environments without declaring them
+TOX_IMPLICIT = re.compile(r"^(?:py|pypy)\d*$")
 JUSTFILES = ("justfile", "Justfile", ".justfile")
 
 
@@ -97,6 +105,37 @@ def just_recipes(justfile: Path) -> set[str] | None:
         if m and not line.startswith(("set ", "export ")):
             out.add(m.group(1))
     return out
+
+
+def tox_envs(tox_ini: Path) -> set[str] | None:
+    """The environments tox.ini declares (``[testenv:NAME]``, ``env_list``); None when a
+    list uses factor expansion (``py{311,312}-django``): any name could exist."""
+    try:
+        text = tox_ini.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    envs = set(_TOX_SECTION.findall(text))
+    for m in _TOX_LIST.finditer(text):
+        for name in re.split(r"[\s,]+", m.group(1)):
+            if "{" in name or "}" in name:
+                return None
+            if name:
+                envs.add(name)
+    return envs
+
+
+def nox_sessions(noxfile: Path) -> set[str] | None:
+    """The sessions noxfile.py defines (``@nox.session`` functions, or their ``name=``);
+    None when it defines none that way (imported, or built in a loop)."""
+    try:
+        text = noxfile.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    out: set[str] = set()
+    for args, func in _NOX_SESSION.findall(text):
+        named = re.search(r"\bname\s*=\s*[\"']([^\"']+)", args or "")
+        out.add(named.group(1) if named else func)
+    return out or None
 
 
 def python_module(root: Path, files: set[str], module: str) -> bool | None:

@@ -304,6 +304,35 @@ def test_task_readers(tmp_path: Path) -> None:
     assert tasks.python_module(tmp_path, files, "pkg.gone") is False
     assert tasks.python_module(tmp_path, files, "pytest") is None
     assert tasks.nearest(tmp_path, "src/pkg", ("package.json",)) == pj
+    tox = write(tmp_path, "tox.ini", "[tox]\nenv_list =\n    lint\n    py312\n[testenv:docs]\n")
+    assert tasks.tox_envs(tox) == {"lint", "py312", "docs"}
+    write(tmp_path, "tox.ini", "[tox]\nenvlist = py{311,312}-django, lint\n")
+    assert tasks.tox_envs(tox) is None  # factors: any name may exist
+    nox = write(tmp_path, "noxfile.py", (
+        "import nox\n\n@nox.session(python=['3.12'])\ndef tests(session): ...\n\n"
+        "@nox.session(name='type-check')\n@nox.parametrize('x', [1])\ndef mypy(session, x): ...\n"
+    ))  # fmt: skip
+    assert tasks.nox_sessions(nox) == {"tests", "type-check"}
+    write(tmp_path, "noxfile.py", "from tools.nox_sessions import *\n")
+    assert tasks.nox_sessions(nox) is None
+
+
+def test_tox_and_nox_commands_are_checked(repo: Path) -> None:
+    write(repo, "tox.ini", "[tox]\nenv_list = lint, py312\n[testenv:docs]\n")
+    write(repo, "noxfile.py", "import nox\n\n@nox.session(python=['3.11', '3.12'])\ndef tests(s): ...\n")
+    write(repo, "AGENTS.md", (
+        "# Checks\n\nRun `tox -e lint`, `tox -e py311` and `tox run -e type`.\n"
+        "Then `nox -s tests-3.12` and `nox -s test`.\n"
+    ))  # fmt: skip
+    commit_all(repo)
+    code, report = stale(repo)
+    assert code == 1 and found(report) == {
+        ("AGENTS.md", 3, "command", "tox -e type"),
+        ("AGENTS.md", 4, "command", "nox -s test"),
+    }
+    by_ref = {f["ref"]: f["message"] for f in report["findings"]}  # type: ignore[union-attr]
+    assert "tox.ini defines no environment `type`" in by_ref["tox -e type"]
+    assert "(did you mean `tests`?)" in by_ref["nox -s test"]
 
 
 def test_no_instruction_files(repo: Path) -> None:
