@@ -138,7 +138,7 @@ def plan(
             reason = "globs inferred, not reviewed: `inferred: false` in .continuity/imported.yaml"
             skipped.append(Skipped(d.id, reason))
             continue
-        include, exclude = rooted_globs(d.globs)
+        include, exclude = rooted_globs(d.globs, repo.root)
         if not include:
             skipped.append(Skipped(d.id, "only negated globs"))
             continue
@@ -202,21 +202,22 @@ def _slug(ident: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", ident.lower()).strip("-") or "decision"
 
 
-def rooted_globs(globs: tuple[str, ...]) -> tuple[list[str], list[str]]:
-    """gitignore-style globs as root-relative ones: (included, excluded)."""
+def rooted_globs(globs: tuple[str, ...], root: Path | None = None) -> tuple[list[str], list[str]]:
+    """gitignore-style globs as root-relative ones: (included, excluded). With ``root``, a
+    literal path that is a file there is not also taken for a folder."""
     include: list[str] = []
     exclude: list[str] = []
     for glob in globs:
         text = glob.strip()
         negated = text.startswith("!")
         out = exclude if negated else include
-        for g in _rooted(text[1:] if negated else text):
+        for g in _rooted(text[1:] if negated else text, root):
             if g not in out:
                 out.append(g)
     return include, exclude
 
 
-def _rooted(glob: str) -> list[str]:
+def _rooted(glob: str, root: Path | None = None) -> list[str]:
     folder_only = glob.endswith("/")
     body = glob.rstrip("/")
     anchored = body.startswith("/") or "/" in body
@@ -232,6 +233,8 @@ def _rooted(glob: str) -> list[str]:
         return [body + "/**"]
     if "*" in last and "." in last:  # `*.sql`: files, not folders
         return [body]
+    if root is not None and not any(c in body for c in "*?[") and (root / body).is_file():
+        return [body]  # `paydash/money.py`: the file itself
     return [body, body + "/**"]  # a file, or a folder and everything in it
 
 

@@ -4,6 +4,7 @@ kept in step with the records (rewritten, removed), never touching a rule a pers
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -153,3 +154,16 @@ def test_inferred_globs_are_exported_once_reviewed(repo: Path) -> None:
     report = json.loads(runner.invoke(cli, ["export", "claude", "--json"]).output)
     assert report["written"] == [CLAUDE] and report["skipped"] == []
     assert "billing/charge.py" in (repo / CLAUDE).read_text()
+
+
+def test_a_file_glob_stays_a_file_and_stale_leaves_exports_alone(repo: Path) -> None:
+    records(repo)
+    decision(repo, "0005-charge.md", "One charge entry point", globs=["billing/charge.py"])
+    assert CliRunner().invoke(cli, ["export", "claude"]).exit_code == 0
+    paths = front_matter(repo / CLAUDE)["paths"]
+    assert "billing/charge.py" in paths and "billing/charge.py/**" not in paths  # type: ignore[operator]
+    # the exported file is made from the records: `gitmem stale` does not read it
+    proc = subprocess.run(
+        ["gitmem", "stale", "--json"], cwd=repo, capture_output=True, text=True, check=False
+    )
+    assert json.loads(proc.stdout)["files"] == []
