@@ -247,7 +247,7 @@ def render(target: Target, d: Decision, include: list[str], exclude: list[str]) 
 
 def render_all(target: Target, entries: list[Entry]) -> str:
     """The one rule file holding every exported decision, scoped by all their globs."""
-    union = list(dict.fromkeys(g for _, include, _ in entries for g in include))
+    union = _covering(list(dict.fromkeys(g for _, include, _ in entries for g in include)))
     source = "from the records in .continuity/ and the ADR folders: edit them, not this file"
     head = _front(target, "Architectural decisions governing these files", union, source)
     lines = [
@@ -260,6 +260,13 @@ def render_all(target: Target, entries: list[Entry]) -> str:
     for d, include, exclude in entries:
         lines += ["", *_entry(d, include, exclude, "##")]
     return "\n".join([*lines, ""])
+
+
+def _covering(globs: list[str]) -> list[str]:
+    """``globs`` without those another already covers (``db/migrations/**`` under
+    ``db/**``), in order."""
+    folders = [g[:-2] for g in globs if g.endswith("/**") and not any(c in g[:-3] for c in "*?[")]
+    return [g for g in globs if not any(g != f + "**" and g.startswith(f) for f in folders)]
 
 
 def _front(target: Target, description: str, include: list[str], source: str) -> list[str]:

@@ -158,10 +158,13 @@ def test_inferred_globs_are_exported_once_reviewed(repo: Path) -> None:
 
 def test_a_file_glob_stays_a_file_and_stale_leaves_exports_alone(repo: Path) -> None:
     records(repo)
-    decision(repo, "0005-charge.md", "One charge entry point", globs=["billing/charge.py"])
+    write(repo, "api/routes.py", "")
+    decision(repo, "0005-routes.md", "One routes module", globs=["api/routes.py"])
+    decision(repo, "0006-refunds.md", "Refunds are idempotent", globs=["billing/refunds/**"])
     assert CliRunner().invoke(cli, ["export", "claude"]).exit_code == 0
-    paths = front_matter(repo / CLAUDE)["paths"]
-    assert "billing/charge.py" in paths and "billing/charge.py/**" not in paths  # type: ignore[operator]
+    # a file stays a file; a glob another covers is not repeated (billing/** holds refunds)
+    assert front_matter(repo / CLAUDE)["paths"] == ["billing/**", "**/*.sql", "api/routes.py"]
+    assert "governing `billing/refunds/**`" in (repo / CLAUDE).read_text()
     # the exported file is made from the records: `gitmem stale` does not read it
     proc = subprocess.run(
         ["gitmem", "stale", "--json"], cwd=repo, capture_output=True, text=True, check=False
