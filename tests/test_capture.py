@@ -118,6 +118,20 @@ def test_prompts_become_commits_on_an_orphan_ref(project: Path) -> None:
     assert "decisions shown: D-0001" in shown.stdout and "prompt 2:" in shown.stdout
 
 
+def test_a_repository_without_gitmem_gets_no_capture(repo: Path) -> None:
+    """Hooks installed for a user run in every repository: one that never adopted gitmem
+    (no `.continuity/`) is left without refs or write-ahead files of ours."""
+    write(repo, "a.py", "x = 1\n")
+    commit_all(repo, "init")
+    session = {"session_id": "elsewhere", "cwd": str(repo)}
+    assert hook("prompt", {**session, "prompt": "rename a.py to b.py"}, repo) == ""
+    hook("stop", session, repo)
+    hook("session-end", {**session, "reason": "exit"}, repo)
+    time.sleep(1.0)  # a flusher, had one started, would have committed by now
+    assert git(repo, "for-each-ref", "refs/gitmem") == ""
+    assert not Path(capture.wal_path(discover(repo), "elsewhere")).exists()
+
+
 def test_retrieval_corrections_name_unshown_governing_decisions(project: Path) -> None:
     r = discover(project)
     hook(

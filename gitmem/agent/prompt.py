@@ -84,9 +84,13 @@ def capture(
 ) -> None:
     """Record the prompt (redacted) in the write-ahead file; a closing record also starts
     a flush. Capture problems are logged for `gitmem doctor` and never cost the agent its
-    context."""
+    context. Only in a repository that uses gitmem (it has ``.continuity/``): hooks
+    installed for a user run in every repository they open, and one that never adopted
+    gitmem gets no refs of ours."""
     try:
         if not settings.get("enabled", True):
+            return
+        if not os.path.isdir(os.path.join(loc.root, ".continuity")):
             return
         from gitmem import capture as wal
         from gitmem import redact
