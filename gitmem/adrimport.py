@@ -21,7 +21,7 @@ from collections import defaultdict
 from pathlib import Path, PurePosixPath
 
 from gitmem import markup, sections, validate
-from gitmem.vocab import ADR_STATUS_WORDS
+from gitmem.vocab import ADR_STATUS_WORDS, CJK_KEYS, CJK_STATUS_WORDS
 
 CANDIDATE_DIRS = (
     "docs/adr",
@@ -38,10 +38,21 @@ _NUMBER = re.compile(r"^(?:[A-Za-z]+[-_ ]?)?0*(\d+)")
 _SKIP_NAMES = {"readme", "index", "template", "adr-template", "0000-template", "summary"}
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)|\b(?:ADR|RFC)[-_ ]?0*(\d+)\b", re.IGNORECASE)
 # "Status: Accepted", "* **Status**: Accepted", "> **Status:** Accepted", "## Status: Accepted"
-_STATUS_LINE = re.compile(sections.KEY_LINE + r"status\**[ \t]*:[ \t]*(.+)$", re.I | re.M)
-_DATE_LINE = re.compile(
-    sections.KEY_LINE + r"date\**[ \t]*:[ \t]*\**[ \t]*(\d{4}-\d{2}-\d{2})", re.I | re.M
+_STATUS_LINE = re.compile(
+    sections.KEY_LINE + sections.STATUS_KEY + r"\**[ \t]*[:：][ \t]*(.+)$", re.I | re.M
 )
+_DATE_LINE = re.compile(
+    sections.KEY_LINE
+    + sections.DATE_KEY
+    + r"\**[ \t]*[:：][ \t]*\**[ \t]*(\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}日)",
+    re.I | re.M,
+)
+_CJK_DATE = re.compile(r"(\d{4})年(\d{1,2})月(\d{1,2})日")
+# the CJK status words, longest first: at one position the longer word wins
+_CJK_STATUS = re.compile("|".join(sorted(CJK_STATUS_WORDS, key=len, reverse=True)))
+# "被 ADR-0005 取代" / "ADR-0005 により置き換え": superseded by; "取代 ADR-0003": supersedes
+_CJK_SUPERSEDED_BY = re.compile(r"被.*(?:取代|替代|代替)|(?:により|で|に)置き?換え")
+_CJK_SUPERSEDES = re.compile(r"取代|替代|代替|を置き?換え")
 # a status struck through is one the record no longer has: "~~Proposed~~ **Accepted**",
 # or the choices of a template left struck: "~~Proposed~~ | **Accepted** | ~~Deprecated~~"
 _STRUCK = re.compile(r"~~[^~\n]*~~")
@@ -199,6 +210,9 @@ def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
         if word.lower() in ADR_STATUS_WORDS:
             status = ADR_STATUS_WORDS[word.lower()]
             break
+    cjk = _CJK_STATUS.search(text[:40]) if status is None else None
+    if cjk:
+        status = CJK_STATUS_WORDS[cjk.group(0)]
     supersedes: list[str] = []
     superseded_by: list[str] = []
     for line in text.splitlines():
@@ -213,12 +227,21 @@ def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
             superseded_by.extend(targets)
         elif "supersedes" in low or "replaces" in low:
             supersedes.extend(targets)
+        elif targets and _CJK_SUPERSEDED_BY.search(line):
+            status = "superseded" if status in (None, "accepted") else status
+            superseded_by.extend(targets)
+        elif targets and _CJK_SUPERSEDES.search(line):
+            supersedes.extend(targets)
     return status, supersedes, superseded_by
 
 
 def parse_date(body: str) -> str | None:
     match = _DATE_LINE.search(body)
     if match:
+        cjk = _CJK_DATE.match(match.group(1))  # 2024年1月2日
+        if cjk:
+            year, month, day = (int(g) for g in cjk.groups())
+            return f"{year:04d}-{month:02d}-{day:02d}"
         return match.group(1)
     for value in table_values(body, "date"):
         match = _ISO_DATE.match(value)
@@ -260,7 +283,8 @@ def _cells(line: str) -> list[str]:
 
 
 def _cell_name(cell: str) -> str:
-    return cell.strip("*_ ").rstrip(":").strip("*_ ").lower()
+    name = cell.strip("*_ ").rstrip(":：").strip("*_ ").lower()
+    return CJK_KEYS.get(name, name)
 
 
 def ref_id(target: str, prefix: str) -> str | None:

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 # 15: the FTS5 mirror holds runs of CJK characters as pairs (`entities.cjk_pairs`).
 # 16: summaries clip at "。", "！" and "？", and drop announcements ending in "：".
 # 17: a title ending "(Supersedes ADR-0011)" links the pair.
-SCHEMA_VERSION = "17"
+SCHEMA_VERSION = "18"
 TABLE_NAME = "table.sqlite"
 
 

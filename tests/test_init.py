@@ -334,6 +334,44 @@ def test_status_and_date_as_headings_struck_through_or_misspelt(repo: Path) -> N
     assert not catalog.problems, catalog.problems
 
 
+def test_chinese_and_japanese_logs(repo: Path) -> None:
+    """ADR logs written in Chinese or Japanese: their status words and section names
+    (状态 / ステータス, 决策 / 決定, 日期 / 日付 with a full-width colon and 2024年3月5日),
+    a table row, and supersession as they write it ("ADR-0003 により置き換え", "被 ... 取代",
+    "[ADR-0002](...) を置き換える"). Before, each record read as accepted with no date and
+    its date line for a summary."""
+    folder = "docs/adr"
+    write(repo, "services/payment/ledger.py", "")
+    write(repo, f"{folder}/0001-postgres.md", (
+        "# 1. 使用 PostgreSQL\n\n日期：2024年3月5日\n\n## 状态\n\n已接受，后被 ADR-0004 取代\n\n"
+        "## 背景\n\n`services/payment/ledger.py` 直接写入账本表。\n\n"
+        "## 决策\n\n所有服务使用 PostgreSQL 15 作为唯一的记录系统。\n"
+    ))  # fmt: skip
+    write(repo, f"{folder}/0002-queue.md", (
+        "# 2. 支払いイベントはキューで処理する\n\n日付: 2024-04-01\n\n## ステータス\n\n"
+        "承認済み。ADR-0003 により置き換え\n\n## 決定\n\nワーカーが非同期に処理する。\n"
+    ))  # fmt: skip
+    write(repo, f"{folder}/0003-kafka.md", (
+        "# 3. Kafka を使う\n\n| ステータス | 日付 |\n|---|---|\n| 採用 | 2024-06-01 |\n\n"
+        "[ADR-0002](0002-queue.md) を置き換える。\n\n## 決定\n\nKafka に書き込む。\n"
+    ))  # fmt: skip
+    write(repo, f"{folder}/0004-cockroach.md", (
+        "# 4. 使用 CockroachDB\n\n## 状态\n\n已采纳\n\n## 决策\n\n迁移到 CockroachDB。\n"
+    ))  # fmt: skip
+    write(repo, f"{folder}/0005-cache.md", "# 5. 缓存\n\n状态：提议\n\n## 决策\n\n加一层缓存。\n")
+    catalog = initialised(repo, "cjk logs")
+    pg, queue, kafka, cockroach, cache = (catalog.get(n) for n in ("1", "2", "3", "4", "5"))
+    assert (pg.status, pg.date, pg.superseded_by) == ("superseded", "2024-03-05", (cockroach.id,))
+    assert pg.summary == "所有服务使用 PostgreSQL 15 作为唯一的记录系统。"
+    assert (queue.status, queue.date, queue.superseded_by) == ("superseded", "2024-04-01",
+                                                             (kafka.id,))  # fmt: skip
+    assert queue.summary == "ワーカーが非同期に処理する。"
+    assert (kafka.status, kafka.date, kafka.supersedes) == ("accepted", "2024-06-01", (queue.id,))
+    assert (cockroach.status, cockroach.supersedes) == ("accepted", (pg.id,))
+    assert cache.status == "proposed"
+    assert not catalog.problems, catalog.problems
+
+
 def test_supersession_on_lines_of_its_own(repo: Path) -> None:
     """Many logs keep "- **Supersedes:** ADR-010 (title)" beside Status and Date, or quote
     them in a block: those lines link the pair, only by the references that open them."""
