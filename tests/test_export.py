@@ -170,3 +170,12 @@ def test_a_file_glob_stays_a_file_and_stale_leaves_exports_alone(repo: Path) -> 
         ["gitmem", "stale", "--json"], cwd=repo, capture_output=True, text=True, check=False
     )
     assert json.loads(proc.stdout)["files"] == []
+
+
+def test_export_says_when_the_agents_hooks_already_bring_the_decisions(repo: Path) -> None:
+    records(repo)
+    runner = CliRunner()
+    assert "already bring these decisions" not in runner.invoke(cli, ["export", "claude"]).output
+    assert runner.invoke(cli, ["install", "claude"]).exit_code == 0
+    result = runner.invoke(cli, ["export", "claude", "copilot"])
+    assert "gitmem's hooks for claude already bring these decisions" in result.output

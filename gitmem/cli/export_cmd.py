@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import click
 
 from gitmem import compile as compiler
@@ -54,6 +57,13 @@ def export(targets: tuple[str, ...], check: bool, split: bool | None, json_: boo
         skipped = ", ".join(f"{s.id} ({s.reason})" for s in plan.skipped)
         if skipped:
             err.print(f"not exported: {skipped}", markup=False)
+        hooked = _hooked(repo.root, chosen)
+        if hooked:
+            err.print(
+                f"note: gitmem's hooks for {', '.join(hooked)} already bring these decisions "
+                "as the work reaches them; the export is for those who run the agent without "
+                "gitmem (with both, the agent reads them twice)"
+            )
         if not split and plan.largest > core.SPLIT_HINT_CHARS:
             err.print(
                 f"note: {plan.largest:,} characters reach the agent with any governed file; "
@@ -68,3 +78,12 @@ def export(targets: tuple[str, ...], check: bool, split: bool | None, json_: boo
         )
     if check and plan.changes:
         raise SystemExit(1)
+
+
+def _hooked(root: Path, targets: list[str]) -> list[str]:
+    """The targets whose agent has gitmem's hooks installed in this project."""
+    from gitmem.agent import install
+
+    home = Path(os.path.expanduser("~"))
+    agents = {"claude": install.CLAUDE, "cursor": install.CURSOR}
+    return [t for t in targets if t in agents and install.installed_scopes(root, home, agents[t])]
