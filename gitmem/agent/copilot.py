@@ -25,8 +25,7 @@ Built-in modules only: the tool-call hooks import this module.
 
 from __future__ import annotations
 
-from gitmem import leanjson
-from gitmem.agent.toolpaths import renamed
+from gitmem.agent.toolpaths import translate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,31 +50,20 @@ def adapt(payload: dict[str, Any]) -> dict[str, Any]:
     for camel, snake in (("sessionId", "session_id"), ("toolName", "tool_name")):
         if snake not in out and camel in out:
             out[snake] = out[camel]
-    tool_input = out.get("tool_input", out.get("toolArgs"))
-    if isinstance(tool_input, str):  # "parsed from JSON string when possible"
-        try:
-            tool_input = leanjson.loads(tool_input)
-        except ValueError:
-            tool_input = None
-    name = out.get("tool_name")
-    spec = _TOOLS.get(name) if isinstance(name, str) else None
-    if not isinstance(tool_input, dict):
-        return out
-    out["tool_input"] = tool_input
-    if spec is None:  # MCP and new tools: read through their path-like arguments
-        return out
-    claude, renames = spec
-    out.update(tool_name=claude, tool_input=renamed(tool_input, renames), copilot_tool_name=name)
-    return out
+    if "tool_input" not in out and "toolArgs" in out:
+        out["tool_input"] = out["toolArgs"]
+    return translate(out, _TOOLS, "copilot")
 
 
 def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
     """A deny as Copilot CLI reads it (the top-level fields of its reference, and the
     ``hookSpecificOutput`` form of the VS Code format); nothing else is read."""
-    specific = result.get("hookSpecificOutput") if result else None
-    if event != "pre-tool" or not isinstance(specific, dict):
+    if event != "pre-tool" or not result:
+        return None
+    specific = result.get("hookSpecificOutput")
+    if not isinstance(specific, dict):
         return None
     if specific.get("permissionDecision") != "deny":
         return None
     reason = str(specific.get("permissionDecisionReason") or "")
-    return {"permissionDecision": "deny", "permissionDecisionReason": reason, **(result or {})}
+    return {"permissionDecision": "deny", "permissionDecisionReason": reason, **result}

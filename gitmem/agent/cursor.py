@@ -31,10 +31,7 @@ Built-in modules only: the tool-call hooks import this module.
 
 from __future__ import annotations
 
-import os
-
-from gitmem import leanjson
-from gitmem.agent.toolpaths import renamed
+from gitmem.agent.toolpaths import translate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -71,27 +68,7 @@ def adapt(payload: dict[str, Any]) -> dict[str, Any]:
     cwd = out.get("cwd")
     if not (isinstance(cwd, str) and cwd) and isinstance(roots, list) and roots:
         out["cwd"] = roots[0] if isinstance(roots[0], str) else None
-    tool_input = out.get("tool_input")
-    if isinstance(tool_input, str):  # MCP arguments may come as a JSON string
-        try:
-            tool_input = leanjson.loads(tool_input)
-        except ValueError:
-            tool_input = None
-    name = out.get("tool_name")
-    if not isinstance(name, str) or not isinstance(tool_input, dict):
-        return out
-    spec = _TOOLS.get(name)
-    if spec is None:
-        out["tool_input"] = tool_input
-        return out
-    claude, renames = spec
-    if claude == "Bash":
-        folder = tool_input.get("working_directory") or tool_input.get("cwd")
-        if isinstance(folder, str) and folder:
-            base = out.get("cwd")
-            out["cwd"] = os.path.join(base, folder) if isinstance(base, str) else folder
-    out.update(tool_name=claude, tool_input=renamed(tool_input, renames), cursor_tool_name=name)
-    return out
+    return translate(out, _TOOLS, "cursor", ("working_directory", "cwd"))
 
 
 def empty(event: str) -> dict[str, Any]:

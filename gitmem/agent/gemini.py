@@ -22,9 +22,7 @@ Built-in modules only: the tool-call hooks import this module.
 
 from __future__ import annotations
 
-import os
-
-from gitmem.agent.toolpaths import renamed
+from gitmem.agent.toolpaths import translate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,21 +56,8 @@ EVENT_NAMES = {
 
 def adapt(payload: dict[str, Any]) -> dict[str, Any]:
     """The payload with Gemini's tool name and arguments as Claude Code names them (the
-    original name is kept as ``gemini_tool_name``)."""
-    name = payload.get("tool_name")
-    spec = _TOOLS.get(name) if isinstance(name, str) else None
-    tool_input = payload.get("tool_input")
-    if spec is None or not isinstance(tool_input, dict):
-        return payload
-    claude_name, renames = spec
-    adapted = renamed(tool_input, renames)
-    out = {**payload, "tool_name": claude_name, "tool_input": adapted, "gemini_tool_name": name}
-    if claude_name == "Bash":  # the command runs in dir_path (relative to cwd), if given
-        folder = tool_input.get("dir_path") or tool_input.get("directory")
-        cwd = payload.get("cwd")
-        if isinstance(folder, str) and folder and isinstance(cwd, str):
-            out["cwd"] = os.path.join(cwd, folder)
-    return out
+    original name is kept as ``gemini_tool_name``); a shell command runs in ``dir_path``."""
+    return translate(payload, _TOOLS, "gemini", ("dir_path", "directory"))
 
 
 def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:

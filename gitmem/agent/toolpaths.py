@@ -12,6 +12,8 @@ milliseconds).
 
 from __future__ import annotations
 
+import os
+
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
     from typing import Any
@@ -247,15 +249,48 @@ def touched(tool_name: str, tool_input: Any) -> tuple[list[str], bool]:
     return [p for p in paths if isinstance(p, str) and p.strip()][:MAX_PATHS], False
 
 
-def renamed(tool_input: dict[str, Any], renames: dict[str, tuple[str, ...]]) -> dict[str, Any]:
-    """``tool_input`` with each Claude Code argument set from the first of another agent's
-    names for it that holds a non-empty string (Gemini CLI, Cursor and Copilot CLI name
-    them differently, and differently across releases)."""
-    out = dict(tool_input)
+def translate(
+    payload: dict[str, Any],
+    tools: dict[str, tuple[str, dict[str, tuple[str, ...]]]],
+    agent: str,
+    folder_keys: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """Another agent's tool call as Claude Code would send it (Gemini CLI, Cursor and
+    Copilot CLI name tools and arguments differently, and differently across releases).
+    ``tools``: their tool -> (Claude Code's tool, {Claude argument: their names for it,
+    the first holding a non-empty string wins}); the original name is kept as
+    ``<agent>_tool_name``. Arguments sent as a JSON string are parsed. A shell command's
+    folder (the first of ``folder_keys``) is joined to ``cwd``. ``payload`` itself comes
+    back when there is nothing to translate."""
+    tool_input = payload.get("tool_input")
+    if isinstance(tool_input, str):  # MCP arguments, Copilot's camelCase `toolArgs`
+        from gitmem import leanjson
+
+        try:
+            tool_input = leanjson.loads(tool_input)
+        except ValueError:
+            return payload
+    name = payload.get("tool_name")
+    if not isinstance(name, str) or not isinstance(tool_input, dict):
+        return payload
+    spec = tools.get(name)
+    if spec is None:  # MCP and new tools: read through their path-like arguments
+        return (
+            payload
+            if tool_input is payload.get("tool_input")
+            else {**payload, "tool_input": tool_input}
+        )
+    claude, renames = spec
+    adapted = dict(tool_input)
     for ours, theirs in renames.items():
         for key in theirs:
             value = tool_input.get(key)
             if isinstance(value, str) and value:
-                out[ours] = value
+                adapted[ours] = value
                 break
+    out = {**payload, "tool_name": claude, "tool_input": adapted, f"{agent}_tool_name": name}
+    folder = next((tool_input[k] for k in folder_keys if tool_input.get(k)), None)
+    cwd = payload.get("cwd")
+    if claude == "Bash" and isinstance(folder, str) and isinstance(cwd, str):
+        out["cwd"] = os.path.join(cwd, folder)  # the command runs there
     return out
