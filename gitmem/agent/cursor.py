@@ -37,7 +37,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from gitmem.location import Location
 
 _FILE_KEYS = ("file_path", "target_file", "path", "filePath", "absolute_path")
 _TEXT_KEYS = ("content", "contents", "code_edit", "streamingContent")
@@ -76,11 +75,9 @@ def empty(event: str) -> dict[str, Any]:
     return {"continue": True} if event == "prompt" else {}
 
 
-def answer(
-    loc: Location, event: str, payload: dict[str, Any], result: dict[str, Any] | None
-) -> dict[str, Any]:
-    """A Claude Code answer as Cursor reads it; a prompt's context is held for the next
-    tool result (gitmem.agent.tooluse.post_tool delivers it)."""
+def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any]:
+    """A Claude Code answer as Cursor reads it (a prompt's context was held by the runner
+    for the next tool result: see gitmem.agent.runner.HELD)."""
     specific = result.get("hookSpecificOutput") if result else None
     if not isinstance(specific, dict):
         specific = {}
@@ -91,10 +88,6 @@ def answer(
             return {"permission": "deny", "user_message": reason, "agent_message": reason}
         return {}
     if event == "prompt":
-        if text:
-            from gitmem.agent import state
-
-            state.hold(loc.shared_state_dir, str(payload.get("session_id") or ""), text)
         return empty(event)
     if event in ("session-start", "post-tool") and text:
         return {"additional_context": text}  # at most common.MAX_EVENT_CHARS

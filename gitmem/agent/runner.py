@@ -31,6 +31,10 @@ EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-e
 # CLI's are translated (see gitmem.agent.gemini, .cursor and .copilot). gitmem.agent.install.AGENTS
 # names the same agents: this module stays import-light and cannot load it.
 AGENTS = ("claude", "codex", "gemini", "cursor", "copilot")
+# Where an agent's hook cannot add context, what gitmem has to say waits for the next
+# tool result: a rule's advisory before an edit (Gemini CLI, Cursor), a prompt's
+# decisions (Cursor's beforeSubmitPrompt).
+HELD = {"gemini": ("pre-tool",), "cursor": ("pre-tool", "prompt")}
 AGENT_KEY = "gitmem_agent"  # set in the payload for the handlers (capture records it)
 USAGE = (
     "usage: gitmem-hook AGENT EVENT  (AGENT: "
@@ -133,14 +137,14 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
 
             payload = copilot_hooks.adapt(payload)
         # Gemini CLI's and Cursor's before-tool hooks cannot add context: they enforce
-        # rules, and the after-tool hooks bring the decisions of whatever was touched.
-        # Copilot CLI reads no context at all: rules and capture only.
+        # rules, and the after-tool hooks bring the decisions of whatever was touched
+        # (and what was held for them, see HELD). Copilot CLI reads no context at all:
+        # rules and capture only.
         translated = gemini or cursor
         if event == "pre-tool":
             from gitmem.agent import tooluse
 
-            rules_only = translated or copilot
-            result = tooluse.pre_tool(loc, payload, rules_only=rules_only, hold=not copilot)
+            result = tooluse.pre_tool(loc, payload, rules_only=translated or copilot)
         elif event == "post-tool":
             from gitmem.agent import tooluse
 
@@ -155,12 +159,14 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             if event == "session-start":
                 claude.autostart_daemon(loc)
             result = claude.HANDLERS[event](loc, payload)
+        if event in HELD.get(agent, ()):
+            result = _hold(shared, payload, result)
         if gemini:
             from gitmem.agent.gemini import answer
 
             result = answer(event, result)
         elif cursor:
-            result = cursor_hooks.answer(loc, event, payload, result)
+            result = cursor_hooks.answer(event, result)
         elif copilot:
             result = copilot_hooks.answer(event, result)
         _record_success(shared, agent, event, (time.perf_counter() - started) * 1000)
@@ -168,6 +174,19 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         _log_error(shared or _guess_shared(), event, _describe(exc), agent)
         result = _nothing(agent, event)
     return _emit(out, result)
+
+
+def _hold(shared: str, payload: dict[str, Any], result: dict[str, Any] | None) -> Any:
+    """Keep an answer's context for the session's next tool result (delivered by
+    ``tooluse.post_tool``); a deny goes through as it is."""
+    specific = result.get("hookSpecificOutput") if result else None
+    text = specific.get("additionalContext") if isinstance(specific, dict) else None
+    if not text:
+        return result
+    from gitmem.agent import state
+
+    state.hold(shared, str(payload.get("session_id") or ""), str(text))
+    return None
 
 
 def _nothing(agent: str, event: str) -> dict[str, Any] | None:

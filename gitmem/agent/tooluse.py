@@ -160,13 +160,12 @@ class _Reading:
 
 
 def pre_tool(
-    loc: Location, payload: dict[str, Any], *, rules_only: bool = False, hold: bool = True
+    loc: Location, payload: dict[str, Any], *, rules_only: bool = False
 ) -> dict[str, Any] | None:
     """Before a tool call: a deny when an edit breaks a critical rule, else the decisions
-    governing the touched paths. ``rules_only``: the deny alone, other rules' advisories
-    held for the call's result if ``hold`` (Gemini CLI's and Cursor's before-tool hooks
-    cannot add context; their after-tool hooks bring the decisions, see ``post_tool``;
-    Copilot CLI's cannot either, and has no such hook)."""
+    governing the touched paths. ``rules_only``: the deny, or other rules' advisories,
+    alone (for agents whose before-tool hook cannot add context: the runner holds them
+    for the call's result or drops them, and the after-tool hook brings the decisions)."""
     pm = open_map(loc)
     if pm is None:
         return None
@@ -184,10 +183,7 @@ def pre_tool(
         if denied is not None:
             return denied
     if rules_only:
-        if advisories and hold:  # said with the call's result instead (see post_tool)
-            sid = str(payload.get("session_id") or "")
-            state.hold(loc.shared_state_dir, sid, "\n".join(advisories))
-        return None
+        return context("pre-tool", "\n".join(advisories))
     result = _inject_new(loc, payload, "pre-tool", hits, BUDGET_PRE_TOOL)
     if not advisories:
         return result
