@@ -31,6 +31,7 @@ EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-e
 # CLI's are translated (see gitmem.agent.gemini, .cursor and .copilot). gitmem.agent.install.AGENTS
 # names the same agents: this module stays import-light and cannot load it.
 AGENTS = ("claude", "codex", "gemini", "cursor", "copilot")
+TRANSLATED = ("gemini", "cursor", "copilot")  # modules of gitmem.agent: adapt() and answer()
 # Where an agent's hook cannot add context, what gitmem has to say waits for the next
 # tool result: a rule's advisory before an edit (Gemini CLI, Cursor), a prompt's
 # decisions (Cursor's beforeSubmitPrompt).
@@ -97,7 +98,6 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
     out = stdout if stdout is not None else sys.stdout
     shared: str | None = None
     result: dict[str, Any] | None = None
-    cursor = agent == "cursor"
     try:
         raw = (stdin if stdin is not None else sys.stdin.buffer).read()
         if isinstance(raw, bytes):
@@ -108,10 +108,15 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             raise ValueError(f"stdin is not valid JSON: {exc}") from None
         if not isinstance(payload, dict):
             raise ValueError(f"stdin is JSON but not an object: {type(payload).__name__}")
-        if cursor:  # before locating: Cursor names the project in `workspace_roots`
-            from gitmem.agent import cursor as cursor_hooks
-
-            payload = cursor_hooks.adapt(payload)
+        if agent not in AGENTS:
+            raise ValueError(f"unknown agent {agent!r}; use one of {', '.join(AGENTS)}")
+        # another agent's payload as Claude Code's, before locating the repository (Cursor
+        # names the project in `workspace_roots`); its answer is translated back below
+        translator = (
+            __import__(f"gitmem.agent.{agent}", fromlist=["adapt"]) if agent in TRANSLATED else None
+        )
+        if translator is not None:
+            payload = translator.adapt(payload)
         from gitmem.errors import NotARepositoryError
         from gitmem.location import locate
 
@@ -121,26 +126,15 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         except NotARepositoryError:  # not a git repository: nothing to do, nothing to log
             return _emit(out, _nothing(agent, event))
         shared = loc.shared_state_dir
-        if agent not in AGENTS:
-            raise ValueError(f"unknown agent {agent!r}; use one of {', '.join(AGENTS)}")
         if event not in EVENTS:
             raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
         payload[AGENT_KEY] = agent
-        gemini = agent == "gemini"
         copilot = agent == "copilot"
-        if gemini:
-            from gitmem.agent.gemini import adapt
-
-            payload = adapt(payload)
-        elif copilot:
-            from gitmem.agent import copilot as copilot_hooks
-
-            payload = copilot_hooks.adapt(payload)
         # Gemini CLI's and Cursor's before-tool hooks cannot add context: they enforce
         # rules, and the after-tool hooks bring the decisions of whatever was touched
         # (and what was held for them, see HELD). Copilot CLI reads no context at all:
         # rules and capture only.
-        translated = gemini or cursor
+        translated = agent in ("gemini", "cursor")
         if event == "pre-tool":
             from gitmem.agent import tooluse
 
@@ -161,14 +155,8 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             result = claude.HANDLERS[event](loc, payload)
         if event in HELD.get(agent, ()):
             result = _hold(shared, payload, result)
-        if gemini:
-            from gitmem.agent.gemini import answer
-
-            result = answer(event, result)
-        elif cursor:
-            result = cursor_hooks.answer(event, result)
-        elif copilot:
-            result = copilot_hooks.answer(event, result)
+        if translator is not None:
+            result = translator.answer(event, result)
         _record_success(shared, agent, event, (time.perf_counter() - started) * 1000)
     except Exception as exc:  # fail open: our bug must never block the agent
         _log_error(shared or _guess_shared(), event, _describe(exc), agent)

@@ -38,7 +38,7 @@ class SessionView:
         self.read = read
         self.edited = edited
         self.closed = closed
-        self.held = held or []  # contexts waiting for the next tool result (agent.cursor)
+        self.held = held or []  # contexts waiting for the next tool result (runner.HELD)
 
 
 def sessions_dir(shared_dir: str | os.PathLike[str]) -> str:
@@ -136,9 +136,8 @@ HELD_CHARS = 5000
 
 
 def hold(shared_dir: str | os.PathLike[str], session_id: str, text: str) -> None:
-    """Keep ``text`` for the session's next tool result: for agents whose hook cannot add
-    context where gitmem has something to say (Cursor's prompt hook, Gemini CLI's and
-    Cursor's before-tool hooks; see gitmem.agent.tooluse.post_tool)."""
+    """Keep ``text`` for the session's next tool result, where an agent's hook cannot add
+    context (gitmem.agent.runner.HELD); gitmem.agent.tooluse.post_tool delivers it."""
     with open_session(shared_dir, session_id) as session:
         session.append("held", text=text)
 
