@@ -41,6 +41,15 @@ class Report:
         }
 
 
+# The agents besides Claude Code: (their name for the user, what to know about their hooks)
+_OTHER_AGENTS = {
+    "codex": ("Codex", "Codex runs them once trusted (`/hooks`)"),
+    "gemini": ("Gemini CLI", "Gemini CLI runs project hooks in a trusted folder"),
+    "cursor": ("Cursor", "Cursor loads them at start"),
+    "copilot": ("Copilot", "rules and capture only (context: `gitmem export copilot`)"),
+}
+
+
 def _installed(root: Path, home: Path, agent: install.Agent) -> tuple[dict[str, list[str]], str]:
     """The scopes whose files hold ``agent``'s gitmem hooks (scope -> events), and a line
     saying so."""
@@ -160,12 +169,21 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     home = Path(os.path.expanduser("~"))
     scopes, where = _installed(repo.root, home, install.CLAUDE)
     plugin = (repo.root / ".claude-plugin" / "plugin.json").is_file()
-    codex, codex_where = _installed(repo.root, home, install.CODEX)
-    gemini, gemini_where = _installed(repo.root, home, install.GEMINI)
-    cursor, cursor_where = _installed(repo.root, home, install.CURSOR)
-    copilot, copilot_where = _installed(repo.root, home, install.COPILOT)
-    installed = (("Codex", codex), ("Gemini CLI", gemini), ("Cursor", cursor), ("Copilot", copilot))
-    others = [name for name, there in installed if there]
+    agent_checks: list[Check] = []
+    others: list[str] = []  # the other agents with gitmem's hooks, as named to the user
+    for name, (label, note) in _OTHER_AGENTS.items():
+        there, agent_where = _installed(repo.root, home, install.AGENTS[name])
+        if not there:
+            continue
+        others.append(label)
+        detail = f"{agent_where}; {note}"
+        if name == "cursor" and (scopes.get("project") or scopes.get("local")):
+            # Cursor can run .claude/settings*.json hooks too (its third-party hooks option)
+            detail += (
+                "; Claude Code's are installed here too: if Cursor's third-party hooks "
+                "option is on, it runs both and captures each prompt twice"
+            )
+        agent_checks.append(Check(f"{name} hooks", True, detail))
     checks.append(
         Check(
             "claude hooks",
@@ -183,24 +201,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
             ),
         )
     )
-    if codex:
-        detail = codex_where + "; Codex runs them once trusted (`/hooks`)"
-        checks.append(Check("codex hooks", True, detail))
-    if gemini:
-        detail = gemini_where + "; Gemini CLI runs project hooks in a trusted folder"
-        checks.append(Check("gemini hooks", True, detail))
-    if cursor:
-        detail = cursor_where + "; Cursor loads them at start"
-        if scopes.get("project") or scopes.get("local"):
-            # Cursor can run .claude/settings*.json hooks too (its third-party hooks option)
-            detail += (
-                "; Claude Code's are installed here too: if Cursor's third-party hooks "
-                "option is on, it runs both and captures each prompt twice"
-            )
-        checks.append(Check("cursor hooks", True, detail))
-    if copilot:
-        detail = copilot_where + "; rules and capture only (context: `gitmem export copilot`)"
-        checks.append(Check("copilot hooks", True, detail))
+    checks.extend(agent_checks)
     # the programs the installed hooks (or the plugin's) run; else what `install` would write
     programs = install.installed_executables(repo.root, home)
     if plugin:
