@@ -89,6 +89,7 @@ class Plan:
     unchanged: tuple[str, ...] = ()
     skipped: tuple[Skipped, ...] = ()
     largest: int = 0  # characters of the largest file exported (written or unchanged)
+    split: bool = False  # one file per decision
 
     @property
     def changes(self) -> int:
@@ -100,6 +101,7 @@ class Plan:
             "removed": list(self.remove),
             "unchanged": list(self.unchanged),
             "skipped": [{"id": s.id, "reason": s.reason} for s in self.skipped],
+            "split": self.split,
         }
 
 
@@ -112,19 +114,18 @@ def exported_targets(root: Path) -> list[str]:
     return [name for name, t in TARGETS.items() if _existing(root, t)]
 
 
-def exported_split(root: Path, targets: list[str]) -> bool:
-    """Whether an earlier export of these targets wrote one file per decision."""
-    return any(
-        rel.rsplit("/", 1)[-1].startswith("gitmem-")
-        for name in targets
-        for rel in _existing(root, TARGETS[name])
-    )
-
-
 def plan(
-    repo: Repo, targets: list[str], decisions: tuple[Decision, ...], *, split: bool = False
+    repo: Repo,
+    targets: list[str],
+    decisions: tuple[Decision, ...],
+    *,
+    split: bool | None = None,
 ) -> Plan:
-    """What exporting ``decisions`` to ``targets`` would change."""
+    """What exporting ``decisions`` to ``targets`` would change. ``split`` None: as the
+    earlier export of these targets did (one file per agent if there was none)."""
+    existing = [rel for name in targets for rel in _existing(repo.root, TARGETS[name])]
+    if split is None:
+        split = any(rel.rsplit("/", 1)[-1].startswith("gitmem-") for rel in existing)
     wanted: dict[str, str] = {}
     skipped: list[Skipped] = []
     exportable: list[Entry] = []
@@ -163,11 +164,9 @@ def plan(
             unchanged.append(rel)
         else:
             write[rel] = text
-    remove = [
-        rel for name in targets for rel in _existing(repo.root, TARGETS[name]) if rel not in wanted
-    ]
+    remove = tuple(sorted(rel for rel in existing if rel not in wanted))
     largest = max((len(t) for t in wanted.values()), default=0)
-    return Plan(write, tuple(sorted(remove)), tuple(sorted(unchanged)), tuple(skipped), largest)
+    return Plan(write, remove, tuple(sorted(unchanged)), tuple(skipped), largest, split)
 
 
 def apply(repo: Repo, p: Plan) -> None:

@@ -40,13 +40,11 @@ def export(targets: tuple[str, ...], check: bool, split: bool | None, json_: boo
         raise GitmemError(
             f"nothing exported here yet: name a target ({', '.join(sorted(core.TARGETS))})"
         )
-    if split is None:
-        split = core.exported_split(repo.root, chosen)
     plan = core.plan(repo, chosen, compiler.catalog(repo).decisions, split=split)
     if not check:
         core.apply(repo, plan)
     if json_:
-        emit_json({**plan.to_json(), "check": check, "targets": chosen, "split": split})
+        emit_json({**plan.to_json(), "check": check, "targets": chosen})
     else:
         verb = ("would write", "would remove") if check else ("wrote", "removed")
         for rel in sorted(plan.write):
@@ -64,7 +62,7 @@ def export(targets: tuple[str, ...], check: bool, split: bool | None, json_: boo
                 "as the work reaches them; the export is for those who run the agent without "
                 "gitmem (with both, the agent reads them twice)"
             )
-        if not split and plan.largest > core.SPLIT_HINT_CHARS:
+        if not plan.split and plan.largest > core.SPLIT_HINT_CHARS:
             err.print(
                 f"note: {plan.largest:,} characters reach the agent with any governed file; "
                 "`--split` writes one file per decision, read only with its own paths"
