@@ -184,17 +184,20 @@ def _existing(root: Path, target: Target) -> list[str]:
         names = sorted(os.listdir(folder))
     except OSError:
         return []
-    out = []
-    for name in names:
-        if not target.ours(name):
-            continue
-        try:
-            head = (folder / name).read_text(encoding="utf-8")[:8000]
-        except (OSError, UnicodeDecodeError):
-            continue
-        if MARK in head:
-            out.append(f"{target.folder}/{name}")
-    return out
+    return [
+        f"{target.folder}/{name}"
+        for name in names
+        if target.ours(name) and generated(folder / name)
+    ]
+
+
+def generated(path: Path) -> bool:
+    """Whether ``path`` is a rule file `gitmem export` wrote (its head carries the mark)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return MARK in fh.read(8000)
+    except OSError:
+        return False
 
 
 def _slug(ident: str) -> str:

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from gitmem import docrefs, git, tasks
+from gitmem import docrefs, export, git, tasks
 from gitmem.agent.stalenote import CACHE_NAME, CACHE_VERSION, NAMES
 from gitmem.fsutil import atomic_write
 from gitmem.globs import compile_glob
@@ -108,25 +108,15 @@ def instruction_files(files: list[str]) -> list[str]:
     return sorted(out)
 
 
-def _generated(path: Path) -> bool:
-    """A rule file `gitmem export` wrote: made from the records (which `gitmem lint`
-    checks) and kept in step by `gitmem export --check`, so not read here."""
-    from gitmem.export import MARK
-
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return MARK in fh.read(8000)
-    except OSError:
-        return False
-
-
 def check(repo: Repo, only: list[str] | None = None) -> StaleReport:
     """Check the instruction files (or ``only`` these repository-relative files)."""
     files = git.ls_files(repo.root)
     docs = (
         only
         if only is not None
-        else [d for d in instruction_files(files) if not _generated(repo.root / d)]
+        # what `gitmem export` wrote is made from the records (which `gitmem lint` checks)
+        # and kept in step by `gitmem export --check`: not read here
+        else [d for d in instruction_files(files) if not export.generated(repo.root / d)]
     )
     tree = _Tree(repo.root, files)
     from gitmem import compile as compiler
