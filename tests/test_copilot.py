@@ -97,6 +97,29 @@ def test_a_copilot_session_is_checked_and_captured(project: Path) -> None:
     assert "copilot pre-tool" in doctor.output
 
 
+def test_the_tool_names_copilot_cli_sends_are_checked(project: Path) -> None:
+    """Copilot CLI 1.0.102, run against a local model (tests/test_live_agents.py), sends
+    Claude Code's tool names over its own arguments under PascalCase events: an `Edit`
+    with `path`/`old_str`/`new_str`, a `Write` with `path`/`file_text`. They used to pass
+    unread, so a critical rule's edit went through."""
+    assert CliRunner().invoke(cli, ["install", "copilot"]).exit_code == 0
+    target = str(project / "billing/charge.py")
+    edit = {"tool_name": "Edit", "tool_input": {"path": target, "old_str": "x = 1",
+                                                "new_str": "x = float(1)"}}  # fmt: skip
+    write = {"tool_name": "Write", "tool_input": {"path": str(project / "billing/fx.py"),
+                                                  "file_text": "RATE = float(1)\n"}}  # fmt: skip
+    for payload in (edit, write):
+        denied = run_hook(project, "PreToolUse", payload)
+        assert denied is not None and denied["permissionDecision"] == "deny", payload
+        assert "D-0001 (critical)" in str(denied["permissionDecisionReason"])
+    read = {"tool_name": "Read", "tool_input": {"path": str(project / "api/routes.py")},
+            "tool_result": {"result_type": "success", "text_result_for_llm": ""}}  # fmt: skip
+    assert run_hook(project, "PostToolUse", read) is None
+    assert state.read_view(discover(project).shared_state_dir, "copilot-1").read == [
+        "api/routes.py"
+    ]
+
+
 def test_adapt_reads_both_payload_formats() -> None:
     snake = {"session_id": "s", "tool_name": "edit",
              "tool_input": {"path": "a.py", "old_str": "x", "new_str": "y"}}  # fmt: skip

@@ -18,7 +18,9 @@ What Copilot CLI reads back decides what gitmem does there:
 
 Tools: ``view`` (``path``), ``create`` (``path``, ``file_text``), ``edit`` (``path``,
 ``old_str``, ``new_str``), ``bash`` / ``powershell`` (``command``), ``grep`` and ``glob``
-(``pattern``, ``path``); ``adapt`` renames them to Claude Code's.
+(``pattern``, ``path``); ``adapt`` renames them to Claude Code's. With the VS Code format
+the CLI already sends Claude Code's names (``Read``, ``Write``, ``Edit``, ``Bash``) over
+its own arguments, which are renamed the same way.
 
 Built-in modules only: the tool-call hooks import this module.
 """
@@ -32,14 +34,31 @@ if TYPE_CHECKING:
     from typing import Any
 
 # Copilot tool -> (Claude Code tool, {Claude argument: Copilot arguments, first found wins})
+_READ = ("Read", {"file_path": ("path", "file_path")})
+_WRITE = ("Write", {"file_path": ("path", "file_path"), "content": ("file_text", "content")})
+_EDIT = (
+    "Edit",
+    {
+        "file_path": ("path", "file_path"),
+        "old_string": ("old_str", "old_string"),
+        "new_string": ("new_str", "new_string"),
+    },
+)
 _TOOLS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
-    "view": ("Read", {"file_path": ("path", "file_path")}),
-    "create": ("Write", {"file_path": ("path", "file_path"), "content": ("file_text", "content")}),
-    "edit": ("Edit", {"file_path": ("path", "file_path"), "new_string": ("new_str", "new_string")}),
+    "view": _READ,
+    "create": _WRITE,
+    "edit": _EDIT,
     "bash": ("Bash", {}),
     "powershell": ("Bash", {}),
     "grep": ("Grep", {}),
     "glob": ("Glob", {}),
+    # Under PascalCase events (the VS Code format) Copilot CLI 1.0.102 names the tools as
+    # Claude Code does but keeps its own arguments: `Edit` with `path`, `old_str` and
+    # `new_str`, `Write` with `path` and `file_text`, `Read` with `path` (seen in a run of
+    # the real CLI, tests/test_live_agents.py).
+    "Read": _READ,
+    "Write": _WRITE,
+    "Edit": _EDIT,
 }
 
 
