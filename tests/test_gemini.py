@@ -82,7 +82,10 @@ def test_a_gemini_session_gets_the_decisions(project: Path) -> None:
     start = context(run_hook(project, "SessionStart", {"source": "startup"}))
     assert "D-0001" in start and "D-0002" not in start
     # BeforeTool cannot add context: nothing comes before a read...
-    read = {"tool_name": "read_file", "tool_input": {"absolute_path": str(project / "api/routes.py")}}
+    read = {
+        "tool_name": "read_file",
+        "tool_input": {"absolute_path": str(project / "api/routes.py")},
+    }
     assert run_hook(project, "BeforeTool", read) is None
     # ...and AfterTool appends the decisions governing what was read to the tool's result
     after = {**read, "tool_response": {"llmContent": "", "returnDisplay": ""}}
@@ -92,9 +95,22 @@ def test_a_gemini_session_gets_the_decisions(project: Path) -> None:
     assert run_hook(project, "AfterTool", after) is None  # shown once per session
     view = state.read_view(discover(project).shared_state_dir, "gemini-1")
     assert "api/routes.py" in view.read
-    # after Gemini CLI compresses its history, what was shown may be shown again
-    assert run_hook(project, "PreCompress", {"trigger": "auto"}) is None
+    # Gemini CLI sends PreCompress before every turn, compressing or not (0.61.0): a short
+    # transcript keeps what was shown; a manual /compress, or an automatic one once the
+    # transcript has grown by RESHOW_BYTES, lets it be shown again
+    transcript = project.parent / "session.jsonl"
+    transcript.write_text("{}\n" * 100)
+    auto = {"trigger": "auto", "transcript_path": str(transcript)}
+    assert run_hook(project, "PreCompress", auto) is None
+    assert run_hook(project, "AfterTool", after) is None
+    assert run_hook(project, "PreCompress", {"trigger": "manual"}) is None
     assert "D-0002" in context(run_hook(project, "AfterTool", after))
+    with transcript.open("a") as fh:
+        fh.write("x" * gemini.RESHOW_BYTES)
+    assert run_hook(project, "PreCompress", auto) is None
+    assert "D-0002" in context(run_hook(project, "AfterTool", after))
+    assert run_hook(project, "PreCompress", auto) is None  # not grown since: kept
+    assert run_hook(project, "AfterTool", after) is None
     # a shell command in a subfolder, and an edit (the older `path` argument for reads)
     shell = {"tool_name": "run_shell_command",
              "tool_input": {"command": "cat charge.py", "dir_path": "billing"}}  # fmt: skip
@@ -137,7 +153,9 @@ def test_a_warning_rule_is_said_with_the_edit_result(project: Path) -> None:
             "tool_input": {"file_path": "api/routes.py", "content": "print(1)\n"}}  # fmt: skip
     assert run_hook(project, "BeforeTool", edit) is None  # allowed
     after = context(run_hook(project, "AfterTool", {**edit, "tool_response": {}}))
-    assert "D-0003 (warning) has a rule this change to api/routes.py breaks: use the logger" in after
+    assert (
+        "D-0003 (warning) has a rule this change to api/routes.py breaks: use the logger" in after
+    )
 
 
 def test_adapt_and_answer() -> None:

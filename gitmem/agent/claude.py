@@ -319,10 +319,19 @@ def session_end(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None
 def post_compact(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     """Codex's PostCompact (it answers with no context): what the hooks added is gone from
     the agent's window, so the decisions shown so far may be shown again. Claude Code says
-    the same with SessionStart's ``compact`` source, which also re-sends the digest."""
+    the same with SessionStart's ``compact`` source, which also re-sends the digest.
+    Gemini CLI's PreCompress also comes before every turn that compresses nothing
+    (``gemini.compressed``)."""
     sid = str(payload.get("session_id") or "")
     with state.open_session(loc.shared_state_dir, sid) as session:
-        session.append("reset", source="compact")
+        if payload.get("hook_event_name") == "PreCompress":
+            from gitmem.agent import gemini
+
+            size = gemini.compressed(payload, session.view().reset_at)
+            if size is not None:
+                session.append("reset", source="compact", at=size)
+        else:
+            session.append("reset", source="compact")
     return None
 
 

@@ -15,12 +15,16 @@ does about them:
   AfterTool brings the decisions governing any path the call touched, read or edited, as
   context appended to the tool's result: the agent has them before its next step.
 - PreCompress (before history is summarised) lets the session's decisions be shown again,
-  as Codex's PostCompact does.
+  as Codex's PostCompact does, but not each time: Gemini CLI sends it (``trigger: auto``)
+  before every turn, ahead of its own check of whether the history is big enough to
+  compress (seen in 0.61.0). See ``compressed``.
 
 Built-in modules only: the tool-call hooks import this module.
 """
 
 from __future__ import annotations
+
+import os
 
 from gitmem.agent.toolpaths import translate
 
@@ -52,6 +56,32 @@ EVENT_NAMES = {
     "session-end": "SessionEnd",
     "post-compact": "PreCompress",
 }
+
+
+# Gemini CLI compresses automatically once a turn's prompt passes a share of the model's
+# window (0.5 of 1M tokens by default, `model.compressionThreshold`), and sends PreCompress
+# before every turn whether or not that happens. A decision shown again after each
+# PreCompress would come back every turn, the token burn the once-per-session rule is
+# there to stop. So an automatic PreCompress shows them again only once the transcript
+# has grown by RESHOW_BYTES since the last time (~64k tokens: far below any plausible
+# compression point, and a few hundred tokens per reshow); a manual one (/compress)
+# always does. Critical rules are checked on every edit whatever was shown.
+RESHOW_BYTES = 256 * 1024
+
+
+def compressed(payload: dict[str, Any], last_at: int) -> int | None:
+    """At a PreCompress, the size of the transcript if the decisions shown so far may have
+    left the agent's window (``last_at``: its size at the previous reshow), else None."""
+    path = payload.get("transcript_path")
+    size = 0
+    if isinstance(path, str) and path:
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            size = 0
+    if payload.get("trigger") == "manual":
+        return size
+    return size if size >= last_at + RESHOW_BYTES else None
 
 
 def adapt(payload: dict[str, Any]) -> dict[str, Any]:

@@ -24,7 +24,7 @@ _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 class SessionView:
     """What a session has seen so far."""
 
-    __slots__ = ("closed", "edited", "held", "read", "shown")
+    __slots__ = ("closed", "edited", "held", "read", "reset_at", "shown")
 
     def __init__(
         self,
@@ -33,12 +33,14 @@ class SessionView:
         edited: list[str],
         closed: bool,
         held: list[str] | None = None,
+        reset_at: int = 0,
     ) -> None:
         self.shown = shown
         self.read = read
         self.edited = edited
         self.closed = closed
         self.held = held or []  # contexts waiting for the next tool result (runner.HELD)
+        self.reset_at = reset_at  # the transcript's size at the last reset (Gemini CLI)
 
 
 def sessions_dir(shared_dir: str | os.PathLike[str]) -> str:
@@ -57,6 +59,7 @@ def _parse(lines: list[str]) -> SessionView:
     edited: list[str] = []
     closed = False
     held: list[str] = []
+    reset_at = 0
     for line in lines:
         try:
             item = leanjson.loads(line)
@@ -69,6 +72,8 @@ def _parse(lines: list[str]) -> SessionView:
             shown.update(str(i) for i in item.get("ids", []))
         elif kind == "reset":
             shown.clear()
+            at = item.get("at")
+            reset_at = at if isinstance(at, int) else reset_at
         elif kind == "read":
             read.extend(str(p) for p in item.get("paths", []))
         elif kind == "edited":
@@ -79,7 +84,7 @@ def _parse(lines: list[str]) -> SessionView:
             held.append(str(item.get("text") or ""))
         elif kind == "released":
             held.clear()
-    return SessionView(shown, read, edited, closed, [t for t in held if t])
+    return SessionView(shown, read, edited, closed, [t for t in held if t], reset_at)
 
 
 class Session:
