@@ -33,10 +33,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    Spec = tuple[str, dict[str, tuple[str, ...]]]
+
 # Copilot tool -> (Claude Code tool, {Claude argument: Copilot arguments, first found wins})
-_READ = ("Read", {"file_path": ("path", "file_path")})
-_WRITE = ("Write", {"file_path": ("path", "file_path"), "content": ("file_text", "content")})
-_EDIT = (
+_READ: Spec = ("Read", {"file_path": ("path", "file_path")})
+_WRITE: Spec = ("Write", {"file_path": ("path", "file_path"), "content": ("file_text", "content")})
+_EDIT: Spec = (
     "Edit",
     {
         "file_path": ("path", "file_path"),
@@ -44,7 +46,7 @@ _EDIT = (
         "new_string": ("new_str", "new_string"),
     },
 )
-_TOOLS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
+_TOOLS: dict[str, Spec] = {
     "view": _READ,
     "create": _WRITE,
     "edit": _EDIT,
