@@ -115,19 +115,27 @@ def test_a_gemini_session_gets_the_decisions(project: Path) -> None:
     shell = {"tool_name": "run_shell_command",
              "tool_input": {"command": "cat charge.py", "dir_path": "billing"}}  # fmt: skip
     assert "D-0001" in context(run_hook(project, "AfterTool", {**shell, "session_id": "g2"}))
-    # the prompt is answered (BeforeAgent) and captured as Gemini's
-    prompt = {"prompt": "Should api clients still send the version header?", "session_id": "p"}
+    # the prompt is answered (BeforeAgent) and captured as Gemini's, without the context
+    # Gemini CLI prepends to it (the session-start digest, as <hook_context>)
+    words = "Should api clients still send the version header?"
+    prompt = {"prompt": f"<hook_context>{start}</hook_context>\n\n{words}", "session_id": "p"}
     assert "D-0002" in context(run_hook(project, "BeforeAgent", prompt))
     from gitmem import capture
 
     wal = Path(capture.wal_path(discover(project), "p")).read_text()
     records = [json.loads(line) for line in wal.splitlines() if line.strip()]
-    assert [r["agent"] for r in records if r.get("prompt")] == ["gemini"]
+    assert [(r["agent"], r["prompt"]) for r in records if r.get("prompt")] == [("gemini", words)]
     done = {"prompt": "x", "prompt_response": "y", "stop_hook_active": False, "session_id": "p"}
     assert run_hook(project, "AfterAgent", done) is None
     assert run_hook(project, "SessionEnd", {"reason": "exit", "session_id": "p"}) is None
     doctor = CliRunner().invoke(cli, ["doctor", "--no-model"])
     assert "gemini hooks" in doctor.output and "gemini post-tool" in doctor.output
+
+
+def test_user_prompt_drops_what_hooks_added() -> None:
+    added = "<hook_context>digest</hook_context>\n\nFix it <hook_context>more</hook_context>"
+    assert gemini.user_prompt(added) == "Fix it"
+    assert gemini.user_prompt("a <hook_context>unclosed") == "a <hook_context>unclosed"
 
 
 def test_a_critical_rule_denies_the_edit_before_it_happens(project: Path) -> None:

@@ -84,9 +84,28 @@ def compressed(payload: dict[str, Any], last_at: int) -> int | None:
     return size if size >= last_at + RESHOW_BYTES else None
 
 
+def user_prompt(prompt: str) -> str:
+    """The prompt as the user wrote it. Gemini CLI hands BeforeAgent (and AfterAgent) the
+    prompt with the context hooks added to it, SessionStart's digest among them, each as
+    ``<hook_context>...</hook_context>`` (seen in 0.61.0): captured and searched as is, the
+    digest would be recorded as the user's words and retrieval would match it."""
+    opening, closing = "<hook_context>", "</hook_context>"
+    while opening in prompt:
+        start = prompt.index(opening)
+        end = prompt.find(closing, start)
+        if end < 0:
+            break
+        prompt = prompt[:start] + prompt[end + len(closing) :]
+    return prompt.strip()
+
+
 def adapt(payload: dict[str, Any]) -> dict[str, Any]:
     """The payload with Gemini's tool name and arguments as Claude Code names them (the
-    original name is kept as ``gemini_tool_name``); a shell command runs in ``dir_path``."""
+    original name is kept as ``gemini_tool_name``); a shell command runs in ``dir_path``;
+    the prompt without the context hooks added to it."""
+    prompt = payload.get("prompt")
+    if isinstance(prompt, str) and "<hook_context>" in prompt:
+        payload = {**payload, "prompt": user_prompt(prompt)}
     return translate(payload, _TOOLS, "gemini", ("dir_path", "directory"))
 
 
