@@ -13,6 +13,7 @@ from gitmem import client, config, daemon, index, lint, stale
 from gitmem import compile as compiler
 from gitmem.agent import install
 from gitmem.agent.runner import ERROR_LOG, STATUS_DIR
+from gitmem.errors import GitmemError
 from gitmem.indexfiles import is_stale
 from gitmem.repo import Repo
 from gitmem.table import Table, is_fresh
@@ -62,6 +63,21 @@ def _installed(root: Path, home: Path, agent: install.Agent) -> tuple[dict[str, 
             f" event; `gitmem install {agent.name} --scope SCOPE` updates it)"
         )
     return scopes, where
+
+
+def _codex_trust(root: Path) -> Check:
+    """Whether Codex will run gitmem's hooks here: it skips untrusted ones silently. Asked
+    of Codex itself (`codex app-server`, ~0.3 s) when it is on PATH."""
+    from gitmem.agent import codextrust
+
+    codex = codextrust.codex_command()
+    if codex is None:
+        return Check("codex trust", True, "not checked: `codex` is not on PATH")
+    try:
+        ok, line = codextrust.summary(codextrust.gitmem_hooks(codex, root, timeout=10))
+    except GitmemError as exc:
+        return Check("codex trust", False, f"could not ask Codex: {exc}")
+    return Check("codex trust", ok, line)
 
 
 def _stale_summary(repo: Repo) -> str:
@@ -184,6 +200,8 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 "option is on, it runs both and captures each prompt twice"
             )
         agent_checks.append(Check(f"{name} hooks", True, detail))
+        if name == "codex":
+            agent_checks.append(_codex_trust(repo.root))
     checks.append(
         Check(
             "claude hooks",

@@ -188,3 +188,43 @@ def test_patch_paths() -> None:
     grep = {"command": 'grep -rn "*** Begin Patch" docs/notes.md'}
     assert toolpaths.touched("Bash", grep) == (["docs/notes.md"], True)
     assert not toolpaths.is_edit("Bash", grep)
+
+
+def test_trust_needs_codex_and_is_for_codex_only(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--trust` asks Codex itself (tests/test_live_agents.py runs it with the real
+    Codex); without Codex on PATH the hooks are installed and the user is told how to
+    trust them, with a failing exit status, and doctor says it could not check."""
+    import os
+    import sys
+
+    monkeypatch.delenv("GITMEM_CODEX", raising=False)
+    git_dir = os.path.dirname(shutil.which("git") or "/usr/bin/git")
+    monkeypatch.setenv("PATH", os.pathsep.join((os.path.dirname(sys.executable), git_dir)))
+    runner = CliRunner()
+    result = runner.invoke(cli, ["install", "codex", "--trust"])
+    assert result.exit_code == 1 and "`codex` is not on PATH" in result.output
+    assert "/hooks" in result.output
+    assert (project / ".codex" / "hooks.json").exists()
+    doctor = runner.invoke(cli, ["doctor", "--no-model"]).output
+    assert "codex trust" in doctor and "not checked: `codex` is not on PATH" in doctor
+    result = runner.invoke(cli, ["install", "claude", "--trust"])
+    assert result.exit_code == 2 and "--trust is for codex" in result.output
+    assert not (project / ".claude").exists()
+
+
+def test_trust_summary() -> None:
+    from gitmem.agent.codextrust import HookTrust, summary
+
+    def hook(event: str, status: str) -> HookTrust:
+        return HookTrust(f"/r/.codex/hooks.json:{event}:0:0", event, "project", status, "h")
+
+    assert summary([hook("stop", "trusted"), hook("preToolUse", "managed")]) == (
+        True,
+        "Codex trusts all 2 of gitmem's hooks",
+    )
+    ok, line = summary([hook("stop", "trusted"), hook("preToolUse", "modified")])
+    assert not ok and "skips 1 of gitmem's 2 hooks" in line and "(preToolUse)" in line
+    ok, line = summary([])
+    assert not ok and "project itself is trusted" in line

@@ -95,14 +95,22 @@ AFTER_INSTALL: dict[str, tuple[str | None, str | None]] = {
     is_flag=True,
     help="Also register `gitmem mcp` (.mcp.json; .cursor/mcp.json for cursor).",
 )
+@click.option(
+    "--trust",
+    is_flag=True,
+    help="codex: have Codex trust gitmem's hooks (through `codex app-server`, as its "
+    "`/hooks` screen does); Codex skips untrusted hooks without a word.",
+)
 @expected_errors
-def install(agent: str, scope: str, with_mcp: bool) -> None:
+def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
     """Install gitmem's hooks: `claude` (agent hooks in a settings file; idempotent, other
     hooks kept), `codex` (the same hooks in Codex's hooks.json), `gemini` (in Gemini CLI's
     settings.json), `cursor` (in Cursor's hooks.json), `copilot` (Copilot CLI's
     .github/hooks/gitmem.json) or `git` (native
     pre-commit, prepare-commit-msg, post-checkout and post-merge shims; an existing hook is
     kept as <hook>.legacy and run first)."""
+    if trust and agent != "codex":
+        raise click.UsageError("--trust is for codex (the other agents have no such review)")
     repo = current_repo()
     if agent == "git":
         from gitmem import githooks
@@ -124,7 +132,9 @@ def install(agent: str, scope: str, with_mcp: bool) -> None:
     else:
         out.print(f"gitmem hooks already installed in {escape(str(path))}")
     note, mcp_hint = AFTER_INSTALL.get(which.name, (None, None))
-    if note:
+    if trust:
+        _trust_codex(repo.root)
+    elif note:
         out.print(escape(note))
     if not with_mcp:
         return
@@ -138,6 +148,23 @@ def install(agent: str, scope: str, with_mcp: bool) -> None:
         if changed
         else f"`gitmem mcp` already registered in {mcp_file}"
     )
+
+
+def _trust_codex(root: Path) -> None:
+    """Have Codex trust the hooks just installed, and say what Codex now reports."""
+    from gitmem.agent import codextrust
+    from gitmem.errors import GitmemError
+
+    codex = codextrust.codex_command()
+    if codex is None:
+        raise GitmemError(
+            "hooks installed, but `codex` is not on PATH to trust them: review them with "
+            "`/hooks` in Codex"
+        )
+    ok, line = codextrust.summary(codextrust.trust(codex, root))
+    if not ok:
+        raise GitmemError(line)
+    stdout().print(escape(line))
 
 
 @click.command()
