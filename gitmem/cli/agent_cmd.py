@@ -21,11 +21,12 @@ AGENT = click.argument(
     "agent", type=click.Choice(["claude", "codex", "gemini", "cursor", "copilot", "git"])
 )
 # Codex runs a project's hooks only once the project and each hook are trusted, and skips
-# the others without a word; gitmem cannot see that trust (it lives in Codex's own state).
+# the others without a word; gitmem asks Codex about that trust (gitmem.agent.codextrust).
 CODEX_TRUST = (
-    "Codex runs these hooks once you trust them: start `codex` here and review them with "
-    "`/hooks`. File edits (apply_patch) reach hooks since Codex 0.123; releases before "
-    "hooks were on by default also need `[features] codex_hooks = true` in config.toml."
+    "Codex runs these hooks once you trust them: `gitmem install codex --trust`, or start "
+    "`codex` here and review them with `/hooks` (`gitmem doctor` asks Codex). File edits "
+    "(apply_patch) reach hooks since Codex 0.123; releases before hooks were on by default "
+    "also need `[features] codex_hooks = true` in config.toml."
 )
 
 # Gemini CLI reads a project's settings only in a folder the user trusts, and its hooks

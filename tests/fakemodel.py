@@ -1,0 +1,248 @@
+"""A scripted model server on localhost, so that the real agent CLIs can run offline.
+
+It speaks the three wire formats the agents use: Anthropic's Messages API (Claude Code,
+and Copilot CLI with an Anthropic-type provider), OpenAI's Responses API (Codex) and
+Google's Gemini API (Gemini CLI); streamed (server-sent events) or not. Each request that
+offers tools takes the next step of the script, a tool call; when the script is done, or
+for a request without tools (titles, routing, summaries), it answers with text. Every
+request body is kept, so that a test can read exactly what the agent sent its model:
+what gitmem's hooks added to the conversation, and what the agent told the model after a
+hook denied a call.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Step:
+    """A tool call the model makes: the agent's own tool name and arguments. ``custom``:
+    a Responses API free-form tool (Codex's apply_patch), whose input is a string."""
+
+    name: str
+    arguments: dict[str, Any] | str
+    custom: bool = False
+
+
+@dataclass(frozen=True)
+class Request:
+    path: str
+    body: dict[str, Any]
+
+    @property
+    def offers_tools(self) -> bool:
+        return bool(self.body.get("tools"))
+
+    def text(self) -> str:
+        """Every string in the request, joined: the conversation as the model sees it."""
+        out: list[str] = []
+
+        def walk(value: object) -> None:
+            if isinstance(value, str):
+                out.append(value)
+            elif isinstance(value, dict):
+                for key, item in value.items():
+                    if key not in ("tools", "input_schema", "parameters"):
+                        walk(item)
+            elif isinstance(value, list):
+                for item in value:
+                    walk(item)
+
+        walk({k: v for k, v in self.body.items() if k != "tools"})
+        return "\n".join(out)
+
+
+class FakeModel:
+    """``with FakeModel(steps) as model:`` serves on ``model.url`` until the block ends."""
+
+    def __init__(self, steps: list[Step]) -> None:
+        self.steps = list(steps)
+        self.requests: list[Request] = []
+        self._lock = threading.Lock()
+        self._taken = 0
+        handler = type("Handler", (_Handler,), {"model": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeModel:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def record(self, path: str, body: dict[str, Any]) -> Step | None:
+        """Keep the request; the step it takes, if it offers tools and steps are left."""
+        request = Request(path, body)
+        with self._lock:
+            self.requests.append(request)
+            if request.offers_tools and self._taken < len(self.steps):
+                self._taken += 1
+                return self.steps[self._taken - 1]
+        return None
+
+    @property
+    def conversation(self) -> list[Request]:
+        """The requests that offered tools: the agent's main conversation, in order."""
+        return [r for r in self.requests if r.offers_tools]
+
+    @property
+    def steps_taken(self) -> int:
+        return self._taken
+
+
+class _Handler(BaseHTTPRequestHandler):
+    model: FakeModel
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:  # model lists, health checks
+        self._json({"object": "list", "data": [], "models": []})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except ValueError:
+            body = {}
+        if not isinstance(body, dict):
+            body = {}
+        if "count_tokens" in self.path or ":countTokens" in self.path:
+            self._json({"input_tokens": 10, "totalTokens": 10})
+            return
+        step = self.model.record(self.path, body)
+        if self.path.startswith("/v1beta/") or ":generateContent" in self.path:
+            self._gemini(body, step)
+        elif self.path.rstrip("/").endswith("/responses"):
+            self._responses(step)
+        else:
+            self._messages(body, step)
+
+    # -- Anthropic Messages ------------------------------------------------------------
+    def _messages(self, body: dict[str, Any], step: Step | None) -> None:
+        if step is not None:
+            block: dict[str, Any] = {
+                "type": "tool_use",
+                "id": f"toolu_{self.model.steps_taken:04d}",
+                "name": step.name,
+                "input": step.arguments,
+            }
+            stop = "tool_use"
+        else:
+            block, stop = {"type": "text", "text": "Done."}, "end_turn"
+        message = {
+            "id": f"msg_{len(self.model.requests)}",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "fake"),
+            "content": [block],
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 5},
+        }
+        if not body.get("stream"):
+            self._json(message)
+            return
+        events: list[dict[str, Any]] = [
+            {"type": "message_start", "message": {**message, "content": [], "stop_reason": None}}
+        ]
+        if block["type"] == "text":
+            start = {"type": "text", "text": ""}
+            delta = {"type": "text_delta", "text": block["text"]}
+        else:
+            start = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        events += [
+            {"type": "content_block_start", "index": 0, "content_block": start},
+            {"type": "content_block_delta", "index": 0, "delta": delta},
+            {"type": "content_block_stop", "index": 0},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": 5},
+            },
+            {"type": "message_stop"},
+        ]
+        self._sse([(e["type"], e) for e in events])
+
+    # -- OpenAI Responses ----------------------------------------------------------------
+    def _responses(self, step: Step | None) -> None:
+        n = self.model.steps_taken
+        item: dict[str, Any]
+        if step is None:
+            item = {
+                "type": "message",
+                "role": "assistant",
+                "id": f"msg_{len(self.model.requests)}",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": "Done.", "annotations": []}],
+            }
+        elif step.custom:
+            item = {"type": "custom_tool_call", "name": step.name, "input": step.arguments}
+        else:
+            item = {"type": "function_call", "name": step.name,
+                    "arguments": json.dumps(step.arguments)}  # fmt: skip
+        if step is not None:
+            item.update(id=f"fc_{n}", call_id=f"call_{n}", status="completed")
+        usage = {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 5,
+                 "output_tokens_details": None, "total_tokens": 15}  # fmt: skip
+        events = [
+            {"type": "response.created", "response": {"id": "resp_1"}},
+            {"type": "response.output_item.added", "output_index": 0, "item": item},
+            {"type": "response.output_item.done", "output_index": 0, "item": item},
+            {"type": "response.completed", "response": {"id": "resp_1", "usage": usage}},
+        ]
+        self._sse([(e["type"], e) for e in events])
+
+    # -- Gemini --------------------------------------------------------------------------
+    def _gemini(self, body: dict[str, Any], step: Step | None) -> None:
+        config = body.get("generationConfig") or {}
+        if step is not None:
+            parts: list[dict[str, Any]] = [
+                {"functionCall": {"name": step.name, "args": step.arguments}}
+            ]
+        elif config.get("responseMimeType") == "application/json":  # Gemini CLI's router
+            answer = {"complexity_reasoning": "simple", "complexity_score": 10}
+            parts = [{"text": json.dumps(answer)}]
+        else:
+            parts = [{"text": "Done."}]
+        response = {
+            "candidates": [
+                {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+            ],
+            "usageMetadata": {"promptTokenCount": 10, "totalTokenCount": 15},
+        }
+        if "alt=sse" in self.path:
+            self._sse([(None, response)])
+        else:
+            self._json(response)
+
+    # -- transport -----------------------------------------------------------------------
+    def _json(self, data: object) -> None:
+        payload = json.dumps(data).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _sse(self, events: list[tuple[str | None, object]]) -> None:
+        chunks = []
+        for name, data in events:
+            head = f"event: {name}\n" if name else ""
+            chunks.append(f"{head}data: {json.dumps(data)}\n\n")
+        payload = "".join(chunks).encode()
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("content-length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
