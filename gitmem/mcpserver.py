@@ -28,19 +28,19 @@ def build_server(repo: Repo) -> object:
         ),
     )
 
-    @server.tool()
+    @server.tool(structured_output=False)
     def search_decisions(query: str, paths: list[str] | None = None) -> str:
         """Rank the project's decisions relevant to a question and the paths being touched."""
         result, _ = search(repo, query, list(paths or []), k=8, cwd=str(repo.root))
         return json.dumps(result.to_json(), indent=1)
 
-    @server.tool()
+    @server.tool(structured_output=False)
     def why(path: str) -> str:
         """The decisions governing a repository path, most specific first."""
         reports = why_core.why(repo, [path], cwd=str(repo.root), provenance=False)
         return json.dumps([r.to_json() for r in reports], indent=1)
 
-    @server.tool()
+    @server.tool(structured_output=False)
     def get_decision(id: str) -> str:
         """The full record of one decision (metadata, summary and text)."""
         try:
@@ -62,7 +62,7 @@ def build_server(repo: Repo) -> object:
             indent=1,
         )
 
-    @server.tool()
+    @server.tool(structured_output=False)
     def propose_decision(title: str, rationale: str, globs: list[str] | None = None) -> str:
         """Write a new decision record with status `proposed`, for a human to review."""
         try:

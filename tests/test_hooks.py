@@ -818,8 +818,12 @@ def test_mcp_server_over_stdio(project: Path) -> None:
         assert receive()["id"] == 1
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-        tools = {t["name"] for t in receive()["result"]["tools"]}  # type: ignore[index]
+        listed = receive()["result"]["tools"]  # type: ignore[index]
+        tools = {t["name"] for t in listed}
         assert tools == {"search_decisions", "why", "get_decision", "propose_decision"}
+        # plain text results: a client that prefers structured content (Claude Code does)
+        # would otherwise get the JSON text again as an escaped string ({"result": "..."})
+        assert not any(t.get("outputSchema") for t in listed)
         send(
             {
                 "jsonrpc": "2.0",
@@ -828,8 +832,10 @@ def test_mcp_server_over_stdio(project: Path) -> None:
                 "params": {"name": "why", "arguments": {"path": "billing/charge.py"}},
             }
         )
-        text = receive()["result"]["content"][0]["text"]  # type: ignore[index]
+        answer = receive()["result"]
+        text = answer["content"][0]["text"]  # type: ignore[index]
         assert json.loads(text)[0]["decisions"][0]["id"] == "D-0001"
+        assert "structuredContent" not in answer  # type: ignore[operator]
         send(
             {
                 "jsonrpc": "2.0",

@@ -143,6 +143,28 @@ def test_claude_code(project: Path, agent_home: Path) -> None:
     assert_outcome(project, model)
 
 
+def test_claude_code_mcp(project: Path, agent_home: Path) -> None:
+    """`gitmem install claude --mcp`: Claude Code starts `gitmem mcp` from .mcp.json and
+    the model's call reaches it; the answer arrives as plain JSON text."""
+    claude = agent_binary("claude")
+    steps = [Step("mcp__gitmem__why", {"path": "billing/charge.py"})]
+    with FakeModel(steps) as model:
+        env = agent_env(
+            agent_home,
+            ANTHROPIC_BASE_URL=model.url,
+            ANTHROPIC_API_KEY="sk-test",
+            DISABLE_AUTOUPDATER="1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        )
+        gitmem(project, env, "install", "claude", "--mcp")
+        argv = [claude, "-p", "Why is billing like this?", "--allowedTools", "mcp__gitmem"]
+        run_agent(argv, project, env)
+    assert model.steps_taken == 1
+    final = model.conversation[-1].text()
+    # not {"result": "[\n {\n  \"query\": ...": one JSON text, not JSON in a string
+    assert f'"title": "{MONEY_TITLE}"' in final, final[-3000:]
+
+
 def test_codex(project: Path, agent_home: Path) -> None:
     codex = agent_binary("codex")
     patch = (
