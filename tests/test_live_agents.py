@@ -22,7 +22,7 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -120,123 +120,133 @@ def assert_outcome(project: Path, model: FakeModel, *, informed: bool = True) ->
     assert PROMPT in log, refs
 
 
-def test_claude_code(project: Path, agent_home: Path) -> None:
+Launch = tuple[Callable[[str], list[str]], dict[str, str]]
+
+
+def claude_code(project: Path, home: Path, model: FakeModel, *install: str) -> Launch:
     claude = agent_binary("claude")
-    steps = [
-        Step("Read", {"file_path": str(project / "api/routes.py")}),
-        Step("Read", {"file_path": str(project / "billing/charge.py")}),
-        Step("Edit", {"file_path": str(project / "billing/charge.py"), **EDIT_CLAUDE}),
-    ]
-    with FakeModel(steps) as model:
-        env = agent_env(
-            agent_home,
-            ANTHROPIC_BASE_URL=model.url,
-            ANTHROPIC_API_KEY="sk-test",
-            DISABLE_AUTOUPDATER="1",
-            DISABLE_TELEMETRY="1",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        )
-        gitmem(project, env, "install", "claude")
-        argv = [claude, "-p", PROMPT, "--output-format", "json", "--allowedTools", "Read Edit"]
-        result = json.loads(run_agent(argv, project, env).stdout)
-    assert [d["tool_name"] for d in result.get("permission_denials", [])] == ["Edit"]
-    assert_outcome(project, model)
+    env = agent_env(
+        home,
+        ANTHROPIC_BASE_URL=model.url,
+        ANTHROPIC_API_KEY="sk-test",
+        DISABLE_AUTOUPDATER="1",
+        DISABLE_TELEMETRY="1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+    )
+    gitmem(project, env, "install", "claude", *install)
+    tools = "mcp__gitmem" if "--mcp" in install else "Read Edit"
+    return lambda prompt: [claude, "-p", prompt, "--allowedTools", tools], env
+
+
+def codex(project: Path, home: Path, model: FakeModel) -> Launch:
+    """Codex with gitmem's hooks installed and trusted by `gitmem install codex --trust`
+    (the project itself trusted in Codex's config, as a user does once)."""
+    binary = agent_binary("codex")
+    codex_home = home / ".codex"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(
+        'model = "gpt-5.5"\nmodel_provider = "fake"\n'
+        f'[model_providers.fake]\nname = "fake"\nbase_url = "{model.url}/v1"\n'
+        'wire_api = "responses"\n'
+        f'[projects.{json.dumps(str(project))}]\ntrust_level = "trusted"\n'
+    )
+    env = agent_env(home, CODEX_HOME=str(codex_home), GITMEM_CODEX=binary)
+    gitmem(project, env, "install", "codex")
+    doctor = gitmem(project, env, "doctor", "--no-model")
+    assert "Codex skips 6 of gitmem's 6 hooks until they are trusted" in doctor
+    assert "Codex trusts all 6" in gitmem(project, env, "install", "codex", "--trust")
+    assert "Codex trusts all 6" in gitmem(project, env, "doctor", "--no-model")
+    return lambda prompt: [
+        binary,
+        "exec",
+        "--dangerously-bypass-approvals-and-sandbox",
+        prompt,
+    ], env
+
+
+def gemini_cli(project: Path, home: Path, model: FakeModel) -> Launch:
+    binary = agent_binary("gemini")
+    settings = home / ".gemini"
+    settings.mkdir()
+    auth = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+    (settings / "settings.json").write_text(json.dumps(auth))
+    (settings / "trustedFolders.json").write_text(json.dumps({str(project): "TRUST_FOLDER"}))
+    env = agent_env(home, GEMINI_API_KEY="test", GOOGLE_GEMINI_BASE_URL=model.url)
+    gitmem(project, env, "install", "gemini")
+    return lambda prompt: [binary, "-p", prompt, "--yolo"], env
+
+
+def copilot_cli(project: Path, home: Path, model: FakeModel) -> Launch:
+    binary = agent_binary("copilot")
+    env = agent_env(
+        home,
+        COPILOT_OFFLINE="true",
+        COPILOT_PROVIDER_BASE_URL=model.url,
+        COPILOT_PROVIDER_TYPE="anthropic",
+        COPILOT_PROVIDER_API_KEY="test",
+        COPILOT_MODEL="claude-sonnet-4.5",
+        COPILOT_ALLOW_ALL="true",
+        COPILOT_AUTO_UPDATE="false",
+    )
+    gitmem(project, env, "install", "copilot")
+    return lambda prompt: [binary, "-p", prompt], env
+
+
+def edit_session(agent: str, root: Path) -> list[Step]:
+    """Read the API file, read the billing file, break the money rule in the billing file:
+    each agent's own tools."""
+    api, billing = str(root / "api/routes.py"), str(root / "billing/charge.py")
+    if agent == "claude":
+        return [Step("Read", {"file_path": api}), Step("Read", {"file_path": billing}),
+                Step("Edit", {"file_path": billing, **EDIT_CLAUDE})]  # fmt: skip
+    if agent == "codex":
+        patch = "*** Begin Patch\n*** Update File: billing/charge.py\n@@\n-x = 1\n+x = float(1)\n"
+        return [Step("exec_command", {"cmd": "cat api/routes.py"}),
+                Step("exec_command", {"cmd": "cat billing/charge.py"}),
+                Step("apply_patch", patch + "*** End Patch\n", custom=True)]  # fmt: skip
+    if agent == "gemini":
+        return [Step("read_file", {"file_path": "api/routes.py"}),
+                Step("read_file", {"file_path": "billing/charge.py"}),
+                Step("replace", {"file_path": "billing/charge.py", **EDIT_CLAUDE,
+                                 "instruction": "use a float"})]  # fmt: skip
+    return [Step("view", {"path": api}), Step("view", {"path": billing}),
+            Step("edit", {"path": billing, **EDIT_COPILOT})]  # fmt: skip
+
+
+LAUNCH = {"claude": claude_code, "codex": codex, "gemini": gemini_cli, "copilot": copilot_cli}
+
+
+@pytest.mark.parametrize("agent", list(LAUNCH))
+def test_an_edit_session(agent: str, project: Path, agent_home: Path) -> None:
+    """The three calls of the module docstring. Gemini CLI sends PreCompress before every
+    turn: the digest must not come back with the billing read (it did, before
+    gemini.compressed). Copilot CLI's hooks cannot add context (`gitmem export copilot`
+    is for that), so only the deny and the capture are checked there."""
+    with FakeModel(edit_session(agent, project)) as model:
+        command, env = LAUNCH[agent](project, agent_home, model)
+        run_agent(command(PROMPT), project, env)
+    assert_outcome(project, model, informed=agent != "copilot")
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_the_prompt_brings_its_decisions(agent: str, project: Path, agent_home: Path) -> None:
+    """A prompt that names a governed path: its decision reaches the model with the prompt,
+    before any tool call, once."""
+    with FakeModel([]) as model:
+        command, env = LAUNCH[agent](project, agent_home, model)
+        run_agent(command("Add pagination to api/routes.py"), project, env)
+    final = model.conversation[-1].text()
+    assert final.count(API_TITLE) == 1, final[-3000:]
+    assert final.count(MONEY_TITLE) == 1, final[-3000:]
 
 
 def test_claude_code_mcp(project: Path, agent_home: Path) -> None:
     """`gitmem install claude --mcp`: Claude Code starts `gitmem mcp` from .mcp.json and
     the model's call reaches it; the answer arrives as plain JSON text."""
-    claude = agent_binary("claude")
-    steps = [Step("mcp__gitmem__why", {"path": "billing/charge.py"})]
-    with FakeModel(steps) as model:
-        env = agent_env(
-            agent_home,
-            ANTHROPIC_BASE_URL=model.url,
-            ANTHROPIC_API_KEY="sk-test",
-            DISABLE_AUTOUPDATER="1",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        )
-        gitmem(project, env, "install", "claude", "--mcp")
-        argv = [claude, "-p", "Why is billing like this?", "--allowedTools", "mcp__gitmem"]
-        run_agent(argv, project, env)
+    with FakeModel([Step("mcp__gitmem__why", {"path": "billing/charge.py"})]) as model:
+        command, env = claude_code(project, agent_home, model, "--mcp")
+        run_agent(command("Why is billing like this?"), project, env)
     assert model.steps_taken == 1
     final = model.conversation[-1].text()
-    # not {"result": "[\n {\n  \"query\": ...": one JSON text, not JSON in a string
+    # not {"result": "[\\n {\\n  \\"query\\": ...": one JSON text, not JSON in a string
     assert f'"title": "{MONEY_TITLE}"' in final, final[-3000:]
-
-
-def test_codex(project: Path, agent_home: Path) -> None:
-    codex = agent_binary("codex")
-    patch = (
-        "*** Begin Patch\n*** Update File: billing/charge.py\n@@\n-x = 1\n+x = float(1)\n"
-        "*** End Patch\n"
-    )
-    steps = [
-        Step("exec_command", {"cmd": "cat api/routes.py"}),
-        Step("exec_command", {"cmd": "cat billing/charge.py"}),
-        Step("apply_patch", patch, custom=True),
-    ]
-    codex_home = agent_home / ".codex"
-    codex_home.mkdir()
-    with FakeModel(steps) as model:
-        (codex_home / "config.toml").write_text(
-            'model = "gpt-5.5"\nmodel_provider = "fake"\n'
-            f'[model_providers.fake]\nname = "fake"\nbase_url = "{model.url}/v1"\n'
-            'wire_api = "responses"\n'
-            f'[projects.{json.dumps(str(project))}]\ntrust_level = "trusted"\n'
-        )
-        env = agent_env(agent_home, CODEX_HOME=str(codex_home), GITMEM_CODEX=codex)
-        gitmem(project, env, "install", "codex")
-        doctor = gitmem(project, env, "doctor", "--no-model")
-        assert "Codex skips 6 of gitmem's 6 hooks until they are trusted" in doctor
-        assert "Codex trusts all 6" in gitmem(project, env, "install", "codex", "--trust")
-        argv = [codex, "exec", "--dangerously-bypass-approvals-and-sandbox", PROMPT]
-        run_agent(argv, project, env)
-    assert "Codex trusts all 6" in gitmem(project, env, "doctor", "--no-model")
-    assert_outcome(project, model)
-
-
-def test_gemini_cli(project: Path, agent_home: Path) -> None:
-    gemini = agent_binary("gemini")
-    steps = [
-        Step("read_file", {"file_path": "api/routes.py"}),
-        Step("read_file", {"file_path": "billing/charge.py"}),
-        Step("replace", {"file_path": "billing/charge.py", **EDIT_CLAUDE, "instruction": "x"}),
-    ]
-    settings = agent_home / ".gemini"
-    settings.mkdir()
-    (settings / "settings.json").write_text(
-        json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}})
-    )
-    (settings / "trustedFolders.json").write_text(json.dumps({str(project): "TRUST_FOLDER"}))
-    with FakeModel(steps) as model:
-        env = agent_env(agent_home, GEMINI_API_KEY="test", GOOGLE_GEMINI_BASE_URL=model.url)
-        gitmem(project, env, "install", "gemini")
-        run_agent([gemini, "-p", PROMPT, "--yolo"], project, env)
-    # Gemini CLI sends PreCompress before every turn: the digest must not come back with
-    # the billing read (it did, before gemini.compressed)
-    assert_outcome(project, model)
-
-
-def test_copilot_cli(project: Path, agent_home: Path) -> None:
-    copilot = agent_binary("copilot")
-    steps = [
-        Step("view", {"path": str(project / "api/routes.py")}),
-        Step("view", {"path": str(project / "billing/charge.py")}),
-        Step("edit", {"path": str(project / "billing/charge.py"), **EDIT_COPILOT}),
-    ]
-    with FakeModel(steps) as model:
-        env = agent_env(
-            agent_home,
-            COPILOT_OFFLINE="true",
-            COPILOT_PROVIDER_BASE_URL=model.url,
-            COPILOT_PROVIDER_TYPE="anthropic",
-            COPILOT_PROVIDER_API_KEY="test",
-            COPILOT_MODEL="claude-sonnet-4.5",
-            COPILOT_ALLOW_ALL="true",
-            COPILOT_AUTO_UPDATE="false",
-        )
-        gitmem(project, env, "install", "copilot")
-        run_agent([copilot, "-p", PROMPT], project, env)
-    # Copilot CLI's hooks cannot add context (`gitmem export copilot` is for that)
-    assert_outcome(project, model, informed=False)
