@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,43 @@ def _installed(root: Path, home: Path, agent: install.Agent) -> tuple[dict[str, 
             f" event; `gitmem install {agent.name} --scope SCOPE` updates it)"
         )
     return scopes, where
+
+
+# Version managers put a shell script in front of every Python program ("shims"); it
+# works, but runs the manager on each call: with pyenv, `gitmem-hook` took ~105 ms per event
+# through its shim and ~50 ms without it (an editable install; ~10 ms in a clean venv), on
+# one machine (session 19).
+SHIM_MARKERS = ("pyenv", "asdf", "mise", "rtx")
+
+
+def agent_path() -> str:
+    """PATH as an agent started from the user's shell sees it. Run through a pyenv shim
+    (``PYENV_DIR`` is set then), gitmem itself gets pyenv's own folders in front of PATH,
+    which would hide the shim the agent's hooks go through."""
+    path = os.environ.get("PATH", "")
+    root = os.environ.get("PYENV_ROOT")
+    if not root or "PYENV_DIR" not in os.environ:
+        return path
+    parts = path.split(os.pathsep)
+    lead = 0
+    while lead < len(parts) and parts[lead].startswith(root) and not parts[lead].endswith("shims"):
+        lead += 1
+    return os.pathsep.join(parts[lead:])
+
+
+def _version_manager_shim(path: str | None) -> str | None:
+    """The version manager whose shim ``path`` is, if it is one."""
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(2048)
+    except OSError:
+        return None
+    if not head.startswith(b"#!") or b"python" in head.split(b"\n", 1)[0]:
+        return None  # a real console script starts with its Python
+    text = head.decode("utf-8", "replace")
+    return next((m for m in SHIM_MARKERS if m in text), None)
 
 
 def _codex_trust(root: Path) -> Check:
@@ -225,12 +263,19 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     if plugin:
         programs = sorted({*programs, install.FAST_PREFIX.split()[0]})
     for program in programs or [install.command_prefix().split()[0]]:
-        on_path = shutil.which(program)
+        on_path = shutil.which(program, path=agent_path())
+        shim = _version_manager_shim(on_path)
         checks.append(
             Check(
                 f"{program} on PATH",
-                on_path is not None,
-                on_path
+                on_path is not None and shim is None,
+                (
+                    f"{on_path} is a {shim} shim: each hook event also runs {shim} (+~55 ms"
+                    f" per event measured with pyenv's); put {Path(sys.executable).parent} "
+                    "ahead of the shims on PATH, or install gitmem with pipx"
+                )
+                if shim
+                else on_path
                 or f"hooks call `{program}`: put gitmem's scripts folder on PATH"
                 " (pipx install / venv), or run `gitmem install claude` again",
             )

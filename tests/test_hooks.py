@@ -603,6 +603,36 @@ def test_install_falls_back_to_the_console_script(
     assert proc.returncode == 0 and "D-0001" in context_of(proc.stdout)
 
 
+def test_doctor_flags_a_version_manager_shim(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pyenv shim in front of `gitmem-hook` works but runs pyenv on every hook event;
+    doctor says so, and sees the shim even when it runs under pyenv itself (which puts
+    its own folders in front of PATH)."""
+    shims = project / "pyenv-root" / "shims"
+    shims.mkdir(parents=True)
+    shim = shims / "gitmem-hook"
+    shim.write_text('#!/usr/bin/env bash\nset -e\nexec "/x/libexec/pyenv" exec "$program" "$@"\n')
+    shim.chmod(0o755)
+    versions = project / "pyenv-root" / "versions" / "3.11" / "bin"
+    versions.mkdir(parents=True)
+    (versions / "gitmem-hook").symlink_to(Path(str(GITMEM)).parent / "gitmem-hook")
+    assert CliRunner().invoke(cli, ["install", "claude"]).exit_code == 0
+    rest = os.environ["PATH"]
+    monkeypatch.setenv("PATH", os.pathsep.join((str(shims), rest)))
+    doctor = CliRunner().invoke(cli, ["doctor", "--no-model"]).output
+    assert f"{shim} is a pyenv shim" in doctor
+    # under pyenv exec: its folders first, the user's PATH (with the shims) after
+    monkeypatch.setenv("PYENV_ROOT", str(project / "pyenv-root"))
+    monkeypatch.setenv("PYENV_DIR", str(project))
+    monkeypatch.setenv("PATH", os.pathsep.join((str(versions), str(shims), rest)))
+    doctor = CliRunner().invoke(cli, ["doctor", "--no-model"]).output
+    assert f"{shim} is a pyenv shim" in doctor
+    monkeypatch.setenv("PATH", os.pathsep.join((str(versions), rest)))  # no shim: fine
+    doctor = CliRunner().invoke(cli, ["doctor", "--no-model"]).output
+    assert "shim" not in doctor and "gitmem-hook on PATH" in doctor
+
+
 def test_end_to_end_command_from_settings(project: Path) -> None:
     assert CliRunner().invoke(cli, ["install", "claude"]).exit_code == 0
     data = json.loads((project / ".claude" / "settings.json").read_text())
