@@ -4,7 +4,9 @@ It speaks the three wire formats the agents use: Anthropic's Messages API (Claud
 and Copilot CLI with an Anthropic-type provider), OpenAI's Responses API (Codex) and
 Google's Gemini API (Gemini CLI); streamed (server-sent events) or not. Each request that
 offers tools takes the next step of the script, a tool call; when the script is done, or
-for a request without tools (titles, routing, summaries), it answers with text. Every
+for a request without tools (titles, routing, summaries), it answers with text. A
+subagent's conversation (one whose first message holds a marker of ``threads``) takes its
+steps from its own script. Every
 request body is kept, so that a test can read exactly what the agent sent its model:
 what gitmem's hooks added to the conversation, and what the agent told the model after a
 hook denied a call.
@@ -56,12 +58,18 @@ class Request:
         walk({k: v for k, v in self.body.items() if k != "tools"})
         return "\n".join(out)
 
+    def opening(self) -> str:
+        """The conversation's first message (Anthropic's format): a subagent's task."""
+        messages = self.body.get("messages") or [{}]
+        return Request(self.path, {"m": messages[0]}).text()
+
 
 class FakeModel:
     """``with FakeModel(steps) as model:`` serves on ``model.url`` until the block ends."""
 
-    def __init__(self, steps: list[Step]) -> None:
+    def __init__(self, steps: list[Step], threads: dict[str, list[Step]] | None = None) -> None:
         self.steps = list(steps)
+        self.threads = {marker: list(script) for marker, script in (threads or {}).items()}
         self.requests: list[Request] = []
         self._lock = threading.Lock()
         self._taken = 0
@@ -83,7 +91,13 @@ class FakeModel:
         request = Request(path, body)
         with self._lock:
             self.requests.append(request)
-            if request.offers_tools and self._taken < len(self.steps):
+            if not request.offers_tools:
+                return None
+            thread = next((m for m in self.threads if m in request.opening()), None)
+            if thread is not None:
+                script = self.threads[thread]
+                return script.pop(0) if script else None
+            if self._taken < len(self.steps):
                 self._taken += 1
                 return self.steps[self._taken - 1]
         return None
@@ -91,7 +105,14 @@ class FakeModel:
     @property
     def conversation(self) -> list[Request]:
         """The requests that offered tools: the agent's main conversation, in order."""
-        return [r for r in self.requests if r.offers_tools]
+        return [r for r in self.requests if r.offers_tools and not self.thread_of(r)]
+
+    def thread(self, marker: str) -> list[Request]:
+        """The requests of the subagent whose task holds ``marker``, in order."""
+        return [r for r in self.requests if r.offers_tools and self.thread_of(r) == marker]
+
+    def thread_of(self, request: Request) -> str | None:
+        return next((m for m in self.threads if m in request.opening()), None)
 
     @property
     def steps_taken(self) -> int:
@@ -132,7 +153,7 @@ class _Handler(BaseHTTPRequestHandler):
         if step is not None:
             block: dict[str, Any] = {
                 "type": "tool_use",
-                "id": f"toolu_{self.model.steps_taken:04d}",
+                "id": f"toolu_{len(self.model.requests):04d}",
                 "name": step.name,
                 "input": step.arguments,
             }
@@ -176,7 +197,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- OpenAI Responses ----------------------------------------------------------------
     def _responses(self, step: Step | None) -> None:
-        n = self.model.steps_taken
+        n = len(self.model.requests)
         item: dict[str, Any]
         if step is None:
             item = {

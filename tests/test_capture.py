@@ -82,6 +82,10 @@ def test_prompts_become_commits_on_an_orphan_ref(project: Path) -> None:
             },
             project,
         )
+    # a background subagent's report, handed to the main agent as a prompt (Claude Code
+    # 2.1): not the user's words, so not captured
+    report = "<task-notification>\n<task-id>a1</task-id>\n<result>Done</result>"
+    hook("prompt", {"session_id": "s1", "cwd": str(project), "prompt": report}, project)
     hook(
         "post-tool",
         {

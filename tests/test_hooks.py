@@ -172,6 +172,18 @@ def test_pre_tool_nothing_matched_is_empty_and_dedup(project: Path) -> None:
     assert "D-0001" in context_of(hook("pre-tool", payload, project)[1])
     assert hook("pre-tool", payload, project)[1] == ""  # shown once per session
     assert "D-0001" in context_of(hook("pre-tool", {**payload, "session_id": "s2"}, project)[1])
+    # a subagent (Claude Code's agent_id) has a context window of its own: once per subagent
+    sub = {**payload, "agent_id": "a1", "agent_type": "general-purpose"}
+    assert "D-0001" in context_of(hook("pre-tool", sub, project)[1])
+    assert hook("pre-tool", sub, project)[1] == ""
+    assert "D-0001" in context_of(hook("pre-tool", {**sub, "agent_id": "a2"}, project)[1])
+    assert hook("pre-tool", payload, project)[1] == ""  # the main agent's set is unchanged
+    from gitmem.agent import state
+    from gitmem.repo import discover
+
+    view = state.read_view(discover(project).shared_state_dir, "s1")
+    assert view.shown == {"D-0001"} and view.all_shown == {"D-0001"}
+    assert state.read_view(discover(project).shared_state_dir, "s1", "a3").shown == set()
 
 
 def test_pre_tool_from_subdirectory_and_linked_worktree(project: Path, tmp_path: Path) -> None:

@@ -123,7 +123,9 @@ def assert_outcome(project: Path, model: FakeModel, *, informed: bool = True) ->
 Launch = tuple[Callable[[str], list[str]], dict[str, str]]
 
 
-def claude_code(project: Path, home: Path, model: FakeModel, *install: str) -> Launch:
+def claude_code(
+    project: Path, home: Path, model: FakeModel, *install: str, tools: str = "Read Edit"
+) -> Launch:
     claude = agent_binary("claude")
     env = agent_env(
         home,
@@ -134,7 +136,6 @@ def claude_code(project: Path, home: Path, model: FakeModel, *install: str) -> L
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
     )
     gitmem(project, env, "install", "claude", *install)
-    tools = "mcp__gitmem" if "--mcp" in install else "Read Edit"
     return lambda prompt: [claude, "-p", prompt, "--allowedTools", tools], env
 
 
@@ -240,11 +241,33 @@ def test_the_prompt_brings_its_decisions(agent: str, project: Path, agent_home: 
     assert final.count(MONEY_TITLE) == 1, final[-3000:]
 
 
+def test_a_claude_code_subagent_gets_the_decisions(project: Path, agent_home: Path) -> None:
+    """A subagent starts with none of the main agent's context: the decision governing
+    the file it reads must reach it although the main agent was shown it already (the
+    digest). Its report, which Claude Code hands the main agent as a prompt, is neither
+    captured nor searched."""
+    task = "Read billing/charge.py and report (subtask-7)"
+    spawn = Step("Agent", {"description": "Check billing", "prompt": task,
+                           "subagent_type": "general-purpose"})  # fmt: skip
+    read = Step("Read", {"file_path": str(project / "billing/charge.py")})
+    with FakeModel([spawn], threads={"subtask-7": [read]}) as model:
+        command, env = claude_code(project, agent_home, model, tools="Read Agent")
+        run_agent(command(PROMPT), project, env)
+    sub = model.thread("subtask-7")
+    assert len(sub) == 2, [r.path for r in model.requests]
+    assert MONEY_TITLE not in sub[0].text()  # its task: nothing of the main context
+    assert MONEY_TITLE in sub[1].text()  # after its read of billing/
+    assert model.conversation[0].text().count(MONEY_TITLE) == 1
+    refs = git(project, "for-each-ref", "--format=%(refname)", "refs/gitmem/").split()
+    log = "".join(git(project, "log", "--format=%B", ref) for ref in refs)
+    assert "<task-notification>" not in log
+
+
 def test_claude_code_mcp(project: Path, agent_home: Path) -> None:
     """`gitmem install claude --mcp`: Claude Code starts `gitmem mcp` from .mcp.json and
     the model's call reaches it; the answer arrives as plain JSON text."""
     with FakeModel([Step("mcp__gitmem__why", {"path": "billing/charge.py"})]) as model:
-        command, env = claude_code(project, agent_home, model, "--mcp")
+        command, env = claude_code(project, agent_home, model, "--mcp", tools="mcp__gitmem")
         run_agent(command("Why is billing like this?"), project, env)
     assert model.steps_taken == 1
     final = model.conversation[-1].text()

@@ -297,7 +297,7 @@ def session_end(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None
     if table is not None:
         try:
             governing_edits = governing(table, list(dict.fromkeys(view.edited)), loc.root)
-            corrections = [m.entry.id for m in governing_edits if m.entry.id not in view.shown]
+            corrections = [m.entry.id for m in governing_edits if m.entry.id not in view.all_shown]
         finally:
             table.close()
     capture(
@@ -308,7 +308,7 @@ def session_end(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None
             "reason": str(payload.get("reason") or ""),
             "files_read": sorted(set(view.read)),
             "files_edited": sorted(set(view.edited)),
-            "decisions_shown": sorted(view.shown),
+            "decisions_shown": sorted(view.all_shown),
             "retrieval_corrections": corrections,
         },
         settings,

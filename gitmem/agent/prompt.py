@@ -56,13 +56,20 @@ def open_table(loc: Location, *, session_start: bool = False) -> Table | None:
     return None
 
 
+# Prompts the agent writes itself: Claude Code 2.1 submits a background subagent's report
+# to the main agent as a prompt (UserPromptSubmit) that starts with this tag (seen running
+# it). Neither the user's words to capture nor a question to retrieve for: the subagent's
+# own tool calls already brought it the decisions governing what it touched.
+NOT_THE_USER = ("<task-notification>",)
+
+
 def prompt(
     loc: Location, payload: dict[str, Any], *, retrieve: bool = True
 ) -> dict[str, Any] | None:
     """The decisions the prompt is about, and its capture. Not ``retrieve``: the capture
     alone (an agent whose prompt hook cannot add context, such as Copilot CLI's)."""
     text = str(payload.get("prompt") or "")
-    if not text.strip():
+    if not text.strip() or text.lstrip().startswith(NOT_THE_USER):
         return None
     injected: list[str] = []
     table = None

@@ -24,7 +24,7 @@ _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 class SessionView:
     """What a session has seen so far."""
 
-    __slots__ = ("closed", "edited", "held", "read", "reset_at", "shown")
+    __slots__ = ("all_shown", "closed", "edited", "held", "read", "reset_at", "shown")
 
     def __init__(
         self,
@@ -34,8 +34,11 @@ class SessionView:
         closed: bool,
         held: list[str] | None = None,
         reset_at: int = 0,
+        all_shown: set[str] | None = None,
     ) -> None:
-        self.shown = shown
+        self.shown = shown  # in the context window asked about (the main agent's, or one
+        # subagent's: gitmem.agent.state.context_of)
+        self.all_shown = shown if all_shown is None else all_shown  # in any of them
         self.read = read
         self.edited = edited
         self.closed = closed
@@ -53,8 +56,17 @@ def session_file(shared_dir: str | os.PathLike[str], session_id: str) -> str:
     return os.path.join(sessions_dir(shared_dir), f"{name or 'unknown'}.jsonl")
 
 
-def _parse(lines: list[str]) -> SessionView:
+def context_of(payload: dict[str, object]) -> str:
+    """The context window a hook event belongs to: "" for the main agent, the subagent's
+    ``agent_id`` for a subagent's tool calls (Claude Code sends it; a subagent starts with
+    none of what the main agent was shown, so what it is shown is counted apart)."""
+    agent = payload.get("agent_id")
+    return agent if isinstance(agent, str) else ""
+
+
+def _parse(lines: list[str], context: str = "") -> SessionView:
     shown: set[str] = set()
+    all_shown: set[str] = set()
     read: list[str] = []
     edited: list[str] = []
     closed = False
@@ -69,7 +81,10 @@ def _parse(lines: list[str]) -> SessionView:
             continue
         kind = item.get("k")
         if kind == "shown":
-            shown.update(str(i) for i in item.get("ids", []))
+            ids = [str(i) for i in item.get("ids", [])]
+            all_shown.update(ids)
+            if (item.get("a") or "") == context:
+                shown.update(ids)
         elif kind == "reset":
             shown.clear()
             at = item.get("at")
@@ -84,7 +99,7 @@ def _parse(lines: list[str]) -> SessionView:
             held.append(str(item.get("text") or ""))
         elif kind == "released":
             held.clear()
-    return SessionView(shown, read, edited, closed, [t for t in held if t], reset_at)
+    return SessionView(shown, read, edited, closed, [t for t in held if t], reset_at, all_shown)
 
 
 class Session:
@@ -108,10 +123,12 @@ class Session:
             raise RuntimeError(f"session file {self.path} is not open")
         return self._fh
 
-    def view(self) -> SessionView:
+    def view(self, context: str = "") -> SessionView:
+        """What the session has seen; ``shown``: in the main agent's context window, or in
+        that of the subagent ``context`` names."""
         fh = self._file()
         fh.seek(0)
-        return _parse(fh.read().splitlines())
+        return _parse(fh.read().splitlines(), context)
 
     def append(self, kind: str, **data: object) -> None:
         record = {"k": kind, "t": round(time.time(), 3), **data}
@@ -126,13 +143,15 @@ def open_session(shared_dir: str | os.PathLike[str], session_id: str) -> Session
     return Session(session_file(shared_dir, session_id))
 
 
-def read_view(shared_dir: str | os.PathLike[str], session_id: str) -> SessionView:
+def read_view(
+    shared_dir: str | os.PathLike[str], session_id: str, context: str = ""
+) -> SessionView:
     try:
         with open(session_file(shared_dir, session_id), encoding="utf-8") as fh:
             lines = fh.read().splitlines()
     except OSError:
         lines = []
-    return _parse(lines)
+    return _parse(lines, context)
 
 
 # What may wait for the session's next tool result, at most (newest kept): a prompt's

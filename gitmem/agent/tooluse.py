@@ -111,8 +111,9 @@ def _inject_new(
     loc: Location, payload: dict[str, Any], event: str, hits: list[Hit], tokens: int
 ) -> dict[str, Any] | None:
     sid = str(payload.get("session_id") or "")
+    window = state.context_of(payload)
     with state.open_session(loc.shared_state_dir, sid) as session:
-        shown = session.view().shown
+        shown = session.view(window).shown
         fresh = [(d, glob) for d, glob, _ in hits if d.id not in shown]
         if not fresh:
             return None
@@ -123,7 +124,7 @@ def _inject_new(
             more_hint="`gitmem why PATH` lists them.",
         )
         if ids:
-            session.append("shown", ids=ids, event=event)
+            session.append("shown", ids=ids, event=event, **({"a": window} if window else {}))
     return context(event, text)
 
 
