@@ -179,3 +179,14 @@ def test_export_says_when_the_agents_hooks_already_bring_the_decisions(repo: Pat
     assert runner.invoke(cli, ["install", "claude"]).exit_code == 0
     result = runner.invoke(cli, ["export", "claude", "copilot"])
     assert "gitmem's hooks for claude already bring these decisions" in result.output
+
+
+def test_export_says_copilot_cli_reads_the_claude_rules_too(repo: Path) -> None:
+    """Copilot CLI 1.0.102 attaches .claude/rules/*.md as well as .github/instructions/
+    (tests/test_live_agents.py): with both exports it reads each decision twice."""
+    records(repo)
+    runner = CliRunner()
+    assert "Copilot CLI also reads" not in runner.invoke(cli, ["export", "copilot"]).output
+    assert "Copilot CLI also reads" in runner.invoke(cli, ["export", "claude"]).output
+    assert "Copilot CLI also reads" in runner.invoke(cli, ["export"]).output  # both again
+    assert "Copilot CLI also reads" not in runner.invoke(cli, ["export", "cursor"]).output

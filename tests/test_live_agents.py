@@ -124,7 +124,12 @@ Launch = tuple[Callable[[str], list[str]], dict[str, str]]
 
 
 def claude_code(
-    project: Path, home: Path, model: FakeModel, *install: str, tools: str = "Read Edit"
+    project: Path,
+    home: Path,
+    model: FakeModel,
+    *install: str,
+    tools: str = "Read Edit",
+    hooks: bool = True,
 ) -> Launch:
     claude = agent_binary("claude")
     env = agent_env(
@@ -135,7 +140,8 @@ def claude_code(
         DISABLE_TELEMETRY="1",
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
     )
-    gitmem(project, env, "install", "claude", *install)
+    if hooks:
+        gitmem(project, env, "install", "claude", *install)
     return lambda prompt: [claude, "-p", prompt, "--allowedTools", tools], env
 
 
@@ -177,7 +183,7 @@ def gemini_cli(project: Path, home: Path, model: FakeModel) -> Launch:
     return lambda prompt: [binary, "-p", prompt, "--yolo"], env
 
 
-def copilot_cli(project: Path, home: Path, model: FakeModel) -> Launch:
+def copilot_cli(project: Path, home: Path, model: FakeModel, hooks: bool = True) -> Launch:
     binary = agent_binary("copilot")
     env = agent_env(
         home,
@@ -189,7 +195,8 @@ def copilot_cli(project: Path, home: Path, model: FakeModel) -> Launch:
         COPILOT_ALLOW_ALL="true",
         COPILOT_AUTO_UPDATE="false",
     )
-    gitmem(project, env, "install", "copilot")
+    if hooks:
+        gitmem(project, env, "install", "copilot")
     return lambda prompt: [binary, "-p", prompt], env
 
 
@@ -261,6 +268,23 @@ def test_a_claude_code_subagent_gets_the_decisions(project: Path, agent_home: Pa
     refs = git(project, "for-each-ref", "--format=%(refname)", "refs/gitmem/").split()
     log = "".join(git(project, "log", "--format=%B", ref) for ref in refs)
     assert "<task-notification>" not in log
+
+
+@pytest.mark.parametrize("agent", ["claude", "copilot"])
+def test_the_exported_rules_reach_the_agent(agent: str, project: Path, agent_home: Path) -> None:
+    """`gitmem export claude|copilot`, no hooks: the agent itself attaches the rule file
+    once the work reaches a governed path, and not before. Copilot CLI also attaches
+    Claude Code's rule file, so with both exports it reads the decision twice (export_cmd
+    says so)."""
+    read = edit_session(agent, project)[1]  # the billing read
+    with FakeModel([read]) as model:
+        launch = claude_code if agent == "claude" else copilot_cli
+        command, env = launch(project, agent_home, model, hooks=False)
+        gitmem(project, env, "export", *(["claude", "copilot"] if agent == "copilot" else [agent]))
+        run_agent(command(PROMPT), project, env)
+    first, final = model.conversation[0].text(), model.conversation[-1].text()
+    assert MONEY_TITLE not in first
+    assert final.count(MONEY_TITLE) == (2 if agent == "copilot" else 1), final[-3000:]
 
 
 def test_claude_code_mcp(project: Path, agent_home: Path) -> None:

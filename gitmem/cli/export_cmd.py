@@ -62,6 +62,14 @@ def export(targets: tuple[str, ...], check: bool, split: bool | None, json_: boo
                 "as the work reaches them; the export is for those who run the agent without "
                 "gitmem (with both, the agent reads them twice)"
             )
+        both = {"claude", "copilot"} <= {*chosen, *core.exported_targets(repo.root)}
+        if both and {"claude", "copilot"} & set(chosen):
+            err.print(
+                "note: Copilot CLI also reads .claude/rules/ (1.0.102, seen running it): with "
+                "both the claude and the copilot export it is given each decision twice. For "
+                "Copilot CLI alone the claude export is enough; the copilot one is for "
+                "Copilot's other surfaces (cloud agent, editors; not checked here)"
+            )
         if not plan.split and plan.largest > core.SPLIT_HINT_CHARS:
             err.print(
                 f"note: {plan.largest:,} characters reach the agent with any governed file; "
