@@ -4,9 +4,9 @@ agent's own payload), next to `python -c pass`, all taking turns run after run.
 
     python benchmarks/agents_latency.py [--decisions 1000] [--runs 21] [--json]
 
-Claude Code and Codex get the decisions before the call (pre-tool); Gemini CLI and Cursor
-after it (post-tool: their before-tool hooks cannot add context); Copilot CLI's pre-tool
-only checks rules. Every run is a new session, so every informing call injects. The
+Claude Code, Codex and Copilot CLI get the decisions before the call (pre-tool); Gemini
+CLI and Cursor after it (post-tool: their before-tool hooks cannot add context). Every run
+is a new session, so every call injects. The
 translation layers (gitmem.agent.gemini, .cursor, .copilot) should cost next to nothing.
 """
 
@@ -62,7 +62,7 @@ def bench(n: int, runs: int) -> dict[str, float]:
         cmds["python -c pass"] = ([sys.executable, "-c", "pass"], lambda: "")
         # the informing hooks must inform (the path measured must be the one named)
         for name, (argv, make) in cmds.items():
-            if name in ("python -c pass", "copilot pre-tool"):
+            if name == "python -c pass":
                 continue
             out = subprocess.run(argv, cwd=tmp, input=make(), capture_output=True, text=True)
             if "Project decision" not in out.stdout:

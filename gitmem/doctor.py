@@ -48,7 +48,7 @@ _OTHER_AGENTS = {
     "codex": ("Codex", "Codex runs them once trusted (`/hooks`)"),
     "gemini": ("Gemini CLI", "Gemini CLI runs project hooks in a trusted folder"),
     "cursor": ("Cursor", "Cursor loads them at start"),
-    "copilot": ("Copilot", "rules and capture only (context: `gitmem export copilot`)"),
+    "copilot": ("Copilot", "Copilot CLI loads them at start"),
 }
 
 

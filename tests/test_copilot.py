@@ -1,8 +1,9 @@
 """GitHub Copilot CLI hooks: `gitmem install copilot` and `gitmem-hook copilot EVENT`, run
 the way Copilot CLI runs them (the `bash` command of `.github/hooks/gitmem.json`, its
-VS Code compatible payloads on stdin: session_id, tool_name `view`/`edit`/`create`/`bash`,
-tool_input). Copilot CLI reads only PreToolUse's answer (a deny), so gitmem enforces
-critical rules there and otherwise captures and records, silently."""
+VS Code compatible payloads on stdin: session_id, tool_name `view`/`edit`/`create`/`bash`
+or `Read`/`Edit`/`Write`, tool_input). Copilot CLI 1.0.102 reads a deny and context
+before a tool (`hookSpecificOutput`), and a top-level `additionalContext` at session
+start, after the prompt and after a tool (tests/test_live_agents.py runs the real CLI)."""
 
 from __future__ import annotations
 
@@ -49,23 +50,26 @@ def test_install_writes_its_own_file_and_uninstall_removes_it(project: Path) -> 
     data = json.loads((project / HOOKS).read_text())
     assert data["version"] == 1
     # PascalCase names: Copilot CLI then sends the snake_case (VS Code) payloads
-    assert set(data["hooks"]) == {"UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop",
-                                  "SessionEnd"}  # fmt: skip
+    assert set(data["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreToolUse",
+                                  "PostToolUse", "Stop", "SessionEnd", "PreCompact"}  # fmt: skip
     entry = data["hooks"]["PreToolUse"][0]
     assert entry["type"] == "command" and entry["bash"].endswith("copilot pre-tool")
     assert entry["powershell"] == "gitmem hook copilot pre-tool" and entry["timeoutSec"] == 10
     assert "already installed" in runner.invoke(cli, ["install", "copilot"]).output
     doctor = runner.invoke(cli, ["doctor", "--no-model"])
-    assert "copilot hooks" in doctor.output and "project: 5 events" in doctor.output
+    assert "copilot hooks" in doctor.output and "project: 7 events" in doctor.output
     result = runner.invoke(cli, ["uninstall", "copilot"])
-    assert result.exit_code == 0 and "removed 5" in result.output
+    assert result.exit_code == 0 and "removed 7" in result.output
     assert not (project / HOOKS).exists() and theirs.exists()
 
 
-def test_a_copilot_session_is_checked_and_captured(project: Path) -> None:
+def test_a_copilot_session_is_informed_checked_and_captured(project: Path) -> None:
     assert CliRunner().invoke(cli, ["install", "copilot"]).exit_code == 0
+    start = run_hook(project, "SessionStart", {"source": "new", "initial_prompt": "hi"})
+    assert start is not None and "D-0001" in str(start["additionalContext"])
     prompt = {"prompt": "Should api clients still send the version header?"}
-    assert run_hook(project, "UserPromptSubmit", prompt) is None  # nothing would read it
+    answered = run_hook(project, "UserPromptSubmit", prompt)
+    assert answered is not None and "D-0002" in str(answered["additionalContext"])
     # a critical rule denies the edit, with the reason Copilot shows the agent
     edit = {"tool_name": "edit", "tool_input": {
         "path": str(project / "billing/charge.py"), "old_str": "x = 1", "new_str": "x = float(1)"}}  # fmt: skip
@@ -73,16 +77,25 @@ def test_a_copilot_session_is_checked_and_captured(project: Path) -> None:
     assert denied is not None and denied["permissionDecision"] == "deny"
     assert "D-0001 (critical)" in str(denied["permissionDecisionReason"])
     fine = {"tool_name": "create", "tool_input": {"path": "billing/new.py", "file_text": "y = 2\n"}}
-    assert run_hook(project, "PreToolUse", fine) is None
-    # after a call: recorded for the session's closing record, nothing said
-    view = {"tool_name": "view", "tool_input": {"path": "api/routes.py"},
-            "tool_result": {"result_type": "success", "text_result_for_llm": ""}}  # fmt: skip
-    assert run_hook(project, "PostToolUse", view) is None
+    assert run_hook(project, "PreToolUse", fine) is None  # D-0001 was shown at the start
+    # before a read: the decisions governing it, as Claude Code gets them
+    view = {"tool_name": "view", "tool_input": {"path": "api/routes.py"}}
+    assert run_hook(project, "PreToolUse", {**view, "session_id": "c2"}) == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "additionalContext": "- Project decision D-0002 (accepted, info) governs api/**: "
+            "Version the API with a header. Clients send a Paydash-Version header. "
+            "[.continuity/decisions/0002-api.md]",
+        }
+    }
+    # after a call: recorded for the session's closing record
+    result = {"tool_result": {"result_type": "success", "text_result_for_llm": ""}}
+    assert run_hook(project, "PostToolUse", {**view, **result}) is None
     assert run_hook(project, "PostToolUse", {**fine, "tool_result": {}}) is None
     shared = discover(project).shared_state_dir
     session = state.read_view(shared, "copilot-1")
     assert session.read == ["api/routes.py"] and session.edited == ["billing/new.py"]
-    assert not session.shown  # nothing was shown: Copilot CLI reads no context
+    assert session.shown == {"D-0001", "D-0002"}
     assert run_hook(project, "Stop", {"transcript_path": "", "stop_reason": "end_turn"}) is None
     assert run_hook(project, "SessionEnd", {"reason": "complete"}) is None
     from gitmem import capture
@@ -90,7 +103,7 @@ def test_a_copilot_session_is_checked_and_captured(project: Path) -> None:
     wal = Path(capture.wal_path(discover(project), "copilot-1")).read_text()
     records = [json.loads(line) for line in wal.splitlines() if line.strip()]
     prompts = [r for r in records if r.get("prompt")]
-    assert [(r["agent"], r["decisions_injected"]) for r in prompts] == [("copilot", [])]
+    assert [(r["agent"], r["decisions_injected"]) for r in prompts] == [("copilot", ["D-0002"])]
     closing = [r for r in records if r.get("kind") == "close"]
     assert closing and closing[-1]["files_edited"] == ["billing/new.py"]
     doctor = CliRunner().invoke(cli, ["doctor", "--no-model"])

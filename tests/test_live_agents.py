@@ -97,13 +97,12 @@ def gitmem(project: Path, env: dict[str, str], *args: str) -> str:
     return proc.stdout
 
 
-def assert_outcome(project: Path, model: FakeModel, *, informed: bool = True) -> None:
-    """What every agent must show (``informed``: the agent's hooks can add context)."""
+def assert_outcome(project: Path, model: FakeModel) -> None:
+    """What every agent must show."""
     assert model.steps_taken == len(model.steps), [r.path for r in model.requests]
     final = model.conversation[-1].text()
-    if informed:
-        assert final.count(MONEY_TITLE) == 1, final[-4000:]  # the digest, once
-        assert final.count(API_TITLE) == 1, final[-4000:]  # after the read, once
+    assert final.count(MONEY_TITLE) == 1, final[-4000:]  # the digest, once
+    assert final.count(API_TITLE) == 1, final[-4000:]  # after the read, once
     assert DENIED in final, final[-4000:]
     assert (project / "billing/charge.py").read_text() == CHARGE
     git_dir = Path(git(project, "rev-parse", "--git-common-dir").strip())
@@ -228,15 +227,14 @@ LAUNCH = {"claude": claude_code, "codex": codex, "gemini": gemini_cli, "copilot"
 def test_an_edit_session(agent: str, project: Path, agent_home: Path) -> None:
     """The three calls of the module docstring. Gemini CLI sends PreCompress before every
     turn: the digest must not come back with the billing read (it did, before
-    gemini.compressed). Copilot CLI's hooks cannot add context (`gitmem export copilot`
-    is for that), so only the deny and the capture are checked there."""
+    gemini.compressed)."""
     with FakeModel(edit_session(agent, project)) as model:
         command, env = LAUNCH[agent](project, agent_home, model)
         run_agent(command(PROMPT), project, env)
-    assert_outcome(project, model, informed=agent != "copilot")
+    assert_outcome(project, model)
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+@pytest.mark.parametrize("agent", list(LAUNCH))
 def test_the_prompt_brings_its_decisions(agent: str, project: Path, agent_home: Path) -> None:
     """A prompt that names a governed path: its decision reaches the model with the prompt,
     before any tool call, once."""

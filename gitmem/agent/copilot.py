@@ -4,17 +4,20 @@ Copilot CLI loads every ``.github/hooks/*.json`` of the repository (and
 ``~/.copilot/hooks/*.json``): ``{"version": 1, "hooks": {event: [{"type": "command",
 "bash": ..., "powershell": ..., "timeoutSec": ...}]}}``. Configured under PascalCase event
 names (``PreToolUse``), its payloads use the snake_case fields of the VS Code Copilot
-extension: ``session_id``, ``cwd``, ``tool_name``, ``tool_input`` (parsed), ``prompt``.
+extension: ``session_id``, ``cwd``, ``tool_name``, ``tool_input`` (parsed), ``prompt``;
+SessionStart's ``source`` is ``new`` or ``resume``.
 
-What Copilot CLI reads back decides what gitmem does there:
+What Copilot CLI 1.0.102 reads back (seen running it against a local model; GitHub's
+hooks reference said no hook could add context when gitmem first supported it):
 
-- ``PreToolUse`` can deny (``permissionDecision: deny`` with a reason shown to the
-  agent): critical rules are enforced before the edit, and the reason names the decision.
-- ``UserPromptSubmit``, ``PostToolUse``, ``Stop`` and ``SessionEnd`` answers are not
-  read: the prompt is captured (no retrieval: nothing could deliver it), reads and edits
-  are recorded for the session's closing record, the turn's capture is flushed.
-- No hook can add context to the main agent, so the decisions themselves reach Copilot
-  through its own path-scoped instructions: ``gitmem export copilot``.
+- ``PreToolUse``: a deny (``permissionDecision: deny`` with a reason shown to the agent),
+  and ``hookSpecificOutput.additionalContext``, added after the tool's result;
+- ``SessionStart``, ``UserPromptSubmit`` and ``PostToolUse``: a top-level
+  ``additionalContext`` (the first message of the conversation; a reminder after the
+  prompt; after the tool's result).
+
+So Copilot CLI gets what Claude Code gets, answered in those shapes. A release that reads
+less ignores the rest, and still enforces critical rules and captures the prompts.
 
 Tools: ``view`` (``path``), ``create`` (``path``, ``file_text``), ``edit`` (``path``,
 ``old_str``, ``new_str``), ``bash`` / ``powershell`` (``command``), ``grep`` and ``glob``
@@ -77,14 +80,18 @@ def adapt(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A deny as Copilot CLI reads it (the top-level fields of its reference, and the
-    ``hookSpecificOutput`` form of the VS Code format); nothing else is read."""
-    if event != "pre-tool" or not result:
+    """A Claude Code answer as Copilot CLI reads it: before a tool, a deny (also as the
+    top-level fields of its reference) or ``hookSpecificOutput.additionalContext`` as it
+    is; for the other events, the context as a top-level ``additionalContext``."""
+    if not result:
         return None
     specific = result.get("hookSpecificOutput")
     if not isinstance(specific, dict):
         return None
-    if specific.get("permissionDecision") != "deny":
+    if specific.get("permissionDecision") == "deny":
+        reason = str(specific.get("permissionDecisionReason") or "")
+        return {"permissionDecision": "deny", "permissionDecisionReason": reason, **result}
+    text = specific.get("additionalContext")
+    if not text:
         return None
-    reason = str(specific.get("permissionDecisionReason") or "")
-    return {"permissionDecision": "deny", "permissionDecisionReason": reason, **result}
+    return result if event == "pre-tool" else {"additionalContext": text}

@@ -143,16 +143,18 @@ CURSOR = Agent(
     flat=True,
 )
 # GitHub Copilot CLI (`.github/hooks/*.json`: gitmem's own file in that folder). PascalCase
-# event names select its snake_case payloads (gitmem.agent.copilot); it reads no context,
-# so no SessionStart, and PostToolUse only records what was touched.
+# event names select its snake_case payloads (gitmem.agent.copilot); since 1.0.x it reads
+# context from them too (seen running 1.0.102), so the same events as Claude Code's.
 COPILOT = Agent(
     "copilot",
     {
+        "SessionStart": (None, "session-start"),
         "UserPromptSubmit": (None, "prompt"),
         "PreToolUse": (None, "pre-tool"),
         "PostToolUse": (None, "post-tool"),
         "Stop": (None, "stop"),
         "SessionEnd": (None, "session-end"),
+        "PreCompact": (None, "post-compact"),
     },
     {
         "project": ("root", ".github/hooks/gitmem.json"),

@@ -63,11 +63,8 @@ def open_table(loc: Location, *, session_start: bool = False) -> Table | None:
 NOT_THE_USER = ("<task-notification>",)
 
 
-def prompt(
-    loc: Location, payload: dict[str, Any], *, retrieve: bool = True
-) -> dict[str, Any] | None:
-    """The decisions the prompt is about, and its capture. Not ``retrieve``: the capture
-    alone (an agent whose prompt hook cannot add context, such as Copilot CLI's)."""
+def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The decisions the prompt is about, and its capture."""
     text = str(payload.get("prompt") or "")
     if not text.strip() or text.lstrip().startswith(NOT_THE_USER):
         return None
@@ -75,7 +72,7 @@ def prompt(
     table = None
     try:
         table = open_table(loc)  # once per prompt: retrieval and capture settings share it
-        if table is None or not retrieve:
+        if table is None:
             return None
         return _prompt_context(loc, payload, text, injected, table)
     finally:

@@ -129,24 +129,22 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         if event not in EVENTS:
             raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
         payload[AGENT_KEY] = agent
-        copilot = agent == "copilot"
         # Gemini CLI's and Cursor's before-tool hooks cannot add context: they enforce
         # rules, and the after-tool hooks bring the decisions of whatever was touched
-        # (and what was held for them, see HELD). Copilot CLI reads no context at all:
-        # rules and capture only.
+        # (and what was held for them, see HELD). Copilot CLI's can, as Claude Code's.
         translated = agent in ("gemini", "cursor")
         if event == "pre-tool":
             from gitmem.agent import tooluse
 
-            result = tooluse.pre_tool(loc, payload, rules_only=translated or copilot)
+            result = tooluse.pre_tool(loc, payload, rules_only=translated)
         elif event == "post-tool":
             from gitmem.agent import tooluse
 
-            result = tooluse.post_tool(loc, payload, every_touch=translated, inform=not copilot)
+            result = tooluse.post_tool(loc, payload, every_touch=translated)
         elif event == "prompt":
             from gitmem.agent import prompt
 
-            result = prompt.prompt(loc, payload, retrieve=not copilot)
+            result = prompt.prompt(loc, payload)
         else:
             from gitmem.agent import claude
 

@@ -228,15 +228,14 @@ def _check_rules(
 
 
 def post_tool(
-    loc: Location, payload: dict[str, Any], *, every_touch: bool = False, inform: bool = True
+    loc: Location, payload: dict[str, Any], *, every_touch: bool = False
 ) -> dict[str, Any] | None:
     """After a tool call: record what was read or edited, and bring the decisions an
     edit's paths meet that were not shown yet. ``every_touch``: a read's too, within the
     pre-tool budget, after what was held for this moment (a rule's advisory from before
     the call, Cursor's prompt context): for Gemini CLI and Cursor, whose before-tool hooks
-    cannot add context. Not ``inform``: only record what was touched (Copilot CLI reads
-    no answer there)."""
-    result = _after_tool(loc, payload, every_touch, inform)
+    cannot add context."""
+    result = _after_tool(loc, payload, every_touch)
     if not every_touch:
         return result
     held = state.release(loc.shared_state_dir, str(payload.get("session_id") or ""))
@@ -246,9 +245,7 @@ def post_tool(
     return context("post-tool", held + ("\n\n" + own if own else ""))
 
 
-def _after_tool(
-    loc: Location, payload: dict[str, Any], every_touch: bool, inform: bool
-) -> dict[str, Any] | None:
+def _after_tool(loc: Location, payload: dict[str, Any], every_touch: bool) -> dict[str, Any] | None:
     pm = open_map(loc)
     if pm is None:
         return None
@@ -264,7 +261,7 @@ def _after_tool(
             # an edit in place leaves the folders' mtimes alone, so the next hook would
             # take the map for fresh (see _fresh): refresh it now, without waiting
             refresh_in_background(loc.root)
-        if not inform or (not edited and not every_touch):
+        if not edited and not every_touch:
             return None
         hits = governing(pm, paths, loc.root)
     tokens = BUDGET_PRE_TOOL if every_touch else BUDGET_POST_TOOL

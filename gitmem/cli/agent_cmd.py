@@ -47,14 +47,14 @@ CURSOR_NOTE = (
 )
 
 
-# Copilot CLI reads no context from hooks; its cloud agent runs a repository's hooks in
-# its own environment, where gitmem must be installed by the setup steps.
+# Copilot CLI's cloud agent runs a repository's hooks in its own environment, where gitmem
+# must be installed by the setup steps; releases before 1.0.x read only a deny.
 COPILOT_NOTE = (
-    "Copilot CLI loads .github/hooks/*.json from the folder it runs in: critical rules are "
-    "enforced before an edit and prompts are captured. Its hooks cannot add context: "
-    "`gitmem export copilot` gives it the decisions as path-scoped instructions. The cloud "
-    "agent runs these hooks only where its setup steps (copilot-setup-steps.yml) installed "
-    "gitmem; elsewhere it logs and skips them."
+    "Copilot CLI loads .github/hooks/*.json from the folder it runs in. The cloud agent runs "
+    "these hooks only where its setup steps (copilot-setup-steps.yml) installed gitmem; "
+    "elsewhere it logs and skips them. Releases that read no context from hooks still "
+    "enforce critical rules and capture prompts; `gitmem export copilot` gives those the "
+    "decisions as path-scoped instructions."
 )
 
 
