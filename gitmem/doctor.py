@@ -57,6 +57,13 @@ def _installed(root: Path, home: Path, agent: install.Agent) -> tuple[dict[str, 
     saying so."""
     scopes = install.installed_scopes(root, home, agent)
     where = ", ".join(f"{s}: {len(e)} events" for s, e in scopes.items())
+    for scope, events in scopes.items():
+        missing = [e for e in agent.events if e not in events]
+        if missing and not events[0].startswith("("):  # an earlier gitmem installed fewer
+            where += (
+                f" ({scope} lacks {', '.join(missing)}, which this gitmem installs: "
+                f"`gitmem install {agent.name} --scope {scope}` adds them)"
+            )
     outdated = install.outdated_scopes(root, home, agent)
     if outdated:
         where += (

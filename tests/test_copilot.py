@@ -145,3 +145,17 @@ def test_adapt_reads_both_payload_formats() -> None:
     assert adapted["session_id"] == "s" and adapted["tool_name"] == "Bash"
     assert adapted["tool_input"] == {"command": "cat a.py"}
     assert copilot.answer("prompt", None) is None
+
+
+def test_doctor_names_the_events_an_earlier_install_lacks(project: Path) -> None:
+    """Session 18 installed five events for Copilot CLI; doctor says which are missing."""
+    runner = CliRunner()
+    assert runner.invoke(cli, ["install", "copilot"]).exit_code == 0
+    path = project / HOOKS
+    data = json.loads(path.read_text())
+    del data["hooks"]["SessionStart"], data["hooks"]["PreCompact"]
+    path.write_text(json.dumps(data))
+    doctor = runner.invoke(cli, ["doctor", "--no-model"]).output
+    assert "project lacks SessionStart, PreCompact" in doctor.replace("\n", " ")
+    assert "added SessionStart, PreCompact" in runner.invoke(cli, ["install", "copilot"]).output
+    assert "lacks" not in runner.invoke(cli, ["doctor", "--no-model"]).output
