@@ -285,6 +285,17 @@ def test_the_exported_rules_reach_the_agent(agent: str, project: Path, agent_hom
     assert final.count(MONEY_TITLE) == (2 if agent == "copilot" else 1), final[-3000:]
 
 
+def test_the_claude_code_plugin(project: Path, agent_home: Path) -> None:
+    """This repository is a Claude Code plugin (.claude-plugin/, hooks/hooks.json): loaded
+    with --plugin-dir and nothing installed in the project, its hooks do the same work."""
+    with FakeModel(edit_session("claude", project)) as model:
+        command, env = claude_code(project, agent_home, model, hooks=False)
+        plugin = str(Path(__file__).resolve().parent.parent)
+        run_agent([*command(PROMPT), "--plugin-dir", plugin], project, env)
+    assert not (project / ".claude").exists()
+    assert_outcome(project, model)
+
+
 def test_claude_code_mcp(project: Path, agent_home: Path) -> None:
     """`gitmem install claude --mcp`: Claude Code starts `gitmem mcp` from .mcp.json and
     the model's call reaches it; the answer arrives as plain JSON text."""
