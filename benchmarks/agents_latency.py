@@ -5,9 +5,9 @@ agent's own payload), next to `python -c pass`, all taking turns run after run.
     python benchmarks/agents_latency.py [--decisions 1000] [--runs 21] [--json]
 
 Claude Code, Codex and Copilot CLI get the decisions before the call (pre-tool); Gemini
-CLI and Cursor after it (post-tool: their before-tool hooks cannot add context). Every run
+CLI, Cursor and Qwen Code after it (post-tool: their before-tool hooks cannot add context). Every run
 is a new session, so every call injects. The
-translation layers (gitmem.agent.gemini, .cursor, .copilot) should cost next to nothing.
+translation layers (gitmem.agent.gemini, .cursor, .copilot, .qwen) should cost next to nothing.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ def bench(n: int, runs: int) -> dict[str, float]:
                 "workspace_roots": [root],
             },
             "copilot pre-tool": {"tool_name": "view", "tool_input": {"path": target}},
+            "qwen post-tool": {"tool_name": "read_file", "tool_input": {"file_path": target}},
         }
 
         def stdin(extra: dict[str, object]) -> str:

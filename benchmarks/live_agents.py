@@ -1,7 +1,7 @@
 """What gitmem's hooks add to a real agent session, end to end.
 
-Runs each agent CLI that is installed (Claude Code, Codex, Gemini CLI, Copilot CLI; see
-tests/agents/package.json) non-interactively on the demo repository, against the scripted
+Runs each agent CLI that is installed (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen
+Code; see tests/agents/package.json) non-interactively on the demo repository, against the scripted
 local model of tests/fakemodel.py, so that the model itself takes no time. The model
 reads five files, then answers. Each round runs the same session twice: in a copy of the
 demo without gitmem's hooks, and in one with them installed (`gitmem install AGENT`;
@@ -59,6 +59,8 @@ def steps(agent: str, root: Path) -> list[Step]:
         return [Step("exec_command", {"cmd": f"cat {f}"}) for f in FILES]
     if agent == "gemini":
         return [Step("read_file", {"file_path": f}) for f in FILES]
+    if agent == "qwen":
+        return [Step("read_file", {"file_path": str(root / f)}) for f in FILES]
     return [Step("view", {"path": str(root / f)}) for f in FILES]
 
 
@@ -88,6 +90,13 @@ def environment(agent: str, home: Path, root: Path, url: str) -> dict[str, str]:
         folders = json.loads(trusted.read_text()) if trusted.exists() else {}
         trusted.write_text(json.dumps({**folders, str(root): "TRUST_FOLDER"}))
         env.update(GEMINI_API_KEY="x", GOOGLE_GEMINI_BASE_URL=url)
+    elif agent == "qwen":  # its memory agent, which reruns each session, off
+        settings = home / ".qwen"
+        settings.mkdir(exist_ok=True)
+        memory = {"enableManagedAutoMemory": False, "enableManagedAutoDream": False}
+        (settings / "settings.json").write_text(json.dumps({"memory": memory}))
+        env.update(ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="x",
+                   QWEN_CODE_SUPPRESS_YOLO_WARNING="1")  # fmt: skip
     else:
         env.update(COPILOT_OFFLINE="true", COPILOT_PROVIDER_BASE_URL=url,
                    COPILOT_PROVIDER_TYPE="anthropic", COPILOT_PROVIDER_API_KEY="x",
@@ -104,6 +113,8 @@ def command(agent: str, exe: str, url: str) -> list[str]:
         return [exe, "exec", "-c", base, "--dangerously-bypass-approvals-and-sandbox", PROMPT]
     if agent == "gemini":
         return [exe, "-p", PROMPT, "--yolo"]
+    if agent == "qwen":
+        return [exe, "--auth-type", "anthropic", "--model", "claude-sonnet-4-5", "--yolo", PROMPT]
     return [exe, "-p", PROMPT]
 
 
@@ -120,7 +131,13 @@ def session(agent: str, exe: str, root: Path, home: Path) -> float:
     hooked = (root / ".git" / "gitmem" / "hook-status").exists()
     if hooked != any(
         p.exists()
-        for p in (root / ".claude", root / ".codex", root / ".gemini", root / ".github" / "hooks")
+        for p in (
+            root / ".claude",
+            root / ".codex",
+            root / ".gemini",
+            root / ".github" / "hooks",
+            root / ".qwen",
+        )
     ):
         raise SystemExit(f"{agent}: the hooks did not run in {root}")  # e.g. not trusted
     return elapsed
@@ -164,7 +181,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--agents", default="claude,codex,gemini,copilot")
+    parser.add_argument("--agents", default="claude,codex,gemini,copilot,qwen")
     args = parser.parse_args()
     found: list[tuple[str, str]] = []
     for agent in args.agents.split(","):

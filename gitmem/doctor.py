@@ -49,6 +49,7 @@ _OTHER_AGENTS = {
     "gemini": ("Gemini CLI", "Gemini CLI runs project hooks in a trusted folder"),
     "cursor": ("Cursor", "Cursor loads them at start"),
     "copilot": ("Copilot", "Copilot CLI loads them at start"),
+    "qwen": ("Qwen Code", "Qwen Code loads them at start"),
 }
 
 
@@ -259,7 +260,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 + (
                     f" ({' and '.join(others)}'s are)"
                     if others
-                    else " (or `gitmem install codex|gemini|cursor|copilot`)"
+                    else " (or `gitmem install codex|gemini|cursor|copilot|qwen`)"
                 )
             ),
         )

@@ -694,7 +694,7 @@ def _modules_loaded_by(project: Path, payload: dict[str, object], body: str) -> 
 
 
 INFORMED_BY = {"claude": "pre-tool", "codex": "pre-tool", "gemini": "post-tool",
-               "cursor": "post-tool", "copilot": None}  # fmt: skip
+               "cursor": "post-tool", "copilot": "pre-tool", "qwen": "post-tool"}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -705,6 +705,7 @@ INFORMED_BY = {"claude": "pre-tool", "codex": "pre-tool", "gemini": "post-tool",
         ("gemini", "read_file", {"absolute_path": "{root}/billing/charge.py"}),
         ("cursor", "Read", {"file_path": "{root}/billing/charge.py"}),
         ("copilot", "view", {"path": "{root}/billing/charge.py"}),
+        ("qwen", "read_file", {"file_path": "{root}/billing/charge.py"}),
     ],
 )
 def test_tool_call_hooks_load_only_built_in_modules(
@@ -726,8 +727,8 @@ def test_tool_call_hooks_load_only_built_in_modules(
         "for event in ('pre-tool', 'post-tool'):\n"
         "    out = io.StringIO()\n"
         f"    run({agent!r}, event, io.BytesIO(sys.argv[1].encode()), out)\n"
-        # Gemini CLI's and Cursor's before-tool hooks cannot add context: the after-tool
-        # hooks bring the decision; Copilot CLI reads none
+        # Gemini CLI's, Cursor's and Qwen Code's before-tool hooks cannot add context: the
+        # after-tool hooks bring the decision
         f"    informs = event == {INFORMED_BY[agent]!r}\n"
         "    assert not informs or 'D-0001' in out.getvalue(), out.getvalue()\n",
     )

@@ -11,7 +11,7 @@ agent then sent its model shows what gitmem really achieved in that agent:
 - the prompt was captured on refs/gitmem/, and no hook failed.
 
 The agents come from the npm registry, pinned in tests/agents/package.json (CI installs
-them with `npm ci`; see .ci/run). A test skips when its agent is absent, unless
+them with `npm install`; see .ci/run). A test skips when its agent is absent, unless
 GITMEM_REQUIRE_AGENTS=1 (CI) makes that a failure. Each agent gets its own throwaway HOME.
 """
 
@@ -40,7 +40,7 @@ AGENT_TIMEOUT_S = 120
 
 
 def agent_binary(name: str) -> str:
-    """The agent's executable: in GITMEM_AGENTS_BIN (where CI's `npm ci` put them), else
+    """The agent's executable: in GITMEM_AGENTS_BIN (where CI's `npm install` put them), else
     on PATH."""
     folder = os.environ.get("GITMEM_AGENTS_BIN")
     found = shutil.which(name, path=folder) if folder else None
@@ -48,7 +48,7 @@ def agent_binary(name: str) -> str:
     if found is None:
         if os.environ.get("GITMEM_REQUIRE_AGENTS") == "1":
             pytest.fail(f"GITMEM_REQUIRE_AGENTS=1 but {name} is not installed")
-        pytest.skip(f"{name} is not installed (npm ci --prefix tests/agents)")
+        pytest.skip(f"{name} is not installed (README: Development)")
     return found
 
 
@@ -199,6 +199,21 @@ def copilot_cli(project: Path, home: Path, model: FakeModel, hooks: bool = True)
     return lambda prompt: [binary, "-p", prompt], env
 
 
+def qwen_code(project: Path, home: Path, model: FakeModel) -> Launch:
+    """Qwen Code with its Anthropic provider pointed at the fake model; its own memory
+    agent, which reruns the conversation after each session, is off."""
+    binary = agent_binary("qwen")
+    settings = home / ".qwen"
+    settings.mkdir()
+    memory = {"enableManagedAutoMemory": False, "enableManagedAutoDream": False}
+    (settings / "settings.json").write_text(json.dumps({"memory": memory}))
+    env = agent_env(home, ANTHROPIC_BASE_URL=model.url, ANTHROPIC_API_KEY="test",
+                    QWEN_CODE_SUPPRESS_YOLO_WARNING="1")  # fmt: skip
+    gitmem(project, env, "install", "qwen")
+    model_args = ["--auth-type", "anthropic", "--model", "claude-sonnet-4-5", "--yolo"]
+    return lambda prompt: [binary, *model_args, prompt], env
+
+
 def edit_session(agent: str, root: Path) -> list[Step]:
     """Read the API file, read the billing file, break the money rule in the billing file:
     each agent's own tools."""
@@ -211,6 +226,9 @@ def edit_session(agent: str, root: Path) -> list[Step]:
         return [Step("exec_command", {"cmd": "cat api/routes.py"}),
                 Step("exec_command", {"cmd": "cat billing/charge.py"}),
                 Step("apply_patch", patch + "*** End Patch\n", custom=True)]  # fmt: skip
+    if agent == "qwen":
+        return [Step("read_file", {"file_path": api}), Step("read_file", {"file_path": billing}),
+                Step("edit", {"file_path": billing, **EDIT_CLAUDE})]  # fmt: skip
     if agent == "gemini":
         return [Step("read_file", {"file_path": "api/routes.py"}),
                 Step("read_file", {"file_path": "billing/charge.py"}),
@@ -220,7 +238,13 @@ def edit_session(agent: str, root: Path) -> list[Step]:
             Step("edit", {"path": billing, **EDIT_COPILOT})]  # fmt: skip
 
 
-LAUNCH = {"claude": claude_code, "codex": codex, "gemini": gemini_cli, "copilot": copilot_cli}
+LAUNCH = {
+    "claude": claude_code,
+    "codex": codex,
+    "gemini": gemini_cli,
+    "copilot": copilot_cli,
+    "qwen": qwen_code,
+}
 
 
 @pytest.mark.parametrize("agent", list(LAUNCH))

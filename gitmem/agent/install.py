@@ -125,6 +125,23 @@ GEMINI = Agent(
     {"project": ("root", ".gemini/settings.json"), "user": ("home", ".gemini/settings.json")},
     timeout=TIMEOUT_S * 1000,
 )
+# Qwen Code (`.qwen/settings.json`): Claude Code's events and answers over Gemini CLI's tool
+# names (gitmem.agent.qwen); timeouts in milliseconds. No tool matcher: how Qwen Code matches
+# tool names (its documentation's example names a class, `WriteFile`) was not checked.
+QWEN = Agent(
+    "qwen",
+    {
+        "SessionStart": (None, "session-start"),
+        "UserPromptSubmit": (None, "prompt"),
+        "PreToolUse": (None, "pre-tool"),
+        "PostToolUse": (None, "post-tool"),
+        "Stop": (None, "stop"),
+        "SessionEnd": (None, "session-end"),
+        "PostCompact": (None, "post-compact"),
+    },
+    {"project": ("root", ".qwen/settings.json"), "user": ("home", ".qwen/settings.json")},
+    timeout=TIMEOUT_S * 1000,
+)
 # Cursor (`.cursor/hooks.json`): payloads and answers translated by gitmem.agent.cursor. No
 # tool matcher: Cursor's tool names and their arguments have changed between releases, and
 # an edit missed by a matcher would go unchecked without a word.
@@ -164,7 +181,7 @@ COPILOT = Agent(
     shell_keys=True,
 )
 CURSOR_VERSION = 1  # the hooks file format version Cursor and Copilot CLI read
-AGENTS = {a.name: a for a in (CLAUDE, CODEX, GEMINI, CURSOR, COPILOT)}
+AGENTS = {a.name: a for a in (CLAUDE, CODEX, GEMINI, CURSOR, COPILOT, QWEN)}
 EVENTS = CLAUDE.events  # the plugin's events
 FAST_PREFIX = CLAUDE.fast_prefix  # the plugin's command form
 CONSOLE_PREFIX = CLAUDE.console_prefix

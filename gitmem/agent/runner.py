@@ -27,15 +27,19 @@ ERROR_LOG = "hook-errors.log"
 STATUS_DIR = "hook-status"
 MAX_LOG_BYTES = 256 * 1024
 EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-end", "post-compact")
-# Codex's hooks take Claude Code's payloads and answers; Gemini CLI's, Cursor's and Copilot
-# CLI's are translated (see gitmem.agent.gemini, .cursor and .copilot). gitmem.agent.install.AGENTS
-# names the same agents: this module stays import-light and cannot load it.
-AGENTS = ("claude", "codex", "gemini", "cursor", "copilot")
-TRANSLATED = ("gemini", "cursor", "copilot")  # modules of gitmem.agent: adapt() and answer()
+# Codex's hooks take Claude Code's payloads and answers; Gemini CLI's, Cursor's, Copilot
+# CLI's and Qwen Code's are translated (see gitmem.agent.gemini, .cursor, .copilot and
+# .qwen). gitmem.agent.install.AGENTS names the same agents: this module stays
+# import-light and cannot load it.
+AGENTS = ("claude", "codex", "gemini", "cursor", "copilot", "qwen")
+TRANSLATED = ("gemini", "cursor", "copilot", "qwen")  # gitmem.agent modules: adapt(), answer()
+# Agents whose before-tool hook cannot add context: they enforce rules there, and the
+# after-tool hook brings the decisions of whatever the call touched.
+INFORMED_AFTER = ("gemini", "cursor", "qwen")
 # Where an agent's hook cannot add context, what gitmem has to say waits for the next
-# tool result: a rule's advisory before an edit (Gemini CLI, Cursor), a prompt's
-# decisions (Cursor's beforeSubmitPrompt).
-HELD = {"gemini": ("pre-tool",), "cursor": ("pre-tool", "prompt")}
+# tool result: a rule's advisory before an edit (Gemini CLI, Cursor, Qwen Code), a
+# prompt's decisions (Cursor's beforeSubmitPrompt).
+HELD = {"gemini": ("pre-tool",), "cursor": ("pre-tool", "prompt"), "qwen": ("pre-tool",)}
 AGENT_KEY = "gitmem_agent"  # set in the payload for the handlers (capture records it)
 USAGE = (
     "usage: gitmem-hook AGENT EVENT  (AGENT: "
@@ -129,10 +133,8 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         if event not in EVENTS:
             raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
         payload[AGENT_KEY] = agent
-        # Gemini CLI's and Cursor's before-tool hooks cannot add context: they enforce
-        # rules, and the after-tool hooks bring the decisions of whatever was touched
-        # (and what was held for them, see HELD). Copilot CLI's can, as Claude Code's.
-        translated = agent in ("gemini", "cursor")
+        # (and what was held for them, see HELD)
+        translated = agent in INFORMED_AFTER
         if event == "pre-tool":
             from gitmem.agent import tooluse
 

@@ -18,7 +18,7 @@ def _home() -> Path:
 
 
 AGENT = click.argument(
-    "agent", type=click.Choice(["claude", "codex", "gemini", "cursor", "copilot", "git"])
+    "agent", type=click.Choice(["claude", "codex", "gemini", "cursor", "copilot", "qwen", "git"])
 )
 # Codex runs a project's hooks only once the project and each hook are trusted, and skips
 # the others without a word; gitmem asks Codex about that trust (gitmem.agent.codextrust).
@@ -58,6 +58,13 @@ COPILOT_NOTE = (
 )
 
 
+# Qwen Code's before-tool hook cannot add context (seen running 0.24.4).
+QWEN_NOTE = (
+    "Qwen Code loads them at start; `/hooks` lists them. Its before-tool hook cannot add "
+    "context: a file's decisions come with the tool's result, before the next step."
+)
+
+
 # agent -> (what to know after `install`, how to register the MCP server if not in a file)
 AFTER_INSTALL: dict[str, tuple[str | None, str | None]] = {
     "codex": (
@@ -73,6 +80,7 @@ AFTER_INSTALL: dict[str, tuple[str | None, str | None]] = {
         "for Copilot CLI, add the MCP server with `/mcp add` (command: gitmem mcp)",
     ),
     "cursor": (CURSOR_NOTE, None),
+    "qwen": (QWEN_NOTE, "for Qwen Code, register the MCP server: qwen mcp add gitmem gitmem mcp"),
 }
 
 
@@ -88,7 +96,8 @@ AFTER_INSTALL: dict[str, tuple[str | None, str | None]] = {
     "$CODEX_HOME/hooks.json (~/.codex). gemini: project: .gemini/settings.json; user: "
     "~/.gemini/settings.json. cursor: project: .cursor/hooks.json; user: "
     "~/.cursor/hooks.json. copilot: project: .github/hooks/gitmem.json; user: "
-    "~/.copilot/hooks/gitmem.json.",
+    "~/.copilot/hooks/gitmem.json. qwen: project: .qwen/settings.json; user: "
+    "~/.qwen/settings.json.",
 )
 @click.option(
     "--mcp",
@@ -107,7 +116,7 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
     """Install gitmem's hooks: `claude` (agent hooks in a settings file; idempotent, other
     hooks kept), `codex` (the same hooks in Codex's hooks.json), `gemini` (in Gemini CLI's
     settings.json), `cursor` (in Cursor's hooks.json), `copilot` (Copilot CLI's
-    .github/hooks/gitmem.json) or `git` (native
+    .github/hooks/gitmem.json), `qwen` (Qwen Code's settings.json) or `git` (native
     pre-commit, prepare-commit-msg, post-checkout and post-merge shims; an existing hook is
     kept as <hook>.legacy and run first)."""
     if trust and agent != "codex":

@@ -1,0 +1,50 @@
+"""Qwen Code's hooks, on the handlers written for Claude Code's payloads.
+
+Qwen Code (``.qwen/settings.json``, ``hooks``) took Claude Code's hook protocol: the same
+event names, payload fields (``session_id``, ``transcript_path``, ``cwd``,
+``hook_event_name``, ``tool_name``, ``tool_input``) and answers
+(``hookSpecificOutput``), with timeouts in milliseconds. What differs, as Qwen Code
+0.24.4 ran against a local model (tests/test_live_agents.py):
+
+- Its tools keep Gemini CLI's names: ``read_file``, ``write_file``, ``edit``,
+  ``run_shell_command`` (``directory``), ``glob``, ``grep_search``, ``notebook_edit``;
+  ``adapt`` renames them to Claude Code's.
+- PreToolUse's ``additionalContext`` does not reach the model (its deny does); the
+  context of SessionStart, UserPromptSubmit and PostToolUse does. So, as for Gemini CLI,
+  what the before-tool hook finds is held for the tool's result (gitmem.agent.runner.HELD)
+  and the after-tool hook brings the decisions of whatever the call touched.
+
+Built-in modules only: the tool-call hooks import this module.
+"""
+
+from __future__ import annotations
+
+from gitmem.agent.toolpaths import translate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# Qwen Code tool -> (Claude Code tool, {Claude argument: Qwen arguments, first found wins})
+_TOOLS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
+    "read_file": ("Read", {"file_path": ("file_path", "absolute_path", "path")}),
+    "write_file": ("Write", {"file_path": ("file_path", "absolute_path", "path")}),
+    "edit": ("Edit", {"file_path": ("file_path", "absolute_path", "path")}),
+    "replace": ("Edit", {"file_path": ("file_path", "absolute_path", "path")}),
+    "notebook_edit": ("NotebookEdit", {"notebook_path": ("notebook_path", "file_path")}),
+    "run_shell_command": ("Bash", {}),
+    "list_directory": ("LS", {"path": ("path", "dir_path", "absolute_path")}),
+    "glob": ("Glob", {"path": ("path", "dir_path")}),
+    "grep_search": ("Grep", {"path": ("path", "dir_path"), "glob": ("glob", "include")}),
+}
+
+
+def adapt(payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload with Qwen Code's tool name and arguments as Claude Code names them (the
+    original name kept as ``qwen_tool_name``); a shell command runs in ``directory``."""
+    return translate(payload, _TOOLS, "qwen", ("directory", "dir_path"))
+
+
+def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Claude Code's answers are Qwen Code's: unchanged."""
+    return result
