@@ -20,6 +20,7 @@ import os
 import selectors
 import shutil
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,15 +57,18 @@ class _AppServer:
 
     def __init__(self, codex: str, cwd: Path, timeout: float) -> None:
         self.deadline = time.monotonic() + timeout
+        # to a file, not a pipe nobody reads: a chatty server cannot block on a full pipe
+        self.errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
         try:
             self.proc = subprocess.Popen(
                 [codex, "app-server"],
                 cwd=cwd,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
+                stderr=self.errors,
             )
         except OSError as exc:
+            self.errors.close()
             raise GitmemError(f"cannot run {codex} app-server: {exc}") from exc
         self._buffer = b""
         self._next = 0
@@ -114,16 +118,18 @@ class _AppServer:
 
     def _stderr(self) -> str:
         self.proc.kill()
-        assert self.proc.stderr is not None
-        return self.proc.stderr.read().decode(errors="replace").strip()[-300:] or "no output"
+        self.proc.wait()
+        self.errors.seek(0)
+        return self.errors.read().decode(errors="replace").strip()[-300:] or "no output"
 
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+        for stream in (self.proc.stdin, self.proc.stdout):
             if stream is not None:
                 stream.close()
+        self.errors.close()
 
 
 def _session(codex: str, cwd: Path, timeout: float) -> _AppServer:
