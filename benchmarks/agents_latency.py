@@ -4,10 +4,10 @@ agent's own payload), next to `python -c pass`, all taking turns run after run.
 
     python benchmarks/agents_latency.py [--decisions 1000] [--runs 21] [--json]
 
-Claude Code, Codex and Copilot CLI get the decisions before the call (pre-tool); Gemini
+Claude Code, Codex, Copilot CLI and OpenCode get the decisions before the call (pre-tool); Gemini
 CLI, Cursor and Qwen Code after it (post-tool: their before-tool hooks cannot add context). Every run
 is a new session, so every call injects. The
-translation layers (gitmem.agent.gemini, .cursor, .copilot, .qwen) should cost next to nothing.
+translation layers (gitmem.agent.gemini, .cursor, .copilot, .qwen, .opencode) should cost next to nothing.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ def bench(n: int, runs: int) -> dict[str, float]:
             },
             "copilot pre-tool": {"tool_name": "view", "tool_input": {"path": target}},
             "qwen post-tool": {"tool_name": "read_file", "tool_input": {"file_path": target}},
+            "opencode pre-tool": {"tool_name": "read", "tool_input": {"filePath": target}},
         }
 
         def stdin(extra: dict[str, object]) -> str:

@@ -123,6 +123,7 @@ def session(agent: str, exe: str, root: Path, home: Path) -> float:
     with FakeModel(steps(agent, root)) as model:
         env = environment(agent, home, root, model.url)
         start = time.perf_counter()
+        env["PWD"] = str(root)  # as a shell sets it: OpenCode takes its folder from it
         proc = subprocess.run(command(agent, exe, model.url), cwd=root, env=env, capture_output=True,
                               text=True, stdin=subprocess.DEVNULL, timeout=300)  # fmt: skip
         elapsed = time.perf_counter() - start

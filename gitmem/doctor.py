@@ -248,6 +248,26 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
         agent_checks.append(Check(f"{name} hooks", True, detail))
         if name == "codex":
             agent_checks.append(_codex_trust(repo.root))
+    from gitmem.agent import opencodeplugin
+
+    plugin_status = opencodeplugin.status(repo.root, home)
+    if plugin_status:
+        others.append("OpenCode")
+        agent_checks.append(
+            Check(
+                "opencode plugin",
+                all(plugin_status.values()),
+                ", ".join(
+                    f"{scope}: " + ("current" if current else "older than this gitmem's")
+                    for scope, current in plugin_status.items()
+                )
+                + (
+                    ""
+                    if all(plugin_status.values())
+                    else "; `gitmem install opencode [--scope user]` replaces it"
+                ),
+            )
+        )
     checks.append(
         Check(
             "claude hooks",
@@ -260,7 +280,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 + (
                     f" ({' and '.join(others)}'s are)"
                     if others
-                    else " (or `gitmem install codex|gemini|cursor|copilot|qwen`)"
+                    else " (or `gitmem install codex|gemini|cursor|copilot|qwen|opencode`)"
                 )
             ),
         )

@@ -694,7 +694,8 @@ def _modules_loaded_by(project: Path, payload: dict[str, object], body: str) -> 
 
 
 INFORMED_BY = {"claude": "pre-tool", "codex": "pre-tool", "gemini": "post-tool",
-               "cursor": "post-tool", "copilot": "pre-tool", "qwen": "post-tool"}  # fmt: skip
+               "cursor": "post-tool", "copilot": "pre-tool", "qwen": "post-tool",
+               "opencode": "pre-tool"}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -706,6 +707,7 @@ INFORMED_BY = {"claude": "pre-tool", "codex": "pre-tool", "gemini": "post-tool",
         ("cursor", "Read", {"file_path": "{root}/billing/charge.py"}),
         ("copilot", "view", {"path": "{root}/billing/charge.py"}),
         ("qwen", "read_file", {"file_path": "{root}/billing/charge.py"}),
+        ("opencode", "read", {"filePath": "{root}/billing/charge.py"}),
     ],
 )
 def test_tool_call_hooks_load_only_built_in_modules(

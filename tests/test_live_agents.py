@@ -81,7 +81,7 @@ def run_agent(
     proc = subprocess.run(
         argv,
         cwd=project,
-        env=env,
+        env={**env, "PWD": str(project)},  # as a shell sets it: OpenCode takes its folder from it
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -214,6 +214,20 @@ def qwen_code(project: Path, home: Path, model: FakeModel) -> Launch:
     return lambda prompt: [binary, *model_args, prompt], env
 
 
+def opencode(project: Path, home: Path, model: FakeModel) -> Launch:
+    """OpenCode with gitmem's plugin (.opencode/plugin/gitmem.js) and its Anthropic
+    provider pointed at the fake model (a config file outside the project)."""
+    binary = agent_binary("opencode")
+    config = home / "opencode.json"
+    provider = {"anthropic": {"options": {"baseURL": f"{model.url}/v1", "apiKey": "test"}}}
+    settings = {"model": "anthropic/claude-sonnet-4-5", "provider": provider,
+                "autoupdate": False, "share": "disabled"}  # fmt: skip
+    config.write_text(json.dumps(settings))
+    env = agent_env(home, OPENCODE_CONFIG=str(config), OPENCODE_DISABLE_AUTOUPDATE="1")
+    gitmem(project, env, "install", "opencode")
+    return lambda prompt: [binary, "run", prompt], env
+
+
 def edit_session(agent: str, root: Path) -> list[Step]:
     """Read the API file, read the billing file, break the money rule in the billing file:
     each agent's own tools."""
@@ -226,6 +240,10 @@ def edit_session(agent: str, root: Path) -> list[Step]:
         return [Step("exec_command", {"cmd": "cat api/routes.py"}),
                 Step("exec_command", {"cmd": "cat billing/charge.py"}),
                 Step("apply_patch", patch + "*** End Patch\n", custom=True)]  # fmt: skip
+    if agent == "opencode":
+        edit = {"filePath": billing, "oldString": "x = 1", "newString": "x = float(1)"}
+        return [Step("read", {"filePath": api}), Step("read", {"filePath": billing}),
+                Step("edit", edit)]  # fmt: skip
     if agent == "qwen":
         return [Step("read_file", {"file_path": api}), Step("read_file", {"file_path": billing}),
                 Step("edit", {"file_path": billing, **EDIT_CLAUDE})]  # fmt: skip
@@ -244,6 +262,7 @@ LAUNCH = {
     "gemini": gemini_cli,
     "copilot": copilot_cli,
     "qwen": qwen_code,
+    "opencode": opencode,
 }
 
 

@@ -31,8 +31,9 @@ EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-e
 # CLI's and Qwen Code's are translated (see gitmem.agent.gemini, .cursor, .copilot and
 # .qwen). gitmem.agent.install.AGENTS names the same agents: this module stays
 # import-light and cannot load it.
-AGENTS = ("claude", "codex", "gemini", "cursor", "copilot", "qwen")
-TRANSLATED = ("gemini", "cursor", "copilot", "qwen")  # gitmem.agent modules: adapt(), answer()
+AGENTS = ("claude", "codex", "gemini", "cursor", "copilot", "qwen", "opencode")
+# gitmem.agent modules with adapt() and answer() (OpenCode's plugin: gitmem.agent.opencode)
+TRANSLATED = ("gemini", "cursor", "copilot", "qwen", "opencode")
 # Agents whose before-tool hook cannot add context: they enforce rules there, and the
 # after-tool hook brings the decisions of whatever the call touched.
 INFORMED_AFTER = ("gemini", "cursor", "qwen")

@@ -18,7 +18,10 @@ def _home() -> Path:
 
 
 AGENT = click.argument(
-    "agent", type=click.Choice(["claude", "codex", "gemini", "cursor", "copilot", "qwen", "git"])
+    "agent",
+    type=click.Choice(
+        ["claude", "codex", "gemini", "cursor", "copilot", "qwen", "opencode", "git"]
+    ),
 )
 # Codex runs a project's hooks only once the project and each hook are trusted, and skips
 # the others without a word; gitmem asks Codex about that trust (gitmem.agent.codextrust).
@@ -97,7 +100,8 @@ AFTER_INSTALL: dict[str, tuple[str | None, str | None]] = {
     "~/.gemini/settings.json. cursor: project: .cursor/hooks.json; user: "
     "~/.cursor/hooks.json. copilot: project: .github/hooks/gitmem.json; user: "
     "~/.copilot/hooks/gitmem.json. qwen: project: .qwen/settings.json; user: "
-    "~/.qwen/settings.json.",
+    "~/.qwen/settings.json. opencode: project: .opencode/plugin/gitmem.js; user: "
+    "~/.config/opencode/plugin/gitmem.js.",
 )
 @click.option(
     "--mcp",
@@ -116,7 +120,8 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
     """Install gitmem's hooks: `claude` (agent hooks in a settings file; idempotent, other
     hooks kept), `codex` (the same hooks in Codex's hooks.json), `gemini` (in Gemini CLI's
     settings.json), `cursor` (in Cursor's hooks.json), `copilot` (Copilot CLI's
-    .github/hooks/gitmem.json), `qwen` (Qwen Code's settings.json) or `git` (native
+    .github/hooks/gitmem.json), `qwen` (Qwen Code's settings.json), `opencode` (a plugin
+    file in .opencode/plugin/) or `git` (native
     pre-commit, prepare-commit-msg, post-checkout and post-merge shims; an existing hook is
     kept as <hook>.legacy and run first)."""
     if trust and agent != "codex":
@@ -132,6 +137,9 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
             if done
             else f"git hooks already installed in {escape(str(where))}"
         )
+        return
+    if agent == "opencode":
+        _install_opencode(repo.root, scope, with_mcp)
         return
     which = core.AGENTS[agent]
     path = which.path(scope, repo.root, _home())
@@ -158,6 +166,27 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
         if changed
         else f"`gitmem mcp` already registered in {mcp_file}"
     )
+
+
+# OpenCode reads MCP servers from opencode.json, which gitmem does not edit.
+OPENCODE_MCP = (
+    'for OpenCode, add the MCP server to opencode.json: "mcp": {"gitmem": {"type": "local", '
+    '"command": ["gitmem", "mcp"]}}'
+)
+
+
+def _install_opencode(root: Path, scope: str, with_mcp: bool) -> None:
+    from gitmem.agent import opencodeplugin
+
+    path = opencodeplugin.path("user" if scope == "user" else "project", root, _home())
+    out = stdout()
+    if opencodeplugin.install(path):
+        out.print(f"wrote gitmem's OpenCode plugin to {escape(str(path))}")
+    else:
+        out.print(f"gitmem's OpenCode plugin is up to date in {escape(str(path))}")
+    out.print("OpenCode loads it at start; it calls gitmem-hook, which must be on PATH.")
+    if with_mcp:
+        out.print(escape(OPENCODE_MCP))
 
 
 def _trust_codex(root: Path) -> None:
@@ -197,6 +226,17 @@ def uninstall(agent: str, scope: str, with_mcp: bool) -> None:
 
         gone = githooks.uninstall(repo)
         stdout().print(f"removed {', '.join(gone)}" if gone else "no gitmem git hooks installed")
+        return
+    if agent == "opencode":
+        from gitmem.agent import opencodeplugin
+
+        path = opencodeplugin.path("user" if scope == "user" else "project", repo.root, _home())
+        was_ours = opencodeplugin.uninstall(path)
+        stdout().print(
+            f"removed {escape(str(path))}"
+            if was_ours
+            else f"no gitmem plugin at {escape(str(path))}"
+        )
         return
     which = core.AGENTS[agent]
     path = which.path(scope, repo.root, _home())

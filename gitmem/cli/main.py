@@ -62,7 +62,8 @@ cli.add_command(sessions_cmd.capture)
 @click.argument("agent", type=click.Choice(HOOK_AGENTS))
 @click.argument("event", type=click.Choice(sorted(HOOK_EVENTS)))
 def hook(agent: str, event: str) -> None:
-    """The agent hook entry point: AGENT (claude, codex, gemini, cursor, copilot, qwen) EVENT
+    """The agent hook entry point: AGENT (claude, codex, gemini, cursor, copilot, qwen,
+    opencode) EVENT
     reads the hook JSON on stdin and prints JSON on stdout.
 
     `gitmem hook AGENT EVENT` is dispatched before click loads (see gitmem.entry), so this

@@ -1,0 +1,83 @@
+"""Installing gitmem's OpenCode plugin: one file gitmem owns.
+
+OpenCode loads every JavaScript file in ``.opencode/plugin/`` (and in
+``~/.config/opencode/plugin/``) when it starts. gitmem's plugin (``hooks/opencode/gitmem.js``,
+shipped in the wheel) is copied there as ``gitmem.js``. A file of that name gitmem did not
+write is never overwritten or removed; one it wrote is replaced by the current plugin on
+the next install (so `gitmem doctor` can say when it is out of date).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from gitmem import resources
+from gitmem.errors import GitmemError
+from gitmem.fsutil import atomic_write
+
+MARK = "Installed by `gitmem install opencode`"
+SCOPES = {
+    "project": ("root", ".opencode/plugin/gitmem.js"),
+    "user": ("config", "opencode/plugin/gitmem.js"),
+}
+
+
+def path(scope: str, root: Path, home: Path) -> Path:
+    if scope not in SCOPES:
+        raise GitmemError(f"unknown scope {scope!r} for opencode: use project or user")
+    base, rel = SCOPES[scope]
+    if base == "root":
+        return root / rel
+    config = os.environ.get("XDG_CONFIG_HOME")
+    return (Path(config) if config else home / ".config") / rel
+
+
+def shipped() -> str:
+    return (resources.data_dir("hooks") / "opencode" / "gitmem.js").read_text(encoding="utf-8")
+
+
+def ours(file: Path) -> bool:
+    try:
+        with file.open(encoding="utf-8") as fh:
+            return MARK in fh.read(600)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def install(file: Path) -> bool:
+    """Write the plugin; False when the current one was there already."""
+    text = shipped()
+    if file.exists():
+        if not ours(file):
+            raise GitmemError(f"{file} exists and was not written by gitmem; nothing was changed")
+        if file.read_text(encoding="utf-8") == text:
+            return False
+    file.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(file, text)
+    return True
+
+
+def uninstall(file: Path) -> bool:
+    """Remove the plugin if gitmem wrote it (and the folders it leaves empty)."""
+    if not file.exists() or not ours(file):
+        return False
+    file.unlink()
+    for folder in (file.parent, file.parent.parent):
+        try:
+            folder.rmdir()  # only when empty
+        except OSError:
+            break
+    return True
+
+
+def status(root: Path, home: Path) -> dict[str, bool]:
+    """scope -> whether the installed plugin is the current one, for the scopes that have
+    gitmem's plugin."""
+    out: dict[str, bool] = {}
+    current = shipped()
+    for scope in SCOPES:
+        file = path(scope, root, home)
+        if ours(file):
+            out[scope] = file.read_text(encoding="utf-8") == current
+    return out

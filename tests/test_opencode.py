@@ -1,0 +1,135 @@
+"""OpenCode: `gitmem install opencode` writes gitmem's plugin (.opencode/plugin/gitmem.js),
+which forwards OpenCode's plugin events to `gitmem-hook opencode EVENT`. The plugin is run
+here with Node.js, as OpenCode loads it (an ES module whose export is called with the
+project), against the installed gitmem-hook; tests/test_live_agents.py runs OpenCode."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import SANDBOX_HOME, agent_project, write
+
+from gitmem.agent import opencode, opencodeplugin
+from gitmem.cli.main import cli
+
+PLUGIN = ".opencode/plugin/gitmem.js"
+NODE = shutil.which("node")
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    return agent_project(repo)
+
+
+def test_install_writes_the_plugin_and_uninstall_removes_only_it(project: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(cli, ["install", "opencode"])
+    assert result.exit_code == 0 and "wrote gitmem's OpenCode plugin" in result.output
+    assert (project / PLUGIN).read_text() == opencodeplugin.shipped()
+    assert "up to date" in runner.invoke(cli, ["install", "opencode"]).output
+    doctor = runner.invoke(cli, ["doctor", "--no-model"]).output
+    assert "opencode plugin" in doctor and "project: current" in doctor
+    write(project, PLUGIN, opencodeplugin.shipped().replace("TIMEOUT_MS = 10000", "TIMEOUT_MS = 1"))
+    doctor = runner.invoke(cli, ["doctor", "--no-model"]).output
+    assert "older than this gitmem's" in doctor  # an earlier gitmem's plugin
+    assert "wrote" in runner.invoke(cli, ["install", "opencode"]).output
+    write(project, ".opencode/plugin/theirs.js", "export const Theirs = async () => ({});\n")
+    result = runner.invoke(cli, ["uninstall", "opencode"])
+    assert result.exit_code == 0 and "removed" in result.output
+    assert not (project / PLUGIN).exists() and (project / ".opencode/plugin/theirs.js").exists()
+    # a gitmem.js gitmem did not write is never replaced or removed
+    write(project, PLUGIN, "export const Mine = async () => ({});\n")
+    result = runner.invoke(cli, ["install", "opencode"])
+    assert result.exit_code == 1 and "was not written by gitmem" in result.output
+    assert "no gitmem plugin" in runner.invoke(cli, ["uninstall", "opencode"]).output
+    assert (project / PLUGIN).exists()
+
+
+def test_adapt_renames_opencode_tools() -> None:
+    edit = {"tool_name": "edit", "tool_input": {"filePath": "/r/a.py", "oldString": "x",
+                                                "newString": "y"}}  # fmt: skip
+    adapted = opencode.adapt(edit)
+    assert adapted["tool_name"] == "Edit" and adapted["opencode_tool_name"] == "edit"
+    assert adapted["tool_input"]["file_path"] == "/r/a.py"
+    assert adapted["tool_input"]["new_string"] == "y"
+    shell = opencode.adapt({"tool_name": "bash", "cwd": "/r",
+                            "tool_input": {"command": "cat a.py", "workdir": "src"}})  # fmt: skip
+    assert shell["tool_name"] == "Bash" and shell["cwd"] == "/r/src"
+
+
+DRIVER = """
+import { pathToFileURL } from "node:url";
+const [plugin, directory, script] = process.argv.slice(2);
+const { Gitmem } = await import(pathToFileURL(plugin).href);
+const hooks = await Gitmem({ directory, worktree: directory });
+const out = [];
+for (const [name, input, output] of JSON.parse(script)) {
+  try {
+    if (name === "event") await hooks.event(input);
+    else await hooks[name](input, output);
+    out.push({ name, output });
+  } catch (err) {
+    out.push({ name, thrown: String(err.message) });
+  }
+}
+console.log(JSON.stringify(out));
+"""
+
+
+def drive(project: Path, script: list[list[object]], path: str) -> list[dict[str, object]]:
+    """Call the installed plugin's hooks in Node.js, as OpenCode does."""
+    driver = project.parent / "driver.mjs"
+    driver.write_text(DRIVER)
+    env = {**os.environ, "HOME": SANDBOX_HOME, "PATH": path}
+    proc = subprocess.run(
+        [str(NODE), str(driver), str(project / PLUGIN), str(project), json.dumps(script)],
+        capture_output=True, text=True, env=env, timeout=120, check=True,
+    )  # fmt: skip
+    return list(json.loads(proc.stdout))
+
+
+def session_script(project: Path) -> list[list[object]]:
+    message = {"message": {"id": "msg_1", "sessionID": "ses_1"},
+               "parts": [{"type": "text", "text": "Tidy up"}]}  # fmt: skip
+    read = {"tool": "read", "sessionID": "ses_1", "callID": "c1"}
+    args = {"filePath": str(project / "api/routes.py")}
+    edit = {"filePath": str(project / "billing/charge.py"), "oldString": "x = 1",
+            "newString": "x = float(1)"}  # fmt: skip
+    return [
+        ["chat.message", {"sessionID": "ses_1"}, message],
+        ["tool.execute.before", read, {"args": args}],
+        ["tool.execute.after", {**read, "args": args}, {"title": "", "output": "ok", "metadata": {}}],
+        ["tool.execute.before", {**read, "tool": "edit", "callID": "c2"}, {"args": edit}],
+        ["event", {"event": {"type": "session.idle", "properties": {"sessionID": "ses_1"}}}, None],
+    ]
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
+def test_the_plugin_informs_and_denies(project: Path) -> None:
+    assert CliRunner().invoke(cli, ["install", "opencode"]).exit_code == 0
+    chat, before, after, edit, idle = drive(project, session_script(project), os.environ["PATH"])
+    parts = chat["output"]["parts"]  # type: ignore[index]
+    said = [p["text"] for p in parts if p.get("synthetic")]
+    assert len(said) == 1 and "D-0001" in said[0]  # the digest; the prompt names nothing
+    assert "thrown" not in before
+    # what the before-tool hook found comes with the tool's output
+    output = after["output"]["output"]  # type: ignore[index]
+    assert output.startswith("ok\n\n") and "D-0002" in output
+    assert "thrown" not in idle
+    assert "D-0001 (critical)" in str(edit["thrown"])
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
+def test_the_plugin_fails_open_without_gitmem_hook(project: Path) -> None:
+    """No gitmem-hook on PATH: every hook returns and changes nothing."""
+    assert CliRunner().invoke(cli, ["install", "opencode"]).exit_code == 0
+    results = drive(project, session_script(project), str(project / "empty-bin"))
+    assert all("thrown" not in r for r in results), results
+    assert results[0]["output"]["parts"][-1].get("synthetic") is None  # type: ignore[index]
+    assert results[2]["output"]["output"] == "ok"  # type: ignore[index]
