@@ -1,7 +1,7 @@
 """What gitmem's hooks add to a real agent session, end to end.
 
 Runs each agent CLI that is installed (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen
-Code; see tests/agents/package.json) non-interactively on the demo repository, against the scripted
+Code, OpenCode; see tests/agents/package.json) non-interactively on the demo repository, against the scripted
 local model of tests/fakemodel.py, so that the model itself takes no time. The model
 reads five files, then answers. Each round runs the same session twice: in a copy of the
 demo without gitmem's hooks, and in one with them installed (`gitmem install AGENT`;
@@ -61,6 +61,8 @@ def steps(agent: str, root: Path) -> list[Step]:
         return [Step("read_file", {"file_path": f}) for f in FILES]
     if agent == "qwen":
         return [Step("read_file", {"file_path": str(root / f)}) for f in FILES]
+    if agent == "opencode":
+        return [Step("read", {"filePath": str(root / f)}) for f in FILES]
     return [Step("view", {"path": str(root / f)}) for f in FILES]
 
 
@@ -97,6 +99,12 @@ def environment(agent: str, home: Path, root: Path, url: str) -> dict[str, str]:
         (settings / "settings.json").write_text(json.dumps({"memory": memory}))
         env.update(ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="x",
                    QWEN_CODE_SUPPRESS_YOLO_WARNING="1")  # fmt: skip
+    elif agent == "opencode":
+        config = home / "opencode.json"
+        provider = {"anthropic": {"options": {"baseURL": f"{url}/v1", "apiKey": "x"}}}
+        config.write_text(json.dumps({"model": "anthropic/claude-sonnet-4-5",
+                                      "provider": provider, "autoupdate": False}))  # fmt: skip
+        env.update(OPENCODE_CONFIG=str(config))
     else:
         env.update(COPILOT_OFFLINE="true", COPILOT_PROVIDER_BASE_URL=url,
                    COPILOT_PROVIDER_TYPE="anthropic", COPILOT_PROVIDER_API_KEY="x",
@@ -115,6 +123,8 @@ def command(agent: str, exe: str, url: str) -> list[str]:
         return [exe, "-p", PROMPT, "--yolo"]
     if agent == "qwen":
         return [exe, "--auth-type", "anthropic", "--model", "claude-sonnet-4-5", "--yolo", PROMPT]
+    if agent == "opencode":
+        return [exe, "run", PROMPT]
     return [exe, "-p", PROMPT]
 
 
@@ -138,6 +148,7 @@ def session(agent: str, exe: str, root: Path, home: Path) -> float:
             root / ".gemini",
             root / ".github" / "hooks",
             root / ".qwen",
+            root / ".opencode",
         )
     ):
         raise SystemExit(f"{agent}: the hooks did not run in {root}")  # e.g. not trusted
@@ -182,7 +193,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--agents", default="claude,codex,gemini,copilot,qwen")
+    parser.add_argument("--agents", default="claude,codex,gemini,copilot,qwen,opencode")
     args = parser.parse_args()
     found: list[tuple[str, str]] = []
     for agent in args.agents.split(","):
