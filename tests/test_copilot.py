@@ -159,3 +159,17 @@ def test_doctor_names_the_events_an_earlier_install_lacks(project: Path) -> None
     assert "project lacks SessionStart, PreCompact" in doctor.replace("\n", " ")
     assert "added SessionStart, PreCompact" in runner.invoke(cli, ["install", "copilot"]).output
     assert "lacks" not in runner.invoke(cli, ["doctor", "--no-model"]).output
+
+
+def test_a_subagents_task_is_answered_not_captured(project: Path) -> None:
+    """Copilot CLI 1.0.102 runs a subagent as a session of its own whose first prompt is
+    the task the main agent wrote (`parent_agent_id` set): it gets its decisions, but the
+    session history keeps the user's prompts only."""
+    assert CliRunner().invoke(cli, ["install", "copilot"]).exit_code == 0
+    task = {"session_id": "sub-1", "agent_id": "sub-1", "agent_type": "general-purpose",
+            "parent_agent_id": "copilot-1", "prompt": "Check the version header in api/routes.py"}  # fmt: skip
+    answered = run_hook(project, "UserPromptSubmit", task)
+    assert answered is not None and "D-0002" in str(answered["additionalContext"])
+    from gitmem import capture
+
+    assert not Path(capture.wal_path(discover(project), "sub-1")).exists()

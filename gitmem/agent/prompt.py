@@ -64,7 +64,9 @@ NOT_THE_USER = ("<task-notification>",)
 
 
 def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
-    """The decisions the prompt is about, and its capture."""
+    """The decisions the prompt is about, and its capture. A subagent's task (Copilot CLI
+    submits it as the subagent's own prompt, with ``parent_agent_id``: seen running 1.0.102)
+    gets its decisions but is not captured: the user's prompt that led to it is."""
     text = str(payload.get("prompt") or "")
     if not text.strip() or text.lstrip().startswith(NOT_THE_USER):
         return None
@@ -79,8 +81,9 @@ def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
         settings = capture_settings(table)
         if table is not None:
             table.close()
-        record = {"kind": "prompt", "prompt": text, "decisions_injected": injected}
-        capture(loc, payload, record, settings)
+        if not payload.get("parent_agent_id"):  # a subagent's task is the agent's words
+            record = {"kind": "prompt", "prompt": text, "decisions_injected": injected}
+            capture(loc, payload, record, settings)
 
 
 def capture(
