@@ -133,3 +133,24 @@ def test_the_plugin_fails_open_without_gitmem_hook(project: Path) -> None:
     assert all("thrown" not in r for r in results), results
     assert results[0]["output"]["parts"][-1].get("synthetic") is None  # type: ignore[index]
     assert results[2]["output"]["output"] == "ok"  # type: ignore[index]
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
+def test_a_subagent_session_gets_no_digest_and_its_task_is_not_captured(project: Path) -> None:
+    """OpenCode runs a subagent (the task tool) in a child session: `session.created` names
+    its parent. Its first message is the task the main agent wrote: answered, not captured,
+    and without the session-start digest (Claude Code gives its subagents none either)."""
+    assert CliRunner().invoke(cli, ["install", "opencode"]).exit_code == 0
+    created = {"event": {"type": "session.created", "properties": {
+        "sessionID": "ses_child", "info": {"id": "ses_child", "parentID": "ses_1"}}}}  # fmt: skip
+    task = {"message": {"id": "msg_2", "sessionID": "ses_child"},
+            "parts": [{"type": "text", "text": "Check the version header in api/routes.py"}]}  # fmt: skip
+    results = drive(project, [["event", created, None],
+                              ["chat.message", {"sessionID": "ses_child"}, task]],
+                    os.environ["PATH"])  # fmt: skip
+    said = [p["text"] for p in results[1]["output"]["parts"] if p.get("synthetic")]  # type: ignore[index]
+    assert len(said) == 1 and "D-0002" in said[0] and "D-0001" not in said[0]
+    from gitmem import capture
+    from gitmem.repo import discover
+
+    assert not Path(capture.wal_path(discover(project), "ses_child")).exists()

@@ -5,8 +5,10 @@
 // OpenCode plugins are JavaScript, so this file only forwards each event to
 // `gitmem-hook opencode EVENT` (Claude Code's hook payloads and answers, see
 // gitmem/agent/opencode.py) and puts the answer where OpenCode reads it:
-//   - a session's first message: the session-start digest, as a synthetic text part;
-//   - every message: the prompt's decisions, likewise;
+//   - a session's first message: the session-start digest, as a synthetic text part (not
+//     in a subagent's session: it gets what its own work reaches, as in Claude Code);
+//   - every message: the prompt's decisions, likewise (a subagent's task is answered but
+//     not captured as the user's prompt);
 //   - before a tool: a critical rule's deny, thrown (the agent reads the reason); other
 //     context waits for the tool's output;
 //   - after a tool: the decisions governing what it touched, appended to its output;
@@ -54,6 +56,7 @@ const denialOf = (answer) =>
 
 export const Gitmem = async ({ directory }) => {
   const started = new Set();
+  const parents = new Map(); // a subagent's session -> the session that started it
   const waiting = new Map(); // callID -> context found before the tool ran
   const base = (sessionID, event) => ({ session_id: sessionID, cwd: directory, hook_event_name: event });
   const say = (output, text) =>
@@ -68,16 +71,23 @@ export const Gitmem = async ({ directory }) => {
   return {
     "chat.message": async (input, output) => {
       const sid = input.sessionID;
+      const parent = parents.get(sid);
       if (!started.has(sid)) {
         started.add(sid);
-        const start = await run("session-start", { ...base(sid, "SessionStart"), source: "startup" });
-        if (contextOf(start)) say(output, contextOf(start));
+        if (!parent) {
+          const start = await run("session-start", { ...base(sid, "SessionStart"), source: "startup" });
+          if (contextOf(start)) say(output, contextOf(start));
+        }
       }
       const prompt = output.parts
         .filter((p) => p.type === "text" && !p.synthetic)
         .map((p) => p.text)
         .join("\n");
-      const answer = await run("prompt", { ...base(sid, "UserPromptSubmit"), prompt });
+      const answer = await run("prompt", {
+        ...base(sid, "UserPromptSubmit"),
+        prompt,
+        ...(parent ? { parent_agent_id: parent } : {}),
+      });
       if (contextOf(answer)) say(output, contextOf(answer));
     },
     "tool.execute.before": async (input, output) => {
@@ -103,6 +113,8 @@ export const Gitmem = async ({ directory }) => {
       if (text && typeof output.output === "string") output.output += `\n\n${text}`;
     },
     event: async ({ event }) => {
+      const info = event?.properties?.info;
+      if (event?.type === "session.created" && info?.id && info?.parentID) parents.set(info.id, info.parentID);
       const sid = event?.properties?.sessionID;
       if (!sid) return;
       if (event.type === "session.idle") await run("stop", base(sid, "Stop"));
