@@ -127,7 +127,7 @@ def claude_code(
     home: Path,
     model: FakeModel,
     *install: str,
-    tools: str = "Read Edit",
+    tools: str = "Read Edit Bash",
     hooks: bool = True,
 ) -> Launch:
     claude = agent_binary("claude")
@@ -232,8 +232,9 @@ def edit_session(agent: str, root: Path) -> list[Step]:
     """Read the API file, read the billing file, break the money rule in the billing file:
     each agent's own tools."""
     api, billing = str(root / "api/routes.py"), str(root / "billing/charge.py")
-    if agent == "claude":
-        return [Step("Read", {"file_path": api}), Step("Read", {"file_path": billing}),
+    if agent == "claude":  # the API file through Bash: path-scoped rules miss those reads
+        return [Step("Bash", {"command": "cat api/routes.py", "description": "show"}),
+                Step("Read", {"file_path": billing}),
                 Step("Edit", {"file_path": billing, **EDIT_CLAUDE})]  # fmt: skip
     if agent == "codex":
         patch = "*** Begin Patch\n*** Update File: billing/charge.py\n@@\n-x = 1\n+x = float(1)\n"
