@@ -290,26 +290,44 @@ def test_the_prompt_brings_its_decisions(agent: str, project: Path, agent_home: 
     assert final.count(MONEY_TITLE) == 1, final[-3000:]
 
 
-def test_a_claude_code_subagent_gets_the_decisions(project: Path, agent_home: Path) -> None:
+SPAWN = {  # each agent's tool that starts a subagent, on the Anthropic wire
+    "claude": "Agent",
+    "qwen": "agent",
+    "copilot": "task",
+}
+
+
+@pytest.mark.parametrize("agent", list(SPAWN))
+def test_a_subagent_gets_the_decisions(agent: str, project: Path, agent_home: Path) -> None:
     """A subagent starts with none of the main agent's context: the decision governing
     the file it reads must reach it although the main agent was shown it already (the
-    digest). Its report, which Claude Code hands the main agent as a prompt, is neither
-    captured nor searched."""
+    digest). Claude Code and Qwen Code mark its tool calls with `agent_id`; Copilot CLI
+    runs it as a session of its own. Neither its task nor its report (Claude Code hands
+    the main agent a `<task-notification>` prompt) is captured as the user's prompt."""
     task = "Read billing/charge.py and report (subtask-7)"
-    spawn = Step("Agent", {"description": "Check billing", "prompt": task,
-                           "subagent_type": "general-purpose"})  # fmt: skip
-    read = Step("Read", {"file_path": str(project / "billing/charge.py")})
+    kind = (
+        {"agent_type": "general-purpose", "name": "checker"}
+        if agent == "copilot"
+        else {"subagent_type": "general-purpose"}
+    )
+    spawn = Step(SPAWN[agent], {"description": "Check billing", "prompt": task, **kind})
+    billing = str(project / "billing/charge.py")
+    read = {"claude": Step("Read", {"file_path": billing}),
+            "qwen": Step("read_file", {"file_path": billing}),
+            "copilot": Step("view", {"path": billing})}[agent]  # fmt: skip
     with FakeModel([spawn], threads={"subtask-7": [read]}) as model:
-        command, env = claude_code(project, agent_home, model, tools="Read Agent")
+        if agent == "claude":
+            command, env = claude_code(project, agent_home, model, tools="Read Agent")
+        else:
+            command, env = LAUNCH[agent](project, agent_home, model)
         run_agent(command(PROMPT), project, env)
     sub = model.thread("subtask-7")
     assert len(sub) == 2, [r.path for r in model.requests]
-    assert MONEY_TITLE not in sub[0].text()  # its task: nothing of the main context
-    assert MONEY_TITLE in sub[1].text()  # after its read of billing/
+    assert MONEY_TITLE in sub[1].text()  # after its read of billing/, at the latest
     assert model.conversation[0].text().count(MONEY_TITLE) == 1
     refs = git(project, "for-each-ref", "--format=%(refname)", "refs/gitmem/").split()
     log = "".join(git(project, "log", "--format=%B", ref) for ref in refs)
-    assert "<task-notification>" not in log
+    assert "<task-notification>" not in log and "subtask-7" not in log
 
 
 @pytest.mark.parametrize("agent", ["claude", "copilot"])
