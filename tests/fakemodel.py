@@ -59,8 +59,9 @@ class Request:
         return "\n".join(out)
 
     def opening(self) -> str:
-        """The conversation's first message (Anthropic's format): a subagent's task."""
-        messages = self.body.get("messages") or [{}]
+        """The conversation's first message (Anthropic's or Gemini's format): a subagent's
+        task."""
+        messages = self.body.get("messages") or self.body.get("contents") or [{}]
         return Request(self.path, {"m": messages[0]}).text()
 
 

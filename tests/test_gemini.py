@@ -178,3 +178,39 @@ def test_adapt_and_answer() -> None:
                                    "permissionDecisionReason": "no"}}  # fmt: skip
     assert gemini.answer("pre-tool", deny) == {"decision": "deny", "reason": "no"}
     assert gemini.answer("prompt", None) is None
+
+
+def test_a_subagents_calls_count_apart(project: Path) -> None:
+    """Gemini CLI 0.61 runs a subagent's tool calls under the main session's id with
+    nothing naming the subagent; `invoke_agent`'s before and after hooks bracket them. The
+    subagent starts with none of the main context, so it is shown the decisions again."""
+    assert CliRunner().invoke(cli, ["install", "gemini"]).exit_code == 0
+    assert "D-0001" in context(run_hook(project, "SessionStart", {"source": "startup"}))
+    spawn = {"tool_name": "invoke_agent",
+             "tool_input": {"agent_name": "generalist", "prompt": "Check billing"}}  # fmt: skip
+    read = {"tool_name": "read_file", "tool_input": {"file_path": "billing/charge.py"},
+            "tool_response": {"llmContent": "", "returnDisplay": ""}}  # fmt: skip
+    assert run_hook(project, "AfterTool", read) is None  # the main agent has it already
+    assert run_hook(project, "BeforeTool", spawn) is None
+    assert "D-0001" in context(run_hook(project, "AfterTool", read))  # the subagent's read
+    assert run_hook(project, "AfterTool", read) is None  # once per subagent
+    assert run_hook(project, "AfterTool", {**spawn, "tool_response": {}}) is None
+    assert run_hook(project, "AfterTool", read) is None  # back in the main agent
+    assert run_hook(project, "BeforeTool", spawn) is None  # a second subagent: fresh
+    assert "D-0001" in context(run_hook(project, "AfterTool", read))
+
+
+def test_install_updates_the_matcher_an_earlier_gitmem_wrote(project: Path) -> None:
+    """Before session 19 the tool matcher left out `invoke_agent`."""
+    runner = CliRunner()
+    assert runner.invoke(cli, ["install", "gemini"]).exit_code == 0
+    path = project / ".gemini" / "settings.json"
+    data = json.loads(path.read_text())
+    for event in ("BeforeTool", "AfterTool"):
+        data["hooks"][event][0]["matcher"] = "read_file|replace"
+    path.write_text(json.dumps(data))
+    result = runner.invoke(cli, ["install", "gemini"])
+    assert "BeforeTool, AfterTool" in result.output
+    data = json.loads(path.read_text())
+    assert data["hooks"]["BeforeTool"][0]["matcher"] == gemini.TOOL_MATCHER
+    assert "already installed" in runner.invoke(cli, ["install", "gemini"]).output

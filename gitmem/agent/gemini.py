@@ -14,6 +14,9 @@ does about them:
   the reason goes to the model). So BeforeTool only enforces critical rules, and
   AfterTool brings the decisions governing any path the call touched, read or edited, as
   context appended to the tool's result: the agent has them before its next step.
+- A subagent (``invoke_agent``) runs its tool calls under the main session's id, with
+  nothing naming it: the before and after hooks of ``invoke_agent`` bracket them, and what
+  they are shown is counted in a context window of their own (gitmem.agent.tooluse).
 - PreCompress (before history is summarised) lets the session's decisions be shown again,
   as Codex's PostCompact does, but not each time: Gemini CLI sends it (``trigger: auto``)
   before every turn, ahead of its own check of whether the history is big enough to
@@ -45,7 +48,7 @@ _TOOLS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
 }
 TOOL_MATCHER = (
     "read_file|read_many_files|write_file|replace|run_shell_command|list_directory|glob|"
-    "search_file_content|grep_search|mcp__.*"
+    "search_file_content|grep_search|invoke_agent|mcp__.*"
 )
 EVENT_NAMES = {
     "session-start": "SessionStart",

@@ -279,7 +279,7 @@ def install(path: Path, agent: Agent = CLAUDE) -> list[str]:
         if not ours:
             existing.extend(groups)
             added.append(event)
-        elif any([_upgrade(h, prefix, agent) for h in ours]):
+        elif any([_upgrade(h, prefix, agent) for h in ours]) | _rematch(existing, agent, event):
             added.append(event)
     if added:
         if agent.flat:
@@ -287,6 +287,21 @@ def install(path: Path, agent: Agent = CLAUDE) -> list[str]:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, json.dumps(data, indent=2) + "\n")
     return added
+
+
+def _rematch(groups: list[Any], agent: Agent, event: str) -> bool:
+    """Give gitmem's own matcher groups the matcher this gitmem installs (an earlier one
+    may have matched fewer tools: Gemini CLI's `invoke_agent` since session 19)."""
+    matcher = agent.events[event][0]
+    changed = False
+    for group in groups if not agent.flat else []:
+        hooks = group.get("hooks") if isinstance(group, dict) else None
+        if not hooks or not all(_ours(h, agent) for h in hooks):
+            continue  # not gitmem's group alone: leave it as it is
+        if matcher is not None and group.get("matcher") != matcher:
+            group["matcher"] = matcher
+            changed = True
+    return changed
 
 
 def uninstall(path: Path, agent: Agent = CLAUDE) -> int:

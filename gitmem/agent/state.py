@@ -24,7 +24,7 @@ _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 class SessionView:
     """What a session has seen so far."""
 
-    __slots__ = ("all_shown", "closed", "edited", "held", "read", "reset_at", "shown")
+    __slots__ = ("all_shown", "closed", "edited", "held", "read", "reset_at", "shown", "subagent")
 
     def __init__(
         self,
@@ -35,6 +35,7 @@ class SessionView:
         held: list[str] | None = None,
         reset_at: int = 0,
         all_shown: set[str] | None = None,
+        subagent: str = "",
     ) -> None:
         self.shown = shown  # in the context window asked about (the main agent's, or one
         # subagent's: gitmem.agent.state.context_of)
@@ -44,6 +45,9 @@ class SessionView:
         self.closed = closed
         self.held = held or []  # contexts waiting for the next tool result (runner.HELD)
         self.reset_at = reset_at  # the transcript's size at the last reset (Gemini CLI)
+        # the context window of the subagent running now, where the agent's payloads do not
+        # say (Gemini CLI: between its invoke_agent tool's before and after hooks), else ""
+        self.subagent = subagent
 
 
 def sessions_dir(shared_dir: str | os.PathLike[str]) -> str:
@@ -72,6 +76,7 @@ def _parse(lines: list[str], context: str = "") -> SessionView:
     closed = False
     held: list[str] = []
     reset_at = 0
+    started = running = 0  # subagents started, and running now (see SessionView.subagent)
     for line in lines:
         try:
             item = leanjson.loads(line)
@@ -99,7 +104,15 @@ def _parse(lines: list[str], context: str = "") -> SessionView:
             held.append(str(item.get("text") or ""))
         elif kind == "released":
             held.clear()
-    return SessionView(shown, read, edited, closed, [t for t in held if t], reset_at, all_shown)
+        elif kind == "subagent":
+            if item.get("on"):
+                started, running = started + 1, running + 1
+            else:
+                running = max(0, running - 1)
+    subagent = f"subagent-{started}" if running else ""
+    return SessionView(
+        shown, read, edited, closed, [t for t in held if t], reset_at, all_shown, subagent
+    )
 
 
 class Session:

@@ -113,7 +113,11 @@ def _inject_new(
     sid = str(payload.get("session_id") or "")
     window = state.context_of(payload)
     with state.open_session(loc.shared_state_dir, sid) as session:
-        shown = session.view(window).shown
+        view = session.view(window)
+        if not window and view.subagent:  # a subagent the payload does not name
+            window = view.subagent
+            view = session.view(window)
+        shown = view.shown
         fresh = [(d, glob) for d, glob, _ in hits if d.id not in shown]
         if not fresh:
             return None
@@ -160,13 +164,32 @@ class _Reading:
             refresh_in_background(self.loc.root)
 
 
+# Tools that run a subagent whose own tool calls arrive under the same session, unnamed
+# (Gemini CLI 0.61: `invoke_agent`; seen running it). Their before and after hooks bracket
+# the subagent's calls, which count what they are shown in a context window of their own.
+SUBAGENT_TOOLS = frozenset({"invoke_agent"})
+
+
+def _subagent(loc: Location, payload: dict[str, Any], starting: bool) -> bool:
+    """Record a subagent starting or ending, if the call is one (True)."""
+    if payload.get("tool_name") not in SUBAGENT_TOOLS:
+        return False
+    sid = str(payload.get("session_id") or "")
+    with state.open_session(loc.shared_state_dir, sid) as session:
+        session.append("subagent", on=starting)
+    return True
+
+
 def pre_tool(
     loc: Location, payload: dict[str, Any], *, rules_only: bool = False
 ) -> dict[str, Any] | None:
     """Before a tool call: a deny when an edit breaks a critical rule, else the decisions
-    governing the touched paths. ``rules_only``: the deny, or other rules' advisories,
+    governing the touched paths. A tool that runs a subagent (SUBAGENT_TOOLS) opens its
+    context window instead. ``rules_only``: the deny, or other rules' advisories,
     alone (for agents whose before-tool hook cannot add context: the runner holds them
     for the call's result or drops them, and the after-tool hook brings the decisions)."""
+    if _subagent(loc, payload, True):
+        return None
     pm = open_map(loc)
     if pm is None:
         return None
@@ -235,6 +258,8 @@ def post_tool(
     pre-tool budget, after what was held for this moment (a rule's advisory from before
     the call, Cursor's prompt context): for Gemini CLI and Cursor, whose before-tool hooks
     cannot add context."""
+    if _subagent(loc, payload, False):
+        return None
     result = _after_tool(loc, payload, every_touch)
     if not every_touch:
         return result
