@@ -125,20 +125,22 @@ GEMINI = Agent(
     {"project": ("root", ".gemini/settings.json"), "user": ("home", ".gemini/settings.json")},
     timeout=TIMEOUT_S * 1000,
 )
+# Claude Code's event names, every tool matched: what Qwen Code and Copilot CLI (with
+# PascalCase names) took, each with its own compaction event
+CLAUDE_NAMED: dict[str, tuple[str | None, str]] = {
+    "SessionStart": (None, "session-start"),
+    "UserPromptSubmit": (None, "prompt"),
+    "PreToolUse": (None, "pre-tool"),
+    "PostToolUse": (None, "post-tool"),
+    "Stop": (None, "stop"),
+    "SessionEnd": (None, "session-end"),
+}
 # Qwen Code (`.qwen/settings.json`): Claude Code's events and answers over Gemini CLI's tool
 # names (gitmem.agent.qwen); timeouts in milliseconds. No tool matcher: how Qwen Code matches
 # tool names (its documentation's example names a class, `WriteFile`) was not checked.
 QWEN = Agent(
     "qwen",
-    {
-        "SessionStart": (None, "session-start"),
-        "UserPromptSubmit": (None, "prompt"),
-        "PreToolUse": (None, "pre-tool"),
-        "PostToolUse": (None, "post-tool"),
-        "Stop": (None, "stop"),
-        "SessionEnd": (None, "session-end"),
-        "PostCompact": (None, "post-compact"),
-    },
+    {**CLAUDE_NAMED, "PostCompact": (None, "post-compact")},
     {"project": ("root", ".qwen/settings.json"), "user": ("home", ".qwen/settings.json")},
     timeout=TIMEOUT_S * 1000,
 )
@@ -164,15 +166,7 @@ CURSOR = Agent(
 # context from them too (seen running 1.0.102), so the same events as Claude Code's.
 COPILOT = Agent(
     "copilot",
-    {
-        "SessionStart": (None, "session-start"),
-        "UserPromptSubmit": (None, "prompt"),
-        "PreToolUse": (None, "pre-tool"),
-        "PostToolUse": (None, "post-tool"),
-        "Stop": (None, "stop"),
-        "SessionEnd": (None, "session-end"),
-        "PreCompact": (None, "post-compact"),
-    },
+    {**CLAUDE_NAMED, "PreCompact": (None, "post-compact")},
     {
         "project": ("root", ".github/hooks/gitmem.json"),
         "user": ("home", ".copilot/hooks/gitmem.json"),
