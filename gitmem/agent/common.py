@@ -24,6 +24,17 @@ HOOK_EVENT_NAMES = {
 }
 
 
+def unpack(result: dict[str, Any] | None) -> tuple[str | None, str]:
+    """What a hook answer says: the deny's reason (None when it does not deny) and the
+    context it adds ("" for none). The other agents' answers are written from these."""
+    specific = result.get("hookSpecificOutput") if result else None
+    if not isinstance(specific, dict):
+        return None, ""
+    denied = specific.get("permissionDecision") == "deny"
+    reason = str(specific.get("permissionDecisionReason") or "") if denied else None
+    return reason, str(specific.get("additionalContext") or "")
+
+
 def context(event: str, text: str) -> dict[str, Any] | None:
     """The hook answer that adds ``text`` to the agent's context (None for no text)."""
     if not text:

@@ -30,6 +30,7 @@ Built-in modules only: the tool-call hooks import this module.
 
 from __future__ import annotations
 
+from gitmem.agent.common import unpack
 from gitmem.agent.toolpaths import translate
 
 TYPE_CHECKING = False
@@ -83,15 +84,9 @@ def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
     """A Claude Code answer as Copilot CLI reads it: before a tool, a deny (also as the
     top-level fields of its reference) or ``hookSpecificOutput.additionalContext`` as it
     is; for the other events, the context as a top-level ``additionalContext``."""
-    if not result:
+    denied, text = unpack(result)
+    if result is None or (denied is None and not text):
         return None
-    specific = result.get("hookSpecificOutput")
-    if not isinstance(specific, dict):
-        return None
-    if specific.get("permissionDecision") == "deny":
-        reason = str(specific.get("permissionDecisionReason") or "")
-        return {"permissionDecision": "deny", "permissionDecisionReason": reason, **result}
-    text = specific.get("additionalContext")
-    if not text:
-        return None
+    if denied is not None:
+        return {"permissionDecision": "deny", "permissionDecisionReason": denied, **result}
     return result if event == "pre-tool" else {"additionalContext": text}

@@ -31,6 +31,7 @@ Built-in modules only: the tool-call hooks import this module.
 
 from __future__ import annotations
 
+from gitmem.agent.common import unpack
 from gitmem.agent.toolpaths import translate
 
 TYPE_CHECKING = False
@@ -78,14 +79,10 @@ def empty(event: str) -> dict[str, Any]:
 def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any]:
     """A Claude Code answer as Cursor reads it (a prompt's context was held by the runner
     for the next tool result: see gitmem.agent.runner.HELD)."""
-    specific = result.get("hookSpecificOutput") if result else None
-    if not isinstance(specific, dict):
-        specific = {}
-    text = str(specific.get("additionalContext") or "")
+    denied, text = unpack(result)
     if event == "pre-tool":
-        if specific.get("permissionDecision") == "deny":
-            reason = str(specific.get("permissionDecisionReason") or "")
-            return {"permission": "deny", "user_message": reason, "agent_message": reason}
+        if denied is not None:
+            return {"permission": "deny", "user_message": denied, "agent_message": denied}
         return {}
     if event == "prompt":
         return empty(event)

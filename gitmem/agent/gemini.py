@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 
+from gitmem.agent.common import unpack
 from gitmem.agent.toolpaths import translate
 
 TYPE_CHECKING = False
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 # Gemini tool -> (Claude Code tool, {Claude argument: Gemini arguments, first found wins})
-_TOOLS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
+TOOLS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
     "read_file": ("Read", {"file_path": ("absolute_path", "file_path", "path")}),
     "write_file": ("Write", {"file_path": ("file_path", "absolute_path", "path")}),
     "replace": ("Edit", {"file_path": ("file_path", "absolute_path", "path")}),
@@ -109,21 +110,16 @@ def adapt(payload: dict[str, Any]) -> dict[str, Any]:
     prompt = payload.get("prompt")
     if isinstance(prompt, str) and "<hook_context>" in prompt:
         payload = {**payload, "prompt": user_prompt(prompt)}
-    return translate(payload, _TOOLS, "gemini", ("dir_path", "directory"))
+    return translate(payload, TOOLS, "gemini", ("dir_path", "directory"))
 
 
 def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
     """A Claude Code answer as Gemini CLI reads it: a deny becomes ``decision: deny``
     with its reason; context keeps ``hookSpecificOutput.additionalContext`` under
     Gemini's event name."""
-    if not result:
-        return None
-    specific = result.get("hookSpecificOutput")
-    if not isinstance(specific, dict):
-        return result
-    if specific.get("permissionDecision") == "deny":
-        return {"decision": "deny", "reason": str(specific.get("permissionDecisionReason", ""))}
-    text = specific.get("additionalContext")
+    denied, text = unpack(result)
+    if denied is not None:
+        return {"decision": "deny", "reason": denied}
     if not text:
         return None
     return {"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event], "additionalContext": text}}

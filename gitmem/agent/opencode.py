@@ -43,8 +43,3 @@ def adapt(payload: dict[str, Any]) -> dict[str, Any]:
     """The payload with OpenCode's tool name and arguments as Claude Code names them (the
     original name kept as ``opencode_tool_name``); a shell command runs in ``workdir``."""
     return translate(payload, _TOOLS, "opencode", ("workdir",))
-
-
-def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The plugin reads Claude Code's answers: unchanged."""
-    return result

@@ -19,22 +19,19 @@ Built-in modules only: the tool-call hooks import this module.
 
 from __future__ import annotations
 
+from gitmem.agent import gemini
 from gitmem.agent.toolpaths import translate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-# Qwen Code tool -> (Claude Code tool, {Claude argument: Qwen arguments, first found wins})
+# Gemini CLI's tools (Qwen Code is its fork), with Qwen's `edit`, `notebook_edit` and the
+# `glob` argument of its `grep_search`
 _TOOLS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
-    "read_file": ("Read", {"file_path": ("file_path", "absolute_path", "path")}),
-    "write_file": ("Write", {"file_path": ("file_path", "absolute_path", "path")}),
-    "edit": ("Edit", {"file_path": ("file_path", "absolute_path", "path")}),
-    "replace": ("Edit", {"file_path": ("file_path", "absolute_path", "path")}),
+    **gemini.TOOLS,
+    "edit": gemini.TOOLS["replace"],
     "notebook_edit": ("NotebookEdit", {"notebook_path": ("notebook_path", "file_path")}),
-    "run_shell_command": ("Bash", {}),
-    "list_directory": ("LS", {"path": ("path", "dir_path", "absolute_path")}),
-    "glob": ("Glob", {"path": ("path", "dir_path")}),
     "grep_search": ("Grep", {"path": ("path", "dir_path"), "glob": ("glob", "include")}),
 }
 
@@ -43,8 +40,3 @@ def adapt(payload: dict[str, Any]) -> dict[str, Any]:
     """The payload with Qwen Code's tool name and arguments as Claude Code names them (the
     original name kept as ``qwen_tool_name``); a shell command runs in ``directory``."""
     return translate(payload, _TOOLS, "qwen", ("directory", "dir_path"))
-
-
-def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Claude Code's answers are Qwen Code's: unchanged."""
-    return result

@@ -32,7 +32,8 @@ EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-e
 # .qwen). gitmem.agent.install.AGENTS names the same agents: this module stays
 # import-light and cannot load it.
 AGENTS = ("claude", "codex", "gemini", "cursor", "copilot", "qwen", "opencode")
-# gitmem.agent modules with adapt() and answer() (OpenCode's plugin: gitmem.agent.opencode)
+# gitmem.agent modules with adapt() and, unless they read Claude Code's answers as they
+# are (Qwen Code; OpenCode's plugin), answer()
 TRANSLATED = ("gemini", "cursor", "copilot", "qwen", "opencode")
 # Agents whose before-tool hook cannot add context: they enforce rules there, and the
 # after-tool hook brings the decisions of whatever the call touched.
@@ -156,7 +157,7 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             result = claude.HANDLERS[event](loc, payload)
         if event in HELD.get(agent, ()):
             result = _hold(shared, payload, result)
-        if translator is not None:
+        if translator is not None and hasattr(translator, "answer"):  # else Claude Code's
             result = translator.answer(event, result)
         _record_success(shared, agent, event, (time.perf_counter() - started) * 1000)
     except Exception as exc:  # fail open: our bug must never block the agent
@@ -168,8 +169,9 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
 def _hold(shared: str, payload: dict[str, Any], result: dict[str, Any] | None) -> Any:
     """Keep an answer's context for the session's next tool result (delivered by
     ``tooluse.post_tool``); a deny goes through as it is."""
-    specific = result.get("hookSpecificOutput") if result else None
-    text = specific.get("additionalContext") if isinstance(specific, dict) else None
+    from gitmem.agent.common import unpack
+
+    text = unpack(result)[1]
     if not text:
         return result
     from gitmem.agent import state
