@@ -68,8 +68,8 @@ def context_of(payload: dict[str, object]) -> str:
     return agent if isinstance(agent, str) else ""
 
 
-def _parse(lines: list[str], context: str = "") -> SessionView:
-    shown: set[str] = set()
+def _parse(lines: list[str], context: str | None = "") -> SessionView:
+    by_window: dict[str, set[str]] = {}  # context window -> decisions shown there
     all_shown: set[str] = set()
     read: list[str] = []
     edited: list[str] = []
@@ -88,10 +88,9 @@ def _parse(lines: list[str], context: str = "") -> SessionView:
         if kind == "shown":
             ids = [str(i) for i in item.get("ids", [])]
             all_shown.update(ids)
-            if (item.get("a") or "") == context:
-                shown.update(ids)
+            by_window.setdefault(str(item.get("a") or ""), set()).update(ids)
         elif kind == "reset":
-            shown.clear()
+            by_window.clear()
             at = item.get("at")
             reset_at = at if isinstance(at, int) else reset_at
         elif kind == "read":
@@ -110,6 +109,7 @@ def _parse(lines: list[str], context: str = "") -> SessionView:
             else:
                 running = max(0, running - 1)
     subagent = f"subagent-{started}" if running else ""
+    shown = by_window.get(subagent if context is None else context, set())
     return SessionView(
         shown, read, edited, closed, [t for t in held if t], reset_at, all_shown, subagent
     )
@@ -136,9 +136,11 @@ class Session:
             raise RuntimeError(f"session file {self.path} is not open")
         return self._fh
 
-    def view(self, context: str = "") -> SessionView:
-        """What the session has seen; ``shown``: in the main agent's context window, or in
-        that of the subagent ``context`` names."""
+    def view(self, context: str | None = "") -> SessionView:
+        """What the session has seen; ``shown``: in the main agent's context window, in
+        that of the subagent ``context`` names, or (None) in the one the session is in
+        now: an unnamed subagent's while one runs (SessionView.subagent), else the main
+        agent's."""
         fh = self._file()
         fh.seek(0)
         return _parse(fh.read().splitlines(), context)

@@ -17,7 +17,13 @@ import os
 
 from gitmem import budget, pathmap
 from gitmem.agent import state, toolpaths
-from gitmem.agent.common import CHARS_PER_TOKEN, build_inline, context, refresh_in_background
+from gitmem.agent.common import (
+    CHARS_PER_TOKEN,
+    build_inline,
+    context,
+    refresh_in_background,
+    unpack,
+)
 from gitmem.location import Location, relative, worktree_roots
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
@@ -113,10 +119,8 @@ def _inject_new(
     sid = str(payload.get("session_id") or "")
     window = state.context_of(payload)
     with state.open_session(loc.shared_state_dir, sid) as session:
-        view = session.view(window)
-        if not window and view.subagent:  # a subagent the payload does not name
-            window = view.subagent
-            view = session.view(window)
+        view = session.view(window or None)  # None: an unnamed subagent's, if one runs
+        window = window or view.subagent
         shown = view.shown
         fresh = [(d, glob) for d, glob, _ in hits if d.id not in shown]
         if not fresh:
@@ -213,7 +217,7 @@ def pre_tool(
         return result
     text = "\n".join(advisories)
     if result is not None:
-        text += "\n" + result["hookSpecificOutput"]["additionalContext"]
+        text += "\n" + unpack(result)[1]
     return context("pre-tool", text)
 
 
@@ -266,7 +270,7 @@ def post_tool(
     held = state.release(loc.shared_state_dir, str(payload.get("session_id") or ""))
     if not held:
         return result
-    own = result["hookSpecificOutput"]["additionalContext"] if result else ""
+    own = unpack(result)[1]
     return context("post-tool", held + ("\n\n" + own if own else ""))
 
 
