@@ -35,7 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the scripted model the live tests use
 
-from fakemodel import FakeModel, Step  # noqa: E402
+from fakemodel import FakeModel, Step, offline  # noqa: E402
 
 FILES = [
     "paydash/api/routes.py",
@@ -66,75 +66,16 @@ def steps(agent: str, root: Path) -> list[Step]:
     return [Step("view", {"path": str(root / f)}) for f in FILES]
 
 
-def environment(agent: str, home: Path, root: Path, url: str) -> dict[str, str]:
-    env = dict(os.environ, HOME=str(home), NO_COLOR="1", CI="1")
-    if agent == "claude":
-        env.update(ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="x", DISABLE_AUTOUPDATER="1",
-                   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")  # fmt: skip
-    elif agent == "codex":  # written once: it also keeps the hooks' trust (`command` sets the URL)
-        codex_home = home / ".codex"
-        codex_home.mkdir(exist_ok=True)
-        config = codex_home / "config.toml"
-        text = config.read_text() if config.exists() else (
-            'model = "gpt-5.5"\nmodel_provider = "fake"\n[model_providers.fake]\n'
-            'name = "fake"\nbase_url = "http://127.0.0.1:9/v1"\nwire_api = "responses"\n'
-        )
-        project = f"[projects.{json.dumps(str(root))}]"
-        if project not in text:
-            config.write_text(text + f'{project}\ntrust_level = "trusted"\n')
-        env.update(CODEX_HOME=str(codex_home))
-    elif agent == "gemini":
-        settings = home / ".gemini"
-        settings.mkdir(exist_ok=True)
-        auth = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
-        (settings / "settings.json").write_text(json.dumps(auth))
-        trusted = settings / "trustedFolders.json"
-        folders = json.loads(trusted.read_text()) if trusted.exists() else {}
-        trusted.write_text(json.dumps({**folders, str(root): "TRUST_FOLDER"}))
-        env.update(GEMINI_API_KEY="x", GOOGLE_GEMINI_BASE_URL=url)
-    elif agent == "qwen":  # its memory agent, which reruns each session, off
-        settings = home / ".qwen"
-        settings.mkdir(exist_ok=True)
-        memory = {"enableManagedAutoMemory": False, "enableManagedAutoDream": False}
-        (settings / "settings.json").write_text(json.dumps({"memory": memory}))
-        env.update(ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="x",
-                   QWEN_CODE_SUPPRESS_YOLO_WARNING="1")  # fmt: skip
-    elif agent == "opencode":
-        config = home / "opencode.json"
-        provider = {"anthropic": {"options": {"baseURL": f"{url}/v1", "apiKey": "x"}}}
-        config.write_text(json.dumps({"model": "anthropic/claude-sonnet-4-5",
-                                      "provider": provider, "autoupdate": False}))  # fmt: skip
-        env.update(OPENCODE_CONFIG=str(config))
-    else:
-        env.update(COPILOT_OFFLINE="true", COPILOT_PROVIDER_BASE_URL=url,
-                   COPILOT_PROVIDER_TYPE="anthropic", COPILOT_PROVIDER_API_KEY="x",
-                   COPILOT_MODEL="claude-sonnet-4.5", COPILOT_ALLOW_ALL="true",
-                   COPILOT_AUTO_UPDATE="false")  # fmt: skip
-    return env
-
-
-def command(agent: str, exe: str, url: str) -> list[str]:
-    if agent == "claude":
-        return [exe, "-p", PROMPT, "--allowedTools", "Read"]
-    if agent == "codex":
-        base = f'model_providers.fake.base_url="{url}/v1"'
-        return [exe, "exec", "-c", base, "--dangerously-bypass-approvals-and-sandbox", PROMPT]
-    if agent == "gemini":
-        return [exe, "-p", PROMPT, "--yolo"]
-    if agent == "qwen":
-        return [exe, "--auth-type", "anthropic", "--model", "claude-sonnet-4-5", "--yolo", PROMPT]
-    if agent == "opencode":
-        return [exe, "run", PROMPT]
-    return [exe, "-p", PROMPT]
+def base_env() -> dict[str, str]:
+    return dict(os.environ, NO_COLOR="1", CI="1")
 
 
 def session(agent: str, exe: str, root: Path, home: Path) -> float:
     """One session's wall time, in seconds."""
     with FakeModel(steps(agent, root)) as model:
-        env = environment(agent, home, root, model.url)
+        command, env = offline(agent, exe, home, root, model.url, base_env(), claude_tools="Read")
         start = time.perf_counter()
-        env["PWD"] = str(root)  # as a shell sets it: OpenCode takes its folder from it
-        proc = subprocess.run(command(agent, exe, model.url), cwd=root, env=env, capture_output=True,
+        proc = subprocess.run(command(PROMPT), cwd=root, env=env, capture_output=True,
                               text=True, stdin=subprocess.DEVNULL, timeout=300)  # fmt: skip
         elapsed = time.perf_counter() - start
     if proc.returncode != 0 or model.steps_taken != len(FILES):
@@ -166,7 +107,7 @@ def measure(agent: str, exe: str, rounds: int, work: Path) -> dict[str, Any]:
     for root in (plain, hooked):
         subprocess.run(["gitmem", "demo", str(root)], check=True, capture_output=True,
                        env=dict(os.environ, HOME=str(home)))  # fmt: skip
-    env = environment(agent, home, hooked, "http://127.0.0.1:9")
+    _, env = offline(agent, exe, home, hooked, "http://127.0.0.1:9", base_env())
     gitmem(hooked, env, "install", agent)
     if agent == "codex":
         gitmem(hooked, dict(env, GITMEM_CODEX=exe), "install", "codex", "--trust")

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 
@@ -268,3 +270,78 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("content-length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
+
+
+# -- pointing each agent CLI at a FakeModel ---------------------------------------------
+# How each agent runs offline against ``url``: its settings under ``home`` (its HOME) and
+# its environment, and the command line for one prompt, non-interactive. Shared by
+# tests/test_live_agents.py and benchmarks/live_agents.py. Nothing of gitmem's here.
+
+Command = Callable[[str], list[str]]
+
+
+def offline(
+    agent: str,
+    exe: str,
+    home: Path,
+    project: Path,
+    url: str,
+    env: dict[str, str],
+    *,
+    claude_tools: str = "Read Edit Bash",
+) -> tuple[Command, dict[str, str]]:
+    """(prompt -> argv, environment) for ``agent`` (claude, codex, gemini, copilot, qwen,
+    opencode) in ``project``. Settings files are written once and kept (Codex keeps the
+    hooks' trust in its config.toml); what changes with ``url`` is passed each time."""
+    env = {**env, "HOME": str(home), "PWD": str(project)}  # OpenCode takes its folder from PWD
+    if agent == "claude":
+        env.update(ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="test", DISABLE_AUTOUPDATER="1",
+                   DISABLE_TELEMETRY="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")  # fmt: skip
+        return lambda prompt: [exe, "-p", prompt, "--allowedTools", claude_tools], env
+    if agent == "codex":  # the project trusted in Codex's config, as a user does once
+        config = home / ".codex" / "config.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        text = config.read_text() if config.exists() else (
+            'model = "gpt-5.5"\nmodel_provider = "fake"\n[model_providers.fake]\n'
+            'name = "fake"\nbase_url = "http://127.0.0.1:9/v1"\nwire_api = "responses"\n'
+        )  # fmt: skip
+        trusted = f"[projects.{json.dumps(str(project))}]"
+        if trusted not in text:
+            config.write_text(text + f'{trusted}\ntrust_level = "trusted"\n')
+        env.update(CODEX_HOME=str(config.parent))
+        base = f'model_providers.fake.base_url="{url}/v1"'
+        return lambda prompt: [exe, "exec", "-c", base,
+                               "--dangerously-bypass-approvals-and-sandbox", prompt], env  # fmt: skip
+    if agent == "gemini":
+        settings = home / ".gemini"
+        settings.mkdir(parents=True, exist_ok=True)
+        auth = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+        (settings / "settings.json").write_text(json.dumps(auth))
+        folders = settings / "trustedFolders.json"
+        trusted = json.loads(folders.read_text()) if folders.exists() else {}
+        folders.write_text(json.dumps({**trusted, str(project): "TRUST_FOLDER"}))
+        env.update(GEMINI_API_KEY="test", GOOGLE_GEMINI_BASE_URL=url)
+        return lambda prompt: [exe, "-p", prompt, "--yolo"], env
+    if agent == "copilot":
+        env.update(COPILOT_OFFLINE="true", COPILOT_PROVIDER_BASE_URL=url,
+                   COPILOT_PROVIDER_TYPE="anthropic", COPILOT_PROVIDER_API_KEY="test",
+                   COPILOT_MODEL="claude-sonnet-4.5", COPILOT_ALLOW_ALL="true",
+                   COPILOT_AUTO_UPDATE="false")  # fmt: skip
+        return lambda prompt: [exe, "-p", prompt], env
+    if agent == "qwen":  # its own memory agent, which reruns each session, off
+        settings = home / ".qwen"
+        settings.mkdir(parents=True, exist_ok=True)
+        memory = {"enableManagedAutoMemory": False, "enableManagedAutoDream": False}
+        (settings / "settings.json").write_text(json.dumps({"memory": memory}))
+        env.update(ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="test",
+                   QWEN_CODE_SUPPRESS_YOLO_WARNING="1")  # fmt: skip
+        args = ["--auth-type", "anthropic", "--model", "claude-sonnet-4-5", "--yolo"]
+        return lambda prompt: [exe, *args, prompt], env
+    if agent == "opencode":  # a config file outside the project
+        config = home / "opencode.json"
+        provider = {"anthropic": {"options": {"baseURL": f"{url}/v1", "apiKey": "test"}}}
+        config.write_text(json.dumps({"model": "anthropic/claude-sonnet-4-5", "provider": provider,
+                                      "autoupdate": False, "share": "disabled"}))  # fmt: skip
+        env.update(OPENCODE_CONFIG=str(config), OPENCODE_DISABLE_AUTOUPDATE="1")
+        return lambda prompt: [exe, "run", prompt], env
+    raise ValueError(f"no offline setup for {agent!r}")

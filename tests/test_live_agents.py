@@ -17,7 +17,6 @@ GITMEM_REQUIRE_AGENTS=1 (CI) makes that a failure. Each agent gets its own throw
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -27,7 +26,7 @@ from pathlib import Path
 
 import pytest
 from conftest import agent_project, git, write
-from fakemodel import FakeModel, Step
+from fakemodel import FakeModel, Step, offline
 
 PROMPT = "Tidy up the code"
 API_TITLE = "Version the API with a header"
@@ -81,7 +80,7 @@ def run_agent(
     proc = subprocess.run(
         argv,
         cwd=project,
-        env={**env, "PWD": str(project)},  # as a shell sets it: OpenCode takes its folder from it
+        env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -120,9 +119,12 @@ def assert_outcome(project: Path, model: FakeModel) -> None:
 
 
 Launch = tuple[Callable[[str], list[str]], dict[str, str]]
+BINARIES = {"claude": "claude", "codex": "codex", "gemini": "gemini", "copilot": "copilot",
+            "qwen": "qwen", "opencode": "opencode"}  # fmt: skip
 
 
-def claude_code(
+def launch(
+    agent: str,
     project: Path,
     home: Path,
     model: FakeModel,
@@ -130,102 +132,23 @@ def claude_code(
     tools: str = "Read Edit Bash",
     hooks: bool = True,
 ) -> Launch:
-    claude = agent_binary("claude")
-    env = agent_env(
-        home,
-        ANTHROPIC_BASE_URL=model.url,
-        ANTHROPIC_API_KEY="sk-test",
-        DISABLE_AUTOUPDATER="1",
-        DISABLE_TELEMETRY="1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-    )
+    """``agent`` pointed at the fake model (fakemodel.offline), with gitmem's hooks
+    installed as a user installs them (``install``: more arguments; not ``hooks``: none).
+    Codex's are trusted with `gitmem install codex --trust` after doctor has said they
+    are not."""
+    exe = agent_binary(BINARIES[agent])
+    command, env = offline(agent, exe, home, project, model.url, agent_env(home),
+                           claude_tools=tools)  # fmt: skip
+    if agent == "codex":
+        env["GITMEM_CODEX"] = exe
     if hooks:
-        gitmem(project, env, "install", "claude", *install)
-    return lambda prompt: [claude, "-p", prompt, "--allowedTools", tools], env
-
-
-def codex(project: Path, home: Path, model: FakeModel) -> Launch:
-    """Codex with gitmem's hooks installed and trusted by `gitmem install codex --trust`
-    (the project itself trusted in Codex's config, as a user does once)."""
-    binary = agent_binary("codex")
-    codex_home = home / ".codex"
-    codex_home.mkdir()
-    (codex_home / "config.toml").write_text(
-        'model = "gpt-5.5"\nmodel_provider = "fake"\n'
-        f'[model_providers.fake]\nname = "fake"\nbase_url = "{model.url}/v1"\n'
-        'wire_api = "responses"\n'
-        f'[projects.{json.dumps(str(project))}]\ntrust_level = "trusted"\n'
-    )
-    env = agent_env(home, CODEX_HOME=str(codex_home), GITMEM_CODEX=binary)
-    gitmem(project, env, "install", "codex")
-    doctor = gitmem(project, env, "doctor", "--no-model")
-    assert "Codex skips 6 of gitmem's 6 hooks until they are trusted" in doctor
-    assert "Codex trusts all 6" in gitmem(project, env, "install", "codex", "--trust")
-    assert "Codex trusts all 6" in gitmem(project, env, "doctor", "--no-model")
-    return lambda prompt: [
-        binary,
-        "exec",
-        "--dangerously-bypass-approvals-and-sandbox",
-        prompt,
-    ], env
-
-
-def gemini_cli(project: Path, home: Path, model: FakeModel) -> Launch:
-    binary = agent_binary("gemini")
-    settings = home / ".gemini"
-    settings.mkdir()
-    auth = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
-    (settings / "settings.json").write_text(json.dumps(auth))
-    (settings / "trustedFolders.json").write_text(json.dumps({str(project): "TRUST_FOLDER"}))
-    env = agent_env(home, GEMINI_API_KEY="test", GOOGLE_GEMINI_BASE_URL=model.url)
-    gitmem(project, env, "install", "gemini")
-    return lambda prompt: [binary, "-p", prompt, "--yolo"], env
-
-
-def copilot_cli(project: Path, home: Path, model: FakeModel, hooks: bool = True) -> Launch:
-    binary = agent_binary("copilot")
-    env = agent_env(
-        home,
-        COPILOT_OFFLINE="true",
-        COPILOT_PROVIDER_BASE_URL=model.url,
-        COPILOT_PROVIDER_TYPE="anthropic",
-        COPILOT_PROVIDER_API_KEY="test",
-        COPILOT_MODEL="claude-sonnet-4.5",
-        COPILOT_ALLOW_ALL="true",
-        COPILOT_AUTO_UPDATE="false",
-    )
-    if hooks:
-        gitmem(project, env, "install", "copilot")
-    return lambda prompt: [binary, "-p", prompt], env
-
-
-def qwen_code(project: Path, home: Path, model: FakeModel) -> Launch:
-    """Qwen Code with its Anthropic provider pointed at the fake model; its own memory
-    agent, which reruns the conversation after each session, is off."""
-    binary = agent_binary("qwen")
-    settings = home / ".qwen"
-    settings.mkdir()
-    memory = {"enableManagedAutoMemory": False, "enableManagedAutoDream": False}
-    (settings / "settings.json").write_text(json.dumps({"memory": memory}))
-    env = agent_env(home, ANTHROPIC_BASE_URL=model.url, ANTHROPIC_API_KEY="test",
-                    QWEN_CODE_SUPPRESS_YOLO_WARNING="1")  # fmt: skip
-    gitmem(project, env, "install", "qwen")
-    model_args = ["--auth-type", "anthropic", "--model", "claude-sonnet-4-5", "--yolo"]
-    return lambda prompt: [binary, *model_args, prompt], env
-
-
-def opencode(project: Path, home: Path, model: FakeModel) -> Launch:
-    """OpenCode with gitmem's plugin (.opencode/plugin/gitmem.js) and its Anthropic
-    provider pointed at the fake model (a config file outside the project)."""
-    binary = agent_binary("opencode")
-    config = home / "opencode.json"
-    provider = {"anthropic": {"options": {"baseURL": f"{model.url}/v1", "apiKey": "test"}}}
-    settings = {"model": "anthropic/claude-sonnet-4-5", "provider": provider,
-                "autoupdate": False, "share": "disabled"}  # fmt: skip
-    config.write_text(json.dumps(settings))
-    env = agent_env(home, OPENCODE_CONFIG=str(config), OPENCODE_DISABLE_AUTOUPDATE="1")
-    gitmem(project, env, "install", "opencode")
-    return lambda prompt: [binary, "run", prompt], env
+        gitmem(project, env, "install", agent, *install)
+    if hooks and agent == "codex":
+        doctor = gitmem(project, env, "doctor", "--no-model")
+        assert "Codex skips 6 of gitmem's 6 hooks until they are trusted" in doctor
+        assert "Codex trusts all 6" in gitmem(project, env, "install", "codex", "--trust")
+        assert "Codex trusts all 6" in gitmem(project, env, "doctor", "--no-model")
+    return command, env
 
 
 def edit_session(agent: str, root: Path) -> list[Step]:
@@ -257,33 +180,26 @@ def edit_session(agent: str, root: Path) -> list[Step]:
             Step("edit", {"path": billing, **EDIT_COPILOT})]  # fmt: skip
 
 
-LAUNCH = {
-    "claude": claude_code,
-    "codex": codex,
-    "gemini": gemini_cli,
-    "copilot": copilot_cli,
-    "qwen": qwen_code,
-    "opencode": opencode,
-}
+AGENTS = list(BINARIES)
 
 
-@pytest.mark.parametrize("agent", list(LAUNCH))
+@pytest.mark.parametrize("agent", AGENTS)
 def test_an_edit_session(agent: str, project: Path, agent_home: Path) -> None:
     """The three calls of the module docstring. Gemini CLI sends PreCompress before every
     turn: the digest must not come back with the billing read (it did, before
     gemini.compressed)."""
     with FakeModel(edit_session(agent, project)) as model:
-        command, env = LAUNCH[agent](project, agent_home, model)
+        command, env = launch(agent, project, agent_home, model)
         run_agent(command(PROMPT), project, env)
     assert_outcome(project, model)
 
 
-@pytest.mark.parametrize("agent", list(LAUNCH))
+@pytest.mark.parametrize("agent", AGENTS)
 def test_the_prompt_brings_its_decisions(agent: str, project: Path, agent_home: Path) -> None:
     """A prompt that names a governed path: its decision reaches the model with the prompt,
     before any tool call, once."""
     with FakeModel([]) as model:
-        command, env = LAUNCH[agent](project, agent_home, model)
+        command, env = launch(agent, project, agent_home, model)
         run_agent(command("Add pagination to api/routes.py"), project, env)
     final = model.conversation[-1].text()
     assert final.count(API_TITLE) == 1, final[-3000:]
@@ -314,10 +230,8 @@ def test_a_subagent_gets_the_decisions(agent: str, project: Path, agent_home: Pa
             "copilot": Step("view", {"path": billing}),
             "gemini": Step("read_file", {"file_path": "billing/charge.py"})}[agent]  # fmt: skip
     with FakeModel([spawn], threads={"subtask-7": [read]}) as model:
-        if agent == "claude":
-            command, env = claude_code(project, agent_home, model, tools="Read Agent")
-        else:
-            command, env = LAUNCH[agent](project, agent_home, model)
+        tools = "Read Agent"  # Claude Code's: its subagent tool allowed
+        command, env = launch(agent, project, agent_home, model, tools=tools)
         run_agent(command(PROMPT), project, env)
     sub = model.thread("subtask-7")
     assert len(sub) >= 2, [r.path for r in model.requests]
@@ -336,8 +250,7 @@ def test_the_exported_rules_reach_the_agent(agent: str, project: Path, agent_hom
     says so)."""
     read = edit_session(agent, project)[1]  # the billing read
     with FakeModel([read]) as model:
-        launch = claude_code if agent == "claude" else copilot_cli
-        command, env = launch(project, agent_home, model, hooks=False)
+        command, env = launch(agent, project, agent_home, model, hooks=False)
         gitmem(project, env, "export", *(["claude", "copilot"] if agent == "copilot" else [agent]))
         run_agent(command(PROMPT), project, env)
     first, final = model.conversation[0].text(), model.conversation[-1].text()
@@ -349,7 +262,7 @@ def test_the_claude_code_plugin(project: Path, agent_home: Path) -> None:
     """This repository is a Claude Code plugin (.claude-plugin/, hooks/hooks.json): loaded
     with --plugin-dir and nothing installed in the project, its hooks do the same work."""
     with FakeModel(edit_session("claude", project)) as model:
-        command, env = claude_code(project, agent_home, model, hooks=False)
+        command, env = launch("claude", project, agent_home, model, hooks=False)
         plugin = str(Path(__file__).resolve().parent.parent)
         run_agent([*command(PROMPT), "--plugin-dir", plugin], project, env)
     assert not (project / ".claude").exists()
@@ -360,7 +273,7 @@ def test_claude_code_mcp(project: Path, agent_home: Path) -> None:
     """`gitmem install claude --mcp`: Claude Code starts `gitmem mcp` from .mcp.json and
     the model's call reaches it; the answer arrives as plain JSON text."""
     with FakeModel([Step("mcp__gitmem__why", {"path": "billing/charge.py"})]) as model:
-        command, env = claude_code(project, agent_home, model, "--mcp", tools="mcp__gitmem")
+        command, env = launch("claude", project, agent_home, model, "--mcp", tools="mcp__gitmem")
         run_agent(command("Why is billing like this?"), project, env)
     assert model.steps_taken == 1
     final = model.conversation[-1].text()
