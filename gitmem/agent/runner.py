@@ -27,9 +27,9 @@ ERROR_LOG = "hook-errors.log"
 STATUS_DIR = "hook-status"
 MAX_LOG_BYTES = 256 * 1024
 EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-end", "post-compact")
-# Codex's hooks take Claude Code's payloads and answers; Gemini CLI's, Cursor's, Copilot
-# CLI's and Qwen Code's are translated (see gitmem.agent.gemini, .cursor, .copilot and
-# .qwen). gitmem.agent.install.AGENTS names the same agents: this module stays
+# Codex's hooks take Claude Code's payloads and answers; the others' are translated by
+# the agent's own module (TRANSLATED). gitmem.agent.install.AGENTS names the agents with
+# hook files (OpenCode has a plugin: gitmem.agent.opencodeplugin); this module stays
 # import-light and cannot load it.
 AGENTS = ("claude", "codex", "gemini", "cursor", "copilot", "qwen", "opencode")
 # gitmem.agent modules with adapt() and, unless they read Claude Code's answers as they
@@ -99,7 +99,7 @@ def _describe(exc: BaseException) -> str:
 
 def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
     """One hook event of ``agent`` (``claude`` or ``codex``: the same payloads and
-    answers; ``gemini``, ``cursor`` and ``copilot``: translated), failing open."""
+    answers; the others: translated, see TRANSLATED), failing open."""
     started = time.perf_counter()
     out = stdout if stdout is not None else sys.stdout
     shared: str | None = None
@@ -135,7 +135,8 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         if event not in EVENTS:
             raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
         payload[AGENT_KEY] = agent
-        # (and what was held for them, see HELD)
+        # where the before-tool hook cannot add context, the after-tool hook informs
+        # (with what was held for it, see HELD)
         translated = agent in INFORMED_AFTER
         if event == "pre-tool":
             from gitmem.agent import tooluse
