@@ -17,6 +17,7 @@ GITMEM_REQUIRE_AGENTS=1 (CI) makes that a failure. Each agent gets its own throw
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -204,6 +205,33 @@ def test_the_prompt_brings_its_decisions(agent: str, project: Path, agent_home: 
     final = model.conversation[-1].text()
     assert final.count(API_TITLE) == 1, final[-3000:]
     assert final.count(MONEY_TITLE) == 1, final[-3000:]
+
+
+def test_qwen_code_runs_the_tool_hooks_for_file_tools_only(
+    project: Path, agent_home: Path, tmp_path: Path
+) -> None:
+    """gitmem's tool matcher as Qwen Code applies it (gitmem.agent.qwen): its tool listing
+    subagents starts no hook process, a file read does and is informed. A `gitmem-hook`
+    first on the agent's PATH keeps each payload it is given. (Its to-do tool would do,
+    but is off by default in 0.24.4.)"""
+    real, seen = shutil.which("gitmem-hook"), tmp_path / "payloads"
+    assert real is not None
+    seen.mkdir()
+    wrapper = tmp_path / "wrap" / "gitmem-hook"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\ntee "$(mktemp "{seen}/XXXXXX")" | "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    steps = [Step("list_agents", {}), Step("read_file", {"file_path": str(project / "api/routes.py")})]
+    with FakeModel(steps) as model:
+        command, env = launch("qwen", project, agent_home, model)
+        env["PATH"] = f"{wrapper.parent}{os.pathsep}{env['PATH']}"
+        run_agent(command(PROMPT), project, env)
+    assert model.steps_taken == 2
+    payloads = [json.loads(f.read_text()) for f in seen.iterdir()]
+    tools = sorted(p.get("tool_name", "") for p in payloads if "tool_name" in p)
+    assert tools == ["read_file", "read_file"], tools  # before and after the read
+    assert any(p.get("hook_event_name") == "SessionStart" for p in payloads)
+    assert model.conversation[-1].text().count(API_TITLE) == 1
 
 
 SPAWN = {  # each agent's tool that starts a subagent, and its arguments

@@ -58,10 +58,15 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
                                   "PostToolUse", "Stop", "SessionEnd", "PostCompact"}  # fmt: skip
     assert data["hooks"]["PreToolUse"][0] == theirs["hooks"]["PreToolUse"][0]
     ours = data["hooks"]["PreToolUse"][1]
-    assert "matcher" not in ours  # every tool: Qwen Code's matcher semantics were not checked
+    assert ours["matcher"] == qwen.TOOL_MATCHER  # file and MCP tools (test_live_agents)
     assert ours["hooks"][0]["command"].endswith("qwen pre-tool")
     assert ours["hooks"][0]["timeout"] == 10000  # milliseconds
     assert "already installed" in runner.invoke(cli, ["install", "qwen"]).output
+    del ours["matcher"]  # as session 19 installed it: every tool; install again matches
+    write(project, SETTINGS, json.dumps(data))
+    assert runner.invoke(cli, ["install", "qwen"]).exit_code == 0
+    data = json.loads((project / SETTINGS).read_text())
+    assert [g.get("matcher") for g in data["hooks"]["PostToolUse"]] == [qwen.TOOL_MATCHER]
     doctor = runner.invoke(cli, ["doctor", "--no-model"]).output
     assert "qwen hooks" in doctor and "project: 7 events" in doctor
     result = runner.invoke(cli, ["uninstall", "qwen"])

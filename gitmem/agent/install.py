@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gitmem.agent.gemini import TOOL_MATCHER as GEMINI_TOOL_MATCHER
+from gitmem.agent.qwen import TOOL_MATCHER as QWEN_TOOL_MATCHER
 from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write
 
@@ -136,11 +137,15 @@ CLAUDE_NAMED: dict[str, tuple[str | None, str]] = {
     "SessionEnd": (None, "session-end"),
 }
 # Qwen Code (`.qwen/settings.json`): Claude Code's events and answers over Gemini CLI's tool
-# names (gitmem.agent.qwen); timeouts in milliseconds. No tool matcher: how Qwen Code matches
-# tool names (its documentation's example names a class, `WriteFile`) was not checked.
+# names (gitmem.agent.qwen, which says how it matches them); timeouts in milliseconds.
 QWEN = Agent(
     "qwen",
-    {**CLAUDE_NAMED, "PostCompact": (None, "post-compact")},
+    {
+        **CLAUDE_NAMED,
+        "PreToolUse": (QWEN_TOOL_MATCHER, "pre-tool"),
+        "PostToolUse": (QWEN_TOOL_MATCHER, "post-tool"),
+        "PostCompact": (None, "post-compact"),
+    },
     {"project": ("root", ".qwen/settings.json"), "user": ("home", ".qwen/settings.json")},
     timeout=TIMEOUT_S * 1000,
 )

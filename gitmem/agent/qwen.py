@@ -13,6 +13,12 @@ event names, payload fields (``session_id``, ``transcript_path``, ``cwd``,
   context of SessionStart, UserPromptSubmit and PostToolUse does. So, as for Gemini CLI,
   what the before-tool hook finds is held for the tool's result (gitmem.agent.runner.HELD)
   and the after-tool hook brings the decisions of whatever the call touched.
+- A hook group's ``matcher`` is tried against the tool's name and its aliases (display and
+  legacy names): each ``|`` alternative exactly, then the whole as an unanchored regular
+  expression (``matchesHookPattern`` in its bundle). ``TOOL_MATCHER`` names the tools
+  ``adapt`` knows and MCP tools (``mcp__SERVER__TOOL``), so its to-do list, web, memory and
+  subagent tools start no hook process. A subagent's own tool calls carry ``agent_id``, so
+  they need no hook on the ``agent`` tool (Gemini CLI's ``invoke_agent`` does).
 
 Built-in modules only: the tool-call hooks import this module.
 """
@@ -34,6 +40,8 @@ _TOOLS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
     "notebook_edit": ("NotebookEdit", {"notebook_path": ("notebook_path", "file_path")}),
     "grep_search": ("Grep", {"path": ("path", "dir_path"), "glob": ("glob", "include")}),
 }
+
+TOOL_MATCHER = "|".join(sorted(_TOOLS)) + "|mcp__.*"
 
 
 def adapt(payload: dict[str, Any]) -> dict[str, Any]:
