@@ -11,8 +11,11 @@ cries wolf gets switched off:
 - symbols: code spans holding one identifier (``snake_case``, ``CamelCase``,
   ``mixedCase``, ``dotted.name``, optionally ``()``). ALL_CAPS names are left out: they
   are as often the environment's variables as the code's constants;
-- commands: ``make``, ``npm``/``pnpm``/``yarn``/``bun`` scripts, ``just`` recipes and
-  ``python -m`` modules, in code spans and in shell code blocks;
+- commands: ``make``, ``npm``/``pnpm``/``yarn``/``bun`` scripts, ``just`` recipes,
+  ``tox``/``nox``/``hatch`` environments, ``cargo`` packages and targets (``-p``,
+  ``--bin``, ...), ``python -m`` modules, the packages of ``go build/run/test/...`` (``./x/...`` as
+  ``./x``) and the names ``go test -run`` selects tests by, in code spans and in shell code
+  blocks;
 - decisions: any token equal to a decision id (the checker knows the ids).
 
 A line that negates or contrasts ("never", "instead of", "no longer", "superseded", ...)
@@ -80,7 +83,8 @@ class Section:
 
 @dataclass(frozen=True)
 class Ref:
-    """One reference: ``kind`` is path, symbol, command or token (a decision id candidate).
+    """One reference: ``kind`` is path, symbol, command, test (a name ``go test -run``
+    selects tests by) or token (a decision id candidate).
 
     For a command, ``value`` is the runner and its argument ("make test", "npm run lint",
     "python -m app.cli"). ``anchored`` is False for a slash-token taken from prose or a
@@ -244,17 +248,26 @@ def _command(text: str, n: int) -> list[Ref]:
 
 
 def _one_command(words: list[str], n: int) -> list[Ref]:
+    out: list[Ref] = []
     while words and (("=" in words[0] and not words[0].startswith("-")) or words[0] in _WRAPPERS):
+        if words[0] == "hatch":
+            env, words = _hatch(words[1:])
+            if env:
+                out.append(Ref("command", f"hatch -e {env}", n))
+            continue
         if words[0] == "uv" and len(words) > 1 and words[1] == "run":
             words = words[1:]
         words = words[1:]
     if words and words[0] == "run":  # "uv run ...", "poetry run ..."
         words = words[1:]
     if not words:
-        return []
-    out: list[Ref] = []
+        return out
     runner, args = words[0], words[1:]
-    if runner in _RUNNERS:
+    if runner == "go":
+        return out + _go(args, n)
+    if runner == "cargo":
+        out += [Ref("command", target, n) for target in _cargo(args)]
+    elif runner in _RUNNERS:
         target = _runner_target(runner, args)
         if target:
             out.append(Ref("command", target, n))
@@ -279,6 +292,130 @@ _PM_COMMANDS = frozenset({
     "x", "ci",
 })
 # fmt: on
+
+
+def _hatch(args: list[str]) -> tuple[str | None, list[str]]:
+    """The environment a ``hatch`` command line names (``-e ENV``, ``run ENV:SCRIPT``,
+    ``env run -e ENV``, ``shell ENV``) and the command it runs in it (after ``run``); a
+    matrix environment (``test.py3.12``) by its name (``test``)."""
+    env: str | None = None
+    words = list(args)
+    while words and words[0].startswith("-"):
+        flag, eq, value = words.pop(0).partition("=")
+        if flag in ("-p", "--project", "-d", "--data-dir"):
+            return None, []  # another project's: not ours to follow
+        if flag in ("-e", "--env"):
+            env = value if eq else (words.pop(0) if words else None)
+    command: list[str] = []
+    if words[:2] == ["env", "run"]:
+        rest = words[2:]
+        while rest and rest[0] != "--":
+            flag, eq, value = rest.pop(0).partition("=")
+            if flag in ("-e", "--env"):
+                env = value if eq else (rest.pop(0) if rest else env)
+        command = rest[1:]
+    elif words[:1] == ["run"]:
+        command = [w for w in words[1:] if not w.startswith(("+", "-"))]  # matrix selectors
+        head, colon, script = command[0].partition(":") if command else ("", "", "")
+        if colon and head and not head.startswith((".", "/")):
+            env = head
+            command = [script, *command[1:]] if script else command[1:]
+    elif words[:1] == ["shell"] and len(words) > 1:
+        env = words[1]
+    env = env.split(".")[0] if env else None
+    return env if env and _plain_name(env) else None, command
+
+
+# go subcommands whose arguments are packages, and the flags of theirs that take a value
+_GO_PACKAGE_COMMANDS = frozenset(
+    {"build", "run", "test", "vet", "install", "generate", "list", "clean", "fmt"}
+)
+# fmt: off
+_GO_VALUE_FLAGS = frozenset({
+    "o", "run", "skip", "bench", "benchtime", "tags", "count", "timeout", "cpu", "parallel",
+    "p", "coverprofile", "covermode", "coverpkg", "ldflags", "gcflags", "asmflags", "mod",
+    "modfile", "exec", "blockprofile", "cpuprofile", "memprofile", "mutexprofile", "trace",
+    "outputdir", "shuffle", "fuzz", "fuzztime", "fuzzminimizetime", "pkgdir", "toolexec",
+    "overlay", "buildmode", "compiler", "installsuffix", "pgo", "vet", "list", "f",
+})
+# fmt: on
+_GO_TEST = re.compile(r"\^?((?:Test|Benchmark|Example|Fuzz)[A-Za-z0-9_]*)\$?")
+
+
+def _go(args: list[str], n: int) -> list[Ref]:
+    """What a ``go`` command names: its packages as ``go PKG`` commands, local ones
+    (``./x/...`` as ``./x``) and import paths in a domain (``example.com/m/cmd/x``: the
+    checker knows the repository's modules), its ``.go`` files as paths, and the names
+    ``-run`` selects tests by (``^TestX$|TestY/sub``: TestX, TestY). ``go run``'s words
+    after its package are the program's. ``-C DIR`` runs elsewhere: not followed."""
+    if not args or args[0] not in _GO_PACKAGE_COMMANDS:
+        return []
+    sub, words = args[0], args[1:]
+    out: list[Ref] = []
+    while words:
+        word = words.pop(0)
+        if word in ("-args", "--"):
+            break
+        if word.startswith("-"):
+            flag, eq, value = word.lstrip("-").partition("=")
+            if flag == "C":
+                return []
+            if not eq and flag in _GO_VALUE_FLAGS:
+                value = words.pop(0) if words else ""
+            if flag == "run" and sub == "test":
+                for alternative in value.split("|"):
+                    test = _GO_TEST.fullmatch(alternative.split("/")[0])
+                    if test:
+                        out.append(Ref("test", test.group(1), n))
+            continue
+        if word.endswith(".go"):
+            out.append(Ref("path", word, n))
+            continue
+        parts = word.split("/")
+        if "..." in parts:  # the wildcard: the folder before it
+            parts = parts[: parts.index("...")]
+        local = word.startswith(("./", "../"))
+        if not all(_plain_name(p) for p in parts):
+            continue  # `./cmd/<name>`, `$PKG`
+        if (local and "/".join(parts) not in (".", "..")) or ("." in parts[0] and len(parts) > 1):
+            out.append(Ref("command", "go " + "/".join(parts).partition("@")[0], n))
+        if sub == "run":
+            break
+    return out
+
+
+_CARGO_FLAGS = {"-p": "-p", "--package": "-p", "--bin": "--bin", "--example": "--example",
+                "--test": "--test", "--bench": "--bench"}  # fmt: skip
+# cargo subcommands that build the workspace's packages (not `install`: another crate's)
+_CARGO_COMMANDS = frozenset(
+    {"build", "b", "check", "c", "test", "t", "run", "r", "bench", "doc", "d", "clippy", "fix",
+     "rustc", "rustdoc", "tree", "clean", "package", "publish"}
+)  # fmt: skip
+
+
+def _cargo(args: list[str]) -> list[str]:
+    """``cargo -p NAME``, ``cargo --bin NAME``, ...: the packages and targets a cargo
+    (or ``cargo nextest run``) command line names (a pkgid spec by its name; globs are not
+    read). Words after ``--`` are the program's."""
+    words = [a for a in args if not a.startswith("+")]  # +nightly
+    if words[:2] == ["nextest", "run"]:  # cargo-nextest selects packages as cargo does
+        words = words[1:]
+    if not words or words[0] not in _CARGO_COMMANDS:
+        return []
+    out: list[str] = []
+    rest = words[1:]
+    while rest and rest[0] != "--":
+        flag, eq, value = rest.pop(0).partition("=")
+        if flag.startswith("-p") and len(flag) > 2 and not flag.startswith("--"):
+            flag, value, eq = "-p", flag[2:], "="
+        if flag not in _CARGO_FLAGS:
+            continue
+        if not eq:
+            value = rest.pop(0) if rest and not rest[0].startswith("-") else ""
+        name = re.split(r"[@:#]", value)[0] if "://" not in value else ""
+        if _plain_name(name):  # not a glob (`-p 'foo-*'`) or a placeholder (`<crate>`)
+            out.append(f"cargo {_CARGO_FLAGS[flag]} {name}")
+    return out
 
 
 def _runner_target(runner: str, args: list[str]) -> str | None:
@@ -376,6 +513,12 @@ BRANCH_NAMESPACES = frozenset(
     {"release", "releases", "feature", "feat", "fix", "hotfix", "bugfix", "origin",
      "upstream", "refs", "heads", "dependabot", "renovate", "chore"}
 )  # fmt: skip
+
+
+def _plain_name(name: str) -> bool:
+    """A name as tools spell them (``ruff_linter``, ``hatch-test``, ``..``), not a
+    placeholder (``<crate>``, ``$ENV``, ``my-crate``) or a pattern."""
+    return bool(re.fullmatch(r"[\w.@-]+", name)) and not _PLACEHOLDER.search(name)
 
 
 def placeholder(path: str) -> bool:

@@ -24,6 +24,7 @@ hook reads it to warn the agent; see ``gitmem.agent.stalenote``.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import os
 import posixpath
@@ -190,7 +191,8 @@ class _Tree:
 
     def history(self, rel: str) -> str | None:
         """ "moved to `X` in abc1234" or "deleted in abc1234 (subject)", from the last
-        commit that removed ``rel`` (a bare file name: in any folder); None if none did."""
+        commit that removed ``rel`` (a bare file name: in any folder; a folder: moved
+        with the files in it); None if none did."""
         env = git.no_git_env()
         spec = [rel] if "/" in rel else [f":(glob)**/{rel}"]
         code, out, _ = git.run(
@@ -207,14 +209,22 @@ class _Tree:
         fields = out.split("\0")
         for i, status in enumerate(fields):
             old = fields[i + 1] if i + 2 < len(fields) else ""
-            if status.startswith("R") and (old == rel or old.endswith("/" + rel)):
-                new = fields[i + 2]
-                if new in self.files:
-                    return f"moved to `{new}` in {sha}"
+            if not status.startswith("R"):
+                continue
+            new = fields[i + 2]
+            if (old == rel or old.endswith("/" + rel)) and new in self.files:
+                return f"moved to `{new}` in {sha}"
+            tail = old[len(rel) :] if old.startswith(rel + "/") else ""
+            if tail and new.endswith(tail) and new[: -len(tail)] in self.dirs:
+                return f"moved to `{new[: -len(tail)]}/` in {sha}"  # a folder
         return f"deleted in {sha}: {subject[:80]}"
 
 
-_TASK_WORDS = {"make": "target", "just": "recipe", "tox": "environment", "nox": "session"}
+_TASK_WORDS = {"make": "target", "just": "recipe", "tox": "environment", "nox": "session",
+               "hatch": "environment"}  # fmt: skip
+_CARGO_WORDS = {"-p": ("package", "package"), "--bin": ("bin", "binary"),
+                "--example": ("example", "example"), "--test": ("test", "test target"),
+                "--bench": ("bench", "benchmark")}  # fmt: skip
 
 
 class _Checker:
@@ -228,6 +238,7 @@ class _Checker:
         self.notes: list[str] = []
         self.count = 0
         self._symbols: dict[str, list[tuple[str, int, str, str]]] = {}
+        self._tests: dict[str, list[tuple[str, int, str, str]]] = {}  # `go test -run` names
         self._tasks: dict[tuple[str, str], set[str] | None] = {}
 
     def add(self, doc: str, line: int, section: str, kind: str, ref: str, msg: str) -> None:
@@ -256,6 +267,9 @@ class _Checker:
                 self.count += 1
                 word = re.split(r"\.|::", ref.value)[-1]
                 self._symbols.setdefault(word, []).append((doc, ref.line, section, ref.value))
+            elif ref.kind == "test":
+                self.count += 1
+                self._tests.setdefault(ref.value, []).append((doc, ref.line, section, ref.value))
             elif ref.kind == "command":
                 self.check_command(doc, base, ref, section)
             elif ref.kind == "token" and ref.value in self.entries:
@@ -331,6 +345,12 @@ class _Checker:
                         f"`{ref.value}`: no module `{module}` in the repository",
                     )  # fmt: skip
             return
+        if runner == "go":
+            self.check_go_package(doc, base, ref, section)
+            return
+        if runner == "cargo":
+            self.check_cargo(doc, ref, section, arg)
+            return
         name = arg.removeprefix("run ").removeprefix("-e ").removeprefix("-s ").strip()
         reader: Callable[[Path], set[str] | None]
         names: tuple[str, ...]
@@ -344,6 +364,12 @@ class _Checker:
             kind, names, reader = "tox.ini", ("tox.ini",), tasks.tox_envs
         elif runner == "nox":
             kind, names, reader = "noxfile.py", ("noxfile.py",), tasks.nox_sessions
+        elif runner == "hatch":
+            kind, names, reader = (
+                "hatch.toml or pyproject.toml",
+                tasks.HATCH_FILES,
+                tasks.hatch_envs,
+            )
         else:
             kind, names, reader = "package.json", ("package.json",), tasks.npm_scripts
         found_file = tasks.nearest(self.root, base, names)
@@ -369,6 +395,57 @@ class _Checker:
         msg = f"`{ref.value}`: {rel} defines no {what} `{name}`{hint}"
         self.add(doc, ref.line, section, "command", ref.value, msg)
 
+    def _named(self, name: str) -> list[str]:
+        return [f for f in self.tree.files if f == name or f.endswith("/" + name)]
+
+    @functools.cached_property
+    def go_modules(self) -> dict[str, str]:
+        return tasks.go_modules(self.root, self._named("go.mod"))
+
+    @functools.cached_property
+    def cargo(self) -> dict[str, set[str]] | None:
+        return tasks.cargo_targets(self.root, self._named("Cargo.toml"))
+
+    def check_go_package(self, doc: str, base: str, ref: docrefs.Ref, section: str) -> None:
+        """A package of a ``go`` command: ``./x`` beside the file or from the root (where
+        the agent may run it), an import path when one of the repository's modules holds
+        it (another module's is not checked)."""
+        package = ref.value.removeprefix("go ")
+        if package.startswith(("./", "../")):
+            beside = posixpath.normpath(posixpath.join(base, package))
+            folders = [f for f in dict.fromkeys((beside, posixpath.normpath(package)))]
+            folders = [f for f in folders if not f.startswith("..")]
+        else:
+            module_folder = tasks.go_package(self.go_modules, package)
+            folders = [] if module_folder is None else [module_folder or "."]
+        if not folders:
+            return
+        self.count += 1
+        if any(f == "." or self.tree.is_dir(f) for f in folders):
+            return
+        where = self.tree.suggest(folders[-1])
+        hint = f" ({where})" if where else ""
+        msg = f"`{ref.value}`: no package folder `{folders[-1]}` in the repository{hint}"
+        self.add(doc, ref.line, section, "command", ref.value, msg)
+
+    def check_cargo(self, doc: str, ref: docrefs.Ref, section: str, arg: str) -> None:
+        flag, _, name = arg.partition(" ")
+        targets = self.cargo
+        if targets is None:
+            return  # a Cargo.toml that does not parse: not guessed at
+        self.count += 1
+        if not targets["package"]:
+            msg = f"`{ref.value}`: no Cargo.toml with a package in the repository"
+            self.add(doc, ref.line, section, "command", ref.value, msg)
+            return
+        kind, what = _CARGO_WORDS[flag]
+        if name in targets[kind]:
+            return
+        close = difflib.get_close_matches(name, sorted(targets[kind]), n=1, cutoff=0.6)
+        hint = f" (did you mean `{close[0]}`?)" if close else ""
+        msg = f"`{ref.value}`: no {what} `{name}` in the repository's Cargo.toml files{hint}"
+        self.add(doc, ref.line, section, "command", ref.value, msg)
+
     def check_decision(self, doc: str, line: int, section: str, e: Entry) -> None:
         if e.is_current:
             return
@@ -381,11 +458,28 @@ class _Checker:
         self.add(doc, line, section, "decision", e.id, msg)
 
     def check_symbols(self) -> None:
-        """One ``git grep`` for every symbol of every file."""
-        if not self._symbols:
-            return
-        args = ["grep", "-I", "-h", "-o", "-w", "-F", "--untracked", "--no-color"]
-        for word in self._symbols:
+        """One ``git grep`` for every symbol of every file, whole words; one more, for the
+        names ``go test -run`` selects by, anywhere in a word (an unanchored pattern:
+        ``TestStore`` selects ``TestStoreGet``)."""
+        for names, whole in ((self._symbols, True), (self._tests, False)):
+            seen = self._grep(list(names), whole) if names else None
+            if seen is None:
+                continue  # nothing to check, or git grep failed (a note says so)
+            for word, uses in names.items():
+                if word in seen:
+                    continue
+                for doc, line, section, name in uses:
+                    msg = f"`{name}` is not mentioned in any code file"
+                    if not whole:
+                        msg = f"`go test -run {name}` selects no test: {msg}"
+                    self.add(doc, line, section, "symbol", name, msg)
+
+    def _grep(self, words: list[str], whole: bool) -> set[str] | None:
+        """Which of ``words`` the code files hold (Markdown and other docs left out). In
+        part of a word, the lines are read: ``-o`` prints one match where they overlap."""
+        args = ["grep", "-I", "-h", *(["-o", "-w"] if whole else []), "-F"]
+        args += ["--untracked", "--no-color"]
+        for word in words:
             args += ["-e", word]
         args += ["--", ".", ":(exclude).continuity/**"]
         args += [f":(exclude,glob)**/*.{ext}" for ext in DOC_EXTENSIONS]
@@ -393,14 +487,9 @@ class _Checker:
         if code not in (0, 1):
             why = " ".join(err.decode("utf-8", "replace").strip().splitlines()[:1])
             self.notes.append(f"symbols not checked: git grep failed ({why})")
-            return
-        seen = set(out.decode("utf-8", "replace").splitlines())
-        for word, uses in self._symbols.items():
-            if word in seen:
-                continue
-            for doc, line, section, name in uses:
-                msg = f"`{name}` is not mentioned in any code file"
-                self.add(doc, line, section, "symbol", name, msg)
+            return None
+        text = out.decode("utf-8", "replace")
+        return set(text.splitlines()) if whole else {w for w in words if w in text}
 
     def check_newer(
         self, doc: str, secs: list[docrefs.Section], named: dict[int, set[str]],

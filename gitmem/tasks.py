@@ -1,16 +1,23 @@
 """The tasks a project defines: Makefile targets, package.json scripts, justfile recipes,
-tox environments, nox sessions and the project's own ``python -m`` modules. ``gitmem
-stale`` asks whether a command an instruction file names still exists. Each reader
-answers None when it cannot tell (a Makefile with pattern rules or computed targets, a
-package.json that does not parse, a tox env_list with factors), and the checker then stays
-silent rather than guess."""
+tox environments, nox sessions, Hatch environments, Cargo packages and targets, Go modules
+and the project's own ``python -m`` modules. ``gitmem stale`` asks whether a command an
+instruction file names still exists. Each reader answers None when it cannot tell (a
+Makefile with pattern rules or computed targets, a package.json or TOML file that does not
+parse, a tox env_list with factors), and the checker then stays silent rather than
+guess."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import sys
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10: the same parser, before it joined the standard library
+    import tomli as tomllib
 
 _MAKE_RULE = re.compile(r"^([^\s#:=][^:=#]*?)\s*::?(?!=)")
 _MAKE_INCLUDE = re.compile(r"^-?s?include\s+(.+)$")
@@ -25,6 +32,15 @@ MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 # tox runs `pyXY` and `pypyXY` environments without declaring them
 TOX_IMPLICIT = re.compile(r"^(?:py|pypy)\d*$")
 JUSTFILES = ("justfile", "Justfile", ".justfile")
+# where Hatch reads a project's environments: hatch.toml first, else pyproject.toml
+HATCH_FILES = ("hatch.toml", "pyproject.toml")
+# the environments Hatch always has (its `test`, `fmt`, `build` and uv commands use them)
+HATCH_BUILTIN = frozenset(
+    {"default", "hatch-test", "hatch-static-analysis", "hatch-build", "hatch-uv"}
+)
+# what `cargo --bin/--example/--test/--bench NAME` names: [[bin]] tables and the folder
+# Cargo finds such targets in without one (a file there, or a folder with main.rs)
+CARGO_TARGETS = {"bin": "src/bin", "example": "examples", "test": "tests", "bench": "benches"}
 
 
 def nearest(root: Path, start: str, names: tuple[str, ...]) -> Path | None:
@@ -150,3 +166,95 @@ def python_module(root: Path, files: set[str], module: str) -> bool | None:
         candidates = (stem + ".py", stem + "/__main__.py", stem + "/__init__.py")
         return any(c in files or os.path.isfile(root / c) for c in candidates)
     return None
+
+
+def _toml(path: Path) -> dict[str, object] | None:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+
+
+def _table(data: object, *keys: str) -> dict[str, object]:
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def hatch_envs(config: Path) -> set[str] | None:
+    """The environments Hatch has in this project: hatch.toml's ``[envs.NAME]`` or
+    pyproject.toml's ``[tool.hatch.envs.NAME]``, and its own (``default``, ...)."""
+    data = _toml(config)
+    if data is None:
+        return None
+    envs = (
+        _table(data, "envs")
+        if config.name == "hatch.toml"
+        else _table(data, "tool", "hatch", "envs")
+    )
+    return set(envs) | HATCH_BUILTIN
+
+
+def cargo_targets(root: Path, manifests: list[str]) -> dict[str, set[str]] | None:
+    """What ``cargo -p``, ``--bin``, ``--example``, ``--test`` and ``--bench`` can name
+    in the repository's packages (``manifests``: its Cargo.toml files): ``package`` ->
+    package names, and ``bin`` (a package's ``src/main.rs`` is a binary of its name),
+    ``example``, ``test``, ``bench`` -> target names, declared or where Cargo finds them.
+    None when a manifest does not parse."""
+    out: dict[str, set[str]] = {"package": set(), **{kind: set() for kind in CARGO_TARGETS}}
+    for rel in manifests:
+        data = _toml(root / rel)
+        if data is None:
+            return None
+        name = _table(data, "package").get("name")
+        if not isinstance(name, str):
+            continue  # a workspace's root manifest
+        out["package"].add(name)
+        folder = (root / rel).parent
+        if (folder / "src" / "main.rs").is_file():
+            out["bin"].add(name)
+        for kind, auto in CARGO_TARGETS.items():
+            declared = data.get(kind)
+            for target in declared if isinstance(declared, list) else []:
+                if isinstance(target, dict) and isinstance(target.get("name"), str):
+                    out[kind].add(target["name"])
+            try:
+                entries = list((folder / auto).iterdir())
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.suffix == ".rs" and entry.is_file():
+                    out[kind].add(entry.stem)
+                elif (entry / "main.rs").is_file():
+                    out[kind].add(entry.name)
+    return out
+
+
+_GO_MODULE = re.compile(r"^module\s+\"?([^\s\"]+)", re.MULTILINE)
+
+
+def go_modules(root: Path, go_mods: list[str]) -> dict[str, str]:
+    """The Go modules of the repository (``go_mods``: its go.mod files): module path ->
+    the repository-relative folder it lives in."""
+    out: dict[str, str] = {}
+    for rel in go_mods:
+        try:
+            text = (root / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        m = _GO_MODULE.search(text)
+        if m:
+            out[m.group(1)] = rel.rpartition("/")[0]
+    return out
+
+
+def go_package(modules: dict[str, str], package: str) -> str | None:
+    """The repository-relative folder of ``package`` (an import path), or None when no
+    module of the repository holds it (the standard library, another module)."""
+    best = max(
+        (m for m in modules if package == m or package.startswith(m + "/")), key=len, default=None
+    )
+    if best is None:
+        return None
+    rest = package[len(best) :].strip("/")
+    return "/".join(p for p in (modules[best], rest) if p)

@@ -386,3 +386,131 @@ def test_what_real_instruction_files_say_is_not_taken_for_stale(repo: Path) -> N
     messages = [str(f["message"]) for f in report["findings"]]  # type: ignore[union-attr]
     assert not any("did you mean `docs/old-guide.md`" in m for m in messages)
     assert "`pkg/providers.py` does not exist (`pkg/providers/` is a folder now)" in messages
+
+
+def test_cargo_go_and_hatch_commands_are_read() -> None:
+    lines = [
+        "```sh",
+        "cargo test -p app-core && cargo +nightly run --bin=server -- --bin not-ours",
+        "cargo nextest run -papp-cli --test integration; cargo install --bin rg ripgrep",
+        "cargo test --package uv --test <test_name>; cargo test -p 'app-*'",
+        "go test ./... && go test -run '^TestGet$|TestPut/big' ./internal/store/...",
+        "go run ./cmd/server --port 8 ./data; go build -o ./bin/x example.com/app/cmd/x@v1",
+        "go -C tools test ./x; go run ./cmd/<name>; go test net/http",
+        "hatch run +py=3.12 test.py3.12:cov tests/a.py; hatch -e docs run mkdocs build",
+        "hatch env run -e lint -- ruff check .; hatch test; hatch run pytest tests/b.py",
+        "```",
+    ]
+    refs = [(r.line, r.kind, r.value) for r in docrefs.references(lines)]
+    assert refs == [
+        (2, "command", "cargo -p app-core"),
+        (2, "command", "cargo --bin server"),
+        (3, "command", "cargo -p app-cli"),
+        (3, "command", "cargo --test integration"),
+        (4, "command", "cargo -p uv"),
+        (5, "test", "TestGet"),
+        (5, "test", "TestPut"),
+        (5, "command", "go ./internal/store"),
+        (6, "command", "go ./cmd/server"),
+        (6, "command", "go example.com/app/cmd/x"),
+        (8, "command", "hatch -e test"),
+        (8, "path", "tests/a.py"),
+        (8, "command", "hatch -e docs"),
+        (9, "command", "hatch -e lint"),
+        (9, "path", "tests/b.py"),
+    ]
+
+
+def test_cargo_hatch_and_go_readers(tmp_path: Path) -> None:
+    write(tmp_path, "Cargo.toml", '[workspace]\nmembers = ["crates/*"]\n')
+    write(tmp_path, "crates/core/Cargo.toml", (
+        '[package]\nname = "app-core"\nversion.workspace = true\n\n'
+        '[[bin]]\nname = "core-tool"\npath = "tools/t.rs"\n\n[[test]]\nname = "golden"\n'
+    ))  # fmt: skip
+    write(tmp_path, "crates/core/src/lib.rs", "")
+    write(tmp_path, "crates/core/tests/integration.rs", "")
+    write(tmp_path, "crates/cli/Cargo.toml", '[package]\nname = "app-cli"\n')
+    write(tmp_path, "crates/cli/src/main.rs", "")
+    write(tmp_path, "crates/cli/src/bin/migrate.rs", "")
+    write(tmp_path, "crates/cli/src/bin/seed/main.rs", "")
+    write(tmp_path, "crates/cli/examples/demo.rs", "")
+    write(tmp_path, "crates/cli/benches/parse.rs", "")
+    manifests = ["Cargo.toml", "crates/core/Cargo.toml", "crates/cli/Cargo.toml"]
+    assert tasks.cargo_targets(tmp_path, manifests) == {
+        "package": {"app-core", "app-cli"},
+        "bin": {"core-tool", "app-cli", "migrate", "seed"},
+        "example": {"demo"},
+        "test": {"golden", "integration"},
+        "bench": {"parse"},
+    }
+    write(tmp_path, "crates/cli/Cargo.toml", '[package\nname = "app-cli"\n')
+    assert tasks.cargo_targets(tmp_path, manifests) is None  # does not parse: no guess
+    pyproject = write(tmp_path, "pyproject.toml", (
+        '[project]\nname = "app"\n[tool.hatch.envs.test]\ndependencies = ["pytest"]\n'
+        '[[tool.hatch.envs.test.matrix]]\npython = ["3.12"]\n[tool.hatch.envs.docs.scripts]\nb = "x"\n'
+    ))  # fmt: skip
+    assert tasks.hatch_envs(pyproject) == {"test", "docs", *tasks.HATCH_BUILTIN}
+    hatch = write(tmp_path, "hatch.toml", "[envs.lint]\n")
+    assert tasks.hatch_envs(hatch) == {"lint", *tasks.HATCH_BUILTIN}
+    write(tmp_path, "go.mod", "module example.com/app\n\ngo 1.22\n")
+    write(tmp_path, "tools/go.mod", 'module "example.com/app/tools"\n')
+    modules = tasks.go_modules(tmp_path, ["go.mod", "tools/go.mod"])
+    assert modules == {"example.com/app": "", "example.com/app/tools": "tools"}
+    assert tasks.go_package(modules, "example.com/app/cmd/x") == "cmd/x"
+    assert tasks.go_package(modules, "example.com/app/tools/gen") == "tools/gen"
+    assert tasks.go_package(modules, "example.com/app") == ""
+    assert tasks.go_package(modules, "example.com/application/x") is None
+    assert tasks.go_package(modules, "golang.org/x/tools/cmd/goimports") is None
+
+
+RUST_GO_MD = """\
+# Commands
+
+- `cargo test -p app-core` and `cargo nextest run -p app-cli`
+- `cargo test -p app-utils`
+- `cargo run --bin migrate`, `cargo run --example demo`, `cargo run --bin seeder`
+- `go test ./...` and `go test ./internal/store/...`
+- `go run ./cmd/server` and `go run ./cmd/worker`
+- `go build example.com/app/cmd/server` and `go build example.com/app/cmd/gone`
+- `go install golang.org/x/tools/cmd/goimports@latest`
+- `go test -run TestStoreGet ./internal/store`, `go test -run '^TestStore' .` and `go test -run TestStoreGone ./internal/store`
+- `hatch run test:cov`, `hatch run lint:check`, `hatch fmt`
+- Never `cargo run -p app-legacy` again.
+"""
+
+
+def test_cargo_go_and_hatch_commands_are_checked(repo: Path) -> None:
+    """A Rust workspace, a Go module and a Hatch project in one repository. `./x/...` is
+    a Go package pattern, not a missing `x/...` folder (it was flagged); a package folder
+    moved in a commit is said to have moved."""
+    write(repo, "Cargo.toml", '[workspace]\nmembers = ["crates/core", "crates/cli"]\n')
+    write(repo, "crates/core/Cargo.toml", '[package]\nname = "app-core"\n')
+    write(repo, "crates/core/src/lib.rs", "")
+    write(repo, "crates/cli/Cargo.toml", '[package]\nname = "app-cli"\n')
+    write(repo, "crates/cli/src/bin/migrate.rs", "")
+    write(repo, "crates/cli/examples/demo.rs", "")
+    write(repo, "go.mod", "module example.com/app\n\ngo 1.22\n")
+    write(repo, "cmd/server/main.go", "package main\n")
+    write(repo, "cmd/worker/main.go", "package main\n")
+    test = "package store\n\nfunc TestStoreGetAll() {}\n"  # `-run` patterns are unanchored
+    write(repo, "internal/store/store_test.go", test)
+    write(repo, "pyproject.toml", '[project]\nname = "app"\n[tool.hatch.envs.test]\n')
+    write(repo, "AGENTS.md", RUST_GO_MD)
+    commit_all(repo)
+    git(repo, "mv", "cmd/worker", "cmd/jobs")
+    git(repo, "commit", "-q", "-m", "rename the worker")
+    code, report = stale(repo)
+    assert code == 1 and found(report) == {
+        ("AGENTS.md", 4, "command", "cargo -p app-utils"),
+        ("AGENTS.md", 5, "command", "cargo --bin seeder"),
+        ("AGENTS.md", 7, "command", "go ./cmd/worker"),
+        ("AGENTS.md", 8, "command", "go example.com/app/cmd/gone"),
+        ("AGENTS.md", 10, "symbol", "TestStoreGone"),
+        ("AGENTS.md", 11, "command", "hatch -e lint"),
+    }
+    by_ref = {f["ref"]: f["message"] for f in report["findings"]}  # type: ignore[union-attr]
+    assert "(did you mean `app-cli`?)" in by_ref["cargo -p app-utils"]
+    assert "no binary `seeder`" in by_ref["cargo --bin seeder"]
+    assert "(moved to `cmd/jobs/` in " in by_ref["go ./cmd/worker"]
+    assert "`go test -run TestStoreGone` selects no test" in by_ref["TestStoreGone"]
+    assert "pyproject.toml defines no environment `lint`" in by_ref["hatch -e lint"]
