@@ -71,6 +71,12 @@ def _installed(root: Path, home: Path, agent: install.Agent) -> tuple[dict[str, 
             f" (older command form in {', '.join(outdated)}: works, a few ms slower per"
             f" event; `gitmem install {agent.name} --scope SCOPE` updates it)"
         )
+    rematch = install.rematch_scopes(root, home, agent)
+    if rematch:
+        where += (
+            f" (an earlier gitmem's tool matcher in {', '.join(rematch)}:"
+            f" `gitmem install {agent.name} --scope SCOPE` updates it)"
+        )
     return scopes, where
 
 

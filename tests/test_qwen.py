@@ -64,11 +64,14 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
     assert "already installed" in runner.invoke(cli, ["install", "qwen"]).output
     del ours["matcher"]  # as session 19 installed it: every tool; install again matches
     write(project, SETTINGS, json.dumps(data))
+    doctor = runner.invoke(cli, ["doctor", "--no-model"]).output
+    assert "an earlier gitmem's tool matcher in project" in doctor
     assert runner.invoke(cli, ["install", "qwen"]).exit_code == 0
     data = json.loads((project / SETTINGS).read_text())
     assert [g.get("matcher") for g in data["hooks"]["PostToolUse"]] == [qwen.TOOL_MATCHER]
     doctor = runner.invoke(cli, ["doctor", "--no-model"]).output
     assert "qwen hooks" in doctor and "project: 7 events" in doctor
+    assert "earlier gitmem's tool matcher" not in doctor
     result = runner.invoke(cli, ["uninstall", "qwen"])
     assert result.exit_code == 0 and "removed 7" in result.output
     assert json.loads((project / SETTINGS).read_text()) == theirs

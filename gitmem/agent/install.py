@@ -434,6 +434,25 @@ def outdated_scopes(root: Path, home: Path, agent: Agent = CLAUDE) -> list[str]:
     ]
 
 
+def rematch_scopes(root: Path, home: Path, agent: Agent = CLAUDE) -> list[str]:
+    """For doctor: settings files where gitmem's hooks match other tools than `install`
+    writes now (an earlier gitmem's matcher; `gitmem install AGENT` updates it)."""
+    out = []
+    for scope in agent.scopes:
+        try:
+            data = _load(agent.path(scope, root, home))  # a copy: _rematch's edit is dropped
+        except GitmemError:
+            continue
+        hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
+        if any(
+            _rematch(groups, agent, event)
+            for event, groups in (hooks or {}).items()
+            if event in agent.events and isinstance(groups, list)
+        ):
+            out.append(scope)
+    return out
+
+
 def installed_executables(root: Path, home: Path) -> list[str]:
     """For doctor: the programs the installed gitmem hooks run (`gitmem-hook`, `gitmem`)."""
     return sorted(
