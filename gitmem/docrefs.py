@@ -11,8 +11,8 @@ cries wolf gets switched off:
 - symbols: code spans holding one identifier (``snake_case``, ``CamelCase``,
   ``mixedCase``, ``dotted.name``, optionally ``()``). ALL_CAPS names are left out: they
   are as often the environment's variables as the code's constants;
-- commands: ``make``, ``npm``/``pnpm``/``yarn``/``bun`` scripts, ``just`` recipes,
-  ``tox``/``nox``/``hatch`` environments, ``cargo`` packages and targets (``-p``,
+- commands: ``make``, ``npm``/``pnpm``/``yarn``/``bun`` scripts, ``just``/``poe``/``task``
+  tasks, ``tox``/``nox``/``hatch`` environments, ``cargo`` packages and targets (``-p``,
   ``--bin``, ...), ``python -m`` modules, the packages of ``go build/run/test/...`` (``./x/...`` as
   ``./x``) and the names ``go test -run`` selects tests by, in code spans and in shell code
   blocks;
@@ -67,8 +67,9 @@ EXTENSIONS = frozenset({
 # fmt: on
 _TLDS = frozenset({"com", "org", "net", "io", "dev", "ai", "app", "co", "edu", "gov"})
 _RUNNERS = frozenset(
-    {"make", "npm", "pnpm", "yarn", "bun", "just", "python", "python3", "tox", "nox"}
-)
+    {"make", "npm", "pnpm", "yarn", "bun", "just", "python", "python3", "tox", "nox", "poe",
+     "task"}
+)  # fmt: skip
 _WRAPPERS = frozenset({"sudo", "uv", "poetry", "pipenv", "pdm", "hatch", "env", "time", "exec"})
 
 
@@ -431,6 +432,10 @@ def _runner_target(runner: str, args: list[str]) -> str | None:
         return None
     if runner == "just":
         return "just " + plain[0] if plain and "=" not in plain[0] else None
+    if runner in ("poe", "task"):  # `poe -C DIR`, `task -d DIR`: another folder's
+        if any(a.startswith("-") for a in args[: args.index(plain[0]) if plain else None]):
+            return None
+        return f"{runner} {plain[0]}" if plain and _plain_name(plain[0].replace(":", "")) else None
     if runner in ("tox", "nox"):  # tox -e NAME / tox run -e NAME, nox -s NAME
         flags = ("-e", "--env") if runner == "tox" else ("-s", "--session", "--sessions")
         for i, arg in enumerate(args):

@@ -221,7 +221,7 @@ class _Tree:
 
 
 _TASK_WORDS = {"make": "target", "just": "recipe", "tox": "environment", "nox": "session",
-               "hatch": "environment"}  # fmt: skip
+               "hatch": "environment", "poe": "poe task", "task": "task"}  # fmt: skip
 _CARGO_WORDS = {"-p": ("package", "package"), "--bin": ("bin", "binary"),
                 "--example": ("example", "example"), "--test": ("test", "test target"),
                 "--bench": ("bench", "benchmark")}  # fmt: skip
@@ -364,6 +364,10 @@ class _Checker:
             kind, names, reader = "tox.ini", ("tox.ini",), tasks.tox_envs
         elif runner == "nox":
             kind, names, reader = "noxfile.py", ("noxfile.py",), tasks.nox_sessions
+        elif runner == "poe":
+            kind, names, reader = "pyproject.toml", ("pyproject.toml",), tasks.poe_tasks
+        elif runner == "task":
+            kind, names, reader = "Taskfile", tasks.TASKFILES, tasks.taskfile_tasks
         elif runner == "hatch":
             kind, names, reader = (
                 "hatch.toml or pyproject.toml",
@@ -373,8 +377,10 @@ class _Checker:
         else:
             kind, names, reader = "package.json", ("package.json",), tasks.npm_scripts
         found_file = tasks.nearest(self.root, base, names)
-        if found_file is None and runner == "tox":
-            return  # tox may be configured in pyproject.toml or setup.cfg: not read
+        if found_file is None and runner in ("tox", "poe", "task"):
+            # tox may be configured in pyproject.toml or setup.cfg (not read), poe in its
+            # own file; without a Taskfile, `task` is another program (Taskwarrior's)
+            return
         self.count += 1
         if found_file is None:
             msg = f"`{ref.value}`: no {kind} in {base or 'the root'} or above"

@@ -1,10 +1,10 @@
 """The tasks a project defines: Makefile targets, package.json scripts, justfile recipes,
-tox environments, nox sessions, Hatch environments, Cargo packages and targets, Go modules
-and the project's own ``python -m`` modules. ``gitmem stale`` asks whether a command an
-instruction file names still exists. Each reader answers None when it cannot tell (a
-Makefile with pattern rules or computed targets, a package.json or TOML file that does not
-parse, a tox env_list with factors), and the checker then stays silent rather than
-guess."""
+tox environments, nox sessions, Hatch environments, Poe the Poet and Taskfile tasks, Cargo
+packages and targets, Go modules and the project's own ``python -m`` modules. ``gitmem
+stale`` asks whether a command an instruction file names still exists. Each reader answers
+None when it cannot tell (a Makefile with pattern rules or computed targets, a package.json
+or TOML file that does not parse, a tox env_list with factors), and the checker then stays
+silent rather than guess."""
 
 from __future__ import annotations
 
@@ -37,6 +37,13 @@ HATCH_FILES = ("hatch.toml", "pyproject.toml")
 # the environments Hatch always has (its `test`, `fmt`, `build` and uv commands use them)
 HATCH_BUILTIN = frozenset(
     {"default", "hatch-test", "hatch-static-analysis", "hatch-build", "hatch-uv"}
+)
+# go-task's file names, in the order it looks for them
+TASKFILES = tuple(
+    f"{case}askfile{dist}.{ext}"
+    for dist in ("", ".dist")
+    for ext in ("yml", "yaml")
+    for case in "Tt"
 )
 # what `cargo --bin/--example/--test/--bench NAME` names: [[bin]] tables and the folder
 # Cargo finds such targets in without one (a file there, or a folder with main.rs)
@@ -193,6 +200,39 @@ def hatch_envs(config: Path) -> set[str] | None:
         else _table(data, "tool", "hatch", "envs")
     )
     return set(envs) | HATCH_BUILTIN
+
+
+def poe_tasks(pyproject: Path) -> set[str] | None:
+    """The tasks of Poe the Poet (``[tool.poe.tasks]``); None when pyproject.toml does not
+    configure it (``poe`` may read another file) or includes tasks from other files."""
+    data = _toml(pyproject)
+    poe = _table(data, "tool", "poe")
+    if not poe or "include" in poe:
+        return None
+    return set(_table(poe, "tasks"))
+
+
+def taskfile_tasks(taskfile: Path) -> set[str] | None:
+    """The tasks of a Taskfile (go-task: ``tasks:`` and each one's ``aliases``); None when
+    it includes other Taskfiles (their tasks are namespaced), has wildcard names, or does
+    not parse."""
+    from ruamel.yaml import YAML  # only `gitmem stale` reads Taskfiles
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        data = YAML(typ="safe").load(taskfile.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, YAMLError):
+        return None
+    if not isinstance(data, dict) or data.get("includes"):
+        return None
+    tasks = data.get("tasks")
+    if not isinstance(tasks, dict):
+        return set()
+    out = {str(name) for name in tasks}
+    for task in tasks.values():
+        aliases = task.get("aliases") if isinstance(task, dict) else None
+        out |= {str(a) for a in aliases} if isinstance(aliases, list) else set()
+    return None if any("*" in name for name in out) else out
 
 
 def cargo_targets(root: Path, manifests: list[str]) -> dict[str, set[str]] | None:

@@ -514,3 +514,28 @@ def test_cargo_go_and_hatch_commands_are_checked(repo: Path) -> None:
     assert "(moved to `cmd/jobs/` in " in by_ref["go ./cmd/worker"]
     assert "`go test -run TestStoreGone` selects no test" in by_ref["TestStoreGone"]
     assert "pyproject.toml defines no environment `lint`" in by_ref["hatch -e lint"]
+
+
+def test_poe_and_taskfile_tasks_are_checked(repo: Path) -> None:
+    """Poe the Poet's tasks in pyproject.toml, go-task's in Taskfile.yml (aliases too).
+    Without a Taskfile, `task` is someone else's program (Taskwarrior's): not checked."""
+    write(repo, "pyproject.toml", '[tool.poe.tasks]\ntest = "pytest"\nlint = "ruff check"\n')
+    write(repo, "web/Taskfile.yml", (
+        "version: '3'\ntasks:\n  build:\n    aliases: [b]\n    cmds: [go build ./...]\n"
+        "  docs:serve:\n    cmds: [mkdocs serve]\n"
+    ))  # fmt: skip
+    write(repo, "web/AGENTS.md", "# Web\n\n`task build`, `task b`, `task docs:serve`, `task deploy`.\n")
+    write(repo, "AGENTS.md", "# Checks\n\n`uv run poe test`, `poe lint`, `poe typecheck`, `task add`.\n")
+    commit_all(repo)
+    code, report = stale(repo)
+    assert code == 1 and found(report) == {
+        ("AGENTS.md", 3, "command", "poe typecheck"),
+        ("web/AGENTS.md", 3, "command", "task deploy"),
+    }
+    by_ref = {f["ref"]: f["message"] for f in report["findings"]}  # type: ignore[union-attr]
+    assert "pyproject.toml defines no poe task `typecheck`" in by_ref["poe typecheck"]
+    assert "web/Taskfile.yml defines no task `deploy`" in by_ref["task deploy"]
+    write(repo, "web/Taskfile.yml", "version: '3'\nincludes:\n  docs: ./docs\ntasks: {}\n")
+    assert tasks.taskfile_tasks(repo / "web/Taskfile.yml") is None  # namespaced: not guessed
+    write(repo, "pyproject.toml", '[tool.poe]\ninclude = "tasks.toml"\n')
+    assert tasks.poe_tasks(repo / "pyproject.toml") is None
