@@ -419,8 +419,8 @@ class _Checker:
         package = ref.value.removeprefix("go ")
         if package.startswith(("./", "../")):
             beside = posixpath.normpath(posixpath.join(base, package))
-            folders = [f for f in dict.fromkeys((beside, posixpath.normpath(package)))]
-            folders = [f for f in folders if not f.startswith("..")]
+            both = dict.fromkeys((beside, posixpath.normpath(package)))
+            folders = [f for f in both if not f.startswith("..")]
         else:
             module_folder = tasks.go_package(self.go_modules, package)
             folders = [] if module_folder is None else [module_folder or "."]

@@ -102,6 +102,13 @@ def found(report: dict[str, object]) -> set[tuple[str, int, str, str]]:
     return {(f["file"], f["line"], f["kind"], f["ref"]) for f in findings}
 
 
+def messages(report: dict[str, object]) -> dict[str, str]:
+    """Each finding's message by its ref."""
+    findings = report["findings"]
+    assert isinstance(findings, list)
+    return {f["ref"]: f["message"] for f in findings}
+
+
 def test_stale_lines_are_flagged_and_sound_ones_are_not(project: Path) -> None:
     code, report = stale(project)
     assert code == 1
@@ -158,7 +165,7 @@ def test_one_file_can_be_checked_and_a_renamed_file_is_suggested(project: Path) 
           "Bare names: `generated.py` (gone), `settings.json` (never here: someone's file).\n")  # fmt: skip
     code, report = stale(project, "docs/notes.md")
     assert code == 1 and report["files"] == ["docs/notes.md"]
-    assert {f["ref"]: f["message"] for f in report["findings"]} == {  # type: ignore[union-attr]
+    assert messages(report) == {
         "billing/money.py": f"`billing/money.py` does not exist (moved to `billing/amounts.py` in {sha})",
         "api/generated.py": f"`api/generated.py` does not exist (deleted in {sha}: rename money, drop the generated API)",
         "api/routs.py": "`api/routs.py` does not exist (did you mean `api/routes.py`?)",
@@ -330,7 +337,7 @@ def test_tox_and_nox_commands_are_checked(repo: Path) -> None:
         ("AGENTS.md", 3, "command", "tox -e type"),
         ("AGENTS.md", 4, "command", "nox -s test"),
     }
-    by_ref = {f["ref"]: f["message"] for f in report["findings"]}  # type: ignore[union-attr]
+    by_ref = messages(report)
     assert "tox.ini defines no environment `type`" in by_ref["tox -e type"]
     assert "(did you mean `tests`?)" in by_ref["nox -s test"]
 
@@ -383,9 +390,9 @@ def test_what_real_instruction_files_say_is_not_taken_for_stale(repo: Path) -> N
         (".github/copilot-instructions.md", 12, "link", "docs/style.md"),  # ./: beside it only
         (".github/copilot-instructions.md", 13, "path", "pkg/providers.py"),
     }
-    messages = [str(f["message"]) for f in report["findings"]]  # type: ignore[union-attr]
-    assert not any("did you mean `docs/old-guide.md`" in m for m in messages)
-    assert "`pkg/providers.py` does not exist (`pkg/providers/` is a folder now)" in messages
+    said = list(messages(report).values())
+    assert not any("did you mean `docs/old-guide.md`" in m for m in said)
+    assert "`pkg/providers.py` does not exist (`pkg/providers/` is a folder now)" in said
 
 
 def test_cargo_go_and_hatch_commands_are_read() -> None:
@@ -508,7 +515,7 @@ def test_cargo_go_and_hatch_commands_are_checked(repo: Path) -> None:
         ("AGENTS.md", 10, "symbol", "TestStoreGone"),
         ("AGENTS.md", 11, "command", "hatch -e lint"),
     }
-    by_ref = {f["ref"]: f["message"] for f in report["findings"]}  # type: ignore[union-attr]
+    by_ref = messages(report)
     assert "(did you mean `app-cli`?)" in by_ref["cargo -p app-utils"]
     assert "no binary `seeder`" in by_ref["cargo --bin seeder"]
     assert "(moved to `cmd/jobs/` in " in by_ref["go ./cmd/worker"]
@@ -532,7 +539,7 @@ def test_poe_and_taskfile_tasks_are_checked(repo: Path) -> None:
         ("AGENTS.md", 3, "command", "poe typecheck"),
         ("web/AGENTS.md", 3, "command", "task deploy"),
     }
-    by_ref = {f["ref"]: f["message"] for f in report["findings"]}  # type: ignore[union-attr]
+    by_ref = messages(report)
     assert "pyproject.toml defines no poe task `typecheck`" in by_ref["poe typecheck"]
     assert "web/Taskfile.yml defines no task `deploy`" in by_ref["task deploy"]
     write(repo, "web/Taskfile.yml", "version: '3'\nincludes:\n  docs: ./docs\ntasks: {}\n")
