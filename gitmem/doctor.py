@@ -274,6 +274,27 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 ),
             )
         )
+    from gitmem.agent import clinehooks
+
+    cline_status = clinehooks.status(repo.root, home)
+    if cline_status:
+        others.append("Cline")
+        agent_checks.append(
+            Check(
+                "cline hooks",
+                not any(cline_status.values()),
+                "; ".join(
+                    f"{scope}: "
+                    + (f"missing or outdated: {', '.join(stale)}" if stale else "current")
+                    for scope, stale in cline_status.items()
+                )
+                + (
+                    "; `gitmem install cline [--scope user]` rewrites them"
+                    if any(cline_status.values())
+                    else "; Cline runs them from the next task on"
+                ),
+            )
+        )
     checks.append(
         Check(
             "claude hooks",
@@ -286,7 +307,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 + (
                     f" ({' and '.join(others)}'s are)"
                     if others
-                    else " (or `gitmem install codex|gemini|cursor|copilot|qwen|opencode`)"
+                    else " (or `gitmem install codex|gemini|cursor|copilot|qwen|opencode|cline`)"
                 )
             ),
         )
@@ -294,7 +315,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     checks.extend(agent_checks)
     # the programs the installed hooks (or the plugin's) run; else what `install` would write
     programs = install.installed_executables(repo.root, home)
-    if plugin:
+    if plugin or cline_status:  # the plugin's hooks and Cline's scripts call gitmem-hook
         programs = sorted({*programs, install.FAST_PREFIX.split()[0]})
     for program in programs or [install.command_prefix().split()[0]]:
         on_path = shutil.which(program, path=agent_path())

@@ -695,7 +695,7 @@ def _modules_loaded_by(project: Path, payload: dict[str, object], body: str) -> 
 
 INFORMED_BY = {"claude": "pre-tool", "codex": "pre-tool", "gemini": "post-tool",
                "cursor": "post-tool", "copilot": "pre-tool", "qwen": "post-tool",
-               "opencode": "pre-tool"}  # fmt: skip
+               "opencode": "pre-tool", "cline": "post-tool"}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -708,6 +708,7 @@ INFORMED_BY = {"claude": "pre-tool", "codex": "pre-tool", "gemini": "post-tool",
         ("copilot", "view", {"path": "{root}/billing/charge.py"}),
         ("qwen", "read_file", {"file_path": "{root}/billing/charge.py"}),
         ("opencode", "read", {"filePath": "{root}/billing/charge.py"}),
+        ("cline", "read_files", {"path": "{root}/billing/charge.py"}),
     ],
 )
 def test_tool_call_hooks_load_only_built_in_modules(
@@ -723,6 +724,12 @@ def test_tool_call_hooks_load_only_built_in_modules(
         "tool_name": tool_name,
         "tool_input": {k: v.format(root=project) for k, v in tool_input.items()},
     }
+    if agent == "cline":  # its own payload, in a session whose digest was made: the first
+        # tool result's hook makes it (runner.DIGEST_AT_FIRST_RESULT), loading more, once
+        files = list(payload.pop("tool_input").values())  # type: ignore[attr-defined]
+        payload = {"taskId": "lean", "workspaceRoots": [str(project)],
+                   "tool_call": {"name": tool_name, "input": {"files": files}}}  # fmt: skip
+        assert state.claim(discover(project).shared_state_dir, "lean", "digest")
     loaded = _modules_loaded_by(
         project,
         payload,

@@ -29,19 +29,29 @@ MAX_LOG_BYTES = 256 * 1024
 EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-end", "post-compact")
 # Codex's hooks take Claude Code's payloads and answers; the others' are translated by
 # the agent's own module (TRANSLATED). gitmem.agent.install.AGENTS names the agents with
-# hook files (OpenCode has a plugin: gitmem.agent.opencodeplugin); this module stays
+# hook files (OpenCode has a plugin: gitmem.agent.opencodeplugin; Cline a script per
+# event: gitmem.agent.clinehooks); this module stays
 # import-light and cannot load it.
-AGENTS = ("claude", "codex", "gemini", "cursor", "copilot", "qwen", "opencode")
+AGENTS = ("claude", "codex", "gemini", "cursor", "copilot", "qwen", "opencode", "cline")
 # gitmem.agent modules with adapt() and, unless they read Claude Code's answers as they
 # are (Qwen Code; OpenCode's plugin), answer()
-TRANSLATED = ("gemini", "cursor", "copilot", "qwen", "opencode")
+TRANSLATED = ("gemini", "cursor", "copilot", "qwen", "opencode", "cline")
 # Agents whose before-tool hook cannot add context: they enforce rules there, and the
 # after-tool hook brings the decisions of whatever the call touched.
-INFORMED_AFTER = ("gemini", "cursor", "qwen")
+INFORMED_AFTER = ("gemini", "cursor", "qwen", "cline")
 # Where an agent's hook cannot add context, what gitmem has to say waits for the next
-# tool result: a rule's advisory before an edit (Gemini CLI, Cursor, Qwen Code), a
-# prompt's decisions (Cursor's beforeSubmitPrompt).
-HELD = {"gemini": ("pre-tool",), "cursor": ("pre-tool", "prompt"), "qwen": ("pre-tool",)}
+# tool result: a rule's advisory before an edit (Gemini CLI, Cursor, Qwen Code, Cline), a
+# prompt's decisions (Cursor's beforeSubmitPrompt; Cline's).
+HELD = {
+    "gemini": ("pre-tool",),
+    "cursor": ("pre-tool", "prompt"),
+    "qwen": ("pre-tool",),
+    "cline": ("pre-tool", "prompt"),
+}
+# Agents whose session-start hook is not waited for (Cline runs TaskStart detached): the
+# session's digest is made by its first tool result's hook, which delivers it. Made at
+# the start and held, it could lose the race with that hook and come a call later.
+DIGEST_AT_FIRST_RESULT = ("cline",)
 AGENT_KEY = "gitmem_agent"  # set in the payload for the handlers (capture records it)
 USAGE = (
     "usage: gitmem-hook AGENT EVENT  (AGENT: "
@@ -145,6 +155,8 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         elif event == "post-tool":
             from gitmem.agent import tooluse
 
+            if agent in DIGEST_AT_FIRST_RESULT:
+                _first_digest(loc, payload)
             result = tooluse.post_tool(loc, payload, every_touch=translated)
         elif event == "prompt":
             from gitmem.agent import prompt
@@ -155,7 +167,10 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
 
             if event == "session-start":
                 claude.autostart_daemon(loc)
-            result = claude.HANDLERS[event](loc, payload)
+            if event == "session-start" and agent in DIGEST_AT_FIRST_RESULT:
+                result = None  # see _first_digest
+            else:
+                result = claude.HANDLERS[event](loc, payload)
         if event in HELD.get(agent, ()):
             result = _hold(shared, payload, result)
         if translator is not None and hasattr(translator, "answer"):  # else Claude Code's
@@ -165,6 +180,18 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         _log_error(shared or _guess_shared(), event, _describe(exc), agent)
         result = _nothing(agent, event)
     return _emit(out, result)
+
+
+def _first_digest(loc: Any, payload: dict[str, Any]) -> None:
+    """The session-start digest, held for delivery with this tool result, if no hook of
+    the session made it yet (DIGEST_AT_FIRST_RESULT)."""
+    from gitmem.agent import state
+
+    shared = loc.shared_state_dir
+    if state.claim(shared, str(payload.get("session_id") or ""), "digest"):
+        from gitmem.agent import claude
+
+        _hold(shared, payload, claude.session_start(loc, {**payload, "source": "startup"}))
 
 
 def _hold(shared: str, payload: dict[str, Any], result: dict[str, Any] | None) -> Any:
@@ -182,7 +209,10 @@ def _hold(shared: str, payload: dict[str, Any], result: dict[str, Any] | None) -
 
 
 def _nothing(agent: str, event: str) -> dict[str, Any] | None:
-    """The answer that changes nothing: no output, but Cursor wants a JSON object."""
+    """The answer that changes nothing: no output, but Cursor wants a JSON object, and
+    Cline's extension blocks the action on an answer that is not one."""
+    if agent == "cline":
+        return {"cancel": False}
     if agent != "cursor":
         return None
     from gitmem.agent.cursor import empty

@@ -169,6 +169,25 @@ def read_view(
     return _parse(lines, context)
 
 
+def claim(shared_dir: str | os.PathLike[str], session_id: str, kind: str) -> bool:
+    """Whether this call is the first of the session to claim ``kind`` (then recorded):
+    of parallel hooks, exactly one is."""
+    marker = '"k":"' + kind + '"'
+    try:
+        with open(session_file(shared_dir, session_id), encoding="utf-8") as fh:
+            if marker in fh.read():
+                return False  # the common case: no lock taken
+    except OSError:
+        pass
+    with open_session(shared_dir, session_id) as session:
+        locked = session._file()
+        locked.seek(0)
+        if marker in locked.read():
+            return False
+        session.append(kind)
+    return True
+
+
 # What may wait for the session's next tool result, at most (newest kept): a prompt's
 # context is at most ~3,200 characters (gitmem.agent.prompt.BUDGET_PROMPT).
 HELD_CHARS = 5000

@@ -20,7 +20,7 @@ def _home() -> Path:
 AGENT = click.argument(
     "agent",
     type=click.Choice(
-        ["claude", "codex", "gemini", "cursor", "copilot", "qwen", "opencode", "git"]
+        ["claude", "codex", "gemini", "cursor", "copilot", "qwen", "opencode", "cline", "git"]
     ),
 )
 # Codex runs a project's hooks only once the project and each hook are trusted, and skips
@@ -101,7 +101,8 @@ AFTER_INSTALL: dict[str, tuple[str | None, str | None]] = {
     "~/.cursor/hooks.json. copilot: project: .github/hooks/gitmem.json; user: "
     "~/.copilot/hooks/gitmem.json. qwen: project: .qwen/settings.json; user: "
     "~/.qwen/settings.json. opencode: project: .opencode/plugin/gitmem.js; user: "
-    "~/.config/opencode/plugin/gitmem.js.",
+    "~/.config/opencode/plugin/gitmem.js. cline: project: .clinerules/hooks/; user: "
+    "~/Documents/Cline/Hooks/.",
 )
 @click.option(
     "--mcp",
@@ -121,7 +122,8 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
     hooks kept), `codex` (the same hooks in Codex's hooks.json), `gemini` (in Gemini CLI's
     settings.json), `cursor` (in Cursor's hooks.json), `copilot` (Copilot CLI's
     .github/hooks/gitmem.json), `qwen` (Qwen Code's settings.json), `opencode` (a plugin
-    file in .opencode/plugin/) or `git` (native
+    file in .opencode/plugin/), `cline` (a script per event in .clinerules/hooks/) or `git`
+    (native
     pre-commit, prepare-commit-msg, post-checkout and post-merge shims; an existing hook is
     kept as <hook>.legacy and run first)."""
     if trust and agent != "codex":
@@ -140,6 +142,9 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
         return
     if agent == "opencode":
         _install_opencode(repo.root, scope, with_mcp)
+        return
+    if agent == "cline":
+        _install_cline(repo.root, scope, with_mcp)
         return
     which = core.AGENTS[agent]
     path = which.path(scope, repo.root, _home())
@@ -189,6 +194,32 @@ def _install_opencode(root: Path, scope: str, with_mcp: bool) -> None:
         out.print(escape(OPENCODE_MCP))
 
 
+# What Cline does with each hook's answer (seen running Cline CLI 3.0.65): see
+# gitmem.agent.cline.
+CLINE_NOTE = (
+    "Cline runs them from the next task on. Its start and prompt hooks cannot add context: "
+    "the digest and a prompt's decisions come with the first tool result, and a file's "
+    "decisions with the tool's. A critical rule stops the task (Cline's cancel), the file "
+    "unchanged."
+)
+CLINE_MCP = "for Cline, register the MCP server: cline mcp install gitmem -- gitmem mcp"
+
+
+def _install_cline(root: Path, scope: str, with_mcp: bool) -> None:
+    from gitmem.agent import clinehooks
+
+    where = clinehooks.folder("user" if scope == "user" else "project", root, _home())
+    written = clinehooks.install(where)
+    out = stdout()
+    if written:
+        out.print(f"wrote {', '.join(written)} hooks to {escape(str(where))}")
+    else:
+        out.print(f"gitmem's Cline hooks are up to date in {escape(str(where))}")
+    out.print(escape(CLINE_NOTE))
+    if with_mcp:
+        out.print(escape(CLINE_MCP))
+
+
 def _trust_codex(root: Path) -> None:
     """Have Codex trust the hooks just installed, and say what Codex now reports."""
     from gitmem.agent import codextrust
@@ -236,6 +267,17 @@ def uninstall(agent: str, scope: str, with_mcp: bool) -> None:
             f"removed {escape(str(path))}"
             if was_ours
             else f"no gitmem plugin at {escape(str(path))}"
+        )
+        return
+    if agent == "cline":
+        from gitmem.agent import clinehooks
+
+        where = clinehooks.folder("user" if scope == "user" else "project", repo.root, _home())
+        count = clinehooks.uninstall(where)
+        stdout().print(
+            f"removed {count} gitmem hooks from {escape(str(where))}"
+            if count
+            else f"no gitmem hooks in {escape(str(where))}"
         )
         return
     which = core.AGENTS[agent]

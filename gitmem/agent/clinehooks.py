@@ -1,0 +1,107 @@
+"""Installing gitmem's Cline hooks: one small script per Cline event, each a file gitmem
+owns.
+
+Cline finds its hooks by file name (``PreToolUse``, ``TaskStart``, ...) in
+``.clinerules/hooks/`` of the workspace and in ``~/Documents/Cline/Hooks/``; the CLI runs
+them through their ``#!`` line, the extension as executables. Each of gitmem's calls
+``gitmem-hook cline EVENT`` (or ``gitmem hook cline EVENT`` where only the console script is
+on PATH) and, when neither is found, answers ``{"cancel": false}`` itself: Cline's extension
+blocks the action on a hook that fails or prints no JSON, and a missing gitmem must not
+block anyone. A file of one of those names that gitmem did not write is never overwritten
+or removed: install stops before writing anything and says which.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+from gitmem.agent.cline import EVENTS
+from gitmem.errors import GitmemError
+from gitmem.fsutil import atomic_write
+
+MARK = "Installed by `gitmem install cline`"
+SCOPES = {"project": ("root", ".clinerules/hooks"), "user": ("home", "Documents/Cline/Hooks")}
+
+
+def folder(scope: str, root: Path, home: Path) -> Path:
+    if scope not in SCOPES:
+        raise GitmemError(f"unknown scope {scope!r} for cline: use project or user")
+    base, rel = SCOPES[scope]
+    return (root if base == "root" else home) / rel
+
+
+def script(hook: str) -> str:
+    """The file gitmem writes for Cline's ``hook`` event."""
+    event = EVENTS[hook]
+    return (
+        "#!/bin/sh\n"
+        f"# {MARK}: Cline runs it on {hook} and gitmem brings the\n"
+        "# project's decisions; `gitmem uninstall cline` removes it.\n"
+        f"command -v gitmem-hook >/dev/null 2>&1 && exec gitmem-hook cline {event}\n"
+        f"command -v gitmem >/dev/null 2>&1 && exec gitmem hook cline {event}\n"
+        "echo '{\"cancel\": false}'  # gitmem is not on PATH here: let Cline go on\n"
+    )
+
+
+def ours(file: Path) -> bool:
+    try:
+        with file.open(encoding="utf-8") as fh:
+            return MARK in fh.read(400)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def install(where: Path) -> list[str]:
+    """Write the missing or outdated hook files; returns the events written."""
+    foreign = [where / h for h in EVENTS if (where / h).exists() and not ours(where / h)]
+    if foreign:
+        names = ", ".join(str(f) for f in foreign)
+        raise GitmemError(
+            f"{names}: not written by gitmem; nothing was changed. Cline runs one file per "
+            "event name: have yours call `gitmem-hook cline EVENT` (see the README), or "
+            "move it aside and install again"
+        )
+    written = []
+    for hook in EVENTS:
+        file, text = where / hook, script(hook)
+        current = file.exists() and file.read_text(encoding="utf-8") == text
+        if current and os.access(file, os.X_OK):
+            continue
+        where.mkdir(parents=True, exist_ok=True)
+        atomic_write(file, text)
+        file.chmod(0o755)  # the extension runs the file itself
+        written.append(hook)
+    return written
+
+
+def uninstall(where: Path) -> int:
+    """Remove gitmem's hook files (and the folders they leave empty); returns how many."""
+    removed = 0
+    for hook in EVENTS:
+        file = where / hook
+        if file.exists() and ours(file):
+            file.unlink()
+            removed += 1
+    if removed:
+        for empty in (where, where.parent):
+            with contextlib.suppress(OSError):
+                empty.rmdir()  # only when nothing else is in it
+    return removed
+
+
+def status(root: Path, home: Path) -> dict[str, list[str]]:
+    """scope -> the events whose hook file is missing or outdated (empty: all current),
+    for the scopes that have any of gitmem's hook files."""
+    out: dict[str, list[str]] = {}
+    for scope in SCOPES:
+        where = folder(scope, root, home)
+        if not any(ours(where / h) for h in EVENTS):
+            continue
+        out[scope] = [
+            h
+            for h in EVENTS
+            if not (ours(where / h) and (where / h).read_text(encoding="utf-8") == script(h))
+        ]
+    return out
