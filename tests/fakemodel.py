@@ -291,7 +291,7 @@ def offline(
     claude_tools: str = "Read Edit Bash",
 ) -> tuple[Command, dict[str, str]]:
     """(prompt -> argv, environment) for ``agent`` (claude, codex, gemini, copilot, qwen,
-    opencode) in ``project``. Settings files are written once and kept (Codex keeps the
+    opencode, cline) in ``project``. Settings files are written once and kept (Codex keeps the
     hooks' trust in its config.toml); what changes with ``url`` is passed each time."""
     env = {**env, "HOME": str(home), "PWD": str(project)}  # OpenCode takes its folder from PWD
     if agent == "claude":
@@ -344,4 +344,15 @@ def offline(
                                       "autoupdate": False, "share": "disabled"}))  # fmt: skip
         env.update(OPENCODE_CONFIG=str(config), OPENCODE_DISABLE_AUTOUPDATE="1")
         return lambda prompt: [exe, "run", prompt], env
+    if agent == "cline":  # the Responses API: Cline takes a base URL for OpenAI's only
+        settings = home / ".cline" / "data" / "settings"
+        settings.mkdir(parents=True, exist_ok=True)
+        provider = {"provider": "openai-native", "apiKey": "test", "model": "gpt-5",
+                    "baseUrl": f"{url}/v1"}  # fmt: skip
+        entry = {"settings": provider, "updatedAt": "2026-11-24T00:00:00.000Z",
+                 "tokenSource": "manual"}  # fmt: skip
+        (settings / "providers.json").write_text(json.dumps({
+            "version": 1, "lastUsedProvider": "openai-native", "modes": {},
+            "providers": {"openai-native": entry}}))  # fmt: skip
+        return lambda prompt: [exe, "--yolo", prompt], env
     raise ValueError(f"no offline setup for {agent!r}")

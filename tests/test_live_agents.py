@@ -121,7 +121,7 @@ def assert_outcome(project: Path, model: FakeModel) -> None:
 
 Launch = tuple[Callable[[str], list[str]], dict[str, str]]
 BINARIES = {"claude": "claude", "codex": "codex", "gemini": "gemini", "copilot": "copilot",
-            "qwen": "qwen", "opencode": "opencode"}  # fmt: skip
+            "qwen": "qwen", "opencode": "opencode", "cline": "cline"}  # fmt: skip
 
 
 def launch(
@@ -181,7 +181,9 @@ def edit_session(agent: str, root: Path) -> list[Step]:
             Step("edit", {"path": billing, **EDIT_COPILOT})]  # fmt: skip
 
 
-AGENTS = list(BINARIES)
+# the agents that meet the whole of assert_outcome (Cline stops the task to enforce a rule,
+# and its CLI hides the first prompt from hooks: test_a_cline_task)
+AGENTS = [a for a in BINARIES if a != "cline"]
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -232,6 +234,30 @@ def test_qwen_code_runs_the_tool_hooks_for_file_tools_only(
     assert tools == ["read_file", "read_file"], tools  # before and after the read
     assert any(p.get("hook_event_name") == "SessionStart" for p in payloads)
     assert model.conversation[-1].text().count(API_TITLE) == 1
+
+
+def test_a_cline_task(project: Path, agent_home: Path) -> None:
+    """Cline CLI (gitmem.agent.cline): its start hook's answer is not read, so the digest
+    comes with the first tool result, as the API decision does; a tool's context reaches
+    the model with the next request. A critical rule cancels, which stops the whole task:
+    the model is not asked again, the file is unchanged, and Cline logs the reason."""
+    api, billing = str(project / "api/routes.py"), str(project / "billing/charge.py")
+    edit = {"path": billing, "old_text": "x = 1", "new_text": "x = float(1)"}
+    steps = [Step("read_files", {"files": [{"path": api}]}),
+             Step("read_files", {"files": [{"path": billing}]}), Step("editor", edit),
+             Step("submit_and_exit", {"summary": "Tidied the code up", "verified": True})]  # fmt: skip
+    with FakeModel(steps) as model:
+        command, env = launch("cline", project, agent_home, model)
+        run_agent(command(PROMPT), project, env)
+    assert model.steps_taken == 3, [r.path for r in model.requests]  # stopped at the edit
+    first, final = model.conversation[1].text(), model.conversation[-1].text()
+    assert MONEY_TITLE in first and API_TITLE in first  # with the first read's result
+    assert final.count(MONEY_TITLE) == 1 and final.count(API_TITLE) == 1, final[-4000:]
+    assert (project / "billing/charge.py").read_text() == CHARGE
+    log = (agent_home / ".cline/data/logs/cline.log").read_text()
+    assert DENIED in log and "ControlledStopError" in log
+    errors = project / ".git" / "gitmem" / "hook-errors.log"
+    assert not errors.exists(), errors.read_text()
 
 
 SPAWN = {  # each agent's tool that starts a subagent, and its arguments
