@@ -220,8 +220,35 @@ class _Tree:
         return f"deleted in {sha}: {subject[:80]}"
 
 
-_TASK_WORDS = {"make": "target", "just": "recipe", "tox": "environment", "nox": "session",
-               "hatch": "environment", "poe": "poe task", "task": "task"}  # fmt: skip
+@dataclass(frozen=True)
+class _TaskSource:
+    """Where a task runner's tasks are defined: the file as said in a finding, its names
+    (the nearest one up from the instruction file is read), its reader, what the runner
+    calls a task, and whether no such file says nothing (``silent``)."""
+
+    file: str
+    names: tuple[str, ...]
+    reader: Callable[[Path], set[str] | None]
+    word: str
+    silent: bool = False
+
+
+# tox may be configured in pyproject.toml or setup.cfg (not read), poe in a file of its
+# own; without a Taskfile, `task` is another program (Taskwarrior's): no file is silent
+_TASK_SOURCES = {
+    "make": _TaskSource("Makefile", tasks.MAKEFILES, tasks.make_targets, "target"),
+    "just": _TaskSource("justfile", tasks.JUSTFILES, tasks.just_recipes, "recipe"),
+    "tox": _TaskSource("tox.ini", ("tox.ini",), tasks.tox_envs, "environment", silent=True),
+    "nox": _TaskSource("noxfile.py", ("noxfile.py",), tasks.nox_sessions, "session"),
+    "poe": _TaskSource(
+        "pyproject.toml", ("pyproject.toml",), tasks.poe_tasks, "poe task", silent=True
+    ),
+    "task": _TaskSource("Taskfile", tasks.TASKFILES, tasks.taskfile_tasks, "task", silent=True),
+    "hatch": _TaskSource(
+        "hatch.toml or pyproject.toml", tasks.HATCH_FILES, tasks.hatch_envs, "environment"
+    ),
+}
+_NPM_SOURCE = _TaskSource("package.json", ("package.json",), tasks.npm_scripts, "script")
 _CARGO_WORDS = {"-p": ("package", "package"), "--bin": ("bin", "binary"),
                 "--example": ("example", "example"), "--test": ("test", "test target"),
                 "--bench": ("bench", "benchmark")}  # fmt: skip
@@ -352,43 +379,20 @@ class _Checker:
             self.check_cargo(doc, ref, section, arg)
             return
         name = arg.removeprefix("run ").removeprefix("-e ").removeprefix("-s ").strip()
-        reader: Callable[[Path], set[str] | None]
-        names: tuple[str, ...]
-        if runner == "make":
-            kind, names, reader = "Makefile", tasks.MAKEFILES, tasks.make_targets
-        elif runner == "just":
-            kind, names, reader = "justfile", tasks.JUSTFILES, tasks.just_recipes
-        elif runner == "tox":
-            if tasks.TOX_IMPLICIT.match(name):
-                return
-            kind, names, reader = "tox.ini", ("tox.ini",), tasks.tox_envs
-        elif runner == "nox":
-            kind, names, reader = "noxfile.py", ("noxfile.py",), tasks.nox_sessions
-        elif runner == "poe":
-            kind, names, reader = "pyproject.toml", ("pyproject.toml",), tasks.poe_tasks
-        elif runner == "task":
-            kind, names, reader = "Taskfile", tasks.TASKFILES, tasks.taskfile_tasks
-        elif runner == "hatch":
-            kind, names, reader = (
-                "hatch.toml or pyproject.toml",
-                tasks.HATCH_FILES,
-                tasks.hatch_envs,
-            )
-        else:
-            kind, names, reader = "package.json", ("package.json",), tasks.npm_scripts
-        found_file = tasks.nearest(self.root, base, names)
-        if found_file is None and runner in ("tox", "poe", "task"):
-            # tox may be configured in pyproject.toml or setup.cfg (not read), poe in its
-            # own file; without a Taskfile, `task` is another program (Taskwarrior's)
+        if runner == "tox" and tasks.TOX_IMPLICIT.match(name):
+            return
+        source = _TASK_SOURCES.get(runner, _NPM_SOURCE)
+        found_file = tasks.nearest(self.root, base, source.names)
+        if found_file is None and source.silent:
             return
         self.count += 1
         if found_file is None:
-            msg = f"`{ref.value}`: no {kind} in {base or 'the root'} or above"
+            msg = f"`{ref.value}`: no {source.file} in {base or 'the root'} or above"
             self.add(doc, ref.line, section, "command", ref.value, msg)
             return
         key = (runner, str(found_file))
         if key not in self._tasks:
-            self._tasks[key] = reader(found_file)
+            self._tasks[key] = source.reader(found_file)
         defined = self._tasks[key]
         if defined is None or name in defined:
             return
@@ -397,8 +401,7 @@ class _Checker:
         rel = found_file.relative_to(self.root).as_posix()
         close = difflib.get_close_matches(name, sorted(defined), n=1, cutoff=0.6)
         hint = f" (did you mean `{close[0]}`?)" if close else ""
-        what = _TASK_WORDS.get(runner, "script")
-        msg = f"`{ref.value}`: {rel} defines no {what} `{name}`{hint}"
+        msg = f"`{ref.value}`: {rel} defines no {source.word} `{name}`{hint}"
         self.add(doc, ref.line, section, "command", ref.value, msg)
 
     def _named(self, name: str) -> list[str]:
