@@ -433,9 +433,9 @@ def _runner_target(runner: str, args: list[str]) -> str | None:
     if runner == "just":
         return "just " + plain[0] if plain and "=" not in plain[0] else None
     if runner in ("poe", "task"):  # `poe -C DIR`, `task -d DIR`: another folder's
-        if any(a.startswith("-") for a in args[: args.index(plain[0]) if plain else None]):
+        if not plain or args[0].startswith("-"):
             return None
-        return f"{runner} {plain[0]}" if plain and _plain_name(plain[0].replace(":", "")) else None
+        return f"{runner} {plain[0]}" if _plain_name(plain[0].replace(":", "")) else None
     if runner in ("tox", "nox"):  # tox -e NAME / tox run -e NAME, nox -s NAME
         flags = ("-e", "--env") if runner == "tox" else ("-s", "--session", "--sessions")
         for i, arg in enumerate(args):
