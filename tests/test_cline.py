@@ -121,8 +121,8 @@ def test_a_cline_task_gets_the_decisions_and_its_rules(project: Path) -> None:
     assert run(project, "UserPromptSubmit", nag) == {"cancel": False}  # neither searched
     read = tool(project, "read_files", {"files": [{"path": str(project / "api/routes.py")}]})
     assert run(project, "PreToolUse", read) == {"cancel": False}
-    said = run(project, "PostToolUse", {**read, **tool(project, "read_files", {"files": [
-        {"path": str(project / "api/routes.py")}]}, after=True)})  # fmt: skip
+    said = run(project, "PostToolUse", tool(project, "read_files", {"files": [
+        {"path": str(project / "api/routes.py")}]}, after=True))  # fmt: skip
     text = str(said["contextModification"])
     assert said["cancel"] is False and "D-0001" in text and "D-0002" in text
     assert run(project, "PostToolUse", tool(project, "read_files", {"files": [

@@ -45,6 +45,13 @@ def script(hook: str) -> str:
     )
 
 
+def _read(file: Path) -> str:
+    try:
+        return file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
 def ours(file: Path) -> bool:
     try:
         with file.open(encoding="utf-8") as fh:
@@ -66,8 +73,7 @@ def install(where: Path) -> list[str]:
     written = []
     for hook in EVENTS:
         file, text = where / hook, script(hook)
-        current = file.exists() and file.read_text(encoding="utf-8") == text
-        if current and os.access(file, os.X_OK):
+        if _read(file) == text and os.access(file, os.X_OK):
             continue
         where.mkdir(parents=True, exist_ok=True)
         atomic_write(file, text)
@@ -99,9 +105,5 @@ def status(root: Path, home: Path) -> dict[str, list[str]]:
         where = folder(scope, root, home)
         if not any(ours(where / h) for h in EVENTS):
             continue
-        out[scope] = [
-            h
-            for h in EVENTS
-            if not (ours(where / h) and (where / h).read_text(encoding="utf-8") == script(h))
-        ]
+        out[scope] = [h for h in EVENTS if _read(where / h) != script(h)]  # holds MARK
     return out

@@ -17,6 +17,12 @@ def _home() -> Path:
     return Path(os.path.expanduser("~"))
 
 
+def _owned_scope(scope: str) -> str:
+    """The scope of an agent whose files gitmem owns outright (OpenCode's plugin, Cline's
+    hook scripts): no local settings file there, so `local` is the project's."""
+    return "user" if scope == "user" else "project"
+
+
 AGENT = click.argument(
     "agent",
     type=click.Choice(
@@ -183,7 +189,7 @@ OPENCODE_MCP = (
 def _install_opencode(root: Path, scope: str, with_mcp: bool) -> None:
     from gitmem.agent import opencodeplugin
 
-    path = opencodeplugin.path("user" if scope == "user" else "project", root, _home())
+    path = opencodeplugin.path(_owned_scope(scope), root, _home())
     out = stdout()
     if opencodeplugin.install(path):
         out.print(f"wrote gitmem's OpenCode plugin to {escape(str(path))}")
@@ -208,7 +214,7 @@ CLINE_MCP = "for Cline, register the MCP server: cline mcp install gitmem -- git
 def _install_cline(root: Path, scope: str, with_mcp: bool) -> None:
     from gitmem.agent import clinehooks
 
-    where = clinehooks.folder("user" if scope == "user" else "project", root, _home())
+    where = clinehooks.folder(_owned_scope(scope), root, _home())
     written = clinehooks.install(where)
     out = stdout()
     if written:
@@ -261,7 +267,7 @@ def uninstall(agent: str, scope: str, with_mcp: bool) -> None:
     if agent == "opencode":
         from gitmem.agent import opencodeplugin
 
-        path = opencodeplugin.path("user" if scope == "user" else "project", repo.root, _home())
+        path = opencodeplugin.path(_owned_scope(scope), repo.root, _home())
         was_ours = opencodeplugin.uninstall(path)
         stdout().print(
             f"removed {escape(str(path))}"
@@ -272,7 +278,7 @@ def uninstall(agent: str, scope: str, with_mcp: bool) -> None:
     if agent == "cline":
         from gitmem.agent import clinehooks
 
-        where = clinehooks.folder("user" if scope == "user" else "project", repo.root, _home())
+        where = clinehooks.folder(_owned_scope(scope), repo.root, _home())
         count = clinehooks.uninstall(where)
         stdout().print(
             f"removed {count} gitmem hooks from {escape(str(where))}"
