@@ -97,6 +97,13 @@ def gitmem(project: Path, env: dict[str, str], *args: str) -> str:
     return proc.stdout
 
 
+def assert_no_hook_errors(project: Path) -> None:
+    git_dir = Path(git(project, "rev-parse", "--git-common-dir").strip())
+    git_dir = git_dir if git_dir.is_absolute() else project / git_dir
+    errors = git_dir / "gitmem" / "hook-errors.log"
+    assert not errors.exists(), errors.read_text()
+
+
 def assert_outcome(project: Path, model: FakeModel) -> None:
     """What every agent must show."""
     assert model.steps_taken == len(model.steps), [r.path for r in model.requests]
@@ -105,10 +112,7 @@ def assert_outcome(project: Path, model: FakeModel) -> None:
     assert final.count(API_TITLE) == 1, final[-4000:]  # after the read, once
     assert DENIED in final, final[-4000:]
     assert (project / "billing/charge.py").read_text() == CHARGE
-    git_dir = Path(git(project, "rev-parse", "--git-common-dir").strip())
-    git_dir = git_dir if git_dir.is_absolute() else project / git_dir
-    errors = git_dir / "gitmem" / "hook-errors.log"
-    assert not errors.exists(), errors.read_text()
+    assert_no_hook_errors(project)
     deadline = time.monotonic() + 20  # the capture is flushed by a background process
     while True:
         refs = git(project, "for-each-ref", "--format=%(refname)", "refs/gitmem/").split()
@@ -120,8 +124,8 @@ def assert_outcome(project: Path, model: FakeModel) -> None:
 
 
 Launch = tuple[Callable[[str], list[str]], dict[str, str]]
-BINARIES = {"claude": "claude", "codex": "codex", "gemini": "gemini", "copilot": "copilot",
-            "qwen": "qwen", "opencode": "opencode", "cline": "cline"}  # fmt: skip
+# each agent, named as its executable is
+AGENT_NAMES = ("claude", "codex", "gemini", "copilot", "qwen", "opencode", "cline")
 
 
 def launch(
@@ -137,7 +141,7 @@ def launch(
     installed as a user installs them (``install``: more arguments; not ``hooks``: none).
     Codex's are trusted with `gitmem install codex --trust` after doctor has said they
     are not."""
-    exe = agent_binary(BINARIES[agent])
+    exe = agent_binary(agent)
     command, env = offline(agent, exe, home, project, model.url, agent_env(home),
                            claude_tools=tools)  # fmt: skip
     if agent == "codex":
@@ -183,7 +187,7 @@ def edit_session(agent: str, root: Path) -> list[Step]:
 
 # the agents that meet the whole of assert_outcome (Cline stops the task to enforce a rule,
 # and its CLI hides the first prompt from hooks: test_a_cline_task)
-AGENTS = [a for a in BINARIES if a != "cline"]
+AGENTS = [a for a in AGENT_NAMES if a != "cline"]
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -256,8 +260,7 @@ def test_a_cline_task(project: Path, agent_home: Path) -> None:
     assert (project / "billing/charge.py").read_text() == CHARGE
     log = (agent_home / ".cline/data/logs/cline.log").read_text()
     assert DENIED in log and "ControlledStopError" in log
-    errors = project / ".git" / "gitmem" / "hook-errors.log"
-    assert not errors.exists(), errors.read_text()
+    assert_no_hook_errors(project)
 
 
 SPAWN = {  # each agent's tool that starts a subagent, and its arguments
