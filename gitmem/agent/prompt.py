@@ -187,6 +187,3 @@ def _retrieve(loc: Location, text: str, cwd: str, table: Table) -> list[Hit]:
         return list(retriever.retrieve(text, [], k=10, cwd=cwd).hits)
     finally:
         retriever.close()
-
-
-HANDLERS = {"prompt": prompt}
