@@ -13,7 +13,7 @@ from pathlib import Path
 from gitmem import client, config, daemon, index, lint, stale
 from gitmem import compile as compiler
 from gitmem.agent import install
-from gitmem.agent.runner import ERROR_LOG, STATUS_DIR
+from gitmem.agent.runner import ERROR_LOG, RUNS_EVERY_SCOPE, STATUS_DIR
 from gitmem.errors import GitmemError
 from gitmem.indexfiles import is_stale
 from gitmem.repo import Repo
@@ -65,6 +65,8 @@ def _installed(root: Path, home: Path, agent: install.Agent) -> tuple[dict[str, 
                 f" ({scope} lacks {', '.join(missing)}, which this gitmem installs: "
                 f"`gitmem install {agent.name} --scope {scope}` adds them)"
             )
+    if len(scopes) > 1 and agent.name in RUNS_EVERY_SCOPE:
+        where += _twice(_OTHER_AGENTS[agent.name][0], agent.name, tuple(scopes))
     outdated = install.outdated_scopes(root, home, agent)
     if outdated:
         where += (
@@ -78,6 +80,17 @@ def _installed(root: Path, home: Path, agent: install.Agent) -> tuple[dict[str, 
             f" `gitmem install {agent.name} --scope SCOPE` updates it)"
         )
     return scopes, where
+
+
+def _twice(label: str, agent: str, scopes: tuple[str, ...]) -> str:
+    """What gitmem's hooks in several scopes cost an agent that runs them all
+    (gitmem.agent.runner.RUNS_EVERY_SCOPE)."""
+    return (
+        f" ({label} runs the hooks of every scope ({', '.join(scopes)}): each event starts"
+        " gitmem twice, and the second run sees the event was handled and stops;"
+        f" `gitmem uninstall {agent} --scope {scopes[-1]}` saves that process where this"
+        " repository's hooks are enough)"
+    )
 
 
 # Version managers put a shell script in front of every Python program ("shims"); it
@@ -288,6 +301,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                     + (f"missing or outdated: {', '.join(stale)}" if stale else "current")
                     for scope, stale in cline_status.items()
                 )
+                + (_twice("Cline", "cline", tuple(cline_status)) if len(cline_status) > 1 else "")
                 + (
                     "; `gitmem install cline [--scope user]` rewrites them"
                     if any(cline_status.values())

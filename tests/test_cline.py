@@ -98,6 +98,20 @@ def test_install_writes_a_script_per_event_and_uninstall_takes_them_out(project:
     assert not folder.exists() and (project / ".clinerules/style.md").exists()
 
 
+def test_doctor_says_when_both_scopes_have_them(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cline runs the scripts of both folders (tests/test_live_agents.py::test_a_cline_task
+    shows the outcome is that of one install)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    runner = CliRunner()
+    for scope in ("project", "user"):
+        assert runner.invoke(cli, ["install", "cline", "--scope", scope]).exit_code == 0
+    assert (tmp_path / "user/Documents/Cline/Hooks/PreToolUse").is_file()
+    doctor = runner.invoke(cli, ["doctor", "--no-model"]).output
+    assert "Cline runs the hooks of every scope (project, user)" in doctor
+
+
 def test_a_hook_file_of_the_users_is_never_replaced(project: Path) -> None:
     write(project, f"{HOOKS}/PreToolUse", "#!/bin/sh\necho '{\"cancel\": false}'\n")
     result = CliRunner().invoke(cli, ["install", "cline"])

@@ -5,12 +5,14 @@ the patch in `tool_input.command`)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import agent_project, run_agent_hook, write
+from conftest import SANDBOX_HOME, agent_project, run_agent_hook, write
 
 from gitmem.agent import state, toolpaths
 from gitmem.cli.main import cli
@@ -153,6 +155,53 @@ def test_a_patch_is_checked_file_by_file(project: Path) -> None:
     shell = {"tool_name": "Bash", "tool_input": {"command": heredoc + bad + "\n*** End Patch\nEOF"}}
     denied = codex(project, "PreToolUse", {**shell, "session_id": "codex-3"})
     assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"  # type: ignore[index]
+
+
+def twice(project: Path, event: str, payload: dict[str, object]) -> list[dict[str, object] | None]:
+    """The command for ``event`` run twice at once on one payload, as Codex runs gitmem
+    installed for the project and for the user: the answers."""
+    hooks = json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]
+    command = hooks[event][-1]["hooks"][0]["command"]
+    data = json.dumps({"session_id": "codex-9", "cwd": str(project), "hook_event_name": event,
+                       "turn_id": "turn-1", **payload})  # fmt: skip
+    env = {**os.environ, "HOME": SANDBOX_HOME}
+    procs = [subprocess.Popen(command, shell=True, cwd=project, env=env, text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE) for _ in range(2)]  # fmt: skip
+    outputs = [p.communicate(data, timeout=60)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0]
+    return [json.loads(out) if out else None for out in outputs]
+
+
+def test_an_event_delivered_twice_is_handled_once(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Codex runs every scope's hooks, the same command twice when gitmem is installed for
+    the project and for the user (doctor says so). One run answers and records; the other
+    answers nothing (no second digest of titles, no second capture). A rule's deny comes
+    from both. The same payload again later is a new event."""
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    for scope in ("project", "user"):
+        assert CliRunner().invoke(cli, ["install", "codex", "--scope", scope]).exit_code == 0
+    doctor = CliRunner().invoke(cli, ["doctor", "--no-model"]).output
+    assert "Codex runs the hooks of every scope (project, user)" in doctor
+    start = twice(project, "SessionStart", {"source": "startup"})
+    assert sorted(map(context, start)) == ["", context(start[0]) or context(start[1])]
+    assert "D-0001" in context(start[0]) + context(start[1])
+    twice(project, "UserPromptSubmit", {"prompt": "Tidy up the code"})
+    from gitmem import capture
+
+    wal = Path(capture.wal_path(discover(project), "codex-9")).read_text()
+    assert wal.count("Tidy up the code") == 1, wal
+    edit = patch("*** Update File: billing/charge.py", "@@", "-x = 1", "+x = float(1)")
+    for answer in twice(project, "PreToolUse", edit):
+        assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"  # type: ignore[index]
+    # a minute later, the same start (a resumed session's payload may repeat) is answered
+    session = Path(state.session_file(discover(project).shared_state_dir, "codex-9"))
+    records = [json.loads(line) for line in session.read_text().splitlines()]
+    aged = [{**r, "t": r["t"] - state.REDELIVERY_S} if r["k"] == "got" else r for r in records]
+    session.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in aged))
+    again = twice(project, "SessionStart", {"source": "startup"})
+    assert sorted(a is None for a in again) == [False, True]
 
 
 def test_patch_paths() -> None:

@@ -202,6 +202,35 @@ def test_an_edit_session(agent: str, project: Path, agent_home: Path) -> None:
 
 
 @pytest.mark.parametrize("agent", AGENTS)
+def test_installed_for_the_project_and_the_user(
+    agent: str, project: Path, agent_home: Path
+) -> None:
+    """gitmem's hooks in both scopes (a team's committed hooks, a user's own): Codex,
+    Copilot CLI and OpenCode run both, and did the work twice (a second digest, the prompt
+    captured twice, each read recorded twice). Now the outcome is that of one install."""
+    with FakeModel(edit_session(agent, project)) as model:
+        command, env = launch(agent, project, agent_home, model)
+        gitmem(project, env, "install", agent, "--scope", "user")
+        if agent == "codex":  # the user's hooks are trusted too
+            gitmem(project, env, "install", "codex", "--trust")
+        run_agent(command(PROMPT), project, env)
+    assert_outcome(project, model)
+    refs = git(project, "for-each-ref", "--format=%(refname)", "refs/gitmem/").split()
+    assert "".join(git(project, "log", "--format=%B", ref) for ref in refs).count(PROMPT) == 1
+    assert_recorded_once(project)
+
+
+def assert_recorded_once(project: Path) -> None:
+    """Each tool result is recorded once in its session's state (the session reads
+    different files)."""
+    git_dir = Path(git(project, "rev-parse", "--absolute-git-dir").strip())
+    for session in (git_dir / "gitmem" / "sessions").glob("*.jsonl"):
+        records = [json.loads(line) for line in session.read_text().splitlines()]
+        reads = [json.dumps(r["paths"]) for r in records if r["k"] == "read"]
+        assert len(reads) == len(set(reads)), reads
+
+
+@pytest.mark.parametrize("agent", AGENTS)
 def test_the_prompt_brings_its_decisions(agent: str, project: Path, agent_home: Path) -> None:
     """A prompt that names a governed path: its decision reaches the model with the prompt,
     before any tool call, once."""
@@ -240,11 +269,13 @@ def test_qwen_code_runs_the_tool_hooks_for_file_tools_only(
     assert model.conversation[-1].text().count(API_TITLE) == 1
 
 
-def test_a_cline_task(project: Path, agent_home: Path) -> None:
+@pytest.mark.parametrize("scopes", [("project",), ("project", "user")])
+def test_a_cline_task(scopes: tuple[str, ...], project: Path, agent_home: Path) -> None:
     """Cline CLI (gitmem.agent.cline): its start hook's answer is not read, so the digest
     comes with the first tool result, as the API decision does; a tool's context reaches
     the model with the next request. A critical rule cancels, which stops the whole task:
-    the model is not asked again, the file is unchanged, and Cline logs the reason."""
+    the model is not asked again, the file is unchanged, and Cline logs the reason. With
+    gitmem's scripts in both scopes, Cline runs both; the outcome is the same."""
     api, billing = str(project / "api/routes.py"), str(project / "billing/charge.py")
     edit = {"path": billing, "old_text": "x = 1", "new_text": "x = float(1)"}
     steps = [Step("read_files", {"files": [{"path": api}]}),
@@ -252,6 +283,8 @@ def test_a_cline_task(project: Path, agent_home: Path) -> None:
              Step("submit_and_exit", {"summary": "Tidied the code up", "verified": True})]  # fmt: skip
     with FakeModel(steps) as model:
         command, env = launch("cline", project, agent_home, model)
+        for scope in scopes[1:]:
+            gitmem(project, env, "install", "cline", "--scope", scope)
         run_agent(command(PROMPT), project, env)
     assert model.steps_taken == 3, [r.path for r in model.requests]  # stopped at the edit
     first, final = model.conversation[1].text(), model.conversation[-1].text()
@@ -261,6 +294,7 @@ def test_a_cline_task(project: Path, agent_home: Path) -> None:
     log = (agent_home / ".cline/data/logs/cline.log").read_text()
     assert DENIED in log and "ControlledStopError" in log
     assert_no_hook_errors(project)
+    assert_recorded_once(project)
 
 
 SPAWN = {  # each agent's tool that starts a subagent, and its arguments

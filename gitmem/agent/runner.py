@@ -52,6 +52,16 @@ HELD = {
 # session's digest is made by its first tool result's hook, which delivers it. Made at
 # the start and held, it could lose the race with that hook and come a call later.
 DIGEST_AT_FIRST_RESULT = ("cline",)
+# Agents that run the hooks of every scope they find, even the same command twice (seen
+# running Codex 0.169.0, Copilot CLI 1.0.102 and Cline CLI 3.0.65 with gitmem installed for the
+# project and for the user; Claude Code, Gemini CLI and Qwen Code run an identical command
+# once). The second delivery of an event is recognised (state.first_delivery) and answers
+# nothing: one capture, one digest. Not for pre-tool: both runs enforce the rules (each
+# answer is a deny on its own), and what they would show is shown once anyway (the
+# session's shown set). Not Cursor, which is not run here: whether it runs both, and
+# whether two of its events can read the same (the same file read twice in one
+# generation), is not known, and a dropped event costs more than a repeated one.
+RUNS_EVERY_SCOPE = ("codex", "copilot", "cline")
 AGENT_KEY = "gitmem_agent"  # set in the payload for the handlers (capture records it)
 USAGE = (
     "usage: gitmem-hook AGENT EVENT  (AGENT: "
@@ -145,6 +155,8 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         if event not in EVENTS:
             raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
         payload[AGENT_KEY] = agent
+        if _again(shared, agent, event, payload, raw):
+            return _emit(out, _nothing(agent, event))
         # where the before-tool hook cannot add context, the after-tool hook informs
         # (with what was held for it, see HELD)
         translated = agent in INFORMED_AFTER
@@ -180,6 +192,18 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         _log_error(shared or _guess_shared(), event, _describe(exc), agent)
         result = _nothing(agent, event)
     return _emit(out, result)
+
+
+def _again(shared: str, agent: str, event: str, payload: dict[str, Any], raw: str) -> bool:
+    """Whether this event, byte for byte, was delivered to gitmem already (RUNS_EVERY_SCOPE)."""
+    if agent not in RUNS_EVERY_SCOPE or event == "pre-tool":
+        return False
+    import zlib  # ~0.2 ms, for these agents' events only
+
+    from gitmem.agent import state
+
+    key = f"{event}-{zlib.crc32(raw.encode('utf-8', 'replace')):08x}-{len(raw)}"
+    return not state.first_delivery(shared, str(payload.get("session_id") or ""), key)
 
 
 def _first_digest(loc: Any, payload: dict[str, Any]) -> None:

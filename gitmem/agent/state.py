@@ -188,6 +188,37 @@ def claim(shared_dir: str | os.PathLike[str], session_id: str, kind: str) -> boo
     return True
 
 
+# A hook event delivered again within this many seconds, byte for byte, is the same event
+# (first_delivery); the agents that send such payloads stamp each event (a turn id, a time
+# in ms), so a later event of their session never reads the same.
+REDELIVERY_S = 30.0
+_TAIL_BYTES = 16384  # the records of the last few seconds, at any pace of hooks
+
+
+def first_delivery(shared_dir: str | os.PathLike[str], session_id: str, key: str) -> bool:
+    """Whether this is the first delivery of the hook event ``key`` names (then recorded),
+    or the same event again: an agent that runs every scope's hooks (Codex, Copilot CLI,
+    Cline) runs gitmem twice per event when it is installed for the project and for the
+    user. Of those parallel runs, exactly one is first."""
+    marker = '"k":"got","t":'
+    needle = '"h":"' + key + '"'
+    with open_session(shared_dir, session_id) as session:
+        fh = session._file()
+        size = fh.seek(0, os.SEEK_END)
+        fh.seek(max(0, size - _TAIL_BYTES))
+        now = time.time()
+        for line in fh.read().splitlines():
+            if line.startswith("{" + marker) and needle in line:
+                try:
+                    seen = float(line[len(marker) + 1 :].partition(",")[0])
+                except ValueError:
+                    continue
+                if now - seen < REDELIVERY_S:
+                    return False
+        session.append("got", h=key)
+    return True
+
+
 # What may wait for the session's next tool result, at most (newest kept): a prompt's
 # context is at most ~3,200 characters (gitmem.agent.prompt.BUDGET_PROMPT).
 HELD_CHARS = 5000

@@ -54,7 +54,16 @@ const denialOf = (answer) =>
     ? answer.hookSpecificOutput.permissionDecisionReason || "denied by a project decision"
     : "";
 
-export const Gitmem = async ({ directory }) => {
+// OpenCode loads this file from the project and from the user's config folder alike, and
+// calls both with one input object per project: the second copy stays out (one process per
+// event, one capture): the one OpenCode loads first runs.
+const LOADED = Symbol.for("gitmem.opencode.loaded");
+
+export const Gitmem = async (input) => {
+  const loaded = (globalThis[LOADED] ??= new WeakSet());
+  if (loaded.has(input)) return {};
+  loaded.add(input);
+  const { directory } = input;
   const started = new Set();
   const parents = new Map(); // a subagent's session -> the session that started it
   const waiting = new Map(); // callID -> context found before the tool ran
