@@ -1,9 +1,10 @@
 """What gitmem's hooks add to a real agent session, end to end.
 
 Runs each agent CLI that is installed (Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen
-Code, OpenCode; see tests/agents/package.json) non-interactively on the demo repository, against the scripted
-local model of tests/fakemodel.py, so that the model itself takes no time. The model
-reads five files, then answers. Each round runs the same session twice: in a copy of the
+Code, OpenCode, Cline; see tests/agents/package.json) non-interactively on the demo
+repository, against the scripted local model of tests/fakemodel.py, so that the model
+itself takes no time. The model reads five files, then answers (Cline: ends the task with
+its `submit_and_exit` tool, the only way its CLI ends one). Each round runs the same session twice: in a copy of the
 demo without gitmem's hooks, and in one with them installed (`gitmem install AGENT`;
 for Codex also `--trust`), interleaved so that both see the same machine load. Prints the
 median wall time of each and what the hooks added: per session, and that divided by the
@@ -63,6 +64,10 @@ def steps(agent: str, root: Path) -> list[Step]:
         return [Step("read_file", {"file_path": str(root / f)}) for f in FILES]
     if agent == "opencode":
         return [Step("read", {"filePath": str(root / f)}) for f in FILES]
+    if agent == "cline":
+        summary = {"summary": "A charge flows through billing", "verified": True}
+        done = Step("submit_and_exit", summary)
+        return [*(Step("read_files", {"files": [{"path": str(root / f)}]}) for f in FILES), done]
     return [Step("view", {"path": str(root / f)}) for f in FILES]
 
 
@@ -72,13 +77,14 @@ def base_env() -> dict[str, str]:
 
 def session(agent: str, exe: str, root: Path, home: Path) -> float:
     """One session's wall time, in seconds."""
-    with FakeModel(steps(agent, root)) as model:
+    script = steps(agent, root)
+    with FakeModel(script) as model:
         command, env = offline(agent, exe, home, root, model.url, base_env(), claude_tools="Read")
         start = time.perf_counter()
         proc = subprocess.run(command(PROMPT), cwd=root, env=env, capture_output=True,
                               text=True, stdin=subprocess.DEVNULL, timeout=300)  # fmt: skip
         elapsed = time.perf_counter() - start
-    if proc.returncode != 0 or model.steps_taken != len(FILES):
+    if proc.returncode != 0 or model.steps_taken != len(script):
         raise SystemExit(f"{agent} failed ({proc.returncode}): {proc.stderr[-2000:]}")
     hooked = (root / ".git" / "gitmem" / "hook-status").exists()
     if hooked != any(
@@ -90,6 +96,7 @@ def session(agent: str, exe: str, root: Path, home: Path) -> float:
             root / ".github" / "hooks",
             root / ".qwen",
             root / ".opencode",
+            root / ".clinerules",
         )
     ):
         raise SystemExit(f"{agent}: the hooks did not run in {root}")  # e.g. not trusted
@@ -134,7 +141,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--agents", default="claude,codex,gemini,copilot,qwen,opencode")
+    parser.add_argument("--agents", default="claude,codex,gemini,copilot,qwen,opencode,cline")
     args = parser.parse_args()
     found: list[tuple[str, str]] = []
     for agent in args.agents.split(","):
