@@ -141,9 +141,15 @@ class Session:
         that of the subagent ``context`` names, or (None) in the one the session is in
         now: an unnamed subagent's while one runs (SessionView.subagent), else the main
         agent's."""
+        return _parse(self.text().splitlines(), context)
+
+    def text(self, tail: int = 0) -> str:
+        """The file's lines as they are, or only its last ``tail`` bytes (records are
+        ASCII: gitmem.leanjson; the first line may then be cut)."""
         fh = self._file()
-        fh.seek(0)
-        return _parse(fh.read().splitlines(), context)
+        size = fh.seek(0, os.SEEK_END)
+        fh.seek(max(0, size - tail) if tail else 0)
+        return fh.read()
 
     def append(self, kind: str, **data: object) -> None:
         record = {"k": kind, "t": round(time.time(), 3), **data}
@@ -180,9 +186,7 @@ def claim(shared_dir: str | os.PathLike[str], session_id: str, kind: str) -> boo
     except OSError:
         pass
     with open_session(shared_dir, session_id) as session:
-        locked = session._file()
-        locked.seek(0)
-        if marker in locked.read():
+        if marker in session.text():
             return False
         session.append(kind)
     return True
@@ -203,11 +207,8 @@ def first_delivery(shared_dir: str | os.PathLike[str], session_id: str, key: str
     marker = '"k":"got","t":'
     needle = '"h":"' + key + '"'
     with open_session(shared_dir, session_id) as session:
-        fh = session._file()
-        size = fh.seek(0, os.SEEK_END)
-        fh.seek(max(0, size - _TAIL_BYTES))
         now = time.time()
-        for line in fh.read().splitlines():
+        for line in session.text(tail=_TAIL_BYTES).splitlines():
             if line.startswith("{" + marker) and needle in line:
                 try:
                     seen = float(line[len(marker) + 1 :].partition(",")[0])
