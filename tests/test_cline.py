@@ -173,6 +173,28 @@ def test_a_prompt_is_captured_and_its_decisions_held(project: Path) -> None:
     assert any("cents" in p.read_text() for p in wal if p.is_file())
 
 
+def test_the_cli_tasks_first_prompt_comes_with_the_first_result(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No hook is given the prompt a Cline CLI task starts with: the first tool result's
+    hook reads it from the CLI's session record, captures it (once) and brings its
+    decisions with the digest."""
+    assert CliRunner().invoke(cli, ["install", "cline"]).exit_code == 0
+    sid = "1795528058288_82zrj"
+    record = tmp_path / "cline-data" / "sessions" / sid / f"{sid}.json"
+    record.parent.mkdir(parents=True)
+    question = "Should api clients still send the version header?"
+    record.write_text(json.dumps({"version": 1, "session_id": sid, "prompt": question}))
+    monkeypatch.setenv("CLINE_DATA_DIR", str(tmp_path / "cline-data"))
+    billing = {"files": [{"path": str(project / "billing/charge.py")}]}
+    said = run(project, "PostToolUse", tool(project, "read_files", billing, after=True))
+    text = str(said["contextModification"])
+    assert "D-0001" in text and "D-0002" in text  # the digest's, and the prompt's
+    run(project, "PostToolUse", tool(project, "read_files", billing, after=True))
+    wal = [p for p in (discover(project).shared_state_dir / "capture").rglob("*") if p.is_file()]
+    assert sum(p.read_text().count(question) for p in wal) == 1
+
+
 def test_hooks_fail_open(project: Path, tmp_path: Path) -> None:
     """No gitmem on PATH, or gitmem's own trouble: `{"cancel": false}` and exit 0 (the
     extension blocks the action on anything else)."""

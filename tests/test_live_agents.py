@@ -113,14 +113,19 @@ def assert_outcome(project: Path, model: FakeModel) -> None:
     assert DENIED in final, final[-4000:]
     assert (project / "billing/charge.py").read_text() == CHARGE
     assert_no_hook_errors(project)
-    deadline = time.monotonic() + 20  # the capture is flushed by a background process
+    assert PROMPT in captured(project)
+
+
+def captured(project: Path) -> str:
+    """The messages of the session refs' commits, once PROMPT is among them (the capture
+    is flushed by a background process) or after 20 s."""
+    deadline = time.monotonic() + 20
     while True:
         refs = git(project, "for-each-ref", "--format=%(refname)", "refs/gitmem/").split()
         log = "".join(git(project, "log", "--format=%B", ref) for ref in refs)
         if PROMPT in log or time.monotonic() > deadline:
-            break
+            return log
         time.sleep(0.2)
-    assert PROMPT in log, refs
 
 
 Launch = tuple[Callable[[str], list[str]], dict[str, str]]
@@ -185,8 +190,8 @@ def edit_session(agent: str, root: Path) -> list[Step]:
             Step("edit", {"path": billing, **EDIT_COPILOT})]  # fmt: skip
 
 
-# the agents that meet the whole of assert_outcome (Cline stops the task to enforce a rule,
-# and its CLI hides the first prompt from hooks: test_a_cline_task)
+# the agents that meet the whole of assert_outcome (Cline stops the task to enforce a rule:
+# test_a_cline_task)
 AGENTS = [a for a in AGENT_NAMES if a != "cline"]
 
 
@@ -215,8 +220,7 @@ def test_installed_for_the_project_and_the_user(
             gitmem(project, env, "install", "codex", "--trust")
         run_agent(command(PROMPT), project, env)
     assert_outcome(project, model)
-    refs = git(project, "for-each-ref", "--format=%(refname)", "refs/gitmem/").split()
-    assert "".join(git(project, "log", "--format=%B", ref) for ref in refs).count(PROMPT) == 1
+    assert captured(project).count(PROMPT) == 1
     assert_recorded_once(project)
 
 
@@ -274,8 +278,9 @@ def test_a_cline_task(scopes: tuple[str, ...], project: Path, agent_home: Path) 
     """Cline CLI (gitmem.agent.cline): its start hook's answer is not read, so the digest
     comes with the first tool result, as the API decision does; a tool's context reaches
     the model with the next request. A critical rule cancels, which stops the whole task:
-    the model is not asked again, the file is unchanged, and Cline logs the reason. With
-    gitmem's scripts in both scopes, Cline runs both; the outcome is the same."""
+    the model is not asked again, the file is unchanged, and Cline logs the reason. The
+    task's prompt, which no hook is given, is captured all the same. With gitmem's
+    scripts in both scopes, Cline runs both; the outcome is the same."""
     api, billing = str(project / "api/routes.py"), str(project / "billing/charge.py")
     edit = {"path": billing, "old_text": "x = 1", "new_text": "x = float(1)"}
     steps = [Step("read_files", {"files": [{"path": api}]}),
@@ -295,6 +300,7 @@ def test_a_cline_task(scopes: tuple[str, ...], project: Path, agent_home: Path) 
     assert DENIED in log and "ControlledStopError" in log
     assert_no_hook_errors(project)
     assert_recorded_once(project)
+    assert captured(project).count(PROMPT) == 1
 
 
 SPAWN = {  # each agent's tool that starts a subagent, and its arguments

@@ -25,6 +25,8 @@ What Cline CLI 3.0.65 does with the answers, and what gitmem does about it:
   anything.
 - The first prompt of a task does not reach UserPromptSubmit; the CLI's own reminder
   ("[SYSTEM] This run is not complete ...") does, and is neither captured nor searched.
+  The CLI keeps the task's prompt in its session record (``first_prompt``), so the first
+  tool result's hook captures it and brings its decisions, with the digest.
 - ``cancel`` stops the whole task, not just the call (the CLI prints "aborted by another
   client" and drops the reason). A critical rule is still enforced that way, its reason in
   ``errorMessage`` for the surfaces that show it: the file is left unchanged.
@@ -41,6 +43,9 @@ Built-in modules only: the tool-call hooks import this module.
 
 from __future__ import annotations
 
+import os
+
+from gitmem import leanjson
 from gitmem.agent.common import unpack
 from gitmem.agent.toolpaths import PATCH_TOOL
 
@@ -91,6 +96,38 @@ def adapt(payload: dict[str, Any]) -> dict[str, Any]:
     if isinstance(after, dict) and "result" in after:
         out["tool_response"] = after["result"]
     return out
+
+
+def sessions_dir() -> str:
+    """Where Cline CLI keeps its session records (its own order: CLINE_SESSION_DATA_DIR,
+    CLINE_DATA_DIR/sessions, CLINE_DIR/data/sessions, ~/.cline/data/sessions; read in
+    its 3.0.65 bundle). The hook inherits the CLI's environment."""
+    folder = os.environ.get("CLINE_SESSION_DATA_DIR", "").strip()
+    if folder:
+        return folder
+    data = os.environ.get("CLINE_DATA_DIR", "").strip()
+    if not data:
+        top = os.environ.get("CLINE_DIR", "").strip() or os.path.expanduser("~/.cline")
+        data = os.path.join(top, "data")
+    return os.path.join(data, "sessions")
+
+
+def first_prompt(payload: dict[str, Any]) -> str:
+    """The prompt a Cline CLI task started with, which no hook is given: the ``prompt``
+    of the session record ``<sessions>/<id>/<id>.json`` (its layout in 3.0.65, seen
+    running it). "" where there is none: the VS Code extension, which has no such record
+    and gives UserPromptSubmit its prompts; another layout; a record not readable."""
+    context = payload.get("sessionContext")
+    sid = context.get("rootSessionId") if isinstance(context, dict) else None
+    if not isinstance(sid, str) or not sid or sid != os.path.basename(sid) or sid[0] == ".":
+        return ""
+    try:
+        with open(os.path.join(sessions_dir(), sid, sid + ".json"), encoding="utf-8") as fh:
+            record = leanjson.loads(fh.read())
+    except (OSError, ValueError):
+        return ""
+    text = record.get("prompt") if isinstance(record, dict) else None
+    return text if isinstance(text, str) and not text.startswith(SYSTEM_PROMPT) else ""
 
 
 def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any]:

@@ -208,14 +208,21 @@ def _again(shared: str, agent: str, event: str, payload: dict[str, Any], raw: st
 
 def _first_digest(loc: Any, payload: dict[str, Any]) -> None:
     """The session-start digest, held for delivery with this tool result, if no hook of
-    the session made it yet (DIGEST_AT_FIRST_RESULT)."""
+    the session made it yet (DIGEST_AT_FIRST_RESULT); with it, the task's first prompt,
+    which no hook was given (gitmem.agent.cline.first_prompt): captured, and its
+    decisions held too."""
     from gitmem.agent import state
 
     shared = loc.shared_state_dir
     if state.claim(shared, str(payload.get("session_id") or ""), "digest"):
-        from gitmem.agent import claude
+        from gitmem.agent import claude, cline
 
         _hold(shared, payload, claude.session_start(loc, {**payload, "source": "startup"}))
+        first = cline.first_prompt(payload)
+        if first:
+            from gitmem.agent import prompt
+
+            _hold(shared, payload, prompt.prompt(loc, {**payload, "prompt": first}))
 
 
 def _hold(shared: str, payload: dict[str, Any], result: dict[str, Any] | None) -> Any:
