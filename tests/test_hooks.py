@@ -830,6 +830,29 @@ def test_concurrent_sessions_lose_nothing(project: Path) -> None:
     assert len(view.read) == 600 and len(set(view.read)) == 600
 
 
+def test_a_prompt_delivered_twice_is_captured_once_a_repeated_one_twice(
+    project: Path, tmp_path: Path
+) -> None:
+    """Claude Code runs the plugin's hooks beside the settings': one prompt reaches two
+    gitmem processes at once. The same short prompt typed again a turn later is another
+    prompt, though its payload reads the same (Claude Code stamps no prompt): the
+    transcript has grown in between."""
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text('{"type":"user"}\n')
+    payload = {"session_id": "twice", "cwd": str(project), "hook_event_name": "UserPromptSubmit",
+               "transcript_path": str(transcript), "prompt": "yes"}  # fmt: skip
+    env = {**os.environ, "HOME": SANDBOX_HOME}
+    procs = [subprocess.Popen([str(GITMEM_HOOK), "claude", "prompt"], cwd=project, env=env,
+                              stdin=subprocess.PIPE, text=True) for _ in range(2)]  # fmt: skip
+    for proc in procs:
+        proc.communicate(json.dumps(payload), timeout=60)
+    wal = Path(capture_wal(project, "twice"))
+    assert wal.read_text().count('"prompt":"yes"') == 1
+    transcript.write_text(transcript.read_text() + '{"type":"assistant"}\n')  # a turn later
+    assert hook("prompt", payload, project)[0] == 0
+    assert wal.read_text().count('"prompt":"yes"') == 2
+
+
 def test_mcp_server_over_stdio(project: Path) -> None:
     proc = subprocess.Popen(
         [str(GITMEM), "mcp"],

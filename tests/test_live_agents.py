@@ -355,15 +355,20 @@ def test_the_exported_rules_reach_the_agent(agent: str, project: Path, agent_hom
     assert final.count(MONEY_TITLE) == (2 if agent == "copilot" else 1), final[-3000:]
 
 
-def test_the_claude_code_plugin(project: Path, agent_home: Path) -> None:
+@pytest.mark.parametrize("installed", [False, True])
+def test_the_claude_code_plugin(installed: bool, project: Path, agent_home: Path) -> None:
     """This repository is a Claude Code plugin (.claude-plugin/, hooks/hooks.json): loaded
-    with --plugin-dir and nothing installed in the project, its hooks do the same work."""
+    with --plugin-dir and nothing installed in the project, its hooks do the same work.
+    Claude Code runs a plugin's hooks beside the settings' (`gitmem install claude` too):
+    each event reaches gitmem twice, and is handled once."""
     with FakeModel(edit_session("claude", project)) as model:
-        command, env = launch("claude", project, agent_home, model, hooks=False)
+        command, env = launch("claude", project, agent_home, model, hooks=installed)
         plugin = str(Path(__file__).resolve().parent.parent)
         run_agent([*command(PROMPT), "--plugin-dir", plugin], project, env)
-    assert not (project / ".claude").exists()
+    assert (project / ".claude").exists() == installed
     assert_outcome(project, model)
+    assert captured(project).count(PROMPT) == 1
+    assert_recorded_once(project)
 
 
 def test_claude_code_mcp(project: Path, agent_home: Path) -> None:

@@ -62,6 +62,12 @@ DIGEST_AT_FIRST_RESULT = ("cline",)
 # whether two of its events can read the same (the same file read twice in one
 # generation), is not known, and a dropped event costs more than a repeated one.
 RUNS_EVERY_SCOPE = ("codex", "copilot", "cline")
+# The agents whose events may reach gitmem twice: those, and Claude Code, which runs a
+# plugin's hooks beside the settings' (seen running 2.1.328 with gitmem's plugin and
+# `gitmem install claude`: every event twice). Claude Code stamps tool events only (a
+# `tool_use_id`): the same short prompt ("yes") may come twice in a minute, so its
+# transcript's size, which each turn grows, is part of what makes a delivery the same.
+DELIVERED_TWICE = (*RUNS_EVERY_SCOPE, "claude")
 AGENT_KEY = "gitmem_agent"  # set in the payload for the handlers (capture records it)
 USAGE = (
     "usage: gitmem-hook AGENT EVENT  (AGENT: "
@@ -195,14 +201,20 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
 
 
 def _again(shared: str, agent: str, event: str, payload: dict[str, Any], raw: str) -> bool:
-    """Whether this event, byte for byte, was delivered to gitmem already (RUNS_EVERY_SCOPE)."""
-    if agent not in RUNS_EVERY_SCOPE or event == "pre-tool":
+    """Whether this event, byte for byte and with the transcript as it was, was delivered
+    to gitmem already (DELIVERED_TWICE)."""
+    if agent not in DELIVERED_TWICE or event == "pre-tool":
         return False
     import zlib  # ~0.2 ms, for these agents' events only
 
     from gitmem.agent import state
 
-    key = f"{event}-{zlib.crc32(raw.encode('utf-8', 'replace')):08x}-{len(raw)}"
+    transcript = payload.get("transcript_path")
+    try:
+        grown = os.stat(transcript).st_size if isinstance(transcript, str) and transcript else -1
+    except OSError:
+        grown = -1
+    key = f"{event}-{zlib.crc32(raw.encode('utf-8', 'replace')):08x}-{len(raw)}-{grown}"
     return not state.first_delivery(shared, str(payload.get("session_id") or ""), key)
 
 
