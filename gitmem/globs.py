@@ -51,13 +51,14 @@ def compile_glob(glob: str) -> CompiledGlob:
         raise GlobError(f"pattern {glob!r} matches nothing")
     if text.count("[") != text.count("]"):
         raise GlobError(f"unbalanced brackets in {glob!r}")
+    spelled = _posix_classes(text)
     try:
-        regex, include = GitIgnoreSpecPattern.pattern_to_regex(text)
+        regex, include = GitIgnoreSpecPattern.pattern_to_regex(spelled)
     except Exception as exc:  # pathspec raises a few different types
         raise GlobError(f"invalid pattern {glob!r}: {exc}") from exc
     if regex is None or include is None:
         raise GlobError(f"pattern {glob!r} matches nothing")
-    regex_s = regex if isinstance(regex, str) else regex.decode()
+    regex_s = _literal_brackets(regex if isinstance(regex, str) else regex.decode())
     try:
         re.compile(regex_s)
     except re.error as exc:
@@ -71,6 +72,88 @@ def compile_glob(glob: str) -> CompiledGlob:
         specificity=specificity(body),
         key=None if negated else lookup_key(body),
     )
+
+
+# git's bracket expressions take POSIX classes (`[[:upper:]]*.py`); pathspec reads
+# `[[:upper:]` as a set and the last `]` as a literal. The ASCII classes become ranges
+# before pathspec sees the pattern; the others are refused by name.
+_POSIX = {
+    "alpha": "a-zA-Z",
+    "digit": "0-9",
+    "alnum": "a-zA-Z0-9",
+    "upper": "A-Z",
+    "lower": "a-z",
+    "xdigit": "0-9A-Fa-f",
+}
+_CLASS = re.compile(r"\[:([a-z]*):\]")
+
+
+def _posix_classes(text: str) -> str:
+    """``text`` with each POSIX class inside a bracket expression spelled as ranges."""
+    out: list[str] = []
+    i, in_set = 0, False
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            out.append(text[i : i + 2])
+            i += 2
+            continue
+        if in_set and (m := _CLASS.match(text, i)):
+            if m.group(1) not in _POSIX:
+                raise GlobError(
+                    f"character class [:{m.group(1)}:] in {text!r} is not supported:"
+                    f" use one of {', '.join(f'[:{n}:]' for n in _POSIX)}, or a range"
+                )
+            out.append(_POSIX[m.group(1)])
+            i = m.end()
+            continue
+        if c == "[" and not in_set:
+            in_set = True
+            out.append(c)
+            i += 1
+            if text[i : i + 1] in ("!", "^"):
+                out.append(text[i])
+                i += 1
+            if text[i : i + 1] == "]":  # a leading `]` is a member
+                out.append("]")
+                i += 1
+            continue
+        if c == "]" and in_set:
+            in_set = False
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _literal_brackets(regex: str) -> str:
+    """``regex`` with each `[` inside a character set escaped: the same set (a `[` member),
+    without Python's "possible nested set" FutureWarning, which a hook would print."""
+    out: list[str] = []
+    i, in_set = 0, False
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\":
+            out.append(regex[i : i + 2])
+            i += 2
+            continue
+        if not in_set and c == "[":
+            in_set = True
+            out.append(c)
+            i += 1
+            if regex[i : i + 1] == "^":
+                out.append("^")
+                i += 1
+            if regex[i : i + 1] == "]":
+                out.append("\\]")
+                i += 1
+            continue
+        if in_set and c == "[":
+            out.append("\\[")
+        else:
+            in_set = in_set and c != "]"
+            out.append(c)
+        i += 1
+    return "".join(out)
 
 
 def specificity(pattern: str) -> int:

@@ -48,7 +48,9 @@ if TYPE_CHECKING:
 # 15: the FTS5 mirror holds runs of CJK characters as pairs (`entities.cjk_pairs`).
 # 16: summaries clip at "。", "！" and "？", and drop announcements ending in "：".
 # 17: a title ending "(Supersedes ADR-0011)" links the pair.
-SCHEMA_VERSION = "18"
+# 18: Chinese and Japanese ADR sections, keys, statuses and dates.
+# 19: bracket expressions' POSIX classes are ranges, a `[` in a set is escaped (globs).
+SCHEMA_VERSION = "19"
 TABLE_NAME = "table.sqlite"
 
 

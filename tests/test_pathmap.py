@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 import subprocess
+import warnings
 from pathlib import Path
 
+import pytest
 from conftest import decision
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -53,6 +55,34 @@ def test_string_tests_agree_with_the_regex(glob: str, paths: list[str]) -> None:
         for s in (path, path + "/"):
             want = re.search(c.regex, s) is not None
             assert pathmap.hit(kind, lit, c.regex, s) == want, (glob, c.regex, kind, lit, s)
+
+
+BRACKETS = ["[[:upper:]]*.py", "file[[:digit:]].txt", "[[]x]", "[![:lower:]]y",
+            "[[:alnum:]_]z", "[[:xdigit:]][[:alpha:]]"]  # fmt: skip
+NAMES = ["Abc.py", "abc.py", "file1.txt", "filex.txt", "[x]", "x]", "Ay", "ay", "1y", "_z",
+         "az", "-z", "fq", "Fq", "gq", "f1"]  # fmt: skip
+
+
+@pytest.mark.parametrize("glob", BRACKETS)
+def test_bracket_expressions_match_as_git_does(glob: str, tmp_path: Path) -> None:
+    """git's bracket expressions, POSIX classes and a literal `[` included, as
+    `git check-ignore` reads them (pathspec read `[[:upper:]]` as a set and a `]`)."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text(glob + "\n")
+    proc = subprocess.run(["git", "check-ignore", "--no-index", "--", *NAMES], cwd=tmp_path,
+                          capture_output=True, text=True)  # fmt: skip
+    by_git = set(proc.stdout.split())
+    assert proc.returncode in (0, 1), proc.stderr
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a hook would print Python's FutureWarning
+        c = compile_glob(glob)
+        ours = {name for name in NAMES if re.search(c.regex, name)}
+    assert ours == by_git and ours, (glob, c.regex)
+
+
+def test_a_posix_class_gitmem_does_not_spell_is_refused_by_name() -> None:
+    with pytest.raises(GlobError, match=r"\[:punct:\] in '\[\[:punct:\]\]' is not supported"):
+        compile_glob("[[:punct:]]")
 
 
 def test_common_shapes_avoid_the_regex() -> None:
