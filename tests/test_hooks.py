@@ -853,6 +853,17 @@ def test_a_prompt_delivered_twice_is_captured_once_a_repeated_one_twice(
     assert wal.read_text().count('"prompt":"yes"') == 2
 
 
+def test_fingerprints_tell_payloads_apart() -> None:
+    """What first_delivery compares: small payloads without an import, large ones by CRC;
+    one byte apart is another payload either way."""
+    small = b'{"prompt": "yes", "tool_use_id": "t1"}'
+    assert state.fingerprint(small) == state.fingerprint(bytes(small))
+    assert state.fingerprint(small) != state.fingerprint(small.replace(b"t1", b"t2"))
+    large = b"x" * 70_000
+    assert state.fingerprint(large).startswith("c")
+    assert state.fingerprint(large) != state.fingerprint(large[:-1] + b"y")
+
+
 def test_mcp_server_over_stdio(project: Path) -> None:
     proc = subprocess.Popen(
         [str(GITMEM), "mcp"],

@@ -205,8 +205,6 @@ def _again(shared: str, agent: str, event: str, payload: dict[str, Any], raw: st
     to gitmem already (DELIVERED_TWICE)."""
     if agent not in DELIVERED_TWICE or event == "pre-tool":
         return False
-    import zlib  # ~0.2 ms, for these agents' events only
-
     from gitmem.agent import state
 
     transcript = payload.get("transcript_path")
@@ -214,7 +212,7 @@ def _again(shared: str, agent: str, event: str, payload: dict[str, Any], raw: st
         grown = os.stat(transcript).st_size if isinstance(transcript, str) and transcript else -1
     except OSError:
         grown = -1
-    key = f"{event}-{zlib.crc32(raw.encode('utf-8', 'replace')):08x}-{len(raw)}-{grown}"
+    key = f"{event}-{state.fingerprint(raw.encode('utf-8', 'replace'))}-{grown}"
     return not state.first_delivery(shared, str(payload.get("session_id") or ""), key)
 
 

@@ -199,6 +199,22 @@ REDELIVERY_S = 30.0
 _TAIL_BYTES = 16384  # the records of the last few seconds, at any pace of hooks
 
 
+_MERSENNE_61 = (1 << 61) - 1
+_SMALL = 65536
+
+
+def fingerprint(data: bytes) -> str:
+    """A short digest of ``data`` for telling two hook payloads apart (not for security):
+    the bytes as one integer modulo a Mersenne prime, in C with no import (~7 us for 2 KB,
+    ~0.23 ms for 64 KB, measured), or past 64 KB zlib's CRC-32 (importing zlib costs
+    ~0.3 ms, which a tool-call hook would otherwise pay on every call). With the length."""
+    if len(data) <= _SMALL:
+        return f"{int.from_bytes(data, 'little') % _MERSENNE_61:x}-{len(data)}"
+    import zlib
+
+    return f"c{zlib.crc32(data):08x}-{len(data)}"
+
+
 def first_delivery(shared_dir: str | os.PathLike[str], session_id: str, key: str) -> bool:
     """Whether this is the first delivery of the hook event ``key`` names (then recorded),
     or the same event again: an agent that runs every scope's hooks (Codex, Copilot CLI,
