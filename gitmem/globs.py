@@ -17,6 +17,7 @@ number of keys that depends on the path's depth, not on the number of decisions.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -88,8 +89,14 @@ _POSIX = {
 _CLASS = re.compile(r"\[:([a-z]*):\]")
 
 
-def _posix_classes(text: str) -> str:
-    """``text`` with each POSIX class inside a bracket expression spelled as ranges."""
+Member = Callable[[str, int], tuple[str, int]]
+
+
+def _sets(text: str, negations: tuple[str, ...], member: Member) -> str:
+    """``text`` with the body of each bracket expression rewritten, one member at a time
+    (``member(text, i)``: what to write for the member at ``i``, and where the next
+    starts). A backslash escapes the character after it; a ``]`` right after the opening
+    (and negation) is a member."""
     out: list[str] = []
     i, in_set = 0, False
     while i < len(text):
@@ -97,63 +104,42 @@ def _posix_classes(text: str) -> str:
         if c == "\\":
             out.append(text[i : i + 2])
             i += 2
-            continue
-        if in_set and (m := _CLASS.match(text, i)):
-            if m.group(1) not in _POSIX:
-                raise GlobError(
-                    f"character class [:{m.group(1)}:] in {text!r} is not supported:"
-                    f" use one of {', '.join(f'[:{n}:]' for n in _POSIX)}, or a range"
-                )
-            out.append(_POSIX[m.group(1)])
-            i = m.end()
-            continue
-        if c == "[" and not in_set:
-            in_set = True
+        elif not in_set and c == "[":
+            j = i + 1 + (text[i + 1 : i + 2] in negations)
+            j += text[j : j + 1] == "]"
+            out.append(text[i:j])
+            i, in_set = j, True
+        elif in_set and c != "]":
+            piece, i = member(text, i)
+            out.append(piece)
+        else:
+            in_set = in_set and c != "]"
             out.append(c)
             i += 1
-            if text[i : i + 1] in ("!", "^"):
-                out.append(text[i])
-                i += 1
-            if text[i : i + 1] == "]":  # a leading `]` is a member
-                out.append("]")
-                i += 1
-            continue
-        if c == "]" and in_set:
-            in_set = False
-        out.append(c)
-        i += 1
     return "".join(out)
+
+
+def _posix_class(text: str, i: int) -> tuple[str, int]:
+    m = _CLASS.match(text, i)
+    if m is None:
+        return text[i], i + 1
+    if m.group(1) not in _POSIX:
+        raise GlobError(
+            f"character class [:{m.group(1)}:] in {text!r} is not supported:"
+            f" use one of {', '.join(f'[:{n}:]' for n in _POSIX)}, or a range"
+        )
+    return _POSIX[m.group(1)], m.end()
+
+
+def _posix_classes(text: str) -> str:
+    """``text`` with each POSIX class inside a bracket expression spelled as ranges."""
+    return _sets(text, ("!", "^"), _posix_class)
 
 
 def _literal_brackets(regex: str) -> str:
     """``regex`` with each `[` inside a character set escaped: the same set (a `[` member),
     without Python's "possible nested set" FutureWarning, which a hook would print."""
-    out: list[str] = []
-    i, in_set = 0, False
-    while i < len(regex):
-        c = regex[i]
-        if c == "\\":
-            out.append(regex[i : i + 2])
-            i += 2
-            continue
-        if not in_set and c == "[":
-            in_set = True
-            out.append(c)
-            i += 1
-            if regex[i : i + 1] == "^":
-                out.append("^")
-                i += 1
-            if regex[i : i + 1] == "]":
-                out.append("\\]")
-                i += 1
-            continue
-        if in_set and c == "[":
-            out.append("\\[")
-        else:
-            in_set = in_set and c != "]"
-            out.append(c)
-        i += 1
-    return "".join(out)
+    return _sets(regex, ("^",), lambda r, i: ("\\[" if r[i] == "[" else r[i], i + 1))
 
 
 def specificity(pattern: str) -> int:
