@@ -27,11 +27,16 @@ def project(repo: Path) -> Path:
     return agent_project(repo)
 
 
+def command_for(project: Path, event: str) -> str:
+    """gitmem's command for ``event`` in `.codex/hooks.json`."""
+    hooks = json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]
+    return str(hooks[event][-1]["hooks"][0]["command"])
+
+
 def codex(project: Path, event: str, payload: dict[str, object]) -> dict[str, object] | None:
     """Run the command `.codex/hooks.json` holds for ``event`` as Codex does (a shell
     command, the payload on stdin); the parsed answer, or None for an empty one."""
-    hooks = json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]
-    command = hooks[event][-1]["hooks"][0]["command"]
+    command = command_for(project, event)
     base = {
         "session_id": "codex-1",
         "cwd": str(project),
@@ -160,8 +165,7 @@ def test_a_patch_is_checked_file_by_file(project: Path) -> None:
 def twice(project: Path, event: str, payload: dict[str, object]) -> list[dict[str, object] | None]:
     """The command for ``event`` run twice at once on one payload, as Codex runs gitmem
     installed for the project and for the user: the answers."""
-    hooks = json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]
-    command = hooks[event][-1]["hooks"][0]["command"]
+    command = command_for(project, event)
     data = json.dumps({"session_id": "codex-9", "cwd": str(project), "hook_event_name": event,
                        "turn_id": "turn-1", **payload})  # fmt: skip
     env = {**os.environ, "HOME": SANDBOX_HOME}

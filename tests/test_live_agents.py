@@ -29,6 +29,8 @@ import pytest
 from conftest import agent_project, git, write
 from fakemodel import FakeModel, Step, offline
 
+from gitmem.repo import discover
+
 PROMPT = "Tidy up the code"
 API_TITLE = "Version the API with a header"
 MONEY_TITLE = "Money is integer cents"
@@ -98,9 +100,7 @@ def gitmem(project: Path, env: dict[str, str], *args: str) -> str:
 
 
 def assert_no_hook_errors(project: Path) -> None:
-    git_dir = Path(git(project, "rev-parse", "--git-common-dir").strip())
-    git_dir = git_dir if git_dir.is_absolute() else project / git_dir
-    errors = git_dir / "gitmem" / "hook-errors.log"
+    errors = discover(project).shared_state_dir / "hook-errors.log"
     assert not errors.exists(), errors.read_text()
 
 
@@ -227,8 +227,7 @@ def test_installed_for_the_project_and_the_user(
 def assert_recorded_once(project: Path) -> None:
     """Each tool result is recorded once in its session's state (the session reads
     different files)."""
-    git_dir = Path(git(project, "rev-parse", "--absolute-git-dir").strip())
-    for session in (git_dir / "gitmem" / "sessions").glob("*.jsonl"):
+    for session in (discover(project).shared_state_dir / "sessions").glob("*.jsonl"):
         records = [json.loads(line) for line in session.read_text().splitlines()]
         reads = [json.dumps(r["paths"]) for r in records if r["k"] == "read"]
         assert len(reads) == len(set(reads)), reads
