@@ -204,3 +204,15 @@ def run_agent_hook(
     )
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     return json.loads(proc.stdout) if proc.stdout else None
+
+
+def age_deliveries(project: Path, session_id: str, seconds: float) -> None:
+    """Make the hook events the session recorded (state.first_delivery) ``seconds`` older:
+    what happens when the same payload comes that much later, without the wait."""
+    from gitmem.agent import state
+    from gitmem.repo import discover
+
+    session = Path(state.session_file(discover(project).shared_state_dir, session_id))
+    records = [json.loads(line) for line in session.read_text().splitlines()]
+    aged = [{**r, "t": r["t"] - seconds} if r["k"] == "got" else r for r in records]
+    session.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in aged))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SANDBOX_HOME, agent_project, run_agent_hook, write
+from conftest import SANDBOX_HOME, age_deliveries, agent_project, run_agent_hook, write
 
 from gitmem.agent import state, toolpaths
 from gitmem.cli.main import cli
@@ -200,10 +200,7 @@ def test_an_event_delivered_twice_is_handled_once(
     for answer in twice(project, "PreToolUse", edit):
         assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"  # type: ignore[index]
     # a minute later, the same start (a resumed session's payload may repeat) is answered
-    session = Path(state.session_file(discover(project).shared_state_dir, "codex-9"))
-    records = [json.loads(line) for line in session.read_text().splitlines()]
-    aged = [{**r, "t": r["t"] - state.REDELIVERY_S} if r["k"] == "got" else r for r in records]
-    session.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in aged))
+    age_deliveries(project, "codex-9", state.REDELIVERY_S)
     again = twice(project, "SessionStart", {"source": "startup"})
     assert sorted(a is None for a in again) == [False, True]
 

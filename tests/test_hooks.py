@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SANDBOX_HOME, commit_all, decision, write
+from conftest import SANDBOX_HOME, age_deliveries, commit_all, decision, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -835,8 +835,7 @@ def test_a_prompt_delivered_twice_is_captured_once_a_repeated_one_twice(
 ) -> None:
     """Claude Code runs the plugin's hooks beside the settings': one prompt reaches two
     gitmem processes at once. The same short prompt typed again a turn later is another
-    prompt, though its payload reads the same (Claude Code stamps no prompt): the
-    transcript has grown in between."""
+    prompt, though its payload reads the same (Claude Code stamps no prompt)."""
     transcript = tmp_path / "session.jsonl"
     transcript.write_text('{"type":"user"}\n')
     payload = {"session_id": "twice", "cwd": str(project), "hook_event_name": "UserPromptSubmit",
@@ -848,7 +847,7 @@ def test_a_prompt_delivered_twice_is_captured_once_a_repeated_one_twice(
         proc.communicate(json.dumps(payload), timeout=60)
     wal = Path(capture_wal(project, "twice"))
     assert wal.read_text().count('"prompt":"yes"') == 1
-    transcript.write_text(transcript.read_text() + '{"type":"assistant"}\n')  # a turn later
+    age_deliveries(project, "twice", runner.CLAUDE_REDELIVERY_S)  # a turn later
     assert hook("prompt", payload, project)[0] == 0
     assert wal.read_text().count('"prompt":"yes"') == 2
 

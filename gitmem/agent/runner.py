@@ -65,9 +65,13 @@ RUNS_EVERY_SCOPE = ("codex", "copilot", "cline")
 # The agents whose events may reach gitmem twice: those, and Claude Code, which runs a
 # plugin's hooks beside the settings' (seen running 2.1.328 with gitmem's plugin and
 # `gitmem install claude`: every event twice). Claude Code stamps tool events only (a
-# `tool_use_id`): the same short prompt ("yes") may come twice in a minute, so its
-# transcript's size, which each turn grows, is part of what makes a delivery the same.
+# `tool_use_id`), and the same short prompt ("yes") may come again a turn later: its two
+# deliveries start together, so for it the same payload counts as the same event within
+# CLAUDE_REDELIVERY_S only. (Its transcript's size was tried as part of the key first: a
+# fresh-clone CI run saw the two runs read different sizes, Claude Code writing it
+# meanwhile.)
 DELIVERED_TWICE = (*RUNS_EVERY_SCOPE, "claude")
+CLAUDE_REDELIVERY_S = 3.0
 AGENT_KEY = "gitmem_agent"  # set in the payload for the handlers (capture records it)
 USAGE = (
     "usage: gitmem-hook AGENT EVENT  (AGENT: "
@@ -201,19 +205,15 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
 
 
 def _again(shared: str, agent: str, event: str, payload: dict[str, Any], raw: str) -> bool:
-    """Whether this event, byte for byte and with the transcript as it was, was delivered
-    to gitmem already (DELIVERED_TWICE)."""
+    """Whether this event, byte for byte, was delivered to gitmem already
+    (DELIVERED_TWICE)."""
     if agent not in DELIVERED_TWICE or event == "pre-tool":
         return False
     from gitmem.agent import state
 
-    transcript = payload.get("transcript_path")
-    try:
-        grown = os.stat(transcript).st_size if isinstance(transcript, str) and transcript else -1
-    except OSError:
-        grown = -1
-    key = f"{event}-{state.fingerprint(raw.encode('utf-8', 'replace'))}-{grown}"
-    return not state.first_delivery(shared, str(payload.get("session_id") or ""), key)
+    key = f"{event}-{state.fingerprint(raw.encode('utf-8', 'replace'))}"
+    within = CLAUDE_REDELIVERY_S if agent == "claude" else state.REDELIVERY_S
+    return not state.first_delivery(shared, str(payload.get("session_id") or ""), key, within)
 
 
 def _first_digest(loc: Any, payload: dict[str, Any]) -> None:

@@ -193,9 +193,9 @@ def claim(shared_dir: str | os.PathLike[str], session_id: str, kind: str) -> boo
 
 
 # A hook event delivered again within this many seconds, byte for byte, is the same event
-# (first_delivery); the agents concerned stamp each event (a turn id, a time in ms; Claude
-# Code's key adds its transcript's size: gitmem.agent.runner.DELIVERED_TWICE), so a later
-# event of their session never reads the same.
+# (first_delivery); the agents concerned stamp each event (a turn id, a time in ms), so a
+# later event of their session never reads the same (Claude Code, which does not stamp
+# its prompts, gets a shorter window: gitmem.agent.runner.DELIVERED_TWICE).
 REDELIVERY_S = 30.0
 _TAIL_BYTES = 16384  # the records of the last few seconds, at any pace of hooks
 _MERSENNE_61 = (1 << 61) - 1
@@ -214,12 +214,14 @@ def fingerprint(data: bytes) -> str:
     return f"c{zlib.crc32(data):08x}-{len(data)}"
 
 
-def first_delivery(shared_dir: str | os.PathLike[str], session_id: str, key: str) -> bool:
+def first_delivery(
+    shared_dir: str | os.PathLike[str], session_id: str, key: str, within: float = REDELIVERY_S
+) -> bool:
     """Whether this is the first delivery of the hook event ``key`` names (then recorded),
-    or the same event again: an agent that runs every scope's hooks runs gitmem twice
-    per event when it is installed for the project and for the user, and Claude Code
-    runs a plugin's hooks beside the settings' (gitmem.agent.runner.DELIVERED_TWICE). Of
-    those parallel runs, exactly one is first."""
+    or the same event again within ``within`` seconds: an agent that runs every scope's
+    hooks runs gitmem twice per event when it is installed for the project and for the
+    user, and Claude Code runs a plugin's hooks beside the settings'
+    (gitmem.agent.runner.DELIVERED_TWICE). Of those parallel runs, exactly one is first."""
     marker = '"k":"got","t":'
     needle = '"h":"' + key + '"'
     with open_session(shared_dir, session_id) as session:
@@ -230,7 +232,7 @@ def first_delivery(shared_dir: str | os.PathLike[str], session_id: str, key: str
                     seen = float(line[len(marker) + 1 :].partition(",")[0])
                 except ValueError:
                     continue
-                if now - seen < REDELIVERY_S:
+                if now - seen < within:
                     return False
         session.append("got", h=key)
     return True
