@@ -25,7 +25,7 @@ import time
 
 from gitmem import __version__, leanjson, location
 from gitmem.agent.runner import AGENT_KEY  # the hook runner names the agent under it
-from gitmem.locked import LockedFile
+from gitmem.locked import LockedFile, append_line
 
 # The prompt hook calls `append` and `base_record` (with a gitmem.location.Location); json,
 # git, subprocess, pathlib and typing load only elsewhere (the flusher is its own process).
@@ -79,9 +79,7 @@ def append(repo: Repo | Location, session_id: str, record: dict[str, Any]) -> st
     uid = os.urandom(16).hex()
     line = leanjson.dumps({"uid": uid, "ref": ref_for(session_id), **record})
     with LockedFile(wal_path(repo, session_id)) as fh:
-        fh.seek(0, os.SEEK_END)
-        fh.write(line + "\n")
-        fh.flush()
+        append_line(fh, line)
     return uid
 
 

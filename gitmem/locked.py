@@ -3,6 +3,7 @@ capture write-ahead files. Built-in modules only (the agent hooks use it)."""
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 
@@ -43,6 +44,28 @@ class LockedFile:
                 fcntl.flock(fh, fcntl.LOCK_UN)
             finally:
                 fh.close()
+
+
+def append_line(fh: IO[str], line: str) -> None:
+    """Append ``line`` to the locked file ``fh`` in one write, on a line of its own (after a
+    line an earlier writer left torn, if one did: killed midway). A write that fails midway
+    (the disk full) is undone, the file cut back to its size before, so that it cannot tear
+    the next writer's line; the OSError is raised. Written through the descriptor, not the
+    text buffer, which would retry the failed write when the file is closed."""
+    fd = fh.fileno()
+    size = os.fstat(fd).st_size
+    data = line.encode("utf-8") + b"\n"
+    if size and os.pread(fd, 1, size - 1) != b"\n":
+        data = b"\n" + data
+    try:
+        if os.write(fd, data) != len(data):  # O_APPEND: a short write is the disk filling
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), fh.name)
+    except OSError:
+        try:  # noqa: SIM105 (contextlib costs a fresh interpreter ~1 ms)
+            os.ftruncate(fd, size)
+        except OSError:
+            pass
+        raise
 
 
 def _is_at(fh: IO[str], path: str) -> bool:

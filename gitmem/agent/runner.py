@@ -201,7 +201,23 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
     except Exception as exc:  # fail open: our bug must never block the agent
         _log_error(shared or _guess_shared(), event, _describe(exc), agent)
         result = _nothing(agent, event)
+    _unrecorded(shared, agent, event)
     return _emit(out, result)
+
+
+def _unrecorded(shared: str | None, agent: str, event: str) -> None:
+    """Say so where the session's state could not be written (gitmem.agent.state.Session):
+    what was found is delivered all the same, but may be delivered again. In the error log
+    for `gitmem doctor`, if that can be written, and on stderr, which agents log."""
+    reasons = getattr(sys.modules.get("gitmem.agent.state"), "UNRECORDED", None)
+    if reasons:
+        said, reasons[:] = "; ".join(reasons), []  # one process may run several events (tests)
+        message = f"session state not recorded ({said}); decisions may be repeated"
+        _log_error(shared, event, message, agent)
+        try:  # noqa: SIM105 (contextlib costs a fresh interpreter ~1 ms)
+            sys.stderr.write(f"gitmem: {message}\n")
+        except (OSError, ValueError):
+            pass
 
 
 def _again(shared: str, agent: str, event: str, payload: dict[str, Any], raw: str) -> bool:

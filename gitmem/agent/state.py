@@ -12,7 +12,7 @@ import os
 import time
 
 from gitmem import leanjson
-from gitmem.locked import LockedFile
+from gitmem.locked import LockedFile, append_line
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
@@ -115,24 +115,57 @@ def _parse(lines: list[str], context: str | None = "") -> SessionView:
     )
 
 
+# Why this process could not write session state (the disk full, the git directory
+# read-only), once per reason: the runner reports it (gitmem.agent.runner).
+UNRECORDED: list[str] = []
+
+
+def _unrecorded(exc: OSError) -> None:
+    reason = f"{type(exc).__name__}: {exc.strerror or exc}"
+    if reason not in UNRECORDED:
+        UNRECORDED.append(reason)
+
+
 class Session:
-    """An open, locked session file: read the view, then append. A context manager."""
+    """An open, locked session file: read the view, then append. A context manager.
+
+    Where the file cannot be written (the disk full, the git directory read-only), the
+    session is read as it is and appends record nothing (``append`` says so, UNRECORDED
+    says why): the hooks still deliver what they found, only without remembering it, so a
+    decision may be shown again. Losing the decisions for want of a few bytes of
+    bookkeeping would cost the agent more (fail open)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self._lock = LockedFile(path)
+        self._lock: LockedFile | None = LockedFile(path)
         self._fh: IO[str] | None = None
+        self._writable = False
+        self._open = False
 
     def __enter__(self) -> Session:
-        self._fh = self._lock.__enter__()
+        try:
+            if self._lock is not None:
+                self._fh = self._lock.__enter__()
+                self._writable = True
+        except OSError as exc:
+            _unrecorded(exc)
+            self._lock = None
+            try:
+                self._fh = open(self.path, encoding="utf-8")  # read what is there, if any
+            except OSError:
+                self._fh = None
+        self._open = True
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._fh = None
-        self._lock.__exit__(*exc)
+        fh, self._fh, self._open = self._fh, None, False
+        if self._lock is not None:
+            self._lock.__exit__(*exc)
+        elif fh is not None:
+            fh.close()
 
-    def _file(self) -> IO[str]:
-        if self._fh is None:
+    def _file(self) -> IO[str] | None:
+        if not self._open:
             raise RuntimeError(f"session file {self.path} is not open")
         return self._fh
 
@@ -147,16 +180,23 @@ class Session:
         """The file's lines as they are, or only its last ``tail`` bytes (records are
         ASCII: gitmem.leanjson; the first line may then be cut)."""
         fh = self._file()
+        if fh is None:
+            return ""
         size = fh.seek(0, os.SEEK_END)
         fh.seek(max(0, size - tail) if tail else 0)
         return fh.read()
 
-    def append(self, kind: str, **data: object) -> None:
-        record = {"k": kind, "t": round(time.time(), 3), **data}
+    def append(self, kind: str, **data: object) -> bool:
+        """Record ``kind``; False if it could not be written (see the class)."""
         fh = self._file()
-        fh.seek(0, os.SEEK_END)
-        fh.write(leanjson.dumps(record) + "\n")
-        fh.flush()
+        if fh is None or not self._writable:
+            return False
+        try:
+            append_line(fh, leanjson.dumps({"k": kind, "t": round(time.time(), 3), **data}))
+        except OSError as exc:
+            _unrecorded(exc)
+            return False
+        return True
 
 
 def open_session(shared_dir: str | os.PathLike[str], session_id: str) -> Session:
@@ -177,7 +217,7 @@ def read_view(
 
 def claim(shared_dir: str | os.PathLike[str], session_id: str, kind: str) -> bool:
     """Whether this call is the first of the session to claim ``kind`` (then recorded):
-    of parallel hooks, exactly one is."""
+    of parallel hooks, exactly one is; none, where the session cannot be written."""
     marker = '"k":"' + kind + '"'
     try:
         with open(session_file(shared_dir, session_id), encoding="utf-8") as fh:
@@ -186,10 +226,8 @@ def claim(shared_dir: str | os.PathLike[str], session_id: str, kind: str) -> boo
     except OSError:
         pass
     with open_session(shared_dir, session_id) as session:
-        if marker in session.text():
-            return False
-        session.append(kind)
-    return True
+        # unrecorded, it is not claimed: else every later call would claim it again
+        return marker not in session.text() and session.append(kind)
 
 
 # A hook event delivered again within this many seconds, byte for byte, is the same event

@@ -1,0 +1,188 @@
+"""The agent hooks when the git directory cannot be written: the disk full, or the session's
+folder impossible to make. They deliver the decisions all the same (fail open), say why
+the session was not recorded, and leave no torn line behind to cost the next record.
+
+The disk is filled for real in a tmpfs of its own, in a private mount namespace
+(``unshare``), where the machine allows it; elsewhere RLIMIT_FSIZE stands in: a file may
+not grow, which a write meets as the disk full (EFBIG instead of ENOSPC, and a write
+that crosses the limit is cut short, as on a disk filling up)."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import SANDBOX_HOME, commit_all, decision, write
+
+from gitmem import capture
+from gitmem.agent import state
+from gitmem.repo import discover
+
+GITMEM = shutil.which("gitmem")
+GITMEM_HOOK = shutil.which("gitmem-hook")
+pytestmark = pytest.mark.skipif(
+    GITMEM is None or GITMEM_HOOK is None, reason="gitmem and gitmem-hook are not installed"
+)
+MONEY = "Money is integer cents"
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    write(repo, "billing/charge.py", "x = 1\n")
+    decision(repo, "0001-money.md", MONEY, globs=["billing/**"],
+             body="## Decision\n\nAmounts are integer cents; never floats.\n")  # fmt: skip
+    commit_all(repo, "decisions")
+    subprocess.run([str(GITMEM), "index"], cwd=repo, check=True, capture_output=True)
+    return repo
+
+
+def payloads(root: Path, session: str) -> dict[str, dict[str, object]]:
+    """Claude Code's payloads for one turn that touches a governed file."""
+    base = {"session_id": session, "cwd": str(root), "transcript_path": str(root / "t.jsonl")}
+    return {
+        "session-start": {**base, "hook_event_name": "SessionStart", "source": "startup"},
+        "prompt": {**base, "hook_event_name": "UserPromptSubmit",
+                   "prompt": "store the fee in billing/charge.py as a float"},
+        "pre-tool": {**base, "hook_event_name": "PreToolUse", "tool_name": "Read",
+                     "tool_use_id": "t1", "tool_input": {"file_path": str(root / "billing/charge.py")}},
+    }  # fmt: skip
+
+
+def hook(
+    event: str, payload: object, cwd: Path, limit: int | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`gitmem-hook claude EVENT`, with no file allowed to grow past ``limit`` bytes."""
+    setlimit: Callable[[], None] | None = None
+    if limit is not None:
+        setlimit = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # noqa: E731
+    return subprocess.run(
+        [str(GITMEM_HOOK), "claude", event],
+        input=json.dumps(payload),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "HOME": SANDBOX_HOME},
+        preexec_fn=setlimit,
+    )
+
+
+def context_of(stdout: str) -> str:
+    return str(json.loads(stdout)["hookSpecificOutput"]["additionalContext"]) if stdout else ""
+
+
+def session_file(project: Path, session: str) -> Path:
+    return Path(state.session_file(discover(project).shared_state_dir, session))
+
+
+@pytest.mark.parametrize("how", ["no space", "no folder"])
+def test_the_decisions_come_when_the_session_cannot_be_recorded(project: Path, how: str) -> None:
+    limit = None
+    if how == "no space":
+        limit = 0  # nothing may grow: every write fails
+    else:  # a file where the sessions' folder goes: it cannot be made
+        shared = Path(discover(project).shared_state_dir)
+        shared.mkdir(parents=True, exist_ok=True)
+        (shared / "sessions").write_text("")
+    for event, payload in payloads(project, "full").items():
+        proc = hook(event, payload, project, limit)
+        assert proc.returncode == 0, proc.stderr
+        assert MONEY in context_of(proc.stdout), (event, proc.stdout, proc.stderr)
+        assert "gitmem: session state not recorded" in proc.stderr, proc.stderr
+        assert "decisions may be repeated" in proc.stderr
+    if how == "no space":  # with room again, the session is recorded from then on
+        assert session_file(project, "full").read_text() == ""
+        prompt = payloads(project, "full")["prompt"]
+        proc = hook("prompt", prompt, project)
+        assert MONEY in context_of(proc.stdout) and not proc.stderr
+        again = {**prompt, "prompt": "and the refund in billing/charge.py"}
+        assert hook("prompt", again, project).stdout == ""  # shown once, as usual
+        view = state.read_view(discover(project).shared_state_dir, "full")
+        assert view.shown == {"D-0001"}
+
+
+def test_a_write_cut_short_is_undone(project: Path) -> None:
+    """A record that half fits is taken back: a torn line would take the next one with it."""
+    events = payloads(project, "cut")
+    assert MONEY in context_of(hook("prompt", events["prompt"], project).stdout)
+    path = session_file(project, "cut")
+    before = path.read_bytes()
+    proc = hook("session-start", events["session-start"], project, limit=len(before) + 8)
+    assert proc.returncode == 0 and "session state not recorded" in proc.stderr
+    assert path.read_bytes() == before
+    view = state.read_view(discover(project).shared_state_dir, "cut")
+    assert view.shown == {"D-0001"}  # what was recorded before still counts
+
+
+def test_a_torn_line_does_not_take_the_next_record(project: Path) -> None:
+    """A writer killed midway (or an older gitmem on a full disk) left half a line in the
+    session's file and in its capture file: the next records start on a line of their own."""
+    events = payloads(project, "torn")
+    path = session_file(project, "torn")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"k":"shown","t":1,"ids":["D-0009"]}\n{"k":"read","t":2,"pa')
+    wal = Path(capture.wal_path(discover(project), "torn"))
+    wal.parent.mkdir(parents=True, exist_ok=True)
+    wal.write_text('{"uid":"0123","kind":"prompt","prom')
+    proc = hook("prompt", events["prompt"], project)
+    assert MONEY in context_of(proc.stdout) and not proc.stderr
+    view = state.read_view(discover(project).shared_state_dir, "torn")
+    assert view.shown == {"D-0009", "D-0001"}
+    again = {**events["prompt"], "prompt": "and the refund in billing/charge.py"}
+    assert hook("prompt", again, project).stdout == ""  # recorded: not shown again
+    repo = discover(project)
+    assert capture.flush(repo, "torn") == 2
+    committed = capture.records(repo, capture.ref_for("torn"))
+    assert [r["prompt"] for r in committed] == [events["prompt"]["prompt"], again["prompt"]]
+
+
+FILL = """set -e
+mount -t tmpfs -o size=6M tmpfs "$SMALL"
+cp -a "$REPO" "$SMALL/repo"
+cd "$SMALL/repo"
+dd if=/dev/zero of="$SMALL/fill" bs=64K 2>/dev/null || true
+for event in session-start prompt pre-tool; do
+  gitmem-hook claude $event < "$OUT/$event.json" > "$OUT/$event.out" 2> "$OUT/$event.err"
+done
+rm "$SMALL/fill"
+gitmem-hook claude prompt < "$OUT/again.json" > "$OUT/again.out" 2> "$OUT/again.err"
+gitmem capture flush --session disk > /dev/null
+git log --format=%B --glob=refs/gitmem > "$OUT/log"
+"""
+
+
+def test_on_a_disk_that_is_really_full(project: Path, tmp_path: Path) -> None:
+    """The disk full for real: a 6 MB tmpfs filled up, in a mount namespace of the test's own
+    (it goes when the process ends: nothing is left mounted)."""
+    unshare = shutil.which("unshare")
+    probe = [str(unshare), "--mount", "--propagation", "private", "sh", "-c",
+             f"mount -t tmpfs -o size=1M tmpfs {tmp_path}"]  # fmt: skip
+    if unshare is None or subprocess.run(probe, capture_output=True).returncode != 0:
+        pytest.skip("no private mount namespace here (unshare --mount is not permitted)")
+    small, out = tmp_path / "small", tmp_path / "out"
+    small.mkdir()
+    out.mkdir()
+    events = payloads(small / "repo", "disk")
+    for event, payload in events.items():
+        (out / f"{event}.json").write_text(json.dumps(payload))
+    again = {**events["prompt"], "prompt": "keep the fee in billing/charge.py in cents"}
+    (out / "again.json").write_text(json.dumps(again))
+    env = {**os.environ, "HOME": SANDBOX_HOME, "SMALL": str(small), "REPO": str(project),
+           "OUT": str(out)}  # fmt: skip
+    proc = subprocess.run([str(unshare), "--mount", "--propagation", "private", "sh", "-c", FILL],
+                          env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    for event in events:
+        assert MONEY in context_of((out / f"{event}.out").read_text()), event
+        assert "No space left on device" in (out / f"{event}.err").read_text(), event
+    # with room again, recorded as usual; the prompt typed while the disk was full could
+    # not be kept anywhere (its capture failed: logged, if the log could be written)
+    assert (out / "again.err").read_text() == ""
+    log = (out / "log").read_text()
+    assert "keep the fee in billing/charge.py" in log and "as a float" not in log
