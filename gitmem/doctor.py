@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gitmem import client, config, daemon, index, lint, stale
 from gitmem import compile as compiler
-from gitmem.agent import install
+from gitmem.agent import claudeplugin, install
 from gitmem.agent.runner import ERROR_LOG, RUNS_EVERY_SCOPE, STATUS_DIR
 from gitmem.errors import GitmemError
 from gitmem.indexfiles import is_stale
@@ -91,6 +91,20 @@ def _twice(label: str, agent: str, scopes: tuple[str, ...]) -> str:
         f" `gitmem uninstall {agent} --scope {scopes[-1]}` saves that process where this"
         " repository's hooks are enough)"
     )
+
+
+def _plugin_note(plugins: list[claudeplugin.Plugin], scopes: tuple[str, ...]) -> str:
+    """gitmem's plugin as Claude Code installed it, and what it costs beside the hooks
+    `gitmem install claude` wrote: Claude Code runs both (gitmem.agent.runner.DELIVERED_TWICE)."""
+    note = "; ".join(f"plugin {p.key} (enabled in {p.scope} settings)" for p in plugins)
+    if scopes:
+        note += (
+            " (Claude Code runs a plugin's hooks beside the settings' hooks: each event"
+            " starts gitmem twice, and the second run sees the event was handled and stops;"
+            f" `gitmem uninstall claude --scope {scopes[-1]}` or `claude plugin disable"
+            f" {plugins[0].key} --scope {plugins[0].scope}` saves that process)"
+        )
+    return note
 
 
 # Version managers put a shell script in front of every Python program ("shims"); it
@@ -250,6 +264,9 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     home = Path(os.path.expanduser("~"))
     scopes, where = _installed(repo.root, home, install.CLAUDE)
     plugin = (repo.root / ".claude-plugin" / "plugin.json").is_file()
+    installed_plugins = claudeplugin.enabled(repo.root, home)
+    if installed_plugins:
+        where = "; ".join(filter(None, (where, _plugin_note(installed_plugins, tuple(scopes)))))
     agent_checks: list[Check] = []
     others: list[str] = []  # the other agents with gitmem's hooks, as named to the user
     for name, (label, note) in _OTHER_AGENTS.items():
@@ -312,7 +329,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     checks.append(
         Check(
             "claude hooks",
-            bool(scopes) or plugin or bool(others),
+            bool(scopes) or plugin or bool(installed_plugins) or bool(others),
             where
             or (
                 "plugin manifest present"
@@ -329,7 +346,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     checks.extend(agent_checks)
     # the programs the installed hooks (or the plugin's) run; else what `install` would write
     programs = install.installed_executables(repo.root, home)
-    if plugin or cline_status:  # the plugin's hooks and Cline's scripts call gitmem-hook
+    if plugin or installed_plugins or cline_status:  # the plugin and Cline call gitmem-hook
         programs = sorted({*programs, install.FAST_PREFIX.split()[0]})
     for program in programs or [install.command_prefix().split()[0]]:
         on_path = shutil.which(program, path=agent_path())

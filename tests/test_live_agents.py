@@ -370,6 +370,34 @@ def test_the_claude_code_plugin(installed: bool, project: Path, agent_home: Path
     assert_recorded_once(project)
 
 
+@pytest.mark.parametrize("installed", [False, True])
+def test_the_claude_code_plugin_from_its_marketplace(
+    installed: bool, project: Path, agent_home: Path, tmp_path: Path
+) -> None:
+    """This repository is also a marketplace (.claude-plugin/marketplace.json): installed
+    as users install plugins, `claude plugin marketplace add` then `claude plugin install
+    gitmem@gitmem`, the plugin does the work, once beside `gitmem install claude` too, and
+    `gitmem doctor` sees it (it said "not installed: run `gitmem install claude`")."""
+    market = tmp_path / "gitmem-checkout"  # what the marketplace copies: the plugin's files
+    root = Path(__file__).resolve().parent.parent
+    for name in (".claude-plugin", "hooks"):
+        shutil.copytree(root / name, market / name)
+    shutil.copy(root / ".mcp.json", market)
+    with FakeModel(edit_session("claude", project)) as model:
+        command, env = launch("claude", project, agent_home, model, hooks=installed)
+        claude = agent_binary("claude")
+        run_agent([claude, "plugin", "marketplace", "add", str(market)], project, env)
+        run_agent([claude, "plugin", "install", "gitmem@gitmem"], project, env)
+        run_agent(command(PROMPT), project, env)
+    assert_outcome(project, model)
+    assert captured(project).count(PROMPT) == 1
+    assert_recorded_once(project)
+    doctor = gitmem(project, env, "doctor", "--no-model")
+    assert "plugin gitmem@gitmem (enabled in user settings)" in doctor, doctor
+    assert ("starts gitmem twice" in doctor) == installed, doctor
+    assert "not installed" not in doctor
+
+
 def test_claude_code_mcp(project: Path, agent_home: Path) -> None:
     """`gitmem install claude --mcp`: Claude Code starts `gitmem mcp` from .mcp.json and
     the model's call reaches it; the answer arrives as plain JSON text."""
