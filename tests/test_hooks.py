@@ -544,6 +544,27 @@ def test_a_record_edited_in_place_reaches_the_tool_call_hooks(
     assert "D-0003" in seen
 
 
+@pytest.mark.parametrize(
+    ("agent", "variable", "value", "expected"),
+    [
+        ("claude", "CLAUDE_CONFIG_DIR", "/cfg/claude", "/cfg/claude/settings.json"),
+        ("gemini", "GEMINI_CLI_HOME", "/cfg/g", "/cfg/g/.gemini/settings.json"),
+        ("qwen", "QWEN_HOME", "~/qwen-cfg", "{home}/qwen-cfg/settings.json"),
+        ("codex", "CODEX_HOME", "/cfg/codex", "/cfg/codex/hooks.json"),
+        ("claude", "CLAUDE_CONFIG_DIR", "", "{home}/.claude/settings.json"),  # set but empty
+    ],
+)
+def test_the_user_scope_is_where_the_agent_reads_it(
+    agent: str, variable: str, value: str, expected: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agents' own variables for their user folder (read in their code), as they read
+    them; the live runs are in test_live_agents.py."""
+    home = Path(os.environ["HOME"])
+    monkeypatch.setenv(variable, value)
+    where = install.AGENTS[agent].path("user", Path("/repo"), home)
+    assert where == Path(expected.format(home=home))
+
+
 def test_install_upgrades_hooks_an_older_gitmem_installed(project: Path) -> None:
     settings_file = project / ".claude" / "settings.json"
     settings_file.parent.mkdir()

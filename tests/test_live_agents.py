@@ -224,6 +224,35 @@ def test_installed_for_the_project_and_the_user(
     assert_recorded_once(project)
 
 
+# The variables that move an agent's user folder, and that folder under HOME (read in
+# each agent's code: gitmem.agent.install.Agent.path)
+MOVED = {"claude": ("CLAUDE_CONFIG_DIR", ".claude", ""),
+         "gemini": ("GEMINI_CLI_HOME", ".gemini", ".gemini"),
+         "qwen": ("QWEN_HOME", ".qwen", "")}  # fmt: skip
+
+
+@pytest.mark.parametrize("agent", sorted(MOVED))
+def test_installed_for_a_user_whose_folder_moved(
+    agent: str, project: Path, agent_home: Path, tmp_path: Path
+) -> None:
+    """The agent's user folder moved by its variable (CLAUDE_CONFIG_DIR, ...): `install
+    --scope user` writes where the agent reads. It wrote under HOME before, where the agent
+    never looked, and the hooks never ran."""
+    variable, folder, inside = MOVED[agent]
+    moved = tmp_path / "moved"
+    with FakeModel(edit_session(agent, project)) as model:
+        command, env = launch(agent, project, agent_home, model, hooks=False)
+        if (agent_home / folder).exists():  # the offline setup's settings move with it
+            shutil.copytree(agent_home / folder, moved / inside)
+        env[variable] = str(moved)
+        gitmem(project, env, "install", agent, "--scope", "user")
+        run_agent(command(PROMPT), project, env)
+    assert_outcome(project, model)
+    assert "gitmem-hook" in (moved / inside / "settings.json").read_text()
+    under_home = agent_home / folder / "settings.json"
+    assert not under_home.exists() or "gitmem-hook" not in under_home.read_text()
+
+
 def assert_recorded_once(project: Path) -> None:
     """Each tool result is recorded once in its session's state (the session reads
     different files)."""

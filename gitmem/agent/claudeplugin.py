@@ -12,7 +12,6 @@ hooks run, not by its name: a team's marketplace may call it anything.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,8 +33,7 @@ class Plugin:
 
 def config_dir(home: Path) -> Path:
     """Claude Code's folder for the user: ``CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
-    configured = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(configured) if configured else home / ".claude"
+    return install.CLAUDE.path("user", home, home).parent
 
 
 def _read(path: Path) -> dict[str, object]:

@@ -71,9 +71,12 @@ class Agent:
             return root / rel
         if base == "home":
             return home / rel
-        variable, _, default = base.partition(":")  # "VARIABLE:default under home"
-        folder = os.environ.get(variable)
-        return (Path(folder) if folder else home / default) / rel
+        # "VARIABLE:default under home": where the agent reads its user folder from (seen in
+        # each agent's code: CLAUDE_CONFIG_DIR replaces ~/.claude, GEMINI_CLI_HOME the home
+        # of ~/.gemini, QWEN_HOME ~/.qwen, CODEX_HOME ~/.codex)
+        variable, _, default = base.partition(":")
+        folder = os.environ.get(variable, "").strip()
+        return (Path(os.path.expanduser(folder)) if folder else home / default) / rel
 
 
 TOOL_MATCHER = "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|LS|Bash|mcp__.*"
@@ -90,7 +93,7 @@ CLAUDE = Agent(
     {
         "project": ("root", ".claude/settings.json"),
         "local": ("root", ".claude/settings.local.json"),
-        "user": ("home", ".claude/settings.json"),
+        "user": ("CLAUDE_CONFIG_DIR:.claude", "settings.json"),
     },
 )
 # Codex's hooks (`.codex/hooks.json`) send Claude Code's payloads and read its answers. Its
@@ -123,7 +126,10 @@ GEMINI = Agent(
         "SessionEnd": (None, "session-end"),
         "PreCompress": (None, "post-compact"),
     },
-    {"project": ("root", ".gemini/settings.json"), "user": ("home", ".gemini/settings.json")},
+    {
+        "project": ("root", ".gemini/settings.json"),
+        "user": ("GEMINI_CLI_HOME:", ".gemini/settings.json"),
+    },
     timeout=TIMEOUT_S * 1000,
 )
 # Claude Code's event names, every tool matched: what Qwen Code and Copilot CLI (with
@@ -146,7 +152,7 @@ QWEN = Agent(
         "PostToolUse": (QWEN_TOOL_MATCHER, "post-tool"),
         "PostCompact": (None, "post-compact"),
     },
-    {"project": ("root", ".qwen/settings.json"), "user": ("home", ".qwen/settings.json")},
+    {"project": ("root", ".qwen/settings.json"), "user": ("QWEN_HOME:.qwen", "settings.json")},
     timeout=TIMEOUT_S * 1000,
 )
 # Cursor (`.cursor/hooks.json`): payloads and answers translated by gitmem.agent.cursor. No

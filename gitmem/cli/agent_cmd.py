@@ -101,12 +101,12 @@ AFTER_INSTALL: dict[str, tuple[str | None, str | None]] = {
     default="project",
     show_default=True,
     help="claude: project: .claude/settings.json (committed); local: settings.local.json; "
-    "user: ~/.claude/settings.json. codex: project: .codex/hooks.json; user: "
+    "user: $CLAUDE_CONFIG_DIR/settings.json (~/.claude). codex: project: .codex/hooks.json; user: "
     "$CODEX_HOME/hooks.json (~/.codex). gemini: project: .gemini/settings.json; user: "
-    "~/.gemini/settings.json. cursor: project: .cursor/hooks.json; user: "
+    "$GEMINI_CLI_HOME/.gemini/settings.json (~). cursor: project: .cursor/hooks.json; user: "
     "~/.cursor/hooks.json. copilot: project: .github/hooks/gitmem.json; user: "
     "~/.copilot/hooks/gitmem.json. qwen: project: .qwen/settings.json; user: "
-    "~/.qwen/settings.json. opencode: project: .opencode/plugin/gitmem.js; user: "
+    "$QWEN_HOME/settings.json (~/.qwen). opencode: project: .opencode/plugin/gitmem.js; user: "
     "~/.config/opencode/plugin/gitmem.js. cline: project: .clinerules/hooks/; user: "
     "~/Documents/Cline/Hooks/.",
 )
