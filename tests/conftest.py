@@ -36,7 +36,7 @@ def guarded_home(
             monkeypatch.delenv(key)
     for key, value in IDENTITY.items():
         monkeypatch.setenv(key, value)
-    for key in ("CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "QWEN_HOME", "CODEX_HOME"):
+    for key in ("CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "QWEN_HOME", "CODEX_HOME", "COPILOT_HOME"):
         monkeypatch.delenv(key, raising=False)  # agents' user folders: under $HOME here
     yield home
     written = [p.relative_to(home).as_posix() for p in home.rglob("*")]

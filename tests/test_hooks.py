@@ -551,6 +551,7 @@ def test_a_record_edited_in_place_reaches_the_tool_call_hooks(
         ("gemini", "GEMINI_CLI_HOME", "/cfg/g", "/cfg/g/.gemini/settings.json"),
         ("qwen", "QWEN_HOME", "~/qwen-cfg", "{home}/qwen-cfg/settings.json"),
         ("codex", "CODEX_HOME", "/cfg/codex", "/cfg/codex/hooks.json"),
+        ("copilot", "COPILOT_HOME", "/cfg/cp", "/cfg/cp/hooks/gitmem.json"),
         ("claude", "CLAUDE_CONFIG_DIR", "", "{home}/.claude/settings.json"),  # set but empty
     ],
 )

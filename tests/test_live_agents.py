@@ -224,11 +224,13 @@ def test_installed_for_the_project_and_the_user(
     assert_recorded_once(project)
 
 
-# The variables that move an agent's user folder, and that folder under HOME (read in
-# each agent's code: gitmem.agent.install.Agent.path)
-MOVED = {"claude": ("CLAUDE_CONFIG_DIR", ".claude", ""),
-         "gemini": ("GEMINI_CLI_HOME", ".gemini", ".gemini"),
-         "qwen": ("QWEN_HOME", ".qwen", "")}  # fmt: skip
+# The variables that move an agent's user folder (read in each agent's code:
+# gitmem.agent.install.Agent.path): the folder under HOME, where in the moved folder it
+# goes, and gitmem's file there
+MOVED = {"claude": ("CLAUDE_CONFIG_DIR", ".claude", "", "settings.json"),
+         "gemini": ("GEMINI_CLI_HOME", ".gemini", ".gemini", "settings.json"),
+         "qwen": ("QWEN_HOME", ".qwen", "", "settings.json"),
+         "copilot": ("COPILOT_HOME", ".copilot", "", "hooks/gitmem.json")}  # fmt: skip
 
 
 @pytest.mark.parametrize("agent", sorted(MOVED))
@@ -238,7 +240,7 @@ def test_installed_for_a_user_whose_folder_moved(
     """The agent's user folder moved by its variable (CLAUDE_CONFIG_DIR, ...): `install
     --scope user` writes where the agent reads. It wrote under HOME before, where the agent
     never looked, and the hooks never ran."""
-    variable, folder, inside = MOVED[agent]
+    variable, folder, inside, file = MOVED[agent]
     moved = tmp_path / "moved"
     with FakeModel(edit_session(agent, project)) as model:
         command, env = launch(agent, project, agent_home, model, hooks=False)
@@ -248,8 +250,8 @@ def test_installed_for_a_user_whose_folder_moved(
         gitmem(project, env, "install", agent, "--scope", "user")
         run_agent(command(PROMPT), project, env)
     assert_outcome(project, model)
-    assert "gitmem-hook" in (moved / inside / "settings.json").read_text()
-    under_home = agent_home / folder / "settings.json"
+    assert "gitmem-hook" in (moved / inside / file).read_text()
+    under_home = agent_home / folder / file
     assert not under_home.exists() or "gitmem-hook" not in under_home.read_text()
 
 

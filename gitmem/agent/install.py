@@ -73,7 +73,7 @@ class Agent:
             return home / rel
         # "VARIABLE:default under home": where the agent reads its user folder from (seen in
         # each agent's code: CLAUDE_CONFIG_DIR replaces ~/.claude, GEMINI_CLI_HOME the home
-        # of ~/.gemini, QWEN_HOME ~/.qwen, CODEX_HOME ~/.codex)
+        # of ~/.gemini, QWEN_HOME ~/.qwen, CODEX_HOME ~/.codex, COPILOT_HOME ~/.copilot)
         variable, _, default = base.partition(":")
         folder = os.environ.get(variable, "").strip()
         return (Path(os.path.expanduser(folder)) if folder else home / default) / rel
@@ -180,7 +180,7 @@ COPILOT = Agent(
     {**CLAUDE_NAMED, "PreCompact": (None, "post-compact")},
     {
         "project": ("root", ".github/hooks/gitmem.json"),
-        "user": ("home", ".copilot/hooks/gitmem.json"),
+        "user": ("COPILOT_HOME:.copilot", "hooks/gitmem.json"),
     },
     flat=True,
     shell_keys=True,

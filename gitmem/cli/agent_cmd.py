@@ -105,7 +105,7 @@ AFTER_INSTALL: dict[str, tuple[str | None, str | None]] = {
     "$CODEX_HOME/hooks.json (~/.codex). gemini: project: .gemini/settings.json; user: "
     "$GEMINI_CLI_HOME/.gemini/settings.json (~). cursor: project: .cursor/hooks.json; user: "
     "~/.cursor/hooks.json. copilot: project: .github/hooks/gitmem.json; user: "
-    "~/.copilot/hooks/gitmem.json. qwen: project: .qwen/settings.json; user: "
+    "$COPILOT_HOME/hooks/gitmem.json (~/.copilot). qwen: project: .qwen/settings.json; user: "
     "$QWEN_HOME/settings.json (~/.qwen). opencode: project: .opencode/plugin/gitmem.js; user: "
     "~/.config/opencode/plugin/gitmem.js. cline: project: .clinerules/hooks/; user: "
     "~/Documents/Cline/Hooks/.",
