@@ -3,7 +3,6 @@ capture write-ahead files. Built-in modules only (the agent hooks use it)."""
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import os
 
@@ -58,8 +57,11 @@ def append_line(fh: IO[str], line: str) -> None:
     if size and os.pread(fd, 1, size - 1) != b"\n":
         data = b"\n" + data
     try:
-        if os.write(fd, data) != len(data):  # O_APPEND: a short write is the disk filling
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), fh.name)
+        while data:  # a short write is the disk filling up: the next one says so (OSError)
+            written = os.write(fd, data)
+            if not written:
+                raise OSError(f"{fh.name}: nothing written")
+            data = data[written:]
     except OSError:
         try:  # noqa: SIM105 (contextlib costs a fresh interpreter ~1 ms)
             os.ftruncate(fd, size)
