@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gitmem import client, config, daemon, index, lint, stale
 from gitmem import compile as compiler
-from gitmem.agent import claudeplugin, install
+from gitmem.agent import claudesettings, install
 from gitmem.agent.runner import ERROR_LOG, RUNS_EVERY_SCOPE, STATUS_DIR
 from gitmem.errors import GitmemError
 from gitmem.indexfiles import is_stale
@@ -93,7 +93,7 @@ def _twice(label: str, agent: str, scopes: tuple[str, ...]) -> str:
     )
 
 
-def _plugin_note(plugins: list[claudeplugin.Plugin], scopes: tuple[str, ...]) -> str:
+def _plugin_note(plugins: list[claudesettings.Plugin], scopes: tuple[str, ...]) -> str:
     """gitmem's plugin as Claude Code installed it, and what it costs beside the hooks
     `gitmem install claude` wrote: Claude Code runs both (gitmem.agent.runner.DELIVERED_TWICE)."""
     note = "; ".join(f"plugin {p.key} (enabled in {p.scope} settings)" for p in plugins)
@@ -264,7 +264,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     home = Path(os.path.expanduser("~"))
     scopes, where = _installed(repo.root, home, install.CLAUDE)
     plugin = (repo.root / ".claude-plugin" / "plugin.json").is_file()
-    installed_plugins = claudeplugin.enabled(repo.root, home)
+    installed_plugins = claudesettings.enabled(repo.root, home)
     if installed_plugins:
         where = "; ".join(filter(None, (where, _plugin_note(installed_plugins, tuple(scopes)))))
     agent_checks: list[Check] = []
@@ -326,10 +326,14 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 ),
             )
         )
+    # installed, but Claude Code told to run no hooks (or only an organisation's)
+    off = claudesettings.hooks_off(repo.root, home) if scopes or installed_plugins else None
+    if off:
+        where += f"; but {off}"
     checks.append(
         Check(
             "claude hooks",
-            bool(scopes) or plugin or bool(installed_plugins) or bool(others),
+            (bool(scopes) or plugin or bool(installed_plugins) or bool(others)) and not off,
             where
             or (
                 "plugin manifest present"

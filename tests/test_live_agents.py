@@ -429,6 +429,23 @@ def test_the_claude_code_plugin_from_its_marketplace(
     assert "not installed" not in doctor
 
 
+def test_claude_code_told_to_run_no_hooks(project: Path, agent_home: Path) -> None:
+    """`disableAllHooks: true` in a settings file: Claude Code runs none of gitmem's hooks
+    (the model gets no decision; nothing is recorded), and `gitmem doctor` says so rather
+    than "ok"."""
+    with FakeModel(edit_session("claude", project)) as model:
+        command, env = launch("claude", project, agent_home, model)
+        (project / ".claude" / "settings.local.json").write_text('{"disableAllHooks": true}')
+        run_agent(command(PROMPT), project, env)
+    assert model.steps_taken == len(model.steps)
+    assert MONEY_TITLE not in model.conversation[-1].text()
+    assert not (discover(project).shared_state_dir / "sessions").exists()
+    doctor = subprocess.run(["gitmem", "doctor", "--no-model"], cwd=project, env=env,
+                            capture_output=True, text=True)  # fmt: skip
+    assert "!!  claude hooks" in doctor.stdout, doctor.stdout
+    assert "`disableAllHooks: true` in Claude Code's local settings: no hook runs" in doctor.stdout
+
+
 def test_claude_code_mcp(project: Path, agent_home: Path) -> None:
     """`gitmem install claude --mcp`: Claude Code starts `gitmem mcp` from .mcp.json and
     the model's call reaches it; the answer arrives as plain JSON text."""

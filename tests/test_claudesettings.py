@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.agent import claudeplugin
+from gitmem.agent import claudesettings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,11 +64,11 @@ def test_the_settings_that_enable_it(
                         (local, root / ".claude/settings.local.json")):  # fmt: skip
         if value is not None:
             enable(path, "gitmem@gitmem", value)
-    found = claudeplugin.enabled(root, home)
+    found = claudesettings.enabled(root, home)
     if expected is None:
         assert found == []
     else:
-        assert found == [claudeplugin.Plugin("gitmem@gitmem", expected, where)]
+        assert found == [claudesettings.Plugin("gitmem@gitmem", expected, where)]
 
 
 def test_known_by_its_hooks_not_its_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -83,6 +83,36 @@ def test_known_by_its_hooks_not_its_name(tmp_path: Path, monkeypatch: pytest.Mon
     where = install(config, "memory@acme", ROOT)
     for key in ("formatter@tools", "memory@acme"):
         enable(config / "settings.json", key, True)
-    assert claudeplugin.enabled(root, home) == [claudeplugin.Plugin("memory@acme", "user", where)]
+    assert claudesettings.enabled(root, home) == [claudesettings.Plugin("memory@acme", "user", where)]
     shutil.rmtree(where)  # the cache emptied: nothing runs
-    assert claudeplugin.enabled(root, home) == []
+    assert claudesettings.enabled(root, home) == []
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({"user": {"disableAllHooks": True}}, "user settings: no hook runs"),
+        ({"user": {"disableAllHooks": True}, "local": {"disableAllHooks": False}}, None),
+        ({"project": {"disableAllHooks": False}, "managed": {"disableAllHooks": True}},
+         "managed settings: no hook runs"),
+        ({"managed": {"allowManagedHooksOnly": True}}, "not gitmem's"),
+        ({"project": {"allowManagedHooksOnly": True}}, None),  # only managed settings may
+        ({}, None),
+    ],
+)  # fmt: skip
+def test_hooks_switched_off(
+    files: dict[str, dict[str, object]],
+    expected: str | None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    home, root = tmp_path / "home", tmp_path / "repo"
+    monkeypatch.setattr(claudesettings, "MANAGED", tmp_path / "etc" / "managed-settings.json")
+    paths = {"user": home / ".claude/settings.json", "project": root / ".claude/settings.json",
+             "local": root / ".claude/settings.local.json", "managed": claudesettings.MANAGED}  # fmt: skip
+    for scope, data in files.items():
+        paths[scope].parent.mkdir(parents=True, exist_ok=True)
+        paths[scope].write_text(json.dumps(data))
+    said = claudesettings.hooks_off(root, home)
+    assert (said is None) if expected is None else (said is not None and expected in said)

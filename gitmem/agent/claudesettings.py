@@ -1,5 +1,6 @@
-"""gitmem's Claude Code plugin as Claude Code installs it from a marketplace
-(``claude plugin install gitmem@MARKETPLACE``), for `gitmem doctor`.
+"""What Claude Code's settings say about gitmem's hooks, for `gitmem doctor`: whether they
+run at all, and gitmem's plugin as Claude Code installs it from a marketplace
+(``claude plugin install gitmem@MARKETPLACE``).
 
 Claude Code (2.1.328, seen running it) copies an installed plugin to
 ``~/.claude/plugins/cache/...`` and lists it in ``~/.claude/plugins/installed_plugins.json``;
@@ -22,6 +23,9 @@ SETTINGS = (
     ("project", ".claude/settings.json"),
     ("local", ".claude/settings.local.json"),
 )
+# An organisation's settings, which override every other (Linux; on macOS they live in
+# /Library/Application Support/ClaudeCode/)
+MANAGED = Path("/etc/claude-code/managed-settings.json")
 
 
 @dataclass(frozen=True)
@@ -55,8 +59,7 @@ def _runs_gitmem(plugin_dir: Path) -> bool:
 def enabled(root: Path, home: Path) -> list[Plugin]:
     """The installed plugins that run gitmem's hooks and that settings enable in ``root``."""
     on: dict[str, str] = {}  # plugin key -> the scope that enables it
-    for scope, rel in SETTINGS:
-        path = config_dir(home) / "settings.json" if rel is None else root / rel
+    for scope, path in _scopes(root, home):
         plugins = _read(path).get("enabledPlugins")
         if not isinstance(plugins, dict):
             continue
@@ -77,3 +80,34 @@ def enabled(root: Path, home: Path) -> list[Plugin]:
                 found.append(Plugin(key, scope, Path(where)))
                 break
     return found
+
+
+def _scopes(root: Path, home: Path) -> list[tuple[str, Path]]:
+    """Claude Code's settings files, weakest first."""
+    files = [(scope, config_dir(home) / "settings.json" if rel is None else root / rel)
+             for scope, rel in SETTINGS]  # fmt: skip
+    return [*files, ("managed", MANAGED)]
+
+
+def hooks_off(root: Path, home: Path) -> str | None:
+    """Why Claude Code runs none of gitmem's hooks in ``root``, if settings say so:
+    ``disableAllHooks`` (the strongest settings that set it decide), or managed settings'
+    ``allowManagedHooksOnly``, which leaves out the hooks of every other settings file and
+    of plugins a user installed."""
+    off: tuple[str, bool] | None = None
+    managed_only = False
+    for scope, path in _scopes(root, home):
+        data = _read(path)
+        value = data.get("disableAllHooks")
+        if isinstance(value, bool):
+            off = (scope, value)
+        if scope == "managed" and data.get("allowManagedHooksOnly") is True:
+            managed_only = True
+    if off is not None and off[1]:
+        return f"`disableAllHooks: true` in Claude Code's {off[0]} settings: no hook runs"
+    if managed_only:
+        return (
+            f"`allowManagedHooksOnly: true` in {MANAGED}: Claude Code runs only the hooks"
+            " that managed settings define or enable, not gitmem's"
+        )
+    return None
