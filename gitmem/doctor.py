@@ -281,7 +281,13 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 "; Claude Code's are installed here too: if Cursor's third-party hooks "
                 "option is on, it runs both and captures each prompt twice"
             )
-        agent_checks.append(Check(f"{name} hooks", True, detail))
+        off = None
+        if name == "gemini":  # installed, but Gemini CLI told to run them not, or not all
+            from gitmem.agent import gemini
+
+            off = gemini.hooks_off(repo.root, home)
+            detail += f"; but {off}" if off else ""
+        agent_checks.append(Check(f"{name} hooks", not off, detail))
         if name == "codex":
             agent_checks.append(_codex_trust(repo.root))
     from gitmem.agent import opencodeplugin

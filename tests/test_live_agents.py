@@ -429,21 +429,33 @@ def test_the_claude_code_plugin_from_its_marketplace(
     assert "not installed" not in doctor
 
 
-def test_claude_code_told_to_run_no_hooks(project: Path, agent_home: Path) -> None:
-    """`disableAllHooks: true` in a settings file: Claude Code runs none of gitmem's hooks
-    (the model gets no decision; nothing is recorded), and `gitmem doctor` says so rather
-    than "ok"."""
-    with FakeModel(edit_session("claude", project)) as model:
-        command, env = launch("claude", project, agent_home, model)
-        (project / ".claude" / "settings.local.json").write_text('{"disableAllHooks": true}')
+# Each agent's switch for its hooks, set in a project's settings, and what doctor says
+SWITCHED_OFF = {
+    "claude": (".claude/settings.local.json", {"disableAllHooks": True},
+               "`disableAllHooks: true` in Claude Code's local settings: no hook runs"),
+    "gemini": (".gemini/settings.json", {"hooksConfig": {"enabled": False}},
+               "`hooksConfig.enabled: false` in Gemini CLI's project settings: no hook runs"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("agent", sorted(SWITCHED_OFF))
+def test_told_to_run_no_hooks(agent: str, project: Path, agent_home: Path) -> None:
+    """The agent's settings switch hooks off: it runs none of gitmem's (the model gets no
+    decision; nothing is recorded), and `gitmem doctor` says so rather than "ok"."""
+    file, switch, said = SWITCHED_OFF[agent]
+    with FakeModel(edit_session(agent, project)) as model:
+        command, env = launch(agent, project, agent_home, model)
+        settings = project / file
+        data = json.loads(settings.read_text()) if settings.exists() else {}
+        settings.write_text(json.dumps({**data, **switch}))
         run_agent(command(PROMPT), project, env)
     assert model.steps_taken == len(model.steps)
     assert MONEY_TITLE not in model.conversation[-1].text()
     assert not (discover(project).shared_state_dir / "sessions").exists()
     doctor = subprocess.run(["gitmem", "doctor", "--no-model"], cwd=project, env=env,
                             capture_output=True, text=True)  # fmt: skip
-    assert "!!  claude hooks" in doctor.stdout, doctor.stdout
-    assert "`disableAllHooks: true` in Claude Code's local settings: no hook runs" in doctor.stdout
+    assert f"!!  {agent} hooks" in doctor.stdout, doctor.stdout
+    assert said in doctor.stdout, doctor.stdout
 
 
 def test_claude_code_mcp(project: Path, agent_home: Path) -> None:

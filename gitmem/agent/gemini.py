@@ -34,6 +34,7 @@ from gitmem.agent.toolpaths import translate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 # Gemini tool -> (Claude Code tool, {Claude argument: Gemini arguments, first found wins})
@@ -123,3 +124,41 @@ def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
     if not text:
         return None
     return {"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event], "additionalContext": text}}
+
+
+def hooks_off(root: Path, home: Path) -> str | None:
+    """Why Gemini CLI runs none, or not all, of gitmem's hooks in ``root``, if its settings
+    say so (for `gitmem doctor`; read in its code, 0.61.0): ``hooksConfig.enabled: false``
+    (user < project < system settings, the strongest that sets it deciding), or gitmem's
+    commands in ``hooksConfig.disabled`` (a hook's name is its command; the lists add up)."""
+    import json
+
+    from gitmem.agent import install
+
+    system = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json"
+    files = (
+        ("user", install.GEMINI.path("user", root, home)),
+        ("project", install.GEMINI.path("project", root, home)),
+        ("system", system),
+    )
+    enabled: tuple[str, bool] | None = None
+    disabled: set[str] = set()
+    for scope, path in files:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                config = json.load(fh).get("hooksConfig")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if not isinstance(config, dict):
+            continue
+        if isinstance(config.get("enabled"), bool):
+            enabled = (scope, config["enabled"])
+        if isinstance(config.get("disabled"), list):
+            disabled.update(str(name) for name in config["disabled"])
+    if enabled is not None and not enabled[1]:
+        return f"`hooksConfig.enabled: false` in Gemini CLI's {enabled[0]} settings: no hook runs"
+    ours = sorted(n for n in disabled if install.GEMINI.fast_prefix in n
+                  or install.GEMINI.console_prefix in n)  # fmt: skip
+    if ours:
+        return f"Gemini CLI's `hooksConfig.disabled` lists {', '.join(ours)}: those do not run"
+    return None
