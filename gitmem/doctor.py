@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gitmem import client, config, daemon, index, lint, stale
 from gitmem import compile as compiler
-from gitmem.agent import claudesettings, install
+from gitmem.agent import claudesettings, gemini, install, qwen
 from gitmem.agent.runner import ERROR_LOG, RUNS_EVERY_SCOPE, STATUS_DIR
 from gitmem.errors import GitmemError
 from gitmem.indexfiles import is_stale
@@ -51,6 +51,9 @@ _OTHER_AGENTS = {
     "copilot": ("Copilot", "Copilot CLI loads them at start"),
     "qwen": ("Qwen Code", "Qwen Code loads them at start"),
 }
+
+# What reads an agent's own switches for its hooks (Claude Code's: claudesettings)
+_SWITCHES = {"gemini": gemini.hooks_off, "qwen": qwen.hooks_off}
 
 
 def _installed(root: Path, home: Path, agent: install.Agent) -> tuple[dict[str, list[str]], str]:
@@ -281,12 +284,9 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 "; Claude Code's are installed here too: if Cursor's third-party hooks "
                 "option is on, it runs both and captures each prompt twice"
             )
-        off = None
-        if name == "gemini":  # installed, but Gemini CLI told to run them not, or not all
-            from gitmem.agent import gemini
-
-            off = gemini.hooks_off(repo.root, home)
-            detail += f"; but {off}" if off else ""
+        switches = _SWITCHES.get(name)  # installed, but the agent told to run them not
+        off = switches(repo.root, home) if switches else None
+        detail += f"; but {off}" if off else ""
         agent_checks.append(Check(f"{name} hooks", not off, detail))
         if name == "codex":
             agent_checks.append(_codex_trust(repo.root))

@@ -435,6 +435,8 @@ SWITCHED_OFF = {
                "`disableAllHooks: true` in Claude Code's local settings: no hook runs"),
     "gemini": (".gemini/settings.json", {"hooksConfig": {"enabled": False}},
                "`hooksConfig.enabled: false` in Gemini CLI's project settings: no hook runs"),
+    "qwen": (".qwen/settings.json", {"disableAllHooks": True},
+             "`disableAllHooks: true` in Qwen Code's project settings: no hook runs"),
 }  # fmt: skip
 
 

@@ -62,3 +62,21 @@ def refresh_in_background(root: str | os.PathLike[str]) -> None:
     from gitmem.spawn import detach
 
     detach(["index", "--no-download", "--json"], root)
+
+
+def read_settings(files: Any) -> list[tuple[str, dict[str, Any]]]:
+    """(scope, settings) for each of ``files`` ((scope, path) pairs, weakest first) that
+    holds a JSON object; the others (missing, unreadable, not JSON) are passed over. For
+    `gitmem doctor`, which reads the agents' switches for their hooks."""
+    import json
+
+    found: list[tuple[str, dict[str, Any]]] = []
+    for scope, path in files:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            found.append((scope, data))
+    return found

@@ -131,9 +131,8 @@ def hooks_off(root: Path, home: Path) -> str | None:
     say so (for `gitmem doctor`; read in its code, 0.61.0): ``hooksConfig.enabled: false``
     (user < project < system settings, the strongest that sets it deciding), or gitmem's
     commands in ``hooksConfig.disabled`` (a hook's name is its command; the lists add up)."""
-    import json
-
     from gitmem.agent import install
+    from gitmem.agent.common import read_settings
 
     system = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json"
     files = (
@@ -143,12 +142,8 @@ def hooks_off(root: Path, home: Path) -> str | None:
     )
     enabled: tuple[str, bool] | None = None
     disabled: set[str] = set()
-    for scope, path in files:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                config = json.load(fh).get("hooksConfig")
-        except (OSError, ValueError, AttributeError):
-            continue
+    for scope, data in read_settings(files):
+        config = data.get("hooksConfig")
         if not isinstance(config, dict):
             continue
         if isinstance(config.get("enabled"), bool):

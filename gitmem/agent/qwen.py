@@ -25,11 +25,14 @@ Built-in modules only: the tool-call hooks import this module.
 
 from __future__ import annotations
 
+import os
+
 from gitmem.agent import gemini
 from gitmem.agent.toolpaths import translate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 # Gemini CLI's tools (Qwen Code is its fork), with Qwen's `edit`, `notebook_edit` and the
@@ -48,3 +51,25 @@ def adapt(payload: dict[str, Any]) -> dict[str, Any]:
     """The payload with Qwen Code's tool name and arguments as Claude Code names them (the
     original name kept as ``qwen_tool_name``); a shell command runs in ``directory``."""
     return translate(payload, _TOOLS, "qwen", ("directory", "dir_path"))
+
+
+def hooks_off(root: Path, home: Path) -> str | None:
+    """Why Qwen Code runs none of gitmem's hooks in ``root``, if its settings say so (for
+    `gitmem doctor`; read in its code, 0.24.4): ``disableAllHooks: true``, user < project <
+    system settings, the strongest that sets it deciding."""
+    from gitmem.agent import install
+    from gitmem.agent.common import read_settings
+
+    system = os.environ.get("QWEN_CODE_SYSTEM_SETTINGS_PATH") or "/etc/qwen-code/settings.json"
+    files = (
+        ("user", install.QWEN.path("user", root, home)),
+        ("project", install.QWEN.path("project", root, home)),
+        ("system", system),
+    )
+    off: tuple[str, bool] | None = None
+    for scope, data in read_settings(files):
+        if isinstance(data.get("disableAllHooks"), bool):
+            off = (scope, data["disableAllHooks"])
+    if off is not None and off[1]:
+        return f"`disableAllHooks: true` in Qwen Code's {off[0]} settings: no hook runs"
+    return None
