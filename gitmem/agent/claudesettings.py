@@ -12,11 +12,11 @@ hooks run, not by its name: a team's marketplace may call it anything.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from gitmem.agent import install
+from gitmem.agent.common import read_settings
 
 SETTINGS = (
     ("user", None),
@@ -40,14 +40,6 @@ def config_dir(home: Path) -> Path:
     return install.CLAUDE.path("user", home, home).parent
 
 
-def _read(path: Path) -> dict[str, object]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def _runs_gitmem(plugin_dir: Path) -> bool:
     try:
         text = (plugin_dir / "hooks" / "hooks.json").read_text(encoding="utf-8")
@@ -59,8 +51,8 @@ def _runs_gitmem(plugin_dir: Path) -> bool:
 def enabled(root: Path, home: Path) -> list[Plugin]:
     """The installed plugins that run gitmem's hooks and that settings enable in ``root``."""
     on: dict[str, str] = {}  # plugin key -> the scope that enables it
-    for scope, path in _scopes(root, home):
-        plugins = _read(path).get("enabledPlugins")
+    for scope, data in read_settings(_scopes(root, home)):
+        plugins = data.get("enabledPlugins")
         if not isinstance(plugins, dict):
             continue
         for key, value in plugins.items():
@@ -68,7 +60,8 @@ def enabled(root: Path, home: Path) -> list[Plugin]:
                 on[key] = scope
             else:  # false, or a list of versions, which leaves it off
                 on.pop(key, None)
-    installed = _read(config_dir(home) / "plugins" / "installed_plugins.json").get("plugins")
+    listing = read_settings([("", config_dir(home) / "plugins" / "installed_plugins.json")])
+    installed = listing[0][1].get("plugins") if listing else None
     if not isinstance(installed, dict):
         return []
     found: list[Plugin] = []
@@ -96,8 +89,7 @@ def hooks_off(root: Path, home: Path) -> str | None:
     of plugins a user installed."""
     off: tuple[str, bool] | None = None
     managed_only = False
-    for scope, path in _scopes(root, home):
-        data = _read(path)
+    for scope, data in read_settings(_scopes(root, home)):
         value = data.get("disableAllHooks")
         if isinstance(value, bool):
             off = (scope, value)

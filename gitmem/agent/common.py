@@ -67,7 +67,7 @@ def refresh_in_background(root: str | os.PathLike[str]) -> None:
 def read_settings(files: Any) -> list[tuple[str, dict[str, Any]]]:
     """(scope, settings) for each of ``files`` ((scope, path) pairs, weakest first) that
     holds a JSON object; the others (missing, unreadable, not JSON) are passed over. For
-    `gitmem doctor`, which reads the agents' switches for their hooks."""
+    `gitmem doctor`, which reads the agents' settings about their hooks."""
     import json
 
     found: list[tuple[str, dict[str, Any]]] = []

@@ -137,16 +137,14 @@ class Session:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self._lock: LockedFile | None = LockedFile(path)
+        self._lock: LockedFile | None = LockedFile(path)  # None: read-only (see above)
         self._fh: IO[str] | None = None
-        self._writable = False
         self._open = False
 
     def __enter__(self) -> Session:
         try:
             if self._lock is not None:
                 self._fh = self._lock.__enter__()
-                self._writable = True
         except OSError as exc:
             _unrecorded(exc)
             self._lock = None
@@ -189,7 +187,7 @@ class Session:
     def append(self, kind: str, **data: object) -> bool:
         """Record ``kind``; False if it could not be written (see the class)."""
         fh = self._file()
-        if fh is None or not self._writable:
+        if fh is None or self._lock is None:
             return False
         try:
             append_line(fh, leanjson.dumps({"k": kind, "t": round(time.time(), 3), **data}))
