@@ -87,32 +87,3 @@ def test_known_by_its_hooks_not_its_name(tmp_path: Path, monkeypatch: pytest.Mon
     shutil.rmtree(where)  # the cache emptied: nothing runs
     assert claudesettings.enabled(root, home) == []
 
-
-@pytest.mark.parametrize(
-    ("files", "expected"),
-    [
-        ({"user": {"disableAllHooks": True}}, "user settings: no hook runs"),
-        ({"user": {"disableAllHooks": True}, "local": {"disableAllHooks": False}}, None),
-        ({"project": {"disableAllHooks": False}, "managed": {"disableAllHooks": True}},
-         "managed settings: no hook runs"),
-        ({"managed": {"allowManagedHooksOnly": True}}, "not gitmem's"),
-        ({"project": {"allowManagedHooksOnly": True}}, None),  # only managed settings may
-        ({}, None),
-    ],
-)  # fmt: skip
-def test_hooks_switched_off(
-    files: dict[str, dict[str, object]],
-    expected: str | None,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    home, root = tmp_path / "home", tmp_path / "repo"
-    monkeypatch.setattr(claudesettings, "MANAGED", tmp_path / "etc" / "managed-settings.json")
-    paths = {"user": home / ".claude/settings.json", "project": root / ".claude/settings.json",
-             "local": root / ".claude/settings.local.json", "managed": claudesettings.MANAGED}  # fmt: skip
-    for scope, data in files.items():
-        paths[scope].parent.mkdir(parents=True, exist_ok=True)
-        paths[scope].write_text(json.dumps(data))
-    said = claudesettings.hooks_off(root, home)
-    assert (said is None) if expected is None else (said is not None and expected in said)

@@ -215,37 +215,3 @@ def test_install_updates_the_matcher_an_earlier_gitmem_wrote(project: Path) -> N
     assert data["hooks"]["BeforeTool"][0]["matcher"] == gemini.TOOL_MATCHER
     assert "already installed" in runner.invoke(cli, ["install", "gemini"]).output
 
-
-@pytest.mark.parametrize(
-    ("files", "expected"),
-    [
-        ({"user": {"hooksConfig": {"enabled": False}}}, "Gemini CLI's user settings: no hook"),
-        ({"user": {"hooksConfig": {"enabled": False}},
-          "project": {"hooksConfig": {"enabled": True}}}, None),
-        ({"project": {"hooksConfig": {"enabled": True}},
-          "system": {"hooksConfig": {"enabled": False}}}, "system settings: no hook runs"),
-        ({"user": {"hooksConfig": {"disabled": ["gitmem-hook gemini pre-tool"]}},
-          "project": {"hooksConfig": {"disabled": ["other-tool"]}}},
-         "lists gitmem-hook gemini pre-tool: those do not run"),
-        ({"project": {"hooksConfig": {"disabled": ["other-tool"]}}}, None),
-        ({"project": {"hooks": {}}}, None),
-    ],
-)  # fmt: skip
-def test_doctor_reads_gemini_clis_hook_switches(
-    files: dict[str, dict[str, object]],
-    expected: str | None,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """hooksConfig as Gemini CLI 0.61.0 reads it (its code; the live run is in
-    test_live_agents.py::test_told_to_run_no_hooks)."""
-    home, root = tmp_path / "home", tmp_path / "repo"
-    system = tmp_path / "etc" / "settings.json"
-    monkeypatch.setenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH", str(system))
-    paths = {"user": home / ".gemini/settings.json", "project": root / ".gemini/settings.json",
-             "system": system}  # fmt: skip
-    for scope, data in files.items():
-        paths[scope].parent.mkdir(parents=True, exist_ok=True)
-        paths[scope].write_text(json.dumps(data))
-    said = gemini.hooks_off(root, home)
-    assert (said is None) if expected is None else (said is not None and expected in said)

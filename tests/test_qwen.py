@@ -119,32 +119,3 @@ def test_adapt_renames_qwen_tools() -> None:
     mcp = {"tool_name": "mcp__fs__read", "tool_input": {"path": "a.py"}}
     assert qwen.adapt(mcp) is mcp
 
-
-@pytest.mark.parametrize(
-    ("files", "expected"),
-    [
-        ({"user": {"disableAllHooks": True}}, "Qwen Code's user settings: no hook runs"),
-        ({"user": {"disableAllHooks": True}, "project": {"disableAllHooks": False}}, None),
-        ({"project": {"disableAllHooks": False}, "system": {"disableAllHooks": True}},
-         "Qwen Code's system settings: no hook runs"),
-        ({"project": {"hooks": {}}}, None),
-    ],
-)  # fmt: skip
-def test_doctor_reads_qwen_codes_hook_switch(
-    files: dict[str, dict[str, object]],
-    expected: str | None,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """disableAllHooks as Qwen Code 0.24.4 reads it (its code; the live run is in
-    test_live_agents.py::test_told_to_run_no_hooks)."""
-    home, root = tmp_path / "home", tmp_path / "repo"
-    system = tmp_path / "etc" / "settings.json"
-    monkeypatch.setenv("QWEN_CODE_SYSTEM_SETTINGS_PATH", str(system))
-    paths = {"user": home / ".qwen/settings.json", "project": root / ".qwen/settings.json",
-             "system": system}  # fmt: skip
-    for scope, data in files.items():
-        paths[scope].parent.mkdir(parents=True, exist_ok=True)
-        paths[scope].write_text(json.dumps(data))
-    said = qwen.hooks_off(root, home)
-    assert (said is None) if expected is None else (said is not None and expected in said)
