@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gitmem.agent import install
-from gitmem.agent.common import read_settings
+from gitmem.agent.common import read_settings, strongest
 
 SETTINGS = (
     ("user", None),
@@ -87,14 +87,11 @@ def hooks_off(root: Path, home: Path) -> str | None:
     ``disableAllHooks`` (the strongest settings that set it decide), or managed settings'
     ``allowManagedHooksOnly``, which leaves out the hooks of every other settings file and
     of plugins a user installed."""
-    off: tuple[str, bool] | None = None
-    managed_only = False
-    for scope, data in read_settings(_scopes(root, home)):
-        value = data.get("disableAllHooks")
-        if isinstance(value, bool):
-            off = (scope, value)
-        if scope == "managed" and data.get("allowManagedHooksOnly") is True:
-            managed_only = True
+    found = read_settings(_scopes(root, home))
+    off = strongest(found, "disableAllHooks")
+    managed_only = any(
+        scope == "managed" and data.get("allowManagedHooksOnly") is True for scope, data in found
+    )
     if off is not None and off[1]:
         return f"`disableAllHooks: true` in Claude Code's {off[0]} settings: no hook runs"
     if managed_only:

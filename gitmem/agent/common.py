@@ -80,3 +80,16 @@ def read_settings(files: Any) -> list[tuple[str, dict[str, Any]]]:
         if isinstance(data, dict):
             found.append((scope, data))
     return found
+
+
+def strongest(found: list[tuple[str, dict[str, Any]]], *keys: str) -> tuple[str, bool] | None:
+    """Where a boolean switch (``keys``: its path in the settings) is set last in ``found``
+    (read_settings, weakest first), and to what: the agents let the strongest file decide."""
+    last: tuple[str, bool] | None = None
+    for scope, data in found:
+        value: Any = data
+        for key in keys:
+            value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, bool):
+            last = (scope, value)
+    return last

@@ -132,7 +132,7 @@ def hooks_off(root: Path, home: Path) -> str | None:
     (user < project < system settings, the strongest that sets it deciding), or gitmem's
     commands in ``hooksConfig.disabled`` (a hook's name is its command; the lists add up)."""
     from gitmem.agent import install
-    from gitmem.agent.common import read_settings
+    from gitmem.agent.common import read_settings, strongest
 
     system = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json"
     files = (
@@ -140,15 +140,12 @@ def hooks_off(root: Path, home: Path) -> str | None:
         ("project", install.GEMINI.path("project", root, home)),
         ("system", system),
     )
-    enabled: tuple[str, bool] | None = None
+    found = read_settings(files)
+    enabled = strongest(found, "hooksConfig", "enabled")
     disabled: set[str] = set()
-    for scope, data in read_settings(files):
+    for _, data in found:
         config = data.get("hooksConfig")
-        if not isinstance(config, dict):
-            continue
-        if isinstance(config.get("enabled"), bool):
-            enabled = (scope, config["enabled"])
-        if isinstance(config.get("disabled"), list):
+        if isinstance(config, dict) and isinstance(config.get("disabled"), list):
             disabled.update(str(name) for name in config["disabled"])
     if enabled is not None and not enabled[1]:
         return f"`hooksConfig.enabled: false` in Gemini CLI's {enabled[0]} settings: no hook runs"

@@ -58,7 +58,7 @@ def hooks_off(root: Path, home: Path) -> str | None:
     `gitmem doctor`; read in its code, 0.24.4): ``disableAllHooks: true``, user < project <
     system settings, the strongest that sets it deciding."""
     from gitmem.agent import install
-    from gitmem.agent.common import read_settings
+    from gitmem.agent.common import read_settings, strongest
 
     system = os.environ.get("QWEN_CODE_SYSTEM_SETTINGS_PATH") or "/etc/qwen-code/settings.json"
     files = (
@@ -66,10 +66,7 @@ def hooks_off(root: Path, home: Path) -> str | None:
         ("project", install.QWEN.path("project", root, home)),
         ("system", system),
     )
-    off: tuple[str, bool] | None = None
-    for scope, data in read_settings(files):
-        if isinstance(data.get("disableAllHooks"), bool):
-            off = (scope, data["disableAllHooks"])
+    off = strongest(read_settings(files), "disableAllHooks")
     if off is not None and off[1]:
         return f"`disableAllHooks: true` in Qwen Code's {off[0]} settings: no hook runs"
     return None
