@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gitmem import client, config, daemon, index, lint, stale
 from gitmem import compile as compiler
-from gitmem.agent import claudesettings, gemini, install, qwen
+from gitmem.agent import claudesettings, foldertrust, gemini, install, qwen
 from gitmem.agent.runner import ERROR_LOG, RUNS_EVERY_SCOPE, STATUS_DIR
 from gitmem.errors import GitmemError
 from gitmem.indexfiles import is_stale
@@ -54,6 +54,24 @@ _OTHER_AGENTS = {
 
 # What reads an agent's own switches for its hooks (Claude Code's: claudesettings)
 _SWITCHES = {"gemini": gemini.hooks_off, "qwen": qwen.hooks_off}
+
+
+def _folder_trust(agent: str, root: Path, home: Path, scopes: tuple[str, ...]) -> Check | None:
+    """Whether the agent trusts the folder, so runs the hooks in the project's settings
+    (None when it has no folder trust, or it is off, or no hooks are in the project's
+    settings). Hooks installed for the user run either way."""
+    policy = foldertrust.policy_for(agent, root, home)
+    if policy is None or "project" not in scopes:
+        return None
+    verdict = foldertrust.decide(policy, root)
+    if verdict is None:
+        return None
+    name = f"{agent} trust"
+    if verdict.trusted:
+        return Check(name, True, verdict.why)
+    if "user" in scopes:
+        return Check(name, True, f"{verdict.why}; gitmem's hooks for your user run all the same")
+    return Check(name, False, verdict.why + policy.how)
 
 
 def _installed(root: Path, home: Path, agent: install.Agent) -> tuple[dict[str, list[str]], str]:
@@ -290,6 +308,8 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
         agent_checks.append(Check(f"{name} hooks", not off, detail))
         if name == "codex":
             agent_checks.append(_codex_trust(repo.root))
+        trust = _folder_trust(name, repo.root, home, tuple(there))
+        agent_checks.extend([trust] if trust else [])
     from gitmem.agent import opencodeplugin
 
     plugin_status = opencodeplugin.status(repo.root, home)

@@ -38,6 +38,10 @@ def guarded_home(
         monkeypatch.setenv(key, value)
     for key in ("CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "QWEN_HOME", "CODEX_HOME", "COPILOT_HOME"):
         monkeypatch.delenv(key, raising=False)  # agents' user folders: under $HOME here
+    for key in list(os.environ):  # agents' trust and system settings, as doctor reads them
+        if key.startswith(("GEMINI_CLI_TRUST", "GEMINI_CLI_SYSTEM", "QWEN_CODE_TRUST",
+                           "QWEN_CODE_SYSTEM")) or key == "GEMINI_RESTRICTED_MODE":  # fmt: skip
+            monkeypatch.delenv(key)
     yield home
     written = [p.relative_to(home).as_posix() for p in home.rglob("*")]
     assert not written, f"test wrote to $HOME: {written}"

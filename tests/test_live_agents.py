@@ -460,6 +460,47 @@ def test_told_to_run_no_hooks(agent: str, project: Path, agent_home: Path) -> No
     assert said in doctor.stdout, doctor.stdout
 
 
+
+@pytest.mark.parametrize("agent", ["gemini", "qwen"])
+def test_a_folder_the_agent_does_not_trust(agent: str, project: Path, agent_home: Path) -> None:
+    """Folder trust on, and the folder distrusted: Gemini CLI's `-p` stops with an error,
+    Qwen Code runs without a word and without the project's hooks (its interactive "safe
+    mode", as Gemini CLI's). Doctor fails the trust check, whose verdict is each agent's:
+    a rule for a sub-folder's parent then outranks the distrust of the folder above, and
+    both agents run gitmem's hooks."""
+    folder = agent_home / f".{agent}"
+
+    def launch_with(rules: dict[str, str], model: FakeModel) -> Launch:
+        command, env = launch(agent, project, agent_home, model)
+        if agent == "qwen":  # off by default in Qwen Code
+            settings = json.loads((folder / "settings.json").read_text())
+            trust_on = {"security": {"folderTrust": {"enabled": True}}}
+            (folder / "settings.json").write_text(json.dumps({**settings, **trust_on}))
+        (folder / "trustedFolders.json").write_text(json.dumps(rules))
+        return command, env
+
+    steps = edit_session(agent, project)
+    with FakeModel(steps[:2]) as model:  # the reads: Qwen Code edits only in a trusted folder
+        command, env = launch_with({str(project): "DO_NOT_TRUST"}, model)
+        proc = subprocess.run(command(PROMPT), cwd=project, env=env, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=AGENT_TIMEOUT_S)  # fmt: skip
+    if agent == "gemini":
+        assert proc.returncode != 0 and "not running in a trusted directory" in proc.stderr
+        assert not model.conversation
+    else:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert model.steps_taken == 2 and MONEY_TITLE not in model.conversation[-1].text()
+    assert not (discover(project).shared_state_dir / "sessions").exists()  # no hook ran
+    doctor = gitmem(project, env, "doctor", "--no-model")
+    assert f"!!  {agent} trust" in doctor and "does not trust this folder" in doctor, doctor
+    rules = {str(project.parent): "DO_NOT_TRUST", str(project / "billing"): "TRUST_PARENT"}
+    with FakeModel(steps) as model:
+        command, env = launch_with(rules, model)
+        run_agent(command(PROMPT), project, env)
+    assert_outcome(project, model)
+    doctor = gitmem(project, env, "doctor", "--no-model")
+    assert f"ok  {agent} trust" in doctor and "`TRUST_PARENT`" in doctor, doctor
+
 def test_claude_code_mcp(project: Path, agent_home: Path) -> None:
     """`gitmem install claude --mcp`: Claude Code starts `gitmem mcp` from .mcp.json and
     the model's call reaches it; the answer arrives as plain JSON text."""
@@ -470,3 +511,4 @@ def test_claude_code_mcp(project: Path, agent_home: Path) -> None:
     final = model.conversation[-1].text()
     # not {"result": "[\\n {\\n  \\"query\\": ...": one JSON text, not JSON in a string
     assert f'"title": "{MONEY_TITLE}"' in final, final[-3000:]
+

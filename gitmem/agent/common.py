@@ -64,22 +64,38 @@ def refresh_in_background(root: str | os.PathLike[str]) -> None:
     detach(["index", "--no-download", "--json"], root)
 
 
-def read_settings(files: Any) -> list[tuple[str, dict[str, Any]]]:
+def read_settings(files: Any, *, jsonc: bool = False) -> list[tuple[str, dict[str, Any]]]:
     """(scope, settings) for each of ``files`` ((scope, path) pairs, weakest first) that
     holds a JSON object; the others (missing, unreadable, not JSON) are passed over. For
-    `gitmem doctor`, which reads the agents' settings about their hooks."""
+    `gitmem doctor`, which reads the agents' settings about their hooks. ``jsonc``: the
+    agent allows comments there (Gemini CLI and Qwen Code read settings through
+    strip-json-comments)."""
     import json
 
     found: list[tuple[str, dict[str, Any]]] = []
     for scope, path in files:
         try:
-            with open(path, encoding="utf-8") as fh:
-                data = json.load(fh)
+            with open(path, encoding="utf-8-sig" if jsonc else "utf-8") as fh:
+                text = fh.read()
+            data = json.loads(without_comments(text) if jsonc else text)
         except (OSError, ValueError):
             continue
         if isinstance(data, dict):
             found.append((scope, data))
     return found
+
+
+def without_comments(text: str) -> str:
+    """JSON with ``//`` and ``/* */`` comments as plain JSON: each comment becomes a space,
+    strings are kept whole (what strip-json-comments does)."""
+    import re
+
+    return re.sub(
+        r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/',
+        lambda m: m.group(0) if m.group(0).startswith('"') else " ",
+        text,
+        flags=re.S,
+    )
 
 
 def strongest(found: list[tuple[str, dict[str, Any]]], *keys: str) -> tuple[str, bool] | None:

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from gitmem.agent.foldertrust import Policy
+
 # Gemini tool -> (Claude Code tool, {Claude argument: Gemini arguments, first found wins})
 TOOLS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
     "read_file": ("Read", {"file_path": ("absolute_path", "file_path", "path")}),
@@ -126,21 +128,43 @@ def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event], "additionalContext": text}}
 
 
+def trust_policy(root: Path, home: Path) -> Policy:
+    """How Gemini CLI decides whether it trusts a folder (gitmem.agent.foldertrust; read in
+    its code, 0.61.0): ``GEMINI_RESTRICTED_MODE`` and ``GEMINI_CLI_TRUST_WORKSPACE`` first,
+    then ``security.folderTrust.enabled`` (system defaults < user < system settings; on by
+    default), then the rules in ``~/.gemini/trustedFolders.json``."""
+    from gitmem.agent import install
+    from gitmem.agent.foldertrust import Policy
+
+    return Policy(
+        "Gemini CLI",
+        default_on=True,
+        user=install.GEMINI.path("user", root, home),
+        system=os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json",
+        rules_variable="GEMINI_CLI_TRUSTED_FOLDERS_PATH",
+        defaults_variable="GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+        by_depth=False,
+        trusted_env=(
+            ("GEMINI_RESTRICTED_MODE", "true", False),
+            ("GEMINI_CLI_TRUST_WORKSPACE", "false", False),
+            ("GEMINI_CLI_TRUST_WORKSPACE", "true", True),
+        ),
+        how=": trust it in Gemini CLI (`/permissions`), or install gitmem's hooks for your "
+        "user (`gitmem install gemini --scope user`)",
+    )
+
+
 def hooks_off(root: Path, home: Path) -> str | None:
     """Why Gemini CLI runs none, or not all, of gitmem's hooks in ``root``, if its settings
     say so (for `gitmem doctor`; read in its code, 0.61.0): ``hooksConfig.enabled: false``
-    (user < project < system settings, the strongest that sets it deciding), or gitmem's
-    commands in ``hooksConfig.disabled`` (a hook's name is its command; the lists add up)."""
+    (user < project < system settings, the strongest that sets it deciding; the project's
+    only in a folder it trusts), or gitmem's commands in ``hooksConfig.disabled`` (a hook's
+    name is its command; the lists add up)."""
     from gitmem.agent import install
-    from gitmem.agent.common import read_settings, strongest
+    from gitmem.agent.common import strongest
+    from gitmem.agent.foldertrust import read
 
-    system = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json"
-    files = (
-        ("user", install.GEMINI.path("user", root, home)),
-        ("project", install.GEMINI.path("project", root, home)),
-        ("system", system),
-    )
-    found = read_settings(files)
+    found = read(trust_policy(root, home), root, install.GEMINI.path("project", root, home))
     enabled = strongest(found, "hooksConfig", "enabled")
     disabled: set[str] = set()
     for _, data in found:

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from gitmem.agent.foldertrust import Policy
+
 # Gemini CLI's tools (Qwen Code is its fork), with Qwen's `edit`, `notebook_edit` and the
 # `glob` argument of its `grep_search`
 _TOOLS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
@@ -53,20 +55,37 @@ def adapt(payload: dict[str, Any]) -> dict[str, Any]:
     return translate(payload, _TOOLS, "qwen", ("directory", "dir_path"))
 
 
+def trust_policy(root: Path, home: Path) -> Policy:
+    """How Qwen Code decides whether it trusts a folder (gitmem.agent.foldertrust; read in
+    its code, 0.24.4): ``security.folderTrust.enabled`` (system defaults < user < system
+    settings; off by default), then the rules in ``~/.qwen/trustedFolders.json``."""
+    from gitmem.agent import install
+    from gitmem.agent.foldertrust import Policy
+
+    return Policy(
+        "Qwen Code",
+        default_on=False,
+        user=install.QWEN.path("user", root, home),
+        system=os.environ.get("QWEN_CODE_SYSTEM_SETTINGS_PATH") or "/etc/qwen-code/settings.json",
+        rules_variable="QWEN_CODE_TRUSTED_FOLDERS_PATH",
+        defaults_variable="QWEN_CODE_SYSTEM_DEFAULTS_PATH",
+        by_depth=True,
+        how=": trust it in Qwen Code (`/trust`), or install gitmem's hooks for your user "
+        "(`gitmem install qwen --scope user`)",
+    )
+
+
 def hooks_off(root: Path, home: Path) -> str | None:
     """Why Qwen Code runs none of gitmem's hooks in ``root``, if its settings say so (for
     `gitmem doctor`; read in its code, 0.24.4): ``disableAllHooks: true``, user < project <
-    system settings, the strongest that sets it deciding."""
+    system settings, the strongest that sets it deciding (the project's only in a folder
+    it trusts)."""
     from gitmem.agent import install
-    from gitmem.agent.common import read_settings, strongest
+    from gitmem.agent.common import strongest
+    from gitmem.agent.foldertrust import read
 
-    system = os.environ.get("QWEN_CODE_SYSTEM_SETTINGS_PATH") or "/etc/qwen-code/settings.json"
-    files = (
-        ("user", install.QWEN.path("user", root, home)),
-        ("project", install.QWEN.path("project", root, home)),
-        ("system", system),
-    )
-    off = strongest(read_settings(files), "disableAllHooks")
+    found = read(trust_policy(root, home), root, install.QWEN.path("project", root, home))
+    off = strongest(found, "disableAllHooks")
     if off is not None and off[1]:
         return f"`disableAllHooks: true` in Qwen Code's {off[0]} settings: no hook runs"
     return None

@@ -165,6 +165,8 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
         _trust_codex(repo.root)
     elif note:
         out.print(escape(note))
+    if scope == "project":
+        _say_untrusted(repo.root, which.name)
     if not with_mcp:
         return
     if mcp_hint:  # the agent registers MCP servers with its own command
@@ -177,6 +179,17 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
         if changed
         else f"`gitmem mcp` already registered in {mcp_file}"
     )
+
+
+def _say_untrusted(root: Path, agent: str) -> None:
+    """Gemini CLI and Qwen Code run a project's hooks only in a folder they trust: say so
+    when this one is not (gitmem.agent.foldertrust)."""
+    from gitmem.agent import foldertrust
+
+    policy = foldertrust.policy_for(agent, root, _home())
+    verdict = foldertrust.decide(policy, root) if policy else None
+    if policy and verdict and not verdict.trusted:
+        stdout().print(escape(f"not yet running here: {verdict.why}{policy.how}"))
 
 
 # OpenCode reads MCP servers from opencode.json, which gitmem does not edit.
