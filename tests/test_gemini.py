@@ -215,3 +215,27 @@ def test_install_updates_the_matcher_an_earlier_gitmem_wrote(project: Path) -> N
     assert data["hooks"]["BeforeTool"][0]["matcher"] == gemini.TOOL_MATCHER
     assert "already installed" in runner.invoke(cli, ["install", "gemini"]).output
 
+
+
+def test_settings_with_comments(project: Path) -> None:
+    """Gemini CLI reads its settings with comments. gitmem reads them so too (doctor sees
+    its hooks there), but will not rewrite such a file: that would drop the comments."""
+    runner = CliRunner()
+    assert runner.invoke(cli, ["install", "gemini"]).exit_code == 0
+    path = project / ".gemini" / "settings.json"
+    text = "// team settings: ask Ana before changing\n" + path.read_text().replace(
+        '"hooks": {', '"hooks": { /* gitmem */', 1)  # fmt: skip
+    path.write_text(text)
+    doctor = runner.invoke(cli, ["doctor", "--no-model"]).output
+    assert "project: 7 events" in doctor and "not valid JSON" not in doctor, doctor
+    assert "already installed" in runner.invoke(cli, ["install", "gemini"]).output
+    result = runner.invoke(cli, ["uninstall", "gemini"])
+    assert result.exit_code != 0 and "has comments" in result.output, result.output
+    assert path.read_text() == text  # nothing changed
+    text = text.replace('"PreCompress"', '"PreCompressed"')  # one hook to add back
+    path.write_text(text)
+    result = runner.invoke(cli, ["install", "gemini"])
+    assert result.exit_code != 0 and "has comments" in result.output, result.output
+    assert path.read_text() == text
+    path.write_text("{ // broken\n")
+    assert "not valid JSON" in runner.invoke(cli, ["install", "gemini"]).output

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gitmem.agent.common import without_comments
 from gitmem.agent.gemini import TOOL_MATCHER as GEMINI_TOOL_MATCHER
 from gitmem.agent.qwen import TOOL_MATCHER as QWEN_TOOL_MATCHER
 from gitmem.errors import GitmemError
@@ -44,6 +45,8 @@ class Agent:
     flat: bool = False
     # Copilot CLI: the command under "bash" (and "powershell"), the timeout in "timeoutSec"
     shell_keys: bool = False
+    # Gemini CLI and Qwen Code read their settings with comments (strip-json-comments)
+    comments: bool = False
 
     @property
     def command_key(self) -> str:
@@ -131,6 +134,7 @@ GEMINI = Agent(
         "user": ("GEMINI_CLI_HOME:", ".gemini/settings.json"),
     },
     timeout=TIMEOUT_S * 1000,
+    comments=True,
 )
 # Claude Code's event names, every tool matched: what Qwen Code and Copilot CLI (with
 # PascalCase names) took, each with its own compaction event
@@ -154,6 +158,7 @@ QWEN = Agent(
     },
     {"project": ("root", ".qwen/settings.json"), "user": ("QWEN_HOME:.qwen", "settings.json")},
     timeout=TIMEOUT_S * 1000,
+    comments=True,
 )
 # Cursor (`.cursor/hooks.json`): payloads and answers translated by gitmem.agent.cursor. No
 # tool matcher: Cursor's tool names and their arguments have changed between releases, and
@@ -237,18 +242,48 @@ def plugin_hooks_json() -> str:
     return json.dumps(data, indent=2) + "\n"
 
 
-def _load(path: Path) -> dict[str, Any]:
+def _load(path: Path, agent: Agent | None = None) -> dict[str, Any]:
+    """The JSON object in ``path`` ({} when there is no file), read with comments for an
+    agent that allows them there (``Agent.comments``)."""
     if not path.exists():
         return {}
+    text = path.read_text(encoding="utf-8")
     try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+        data = json.loads(text or "{}")
     except ValueError as exc:
-        raise GitmemError(
-            f"{path}: not valid JSON ({exc}); fix it first, nothing was changed"
-        ) from exc
+        try:
+            if agent is None or not agent.comments:
+                raise
+            data = json.loads(without_comments(text) or "{}")
+        except ValueError:
+            raise GitmemError(
+                f"{path}: not valid JSON ({exc}); fix it first, nothing was changed"
+            ) from exc
     if not isinstance(data, dict):
         raise GitmemError(f"{path}: expected a JSON object; nothing was changed")
     return data
+
+
+def _rewrite(path: Path, data: dict[str, Any] | None) -> None:
+    """Write ``data`` over ``path`` (None: remove the file, and its folder if that is left
+    empty), unless the file holds comments, which that would drop (an agent that allows
+    them: Gemini CLI, Qwen Code)."""
+    if path.exists():
+        try:
+            json.loads(path.read_text(encoding="utf-8") or "{}")
+        except ValueError:
+            raise GitmemError(
+                f"{path}: has comments, which the agent allows but gitmem would drop when it "
+                "rewrites the file; nothing was changed. Move them out of the file, or "
+                "install in the other scope"
+            ) from None
+    if data is None:
+        path.unlink()
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, json.dumps(data, indent=2) + "\n")
 
 
 def _ours(hook: Any, agent: Agent = CLAUDE) -> bool:
@@ -270,7 +305,7 @@ def _upgrade(hook: dict[str, Any], current: str, agent: Agent) -> bool:
 def install(path: Path, agent: Agent = CLAUDE) -> list[str]:
     """Add the missing gitmem hooks and update ones an older gitmem installed in another
     command form; returns the events added or updated (idempotent)."""
-    data = _load(path)
+    data = _load(path, agent)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise GitmemError(f"{path}: `hooks` is not an object; nothing was changed")
@@ -289,8 +324,7 @@ def install(path: Path, agent: Agent = CLAUDE) -> list[str]:
     if added:
         if agent.flat:
             data.setdefault("version", CURSOR_VERSION)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, json.dumps(data, indent=2) + "\n")
+        _rewrite(path, data)
     return added
 
 
@@ -313,7 +347,7 @@ def uninstall(path: Path, agent: Agent = CLAUDE) -> int:
     """Remove exactly the gitmem hooks; returns how many were removed."""
     if not path.exists():
         return 0
-    data = _load(path)
+    data = _load(path, agent)
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):
         return 0
@@ -345,13 +379,8 @@ def uninstall(path: Path, agent: Agent = CLAUDE) -> int:
         del data["hooks"]
         if agent.flat and data.get("version") == CURSOR_VERSION:
             del data["version"]  # written with the hooks
-    if removed:
-        if data:
-            atomic_write(path, json.dumps(data, indent=2) + "\n")
-        else:
-            path.unlink()  # nothing but our hooks was in it: we created it
-            with contextlib.suppress(OSError):
-                path.parent.rmdir()  # and its folder, if nothing else is in it
+    if removed:  # nothing but our hooks in it: we created it (and its folder, if empty)
+        _rewrite(path, data or None)
     return removed
 
 
@@ -365,8 +394,7 @@ def install_mcp(root: Path, agent: Agent = CLAUDE) -> bool:
     if servers.get("gitmem") == MCP_SERVER:
         return False
     servers["gitmem"] = MCP_SERVER
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, json.dumps(data, indent=2) + "\n")
+    _rewrite(path, data)
     return True
 
 
@@ -381,10 +409,7 @@ def uninstall_mcp(root: Path, agent: Agent = CLAUDE) -> bool:
     del servers["gitmem"]
     if not servers:
         del data["mcpServers"]
-    if data:
-        atomic_write(path, json.dumps(data, indent=2) + "\n")
-    else:
-        path.unlink()
+    _rewrite(path, data or None)
     return True
 
 
@@ -394,7 +419,7 @@ def installed_scopes(root: Path, home: Path, agent: Agent = CLAUDE) -> dict[str,
     for scope in agent.scopes:
         path = agent.path(scope, root, home)
         try:
-            data = _load(path)
+            data = _load(path, agent)
         except GitmemError:
             out[scope] = ["(settings file is not valid JSON)"]
             continue
@@ -414,7 +439,7 @@ def _commands(root: Path, home: Path, agent: Agent) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for scope in agent.scopes:
         try:
-            data = _load(agent.path(scope, root, home))
+            data = _load(agent.path(scope, root, home), agent)
         except GitmemError:
             continue
         hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
@@ -446,7 +471,7 @@ def rematch_scopes(root: Path, home: Path, agent: Agent = CLAUDE) -> list[str]:
     out = []
     for scope in agent.scopes:
         try:
-            data = _load(agent.path(scope, root, home))  # a copy: _rematch's edit is dropped
+            data = _load(agent.path(scope, root, home), agent)  # a copy
         except GitmemError:
             continue
         hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
