@@ -265,16 +265,18 @@ def test_trust_needs_codex_and_is_for_codex_only(
 
 
 def test_trust_summary() -> None:
-    from gitmem.agent.codextrust import HookTrust, summary
+    from gitmem.agent.codextrust import HookTrust, Seen, summary
 
     def hook(event: str, status: str) -> HookTrust:
         return HookTrust(f"/r/.codex/hooks.json:{event}:0:0", event, "project", status, "h")
 
-    assert summary([hook("stop", "trusted"), hook("preToolUse", "managed")]) == (
+    assert summary(Seen([hook("stop", "trusted"), hook("preToolUse", "managed")], True)) == (
         True,
         "Codex trusts all 2 of gitmem's hooks",
     )
-    ok, line = summary([hook("stop", "trusted"), hook("preToolUse", "modified")])
+    ok, line = summary(Seen([hook("stop", "trusted"), hook("preToolUse", "modified")]))
     assert not ok and "skips 1 of gitmem's 2 hooks" in line and "(preToolUse)" in line
-    ok, line = summary([])
+    ok, line = summary(Seen([]))
     assert not ok and "project itself is trusted" in line
+    ok, line = summary(Seen([], feature_on=False))  # the feature off: that, not the trust
+    assert not ok and "its `hooks` feature is off" in line and "features enable hooks" in line

@@ -512,3 +512,29 @@ def test_claude_code_mcp(project: Path, agent_home: Path) -> None:
     # not {"result": "[\\n {\\n  \\"query\\": ...": one JSON text, not JSON in a string
     assert f'"title": "{MONEY_TITLE}"' in final, final[-3000:]
 
+
+
+
+def test_codex_with_its_hooks_feature_off(project: Path, agent_home: Path) -> None:
+    """`[features] hooks = false` in Codex's config: Codex runs none of gitmem's hooks, the
+    critical edit goes through, and nothing says why but doctor (which asks Codex). Codex's
+    own `codex features enable hooks` brings them back."""
+    with FakeModel(edit_session("codex", project)) as model:
+        command, env = launch("codex", project, agent_home, model)
+        config = agent_home / ".codex" / "config.toml"
+        config.write_text(config.read_text() + "\n[features]\nhooks = false\n")
+        run_agent(command(PROMPT), project, env)
+    assert model.steps_taken == len(model.steps)
+    assert MONEY_TITLE not in model.conversation[-1].text()
+    assert (project / "billing/charge.py").read_text() != CHARGE  # nothing stopped the edit
+    assert not (discover(project).shared_state_dir / "sessions").exists()  # no hook ran
+    doctor = gitmem(project, env, "doctor", "--no-model")
+    assert "!!  codex trust" in doctor and "its `hooks` feature is off" in doctor, doctor
+    write(project, "billing/charge.py", CHARGE)
+    codex = agent_binary("codex")
+    run_agent([codex, "features", "enable", "hooks"], project, env)
+    with FakeModel(edit_session("codex", project)) as model:  # the same settings, hooks trusted
+        command, env = offline("codex", codex, agent_home, project, model.url, env)
+        run_agent(command(PROMPT), project, env)
+    assert_outcome(project, model)
+    assert "ok  codex trust" in gitmem(project, env, "doctor", "--no-model")

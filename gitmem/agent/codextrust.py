@@ -47,6 +47,16 @@ class HookTrust:
         return self.status in ("trusted", "managed")
 
 
+@dataclass(frozen=True)
+class Seen:
+    """What Codex says about gitmem's hooks for a folder."""
+
+    hooks: list[HookTrust]
+    # Codex's `hooks` feature (on by default; `[features] hooks = false` in its config, a
+    # profile or `--disable hooks` turns off every hook). None: this Codex does not say.
+    feature_on: bool | None = None
+
+
 def codex_command() -> str | None:
     """The ``codex`` executable on PATH (``GITMEM_CODEX`` overrides), or None."""
     return os.environ.get("GITMEM_CODEX") or shutil.which("codex")
@@ -165,17 +175,36 @@ def _listed(server: _AppServer, cwd: Path) -> list[HookTrust]:
     return list(found.values())
 
 
-def gitmem_hooks(codex: str, cwd: Path, timeout: float = TIMEOUT_S) -> list[HookTrust]:
+def _feature_on(server: _AppServer, name: str = "hooks") -> bool | None:
+    """The effective state of one of Codex's features (``experimentalFeature/list``, the
+    list `codex features list` prints), or None when Codex does not list it."""
+    cursor = None
+    for _ in range(20):  # pages
+        try:
+            result = server.call("experimentalFeature/list", {"cursor": cursor} if cursor else {})
+        except GitmemError:  # a Codex without the method
+            return None
+        for feature in (result or {}).get("data") or []:
+            if isinstance(feature, dict) and feature.get("name") == name:
+                return bool(feature.get("enabled"))
+        cursor = (result or {}).get("nextCursor")
+        if not cursor:
+            break
+    return None
+
+
+def gitmem_hooks(codex: str, cwd: Path, timeout: float = TIMEOUT_S) -> Seen:
     """gitmem's hooks that Codex loads for ``cwd`` (project and user files), with their
-    trust. Raises GitmemError when Codex cannot be asked."""
+    trust, and whether Codex runs hooks at all. Raises GitmemError when Codex cannot be
+    asked."""
     server = _session(codex, cwd, timeout)
     try:
-        return _listed(server, cwd)
+        return Seen(_listed(server, cwd), _feature_on(server))
     finally:
         server.close()
 
 
-def trust(codex: str, cwd: Path, timeout: float = TIMEOUT_S) -> list[HookTrust]:
+def trust(codex: str, cwd: Path, timeout: float = TIMEOUT_S) -> Seen:
     """Have Codex trust gitmem's hooks for ``cwd`` (and nothing else), then ask again:
     the hooks as Codex now sees them."""
     server = _session(codex, cwd, timeout)
@@ -191,13 +220,20 @@ def trust(codex: str, cwd: Path, timeout: float = TIMEOUT_S) -> list[HookTrust]:
                 for h in pending
             ]
             server.call("config/batchWrite", {"edits": edits})
-        return _listed(server, cwd)
+        return Seen(_listed(server, cwd), _feature_on(server))
     finally:
         server.close()
 
 
-def summary(hooks: list[HookTrust]) -> tuple[bool, str]:
+def summary(seen: Seen) -> tuple[bool, str]:
     """(all trusted, one line) for install and doctor."""
+    hooks = seen.hooks
+    if seen.feature_on is False:
+        return False, (
+            "Codex runs no hook at all: its `hooks` feature is off (`[features] hooks = "
+            "false` in its config.toml, a profile, or `--disable hooks`); `codex features "
+            "enable hooks` turns it back on"
+        )
     if not hooks:
         return False, (
             "Codex loads none of gitmem's hooks here: it reads a project's .codex/ only once "
