@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gitmem import client, config, daemon, index, lint, stale
 from gitmem import compile as compiler
-from gitmem.agent import claudesettings, foldertrust, gemini, install, qwen
+from gitmem.agent import claudesettings, copilot, foldertrust, gemini, install, qwen
 from gitmem.agent.runner import ERROR_LOG, RUNS_EVERY_SCOPE, STATUS_DIR
 from gitmem.errors import GitmemError
 from gitmem.indexfiles import is_stale
@@ -53,7 +53,7 @@ _OTHER_AGENTS = {
 }
 
 # What reads an agent's own switches for its hooks (Claude Code's: claudesettings)
-_SWITCHES = {"gemini": gemini.hooks_off, "qwen": qwen.hooks_off}
+_SWITCHES = {"gemini": gemini.hooks_off, "qwen": qwen.hooks_off, "copilot": copilot.hooks_off}
 
 
 def _folder_trust(agent: str, root: Path, home: Path, scopes: tuple[str, ...]) -> Check | None:

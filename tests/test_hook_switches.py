@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gitmem.agent import claudesettings, foldertrust, gemini, qwen
+from gitmem.agent import claudesettings, copilot, foldertrust, gemini, qwen
 from gitmem.cli.main import cli
 
 CASES = [
@@ -38,10 +38,15 @@ CASES = [
     ("qwen", {"user": {"disableAllHooks": True}, "project": {"disableAllHooks": False}}, None),
     ("qwen", {"project": {"disableAllHooks": False}, "system": {"disableAllHooks": True}},
      "Qwen Code's system settings: no hook runs"),
+    ("copilot", {"project": {"disableAllHooks": True}}, "CLI's repository settings: no hook"),
+    ("copilot", {"project": {"disableAllHooks": True}, "local": {"disableAllHooks": False}}, None),
+    ("copilot", {"local": {"disableAllHooks": True}}, "Copilot CLI's local settings: no hook"),
+    ("copilot", {"user": {"disableAllHooks": True}}, None),  # stopped none (1.0.102, run)
     *((agent, {"project": {"hooks": {}}}, None) for agent in ("claude", "gemini", "qwen")),
 ]  # fmt: skip
 READERS: dict[str, Callable[[Path, Path], str | None]] = {
-    "claude": claudesettings.hooks_off, "gemini": gemini.hooks_off, "qwen": qwen.hooks_off}  # fmt: skip
+    "claude": claudesettings.hooks_off, "gemini": gemini.hooks_off, "qwen": qwen.hooks_off,
+    "copilot": copilot.hooks_off}  # fmt: skip
 
 
 @pytest.mark.parametrize(("agent", "files", "expected"), CASES)
@@ -60,8 +65,9 @@ def test_the_switches_doctor_reads(
     trust = {str(root): "TRUST_FOLDER"}  # the project's settings count in a trusted folder
     (home / folder).mkdir(parents=True)
     (home / folder / "trustedFolders.json").write_text(json.dumps(trust))
-    paths = {"user": home / folder / "settings.json", "project": root / folder / "settings.json",
-             "local": root / folder / "settings.local.json", "system": etc / f"{agent}.json"}  # fmt: skip
+    ours = root / (".github/copilot" if agent == "copilot" else folder)  # the project's folder
+    paths = {"user": home / folder / "settings.json", "project": ours / "settings.json",
+             "local": ours / "settings.local.json", "system": etc / f"{agent}.json"}  # fmt: skip
     for scope, data in files.items():
         paths[scope].parent.mkdir(parents=True, exist_ok=True)
         paths[scope].write_text(json.dumps(data))

@@ -437,6 +437,8 @@ SWITCHED_OFF = {
                "`hooksConfig.enabled: false` in Gemini CLI's project settings: no hook runs"),
     "qwen": (".qwen/settings.json", {"disableAllHooks": True},
              "`disableAllHooks: true` in Qwen Code's project settings: no hook runs"),
+    "copilot": (".github/copilot/settings.json", {"disableAllHooks": True},
+                "`disableAllHooks: true` in Copilot CLI's repository settings: no hook runs"),
 }  # fmt: skip
 
 
@@ -448,6 +450,7 @@ def test_told_to_run_no_hooks(agent: str, project: Path, agent_home: Path) -> No
     with FakeModel(edit_session(agent, project)) as model:
         command, env = launch(agent, project, agent_home, model)
         settings = project / file
+        settings.parent.mkdir(parents=True, exist_ok=True)
         data = json.loads(settings.read_text()) if settings.exists() else {}
         settings.write_text(json.dumps({**data, **switch}))
         run_agent(command(PROMPT), project, env)
@@ -458,7 +461,6 @@ def test_told_to_run_no_hooks(agent: str, project: Path, agent_home: Path) -> No
                             capture_output=True, text=True)  # fmt: skip
     assert f"!!  {agent} hooks" in doctor.stdout, doctor.stdout
     assert said in doctor.stdout, doctor.stdout
-
 
 
 @pytest.mark.parametrize("agent", ["gemini", "qwen"])
@@ -538,3 +540,4 @@ def test_codex_with_its_hooks_feature_off(project: Path, agent_home: Path) -> No
         run_agent(command(PROMPT), project, env)
     assert_outcome(project, model)
     assert "ok  codex trust" in gitmem(project, env, "doctor", "--no-model")
+

@@ -35,6 +35,7 @@ from gitmem.agent.toolpaths import translate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     Spec = tuple[str, dict[str, tuple[str, ...]]]
@@ -90,3 +91,20 @@ def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
     if denied is not None:
         return {"permissionDecision": "deny", "permissionDecisionReason": denied, **result}
     return result if event == "pre-tool" else {"additionalContext": text}
+
+
+def hooks_off(root: Path, home: Path) -> str | None:
+    """Why Copilot CLI runs none of gitmem's hooks in ``root``, if its settings say so (for
+    `gitmem doctor`): ``disableAllHooks: true`` in the repository's
+    ``.github/copilot/settings.json`` or ``settings.local.json``, the local file deciding
+    when both set it (seen running Copilot CLI 1.0.102; its settings files take comments).
+    The same key in the user's ``~/.copilot/settings.json`` (or ``config.json``) stopped no
+    hook there, so it is not counted."""
+    from gitmem.agent.common import read_settings, strongest
+
+    folder = root / ".github" / "copilot"
+    files = (("repository", folder / "settings.json"), ("local", folder / "settings.local.json"))
+    off = strongest(read_settings(files, jsonc=True), "disableAllHooks")
+    if off is not None and off[1]:
+        return f"`disableAllHooks: true` in Copilot CLI's {off[0]} settings: no hook runs"
+    return None
