@@ -251,17 +251,22 @@ def _load(path: Path, agent: Agent | None = None) -> dict[str, Any]:
     try:
         data = json.loads(text or "{}")
     except ValueError as exc:
-        try:
-            if agent is None or not agent.comments:
-                raise
-            data = json.loads(without_comments(text) or "{}")
-        except ValueError:
+        data = _commented(text) if agent is not None and agent.comments else None
+        if data is None:
             raise GitmemError(
                 f"{path}: not valid JSON ({exc}); fix it first, nothing was changed"
             ) from exc
     if not isinstance(data, dict):
         raise GitmemError(f"{path}: expected a JSON object; nothing was changed")
     return data
+
+
+def _commented(text: str) -> Any:
+    """JSON with comments, parsed; None when it is not that either."""
+    try:
+        return json.loads(without_comments(text) or "{}")
+    except ValueError:
+        return None
 
 
 def _rewrite(path: Path, data: dict[str, Any] | None) -> None:
