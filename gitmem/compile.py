@@ -23,6 +23,7 @@ from gitmem.repo import Repo
 from gitmem.table import (
     SCHEMA_VERSION,
     TABLE_NAME,
+    Problems,
     Table,
     full_fingerprint,
     is_fresh,
@@ -417,7 +418,7 @@ def _write(
     conn.executemany("INSERT INTO key VALUES (?, ?)", sorted(set(keys)))
     conn.execute("CREATE INDEX key_k ON key (k)")
     conn.execute("CREATE UNIQUE INDEX decision_id ON decision (id)")
-    meta = _meta(repo, watch, dirs, quick, full, len(rows), common, drift)
+    meta = _meta(repo, watch, dirs, quick, full, len(rows), common, drift, catalog)
     conn.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
     conn.commit()
 
@@ -458,7 +459,7 @@ def _update(
         conn.execute("INSERT INTO fts (rowid, content) VALUES (?, ?)", (n, weighted_text(d)))
     count = len(seen)
     common, drift = keep_common if keep_common is not None else (_common_words(conn, count), 0)
-    meta = _meta(repo, watch, dirs, quick, full, count, common, drift)
+    meta = _meta(repo, watch, dirs, quick, full, count, common, drift, catalog)
     conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", sorted(meta.items()))
     conn.commit()
 
@@ -472,8 +473,10 @@ def _meta(
     count: int,
     common: list[str],
     drift: int,
+    catalog: store.Catalog,
 ) -> dict[str, str]:
     return {
+        "problems": _problems_json(catalog),
         "schema": SCHEMA_VERSION,
         "root": str(repo.root),
         "watched": json.dumps(watch),
@@ -485,6 +488,30 @@ def _meta(
         "fts_common": json.dumps(common),
         "fts_common_drift": str(drift),
     }
+
+
+def table_problems(repo: Repo) -> Problems | None:
+    """The errors the current table was compiled with (None: none, or no table)."""
+    table = Table.open(table_path(repo))
+    if table is None:
+        return None
+    try:
+        return table.problems()
+    finally:
+        table.close()
+
+
+def _problems_json(catalog: store.Catalog) -> str:
+    found = catalog.errors()
+    if found is None:
+        return "{}"
+    data = {
+        "errors": found.errors,
+        "files": found.files,
+        "left_out": found.left_out,
+        "first": [list(f) for f in found.first],
+    }
+    return json.dumps(data, ensure_ascii=False)
 
 
 def _common_words(conn: sqlite3.Connection, records: int) -> list[str]:

@@ -226,6 +226,10 @@ class Retriever:
 
             meta = read_meta(generation)
         self.stale = False
+        if not light:  # (the hooks say it once, at session start; see gitmem.agent.claude)
+            problems = table.problems()
+            if problems is not None:
+                self.warnings.append(f"{problems.headline()}: `gitmem lint` shows why")
         if light:
             pass  # keyword ranking from the table's FTS5 mirror; no Whoosh, no vectors
         elif meta is not None:

@@ -29,6 +29,7 @@ from gitmem.model import (
     decision_to_json,
     problem_from_json,
 )
+from gitmem.table import Problems
 
 # rel path -> (signature, payload): what reading one record produced, reused while the
 # file's size and mtime (and, for an ADR, its imported.yaml entry) are unchanged.
@@ -73,14 +74,57 @@ class Catalog:
         if len(matches) > 1:
             names = ", ".join(d.id for d in matches)
             raise DecisionNotFoundError(f"{ident!r} is ambiguous: {names}")
+        found = self.errors()
+        left_out = [f"{f[0]}:{f[1]}: {f[2]}: {f[3]}" for f in found.first if f[4]] if found else []
+        hint = ""
+        if left_out:  # the record asked for may be one of these
+            hint = "; left out because of errors (`gitmem lint`): " + "; ".join(left_out)
         raise DecisionNotFoundError(
-            f"no decision {ident!r}; `gitmem list` shows the ids that exist"
+            f"no decision {ident!r}; `gitmem list` shows the ids that exist{hint}"
         )
 
     @property
     def by_id(self) -> dict[str, Decision]:
         return {d.id: d for d in self.decisions}
 
+    def errors(self) -> Problems | None:
+        """The records' errors, or None when every record file loaded cleanly. The
+        compiled table keeps them (``meta`` "problems", read back by `Table.problems`) so
+        that whatever opens it (`gitmem list`, `why`, `search`, `index`, the
+        session-start hook) can say that a record file is left out, or loaded without
+        part of it, instead of leaving that to `gitmem lint`: a typo in one decision's
+        front matter otherwise silently keeps that decision from every agent.
+
+        One entry per file (its first error by line), left-out files first, at most
+        PROBLEM_FILES_KEPT. A record file is left out when it gave no record: unreadable,
+        unparsable, or its id already taken (the first record with an id wins, as in the
+        table)."""
+        kept: set[str] = set()
+        seen: set[str] = set()
+        for d in self.decisions:
+            if d.id not in seen:
+                seen.add(d.id)
+                kept.add(d.file)
+        first: dict[str, tuple[str, int, str, str, bool]] = {}
+        errors = 0
+        for p in self.problems:
+            if p.level != "error":
+                continue
+            errors += 1
+            known = first.get(p.file)
+            if known is None or p.line < known[1]:
+                left_out = p.file in self.cache and p.file not in kept
+                first[p.file] = (p.file, p.line, p.key, p.message, left_out)
+        if not first:
+            return None
+        left = sum(1 for f in first.values() if f[4])
+        shown = sorted(first.values(), key=lambda f: (not f[4], f[0]))[:PROBLEM_FILES_KEPT]
+        return Problems(errors, len(first), left, shown)
+
+
+# How many files' first error the compiled table keeps for the commands and hooks that
+# report them (`gitmem lint` lists every problem).
+PROBLEM_FILES_KEPT = 5
 
 # "7", "0007", "D-7", "ADR 007", "adr001", "#7": a record by its number in its log
 _NUMBER_ASKED = re.compile(r"^([a-z]*)[-_ #]?0*(\d+)$")

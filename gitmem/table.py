@@ -50,7 +50,8 @@ if TYPE_CHECKING:
 # 17: a title ending "(Supersedes ADR-0011)" links the pair.
 # 18: Chinese and Japanese ADR sections, keys, statuses and dates.
 # 19: bracket expressions' POSIX classes are ranges, a `[` in a set is escaped (globs).
-SCHEMA_VERSION = "19"
+# 20: the records' errors in `meta` ("problems", see `Table.problems`).
+SCHEMA_VERSION = "20"
 TABLE_NAME = "table.sqlite"
 
 
@@ -135,6 +136,43 @@ class Match:
         return f"Match({self.entry.id!r}, {self.glob!r}, {self.specificity})"
 
 
+class Problems:
+    """The records' errors the table was compiled with (see ``gitmem.compile._problems``):
+    how many, in how many files, how many of those files made no record ("left out"),
+    and the first error of a few files, left-out ones first."""
+
+    __slots__ = ("errors", "files", "first", "left_out")
+
+    def __init__(
+        self, errors: int, files: int, left_out: int, first: list[tuple[str, int, str, str, bool]]
+    ) -> None:
+        self.errors = errors
+        self.files = files
+        self.left_out = left_out
+        self.first = first
+
+    def headline(self) -> str:
+        """What a user or an agent must know, e.g. "2 decision files have errors and are
+        left out"."""
+        files = "1 decision file has" if self.files == 1 else f"{self.files} decision files have"
+        if self.left_out == self.files:
+            return f"{files} errors and {'is' if self.files == 1 else 'are'} left out"
+        if self.left_out:
+            others = "the other" if self.files - self.left_out == 1 else "the others"
+            return f"{files} errors ({self.left_out} left out, {others} loaded in part)"
+        return f"{files} errors and {'was' if self.files == 1 else 'were'} loaded in part"
+
+    def lines(self, width: int = 160) -> list[str]:
+        """One line per kept file: ``FILE:LINE: key: message``, clipped to ``width``."""
+        out = []
+        for file, line, key, message, left_out in self.first:
+            text = f"{file}:{line}: {key}: {message}"
+            if len(text) > width:
+                text = text[: width - 1].rstrip() + "…"
+            out.append(text + (" (left out)" if left_out else ""))
+        return out
+
+
 def sort_key(m: Match) -> tuple[int, int, int, str]:
     """Current before superseded, then the most specific glob, then the most severe."""
     return (
@@ -184,6 +222,21 @@ class Table:
     def meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
+
+    def problems(self) -> Problems | None:
+        """The records' errors, or None when every record loaded cleanly (or the meta
+        entry is unreadable: a report about errors must never be one)."""
+        try:
+            data = leanjson.loads(self.meta("problems") or "{}")
+            if not isinstance(data, dict) or not data.get("files"):
+                return None
+            first = [
+                (str(f[0]), int(f[1]), str(f[2]), str(f[3]), bool(f[4]))
+                for f in data.get("first") or []
+            ]
+            return Problems(int(data["errors"]), int(data["files"]), int(data["left_out"]), first)
+        except (ValueError, TypeError, KeyError, IndexError, sqlite3.Error):
+            return None
 
     def _load(self, rows: Sequence[Sequence[object]]) -> None:
         for row in rows:

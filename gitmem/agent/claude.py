@@ -143,7 +143,8 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
                 )
             parts: list[str] = []
             shown_ids: list[str] = []
-            warning = _stale_note(loc) if source != "resume" else ""
+            notes = (_problems_note(table), _stale_note(loc)) if source != "resume" else ()
+            warning = "\n\n".join(n for n in notes if n)
             remaining = BUDGET_SESSION_START * CHARS_PER_TOKEN - len(warning)
             for header, items in sections:
                 fresh = [e for e in items if e.id not in already and e.id not in shown_ids]
@@ -169,7 +170,7 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
             # summary when the work reaches it.
             titles = _titles(table, current) if source != "resume" else ""
             if not titles:  # a resumed session has its first digest in its transcript
-                return None
+                return context("session-start", warning) if warning else None
             digest = (
                 f"This repository records {current} current architectural decisions with "
                 f"gitmem. Those governing the files you touch, or matching your prompt, are "
@@ -184,6 +185,30 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
         return context("session-start", "\n\n".join([intro, *parts, *filter(None, [warning])]))
     finally:
         table.close()
+
+
+def _problems_note(table: Table) -> str:
+    """Record files the table was compiled without (or with part of), so that the agent
+    knows those decisions are not applied and can say so; without it, a typo in a
+    decision's front matter would keep the decision from every session in silence."""
+    found = table.problems()
+    if found is None:
+        return ""
+    lines = found.lines(width=PROBLEM_LINE_CHARS)[:PROBLEM_LINES]
+    more = found.files - len(lines)
+    tail = f"; and {more} more" if more > 0 else ""
+    return (
+        f"Note: {found.headline()}, so gitmem does not apply those decisions as written; "
+        "`gitmem lint` lists every problem: "
+        + "; ".join(lines)
+        + tail
+        + "."
+    )
+
+
+# at most ~600 characters of the session-start budget go to broken record files
+PROBLEM_LINES = 3
+PROBLEM_LINE_CHARS = 160
 
 
 def _stale_note(loc: Location) -> str:

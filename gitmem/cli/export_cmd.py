@@ -7,7 +7,14 @@ import click
 
 from gitmem import compile as compiler
 from gitmem import export as core
-from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stderr
+from gitmem.cli.output import (
+    current_repo,
+    emit_json,
+    expected_errors,
+    json_option,
+    stderr,
+    warn_problems,
+)
 from gitmem.errors import GitmemError
 
 
@@ -40,7 +47,8 @@ def export(targets: tuple[str, ...], check: bool, split: bool | None, json_: boo
         raise GitmemError(
             f"nothing exported here yet: name a target ({', '.join(sorted(core.TARGETS))})"
         )
-    plan = core.plan(repo, chosen, compiler.catalog(repo).decisions, split=split)
+    catalog = compiler.catalog(repo)
+    plan = core.plan(repo, chosen, catalog.decisions, split=split)
     if not check:
         core.apply(repo, plan)
     if json_:
@@ -82,6 +90,7 @@ def export(targets: tuple[str, ...], check: bool, split: bool | None, json_: boo
             else f"{', '.join(chosen)}: {len(plan.write)} written, {len(plan.remove)} removed, "
             f"{len(plan.unchanged)} unchanged"
         )
+    warn_problems(catalog.errors())  # a left-out record is in no exported file either
     if check and plan.changes:
         raise SystemExit(1)
 

@@ -6,9 +6,17 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
+from gitmem import compile as compiler
 from gitmem import index as core
 from gitmem import modelkit
-from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stderr
+from gitmem.cli.output import (
+    current_repo,
+    emit_json,
+    expected_errors,
+    json_option,
+    stderr,
+    warn_problems,
+)
 
 
 @click.command()
@@ -76,6 +84,7 @@ def index(full: bool, no_download: bool, quiet_refresh: bool, json_: bool) -> No
     }
     if report.runtime_note:
         err.print(f"[yellow]warning:[/] {escape(report.runtime_note)}")
+    warn_problems(compiler.table_problems(repo))
     if json_:
         emit_json(data)
         return

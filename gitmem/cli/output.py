@@ -14,6 +14,7 @@ from rich.console import Console
 
 from gitmem.errors import GitmemError
 from gitmem.repo import Repo, discover
+from gitmem.table import Problems
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -53,6 +54,24 @@ def current_repo() -> Repo:
 
 def warn(message: str) -> None:
     stderr().print(f"[yellow]warning:[/] {message}", markup=True)
+
+
+def warn_problems(problems: Problems | None) -> None:
+    """Say on stderr that record files have errors, which ones, and that those left out
+    reach no agent: what `gitmem lint` would tell, where a user is already looking."""
+    if problems is None:
+        return
+    from rich.markup import escape
+
+    err = stderr()
+    err.print(
+        f"[yellow]warning:[/] {escape(problems.headline())}; `gitmem lint` shows every problem:"
+    )
+    for line in problems.lines():
+        err.print(f"  {escape(line)}")
+    more = problems.files - len(problems.first)
+    if more > 0:
+        err.print(f"  … and {more} more file{'s' if more > 1 else ''}")
 
 
 def is_tty() -> bool:

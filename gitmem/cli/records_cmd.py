@@ -14,9 +14,11 @@ from gitmem.cli.output import (
     expected_errors,
     json_option,
     stdout,
+    warn_problems,
 )
 from gitmem.model import SEVERITIES, STATUSES
 from gitmem.resources import TEMPLATES
+from gitmem.table import Entry
 
 
 @click.command()
@@ -72,8 +74,14 @@ def list_(status: str | None, json_: bool) -> None:
     table = compiler.ensure(repo)
     try:
         entries = [e for e in table.entries() if status is None or e.effective_status == status]
+        problems = table.problems()
     finally:
         table.close()
+    _list_out(entries, json_)
+    warn_problems(problems)
+
+
+def _list_out(entries: list[Entry], json_: bool) -> None:
     if json_:
         emit_json(
             [

@@ -5,8 +5,16 @@ import os
 import click
 from rich.markup import escape
 
+from gitmem import compile as compiler
 from gitmem import why as core
-from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stdout
+from gitmem.cli.output import (
+    current_repo,
+    emit_json,
+    expected_errors,
+    json_option,
+    stdout,
+    warn_problems,
+)
 
 
 @click.command()
@@ -23,6 +31,11 @@ def why(paths: tuple[str, ...], no_provenance: bool, json_: bool) -> None:
     """
     repo = current_repo()
     reports = core.why(repo, list(paths), cwd=os.getcwd(), provenance=not no_provenance)
+    _print(reports, json_, no_provenance)
+    warn_problems(compiler.table_problems(repo))
+
+
+def _print(reports: list[core.PathReport], json_: bool, no_provenance: bool) -> None:
     if json_:
         emit_json([r.to_json() for r in reports])
         return

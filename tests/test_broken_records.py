@@ -1,0 +1,138 @@
+"""A decision file that does not load is never silent: the commands a user runs (`list`,
+`why`, `index`, `search`, `show`, `export`) say on stderr which record files are left out
+and why, and the session-start hook tells the agent, not only `gitmem lint` and doctor.
+Run as the installed `gitmem` and `gitmem-hook`, in a real repository."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import SANDBOX_HOME, commit_all, decision, write
+
+GITMEM = shutil.which("gitmem")
+GITMEM_HOOK = shutil.which("gitmem-hook")
+pytestmark = [
+    pytest.mark.skipif(
+        GITMEM is None or GITMEM_HOOK is None, reason="gitmem and gitmem-hook are not installed"
+    ),
+    pytest.mark.usefixtures("no_model"),
+]
+
+# A duplicate key: the YAML does not parse, so the record is left out.
+BROKEN = """---
+title: Refunds go through the ledger
+status: accepted
+title: Refunds use the ledger
+globs: ["billing/refunds/**"]
+---
+## Decision
+
+Every refund is a ledger entry.
+"""
+HEADLINE = "1 decision file has errors and is left out"
+WHERE = ".continuity/decisions/0002-refunds.md:4: front-matter: invalid YAML"
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    write(repo, "billing/charge.py", "x = 1\n")
+    write(repo, "billing/refunds/refund.py", "y = 1\n")
+    decision(repo, "0001-money.md", "Money is integer cents", globs=["billing/**"])
+    write(repo, ".continuity/decisions/0002-refunds.md", BROKEN)
+    commit_all(repo, "decisions")
+    return repo
+
+
+def gitmem(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(GITMEM), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HOME": SANDBOX_HOME},
+    )
+
+
+def session_start(project: Path, session: str, source: str = "startup") -> str:
+    payload = {"session_id": session, "cwd": str(project), "source": source}
+    proc = subprocess.run(
+        [str(GITMEM_HOOK), "claude", "session-start"],
+        input=json.dumps(payload),
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "HOME": SANDBOX_HOME},
+    )
+    assert proc.returncode == 0, proc.stderr
+    if not proc.stdout:
+        return ""
+    return str(json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"])
+
+
+def test_the_commands_say_which_record_files_are_left_out(project: Path) -> None:
+    runs = {
+        "index": gitmem(project, "index"),
+        "list": gitmem(project, "list"),
+        "list --json": gitmem(project, "list", "--json"),
+        "why": gitmem(project, "why", "billing/refunds/refund.py", "--no-provenance"),
+        "search": gitmem(project, "search", "refund ledger", "--no-daemon"),
+        "export": gitmem(project, "export", "claude"),
+    }
+    for name, proc in runs.items():
+        assert proc.returncode == 0, (name, proc.stderr)
+        assert HEADLINE in proc.stderr, name
+        assert HEADLINE not in proc.stdout, name  # data on stdout, diagnostics on stderr
+    for name in ("index", "list", "why", "export"):  # these name the file, line and key
+        assert WHERE in runs[name].stderr and "(left out)" in runs[name].stderr, name
+    assert [r["id"] for r in json.loads(runs["list --json"].stdout)] == ["D-0001"]
+    assert "D-0001" in runs["why"].stdout and "D-0002" not in runs["why"].stdout
+
+    show = gitmem(project, "show", "D-0002")
+    assert show.returncode == 1
+    assert "no decision 'D-0002'" in show.stderr and WHERE in show.stderr
+
+    # fixed: every command is quiet about it again
+    fixed = BROKEN.replace("title: Refunds use the ledger\n", "")
+    write(project, ".continuity/decisions/0002-refunds.md", fixed)
+    for args in (("list",), ("why", "billing/refunds/refund.py"), ("index",), ("show", "D-0002")):
+        proc = gitmem(project, *args)
+        assert proc.returncode == 0 and "has errors" not in proc.stderr, (args, proc.stderr)
+    assert "D-0002" in gitmem(project, "why", "billing/refunds/refund.py").stdout
+
+
+def test_left_out_and_loaded_in_part(project: Path) -> None:
+    """A record whose id another file already has is left out; one with a bad glob loads
+    without that glob. Each file is named with its first error by line."""
+    decision(project, "0003-other.md", "Refund retries", extra="id: D-0001\n")
+    decision(project, "0004-glob.md", "Glob typo", globs=["api/[x"], extra="severity: huge\n")
+    proc = gitmem(project, "list")
+    assert "3 decision files have errors (2 left out, the other loaded in part)" in proc.stderr
+    assert "0003-other.md:5: id: duplicate id D-0001" in proc.stderr
+    # its first error by line: the glob (line 4), not the severity (line 5)
+    assert ".continuity/decisions/0004-glob.md:4: globs:" in proc.stderr
+    glob_line = next(line for line in proc.stderr.splitlines() if "0004-glob.md" in line)
+    assert "(left out)" not in glob_line
+    assert "Glob typo" in proc.stdout
+
+
+def test_the_session_start_hook_tells_the_agent(project: Path) -> None:
+    start = session_start(project, "s1")
+    assert "Money is integer cents" in start  # the digest itself is unchanged
+    assert f"Note: {HEADLINE}, so gitmem does not apply those decisions" in start
+    assert WHERE in start and len(start) < 4000
+    assert "has errors" not in session_start(project, "s1", source="resume")
+
+
+def test_the_only_record_broken(repo: Path) -> None:
+    """No record loads at all: the agent still hears why, where before it heard nothing."""
+    write(repo, ".continuity/decisions/0001-refunds.md", BROKEN)
+    commit_all(repo, "a broken decision")
+    start = session_start(repo, "s2")
+    assert f"Note: {HEADLINE}" in start and "0001-refunds.md:4" in start
