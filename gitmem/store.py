@@ -308,6 +308,20 @@ def _signature(
     return f"{known[0]}:{known[1]}:{sf.source}:{sf.id_prefix}:{extra}"
 
 
+def check_record(root: Path, rel: str) -> tuple[str | None, list[Problem]]:
+    """One gitmem record (``.continuity/decisions/...md``) read as `load` reads it: its id
+    (None when it gave no record) and its errors. For the hook that runs after an agent
+    edits a record (``gitmem.agent.tooluse``): it learns there and then that its file
+    does not load, rather than never. Errors that need the other records (a duplicate id)
+    are the caller's to find."""
+    payload = _read_one(root, SourceFile(rel, "continuity", "D"), None)
+    raw = payload["problems"]
+    problems = [problem_from_json(p) for p in raw] if isinstance(raw, list) else []
+    data = payload["decision"]
+    ident = str(data["id"]) if isinstance(data, dict) else None
+    return ident, [p for p in problems if p.level == "error"]
+
+
 def _read_one(root: Path, sf: SourceFile, entry: config.ImportedEntry | None) -> dict[str, object]:
     """Parse one record into a JSON-able payload: decision, problems, successor refs."""
     problems: list[Problem] = []

@@ -5,6 +5,7 @@ Run as the installed `gitmem` and `gitmem-hook`, in a real repository."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -136,3 +137,61 @@ def test_the_only_record_broken(repo: Path) -> None:
     commit_all(repo, "a broken decision")
     start = session_start(repo, "s2")
     assert f"Note: {HEADLINE}" in start and "0001-refunds.md:4" in start
+
+
+TOOL_USE_IDS = itertools.count(1)
+
+
+def post_tool(project: Path, rel: str, tool: str = "Write") -> str:
+    """PostToolUse for ``tool`` on ``rel``, as Claude Code sends it (each call with its own
+    ``tool_use_id``): the context it adds."""
+    payload = {
+        "session_id": "writer",
+        "cwd": str(project),
+        "hook_event_name": "PostToolUse",
+        "tool_use_id": f"toolu_{next(TOOL_USE_IDS)}",
+        "tool_name": tool,
+        "tool_input": {"file_path": str(project / rel), "content": "..."},
+        "tool_response": {"success": True},
+    }
+    proc = subprocess.run(
+        [str(GITMEM_HOOK), "claude", "post-tool"],
+        input=json.dumps(payload),
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "HOME": SANDBOX_HOME},
+    )
+    assert proc.returncode == 0, proc.stderr
+    if not proc.stdout:
+        return ""
+    return str(json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"])
+
+
+def test_the_agent_hears_at_once_when_it_writes_a_broken_record(project: Path) -> None:
+    """An agent asked to record a decision writes the file itself; a colon in an unquoted
+    title is enough to leave it out. The hook after the write says so, with file, line and
+    key, so the agent can fix it in the same turn."""
+    gitmem(project, "index")
+    rel = ".continuity/decisions/0003-queue.md"
+    write(project, rel, "---\ntitle: Webhooks: always queued\nstatus: accepted\n---\nBody.\n")
+    said = post_tool(project, rel)
+    assert "The decision record just edited has errors" in said
+    assert f"{rel}:2: front-matter: invalid YAML" in said and "(left out)" in said
+
+    write(project, rel, '---\ntitle: "Webhooks: always queued"\nstatus: accepted\n---\nBody.\n')
+    assert "has errors" not in post_tool(project, rel, tool="Edit")
+
+    write(project, rel, '---\ntitle: "Q"\nstatus: accepted\nglobs: ["api/[x"]\n---\nBody.\n')
+    said = post_tool(project, rel, tool="Edit")
+    assert f"{rel}:4: globs:" in said and "(the rest of it loaded)" in said
+
+    # an id another record already has
+    write(project, rel, '---\nid: D-0001\ntitle: "Q"\nstatus: accepted\n---\nBody.\n')
+    said = post_tool(project, rel, tool="Edit")
+    assert "id: D-0001 is also .continuity/decisions/0001-money.md's id" in said
+
+    # an ordinary file: no note (the money decision governing it is what comes)
+    said = post_tool(project, "billing/charge.py", tool="Edit")
+    assert "has errors" not in said and "D-0001" in said

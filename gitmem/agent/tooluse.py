@@ -286,12 +286,73 @@ def _after_tool(loc: Location, payload: dict[str, Any], every_touch: bool) -> di
         sid = str(payload.get("session_id") or "")
         with state.open_session(loc.shared_state_dir, sid) as session:
             session.append("edited" if edited else "read", paths=paths, tool=tool)
+        note = ""
         if edited and _records_among(pm, paths):
             # an edit in place leaves the folders' mtimes alone, so the next hook would
             # take the map for fresh (see _fresh): refresh it now, without waiting
             refresh_in_background(loc.root)
+            note = _record_note(loc, paths)
         if not edited and not every_touch:
             return None
         hits = governing(pm, paths, loc.root)
     tokens = BUDGET_PRE_TOOL if every_touch else BUDGET_POST_TOOL
-    return _inject_new(loc, payload, "post-tool", hits, tokens) if hits else None
+    found = _inject_new(loc, payload, "post-tool", hits, tokens) if hits else None
+    if not note:
+        return found
+    shown = unpack(found)[1]
+    return context("post-tool", note + ("\n\n" + shown if shown else ""))
+
+
+# gitmem's own records, which an agent writes; ADRs read in place are free-form documents
+RECORD_DIR = ".continuity/decisions/"
+NOTE_FILES = 3
+
+
+def _record_note(loc: Location, paths: list[str]) -> str:
+    """The errors of the gitmem records this edit wrote, read as the index will read them,
+    so that the agent can fix its own mistake (a colon in an unquoted title is enough to
+    leave a record out of every later session). Only when a record was edited: it costs
+    the YAML parser on that rare event (~0.13 s more, measured). Its failure costs the note, never the
+    hook; the reason goes to the error log for `gitmem doctor`."""
+    records = [p for p in paths if p.startswith(RECORD_DIR) and p.lower().endswith(".md")]
+    if not records:
+        return ""
+    try:
+        from pathlib import Path
+
+        from gitmem import store
+        from gitmem.agent.prompt import open_table
+
+        table = None
+        lines: list[str] = []
+        for rel in records[:NOTE_FILES]:
+            if not os.path.isfile(os.path.join(loc.root, rel)):
+                continue  # deleted or moved: nothing to load
+            ident, errors = store.check_record(Path(loc.root), rel)
+            if ident is not None and not errors:
+                table = table or open_table(loc)
+                other = table.get(ident) if table is not None else None
+                if other is not None and other.file != rel:
+                    lines.append(
+                        f"{rel}: id: {ident} is also {other.file}'s id, and only one of "
+                        "the two loads"
+                    )
+                continue
+            if errors:
+                first = min(errors, key=lambda p: p.line)
+                more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+                kept = " (left out)" if ident is None else " (the rest of it loaded)"
+                lines.append(f"{first.format()}{more}{kept}")
+        if table is not None:
+            table.close()
+    except Exception as exc:  # fail open: logged for `gitmem doctor`
+        from gitmem.agent.runner import ERROR_LOG, append_log
+
+        append_log(loc.shared_state_dir, ERROR_LOG, f"post-tool record check: {exc!r}")
+        return ""
+    if not lines:
+        return ""
+    return (
+        "The decision record just edited has errors, so gitmem does not apply it as "
+        "written: " + "; ".join(lines) + ". `gitmem lint` checks every record."
+    )
