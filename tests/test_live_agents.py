@@ -206,6 +206,45 @@ def test_an_edit_session(agent: str, project: Path, agent_home: Path) -> None:
     assert_outcome(project, model)
 
 
+# A decision an agent records itself, with a colon in its unquoted title: invalid YAML.
+NEW_RECORD = ".continuity/decisions/0009-queue.md"
+NEW_RECORD_TEXT = "---\ntitle: Webhooks: always queued\nstatus: accepted\n---\nQueue them.\n"
+
+
+def write_record(agent: str, root: Path) -> Step:
+    """Write NEW_RECORD with each agent's own file-writing tool."""
+    path, text = str(root / NEW_RECORD), NEW_RECORD_TEXT
+    if agent == "claude":
+        return Step("Write", {"file_path": path, "content": text})
+    if agent == "codex":
+        added = "".join(f"+{line}\n" for line in text.splitlines())
+        patch = f"*** Begin Patch\n*** Add File: {NEW_RECORD}\n{added}*** End Patch\n"
+        return Step("apply_patch", patch, custom=True)
+    if agent in ("gemini", "qwen"):
+        return Step("write_file", {"file_path": path, "content": text})
+    if agent == "opencode":
+        return Step("write", {"filePath": path, "content": text})
+    return Step("create", {"path": path, "file_text": text})
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_record_the_agent_writes_with_an_error(
+    agent: str, project: Path, agent_home: Path
+) -> None:
+    """Asked to record a decision, the agent writes the record file itself. Its YAML does
+    not parse, so the record would be left out of every later session without a word: the
+    hook after the write tells the model, with file, line and key, in the same turn."""
+    with FakeModel([write_record(agent, project)]) as model:
+        command, env = launch(agent, project, agent_home, model, tools="Read Edit Bash Write")
+        run_agent(command("Record that webhooks are always queued"), project, env)
+    assert model.steps_taken == 1
+    assert (project / NEW_RECORD).read_text() == NEW_RECORD_TEXT
+    final = model.conversation[-1].text()
+    assert "The decision record just edited has errors" in final, final[-3000:]
+    assert f"{NEW_RECORD}:2: front-matter: invalid YAML" in final, final[-3000:]
+    assert_no_hook_errors(project)
+
+
 @pytest.mark.parametrize("agent", AGENTS)
 def test_installed_for_the_project_and_the_user(
     agent: str, project: Path, agent_home: Path
