@@ -508,6 +508,7 @@ def _problems_json(catalog: store.Catalog) -> str:
     data = {
         "errors": found.errors,
         "files": found.files,
+        "records": found.records,
         "left_out": found.left_out,
         "first": [list(f) for f in found.first],
     }

@@ -107,10 +107,13 @@ class Catalog:
                 kept.add(d.file)
         first: dict[str, tuple[str, int, str, str, bool]] = {}
         errors = 0
+        records: set[str] = set()  # record files (the others are gitmem's settings)
         for p in self.problems:
             if p.level != "error":
                 continue
             errors += 1
+            if p.file in self.cache:
+                records.add(p.file)
             known = first.get(p.file)
             if known is None or p.line < known[1]:
                 left_out = p.file in self.cache and p.file not in kept
@@ -119,7 +122,7 @@ class Catalog:
             return None
         left = sum(1 for f in first.values() if f[4])
         shown = sorted(first.values(), key=lambda f: (not f[4], f[0]))[:PROBLEM_FILES_KEPT]
-        return Problems(errors, len(first), left, shown)
+        return Problems(errors, len(first), len(records), left, shown)
 
 
 # How many files' first error the compiled table keeps for the commands and hooks that

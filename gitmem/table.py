@@ -137,30 +137,55 @@ class Match:
 
 
 class Problems:
-    """The records' errors the table was compiled with (see ``gitmem.compile._problems``):
-    how many, in how many files, how many of those files made no record ("left out"),
-    and the first error of a few files, left-out ones first."""
+    """The errors the table was compiled with (see ``gitmem.store.Catalog.errors``): how
+    many, in how many files, how many of those are records and how many records made no
+    row ("left out"), and the first error of a few files, left-out ones first. The other
+    files with errors are gitmem's settings (``.continuity/config.yaml``, ``imported.yaml``)."""
 
-    __slots__ = ("errors", "files", "first", "left_out")
+    __slots__ = ("errors", "files", "first", "left_out", "records")
 
     def __init__(
-        self, errors: int, files: int, left_out: int, first: list[tuple[str, int, str, str, bool]]
+        self,
+        errors: int,
+        files: int,
+        records: int,
+        left_out: int,
+        first: list[tuple[str, int, str, str, bool]],
     ) -> None:
         self.errors = errors
         self.files = files
+        self.records = records
         self.left_out = left_out
         self.first = first
 
     def headline(self) -> str:
         """What a user or an agent must know, e.g. "2 decision files have errors and are
         left out"."""
-        files = "1 decision file has" if self.files == 1 else f"{self.files} decision files have"
-        if self.left_out == self.files:
-            return f"{files} errors and {'is' if self.files == 1 else 'are'} left out"
-        if self.left_out:
-            others = "the other" if self.files - self.left_out == 1 else "the others"
-            return f"{files} errors ({self.left_out} left out, {others} loaded in part)"
-        return f"{files} errors and {'was' if self.files == 1 else 'were'} loaded in part"
+        parts = []
+        n = self.records
+        if n:
+            files = "1 decision file has" if n == 1 else f"{n} decision files have"
+            if self.left_out == n:
+                parts.append(f"{files} errors and {'is' if n == 1 else 'are'} left out")
+            elif self.left_out:
+                others = "the other" if n - self.left_out == 1 else "the others"
+                parts.append(f"{files} errors ({self.left_out} left out, {others} loaded in part)")
+            else:
+                parts.append(f"{files} errors and {'was' if n == 1 else 'were'} loaded in part")
+        settings = self.files - n
+        if settings:
+            parts.append(
+                "1 settings file has errors"
+                if settings == 1
+                else f"{settings} settings files have errors"
+            )
+        return "; ".join(parts)
+
+    def what(self) -> str:
+        """What gitmem does not apply as written because of these errors."""
+        if self.records and self.files > self.records:
+            return "those decisions or its settings"
+        return "those decisions" if self.records else "its settings"
 
     def lines(self, width: int = 160) -> list[str]:
         """One line per kept file: ``FILE:LINE: key: message``, clipped to ``width``."""
@@ -234,7 +259,13 @@ class Table:
                 (str(f[0]), int(f[1]), str(f[2]), str(f[3]), bool(f[4]))
                 for f in data.get("first") or []
             ]
-            return Problems(int(data["errors"]), int(data["files"]), int(data["left_out"]), first)
+            return Problems(
+                int(data["errors"]),
+                int(data["files"]),
+                int(data.get("records", data["files"])),
+                int(data["left_out"]),
+                first,
+            )
         except (ValueError, TypeError, KeyError, IndexError, sqlite3.Error):
             return None
 

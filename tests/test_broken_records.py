@@ -195,3 +195,16 @@ def test_the_agent_hears_at_once_when_it_writes_a_broken_record(project: Path) -
     # an ordinary file: no note (the money decision governing it is what comes)
     said = post_tool(project, "billing/charge.py", tool="Edit")
     assert "has errors" not in said and "D-0001" in said
+
+
+def test_a_settings_file_with_errors(project: Path) -> None:
+    """`.continuity/config.yaml` is not a decision: it is named as a settings file."""
+    config = project / ".continuity/config.yaml"
+    config.parent.mkdir(exist_ok=True)
+    with config.open("a", encoding="utf-8") as f:
+        f.write("chars_per_token: 4\nchars_per_token: 5\n")
+    proc = gitmem(project, "list")
+    assert f"{HEADLINE}; 1 settings file has errors;" in proc.stderr
+    assert ".continuity/config.yaml:" in proc.stderr and "duplicate key" in proc.stderr
+    start = session_start(project, "s3")
+    assert "so gitmem does not apply those decisions or its settings as written" in start

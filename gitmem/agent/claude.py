@@ -198,11 +198,8 @@ def _problems_note(table: Table) -> str:
     more = found.files - len(lines)
     tail = f"; and {more} more" if more > 0 else ""
     return (
-        f"Note: {found.headline()}, so gitmem does not apply those decisions as written; "
-        "`gitmem lint` lists every problem: "
-        + "; ".join(lines)
-        + tail
-        + "."
+        f"Note: {found.headline()}, so gitmem does not apply {found.what()} as written; "
+        "`gitmem lint` lists every problem: " + "; ".join(lines) + tail + "."
     )
 
 

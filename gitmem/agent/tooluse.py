@@ -312,8 +312,8 @@ def _record_note(loc: Location, paths: list[str]) -> str:
     """The errors of the gitmem records this edit wrote, read as the index will read them,
     so that the agent can fix its own mistake (a colon in an unquoted title is enough to
     leave a record out of every later session). Only when a record was edited: it costs
-    the YAML parser on that rare event (~0.13 s more, measured). Its failure costs the note, never the
-    hook; the reason goes to the error log for `gitmem doctor`."""
+    the YAML parser on that rare event (~0.13 s more, measured). Its failure costs the
+    note, never the hook; the reason goes to the error log for `gitmem doctor`."""
     records = [p for p in paths if p.startswith(RECORD_DIR) and p.lower().endswith(".md")]
     if not records:
         return ""
