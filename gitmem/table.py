@@ -262,7 +262,7 @@ class Table:
             return Problems(
                 int(data["errors"]),
                 int(data["files"]),
-                int(data.get("records", data["files"])),
+                int(data["records"] if "records" in data else data["files"]),
                 int(data["left_out"]),
                 first,
             )
