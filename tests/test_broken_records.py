@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import SANDBOX_HOME, commit_all, decision, write
+from conftest import SANDBOX_HOME, commit_all, decision, run_agent_hook, write
 
 GITMEM = shutil.which("gitmem")
 GITMEM_HOOK = shutil.which("gitmem-hook")
@@ -60,21 +60,19 @@ def gitmem(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def context(project: Path, event: str, payload: dict[str, object]) -> str:
+    """Run `gitmem-hook claude EVENT` as Claude Code does: the context it adds."""
+    answer = run_agent_hook(project, f"{GITMEM_HOOK} claude {event}", payload)
+    if answer is None:
+        return ""
+    specific = answer["hookSpecificOutput"]
+    assert isinstance(specific, dict)
+    return str(specific["additionalContext"])
+
+
 def session_start(project: Path, session: str, source: str = "startup") -> str:
     payload = {"session_id": session, "cwd": str(project), "source": source}
-    proc = subprocess.run(
-        [str(GITMEM_HOOK), "claude", "session-start"],
-        input=json.dumps(payload),
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "HOME": SANDBOX_HOME},
-    )
-    assert proc.returncode == 0, proc.stderr
-    if not proc.stdout:
-        return ""
-    return str(json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"])
+    return context(project, "session-start", payload)
 
 
 def test_the_commands_say_which_record_files_are_left_out(project: Path) -> None:
@@ -154,19 +152,7 @@ def post_tool(project: Path, rel: str, tool: str = "Write") -> str:
         "tool_input": {"file_path": str(project / rel), "content": "..."},
         "tool_response": {"success": True},
     }
-    proc = subprocess.run(
-        [str(GITMEM_HOOK), "claude", "post-tool"],
-        input=json.dumps(payload),
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "HOME": SANDBOX_HOME},
-    )
-    assert proc.returncode == 0, proc.stderr
-    if not proc.stdout:
-        return ""
-    return str(json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"])
+    return context(project, "post-tool", payload)
 
 
 def test_the_agent_hears_at_once_when_it_writes_a_broken_record(project: Path) -> None:
