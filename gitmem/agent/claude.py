@@ -188,9 +188,10 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
 
 
 def _problems_note(table: Table) -> str:
-    """Record files the table was compiled without (or with part of), so that the agent
-    knows those decisions are not applied and can say so; without it, a typo in a
-    decision's front matter would keep the decision from every session in silence."""
+    """Record files the table was compiled without (or with part of), and settings files
+    with errors, so that the agent knows what gitmem does not apply and can say so;
+    without it, a typo in a decision's front matter would keep the decision from every
+    session in silence."""
     found = table.problems()
     if found is None:
         return ""
@@ -203,7 +204,7 @@ def _problems_note(table: Table) -> str:
     )
 
 
-# at most ~600 characters of the session-start budget go to broken record files
+# at most ~600 characters of the session-start budget go to files with errors
 PROBLEM_LINES = 3
 PROBLEM_LINE_CHARS = 160
 
