@@ -1,17 +1,37 @@
-"""Atomic file writes: a temp file in the same folder, fsync, then ``os.replace``."""
+"""Atomic file writes: a temp file in the same folder, fsync, then ``os.replace``.
+
+The replacement keeps the permissions of the file it replaces, and a new file gets
+the mode ``open()`` would give it (0666 less the umask). ``tempfile.mkstemp`` alone
+creates 0600: ``gitmem install`` then turned a team's 0664 ``.claude/settings.json``
+into one only its owner could read, and an agent running as another user (a dev
+container's user, a shared host) would read no hooks at all, silently.
+
+A symbolic link is written through, not replaced: a ``~/.claude/settings.json`` kept in
+a dotfiles repository and linked into place stays linked, and the repository gets the
+change.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 
 def atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))  # a dangling link's target's folder must exist
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
     try:
+        keep: int | None = os.stat(path).st_mode & 0o7777
+    except OSError:
+        keep = None
+    fd, tmp = _create_aside(path)
+    try:
+        if keep is not None:
+            os.fchmod(fd, keep)  # exactly the old bits: the umask applied at creation
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
             fh.flush()
@@ -23,11 +43,23 @@ def atomic_write(path: Path, text: str) -> None:
         raise
 
 
+def _create_aside(path: Path) -> tuple[int, str]:
+    """A new, exclusive temp file beside ``path``, mode 0666 less the umask."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = str(path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
+
+
 def create_exclusive(path: Path, text: str) -> bool:
     """Create ``path`` only if it does not exist yet; False if another writer won."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except FileExistsError:
         return False
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:

@@ -271,8 +271,8 @@ def _commented(text: str) -> Any:
 
 def _rewrite(path: Path, data: dict[str, Any] | None) -> None:
     """Write ``data`` over ``path`` (None: remove the file, and its folder if that is left
-    empty), unless the file holds comments, which that would drop (an agent that allows
-    them: Gemini CLI, Qwen Code)."""
+    empty; a symbolic link is kept, its file emptied), unless the file holds comments,
+    which that would drop (an agent that allows them: Gemini CLI, Qwen Code)."""
     if path.exists():
         try:
             json.loads(path.read_text(encoding="utf-8") or "{}")
@@ -282,12 +282,13 @@ def _rewrite(path: Path, data: dict[str, Any] | None) -> None:
                 "rewrites the file; nothing was changed. Move them out of the file, or "
                 "install in the other scope"
             ) from None
+    if data is None and path.is_symlink():
+        data = {}  # the user linked this file into place (dotfiles): keep the link
     if data is None:
         path.unlink()
         with contextlib.suppress(OSError):
             path.parent.rmdir()
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, json.dumps(data, indent=2) + "\n")
 
 
