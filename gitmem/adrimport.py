@@ -63,13 +63,15 @@ def detect(root: Path) -> list[str]:
     found: list[str] = []
     adr_dir = root / ".adr-dir"
     if adr_dir.is_file():
-        rel = adr_dir.read_text(encoding="utf-8").strip().strip("/")
+        rel = adr_dir.read_text(encoding="utf-8", errors="replace").strip().strip("/")
         if rel and (root / rel).is_dir():
             found.append(rel)
     for name in (".log4brains.yml", ".log4brains.yaml"):
         cfg = root / name
         if cfg.is_file():
-            match = re.search(r"^\s*adrFolder:\s*['\"]?([^'\"\n]+)", cfg.read_text("utf-8"), re.M)
+            match = re.search(
+                r"^\s*adrFolder:\s*['\"]?([^'\"\n]+)", cfg.read_text("utf-8", "replace"), re.M
+            )
             if match:
                 rel = match.group(1).strip().strip("./").strip("/")
                 if (root / rel).is_dir() and rel not in found:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitmem import fsutil
 from gitmem.model import Problem
 
 CONFIG_NAME = "config.yaml"
@@ -77,11 +78,12 @@ def load(root: Path) -> Config:
     path = root / ".continuity" / CONFIG_NAME
     rel = path.relative_to(root).as_posix()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = fsutil.read_text(path)
     except FileNotFoundError:
         return Config()
-    except OSError as exc:
-        return Config(problems=(Problem(rel, 1, "config", f"cannot read: {exc}"),))
+    except (OSError, fsutil.NotUtf8) as exc:
+        line = exc.line if isinstance(exc, fsutil.NotUtf8) else 1
+        return Config(problems=(Problem(rel, line, "config", f"cannot read: {exc}"),))
     data, problems, lines = _yaml_mapping(text, rel)
     if data is None:
         return Config(problems=tuple(problems))
@@ -227,9 +229,11 @@ def load_imported(root: Path) -> tuple[dict[str, ImportedEntry], list[Problem]]:
     path = root / ".continuity" / IMPORTED_NAME
     rel = path.relative_to(root).as_posix()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = fsutil.read_text(path)
     except OSError:
         return {}, []
+    except fsutil.NotUtf8 as exc:
+        return {}, [Problem(rel, exc.line, "file", f"cannot read: {exc}")]
     data, problems, lines = _yaml_mapping(text, rel)
     out: dict[str, ImportedEntry] = {}
     for key, value in (data or {}).items():

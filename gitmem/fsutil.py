@@ -65,3 +65,30 @@ def create_exclusive(path: Path, text: str) -> bool:
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
         fh.write(text)
     return True
+
+
+class NotUtf8(ValueError):
+    """A text file that is not UTF-8, located: ``line`` (1-based) and a message that
+    names the byte and its column."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def read_text(path: Path) -> str:
+    """``path`` as ``Path.read_text(encoding="utf-8")`` reads it (newlines translated, a
+    byte-order mark kept). `NotUtf8` names the line and column of the first byte that is
+    not UTF-8, where a bare UnicodeDecodeError gave only its offset ("position 1364")."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise NotUtf8(
+            line,
+            f"not UTF-8: byte 0x{data[exc.start]:02x} at column {exc.start - start + 1} "
+            "(saved as Latin-1 or Windows-1252?); save the file as UTF-8",
+        ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # newlines as text mode reads them

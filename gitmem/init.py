@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitmem import adrimport, config, git, store
+from gitmem import adrimport, config, fsutil, git, store
 from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write
 from gitmem.repo import Repo
@@ -115,7 +115,12 @@ def _rt_load(path: Path) -> Any:
 
     yaml = YAML(typ="rt")
     yaml.indent(mapping=2, sequence=4, offset=2)
-    return yaml, yaml.load(path.read_text(encoding="utf-8")) if path.exists() else None
+    if not path.exists():
+        return yaml, None
+    try:
+        return yaml, yaml.load(fsutil.read_text(path))
+    except fsutil.NotUtf8 as exc:
+        raise GitmemError(f"{path}:{exc.line}: {exc}; nothing was changed") from None
 
 
 def _dump(yaml: Any, data: Any) -> str:

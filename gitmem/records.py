@@ -124,12 +124,13 @@ def new(
     return path
 
 
-_STATUS_LINE = re.compile(r"^status:[^\n]*$", re.MULTILINE)
+_STATUS_LINE = re.compile(r"^status:[^\r\n]*", re.MULTILINE)
 
 
 def mark_superseded(path: Path) -> bool:
-    """Set ``status: superseded`` in a record's front matter (only the front matter)."""
-    text = path.read_text(encoding="utf-8")
+    """Set ``status: superseded`` in a record's front matter (only the front matter; the
+    file's line endings, CRLF too, are kept)."""
+    text = path.read_bytes().decode("utf-8")  # it loaded, so it is UTF-8
     if not text.startswith("---"):
         return False
     end = text.find("\n---", 3)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
-from gitmem import adrimport, config, frontmatter, markup, validate
+from gitmem import adrimport, config, frontmatter, fsutil, markup, validate
 from gitmem.errors import DecisionNotFoundError
 from gitmem.globs import GlobError, compile_glob
 from gitmem.model import (
@@ -330,9 +330,10 @@ def _read_one(root: Path, sf: SourceFile, entry: config.ImportedEntry | None) ->
     problems: list[Problem] = []
     successors: list[str] = []
     try:
-        text = (root / sf.rel).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(Problem(sf.rel, 1, "file", f"cannot read: {exc}"))
+        text = fsutil.read_text(root / sf.rel)
+    except (OSError, fsutil.NotUtf8) as exc:
+        line = exc.line if isinstance(exc, fsutil.NotUtf8) else 1
+        problems.append(Problem(sf.rel, line, "file", f"cannot read: {exc}"))
         return {"decision": None, "problems": [p.to_json() for p in problems], "successors": []}
     if sf.source != "continuity":
         text = markup.to_markdown(text, markup.kind(sf.rel))  # .rst / .adoc ADRs

@@ -194,3 +194,60 @@ def test_a_settings_file_with_errors(project: Path) -> None:
     assert ".continuity/config.yaml:" in proc.stderr and "duplicate key" in proc.stderr
     start = session_start(project, "s3")
     assert "so gitmem does not apply those decisions or its settings as written" in start
+
+
+def test_a_file_saved_in_another_encoding(repo: Path) -> None:
+    """A byte that is not UTF-8 (an editor that saved Windows-1252) is named by line and
+    column. In `.continuity/config.yaml` it crashed every command with a traceback, and the
+    session-start hook failed open with nothing for the agent: no decision at all."""
+    write(repo, "billing/charge.py", "x = 1\n")
+    decision(repo, "0001-money.md", "Money is integer cents", globs=["billing/**"])
+    record = repo / ".continuity/decisions/0002-cafe.md"
+    record.write_bytes(b"---\ntitle: Caf\xe9 names\nstatus: accepted\n---\n\nWe say caf\xe9.\n")
+    config = repo / ".continuity/config.yaml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_bytes(b"# settings\n# r\xe9sum\xe9 of what we use\nchars_per_token: 4\n")
+    commit_all(repo, "decisions")
+
+    listed = gitmem(repo, "list")
+    assert listed.returncode == 0, listed.stderr
+    assert "D-0001" in listed.stdout and "Traceback" not in listed.stderr
+    assert ".continuity/config.yaml:2: config: cannot read: not UTF-8: byte 0xe9 at column 4" in (
+        listed.stderr
+    )
+    assert ".continuity/decisions/0002-cafe.md:2: file: cannot read: not UTF-8: byte 0xe9" in (
+        listed.stderr
+    )
+    lint = gitmem(repo, "lint")
+    assert lint.returncode == 1 and "Traceback" not in lint.stderr
+    assert ".continuity/config.yaml:2:" in lint.stdout + lint.stderr
+    init = gitmem(repo, "init")
+    assert "Traceback" not in init.stderr
+
+    start = session_start(repo, "enc")
+    assert (
+        "Decided so far: Money is integer cents" in start
+        and ".continuity/config.yaml:2: config: cannot read" in start
+    )
+
+
+def test_install_names_a_settings_file_in_another_encoding(repo: Path) -> None:
+    settings = repo / ".claude/settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(b'{\n  "model": "opus",\n  "note": "caf\xe9"\n}\n')
+    done = gitmem(repo, "install", "claude")
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert f"{settings}:3: not UTF-8: byte 0xe9 at column 15" in done.stderr
+    assert "nothing was changed" in done.stderr
+    assert settings.read_bytes().endswith(b'"caf\xe9"\n}\n')
+
+
+def test_superseding_keeps_a_records_line_endings(repo: Path) -> None:
+    old = repo / ".continuity/decisions/0001-old.md"
+    old.parent.mkdir(parents=True)
+    old.write_bytes(b"---\r\ntitle: Old way\r\nstatus: accepted\r\n---\r\n\r\nWe do it so.\r\n")
+    done = gitmem(repo, "new", "New way", "--status", "accepted", "--supersedes", "D-0001")
+    assert done.returncode == 0, done.stderr
+    assert old.read_bytes() == (
+        b"---\r\ntitle: Old way\r\nstatus: superseded\r\n---\r\n\r\nWe do it so.\r\n"
+    )

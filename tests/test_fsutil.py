@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.fsutil import atomic_write
+from gitmem.fsutil import NotUtf8, atomic_write, read_text
 
 GITMEM = shutil.which("gitmem")
 
@@ -115,3 +115,13 @@ def test_uninstall_keeps_a_link_it_empties(repo: Path, tmp_path: Path) -> None:
     done = run(["uninstall", "claude", "--scope", "user"], repo, **env)
     assert done.returncode == 0, done.stderr
     assert (config / "settings.json").is_symlink() and json.loads(dotfiles.read_text()) == {}
+
+
+def test_read_text_reads_as_text_mode_and_locates_a_bad_byte(tmp_path: Path) -> None:
+    path = tmp_path / "a.md"
+    path.write_bytes(b"\xef\xbb\xbfone\r\ntwo\rthree\n")
+    assert read_text(path) == path.read_text(encoding="utf-8") == "\ufeffone\ntwo\nthree\n"
+    path.write_bytes(b"one\r\ntwo caf\xe9\n")
+    with pytest.raises(NotUtf8, match="byte 0xe9 at column 8") as caught:
+        read_text(path)
+    assert caught.value.line == 2

@@ -370,7 +370,8 @@ def autostart_daemon(loc: Location) -> None:
     """Start `gitmem watch` when `.continuity/config.yaml` says `watch_autostart: true`
     (read with a line scan: no YAML import on the hook path)."""
     try:
-        with open(os.path.join(loc.root, ".continuity", "config.yaml"), encoding="utf-8") as fh:
+        path = os.path.join(loc.root, ".continuity", "config.yaml")
+        with open(path, encoding="utf-8", errors="replace") as fh:  # lint names a bad byte
             text = fh.read()
     except OSError:
         return

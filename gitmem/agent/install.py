@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gitmem import fsutil
 from gitmem.agent.common import without_comments
 from gitmem.agent.gemini import TOOL_MATCHER as GEMINI_TOOL_MATCHER
 from gitmem.agent.qwen import TOOL_MATCHER as QWEN_TOOL_MATCHER
@@ -247,7 +248,7 @@ def _load(path: Path, agent: Agent | None = None) -> dict[str, Any]:
     agent that allows them there (``Agent.comments``)."""
     if not path.exists():
         return {}
-    text = path.read_text(encoding="utf-8")
+    text = _read(path)
     try:
         data = json.loads(text or "{}")
     except ValueError as exc:
@@ -259,6 +260,13 @@ def _load(path: Path, agent: Agent | None = None) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise GitmemError(f"{path}: expected a JSON object; nothing was changed")
     return data
+
+
+def _read(path: Path) -> str:
+    try:
+        return fsutil.read_text(path)
+    except fsutil.NotUtf8 as exc:
+        raise GitmemError(f"{path}:{exc.line}: {exc}; nothing was changed") from None
 
 
 def _commented(text: str) -> Any:
@@ -275,7 +283,7 @@ def _rewrite(path: Path, data: dict[str, Any] | None) -> None:
     which that would drop (an agent that allows them: Gemini CLI, Qwen Code)."""
     if path.exists():
         try:
-            json.loads(path.read_text(encoding="utf-8") or "{}")
+            json.loads(_read(path) or "{}")
         except ValueError:
             raise GitmemError(
                 f"{path}: has comments, which the agent allows but gitmem would drop when it "
