@@ -127,6 +127,8 @@ TOOL_SHAPES = [
     ("LS", {"path": "{root}/api"}, "D-0002"),
     ("Bash", {"command": "cat billing/charge.py | grep -n cents && echo done"}, "D-0001"),
     ("Bash", {"command": "sed -i 's/a/b/' 'api/routes.py'"}, "D-0002"),
+    ("Bash", {"command": "cd billing && sed -i 's/1/2/' charge.py"}, "D-0001"),
+    ("Bash", {"command": "cd api\ncat > routes.py <<'EOF'\nx = 1\nEOF"}, "D-0002"),
     ("mcp__fs__read_file", {"path": "{root}/api/routes.py"}, "D-0002"),
     ("Read", {"file_path": "{root}\\billing\\charge.py"}, "D-0001"),
 ]
@@ -401,6 +403,27 @@ def test_shell_words_split_like_shlex(command: str) -> None:
     except ValueError:  # unbalanced quotes: shlex refuses, we read to the end
         return
     assert toolpaths.shell_words(command) == want
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        ("cd 'my dir' && sed -i s/a/b/ 'a b.py'", ["my dir/s/a/b/", "my dir/a b.py"]),
+        ("cd src\nvi a.py", ["src/a.py"]),
+        ("(cd web && npm test app/x.ts) && cat README.md", ["web/app/x.ts", "README.md"]),
+        ("pushd a; vi b.py; popd; vi c.py", ["a/b.py", "c.py"]),
+        ("cd a; cd ../b && cat c.py", ["a/../b", "a/../b/c.py"]),
+        ("cd /abs/dir && cat x.py", ["/abs/dir", "/abs/dir/x.py"]),
+        ("cd -P lib/ && cat x.py", ["lib/", "lib/x.py"]),
+        ("cd && cat x.py", []),  # home, ~, -, $VAR: unknown, so relative words are dropped
+        ("cd ~/p && cat x.py /etc/hosts", ["/etc/hosts"]),
+        ("cd $DIR; cat x.py", []),
+        ("echo cd foo && cat x.py", ["x.py"]),  # `cd` as an argument moves nothing
+        ("cat a.py > cd", ["a.py"]),
+    ],
+)
+def test_bash_words_follow_cd(command: str, words: list[str]) -> None:
+    assert toolpaths.bash_words(command) == words
 
 
 def test_toolpaths_bash_words() -> None:

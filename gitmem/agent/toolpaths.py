@@ -55,13 +55,14 @@ def _looks_like_path(word: str) -> bool:
     return 1 <= len(ext) <= 8 and all(c in _ALNUM for c in ext)
 
 
-def shell_words(command: str) -> list[str]:
+def shell_words(command: str, newline: str | None = None) -> list[str]:
     """Split a shell command into words as ``shlex`` does (POSIX mode, punctuation runs):
     single quotes are literal, inside double quotes a backslash escapes only ``"`` and
     itself, a backslash elsewhere escapes the next character, runs of ``;&|<>()`` are
     operator words. Unlike ``shlex``, ``#`` starts a comment only at the start of a word (as
     in a shell), and an unbalanced quote ends at the end of the command instead of raising
-    (an agent's command is evidence, not a script to run)."""
+    (an agent's command is evidence, not a script to run). ``newline``: the word an
+    unquoted line break becomes (it ends a command, as ``;`` does), else it is a space."""
     words: list[str] = []
     word: list[str] = []
     started = False  # a word is open (even an empty one, from "")
@@ -76,7 +77,10 @@ def shell_words(command: str) -> list[str]:
 
     while i < n:
         c = command[i]
-        if c in " \t\n\r":
+        if c == "\n" and newline is not None:
+            close()
+            words.append(newline)
+        elif c in " \t\n\r":
             close()
         elif c == "#" and not started:
             while i < n and command[i] != "\n":
@@ -126,18 +130,67 @@ def _join(base: str, rel: str) -> str:
 
 
 def bash_words(command: str) -> list[str]:
-    """Shell words of a command that could be paths (flags, operators and URLs dropped)."""
-    out = []
-    for word in shell_words(command):
-        if word in _SHELL_SKIP or "://" in word:
+    """Shell words of a command that could be paths (flags, operators and URLs dropped),
+    relative ones joined to the folder a ``cd`` or ``pushd`` earlier in the command moved
+    to (``cd services/billing && sed -i ... rates.py`` touches
+    ``services/billing/rates.py``; agents run commands so all the time). ``popd`` and the
+    end of a ``( ... )`` subshell go back. After ``cd`` to a folder not written out (no
+    argument, ``~``, ``-``, a variable), relative words are dropped: where they point is
+    not known."""
+    out: list[str] = []
+    base: str | None = ""  # where the command has cd'd to, relative to its cwd
+    saved: list[str | None] = []
+    start = True  # the next word begins a simple command
+    moving = False  # the next word is a cd's folder
+    for word in shell_words(command, newline=";"):
+        if word and all(c in _OPERATORS for c in word):
+            if "<" in word or ">" in word:
+                continue  # a redirection: its target is a path, the command goes on
+            if word == "(":
+                saved.append(base)
+            elif word == ")" and saved:
+                base = saved.pop()
+            if moving:
+                base = None  # a bare `cd`: the home folder
+            start, moving = True, False
+            continue
+        if moving:
+            if word.startswith("-") and word != "-":
+                continue  # cd -P, cd -L
+            moving = False
+            if word == "-" or word.startswith(("~", "$")) or base is None:
+                base = None
+                continue
+            word = word if word.startswith("/") else _join(base, word)
+            base = word
+            if _looks_like_path(word):
+                out.append(word)
+            continue
+        if start and word in ("cd", "pushd", "popd"):
+            if word == "pushd":
+                saved.append(base)
+            if word == "popd":
+                base = saved.pop() if saved else ""
+            moving = word != "popd"
+            start = False
+            continue
+        assignment = start and "=" in word and "/" not in word.split("=", 1)[0]
+        start = assignment  # `VAR=x cd dir` still starts a command
+        if "://" in word:
             continue
         if "=" in word and not word.startswith(("./", "/")):
             word = word.split("=", 1)[1]  # VAR=path, --opt=path
         elif word.startswith("-"):
             continue
         word = word.strip("'\"")
-        if word and _looks_like_path(word):
+        if not word or not _looks_like_path(word):
+            continue
+        if word.startswith("/"):
             out.append(word)
+        elif base is not None:
+            out.append(_join(base, word))
+    if moving:
+        base = None
     return out[:MAX_PATHS]
 
 
