@@ -534,6 +534,8 @@ def _link(
                 hint = ""
                 if d.source != other.source and "continuity" not in (d.source, other.source):
                     hint = f"; give the source {d.source} an id_prefix of its own in config.yaml"
+                elif d.source == other.source == "continuity":
+                    hint = "; `gitmem renumber` gives the newer record a free number"
                 problems.append(
                     Problem(
                         d.file, d.line("id"), "id", f"duplicate id {d.id} (also {other.file}){hint}"

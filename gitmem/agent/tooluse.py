@@ -335,7 +335,7 @@ def _record_note(loc: Location, paths: list[str]) -> str:
                 if other is not None and other.file != rel:
                     lines.append(
                         f"{rel}: id: {ident} is also {other.file}'s id, and only one of "
-                        "the two loads"
+                        "the two loads (`gitmem renumber` gives the newer one a free number)"
                     )
                 continue
             if errors:

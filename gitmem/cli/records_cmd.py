@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 import click
@@ -14,6 +15,7 @@ from gitmem.cli.output import (
     expected_errors,
     json_option,
     stdout,
+    warn,
     warn_problems,
 )
 from gitmem.model import SEVERITIES, STATUSES
@@ -167,3 +169,47 @@ def show(ident: str, json_: bool) -> None:
         out.print(f"\n[bold]Summary[/]\n{escape(d.summary)}")
     out.print("")
     click.echo(d.body)
+
+
+@click.command()
+@click.option("--dry-run", is_flag=True, help="Say what would change; change nothing.")
+@json_option
+@expected_errors
+def renumber(dry_run: bool, json_: bool) -> None:
+    """Give a free number to each record whose id another record has (two branches that
+    each ran `gitmem new`).
+
+    The record that reached this branch first keeps the id (first-parent history: what a
+    merge brought in moves; an uncommitted record is the newest). The other is renamed
+    (`git mv` when tracked) to the next free number; the references of the records that
+    came with it are rewritten. Mentions in prose are listed, not changed.
+    """
+    from gitmem import renumber as core
+
+    repo = current_repo()
+    todo = core.plan(repo)
+    if not dry_run:
+        core.apply(repo, todo)
+    if json_:
+        emit_json(
+            {
+                "applied": not dry_run,
+                "moves": [dataclasses.asdict(m) for m in todo.moves],
+                "unfixable": list(todo.unfixable),
+            }
+        )
+    else:
+        verb = "would move" if dry_run else "moved"
+        for m in todo.moves:
+            click.echo(f"{m.old_id} -> {m.new_id}: {verb} {m.old_file} to {m.new_file}")
+            click.echo(f"  {m.old_id} stays with {m.kept_by}")
+            for rel in m.rewritten:
+                click.echo(f"  {rel}: its reference to {m.old_id} now names {m.new_id}")
+            for rel in m.mentions:
+                click.echo(f"  {rel}: mentions {m.old_id} in its text; check which it means")
+        if not todo.moves and not todo.unfixable:
+            click.echo("no two records share an id")
+    for message in todo.unfixable:
+        warn(escape(message))
+    if todo.moves and not dry_run:
+        compiler.ensure(repo)
