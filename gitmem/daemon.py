@@ -108,6 +108,7 @@ class Daemon:
         self.stop = threading.Event()
         self.settle_due = False
         self.settles = 0
+        self.record_errors: tuple[str, ...] = ()  # what was last said of broken records
         resolution = index.resolve_embedder(repo, allow_download=False)
         self.embedder = resolution.embedder
         self.model_warning = resolution.warning
@@ -158,7 +159,24 @@ class Daemon:
             )
         if report.runtime_note:
             self.problem(f"warning: {report.runtime_note}")
+        self._say_record_errors()
         return report
+
+    def _say_record_errors(self) -> None:
+        """Log the record files with errors (as `gitmem index` prints them) when they
+        change, and that they are fixed: someone running `gitmem watch` in a terminal
+        sees a broken record as they save it, and doctor shows it in ``watch.log``."""
+        found = compiler.table_problems(self.repo)
+        said = (found.headline(), *found.lines()) if found is not None else ()
+        if said == self.record_errors:
+            return
+        if found is not None:
+            self.problem(f"warning: {found.headline()}; `gitmem lint` shows every problem:")
+            for line in found.lines():
+                self.problem(f"  {line}")
+        else:
+            self.log("the decision files load without errors again")
+        self.record_errors = said
 
     def settle(self) -> None:
         """Collect garbage once, then exempt what survives from later collections.

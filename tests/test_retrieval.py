@@ -912,6 +912,39 @@ def test_daemon_updates_in_process_and_keeps_serving_after_settling(
         gc.unfreeze()
 
 
+def test_daemon_says_when_a_record_breaks_and_when_it_is_fixed(
+    repo: Path, no_model: None
+) -> None:
+    """`gitmem watch` re-indexes as a record is saved: it logs the record's error then (on
+    stderr and in watch.log, which doctor shows), once, and that it is fixed."""
+    import gc
+
+    from gitmem.daemon import Daemon
+
+    project(repo)
+    lines: list[str] = []
+    watcher = Daemon(discover(repo), idle_seconds=60, log=lines.append)
+    try:
+        assert not any("errors" in line for line in lines)
+        path = repo / ".continuity" / "decisions" / "0004-kafka.md"
+        good = path.read_text()
+        path.write_text(good.replace("title:", "title: x\ntitle:", 1))  # a duplicate key
+        watcher.update()
+        said = [line for line in lines if "0004-kafka.md" in line]
+        assert len(said) == 1 and "duplicate key" in said[0] and "(left out)" in said[0]
+        assert "1 decision file has errors and is left out" in "\n".join(lines)
+        assert "0004-kafka.md" in (watcher.repo.state_dir / "watch.log").read_text()
+        path.write_text(path.read_text() + "\nMore text.\n")  # still broken: not said again
+        watcher.update()
+        assert len([line for line in lines if "0004-kafka.md" in line]) == 1
+        path.write_text(good)
+        watcher.update()
+        assert lines[-1] == "the decision files load without errors again"
+    finally:
+        watcher.retriever.close()
+        gc.unfreeze()
+
+
 def test_daemon_answers_during_a_long_reindex(repo: Path, no_model: None) -> None:
     """A branch switch's re-index runs for tens of seconds. It used to hold the lock every
     query needs, and ran on the thread that accepts connections: queries waited for all of
