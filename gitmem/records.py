@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 from gitmem import resources, store
@@ -17,7 +18,12 @@ from gitmem.validate import derive_id
 
 
 def slugify(title: str, limit: int = 60) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+    """The file-name part of a title: ``Ålborg café, naïve`` -> ``alborg-cafe-naive``
+    (accents dropped, ß as ss), letters of other scripts kept (``使用数据库``: a
+    Chinese team's record should not be ``0005-decision.md``), the rest one ``-``."""
+    text = unicodedata.normalize("NFKD", title.casefold())
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    slug = re.sub(r"[\W_]+", "-", text).strip("-")
     return (slug[:limit].rstrip("-")) or "decision"
 
 

@@ -327,3 +327,19 @@ def test_fast_and_round_trip_front_matter_agree() -> None:
         assert frontmatter._parse_fast(fm) is None, fm
     parsed, problems = frontmatter.parse("---\nok: 1\nbad: [1, 2\nnext: 3\n---\nbody\n", "r.md")
     assert parsed is None and problems[0].line == 4 and "YAML" in problems[0].message
+
+
+@pytest.mark.parametrize(
+    ("title", "slug"),
+    [
+        ("Use Postgres for storage", "use-postgres-for-storage"),
+        ('Auth: use "OAuth" — für alle', "auth-use-oauth-fur-alle"),  # was auth-use-oauth-f-r-alle
+        ("Ålborg café, naïve", "alborg-cafe-naive"),
+        ("Straße über Maß", "strasse-uber-mass"),
+        ("使用数据库", "使用数据库"),  # was `decision`
+        ("snake_case API v2.0", "snake-case-api-v2-0"),
+        ("  !  ", "decision"),
+    ],
+)
+def test_a_title_becomes_a_file_name(title: str, slug: str) -> None:
+    assert records.slugify(title) == slug
