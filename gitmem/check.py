@@ -5,7 +5,8 @@ them, grouped by decision, most severe first; every ``forbid`` rule matched agai
 *added* lines (narrowed by the rule's own ``paths``), reported as
 ``FILE:LINE: decision ID: message``. A critical decision's violation blocks (exit 1);
 warning and info only print. Changed decision records are linted, and globs that no longer
-match any file are reported.
+match any file are reported, as is a file the change moves out of a decision's globs
+(with the glob for its new place, when the move renamed a folder the glob names).
 
 Deliberate exceptions: a ``Decision-Override: ID reason`` trailer on a commit in the
 checked range, or ``GITMEM_OVERRIDE="ID reason"`` in the environment for a staged check
@@ -15,20 +16,48 @@ silent.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass, field
 
 from gitmem import compile as compiler
-from gitmem import git, lint, markup
+from gitmem import git, lint, markup, store
+from gitmem.errors import DecisionNotFoundError
 from gitmem.model import Problem
 from gitmem.repo import Repo
 from gitmem.rules import Violation, violations_in
-from gitmem.table import Entry
+from gitmem.table import Entry, Table
 from gitmem.vocab import SEVERITY_RANK
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 _OVERRIDE = re.compile(r"^Decision-Override:\s*(\S+)\s*(.*)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class MovedOut:
+    """Files a current decision governed, which the change moves to where none of the
+    decision's globs reach: the decision no longer comes to an agent working on them."""
+
+    entry: Entry
+    glob: str  # the glob that governed the old paths
+    moves: tuple[tuple[str, str], ...]  # (old path, new path)
+    suggestion: str | None  # the same glob for the new place, when the move renamed a folder
+    line: int = 1  # of the record's globs
+
+    def format(self) -> str:
+        hint = (
+            f"; if it still applies there, change the glob to {self.suggestion!r}"
+            if self.suggestion
+            else "; if it still applies there, add a glob for the new paths"
+        )
+        old, new = self.moves[0]
+        extra = len(self.moves) - 1
+        more = f" (and {extra} more file{'s' if extra > 1 else ''})" if extra else ""
+        return (
+            f"{self.entry.file}:{self.line}: globs: warning: {self.entry.id} ({self.glob}) "
+            f"governed {old}, which this change moves to {new}{more}, outside its globs{hint}"
+        )
 
 
 @dataclass(frozen=True)
@@ -39,6 +68,7 @@ class Report:
     overridden: tuple[Violation, ...]
     overrides: dict[str, str] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
+    moved_out: tuple[MovedOut, ...] = ()
 
     @property
     def blocked(self) -> bool:
@@ -83,6 +113,88 @@ def added_lines(repo: Repo, diff_args: list[str]) -> dict[str, list[tuple[int, s
     return result
 
 
+def renames(repo: Repo, diff_args: list[str]) -> list[tuple[str, str]]:
+    """(old, new) for each file a diff renames (git's rename detection)."""
+    args = ["-c", "core.quotepath=off", "diff", "--name-status", "-M", "-z", "--no-ext-diff"]
+    code, out, _ = git.run(
+        [*args, *diff_args],
+        cwd=repo.root,
+        check=False,
+    )
+    if code != 0:
+        return []
+    items = out.split("\0")
+    found: list[tuple[str, str]] = []
+    i = 0
+    while i < len(items) and items[i]:
+        status = items[i]
+        if status[:1] in ("R", "C"):
+            if status[0] == "R" and i + 2 < len(items):
+                found.append((items[i + 1], items[i + 2]))
+            i += 3
+        else:
+            i += 2
+    return found
+
+
+def moved_out(table: Table, moves: list[tuple[str, str]]) -> list[MovedOut]:
+    """The current decisions that governed moved files' old paths and not their new ones,
+    one per decision and glob (a moved folder is many files), with the new glob most of
+    the moves point to."""
+    found: dict[tuple[str, str], tuple[Entry, list[tuple[str, str]], list[str]]] = {}
+    for old, new in moves:
+        now = {m.entry.id for m in table.match(new)}
+        for m in table.match(old):
+            if m.entry.is_current and m.entry.id not in now:
+                _, pairs, hints = found.setdefault((m.entry.id, m.glob), (m.entry, [], []))
+                pairs.append((old, new))
+                hint = _moved_glob(m.glob, old, new)
+                if hint is not None:
+                    hints.append(hint)
+    out = []
+    for (_, glob), (entry, pairs, hints) in found.items():
+        best = max(set(hints), key=lambda h: (hints.count(h), h)) if hints else None
+        out.append(MovedOut(entry, glob, tuple(pairs), best))
+    return out
+
+
+def _moved_glob(glob: str, old: str, new: str) -> str | None:
+    """``glob`` carried along with the move: the folders before the part of the path the
+    move kept (``billing/**`` for ``billing/charge.py`` -> ``payments/charge.py`` becomes
+    ``payments/**``; for ``billing/x.py`` -> ``core/billing/x.py``, ``core/billing/**``),
+    or else the one folder the move renamed, where the glob names it once
+    (``**/billing/**`` -> ``**/payments/**``); for a glob naming the file, its new path."""
+    if glob == old:
+        return new  # a glob naming the file itself
+    a, b = old.split("/"), new.split("/")
+    tail = 0
+    while tail < min(len(a), len(b)) and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    if tail == 0:
+        return None
+    was, now = a[: len(a) - tail], b[: len(b) - tail]
+    parts = glob.split("/")
+    if parts[: len(was)] == was:
+        return "/".join([*now, *parts[len(was) :]])
+    head = 0
+    while head < min(len(was), len(now)) and was[head] == now[head]:
+        head += 1
+    mid_was, mid_now = was[head:], now[head:]
+    width = len(mid_was)
+    spots = [i for i in range(len(parts)) if width and parts[i : i + width] == mid_was]
+    if len(spots) != 1 or not mid_now:
+        return None
+    i = spots[0]
+    return "/".join([*parts[:i], *mid_now, *parts[i + width :]])
+
+
+def _globs_line(catalog: store.Catalog, ident: str) -> int:
+    try:
+        return catalog.get(ident).line("globs")
+    except DecisionNotFoundError:
+        return 1
+
+
 def whole_files(repo: Repo, paths: list[str]) -> dict[str, list[tuple[int, str]]]:
     from gitmem.paths import to_repo_relative
 
@@ -120,14 +232,11 @@ def check(
     rev_range: str | None = None,
     paths: list[str] | None = None,
 ) -> Report:
-    if paths:
-        changes = whole_files(repo, paths)
-    elif rev_range:
-        changes = added_lines(repo, [rev_range])
-    else:
-        changes = added_lines(repo, ["--cached"] if staged else [])
+    diff_args = [rev_range] if rev_range else ["--cached"] if staged else []
+    changes = whole_files(repo, paths) if paths else added_lines(repo, diff_args)
     table = compiler.ensure(repo)
     try:
+        left = [] if paths else moved_out(table, renames(repo, diff_args))
         groups: dict[str, tuple[Entry, list[str]]] = {}
         found: list[Violation] = []
         for path, lines in sorted(changes.items()):
@@ -152,6 +261,7 @@ def check(
     # may have moved or deleted the code they govern)
     problems = [p for p in catalog.problems if p.file in changed_records]
     problems += lint.unmatched_globs(repo, catalog)
+    left = [dataclasses.replace(m, line=_globs_line(catalog, m.entry.id)) for m in left]
     problems.sort(key=lambda p: (p.file, p.line, p.key, p.message))
     return Report(
         files=tuple(sorted(changes)),
@@ -160,4 +270,5 @@ def check(
         overridden=tuple(skipped),
         overrides=overrides,
         problems=tuple(problems),
+        moved_out=tuple(left),
     )

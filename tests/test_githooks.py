@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -90,3 +91,61 @@ def test_linked_worktree_shares_the_hooks(project: Path, tmp_path: Path) -> None
     git(wt, "add", "-A")
     proc = commit(wt, "floats in a worktree")
     assert proc.returncode != 0 and "D-0001" in proc.stdout + proc.stderr
+
+
+def test_a_commit_that_moves_files_out_of_a_decisions_globs(project: Path) -> None:
+    """`git mv billing payments` left the money decision governing nothing, and the commit
+    said only that its glob matched no file. Now it names the move and the glob that would
+    follow it; the commit is not blocked (a glob to update is not a broken rule)."""
+    write(project, "billing/refund.py", "y = 1\n")
+    write(project, "docs/guide.md", "notes\n")
+    commit_all(project, "more")
+    assert CliRunner().invoke(cli, ["install", "git"]).exit_code == 0
+    git(project, "mv", "billing", "payments")
+    git(project, "mv", "docs/guide.md", "docs/manual.md")  # no decision: nothing said
+    proc = commit(project, "rename billing to payments")
+    assert proc.returncode == 0, proc.stderr
+    said = proc.stdout + proc.stderr
+    assert (
+        ".continuity/decisions/0001-money.md:5: globs: warning: D-0001 (billing/**) governed "
+        "billing/charge.py, which this change moves to payments/charge.py (and 1 more file), "
+        "outside its globs; if it still applies there, change the glob to 'payments/**'"
+    ) in said
+    assert "guide.md" not in said
+    # CI's range check says the same
+    ranged = subprocess.run(
+        ["gitmem", "check", "--range", "HEAD~1..HEAD", "--json"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    (moved,) = json.loads(ranged.stdout)["moved_out"]
+    assert moved["suggestion"] == "payments/**" and len(moved["moves"]) == 2
+    # a move that stays inside the globs is not reported
+    git(project, "mv", "payments", "billing")
+    commit(project, "back")
+    git(project, "mv", "billing/refund.py", "billing/refunds.py")
+    proc = commit(project, "rename inside billing")
+    assert "moves to" not in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("glob", "old", "new", "suggestion"),
+    [
+        ("billing/**", "billing/charge.py", "payments/charge.py", "payments/**"),
+        ("**/billing/**", "src/billing/x.py", "src/payments/x.py", "**/payments/**"),
+        ("src/billing/*.py", "src/billing/a.py", "src/payments/a.py", "src/payments/*.py"),
+        ("billing/**", "billing/x.py", "core/billing/x.py", "core/billing/**"),
+        ("core/billing/**", "core/billing/x.py", "billing/x.py", "billing/**"),
+        ("billing/charge.py", "billing/charge.py", "billing/charges.py", "billing/charges.py"),
+        ("billing/*.py", "billing/charge.py", "billing/charge.txt", None),  # renamed file
+        ("billing/**", "billing/a/x.py", "payments/b/x.py", None),  # two folders: unclear
+    ],
+)
+def test_the_glob_that_follows_a_move(
+    glob: str, old: str, new: str, suggestion: str | None
+) -> None:
+    from gitmem.check import _moved_glob
+
+    assert _moved_glob(glob, old, new) == suggestion

@@ -41,6 +41,17 @@ def check(staged: bool, rev_range: str | None, paths: tuple[str, ...], json_: bo
                 "overridden": [v._asdict() for v in report.overridden],
                 "overrides": report.overrides,
                 "problems": [p.to_json() for p in report.problems],
+                "moved_out": [
+                    {
+                        "id": m.entry.id,
+                        "file": m.entry.file,
+                        "line": m.line,
+                        "glob": m.glob,
+                        "moves": [{"old": old, "new": new} for old, new in m.moves],
+                        "suggestion": m.suggestion,
+                    }
+                    for m in report.moved_out
+                ],
                 "blocked": report.blocked,
             }
         )
@@ -58,7 +69,9 @@ def check(staged: bool, rev_range: str | None, paths: tuple[str, ...], json_: bo
             click.echo(f"{v.format()} (overridden: {reason})")
         for p in report.problems:
             click.echo(p.format())
-        if not report.governing and not report.problems:
+        for m in report.moved_out:
+            click.echo(m.format())
+        if not report.governing and not report.problems and not report.moved_out:
             out.print("no decision governs these changes")
     if report.blocked:
         raise SystemExit(1)
