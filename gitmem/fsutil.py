@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from pathlib import Path
 
 
@@ -47,7 +46,7 @@ def _create_aside(path: Path) -> tuple[int, str]:
     """A new, exclusive temp file beside ``path``, mode 0666 less the umask."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
-        tmp = str(path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp")
+        tmp = str(path.parent / f".{path.name}.{os.urandom(4).hex()}.tmp")
         try:
             return os.open(tmp, flags, 0o666), tmp
         except FileExistsError:
