@@ -212,6 +212,21 @@ def run_agent_hook(
     return json.loads(proc.stdout) if proc.stdout else None
 
 
+def run_gitmem(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """The installed `gitmem` as a user runs it, in ``cwd``, with a throwaway HOME
+    (``env``: more variables)."""
+    found = shutil.which("gitmem")
+    assert found, "gitmem is not installed"
+    return subprocess.run(
+        [found, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HOME": SANDBOX_HOME, **env},
+    )
+
+
 def age_deliveries(project: Path, session_id: str, seconds: float) -> None:
     """Make the hook events the session recorded (state.first_delivery) ``seconds`` older:
     what happens when the same payload comes that much later, without the wait."""

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import SANDBOX_HOME, commit_all, decision, run_agent_hook, write
+from conftest import commit_all, decision, run_agent_hook, write
+from conftest import run_gitmem as gitmem
 
 GITMEM = shutil.which("gitmem")
 GITMEM_HOOK = shutil.which("gitmem-hook")
@@ -47,17 +46,6 @@ def project(repo: Path) -> Path:
     write(repo, ".continuity/decisions/0002-refunds.md", BROKEN)
     commit_all(repo, "decisions")
     return repo
-
-
-def gitmem(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(GITMEM), *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "HOME": SANDBOX_HOME},
-    )
 
 
 def context(project: Path, event: str, payload: dict[str, object]) -> str:

@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import run_gitmem
 
 from gitmem.fsutil import NotUtf8, atomic_write, read_text
-
-GITMEM = shutil.which("gitmem")
 
 
 def mode(path: Path) -> int:
@@ -61,11 +58,16 @@ def test_a_link_is_written_through(tmp_path: Path) -> None:
     assert sorted(p.name for p in dotfiles.parent.iterdir()) == ["settings.json"]
 
 
-def run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    assert GITMEM, "gitmem is not installed"
-    return subprocess.run(
-        [GITMEM, *args], cwd=cwd, env={**os.environ, **env}, capture_output=True, text=True
-    )
+def linked_settings(tmp_path: Path, text: str) -> tuple[Path, Path]:
+    """A Claude Code config folder whose settings.json links to a dotfiles file holding
+    ``text``: (the dotfiles file, the config folder)."""
+    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text(text)
+    config = tmp_path / "claude-config"
+    config.mkdir()
+    (config / "settings.json").symlink_to(dotfiles)
+    return dotfiles, config
 
 
 def test_install_keeps_a_shared_settings_file_readable(repo: Path, umask: None) -> None:
@@ -76,43 +78,33 @@ def test_install_keeps_a_shared_settings_file_readable(repo: Path, umask: None) 
     settings.parent.mkdir()
     settings.write_text('{"permissions": {"allow": []}}\n')
     settings.chmod(0o664)
-    done = run(["install", "claude"], repo)
+    done = run_gitmem(repo, "install", "claude")
     assert done.returncode == 0, done.stderr
     assert "hooks" in json.loads(settings.read_text())
     assert mode(settings) == 0o664
-    done = run(["init"], repo)
+    done = run_gitmem(repo, "init")
     assert done.returncode == 0, done.stderr
     assert mode(repo / ".continuity" / "config.yaml") == 0o664
 
 
 def test_install_and_uninstall_keep_a_linked_user_settings_file(repo: Path, tmp_path: Path) -> None:
-    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
-    dotfiles.parent.mkdir()
-    dotfiles.write_text('{"model": "opus"}\n')
-    config = tmp_path / "claude-config"
-    config.mkdir()
-    (config / "settings.json").symlink_to(dotfiles)
-    done = run(["install", "claude", "--scope", "user"], repo, CLAUDE_CONFIG_DIR=str(config))
+    dotfiles, config = linked_settings(tmp_path, '{"model": "opus"}\n')
+    done = run_gitmem(repo, "install", "claude", "--scope", "user", CLAUDE_CONFIG_DIR=str(config))
     assert done.returncode == 0, done.stderr
     assert (config / "settings.json").is_symlink()
     data = json.loads(dotfiles.read_text())
     assert data["model"] == "opus" and "SessionStart" in data["hooks"]
-    done = run(["uninstall", "claude", "--scope", "user"], repo, CLAUDE_CONFIG_DIR=str(config))
+    done = run_gitmem(repo, "uninstall", "claude", "--scope", "user", CLAUDE_CONFIG_DIR=str(config))
     assert done.returncode == 0, done.stderr
     assert (config / "settings.json").is_symlink()
     assert json.loads(dotfiles.read_text()) == {"model": "opus"}
 
 
 def test_uninstall_keeps_a_link_it_empties(repo: Path, tmp_path: Path) -> None:
-    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
-    dotfiles.parent.mkdir()
-    dotfiles.write_text("{}\n")
-    config = tmp_path / "claude-config"
-    config.mkdir()
-    (config / "settings.json").symlink_to(dotfiles)
+    dotfiles, config = linked_settings(tmp_path, "{}\n")
     env = {"CLAUDE_CONFIG_DIR": str(config)}
-    assert run(["install", "claude", "--scope", "user"], repo, **env).returncode == 0
-    done = run(["uninstall", "claude", "--scope", "user"], repo, **env)
+    assert run_gitmem(repo, "install", "claude", "--scope", "user", **env).returncode == 0
+    done = run_gitmem(repo, "uninstall", "claude", "--scope", "user", **env)
     assert done.returncode == 0, done.stderr
     assert (config / "settings.json").is_symlink() and json.loads(dotfiles.read_text()) == {}
 

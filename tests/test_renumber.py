@@ -4,13 +4,12 @@ repositories, real merges, the installed `gitmem`."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import SANDBOX_HOME, commit_all, decision, git
+from conftest import commit_all, decision, git
+from conftest import run_gitmem as gitmem
 
 GITMEM = shutil.which("gitmem")
 pytestmark = [
@@ -18,17 +17,6 @@ pytestmark = [
     pytest.mark.usefixtures("no_model"),
 ]
 D = ".continuity/decisions"
-
-
-def gitmem(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(GITMEM), *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "HOME": SANDBOX_HOME},
-    )
 
 
 @pytest.fixture
