@@ -29,7 +29,7 @@ from pathlib import Path, PurePosixPath
 from gitmem import frontmatter, fsutil, git, store
 from gitmem.errors import GitmemError
 from gitmem.repo import Repo
-from gitmem.validate import derive_id
+from gitmem.validate import derive_id, normalize_ref
 
 PREFIX = "D"  # gitmem records' id prefix (store reads them with it)
 _LEADING_NUMBER = re.compile(r"^(\d+)")
@@ -115,7 +115,7 @@ def apply(repo: Repo, todo: Plan) -> None:
         path = repo.root / move.old_file
         parsed, _ = frontmatter.parse(fsutil.read_text(path), move.old_file)
         if parsed is not None and parsed.meta and "id" in parsed.meta:
-            _rewrite_line(path, parsed.key_lines["id"], "id", move.old_id, move.new_id)
+            _rewrite_lines(path, {parsed.key_lines["id"]}, move.old_id, move.new_id, value=True)
     for move in todo.moves:
         _rename(repo, move.old_file, move.new_file)
 
@@ -144,24 +144,11 @@ def _records(repo: Repo, folder: Path) -> list[Record]:
             lines = parsed.item_lines.get(key) or ()
             for i, value in enumerate(items):
                 line = lines[i] if i < len(lines) else parsed.key_lines.get(key, 1)
-                refs.append((_normal_ref(value), line))
-        out.append(
-            Record(
-                rel, ident, written not in (None, ""), tuple(refs), *_when(rel, arrival, commits)
-            )
-        )
+                refs.append((normalize_ref(value, PREFIX), line))
+        explicit = written not in (None, "")
+        when = arrival.get(rel, -1), commits.get(rel)
+        out.append(Record(rel, ident, explicit, tuple(refs), *when))
     return out
-
-
-def _when(rel: str, arrival: dict[str, int], commits: dict[str, str]) -> tuple[int, str | None]:
-    return arrival.get(rel, -1), commits.get(rel)
-
-
-def _normal_ref(value: object) -> str:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{PREFIX}-{value:04d}"
-    text = str(value).strip()
-    return f"{PREFIX}-{int(text):04d}" if text.isdigit() else text
 
 
 def _arrivals(repo: Repo, folder: Path) -> tuple[dict[str, int], dict[str, str]]:
@@ -235,8 +222,7 @@ def _mentions(repo: Repo, r: Record, ident: str) -> bool:
 
 
 def _rewrite_refs(path: Path, old: str, new: str) -> None:
-    rel = path.name
-    parsed, _ = frontmatter.parse(fsutil.read_text(path), rel)
+    parsed, _ = frontmatter.parse(fsutil.read_text(path), path.name)
     if parsed is None or not parsed.meta:
         return
     lines: set[int] = set()
@@ -244,27 +230,25 @@ def _rewrite_refs(path: Path, old: str, new: str) -> None:
         lines.update(parsed.item_lines.get(key) or ())
         if key in parsed.key_lines:
             lines.add(parsed.key_lines[key])
-    for line in sorted(lines):
-        _rewrite_line(path, line, None, old, new)
+    _rewrite_lines(path, lines, old, new)
 
 
-def _rewrite_line(path: Path, line: int, key: str | None, old: str, new: str) -> None:
-    """Replace the id ``old`` (or its bare number) by ``new`` on one line of ``path``,
-    keeping the file's line endings."""
+def _rewrite_lines(path: Path, lines: set[int], old: str, new: str, *, value: bool = False) -> None:
+    """Replace the id ``old`` (or its bare number) by ``new`` on these lines of ``path``
+    (``value``: only after the line's first colon), keeping the file's line endings."""
     raw = path.read_bytes().decode("utf-8")
-    lines = raw.splitlines(keepends=True)
-    if not 1 <= line <= len(lines):
-        return
-    text = lines[line - 1]
-    head, sep, value = text.partition(":") if key is not None else ("", "", text)
+    text = raw.splitlines(keepends=True)
     number = _ID_NUMBER.match(old)
     forms = [re.escape(old)]
     if number is not None and old.startswith(f"{PREFIX}-"):
         forms.append(rf"0*{int(number.group(2))}")  # `supersedes: [2]`
-    pattern = rf"(?<![\w-])(?:{'|'.join(forms)})(?![\w-])"
-    value = re.sub(pattern, new, value)
-    lines[line - 1] = head + sep + value
-    fsutil.atomic_write(path, "".join(lines))
+    pattern = re.compile(rf"(?<![\w-])(?:{'|'.join(forms)})(?![\w-])")
+    for line in lines:
+        if 1 <= line <= len(text):
+            head, sep, rest = text[line - 1].partition(":") if value else ("", "", text[line - 1])
+            text[line - 1] = head + sep + pattern.sub(new, rest)
+    if "".join(text) != raw:
+        fsutil.atomic_write(path, "".join(text))
 
 
 def _rename(repo: Repo, old: str, new: str) -> None:
@@ -279,7 +263,9 @@ def _rename(repo: Repo, old: str, new: str) -> None:
 
 def _in_place_duplicates(repo: Repo) -> list[str]:
     """Duplicate ids among ADRs read in place: named, not renamed."""
-    catalog = store.load(repo.root)
+    from gitmem import compile as compiler
+
+    catalog = compiler.catalog(repo)  # the parse cache: the records were just read
     out = []
     for p in catalog.problems:
         if (
