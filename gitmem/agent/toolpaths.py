@@ -189,8 +189,6 @@ def bash_words(command: str) -> list[str]:
             out.append(word)
         elif base is not None:
             out.append(_join(base, word))
-    if moving:
-        base = None
     return out[:MAX_PATHS]
 
 
