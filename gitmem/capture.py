@@ -92,12 +92,14 @@ def spawn_flush(repo: Repo | Location, session_id: str) -> None:
 
 
 def _git(repo: Repo, *args: str, input_: bytes | None = None) -> tuple[int, str]:
+    code, out, _ = _git3(repo, *args, input_=input_)
+    return code, out
+
+
+def _git3(repo: Repo, *args: str, input_: bytes | None = None) -> tuple[int, str, str]:
     from gitmem import git
 
-    code, out, _ = git.run(
-        args, repo.root, env=git.plumbing_env(), check=False, input_=input_, timeout=60
-    )
-    return code, out
+    return git.run(args, repo.root, env=git.plumbing_env(), check=False, input_=input_, timeout=60)
 
 
 def _tip(repo: Repo, ref: str) -> str | None:
@@ -172,11 +174,17 @@ def _commit(repo: Repo, ref: str, items: list[dict[str, Any]]) -> int:
         todo = [i for i in items if i["uid"] not in done]
         if not todo:
             return 0
-        code, _ = _git(repo, "fast-import", "--quiet", input_=_stream(ref, tip, todo))
+        code, _, err = _git3(repo, "fast-import", "--quiet", input_=_stream(ref, tip, todo))
         if code == 0:
             return len(todo)
         time.sleep(0.05 * (attempt + 1))  # the ref moved or git is locked: try again
-    raise RuntimeError(f"could not update {ref} after {RETRIES} attempts")
+    from gitmem.errors import GitmemError
+
+    said = next((line for line in err.splitlines() if line.strip()), "no message")
+    raise GitmemError(
+        f"could not update {ref} after {RETRIES} attempts (git fast-import: {said}); "
+        f"the records wait in {wal_dir(repo.shared_state_dir)} for the next flush"
+    )
 
 
 def pending_sessions(repo: Repo) -> list[str]:

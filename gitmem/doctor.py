@@ -10,11 +10,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gitmem import client, config, daemon, index, lint, stale
+from gitmem import capture, client, config, daemon, git, index, leanjson, lint, stale
 from gitmem import compile as compiler
 from gitmem.agent import claudesettings, copilot, foldertrust, gemini, install, qwen
 from gitmem.agent.runner import ERROR_LOG, RUNS_EVERY_SCOPE, STATUS_DIR
-from gitmem.errors import GitmemError
+from gitmem.errors import GitmemError, UnsafeRepositoryError
 from gitmem.indexfiles import is_stale
 from gitmem.repo import Repo
 from gitmem.table import Table, is_fresh
@@ -210,8 +210,75 @@ def _ago(ts: float) -> str:
     return f"{delta} s ago"
 
 
+def _git_check(repo: Repo) -> Check:
+    """Whether git works in this repository: without it, no commit check, capture, lint
+    or provenance (the hooks still show decisions, from the compiled table)."""
+    try:
+        code, out, err = git.run(["version"], cwd=repo.root, check=False)
+        if code == -1:
+            return Check("git", False, f"cannot run git: {err.strip()}")
+        git.run(["rev-parse", "--git-dir"], cwd=repo.root)
+    except UnsafeRepositoryError as exc:
+        return Check(
+            "git",
+            False,
+            "refuses this repository: it belongs to another user (git's safe.directory "
+            "check), so captured prompts wait uncommitted, commits go unchecked and `gitmem lint`"
+            f" cannot run; if you trust it: {exc.fix}",
+        )
+    except GitmemError as exc:
+        return Check("git", False, str(exc).splitlines()[0])
+    return Check("git", True, out.strip())
+
+
+# A prompt waits in the write-ahead file until the end of its turn (the stop hook starts
+# the flusher), so one waiting longer than any turn lasts means the flusher fails.
+CAPTURE_WAIT_S = 3600
+
+
+def _capture_check(repo: Repo) -> Check:
+    """Captured records still waiting in the write-ahead files, and since when."""
+    folder = Path(capture.wal_dir(repo.shared_state_dir))
+    waiting, sessions, oldest = 0, 0, time.time()
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        try:
+            lines = path.read_bytes().splitlines()
+        except OSError:
+            continue
+        counted = 0
+        for line in lines:
+            try:
+                item = leanjson.loads(line)
+            except ValueError:
+                continue
+            if isinstance(item, dict) and item.get("uid"):
+                counted += 1
+                if isinstance(item.get("time"), (int, float)):
+                    oldest = min(oldest, float(item["time"]))
+        waiting += counted
+        sessions += 1 if counted else 0
+    if not waiting:
+        return Check("capture", True, "every captured prompt is committed")
+    late = time.time() - oldest > CAPTURE_WAIT_S
+    return Check(
+        "capture",
+        not late,
+        f"{_count(waiting, 'record')} of {_count(sessions, 'session')} "
+        f"{'waits' if waiting == 1 else 'wait'} to be committed, the oldest from {_ago(oldest)}"
+        + (
+            ": committing them fails (see the errors below); `gitmem sessions` retries"
+            if late
+            else " (committed at the end of each agent turn)"
+        ),
+    )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
-    checks: list[Check] = []
+    checks: list[Check] = [_git_check(repo)]
     cdir = repo.root / ".continuity"
     checks.append(
         Check(
@@ -220,15 +287,22 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
             "found .continuity/" if cdir.is_dir() else "no .continuity/: run `gitmem init`",
         )
     )
-    report = lint.lint(repo)
-    checks.append(
-        Check(
-            "lint",
-            report.errors == 0,
-            f"{report.checked} records, {report.errors} errors, {report.warnings} warnings"
-            + ("" if report.errors == 0 else ": run `gitmem lint`"),
+    try:
+        report = lint.lint(repo)
+    except UnsafeRepositoryError:
+        checks.append(Check("lint", False, "cannot run: git refuses this repository (above)"))
+    except GitmemError as exc:
+        checks.append(Check("lint", False, f"cannot run: {str(exc).splitlines()[0]}"))
+    else:
+        checks.append(
+            Check(
+                "lint",
+                report.errors == 0,
+                f"{report.checked} records, {report.errors} errors, {report.warnings} warnings"
+                + ("" if report.errors == 0 else ": run `gitmem lint`"),
+            )
         )
-    )
+    checks.append(_capture_check(repo))
     table = Table.open(compiler.table_path(repo))
     fresh = table is not None and is_fresh(table, repo.root, full=True)
     table_full = table.meta("full") if table is not None else None

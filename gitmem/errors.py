@@ -24,5 +24,28 @@ class GitCommandError(GitmemError):
         super().__init__(f"command failed (exit {returncode}): {' '.join(args)}\n{stderr.strip()}")
 
 
+class UnsafeRepositoryError(GitmemError):
+    """git refuses the repository: it belongs to another user (git's ``safe.directory``
+    check, since git 2.35.2). Common in dev containers, WSL's ``/mnt/c`` and CI jobs that
+    run in a container as another user than the checkout's. No git command works there, so
+    what a caller would make of a failed one ("not committed yet", "no sessions") is wrong;
+    this says what is wrong instead."""
+
+    def __init__(self, where: str, git_said: str) -> None:
+        self.where = where
+        said = [line.strip() for line in git_said.splitlines() if line.strip()]
+        fix = next(
+            (line for line in said if "safe.directory" in line and "config" in line),
+            f"git config --global --add safe.directory {where}",
+        )
+        self.fix = fix
+        super().__init__(
+            f"git refuses to work in {where}: the repository belongs to another user than "
+            "the one running gitmem (git's safe.directory check), so gitmem cannot read its "
+            "files or history, check commits or capture sessions there.\n"
+            f"If you trust this repository: {fix}"
+        )
+
+
 class DecisionNotFoundError(GitmemError):
     pass

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from gitmem import leangit
-from gitmem.errors import GitCommandError
+from gitmem.errors import GitCommandError, UnsafeRepositoryError
 
 # Variables that configure how git reaches the outside world, not which repository it uses.
 _KEEP = {
@@ -49,7 +49,8 @@ def run_bytes(
     timeout: float | None = None,
 ) -> tuple[int, bytes, bytes]:
     """Run ``git ARGS`` in ``cwd``; return (returncode, stdout, stderr) as bytes. A time-out
-    or a missing git is returncode -1."""
+    or a missing git is returncode -1. Raises UnsafeRepositoryError, whatever the caller
+    makes of failures, when git refused the repository for its owner."""
     try:
         proc = subprocess.run(
             ["git", *args],
@@ -62,7 +63,36 @@ def run_bytes(
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return -1, b"", str(exc).encode()
+    if proc.returncode != 0:
+        _raise_if_refused(cwd, proc.stderr, env)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def _raise_if_refused(
+    cwd: str | os.PathLike[str], stderr: bytes, env: Mapping[str, str] | None
+) -> None:
+    """Most commands say so when git refuses a repository for its owner; some (``git
+    diff``) then run as if outside any repository and say only that, so a failure in a
+    folder that belongs to another user is confirmed with ``rev-parse``. Only on failures:
+    a command that works costs nothing more."""
+    said = stderr
+    if b"safe.directory" not in said:
+        if not leangit.foreign_owner(cwd):
+            return
+        try:
+            said = subprocess.run(
+                ["git", "rev-parse", "--git-dir"],
+                cwd=cwd,
+                env=None if env is None else dict(env),
+                capture_output=True,
+                check=False,
+                timeout=10,
+            ).stderr
+        except (OSError, subprocess.TimeoutExpired):
+            return
+        if b"safe.directory" not in said:
+            return
+    raise UnsafeRepositoryError(os.fspath(cwd), said.decode("utf-8", "replace"))
 
 
 def run(

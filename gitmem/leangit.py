@@ -87,3 +87,32 @@ def output(args: Sequence[str], root: str, *, timeout: float = 5.0) -> str | Non
     if timed_out or os.waitstatus_to_exitcode(status) != 0:
         return None
     return b"".join(chunks).decode("utf-8", "surrogateescape")
+
+
+def foreign_owner(*paths: str | os.PathLike[str]) -> bool:
+    """True if one of ``paths`` belongs to another user than the one running, as git's
+    ``safe.directory`` check sees it: root run through sudo also owns ``SUDO_UID``'s files.
+    Only a hint (a trusted ``safe.directory`` entry makes git accept such a repository), to
+    be confirmed by a git command; two ``lstat`` calls, so the hooks can afford it. False
+    where there are no user ids (Windows: git compares SIDs there)."""
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is None:
+        return False
+    uid = geteuid()
+    mine = {uid}
+    sudo = os.environ.get("SUDO_UID", "")
+    if uid == 0 and sudo.isdigit():
+        mine.add(int(sudo))
+    for path in paths:
+        try:
+            if os.lstat(path).st_uid not in mine:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def refused(root: str, git_dir: str) -> bool:
+    """True if git refuses the repository at ``root`` for its owner (see
+    ``foreign_owner``): one git process, and only when the owner differs."""
+    return foreign_owner(root, git_dir) and output(["rev-parse", "--git-dir"], root) is None

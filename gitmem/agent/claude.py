@@ -143,7 +143,11 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
                 )
             parts: list[str] = []
             shown_ids: list[str] = []
-            notes = (_problems_note(table), _stale_note(loc)) if source != "resume" else ()
+            notes = (
+                (_refused_note(loc), _problems_note(table), _stale_note(loc))
+                if source != "resume"
+                else ()
+            )
             warning = "\n\n".join(n for n in notes if n)
             remaining = BUDGET_SESSION_START * CHARS_PER_TOKEN - len(warning)
             for header, items in sections:
@@ -201,6 +205,24 @@ def _problems_note(table: Table) -> str:
     return (
         f"Note: {found.headline()}, so gitmem does not apply {found.what()} as written; "
         "`gitmem lint` lists every problem: " + "; ".join(lines) + tail + "."
+    )
+
+
+def _refused_note(loc: Location) -> str:
+    """When git refuses the repository for its owner (a dev container's or CI job's user
+    is not the checkout's), the decisions still come from the compiled table, but git
+    fails for the agent as for gitmem: nothing changed on the branch is seen and prompts
+    wait uncommitted. Said once per session, with the fix, so the agent can pass it on.
+    Two ``lstat`` calls unless the owner differs."""
+    from gitmem import leangit
+
+    if not leangit.refused(loc.root, loc.git_dir):
+        return ""
+    return (
+        "Note: git refuses this repository (it belongs to another user than the one "
+        "running the agent: git's safe.directory check), so git commands fail here and "
+        "gitmem cannot see what changed or commit the session's prompts. If the user "
+        f"trusts it: `git config --global --add safe.directory {loc.root}`."
     )
 
 

@@ -132,6 +132,14 @@ def flush(session_id: str | None) -> None:
     """Commit pending captured records to their session refs."""
     repo = current_repo()
     ids = [session_id] if session_id else core.pending_sessions(repo)
-    total = sum(core.flush(repo, sid) for sid in ids)
+    try:
+        total = sum(core.flush(repo, sid) for sid in ids)
+    except Exception as exc:
+        # The stop hook runs this detached, with no stderr anyone reads: the reason goes
+        # where `gitmem doctor` shows it (its capture line counts what waits).
+        from gitmem.agent.runner import ERROR_LOG, append_log
+
+        append_log(repo.shared_state_dir, ERROR_LOG, f"capture flush: {str(exc).splitlines()[0]}")
+        raise
     click.echo(f"committed {total} records")
     tidy(repo.shared_state_dir)  # the files of sessions long over (see gitmem.tidy)
