@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitmem.fsutil import atomic_write
+from gitmem.globs import expand_braces
 from gitmem.model import Decision
 from gitmem.repo import Repo
 
@@ -209,7 +210,8 @@ def rooted_globs(globs: tuple[str, ...], root: Path | None = None) -> tuple[list
     literal path that is a file there is not also taken for a folder."""
     include: list[str] = []
     exclude: list[str] = []
-    for glob in globs:
+    # brace lists expanded: Cursor splits its `globs:` at every comma, braces or not
+    for glob in (one for written in globs for one in expand_braces(written)):
         text = glob.strip()
         negated = text.startswith("!")
         out = exclude if negated else include

@@ -16,6 +16,7 @@ number of keys that depends on the path's depth, not on the number of decisions.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -23,7 +24,17 @@ from typing import NamedTuple
 
 from gitmem.pathmap import governs, path_keys, patterns_of
 
-__all__ = ["CompiledGlob", "GlobError", "compile_glob", "lookup_key", "matches", "path_keys"]
+__all__ = [
+    "CompiledGlob",
+    "GlobError",
+    "compile_glob",
+    "compile_globs",
+    "expand_braces",
+    "lookup_key",
+    "matches",
+    "path_keys",
+    "split_list",
+]
 
 _WILD = re.compile(r"[*?\[]")
 
@@ -73,6 +84,89 @@ def compile_glob(glob: str) -> CompiledGlob:
         specificity=specificity(body),
         key=None if negated else lookup_key(body),
     )
+
+
+def compile_globs(glob: str) -> list[CompiledGlob]:
+    """``compile_glob`` for each glob that ``glob``'s brace lists expand to."""
+    return [compile_glob(one) for one in expand_braces(glob)]
+
+
+# Brace lists are how agents write the globs of their own rules (Claude Code's `paths:`,
+# Cursor's `globs:`, both minimatch), so a decision gets them too: `src/**/*.{ts,tsx}`
+# would otherwise match no file, the decision governing nothing. Gitignore patterns have no
+# braces, so a brace list is expanded into the globs it stands for before compiling.
+MAX_EXPANSIONS = 64
+
+
+def expand_braces(glob: str) -> list[str]:
+    """``src/*.{ts,tsx}`` as ``src/*.ts`` and ``src/*.tsx``, nested lists too (``{a,b{1,2}}``
+    gives ``a``, ``b1``, ``b2``). As in the shell and minimatch, a brace pair with no comma of
+    its own, an escaped brace and one inside a ``[...]`` set stay literal. More than
+    MAX_EXPANSIONS globs is an error: a typo, not a list."""
+    out = _expand(glob)
+    if len(out) > MAX_EXPANSIONS:
+        raise GlobError(f"{glob!r} expands to more than {MAX_EXPANSIONS} globs")
+    return out
+
+
+def split_list(text: str) -> list[str]:
+    """A comma-separated string of globs (Cursor's `globs:` form), split at the commas that
+    are not inside a brace list or a ``[...]`` set; blanks dropped."""
+    parts: list[str] = []
+    last = 0
+    for i, depth in _scan(text):
+        if text[i] == "," and depth == 0:
+            parts.append(text[last:i])
+            last = i + 1
+    parts.append(text[last:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _scan(text: str) -> list[tuple[int, int]]:
+    """The positions of ``{``, ``}`` and ``,`` that are not escaped or inside a ``[...]``
+    set, each with the brace depth before it."""
+    out: list[tuple[int, int]] = []
+    i, depth, in_set = 0, 0, False
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_set:
+            in_set = c != "]"
+        elif c == "[":
+            in_set = True
+            i += 1 + (text[i + 1 : i + 2] in ("!", "^"))
+            i += text[i : i + 1] == "]"  # a `]` first in a set is a member
+            continue
+        elif c in "{},":
+            out.append((i, depth))
+            depth = depth + 1 if c == "{" else max(0, depth - 1) if c == "}" else depth
+        i += 1
+    return out
+
+
+def _expand(text: str) -> list[str]:
+    marks = _scan(text)
+    for n, (start, depth) in enumerate(marks):
+        if text[start] != "{":
+            continue
+        commas: list[int] = []
+        for i, d in marks[n + 1 :]:
+            if text[i] == "," and d == depth + 1:
+                commas.append(i)
+            elif text[i] == "}" and d == depth + 1:
+                if not commas:
+                    break  # `{a}`: literal; look for the next list
+                bounds = [start, *commas, i]
+                head, tail = text[:start], text[i + 1 :]
+                out: list[str] = []
+                for a, b in itertools.pairwise(bounds):
+                    out.extend(_expand(head + text[a + 1 : b] + tail))
+                    if len(out) > MAX_EXPANSIONS:
+                        break
+                return out
+    return [text]
 
 
 # git's bracket expressions take POSIX classes (`[[:upper:]]*.py`); pathspec reads

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from gitmem import git, store
-from gitmem.globs import compile_glob
+from gitmem.globs import compile_globs
 from gitmem.model import Problem
 from gitmem.repo import Repo
 
@@ -42,12 +42,12 @@ def unmatched_globs(repo: Repo, catalog: store.Catalog) -> list[Problem]:
     cache: dict[str, bool] = {}
     for d in catalog.decisions:
         for idx, glob in enumerate(d.globs):
-            c = compile_glob(glob)
-            if c.negated:
+            expanded = compile_globs(glob)  # `*.{ts,tsx}` is stale if neither matches
+            if expanded[0].negated:
                 continue
             if glob not in cache:
-                rx = re.compile(c.regex)
-                cache[glob] = any(rx.search(f) for f in files)
+                rxs = [re.compile(c.regex) for c in expanded]
+                cache[glob] = any(rx.search(f) for rx in rxs for f in files)
             if not cache[glob]:
                 where = "globs" if d.source == "continuity" else f"globs[{idx}] (inferred)"
                 out.append(

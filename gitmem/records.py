@@ -11,7 +11,7 @@ from pathlib import Path
 from gitmem import resources, store
 from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write, create_exclusive
-from gitmem.globs import GlobError, compile_glob
+from gitmem.globs import GlobError, compile_globs
 from gitmem.model import SEVERITIES, STATUSES
 from gitmem.repo import Repo
 from gitmem.validate import derive_id
@@ -100,7 +100,7 @@ def new(
         raise GitmemError(f"unknown severity {severity!r}: use one of {', '.join(SEVERITIES)}")
     for glob in globs or []:
         try:
-            compile_glob(glob)
+            compile_globs(glob)
         except GlobError as exc:
             raise GitmemError(f"--glob: {exc}") from exc
     catalog = store.load(repo.root) if supersedes else None

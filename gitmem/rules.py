@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from gitmem.globs import compile_glob, matches
+from gitmem.globs import compile_globs, matches
 
 
 class RuleError(ValueError):
@@ -51,7 +51,7 @@ def rule_applies(rule: dict[str, Any], path: str) -> bool:
     globs = [str(g) for g in rule.get("paths") or []]
     if not globs:
         return True
-    pats = [(c.regex, c.negated, c.glob, c.specificity) for c in map(compile_glob, globs)]
+    pats = [(c.regex, c.negated, c.glob, c.specificity) for g in globs for c in compile_globs(g)]
     return matches(pats, path) is not None
 
 

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from gitmem import adrimport, config, frontmatter, fsutil, markup, validate
 from gitmem.errors import DecisionNotFoundError
-from gitmem.globs import GlobError, compile_glob
+from gitmem.globs import GlobError, compile_globs
 from gitmem.model import (
     Decision,
     Problem,
@@ -349,8 +349,8 @@ def _read_one(root: Path, sf: SourceFile, entry: config.ImportedEntry | None) ->
         problems.extend(more)
     compiled = []
     for glob in decision.globs if decision is not None else ():
-        c = compile_glob(glob)  # validated while building: cannot fail here
-        compiled.append([c.regex, c.negated, c.glob, c.specificity, c.key])
+        for c in compile_globs(glob):  # validated while building: cannot fail here
+            compiled.append([c.regex, c.negated, c.glob, c.specificity, c.key])
     return {
         "decision": None if decision is None else decision_to_json(decision),
         "problems": [p.to_json() for p in problems],
@@ -407,7 +407,7 @@ def _build_adr(
         good = []
         for glob in entry.globs:
             try:
-                compile_glob(glob)
+                compile_globs(glob)
                 good.append(glob)
             except GlobError as exc:
                 where = f".continuity/{config.IMPORTED_NAME}"

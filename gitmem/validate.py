@@ -17,7 +17,7 @@ from typing import Any
 
 from gitmem import sections
 from gitmem.frontmatter import Parsed
-from gitmem.globs import GlobError, compile_glob
+from gitmem.globs import GlobError, compile_globs, split_list
 from gitmem.model import SEVERITIES, STATUSES, Decision, Problem, Rule
 
 _NUMBERED = re.compile(r"^(\d+)[-_ .]")
@@ -219,9 +219,11 @@ def build(
         err("date", f"{date!r} is not an ISO date (YYYY-MM-DD)", level="warning")
 
     globs: list[str] = []
-    for idx, glob in enumerate(as_list("globs")):
+    written = meta.get("globs")  # Cursor's form, a comma-separated string, is a list too
+    listed = split_list(written) if isinstance(written, str) else as_list("globs")
+    for idx, glob in enumerate(listed):
         try:
-            compile_glob(glob)
+            compile_globs(glob)
         except GlobError as exc:
             err("globs", str(exc), item_line("globs", idx))
             continue
@@ -310,14 +312,14 @@ def _rules(value: Any, parsed: Parsed, file: str, problems: list[Problem]) -> tu
             report(f"{where}.forbid", str(exc))
             continue
         paths_v = item.get("paths", [])
-        paths = [paths_v] if isinstance(paths_v, str) else paths_v
+        paths = split_list(paths_v) if isinstance(paths_v, str) else paths_v
         if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
             report(f"{where}.paths", "expected a list of globs")
             paths = []
         good_paths = []
         for glob in paths:
             try:
-                compile_glob(glob)
+                compile_globs(glob)
                 good_paths.append(glob)
             except GlobError as exc:
                 report(f"{where}.paths", str(exc))

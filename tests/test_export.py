@@ -136,6 +136,11 @@ def test_gitignore_globs_become_rooted_globs() -> None:
         "**/Dockerfile", "**/Dockerfile/**",
     ]  # fmt: skip
     assert exclude == ["src/api/legacy/**", "**/*.gen.ts"]
+    # brace lists expanded: Cursor splits its `globs:` at every comma, braces or not
+    assert rooted_globs(("web/*.{ts,tsx}", "!*.{spec,test}.ts")) == (
+        ["web/*.ts", "web/*.tsx"],
+        ["**/*.spec.ts", "**/*.test.ts"],
+    )
 
 
 def test_inferred_globs_are_exported_once_reviewed(repo: Path) -> None:

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gitmem import compile as compiler
-from gitmem.globs import compile_glob, matches, specificity
+from gitmem.globs import GlobError, compile_glob, expand_braces, matches, specificity, split_list
 from gitmem.repo import Repo, discover
 
 SEGMENTS = ["src", "billing", "api", "a", "b", "x.py", "y.sql", "Dockerfile", "test_x.py", "mig"]
@@ -89,6 +89,33 @@ def test_bucketed_lookup_equals_pathspec(
                 want.add(f"D-{i:04d}")
         assert got == want, (path, all_globs)
     table.close()
+
+
+@pytest.mark.parametrize(
+    ("glob", "expected"),
+    [
+        ("src/**/*.{ts,tsx}", ["src/**/*.ts", "src/**/*.tsx"]),
+        ("{a,b{1,2}}/x", ["a/x", "b1/x", "b2/x"]),  # nested
+        ("{a,b}/{c,d}", ["a/c", "a/d", "b/c", "b/d"]),
+        ("*.{,min.}js", ["*.js", "*.min.js"]),  # an empty alternative
+        ("!{a,b}/c", ["!a/c", "!b/c"]),  # each one negated
+        ("{a}/b", ["{a}/b"]),  # no comma of its own: literal, as in the shell
+        ("{{a,b}}", ["{a}", "{b}"]),
+        ("x/\\{a,b}", ["x/\\{a,b}"]),  # escaped
+        ("[{,]x", ["[{,]x"]),  # inside a set
+        ("a{b", ["a{b"]),  # unclosed
+        ("billing/**", ["billing/**"]),
+    ],
+)
+def test_brace_lists_expand_as_in_the_shell(glob: str, expected: list[str]) -> None:
+    assert expand_braces(glob) == expected
+
+
+def test_brace_lists_have_a_limit_and_comma_strings_split_outside_them() -> None:
+    with pytest.raises(GlobError, match="more than 64"):
+        expand_braces("{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}")  # 128
+    assert split_list("src/**/*.ts, lib/**") == ["src/**/*.ts", "lib/**"]
+    assert split_list("web/*.{ts,tsx}, [,]x,, y ") == ["web/*.{ts,tsx}", "[,]x", "y"]
 
 
 def test_specificity_orders_globs() -> None:

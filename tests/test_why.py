@@ -127,3 +127,49 @@ def test_console_script_in_subdirectory(project: Path) -> None:
     data = json.loads(proc.stdout)
     assert data[0]["decisions"][0]["id"] == "D-0002"
     assert proc.stderr == ""
+
+
+def test_brace_lists_and_cursor_style_globs_govern_what_they_name(repo: Path) -> None:
+    """Globs written as agents write their own rules' (`*.{ts,tsx}`, Cursor's comma string)
+    reach the agent: before, `web/**/*.{ts,tsx}` matched no file and the comma string was
+    one glob naming a file called `api/**, billing/**`."""
+    from conftest import run_agent_hook, run_gitmem
+
+    write(repo, "web/app.ts", "")
+    write(repo, "web/view.tsx", "")
+    write(repo, "web/app.spec.ts", "")
+    write(repo, "api/routes.py", "")
+    decision(
+        repo,
+        "0001-ts.md",
+        "TypeScript is strict",
+        globs=["web/**/*.{ts,tsx,mts}", "!web/**/*.{spec,test}.ts"],
+    )
+    write(
+        repo,
+        ".continuity/decisions/0002-api.md",
+        "---\ntitle: Version the API\nstatus: accepted\nglobs: api/**, billing/**\n---\n"
+        "## Decision\n\nA header.\n",
+    )
+    commit_all(repo, "decisions")
+    assert {r["path"]: [d["id"] for d in r["decisions"]] for r in why_json(  # type: ignore[index, union-attr]
+        ["web/view.tsx", "web/app.ts", "web/app.spec.ts", "api/routes.py"]
+    )} == {
+        "web/view.tsx": ["D-0001"],
+        "web/app.ts": ["D-0001"],
+        "web/app.spec.ts": [],
+        "api/routes.py": ["D-0002"],
+    }  # fmt: skip
+    payload = {
+        "session_id": "s1",
+        "cwd": str(repo),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(repo / "web/new.tsx"), "content": ""},
+    }
+    answer = run_agent_hook(repo, "gitmem-hook claude pre-tool", payload)
+    assert answer is not None and "D-0001" in json.dumps(answer)
+    # lint judges a written glob as a whole: no `.mts` file is no warning; `billing/**` is
+    lint = run_gitmem(repo, "lint", "--json")
+    found = [p["message"] for p in json.loads(lint.stdout)["problems"]]
+    assert found == ["'billing/**' matches no file"], found
