@@ -92,8 +92,21 @@ def locate(start: str | os.PathLike[str] | None = None) -> Location:
         return Location(root, git_dir, _common_dir(git_dir))
 
     here = os.path.abspath(start if start is not None else os.getcwd())
-    candidate = here
+    found = repository_of(here)
+    if found is None:
+        raise NotARepositoryError(here)
+    return found
+
+
+def repository_of(path: str, stop: str | None = None) -> Location | None:
+    """The repository whose work tree holds the absolute ``path`` (which need not exist:
+    a file about to be written), found from the folder it is in, upwards; None if there
+    is none, or none below the folder ``stop``. Nothing but ``stat`` calls, one or two per
+    folder, and a read of a ``.git`` file (a submodule's, a linked worktree's)."""
+    candidate = path
     while True:
+        if candidate == stop:
+            return None
         dotgit = os.path.join(candidate, ".git")
         if os.path.isdir(dotgit):
             return Location(candidate, dotgit, _common_dir(dotgit))
@@ -103,8 +116,22 @@ def locate(start: str | os.PathLike[str] | None = None) -> Location:
                 return Location(candidate, linked, _common_dir(linked))
         parent = os.path.dirname(candidate)
         if parent == candidate:
-            raise NotARepositoryError(here)
+            return None
         candidate = parent
+
+
+def other_repository(path: str, loc: Location | None, roots: list[str]) -> Location | None:
+    """The repository besides ``loc`` whose work tree holds the absolute, normalised
+    ``path`` and that keeps decisions (a ``.continuity`` folder): a submodule or nested
+    clone inside one of ``roots`` (``loc``'s worktrees), or one outside them. None for a
+    path of ``loc``'s own."""
+    inside = next((r for r in roots if path == r or path.startswith(r + os.sep)), None)
+    if path == inside:
+        return None
+    repo = repository_of(path, stop=inside)
+    if repo is None or (loc is not None and repo.common_dir == loc.common_dir):
+        return None
+    return repo if os.path.isdir(os.path.join(repo.root, ".continuity")) else None
 
 
 def worktree_roots(root: str, common_dir: str) -> list[str]:

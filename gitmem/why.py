@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gitmem import compile as compiler
 from gitmem import git
+from gitmem.location import location_of, other_repository
 from gitmem.paths import to_repo_relative
-from gitmem.repo import Repo
+from gitmem.repo import Repo, worktree_roots
 from gitmem.table import Match, Table
 
 
@@ -56,11 +57,15 @@ class PathReport:
     query: str  # as the user wrote it
     path: str | None  # repository-relative; None when outside the repository
     decisions: tuple[Governing, ...] = field(default=())
+    # another repository's answer for the same path (a submodule, a nested or sibling
+    # clone): its root, and ``path`` and the decisions' files are relative to it
+    repository: str | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
             "query": self.query,
             "path": self.path,
+            "repository": self.repository,
             "decisions": [d.to_json() for d in self.decisions],
         }
 
@@ -68,11 +73,25 @@ class PathReport:
 def why(
     repo: Repo, queries: list[str], *, cwd: str | None = None, provenance: bool = True
 ) -> list[PathReport]:
+    """One report per query; a path that lies in another repository keeping decisions
+    (``location.other_repository``) gets that repository's report after it, as the
+    tool-call hooks bring both."""
     table = compiler.ensure(repo)
+    here = os.path.abspath(cwd) if cwd is not None else os.getcwd()
+    roots = [str(r) for r in worktree_roots(repo)]
+    out: list[PathReport] = []
     try:
-        return [_one(repo, table, q, cwd, provenance) for q in queries]
+        for q in queries:
+            out.append(_one(repo, table, q, cwd, provenance))
+            text = q.strip().strip('"').strip("'")
+            path = os.path.normpath(os.path.join(here, os.path.expanduser(text)))
+            other = other_repository(path, location_of(repo), roots) if text else None
+            if other is not None:
+                (theirs,) = why(other.repo(), [path], provenance=provenance)
+                out.append(replace(theirs, query=q, repository=other.root))
     finally:
         table.close()
+    return out
 
 
 def _one(repo: Repo, table: Table, query: str, cwd: str | None, provenance: bool) -> PathReport:

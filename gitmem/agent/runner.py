@@ -159,8 +159,17 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         cwd = payload.get("cwd")
         try:
             loc = locate(cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None)
-        except NotARepositoryError:  # not a git repository: nothing to do, nothing to log
-            return _emit(out, _nothing(agent, event))
+        except NotARepositoryError:
+            # not a git repository: nothing to do, nothing to log; unless a tool call
+            # reaches into repositories below it (an agent started in a folder of clones)
+            found = None
+            if event in ("pre-tool", "post-tool"):
+                from gitmem.agent.tooluse import other_repos
+
+                found = other_repos(None, payload)
+            if not found:
+                return _emit(out, _nothing(agent, event))
+            loc = found[0]
         shared = loc.shared_state_dir
         if event not in EVENTS:
             raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")

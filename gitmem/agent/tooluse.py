@@ -24,10 +24,11 @@ from gitmem.agent.common import (
     refresh_in_background,
     unpack,
 )
-from gitmem.location import Location, relative, worktree_roots
+from gitmem.location import Location, other_repository, relative, worktree_roots
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     Hit = tuple[pathmap.Decision, str, int]
@@ -137,9 +138,21 @@ def _inject_new(
 
 
 def _touched(loc: Location, payload: dict[str, Any], pm: pathmap.PathMap) -> tuple[str, list[str]]:
-    tool = str(payload.get("tool_name") or "")
-    raw, from_shell = toolpaths.touched(tool, payload.get("tool_input"))
-    return tool, repo_paths(loc, raw, _cwd(payload), from_shell, pm)
+    raw, from_shell = _raw_touched(payload)
+    return str(payload.get("tool_name") or ""), repo_paths(loc, raw, _cwd(payload), from_shell, pm)
+
+
+_TOUCHED = "\0gitmem touched"  # the payload's own key for what the call touches
+
+
+def _raw_touched(payload: dict[str, Any]) -> tuple[list[str], bool]:
+    """``toolpaths.touched`` for the call, worked out once however many repositories ask
+    (a shell command's words take tens of microseconds)."""
+    found = payload.get(_TOUCHED)
+    if found is None:
+        tool = str(payload.get("tool_name") or "")
+        found = payload[_TOUCHED] = toolpaths.touched(tool, payload.get("tool_input"))
+    return found
 
 
 def _cwd(payload: dict[str, Any]) -> str:
@@ -184,16 +197,90 @@ def _subagent(loc: Location, payload: dict[str, Any], starting: bool) -> bool:
     return True
 
 
+# ------------------------------------------------------------------- other repositories
+
+# At most this many repositories besides the session's are looked into per tool call.
+MAX_OTHER_REPOS = 4
+
+
+def other_repos(loc: Location | None, payload: dict[str, Any]) -> list[Location]:
+    """The repositories besides ``loc`` that hold paths of this tool call and keep
+    decisions (a ``.continuity`` folder): a submodule or nested clone inside ``loc``'s
+    work tree, a sibling reached by an absolute or ``../`` path, or, when the agent runs
+    in a folder that is no repository (one holding several), each one it touches. Each
+    answers for its own paths from its own path map, and remembers what it showed in its
+    own session state, so that ids never clash. ``stat`` calls only: one or two per
+    folder between a path and the work tree root holding it."""
+    raw, from_shell = _raw_touched(payload)
+    cwd = _cwd(payload)
+    roots = worktree_roots(loc.root, loc.common_dir) if loc is not None else []
+    found: dict[str, Location] = {}
+    for item in raw:
+        text = item.strip().strip('"').strip("'")
+        if not text or "\\" in text or text[1:2] == ":":
+            continue  # Windows paths reach only the session's own repository (relative)
+        path = os.path.normpath(os.path.join(cwd, os.path.expanduser(text)))
+        if from_shell and not os.path.exists(path):
+            continue
+        repo = other_repository(path, loc, roots)
+        if repo is not None and repo.root not in found:
+            found[repo.root] = repo
+            if len(found) == MAX_OTHER_REPOS:
+                break
+    return list(found.values())
+
+
+def _each_repo(
+    event: str,
+    loc: Location,
+    payload: dict[str, Any],
+    answer: Callable[[Location], dict[str, Any] | None],
+) -> dict[str, Any] | None:
+    """``answer(repository)`` for the session's repository and for each other one the call
+    touches (other_repos), as one answer: a deny as it is, else the texts, each other
+    repository's under a line naming it (its globs and record files are relative to it)."""
+    first = answer(loc)
+    others = other_repos(loc, payload)
+    cwd = _cwd(payload)
+    if not others and _holds(loc.root, cwd):
+        return first  # the usual call: one repository, the one the agent works in
+    texts: list[str] = []
+    for where, result in [(loc, first), *((o, answer(o)) for o in others)]:
+        denied, text = unpack(result)
+        if denied is not None:
+            return result
+        if not text:
+            continue
+        if not _holds(where.root, cwd):
+            rel = os.path.relpath(where.root, cwd)
+            shown = where.root if rel.startswith(os.pardir + os.sep + os.pardir) else rel
+            text = (
+                f"In the repository at {shown} (the globs and record files below are "
+                f"relative to it):\n{text}"
+            )
+        texts.append(text)
+    return context(event, "\n\n".join(texts))
+
+
+def _holds(root: str, path: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def pre_tool(
     loc: Location, payload: dict[str, Any], *, rules_only: bool = False
 ) -> dict[str, Any] | None:
     """Before a tool call: a deny when an edit breaks a critical rule, else the decisions
-    governing the touched paths. A tool that runs a subagent (SUBAGENT_TOOLS) opens its
-    context window instead. ``rules_only``: the deny, or other rules' advisories,
-    alone (for agents whose before-tool hook cannot add context: the runner holds them
-    for the call's result or drops them, and the after-tool hook brings the decisions)."""
+    governing the touched paths, in every repository that holds them (other_repos). A
+    tool that runs a subagent (SUBAGENT_TOOLS) opens its context window instead.
+    ``rules_only``: the deny, or other rules' advisories, alone (for agents whose
+    before-tool hook cannot add context: the runner holds them for the call's result or
+    drops them, and the after-tool hook brings the decisions)."""
     if _subagent(loc, payload, True):
         return None
+    return _each_repo("pre-tool", loc, payload, lambda where: _pre_tool(where, payload, rules_only))
+
+
+def _pre_tool(loc: Location, payload: dict[str, Any], rules_only: bool) -> dict[str, Any] | None:
     pm = open_map(loc)
     if pm is None:
         return None
@@ -264,7 +351,9 @@ def post_tool(
     cannot add context."""
     if _subagent(loc, payload, False):
         return None
-    result = _after_tool(loc, payload, every_touch)
+    result = _each_repo(
+        "post-tool", loc, payload, lambda where: _after_tool(where, payload, every_touch)
+    )
     if not every_touch:
         return result
     held = state.release(loc.shared_state_dir, str(payload.get("session_id") or ""))

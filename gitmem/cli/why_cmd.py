@@ -40,11 +40,19 @@ def _print(reports: list[core.PathReport], json_: bool, no_provenance: bool) -> 
         emit_json([r.to_json() for r in reports])
         return
     out = stdout()
-    for report in reports:
-        if report.path is None:
-            out.print(f"[bold]{escape(report.query)}[/]: outside this repository")
+    for n, report in enumerate(reports):
+        if report.repository is not None:
+            where = os.path.relpath(report.repository)  # absolute when two levels up or more
+            if where.startswith(os.path.join(os.pardir, os.pardir)):
+                where = report.repository
+            shown = f"{report.query} (in the repository at {where}: {report.path or '.'})"
+        elif report.path is None:
+            theirs = n + 1 < len(reports) and reports[n + 1].repository is not None
+            if not theirs:
+                out.print(f"[bold]{escape(report.query)}[/]: outside this repository")
             continue
-        shown = report.path or "."
+        else:
+            shown = report.path or "."
         if not report.decisions:
             out.print(f"[bold]{escape(shown)}[/]: no decision governs this path")
             continue

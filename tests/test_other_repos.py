@@ -1,0 +1,120 @@
+"""Decisions of other repositories than the session's: a submodule's own, a sibling clone's,
+and each clone's when the agent runs in a folder holding several. The tool-call hooks and
+`gitmem why` bring them, each from its own repository, named; before, a submodule's
+decisions never reached an agent working from the superproject, and an agent started in
+a folder of clones got no decision at all."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import commit_all, decision, git, run_agent_hook, run_gitmem, write
+
+HOOK = "gitmem-hook claude"
+HEADER = "In the repository at {} (the globs and record files below are relative to it):"
+
+
+def _clone_with_decision(root: Path, title: str) -> Path:
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    write(root, "billing/charge.py", "x = 1\n")
+    decision(root, "0001-money.md", title, globs=["billing/**"])
+    commit_all(root, "decisions")
+    return root
+
+
+def _edit(cwd: Path, target: Path, session: str = "s1") -> dict[str, object]:
+    return {
+        "session_id": session,
+        "cwd": str(cwd),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(target), "old_string": "x", "new_string": "y"},
+    }
+
+
+def _context(answer: dict[str, object] | None) -> str:
+    assert answer is not None
+    return str(answer["hookSpecificOutput"]["additionalContext"])  # type: ignore[index]
+
+
+@pytest.fixture
+def superproject(repo: Path, tmp_path: Path) -> Path:
+    """`repo` with a decision over libs/**, and a submodule at libs/pay that keeps its own
+    decision over billing/** (both D-0001)."""
+    pay = _clone_with_decision(tmp_path / "upstream-pay", "Money is integer cents")
+    write(repo, "api/routes.py", "")
+    decision(repo, "0001-vendored.md", "Libraries are vendored", globs=["libs/**"])
+    commit_all(repo, "top")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(pay), "libs/pay")
+    commit_all(repo, "submodule")
+    assert (repo / "libs/pay/.git").is_file()  # a gitfile into .git/modules
+    return repo
+
+
+def test_a_submodules_decisions_reach_the_superprojects_session(superproject: Path) -> None:
+    target = superproject / "libs/pay/billing/charge.py"
+    text = _context(run_agent_hook(superproject, f"{HOOK} pre-tool", _edit(superproject, target)))
+    ours, theirs = text.split("\n\n")
+    assert "Libraries are vendored" in ours and "libs/**" in ours  # the superproject's
+    assert theirs.startswith(HEADER.format("libs/pay"))
+    assert "Money is integer cents" in theirs and "governs billing/**" in theirs
+    # each repository remembers what it showed: the same ids, no clash, nothing twice
+    assert run_agent_hook(superproject, f"{HOOK} pre-tool", _edit(superproject, target)) is None
+    # a path of the superproject's own gets no header and nothing of the submodule's
+    api = _edit(superproject, superproject / "api/routes.py", "s2")
+    assert run_agent_hook(superproject, f"{HOOK} pre-tool", api) is None
+
+    reports = json.loads(run_gitmem(superproject, "why", "--json", str(target)).stdout)
+    assert [(r["path"], r["repository"], [d["id"] for d in r["decisions"]]) for r in reports] == [
+        ("libs/pay/billing/charge.py", None, ["D-0001"]),
+        ("billing/charge.py", str(superproject / "libs/pay"), ["D-0001"]),
+    ]
+    human = run_gitmem(superproject, "why", "libs/pay/billing/charge.py").stdout
+    assert "(in the repository at libs/pay: billing/charge.py)" in human
+    assert "Money is integer cents" in human
+
+
+def test_an_agent_in_a_folder_of_clones_gets_each_clones_decisions(tmp_path: Path) -> None:
+    workspace = tmp_path / "work"
+    _clone_with_decision(workspace / "pay", "Pay keeps integer cents")
+    _clone_with_decision(workspace / "web", "Web shows prices from the API")
+    target = workspace / "pay/billing/charge.py"
+    text = _context(run_agent_hook(workspace, f"{HOOK} pre-tool", _edit(workspace, target)))
+    assert text.startswith(HEADER.format("pay")) and "Pay keeps integer cents" in text
+    grep = {
+        "session_id": "s1",
+        "cwd": str(workspace),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "grep -rn cents pay/billing web/billing"},
+    }
+    text = _context(run_agent_hook(workspace, f"{HOOK} pre-tool", grep))
+    assert text.startswith(HEADER.format("web")) and "Pay keeps" not in text  # shown already
+    prompt = {"session_id": "s1", "cwd": str(workspace), "prompt": "fix pay/billing/charge.py"}
+    assert run_agent_hook(workspace, f"{HOOK} prompt", prompt) is None  # not a repository
+    # from inside one clone, a sibling's file by a relative path
+    sibling = _edit(workspace / "web", Path("../pay/billing/charge.py"), "s3")
+    text = _context(run_agent_hook(workspace / "web", f"{HOOK} pre-tool", sibling))
+    assert text.startswith(HEADER.format("../pay")) and "Pay keeps integer cents" in text
+    reports = json.loads(run_gitmem(workspace / "web", "why", "--json", "../pay/billing").stdout)
+    assert [(r["path"], r["repository"]) for r in reports] == [
+        (None, None),
+        ("billing", str(workspace / "pay")),
+    ]
+    assert reports[1]["decisions"][0]["title"] == "Pay keeps integer cents"
+
+
+def test_a_nested_repository_without_decisions_changes_nothing(repo: Path) -> None:
+    write(repo, "billing/charge.py", "")
+    decision(repo, "0001-money.md", "Money is integer cents", globs=["vendor/**", "billing/**"])
+    commit_all(repo, "decisions")
+    nested = repo / "vendor/lib"
+    nested.mkdir(parents=True)
+    git(nested, "init", "-q")
+    write(nested, "x.py", "")
+    answer = run_agent_hook(repo, f"{HOOK} pre-tool", _edit(repo, nested / "x.py"))
+    text = _context(answer)
+    assert "Money is integer cents" in text and "In the repository at" not in text
