@@ -30,7 +30,7 @@ from gitmem.rules import Violation, violations_in
 from gitmem.table import Entry, Table
 from gitmem.vocab import SEVERITY_RANK
 
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+_HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _OVERRIDE = re.compile(r"^Decision-Override:\s*(\S+)\s*(.*)$", re.MULTILINE)
 
 
@@ -77,7 +77,16 @@ class Report:
 
 
 def added_lines(repo: Repo, diff_args: list[str]) -> dict[str, list[tuple[int, str]]]:
-    """{path: [(new line number, text)]} for the lines a diff adds."""
+    """{path: [(new line number, text)]} for the lines a diff adds.
+
+    Read whatever the user's git configuration: the prefixes are given (``diff.noprefix``
+    and ``diff.mnemonicPrefix`` would otherwise turn ``b/billing/x.py`` into
+    ``billing/x.py`` or ``i/billing/x.py``, and the check would find no decision: a
+    critical rule not enforced), a name git quotes (``"billing/a\\"b.py"``) is unquoted,
+    and the tab git puts after a name holding a space is not part of it. A hunk's lines
+    are counted from its header, so an added line that reads ``++ x`` is a line, not a
+    file's header; lines end at ``\\n`` only (a form feed or U+2028 inside a line is
+    text)."""
     _, out, _ = git.run(
         [
             "-c",
@@ -87,30 +96,79 @@ def added_lines(repo: Repo, diff_args: list[str]) -> dict[str, list[tuple[int, s
             "--no-ext-diff",
             "--no-color",
             "--no-renames",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
             *diff_args,
         ],
         cwd=repo.root,
     )
     result: dict[str, list[tuple[int, str]]] = {}
     current: str | None = None
-    lineno = 0
-    for line in out.splitlines():
+    lineno = old_left = new_left = 0
+    for line in out.split("\n"):
+        if old_left > 0 or new_left > 0:  # inside a hunk
+            tag = line[:1]
+            if tag == "+":
+                if current is not None:
+                    result[current].append((lineno, line[1:].removesuffix("\r")))
+                lineno += 1
+                new_left -= 1
+                continue
+            if tag in ("-", " "):
+                old_left -= 1
+                new_left -= tag == " "
+                lineno += tag == " "
+                continue
+            if tag == "\\":  # "\ No newline at end of file"
+                continue
+            old_left = new_left = 0  # a hunk shorter than its header said: a header
         if line.startswith("+++ "):
-            target = line[4:]
-            current = None if target == "/dev/null" else target.removeprefix("b/")
+            current = _diff_path(line[4:])
             if current is not None:
                 result.setdefault(current, [])
             continue
-        if line.startswith("--- ") or line.startswith("diff --git"):
-            continue
         match = _HUNK.match(line)
         if match:
-            lineno = int(match.group(1))
-            continue
-        if current is not None and line.startswith("+"):
-            result[current].append((lineno, line[1:]))
-            lineno += 1
+            old_left = int(match.group(1) or 1)
+            lineno = int(match.group(2))
+            new_left = int(match.group(3) or 1)
     return result
+
+
+_C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+def _diff_path(label: str) -> str | None:
+    """The path of a ``+++`` line's label (``b/PATH``), or None for ``/dev/null``."""
+    label = label.removesuffix("\t")  # git adds it after a name holding a space
+    if label == "/dev/null":
+        return None
+    if label.startswith('"'):
+        label = _unquote(label)
+    return label.removeprefix("b/")
+
+
+def _unquote(quoted: str) -> str:
+    """A name as git quotes it (C style: ``\\"``, ``\\\\``, ``\\t``, ``\\303\\251``)."""
+    body = quoted[1:-1] if quoted.endswith('"') and len(quoted) > 1 else quoted[1:]
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            if nxt in _C_ESCAPES:
+                out.append(_C_ESCAPES[nxt])
+                i += 2
+                continue
+            digits = body[i + 1 : i + 4]
+            if len(digits) == 3 and all(d in "01234567" for d in digits):
+                out.append(int(digits, 8) & 0xFF)
+                i += 4
+                continue
+        out += c.encode("utf-8", "surrogateescape")
+        i += 1
+    return out.decode("utf-8", "surrogateescape")
 
 
 def renames(repo: Repo, diff_args: list[str]) -> list[tuple[str, str]]:

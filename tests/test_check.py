@@ -209,3 +209,42 @@ def test_check_reports_globs_left_without_files(project: Path) -> None:
     git(project, "rm", "-q", "-r", "billing")
     code, out = run("check", "--staged")
     assert "'billing/**' matches no file" in out and code == 0
+
+
+def test_rules_hold_whatever_the_paths_and_the_users_diff_settings(
+    project: Path, tmp_path: Path
+) -> None:
+    """Before: `diff.mnemonicPrefix` or `diff.noprefix` in the user's git configuration
+    turned `b/billing/x.py` into `i/billing/x.py` or `billing/x.py`, a name with a space
+    kept the tab git writes after it, and a quoted name kept its quotes; in each case no
+    decision governed the file, and a critical rule let the commit through."""
+    from conftest import run_gitmem
+
+    write(project, "billing/sub dir/refund.py", "x = 1\n")
+    write(project, 'billing/q"uote.py', "x = 1\n")
+    commit_all(project, "more")
+    write(project, "billing/sub dir/refund.py", "x = 1\ny = float(2)\n")
+    write(project, 'billing/q"uote.py', "x = 1\nz = float(3)\n")
+    # an added line that reads like a file's header, and a form feed inside a line
+    old = (project / "billing/charge.py").read_text()
+    write(project, "billing/charge.py", old + "++ not a header\n\fw = float(4)\n")
+    git(project, "add", "-A")
+    config = tmp_path / "gitconfig"
+    expected = {("billing/sub dir/refund.py", 2), ('billing/q"uote.py', 2), ("billing/charge.py", 4)}
+    for settings in ("", "[diff]\n\tmnemonicPrefix = true\n", "[diff]\n\tnoprefix = true\n"):
+        config.write_text(settings)
+        proc = run_gitmem(project, "check", "--staged", "--json", GIT_CONFIG_GLOBAL=str(config))
+        assert proc.returncode == 1, (settings, proc.stdout, proc.stderr)
+        violations = json.loads(proc.stdout)["violations"]
+        assert {(v["file"], v["line"]) for v in violations} == expected, settings
+    assert run_gitmem(project, "install", "git").returncode == 0
+    commit = subprocess.run(
+        ["git", "commit", "-q", "-m", "floats"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": SANDBOX_HOME, "GIT_CONFIG_GLOBAL": str(config)},
+    )
+    assert commit.returncode == 1 and "billing/sub dir/refund.py:2: decision D-0001" in (
+        commit.stdout + commit.stderr
+    )
