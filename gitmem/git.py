@@ -15,7 +15,8 @@ from typing import NamedTuple
 from gitmem import leangit
 from gitmem.errors import GitCommandError, UnsafeRepositoryError
 
-# Variables that configure how git reaches the outside world, not which repository it uses.
+# Variables that configure how git reaches the outside world or which configuration it
+# reads, not which repository it uses.
 _KEEP = {
     "GIT_EXEC_PATH",
     "GIT_SSH",
@@ -23,6 +24,8 @@ _KEEP = {
     "GIT_SSL_CAINFO",
     "GIT_SSL_NO_VERIFY",
     "GIT_CONFIG_NOSYSTEM",
+    "GIT_CONFIG_GLOBAL",  # which configuration files the user's git reads
+    "GIT_CONFIG_SYSTEM",
     "GIT_ASKPASS",
     "GIT_AUTHOR_NAME",
     "GIT_AUTHOR_EMAIL",

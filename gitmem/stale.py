@@ -486,7 +486,9 @@ class _Checker:
     def _grep(self, words: list[str], whole: bool) -> set[str] | None:
         """Which of ``words`` the code files hold (Markdown and other docs left out). In
         part of a word, the lines are read: ``-o`` prints one match where they overlap."""
-        args = ["grep", "-I", "-h", *(["-o", "-w"] if whole else []), "-F"]
+        # the user's grep.lineNumber or grep.column would prefix each match with numbers
+        args = ["grep", "-I", "-h", "--no-line-number", "--no-column", "-F"]
+        args += ["-o", "-w"] if whole else []
         args += ["--untracked", "--no-color"]
         for word in words:
             args += ["-e", word]

@@ -156,6 +156,24 @@ def test_stale_lines_are_flagged_and_sound_ones_are_not(project: Path) -> None:
     assert (code, found(report)) == (0, set()), report
 
 
+def test_the_users_git_grep_settings_change_nothing(project: Path, tmp_path: Path) -> None:
+    """`grep.lineNumber` and `grep.column` in the user's git configuration put numbers
+    before each match `git grep -o` prints; before, every symbol the docs name was then
+    reported missing from the code (and told to the agent at session start)."""
+    home = tmp_path / "home"  # the user's own ~/.gitconfig
+    home.mkdir()
+    (home / ".gitconfig").write_text("[grep]\n\tlineNumber = true\n\tcolumn = true\n")
+    proc = subprocess.run(
+        ["gitmem", "stale", "--json"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(home)},
+    )
+    symbols = {f["ref"] for f in json.loads(proc.stdout)["findings"] if f["kind"] == "symbol"}
+    assert symbols == {"issue_refund"}  # as without the settings
+
+
 def test_one_file_can_be_checked_and_a_renamed_file_is_suggested(project: Path) -> None:
     git(project, "mv", "billing/money.py", "billing/amounts.py")
     git(project, "rm", "-q", "api/generated.py")
