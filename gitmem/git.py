@@ -43,6 +43,12 @@ def no_git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
 plumbing_env = leangit.plumbing_env  # one definition, light enough for the hooks
 
 
+# Settings of the user's that change what gitmem reads: `log.showSignature` prints the
+# verification of a signed commit ("Good "git" signature for ...") on stdout before the
+# `--format` output of `git log` and `git show`, so provenance read a garbled sha.
+_FIXED = ("-c", "log.showSignature=false")
+
+
 def run_bytes(
     args: Sequence[str],
     cwd: str | os.PathLike[str],
@@ -56,7 +62,7 @@ def run_bytes(
     makes of failures, when git refused the repository for its owner."""
     try:
         proc = subprocess.run(
-            ["git", *args],
+            ["git", *_FIXED, *args],
             cwd=cwd,
             env=None if env is None else dict(env),
             input=input_,

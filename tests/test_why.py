@@ -173,3 +173,33 @@ def test_brace_lists_and_cursor_style_globs_govern_what_they_name(repo: Path) ->
     lint = run_gitmem(repo, "lint", "--json")
     found = [p["message"] for p in json.loads(lint.stdout)["problems"]]
     assert found == ["'billing/**' matches no file"], found
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs ssh-keygen to sign")
+def test_provenance_of_a_signed_commit_with_log_show_signature(repo: Path, tmp_path: Path) -> None:
+    """`log.showSignature` (the user's) prints a signed commit's verification on stdout
+    before `git log --format`'s output; before, `why` read that line as the sha."""
+    from conftest import run_gitmem
+
+    key = tmp_path / "key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    allowed = tmp_path / "allowed"
+    allowed.write_text(f"test@example.com {(tmp_path / 'key.pub').read_text()}")
+    decision(repo, "0001-a.md", "A rule", globs=["a/**"])
+    git(repo, "add", "-A")
+    signing = ["-c", "gpg.format=ssh", "-c", f"user.signingkey={key}.pub"]
+    git(repo, *signing, "commit", "-q", "-S", "-m", "signed")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(
+        f'[log]\n\tshowSignature = true\n[gpg]\n\tformat = ssh\n[gpg "ssh"]\n'
+        f"\tallowedSignersFile = {allowed}\n"
+    )
+    shown = subprocess.run(
+        ["git", "log", "-1", "--format=%H"], cwd=repo, capture_output=True, text=True,
+        env={**os.environ, "HOME": str(home)},
+    ).stdout  # fmt: skip
+    assert "signature" in shown  # what the user's setting does to git log
+    (report,) = json.loads(run_gitmem(repo, "why", "--json", "a/x.py", HOME=str(home)).stdout)
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    assert report["decisions"][0]["provenance"]["sha"] == sha
