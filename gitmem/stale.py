@@ -536,15 +536,22 @@ class _Checker:
 
 def _blame_times(root: Path, doc: str) -> dict[int, int]:
     """Line number -> commit time of the line's last change (now for uncommitted lines)."""
-    code, out, _ = git.run(
-        ["blame", "--porcelain", "--", doc], cwd=root, check=False, env=git.no_git_env()
-    )
+    args = ["blame", "--porcelain", "--", doc]
+    code, out, _ = git.run(args, cwd=root, check=False, env=git.no_git_env())
+    if code != 0:
+        # A `blame.ignoreRevsFile` the user set for the repositories that have one makes
+        # git fail in one that has not ("could not open object name list"); neither an
+        # empty value nor `--ignore-revs-file=` clears it (tried with git 2.39), but
+        # `--no-ignore-revs-file` does. Tried second, so the user's file counts where
+        # it exists.
+        retry = ["blame", "--porcelain", "--no-ignore-revs-file", "--", doc]
+        code, out, _ = git.run(retry, cwd=root, check=False, env=git.no_git_env())
     if code != 0:
         return {}
     times: dict[str, int] = {}
     by_line: dict[int, int] = {}
     sha, final = "", 0
-    for line in out.splitlines():
+    for line in out.split("\n"):  # not splitlines: a form feed in a line is text
         if line.startswith("\t"):
             by_line[final] = times.get(sha, int(time.time()))
             continue

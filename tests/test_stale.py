@@ -211,6 +211,16 @@ def test_a_decision_newer_than_a_section_is_a_warning(repo: Path) -> None:
         "warning",
     )
     assert "decided after this section was last edited (2024-01-02)" in w["message"]
+    # a `blame.ignoreRevsFile` the user set for other repositories makes `git blame`
+    # fail in this one, which has no such file: before, the warning was then lost
+    home = repo.parent / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[blame]\n\tignoreRevsFile = .git-blame-ignore-revs\n")
+    proc = subprocess.run(
+        ["gitmem", "stale", "--json"], cwd=repo, capture_output=True, text=True,
+        env={**os.environ, "HOME": str(home)},
+    )  # fmt: skip
+    assert [f["ref"] for f in json.loads(proc.stdout)["findings"]] == ["D-0001"]
     # a section that cites the decision has been reconciled with it
     write(repo, "CLAUDE.md", "# Notes\n\n## API\nRoutes: `api/routes.py` (D-0001).\n")
     commit_dated(repo)
