@@ -30,6 +30,9 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 if [ -x "$HERE/{name}.legacy" ]; then
     "$HERE/{name}.legacy" "$@" || exit $?
 fi
+# Nothing to do where no decision is kept (git runs hooks at the work tree's root): a
+# hooks folder shared through core.hooksPath runs these in every repository.
+[ -d .continuity ] || exit 0
 if command -v gitmem >/dev/null 2>&1; then
     exec gitmem {command}{args}
 fi
@@ -42,6 +45,14 @@ def hooks_dir(repo: Repo) -> Path:
     _, out, _ = git.run(["rev-parse", "--git-path", "hooks"], cwd=repo.root)
     path = Path(out.strip())
     return path if path.is_absolute() else (repo.root / path)
+
+
+def shared_folder(repo: Repo, folder: Path) -> bool:
+    """Whether the hooks folder lies outside the repository (``core.hooksPath`` pointing
+    at a folder other repositories may use too)."""
+    where = folder.resolve()
+    inside = (repo.root.resolve(), repo.common_dir.resolve(), repo.git_dir.resolve())
+    return not any(where == p or p in where.parents for p in inside)
 
 
 def _is_ours(path: Path) -> bool:

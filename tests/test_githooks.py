@@ -149,3 +149,41 @@ def test_the_glob_that_follows_a_move(
     from gitmem.check import _moved_glob
 
     assert _moved_glob(glob, old, new) == suggestion
+
+
+def test_a_shared_hooks_folder_leaves_other_repositories_alone(
+    project: Path, tmp_path: Path
+) -> None:
+    """`core.hooksPath` in the user's configuration makes one hooks folder every
+    repository's. Before, installing there made each commit in a repository that never
+    adopted gitmem print "no decision governs these changes", and each checkout build
+    an index in its .git."""
+    shared = tmp_path / "global-hooks"
+    config = tmp_path / "gitconfig"
+    config.write_text(f"[core]\n\thooksPath = {shared}\n")
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": str(config)}
+    proc = subprocess.run(
+        ["gitmem", "install", "git"], cwd=project, capture_output=True, text=True, env=env
+    )
+    assert proc.returncode == 0 and (shared / "pre-commit").is_file()
+    assert "other repositories may run these hooks too" in proc.stdout
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q", "-b", "main")
+    write(other, "x.py", "y = float(1)\n")
+    git(other, "add", "-A")
+    done = subprocess.run(
+        ["git", "commit", "-q", "-m", "unrelated"], cwd=other, capture_output=True, text=True,
+        env=env,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
+    subprocess.run(["git", "checkout", "-q", "-b", "next"], cwd=other, check=True, env=env)
+    assert not (other / ".git/gitmem").exists()
+    # the repository that keeps decisions is still checked through the same folder
+    write(project, "billing/charge.py", "x = float(2)\n")
+    git(project, "add", "-A")
+    blocked = subprocess.run(
+        ["git", "commit", "-q", "-m", "floats"], cwd=project, capture_output=True, text=True,
+        env=env,
+    )  # fmt: skip
+    assert blocked.returncode == 1 and "D-0001" in blocked.stdout + blocked.stderr

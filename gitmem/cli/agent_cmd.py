@@ -145,6 +145,12 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
             if done
             else f"git hooks already installed in {escape(str(where))}"
         )
+        if githooks.shared_folder(repo, where):
+            stdout().print(
+                f"note: core.hooksPath sends git to {escape(str(where))}, outside this "
+                "repository, so other repositories may run these hooks too; they do "
+                "nothing in one without .continuity/"
+            )
         return
     if agent == "opencode":
         _install_opencode(repo.root, scope, with_mcp)
