@@ -327,6 +327,19 @@ def test_outside_a_repository(tmp_path: Path) -> None:
     assert (code, out, err) == (0, "", "")
 
 
+def test_a_repository_without_decisions_gets_nothing_written(repo: Path) -> None:
+    """Hooks installed for the user run in every repository the agent opens. In one that
+    keeps no decisions they answer nothing and, since session 27, write nothing either:
+    before, each got a `.git/gitmem/` with hook-status files and a session file per
+    session, growing by a few lines every turn and never tidied."""
+    write(repo, "a.py", "x = 1\n")
+    edit = {"tool_name": "Edit", "tool_input": {"file_path": str(repo / "a.py")}}
+    for event in ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-end"):
+        payload = {"session_id": "s1", "cwd": str(repo), "prompt": "fix a.py", **edit}
+        assert hook(event, payload, repo) == (0, "", ""), event
+    assert not (repo / ".git" / "gitmem").exists()
+
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40),
     lambda children: (

@@ -118,3 +118,20 @@ def test_a_nested_repository_without_decisions_changes_nothing(repo: Path) -> No
     answer = run_agent_hook(repo, f"{HOOK} pre-tool", _edit(repo, nested / "x.py"))
     text = _context(answer)
     assert "Money is integer cents" in text and "In the repository at" not in text
+
+
+def test_a_repository_without_decisions_still_reaches_its_submodules(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A superproject that keeps no decisions writes nothing of gitmem's (see
+    test_hooks), but a tool call into its submodule that keeps them is answered."""
+    pay = _clone_with_decision(tmp_path / "upstream-pay", "Money is integer cents")
+    write(repo, "README.md", "x\n")
+    commit_all(repo, "top")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(pay), "libs/pay")
+    target = repo / "libs/pay/billing/charge.py"
+    text = _context(run_agent_hook(repo, f"{HOOK} pre-tool", _edit(repo, target)))
+    assert text.startswith(HEADER.format("libs/pay")) and "Money is integer cents" in text
+    readme = _edit(repo, repo / "README.md", "s2")
+    assert run_agent_hook(repo, f"{HOOK} pre-tool", readme) is None
+    assert not (repo / ".git" / "gitmem").exists()

@@ -170,6 +170,18 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             if not found:
                 return _emit(out, _nothing(agent, event))
             loc = found[0]
+        if not os.path.isdir(os.path.join(loc.root, ".continuity")):
+            # A repository that keeps no decisions (hooks installed for the user run in
+            # every one): nothing to show or capture, so nothing written in its .git
+            # either; a tool call may still reach one that keeps them (a submodule).
+            found = None
+            if event in ("pre-tool", "post-tool"):
+                from gitmem.agent.tooluse import other_repos
+
+                found = other_repos(loc, payload)
+            if not found:
+                return _emit(out, _nothing(agent, event))
+            loc = found[0]
         shared = loc.shared_state_dir
         if event not in EVENTS:
             raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
