@@ -239,12 +239,14 @@ def records(repo: Repo, ref: str) -> list[dict[str, Any]]:
 
 def sync(repo: Repo, remote: str) -> tuple[int, str]:
     """Fetch then push ``refs/gitmem/*`` with explicit refspecs (never configured as the
-    remote's push refspec, which would change what a plain `git push` sends)."""
-    code, out = _git(repo, "fetch", remote, "refs/gitmem/*:refs/gitmem/*")
+    remote's push refspec, which would change what a plain `git push` sends). Never
+    pruning: with the user's ``fetch.prune`` (a common setting) the fetch deleted every
+    session not yet on the remote, before the push that was to send it."""
+    code, out, err = _git3(repo, "fetch", "--no-prune", remote, "refs/gitmem/*:refs/gitmem/*")
     if code != 0:
-        return code, f"fetch failed: {out}"
-    code, out2 = _git(repo, "push", remote, "refs/gitmem/*:refs/gitmem/*")
-    return code, out + out2
+        return code, f"fetch failed: {(err or out).strip()}"  # git says why on stderr
+    code, out2, err2 = _git3(repo, "push", remote, "refs/gitmem/*:refs/gitmem/*")
+    return code, out + out2 if code == 0 else f"push failed: {(err2 or out2).strip()}"
 
 
 def base_record(repo: Repo | Location, payload: dict[str, Any]) -> dict[str, Any]:

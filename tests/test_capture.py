@@ -351,6 +351,28 @@ def test_sync_with_a_local_bare_remote(project: Path, tmp_path: Path) -> None:
     assert [x["prompt"] for x in recs] == ["shared why"]
 
 
+def test_sync_keeps_unpushed_sessions_under_fetch_prune(project: Path, tmp_path: Path) -> None:
+    """`fetch.prune` in the user's git configuration: before, `gitmem sync` fetched with
+    it, and every captured session not yet on the remote was deleted before the push."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(project, "remote", "add", "origin", str(remote))
+    capture.append(discover(project), "mine", {"kind": "prompt", "prompt": "my why"})
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[fetch]\n\tprune = true\n\tpruneTags = true\n")
+    proc = subprocess.run(
+        [str(GITMEM), "sync"], cwd=project, capture_output=True, text=True,
+        env={**os.environ, "HOME": str(home)},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    ref = capture.ref_for("mine")
+    assert ref in git(project, "for-each-ref", "refs/gitmem") and ref in git(
+        remote, "for-each-ref", "refs/gitmem"
+    )
+    assert [x["prompt"] for x in capture.records(discover(project), ref)] == ["my why"]
+
+
 def test_the_flusher_removes_the_files_of_sessions_long_over(project: Path) -> None:
     """Each session leaves a state file and a write-ahead file in the git directory. The
     background flusher removes them once idle (two weeks; an empty write-ahead file after
