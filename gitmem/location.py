@@ -129,9 +129,13 @@ def other_repository(path: str, loc: Location | None, roots: list[str]) -> Locat
     if path == inside:
         return None
     repo = repository_of(path, stop=inside)
-    if repo is None or (loc is not None and repo.common_dir == loc.common_dir):
-        return None
+    if repo is None or (loc is not None and _same_dir(repo.common_dir, loc.common_dir)):
+        return None  # the same repository, reached through a symbolic link or not
     return repo if os.path.isdir(os.path.join(repo.root, ".continuity")) else None
+
+
+def _same_dir(a: str, b: str) -> bool:
+    return a == b or os.path.realpath(a) == os.path.realpath(b)
 
 
 def worktree_roots(root: str, common_dir: str) -> list[str]:

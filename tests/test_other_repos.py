@@ -135,3 +135,15 @@ def test_a_repository_without_decisions_still_reaches_its_submodules(
     readme = _edit(repo, repo / "README.md", "s2")
     assert run_agent_hook(repo, f"{HOOK} pre-tool", readme) is None
     assert not (repo / ".git" / "gitmem").exists()
+
+
+def test_the_same_repository_through_a_link_is_not_another(repo: Path, tmp_path: Path) -> None:
+    from gitmem.location import locate, other_repository, worktree_roots
+
+    decision(repo, "0001-a.md", "A rule", globs=["a/**"])
+    link = tmp_path / "link"
+    link.symlink_to(repo)
+    loc = locate(str(link))
+    roots = worktree_roots(loc.root, loc.common_dir)
+    assert other_repository(str(repo / "a" / "x.py"), loc, roots) is None
+    assert other_repository(str(link / "a" / "x.py"), loc, roots) is None
