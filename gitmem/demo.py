@@ -244,6 +244,19 @@ IDENTITY = {
 }
 
 
+# The demo's own commits, whatever the user's git configuration: a global core.hooksPath
+# (a company's pre-commit), commit.gpgsign with a key that needs a passphrase or is not
+# there, or core.autocrlf with core.safecrlf made the quick start fail on its first commit.
+QUIET = (
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "commit.gpgsign=false",
+    "-c",
+    "core.autocrlf=false",
+)
+
+
 def create(target: Path) -> Path:
     """Create the demo repository in ``target`` (which must be empty or missing)."""
     if target.exists() and any(target.iterdir()):
@@ -256,8 +269,8 @@ def create(target: Path) -> Path:
     for name, text in ADRS.items():
         _write(target / "docs" / "adr" / name, text)
     _write(target / ".adr-dir", "docs/adr\n")
-    git.run(["add", "-A"], cwd=target, env=env)
-    git.run(["commit", "-q", "-m", "paydash: initial code and ADRs"], cwd=target, env=env)
+    git.run([*QUIET, "add", "-A"], cwd=target, env=env)
+    git.run([*QUIET, "commit", "-q", "-m", "paydash: initial code and ADRs"], cwd=target, env=env)
     for name, text in DECISIONS.items():
         _write(target / ".continuity" / "decisions" / name, text)
     return target
@@ -265,8 +278,8 @@ def create(target: Path) -> Path:
 
 def commit_all(target: Path, message: str) -> None:
     env = {**git.no_git_env(), **IDENTITY}
-    git.run(["add", "-A"], cwd=target, env=env)
-    git.run(["commit", "-q", "-m", message], cwd=target, env=env)
+    git.run([*QUIET, "add", "-A"], cwd=target, env=env)
+    git.run([*QUIET, "commit", "-q", "-m", message], cwd=target, env=env)
 
 
 def _write(path: Path, text: str) -> None:

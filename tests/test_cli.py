@@ -148,6 +148,17 @@ def test_demo_via_console_script(tmp_path: Path) -> None:
     # loads the embedding model: a separate HOME keeps the guard about gitmem's own writes.
     sandbox = tmp_path / "ort-home"
     sandbox.mkdir()
+    # a user's git configuration the quick start must survive: a company's hooks folder
+    # whose pre-commit fails here, and signing with a key that is not there (before
+    # session 27 the demo failed on its first commit)
+    hooks = tmp_path / "company-hooks"
+    hooks.mkdir()
+    (hooks / "pre-commit").write_text("#!/bin/sh\necho 'lint failed' >&2\nexit 1\n")
+    (hooks / "pre-commit").chmod(0o755)
+    (sandbox / ".gitconfig").write_text(
+        f"[core]\n\thooksPath = {hooks}\n[commit]\n\tgpgsign = true\n"
+        "[user]\n\tsigningkey = NO-SUCH-KEY\n"
+    )
     env = {**os.environ, "HOME": str(sandbox)}
     proc = subprocess.run(
         [str(GITMEM), "demo", str(target)], capture_output=True, text=True, env=env
