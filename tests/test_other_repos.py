@@ -147,3 +147,27 @@ def test_the_same_repository_through_a_link_is_not_another(repo: Path, tmp_path:
     roots = worktree_roots(loc.root, loc.common_dir)
     assert other_repository(str(repo / "a" / "x.py"), loc, roots) is None
     assert other_repository(str(link / "a" / "x.py"), loc, roots) is None
+
+
+def test_a_prompt_naming_another_repositorys_file_gets_its_decisions(
+    superproject: Path, tmp_path: Path
+) -> None:
+    """The prompt hook reads the session's repository with all its rankers, and the other
+    repositories whose files the prompt names by their path maps; in a folder of clones
+    (no repository of the session's own) only the latter, and nothing is captured."""
+    prompt = {"session_id": "p1", "cwd": str(superproject),
+              "prompt": "fix the rounding in libs/pay/billing/charge.py"}  # fmt: skip
+    text = _context(run_agent_hook(superproject, f"{HOOK} prompt", prompt))
+    assert "Libraries are vendored" in text  # the superproject's own, by path
+    assert HEADER.format("libs/pay") + "\n" in text and "Money is integer cents" in text
+    workspace = tmp_path / "work"
+    _clone_with_decision(workspace / "pay", "Pay keeps integer cents")
+    _clone_with_decision(workspace / "web", "Web shows prices from the API")
+    prompt = {"session_id": "p2", "cwd": str(workspace),
+              "prompt": "compare pay/billing/charge.py with web/billing/charge.py"}  # fmt: skip
+    text = _context(run_agent_hook(workspace, f"{HOOK} prompt", prompt))
+    assert text.startswith(HEADER.format("pay")) and "Pay keeps integer cents" in text
+    assert HEADER.format("web") in text and "Web shows prices" in text
+    for clone in ("pay", "web"):
+        assert not (workspace / clone / ".git/gitmem/capture").exists()
+    assert run_agent_hook(workspace, f"{HOOK} prompt", prompt) is None  # shown already

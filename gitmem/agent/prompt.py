@@ -76,7 +76,7 @@ def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
         table = open_table(loc)  # once per prompt: retrieval and capture settings share it
         if table is None:
             return None
-        return _prompt_context(loc, payload, text, injected, table)
+        return _and_elsewhere(loc, payload, _prompt_context(loc, payload, text, injected, table))
     finally:
         settings = capture_settings(table)
         if table is not None:
@@ -84,6 +84,51 @@ def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
         if not payload.get("parent_agent_id"):  # a subagent's task is the agent's words
             record = {"kind": "prompt", "prompt": text, "decisions_injected": injected}
             capture(loc, payload, record, settings)
+
+
+def named_paths(payload: dict[str, Any]) -> list[str]:
+    """The paths the user's prompt names, as written."""
+    text = str(payload.get("prompt") or "")
+    if not text.strip() or text.lstrip().startswith(NOT_THE_USER):
+        return []
+    from gitmem import entities
+
+    return list(entities.extract(text).paths)
+
+
+def elsewhere(home: Location | None, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """For a session outside any repository that keeps decisions (a folder of clones, or
+    a repository without `.continuity/`): the decisions of the repositories whose files
+    the prompt names, each named. Nothing is captured: no repository is the session's."""
+    from gitmem.agent.tooluse import answers_elsewhere
+
+    texts = answers_elsewhere(home, payload, named_paths(payload))
+    return context("prompt", "\n\n".join(texts)) if texts else None
+
+
+def _and_elsewhere(
+    loc: Location, payload: dict[str, Any], result: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """``result`` and what the other repositories whose files the prompt names say of them
+    (a submodule's decisions). Its failure costs the addition, never the answer."""
+    try:
+        paths = named_paths(payload)
+        if not paths:
+            return result
+        from gitmem.agent.tooluse import answers_elsewhere
+
+        texts = answers_elsewhere(loc, payload, paths)
+    except Exception as exc:  # fail open: logged for `gitmem doctor`
+        from gitmem.agent.runner import _log_error
+
+        _log_error(loc.shared_state_dir, "prompt", f"other repositories: {exc!r}")
+        return result
+    if not texts:
+        return result
+    from gitmem.agent.common import unpack
+
+    own = unpack(result)[1]
+    return context("prompt", "\n\n".join([own, *texts] if own else texts))
 
 
 def capture(

@@ -23,6 +23,8 @@ TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hoo
 if TYPE_CHECKING:
     from typing import Any
 
+    from gitmem.location import Location
+
 ERROR_LOG = "hook-errors.log"
 STATUS_DIR = "hook-status"
 MAX_LOG_BYTES = 256 * 1024
@@ -157,31 +159,24 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         from gitmem.location import locate
 
         cwd = payload.get("cwd")
+        home: Location | None
         try:
-            loc = locate(cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None)
+            home = locate(cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None)
         except NotARepositoryError:
-            # not a git repository: nothing to do, nothing to log; unless a tool call
-            # reaches into repositories below it (an agent started in a folder of clones)
-            found = None
-            if event in ("pre-tool", "post-tool"):
-                from gitmem.agent.tooluse import other_repos
-
-                found = other_repos(None, payload)
+            home = None
+        # A folder that is no repository, or a repository that keeps no decisions (hooks
+        # installed for the user run in every one): nothing of its own to show or capture,
+        # so nothing written in its .git either, and nothing logged. A tool call, or the
+        # paths a prompt names, may still reach repositories that keep decisions (a
+        # submodule, the clones below): they answer, each from its own state.
+        visiting = home is None or not os.path.isdir(os.path.join(home.root, ".continuity"))
+        loc = home
+        if visiting:
+            found = _reached(home, event, payload)
             if not found:
                 return _emit(out, _nothing(agent, event))
             loc = found[0]
-        if not os.path.isdir(os.path.join(loc.root, ".continuity")):
-            # A repository that keeps no decisions (hooks installed for the user run in
-            # every one): nothing to show or capture, so nothing written in its .git
-            # either; a tool call may still reach one that keeps them (a submodule).
-            found = None
-            if event in ("pre-tool", "post-tool"):
-                from gitmem.agent.tooluse import other_repos
-
-                found = other_repos(loc, payload)
-            if not found:
-                return _emit(out, _nothing(agent, event))
-            loc = found[0]
+        assert loc is not None
         shared = loc.shared_state_dir
         if event not in EVENTS:
             raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
@@ -204,7 +199,7 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         elif event == "prompt":
             from gitmem.agent import prompt
 
-            result = prompt.prompt(loc, payload)
+            result = prompt.elsewhere(home, payload) if visiting else prompt.prompt(loc, payload)
         else:
             from gitmem.agent import claude
 
@@ -224,6 +219,22 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         result = _nothing(agent, event)
     _unrecorded(shared, agent, event)
     return _emit(out, result)
+
+
+def _reached(home: Location | None, event: str, payload: dict[str, Any]) -> list[Location]:
+    """The repositories keeping decisions that a tool call touches, or whose files a prompt
+    names, besides ``home``."""
+    if event in ("pre-tool", "post-tool"):
+        from gitmem.agent.tooluse import other_repos
+
+        return other_repos(home, payload)
+    if event == "prompt":
+        from gitmem.agent.prompt import named_paths
+        from gitmem.agent.tooluse import other_repos, probe
+
+        paths = named_paths(payload)
+        return other_repos(home, probe(payload, paths)) if paths else []
+    return []
 
 
 def _unrecorded(shared: str | None, agent: str, event: str) -> None:

@@ -234,32 +234,65 @@ def _each_repo(
     event: str,
     loc: Location,
     payload: dict[str, Any],
-    answer: Callable[[Location], dict[str, Any] | None],
+    answer: Callable[[Location, int | None], dict[str, Any] | None],
 ) -> dict[str, Any] | None:
-    """``answer(repository)`` for the session's repository and for each other one the call
-    touches (other_repos), as one answer: a deny as it is, else the texts, each other
-    repository's under a line naming it (its globs and record files are relative to it)."""
-    first = answer(loc)
+    """``answer(repository, tokens)`` for the session's repository (its event's own budget:
+    None) and for each other one the call touches (other_repos: BUDGET_ELSEWHERE each, so
+    that all of it stays within MAX_EVENT_CHARS), as one answer: a deny as it is, else the
+    texts, each other repository's under a line naming it."""
+    first = answer(loc, None)
     others = other_repos(loc, payload)
     cwd = _cwd(payload)
     if not others and _holds(loc.root, cwd):
         return first  # the usual call: one repository, the one the agent works in
     texts: list[str] = []
-    for where, result in [(loc, first), *((o, answer(o)) for o in others)]:
+    for where, result in [(loc, first), *((o, answer(o, BUDGET_ELSEWHERE)) for o in others)]:
         denied, text = unpack(result)
         if denied is not None:
             return result
-        if not text:
-            continue
-        if not _holds(where.root, cwd):
-            rel = os.path.relpath(where.root, cwd)
-            shown = where.root if rel.startswith(os.pardir + os.sep + os.pardir) else rel
-            text = (
-                f"In the repository at {shown} (the globs and record files below are "
-                f"relative to it):\n{text}"
-            )
-        texts.append(text)
+        if text:
+            texts.append(_named(where, cwd, text))
     return context(event, "\n\n".join(texts))
+
+
+# What each other repository may add to an event (tokens): with MAX_OTHER_REPOS of them
+# and the event's own budget, an answer stays within MAX_EVENT_CHARS.
+BUDGET_ELSEWHERE = 300
+
+
+def _named(where: Location, cwd: str, text: str) -> str:
+    """``text`` under a line naming ``where``, unless the agent works inside it."""
+    if _holds(where.root, cwd):
+        return text
+    rel = os.path.relpath(where.root, cwd)
+    shown = where.root if rel.startswith(os.pardir + os.sep + os.pardir) else rel
+    return (
+        f"In the repository at {shown} (the globs and record files below are relative "
+        f"to it):\n{text}"
+    )
+
+
+def probe(payload: dict[str, Any], raw_paths: list[str]) -> dict[str, Any]:
+    """``payload`` as a tool call that touches ``raw_paths`` (a prompt's, as written; only
+    those on disk count), for other_repos and the path-map lookups."""
+    return {**payload, "tool_name": "", "tool_input": None, _TOUCHED: (raw_paths, True)}
+
+
+def answers_elsewhere(
+    home: Location | None, payload: dict[str, Any], raw_paths: list[str]
+) -> list[str]:
+    """What the repositories besides ``home`` that hold ``raw_paths`` (named by a prompt)
+    say of them, each named and remembered in its own session state."""
+    if not raw_paths:
+        return []
+    look = probe(payload, raw_paths)
+    cwd = _cwd(payload)
+    out: list[str] = []
+    for other in other_repos(home, look):
+        text = unpack(_pre_tool(other, look, False, BUDGET_ELSEWHERE))[1]
+        if text:
+            out.append(_named(other, cwd, text))
+    return out
 
 
 def _holds(root: str, path: str) -> bool:
@@ -277,10 +310,17 @@ def pre_tool(
     drops them, and the after-tool hook brings the decisions)."""
     if _subagent(loc, payload, True):
         return None
-    return _each_repo("pre-tool", loc, payload, lambda where: _pre_tool(where, payload, rules_only))
+    return _each_repo(
+        "pre-tool",
+        loc,
+        payload,
+        lambda where, tokens: _pre_tool(where, payload, rules_only, tokens),
+    )
 
 
-def _pre_tool(loc: Location, payload: dict[str, Any], rules_only: bool) -> dict[str, Any] | None:
+def _pre_tool(
+    loc: Location, payload: dict[str, Any], rules_only: bool, tokens: int | None = None
+) -> dict[str, Any] | None:
     pm = open_map(loc)
     if pm is None:
         return None
@@ -299,7 +339,7 @@ def _pre_tool(loc: Location, payload: dict[str, Any], rules_only: bool) -> dict[
             return denied
     if rules_only:
         return context("pre-tool", "\n".join(advisories))
-    result = _inject_new(loc, payload, "pre-tool", hits, BUDGET_PRE_TOOL)
+    result = _inject_new(loc, payload, "pre-tool", hits, tokens or BUDGET_PRE_TOOL)
     if not advisories:
         return result
     text = "\n".join(advisories)
@@ -352,7 +392,10 @@ def post_tool(
     if _subagent(loc, payload, False):
         return None
     result = _each_repo(
-        "post-tool", loc, payload, lambda where: _after_tool(where, payload, every_touch)
+        "post-tool",
+        loc,
+        payload,
+        lambda where, tokens: _after_tool(where, payload, every_touch, tokens),
     )
     if not every_touch:
         return result
@@ -363,7 +406,9 @@ def post_tool(
     return context("post-tool", held + ("\n\n" + own if own else ""))
 
 
-def _after_tool(loc: Location, payload: dict[str, Any], every_touch: bool) -> dict[str, Any] | None:
+def _after_tool(
+    loc: Location, payload: dict[str, Any], every_touch: bool, tokens: int | None = None
+) -> dict[str, Any] | None:
     pm = open_map(loc)
     if pm is None:
         return None
@@ -384,7 +429,7 @@ def _after_tool(loc: Location, payload: dict[str, Any], every_touch: bool) -> di
         if not edited and not every_touch:
             return None
         hits = governing(pm, paths, loc.root)
-    tokens = BUDGET_PRE_TOOL if every_touch else BUDGET_POST_TOOL
+    tokens = tokens or (BUDGET_PRE_TOOL if every_touch else BUDGET_POST_TOOL)
     found = _inject_new(loc, payload, "post-tool", hits, tokens) if hits else None
     if not note:
         return found
