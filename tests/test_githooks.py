@@ -26,13 +26,13 @@ def project(repo: Path) -> Path:
     return repo
 
 
-def commit(root: Path, message: str) -> subprocess.CompletedProcess[str]:
+def commit(root: Path, message: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["git", "commit", "-q", "-m", message],
         cwd=root,
         capture_output=True,
         text=True,
-        env={**os.environ},
+        env={**os.environ, **env},
         timeout=120,
     )
 
@@ -165,6 +165,7 @@ def test_a_shared_hooks_folder_leaves_other_repositories_alone(
     proc = subprocess.run(
         ["gitmem", "install", "git"], cwd=project, capture_output=True, text=True, env=env
     )
+    shared_config = {"GIT_CONFIG_GLOBAL": str(config)}
     assert proc.returncode == 0 and (shared / "pre-commit").is_file()
     assert "other repositories may run these hooks too" in proc.stdout
     other = tmp_path / "other"
@@ -172,18 +173,12 @@ def test_a_shared_hooks_folder_leaves_other_repositories_alone(
     git(other, "init", "-q", "-b", "main")
     write(other, "x.py", "y = float(1)\n")
     git(other, "add", "-A")
-    done = subprocess.run(
-        ["git", "commit", "-q", "-m", "unrelated"], cwd=other, capture_output=True, text=True,
-        env=env,
-    )  # fmt: skip
+    done = commit(other, "unrelated", **shared_config)
     assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
     subprocess.run(["git", "checkout", "-q", "-b", "next"], cwd=other, check=True, env=env)
     assert not (other / ".git/gitmem").exists()
     # the repository that keeps decisions is still checked through the same folder
     write(project, "billing/charge.py", "x = float(2)\n")
     git(project, "add", "-A")
-    blocked = subprocess.run(
-        ["git", "commit", "-q", "-m", "floats"], cwd=project, capture_output=True, text=True,
-        env=env,
-    )  # fmt: skip
+    blocked = commit(project, "floats", **shared_config)
     assert blocked.returncode == 1 and "D-0001" in blocked.stdout + blocked.stderr
