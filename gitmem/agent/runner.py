@@ -193,7 +193,7 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         elif event == "post-tool":
             from gitmem.agent import tooluse
 
-            if agent in DIGEST_AT_FIRST_RESULT:
+            if agent in DIGEST_AT_FIRST_RESULT and not visiting:  # no digest of its own
                 _first_digest(loc, payload)
             result = tooluse.post_tool(loc, payload, every_touch=translated)
         elif event == "prompt":
