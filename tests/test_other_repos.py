@@ -81,6 +81,16 @@ def test_an_agent_in_a_folder_of_clones_gets_each_clones_decisions(tmp_path: Pat
     workspace = tmp_path / "work"
     _clone_with_decision(workspace / "pay", "Pay keeps integer cents")
     _clone_with_decision(workspace / "web", "Web shows prices from the API")
+    (workspace / "notes").mkdir()  # not a repository: passed over
+    start = {"session_id": "s1", "cwd": str(workspace), "source": "startup"}
+    digest = _context(run_agent_hook(workspace, f"{HOOK} session-start", start))
+    assert digest.startswith("Repositories in this folder record architectural decisions")
+    assert "- pay: 1 current: Pay keeps integer cents." in digest
+    assert "- web: 1 current: Web shows prices from the API." in digest
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    start = {"session_id": "s0", "cwd": str(empty), "source": "startup"}
+    assert run_agent_hook(empty, f"{HOOK} session-start", start) is None
     target = workspace / "pay/billing/charge.py"
     text = _context(run_agent_hook(workspace, f"{HOOK} pre-tool", _edit(workspace, target)))
     assert text.startswith(HEADER.format("pay")) and "Pay keeps integer cents" in text

@@ -254,14 +254,14 @@ _BY_WEIGHT = (
 )
 
 
-def _titles(table: Table, current: int) -> str:
+def _titles(table: Table, current: int, chars: int = TITLES_CHARS) -> str:
     """Current decisions' titles, most severe then newest first, "; "-joined within
-    TITLES_CHARS, ending with how many more there are."""
+    ``chars``, ending with how many more there are."""
     out: list[str] = []
     used = 0
     for e in table.where("1", limit=100, order=_BY_WEIGHT):
         title = e.title.rstrip(".")
-        if used + len(title) + 2 > TITLES_CHARS - 60:  # room for the "more" line
+        if used + len(title) + 2 > chars - 60:  # room for the "more" line
             break
         out.append(title)
         used += len(title) + 2
@@ -270,6 +270,55 @@ def _titles(table: Table, current: int) -> str:
     more = current - len(out)
     tail = f" (and {more} more: `gitmem list`)." if more > 0 else "."
     return "; ".join(out) + tail
+
+
+# At most this many repositories are named by the digest of a folder of clones.
+CLONES_MAX = 12
+
+
+def clones_digest(folder: str) -> dict[str, Any] | None:
+    """At session start in a folder that is no repository: the repositories right below it
+    that record decisions, each with its number of current decisions and its weightiest
+    titles, within TITLES_CHARS in all. Their decisions come as the agent touches their
+    files or a prompt names them (``tooluse.other_repos``); none is marked shown."""
+    from gitmem.agent.prompt import open_table
+    from gitmem.location import repository_of
+
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return None
+    found: list[Location] = []
+    for name in names:
+        root = os.path.join(folder, name)
+        if os.path.isdir(os.path.join(root, ".continuity")):
+            loc = repository_of(root)
+            if loc is not None and loc.root == root:
+                found.append(loc)
+                if len(found) == CLONES_MAX:
+                    break
+    lines: list[str] = []
+    share = max(200, TITLES_CHARS // max(1, len(found)))
+    for loc in found:
+        table = open_table(loc)
+        if table is None:
+            continue
+        try:
+            current = table.count_current()
+            titles = _titles(table, current, share)
+        finally:
+            table.close()
+        if titles:
+            lines.append(f"- {os.path.basename(loc.root)}: {current} current: {titles}")
+    if not lines:
+        return None
+    return context(
+        "session-start",
+        "Repositories in this folder record architectural decisions with gitmem:\n"
+        + "\n".join(lines)
+        + "\nThose governing the files you touch there, or name in a prompt, are shown to "
+        "you as you work; `gitmem why PATH`, run inside a repository, explains any path.",
+    )
 
 
 def _recent(table: Table, days: int = 30) -> list[Any]:

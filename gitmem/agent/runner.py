@@ -174,7 +174,22 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         if visiting:
             found = _reached(home, event, payload)
             if not found:
-                return _emit(out, _nothing(agent, event))
+                result = None
+                if (
+                    event == "session-start"
+                    and home is None
+                    and agent not in DIGEST_AT_FIRST_RESULT
+                    and isinstance(cwd, str)
+                    and os.path.isdir(cwd)
+                ):
+                    from gitmem.agent import claude
+
+                    result = claude.clones_digest(cwd)  # a folder of clones
+                if result is None:
+                    return _emit(out, _nothing(agent, event))
+                if translator is not None and hasattr(translator, "answer"):
+                    result = translator.answer(event, result)
+                return _emit(out, result)
             loc = found[0]
         assert loc is not None
         shared = loc.shared_state_dir
