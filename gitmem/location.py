@@ -134,6 +134,29 @@ def other_repository(path: str, loc: Location | None, roots: list[str]) -> Locat
     return repo if os.path.isdir(os.path.join(repo.root, ".continuity")) else None
 
 
+def other_repositories(
+    raw: list[str], cwd: str, loc: Location | None, *, on_disk: bool, limit: int
+) -> list[Location]:
+    """``other_repository`` of each of ``raw`` (paths as a tool call or a prompt gives them,
+    absolute or relative to ``cwd``), each repository once, at most ``limit``. ``on_disk``:
+    only paths that exist count (a shell command's words, a prompt's)."""
+    roots = worktree_roots(loc.root, loc.common_dir) if loc is not None else []
+    found: dict[str, Location] = {}
+    for item in raw:
+        text = item.strip().strip('"').strip("'")
+        if not text or "\\" in text or text[1:2] == ":":
+            continue  # Windows paths reach only the session's own repository (relative)
+        path = os.path.normpath(os.path.join(cwd, os.path.expanduser(text)))
+        if on_disk and not os.path.exists(path):
+            continue
+        repo = other_repository(path, loc, roots)
+        if repo is not None and repo.root not in found:
+            found[repo.root] = repo
+            if len(found) == limit:
+                break
+    return list(found.values())
+
+
 def _same_dir(a: str, b: str) -> bool:
     return a == b or os.path.realpath(a) == os.path.realpath(b)
 

@@ -15,7 +15,7 @@ import os
 from gitmem import budget, leanjson
 from gitmem.agent import state
 from gitmem.agent.common import CHARS_PER_TOKEN, build_inline, context, refresh_in_background
-from gitmem.location import Location
+from gitmem.location import Location, other_repositories
 from gitmem.table import TABLE_NAME, Table, is_fresh
 
 TYPE_CHECKING = False
@@ -113,7 +113,10 @@ def _and_elsewhere(
     (a submodule's decisions). Its failure costs the addition, never the answer."""
     try:
         paths = named_paths(payload)
-        if not paths:
+        cwd = payload.get("cwd")
+        here = cwd if isinstance(cwd, str) and cwd else os.getcwd()
+        # the usual prompt names none: found with `stat` calls, before importing more
+        if not paths or not other_repositories(paths, here, loc, on_disk=True, limit=1):
             return result
         from gitmem.agent.tooluse import answers_elsewhere
 

@@ -24,7 +24,7 @@ from gitmem.agent.common import (
     refresh_in_background,
     unpack,
 )
-from gitmem.location import Location, other_repository, relative, worktree_roots
+from gitmem.location import Location, other_repositories, relative, worktree_roots
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
@@ -212,22 +212,7 @@ def other_repos(loc: Location | None, payload: dict[str, Any]) -> list[Location]
     own session state, so that ids never clash. ``stat`` calls only: one or two per
     folder between a path and the work tree root holding it."""
     raw, from_shell = _raw_touched(payload)
-    cwd = _cwd(payload)
-    roots = worktree_roots(loc.root, loc.common_dir) if loc is not None else []
-    found: dict[str, Location] = {}
-    for item in raw:
-        text = item.strip().strip('"').strip("'")
-        if not text or "\\" in text or text[1:2] == ":":
-            continue  # Windows paths reach only the session's own repository (relative)
-        path = os.path.normpath(os.path.join(cwd, os.path.expanduser(text)))
-        if from_shell and not os.path.exists(path):
-            continue
-        repo = other_repository(path, loc, roots)
-        if repo is not None and repo.root not in found:
-            found[repo.root] = repo
-            if len(found) == MAX_OTHER_REPOS:
-                break
-    return list(found.values())
+    return other_repositories(raw, _cwd(payload), loc, on_disk=from_shell, limit=MAX_OTHER_REPOS)
 
 
 def _each_repo(
