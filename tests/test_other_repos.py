@@ -85,6 +85,11 @@ def test_an_agent_in_a_folder_of_clones_gets_each_clones_decisions(tmp_path: Pat
     start = {"session_id": "s1", "cwd": str(workspace), "source": "startup"}
     digest = _context(run_agent_hook(workspace, f"{HOOK} session-start", start))
     assert digest.startswith("Repositories in this folder record architectural decisions")
+    # never compiled inline (a dozen clones would hold the start for seconds)
+    assert "- pay: not indexed yet\n- web: not indexed yet\n" in digest
+    for clone in ("pay", "web"):
+        assert run_gitmem(workspace / clone, "why", "billing").returncode == 0  # compiles
+    digest = _context(run_agent_hook(workspace, f"{HOOK} session-start", start))
     assert "- pay: 1 current: Pay keeps integer cents." in digest
     assert "- web: 1 current: Web shows prices from the API." in digest
     empty = tmp_path / "empty"
