@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from gitmem import compile as compiler
 from gitmem import git
-from gitmem.location import location_of, other_repository
+from gitmem.location import location_of, other_repository, repository_of
 from gitmem.paths import to_repo_relative
 from gitmem.repo import Repo, worktree_roots
 from gitmem.table import Match, Table
@@ -118,5 +119,16 @@ def _governing(repo: Repo, table: Table, m: Match, provenance: bool) -> Governin
         summary=m.entry.summary,
         superseded_by=tuple(succ),
         globs_inferred=m.entry.globs_inferred,
-        provenance=git.last_change(repo.root, m.entry.file) if provenance else None,
+        provenance=_last_change(repo, m.entry.file) if provenance else None,
     )
+
+
+def _last_change(repo: Repo, rel: str) -> git.Provenance | None:
+    """The last commit that changed a record, in the repository that tracks it: a folder
+    of records shared as a submodule (`.continuity/decisions/org/`) keeps its own
+    history, where the superproject's has none of the file."""
+    path = os.path.join(repo.root, rel)
+    holder = repository_of(os.path.dirname(path))
+    if holder is not None and holder.root != str(repo.root):
+        return git.last_change(Path(holder.root), os.path.relpath(path, holder.root))
+    return git.last_change(repo.root, rel)

@@ -186,3 +186,24 @@ def test_a_prompt_naming_another_repositorys_file_gets_its_decisions(
     for clone in ("pay", "web"):
         assert not (workspace / clone / ".git/gitmem/capture").exists()
     assert run_agent_hook(workspace, f"{HOOK} prompt", prompt) is None  # shown already
+
+
+def test_records_shared_as_a_submodule_have_their_provenance(repo: Path, tmp_path: Path) -> None:
+    """A folder of organisation-wide records added as a submodule under
+    `.continuity/decisions/` is read like any other; `why` took its records for "not
+    committed yet", looking for their history in the superproject."""
+    org = tmp_path / "org-decisions"
+    org.mkdir()
+    git(org, "init", "-q", "-b", "main")
+    write(org, "0100-json-logs.md", "---\ntitle: Services log JSON\nstatus: accepted\n"
+          'globs: ["**/*.py"]\n---\n## Decision\n\nJSON logs.\n')  # fmt: skip
+    commit_all(org, "org decisions")
+    sha = git(org, "rev-parse", "HEAD").strip()
+    write(repo, "app.py", "")
+    commit_all(repo, "app")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(org),
+        ".continuity/decisions/org")  # fmt: skip
+    commit_all(repo, "adopt the organisation's decisions")
+    (report,) = json.loads(run_gitmem(repo, "why", "--json", "app.py").stdout)
+    (found,) = report["decisions"]
+    assert found["id"] == "D-0100" and found["provenance"]["sha"] == sha
