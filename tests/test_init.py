@@ -152,10 +152,12 @@ def test_adr_tools_dir_file_and_no_import(repo: Path) -> None:
     write(repo, ".adr-dir", "architecture/records\n")
     result = CliRunner().invoke(cli, ["init", "--no-import"])
     assert result.exit_code == 0
+    # the first run says what to do next, on stderr; stdout is what it did
+    assert "gitmem install claude" in result.stderr and "next" not in result.stdout
     assert not (repo / ".continuity/imported.yaml").exists()
     assert (repo / ".continuity/decisions").is_dir()
     result = CliRunner().invoke(cli, ["init"])
-    assert "architecture/records" in result.stdout
+    assert "architecture/records" in result.stdout and "next:" not in result.stderr
     listing = CliRunner().invoke(cli, ["list", "--json"])
     assert listing.exit_code == 0
     data = json.loads(listing.stdout)

@@ -39,3 +39,13 @@ def init(no_import: bool, adr_dirs: tuple[str, ...]) -> None:
         out.print("review the inferred globs in .continuity/imported.yaml")
     if not (report.created or report.sources_added or report.imported):
         out.print("already initialised; nothing to do")
+    elif report.created:  # the first run: what to do next, on stderr (not data)
+        click.echo(NEXT_STEPS, err=True)
+
+
+NEXT_STEPS = """next:
+  gitmem new "TITLE" --glob 'src/billing/**'   record a decision and the paths it governs
+  gitmem install claude                        bring decisions to your agent (or codex,
+                                               gemini, cursor, copilot, qwen, opencode, cline)
+  gitmem install git                           check them at commit time
+  gitmem doctor                                see that it all works"""
