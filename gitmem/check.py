@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from gitmem import compile as compiler
 from gitmem import git, lint, markup, store
-from gitmem.errors import DecisionNotFoundError
+from gitmem.errors import DecisionNotFoundError, GitCommandError, GitmemError
 from gitmem.model import Problem
 from gitmem.repo import Repo
 from gitmem.rules import Violation, violations_in
@@ -283,6 +283,26 @@ def _overrides(repo: Repo, rev_range: str | None) -> dict[str, str]:
     return found
 
 
+def _range_error(repo: Repo, rev_range: str | None, exc: GitCommandError) -> GitmemError:
+    """What to do when git cannot diff a range. A CI checkout is usually shallow (GitHub's
+    `actions/checkout` fetches one commit), so `origin/main...HEAD` has no merge base
+    there, or names a branch that was never fetched; git says only that."""
+    if not rev_range:
+        return exc
+    _, shallow, _ = git.run(["rev-parse", "--is-shallow-repository"], repo.root, check=False)
+    lines = exc.stderr.strip().splitlines()
+    said = next((x for x in lines if x.startswith("fatal:")), lines[0] if lines else str(exc))
+    said = said.rstrip(".")
+    if shallow.strip() != "true":
+        return GitmemError(f"cannot diff {rev_range}: {said}")
+    return GitmemError(
+        f"cannot diff {rev_range}: {said}. This clone is shallow, as CI checkouts "
+        "usually are: fetch the history the range needs (GitHub Actions: "
+        "`actions/checkout` with `fetch-depth: 0`; elsewhere `git fetch --unshallow`, "
+        "or fetch the base branch too)"
+    )
+
+
 def check(
     repo: Repo,
     *,
@@ -291,7 +311,10 @@ def check(
     paths: list[str] | None = None,
 ) -> Report:
     diff_args = [rev_range] if rev_range else ["--cached"] if staged else []
-    changes = whole_files(repo, paths) if paths else added_lines(repo, diff_args)
+    try:
+        changes = whole_files(repo, paths) if paths else added_lines(repo, diff_args)
+    except GitCommandError as exc:
+        raise _range_error(repo, rev_range, exc) from exc
     table = compiler.ensure(repo)
     try:
         left = [] if paths else moved_out(table, renames(repo, diff_args))

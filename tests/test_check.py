@@ -248,3 +248,24 @@ def test_rules_hold_whatever_the_paths_and_the_users_diff_settings(
     assert commit.returncode == 1 and "billing/sub dir/refund.py:2: decision D-0001" in (
         commit.stdout + commit.stderr
     )
+
+
+def test_a_range_in_a_shallow_ci_clone_says_what_to_fetch(project: Path, tmp_path: Path) -> None:
+    """`actions/checkout` fetches one commit: `origin/main...HEAD` then has no merge base,
+    and git says only that."""
+    from conftest import run_gitmem
+
+    git(project, "checkout", "-q", "-b", "feature")
+    write(project, "billing/charge.py", "x = float(1)\n")
+    commit_all(project, "floats")
+    clone = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", "--depth", "1", "--branch", "feature",
+        f"file://{project}", str(clone))  # fmt: skip
+    git(clone, "fetch", "-q", "--depth", "1", "origin", "main:refs/remotes/origin/main")
+    proc = run_gitmem(clone, "check", "--range", "origin/main...HEAD")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "cannot diff origin/main...HEAD: fatal: origin/main...HEAD: no merge base" in proc.stderr
+    assert "This clone is shallow" in proc.stderr and "fetch-depth: 0" in proc.stderr
+    git(clone, "fetch", "-q", "--unshallow", "origin")
+    proc = run_gitmem(clone, "check", "--range", "origin/main...HEAD")
+    assert proc.returncode == 1 and "billing/charge.py:1: decision D-0001" in proc.stdout
