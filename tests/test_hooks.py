@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SANDBOX_HOME, age_deliveries, commit_all, decision, write
+from conftest import SANDBOX_HOME, age_deliveries, commit_all, decision, git, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -432,11 +432,37 @@ def test_shell_words_split_like_shlex(command: str) -> None:
         ("cd ~/p && cat x.py /etc/hosts", ["/etc/hosts"]),
         ("cd $DIR; cat x.py", []),
         ("echo cd foo && cat x.py", ["x.py"]),  # `cd` as an argument moves nothing
-        ("cat a.py > cd", ["a.py"]),
+        ("cat a.py > cd", ["a.py", "cd"]),  # a file named cd, written to
+        # bare names are paths after the commands that take them (the hooks keep those
+        # that exist or that a decision governs)
+        ("git mv billing payments", ["billing", "payments"]),
+        ("sudo rm -r billing && npm test", ["billing"]),
+        ("cd api && ls v2; git checkout main", ["api/v2"]),
     ],
 )
 def test_bash_words_follow_cd(command: str, words: list[str]) -> None:
     assert toolpaths.bash_words(command) == words
+
+
+def test_a_shell_command_that_moves_governed_code_away_is_named(project: Path) -> None:
+    """`git mv billing payments` leaves the money decision governing nothing; before, no
+    hook said so (a bare folder name was not even a path to them), and only a commit
+    through gitmem's git hook would have, after the fact."""
+    move = {"session_id": "mv1", "cwd": str(project), "tool_name": "Bash",
+            "tool_input": {"command": "git mv billing payments"}}  # fmt: skip
+    code, out, _ = hook("pre-tool", move, project)
+    assert code == 0 and "D-0001" in context_of(out)  # about to move governed code
+    git(project, "mv", "billing", "payments")
+    code, out, _ = hook("post-tool", move, project)
+    note = context_of(out)
+    assert note.startswith("After this command, what these project decisions govern is no")
+    assert "D-0001 Money is integer cents (billing/**) [.continuity/decisions/0001-money.md]" in note
+    assert "D-0002" not in note and "change the decision's globs" in note
+    assert hook("post-tool", move, project)[1] == ""  # once per session
+    # a file removed from a folder that is still there governs as before: nothing to say
+    rm = {**move, "session_id": "mv2", "tool_input": {"command": "rm api/routes.py"}}
+    (project / "api/routes.py").unlink()
+    assert "After this command" not in context_of(hook("post-tool", rm, project)[1])
 
 
 def test_toolpaths_bash_words() -> None:

@@ -129,6 +129,18 @@ def _join(base: str, rel: str) -> str:
     return base.rstrip("/\\") + "/" + rel
 
 
+# Commands whose bare arguments are paths (`git mv billing payments`, `rm -r billing`,
+# `ls api`): a word without `/` or an extension is kept after these alone, since
+# elsewhere it is most often not a path (`npm test`, `git checkout main`). The hooks then
+# keep only the words that exist or that a decision governs.
+_PATH_COMMANDS = frozenset(
+    ("mv", "cp", "rm", "rmdir", "mkdir", "ls", "cat", "touch", "ln", "find", "tree", "du",
+     "stat", "head", "tail", "wc", "diff")
+)  # fmt: skip
+_GIT_PATH_COMMANDS = frozenset(("mv", "rm", "add", "restore", "diff", "log", "blame", "ls-files"))
+_WRAPPERS = frozenset(("sudo", "env", "time", "nohup", "nice", "command", "exec"))
+
+
 def bash_words(command: str) -> list[str]:
     """Shell words of a command that could be paths (flags, operators and URLs dropped),
     relative ones joined to the folder a ``cd`` or ``pushd`` earlier in the command moved
@@ -142,6 +154,7 @@ def bash_words(command: str) -> list[str]:
     saved: list[str | None] = []
     start = True  # the next word begins a simple command
     moving = False  # the next word is a cd's folder
+    name: list[str] = []  # the simple command's name (and git's subcommand)
     for word in shell_words(command, newline=";"):
         if word and all(c in _OPERATORS for c in word):
             if "<" in word or ">" in word:
@@ -153,6 +166,7 @@ def bash_words(command: str) -> list[str]:
             if moving:
                 base = None  # a bare `cd`: the home folder
             start, moving = True, False
+            name = []
             continue
         if moving:
             if word.startswith("-") and word != "-":
@@ -175,7 +189,14 @@ def bash_words(command: str) -> list[str]:
             start = False
             continue
         assignment = start and "=" in word and "/" not in word.split("=", 1)[0]
-        start = assignment  # `VAR=x cd dir` still starts a command
+        if not assignment and (start or name == ["git"]) and not word.startswith("-"):
+            name.append(word.rsplit("/", 1)[-1])  # the command, or git's subcommand
+            start = name[0] in _WRAPPERS  # `sudo rm -r billing`: the next word is it
+            if start:
+                name = []
+            if not _looks_like_path(word):
+                continue  # else a script run by its path (`./scripts/deploy.sh`)
+        start = start or assignment  # `VAR=x cd dir` still starts a command
         if "://" in word:
             continue
         if "=" in word and not word.startswith(("./", "/")):
@@ -183,7 +204,10 @@ def bash_words(command: str) -> list[str]:
         elif word.startswith("-"):
             continue
         word = word.strip("'\"")
-        if not word or not _looks_like_path(word):
+        takes_paths = name[-1:] and (
+            name[0] in _PATH_COMMANDS if len(name) == 1 else name[1] in _GIT_PATH_COMMANDS
+        )
+        if not word or not (_looks_like_path(word) or (takes_paths and word not in ".")):
             continue
         if word.startswith("/"):
             out.append(word)

@@ -96,8 +96,10 @@ def repo_paths(
         rel = relative(item, loc.root, loc.common_dir, cwd, roots)
         if rel is None or rel in out:
             continue
-        if check_shell and not (os.path.exists(os.path.join(loc.root, rel)) or pm.match(rel)):
-            continue
+        if check_shell and not (
+            os.path.exists(os.path.join(loc.root, rel)) or pm.match(rel) or pm.match(rel, True)
+        ):
+            continue  # governed as a folder: `billing` after `git mv billing payments`
         out.append(rel)
     return out
 
@@ -411,8 +413,10 @@ def _after_tool(
             # take the map for fresh (see _fresh): refresh it now, without waiting
             refresh_in_background(loc.root)
             note = _record_note(loc, paths)
+        if _raw_touched(payload)[1]:  # a shell command: it may have moved code away
+            note = "\n\n".join(filter(None, (note, _gone_note(loc, pm, paths, sid))))
         if not edited and not every_touch:
-            return None
+            return context("post-tool", note)  # a read brings nothing more
         hits = governing(pm, paths, loc.root)
     tokens = tokens or (BUDGET_PRE_TOOL if every_touch else BUDGET_POST_TOOL)
     found = _inject_new(loc, payload, "post-tool", hits, tokens) if hits else None
@@ -420,6 +424,47 @@ def _after_tool(
         return found
     shown = unpack(found)[1]
     return context("post-tool", note + ("\n\n" + shown if shown else ""))
+
+
+def _gone_note(loc: Location, pm: pathmap.PathMap, paths: list[str], sid: str) -> str:
+    """After a shell command (`git mv billing payments`, `rm -r billing`): the current
+    decisions whose anchored glob named a folder or file of this command that is no longer
+    in the work tree. Such a decision now governs nothing there, and no later hook would
+    bring it; the commit-time check would say so, after the fact. Once per session and
+    glob. ``stat`` calls only, and only for paths the command named that are gone."""
+    lines: list[str] = []
+    for rel in paths:
+        if not rel or os.path.lexists(os.path.join(loc.root, rel)):
+            continue
+        for d, glob, _ in pm.match(rel, True):
+            prefix = _literal_prefix(glob)
+            if not d.current or not prefix or os.path.lexists(os.path.join(loc.root, prefix)):
+                continue
+            if state.claim(loc.shared_state_dir, sid, f"gone:{d.id}:{glob}"):
+                lines.append(f"{d.id} {d.title.rstrip('.')} ({glob}) [{d.file}]")
+    if not lines:
+        return ""
+    return (
+        "After this command, what these project decisions govern is no longer in the "
+        "work tree: " + "; ".join(lines[:5]) + ". If the code moved and a decision still "
+        "applies to it, change the decision's globs to its new place; if the code is "
+        "gone, the decision may need superseding."
+    )
+
+
+def _literal_prefix(glob: str) -> str:
+    """The folders (or file) an anchored glob names before its first wildcard: `billing`
+    for `billing/**`, `src/api` for `/src/api/*.py`; "" for a glob that matches at any
+    depth (`*.sql`, `migrations`) or a negation."""
+    body = glob.strip()
+    if body.startswith("!") or "/" not in body.rstrip("/"):
+        return ""
+    parts: list[str] = []
+    for part in body.strip("/").split("/"):
+        if not part or any(c in part for c in "*?[\\"):
+            break
+        parts.append(part)
+    return "/".join(parts)
 
 
 # gitmem's own records, which an agent writes; ADRs read in place are free-form documents
