@@ -145,14 +145,7 @@ def flush(repo: Repo, session_id: str) -> int:
         return 0
     with LockedFile(path) as fh:
         fh.seek(0)
-        pending = []
-        for line in fh.read().splitlines():
-            try:
-                item = leanjson.loads(line)
-            except ValueError:
-                continue  # a torn line from a killed writer: nothing to commit
-            if isinstance(item, dict) and item.get("uid"):
-                pending.append(item)
+        pending = records_in(fh.read())
         if not pending:
             fh.truncate(0)
             return 0
@@ -165,6 +158,20 @@ def flush(repo: Repo, session_id: str) -> int:
         fh.seek(0)
         fh.truncate(0)
         return committed
+
+
+def records_in(text: str | bytes) -> list[dict[str, Any]]:
+    """The records of a write-ahead file's text; a torn line from a killed writer is
+    passed over (nothing to commit)."""
+    out: list[dict[str, Any]] = []
+    for line in text.splitlines():
+        try:
+            item = leanjson.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict) and item.get("uid"):
+            out.append(item)
+    return out
 
 
 def _commit(repo: Repo, ref: str, items: list[dict[str, Any]]) -> int:

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gitmem import capture, client, config, daemon, git, index, leanjson, lint, stale
+from gitmem import capture, client, config, daemon, git, index, lint, stale
 from gitmem import compile as compiler
 from gitmem.agent import claudesettings, copilot, foldertrust, gemini, install, qwen
 from gitmem.agent.runner import ERROR_LOG, RUNS_EVERY_SCOPE, STATUS_DIR
@@ -242,21 +242,13 @@ def _capture_check(repo: Repo) -> Check:
     waiting, sessions, oldest = 0, 0, time.time()
     for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
         try:
-            lines = path.read_bytes().splitlines()
+            records = capture.records_in(path.read_bytes())
         except OSError:
             continue
-        counted = 0
-        for line in lines:
-            try:
-                item = leanjson.loads(line)
-            except ValueError:
-                continue
-            if isinstance(item, dict) and item.get("uid"):
-                counted += 1
-                if isinstance(item.get("time"), (int, float)):
-                    oldest = min(oldest, float(item["time"]))
-        waiting += counted
-        sessions += 1 if counted else 0
+        times = [float(r["time"]) for r in records if isinstance(r.get("time"), (int, float))]
+        oldest = min([oldest, *times])
+        waiting += len(records)
+        sessions += 1 if records else 0
     if not waiting:
         return Check("capture", True, "every captured prompt is committed")
     late = time.time() - oldest > CAPTURE_WAIT_S

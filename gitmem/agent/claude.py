@@ -281,7 +281,6 @@ def clones_digest(folder: str) -> dict[str, Any] | None:
     that record decisions, each with its number of current decisions and its weightiest
     titles, within TITLES_CHARS in all. Their decisions come as the agent touches their
     files or a prompt names them (``tooluse.other_repos``); none is marked shown."""
-    from gitmem.agent.common import refresh_in_background
     from gitmem.location import repository_of
     from gitmem.table import TABLE_NAME, Table
 
@@ -302,10 +301,10 @@ def clones_digest(folder: str) -> dict[str, Any] | None:
     share = max(200, TITLES_CHARS // max(1, len(found)))
     for loc in found:
         # only tables already built: a dozen clones compiled inline would hold the
-        # session's start for seconds; the others are built in the background
+        # session's start for seconds, and as many background builds would load as many
+        # models; a clone's table is built when the agent first touches its files
         table = Table.open(os.path.join(loc.state_dir, TABLE_NAME))
         if table is None:
-            refresh_in_background(loc.root)
             lines.append(f"- {os.path.basename(loc.root)}: not indexed yet")
             continue
         try:
