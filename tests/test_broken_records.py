@@ -166,6 +166,14 @@ def test_the_agent_hears_at_once_when_it_writes_a_broken_record(project: Path) -
     said = post_tool(project, rel, tool="Edit")
     assert "id: D-0001 is also .continuity/decisions/0001-money.md's id" in said
 
+    # two records numbered alike in quick succession: the second is named although the
+    # table the hook reads does not have the first yet (before: no note)
+    write(project, ".continuity/decisions/0004-cache.md", "---\ntitle: Cache\n---\nBody.\n")
+    rel = ".continuity/decisions/0004-queue.md"
+    write(project, rel, '---\ntitle: "Queue"\nstatus: accepted\n---\nBody.\n')
+    said = post_tool(project, rel)
+    assert "id: D-0004 is also .continuity/decisions/0004-cache.md's id" in said
+
     # an ordinary file: no note (the money decision governing it is what comes)
     said = post_tool(project, "billing/charge.py", tool="Edit")
     assert "has errors" not in said and "D-0001" in said

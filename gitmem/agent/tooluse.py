@@ -426,6 +426,27 @@ def _after_tool(
     return context("post-tool", note + ("\n\n" + shown if shown else ""))
 
 
+def _numbered_alike(root: str, rel: str, ident: str) -> str | None:
+    """Another record whose file name gives it ``ident`` (`0004-a.md` beside the
+    `0004-b.md` just written): the table may not have it yet, when it was written a moment
+    before (its refresh runs in the background). A listing of the records folder, and a
+    read of a file that its name puts under the same id, on this rare event only."""
+    from pathlib import Path
+
+    from gitmem import store
+    from gitmem.validate import derive_id
+
+    folder = os.path.join(root, RECORD_DIR)
+    for dirpath, _, names in os.walk(folder):
+        for name in sorted(names):
+            other = os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/")
+            if other == rel or not name.lower().endswith(".md") or derive_id(name)[0] != ident:
+                continue
+            if store.check_record(Path(root), other)[0] == ident:  # no `id:` of its own
+                return other
+    return None
+
+
 def _gone_note(loc: Location, pm: pathmap.PathMap, paths: list[str], sid: str) -> str:
     """After a shell command (`git mv billing payments`, `rm -r billing`): the current
     decisions whose anchored glob named a folder or file of this command that is no longer
@@ -496,9 +517,11 @@ def _record_note(loc: Location, paths: list[str]) -> str:
             if ident is not None and not errors:
                 table = table or open_table(loc)
                 other = table.get(ident) if table is not None else None
-                if other is not None and other.file != rel:
+                clash = other.file if other is not None and other.file != rel else None
+                clash = clash or _numbered_alike(loc.root, rel, ident)
+                if clash:
                     lines.append(
-                        f"{rel}: id: {ident} is also {other.file}'s id, and only one of "
+                        f"{rel}: id: {ident} is also {clash}'s id, and only one of "
                         "the two loads (`gitmem renumber` gives the newer one a free number)"
                     )
                 continue
