@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -32,6 +32,7 @@ __all__ = [
     "expand_braces",
     "lookup_key",
     "matches",
+    "matches_any",
     "path_keys",
     "split_list",
 ]
@@ -89,6 +90,13 @@ def compile_glob(glob: str) -> CompiledGlob:
 def compile_globs(glob: str) -> list[CompiledGlob]:
     """``compile_glob`` for each glob that ``glob``'s brace lists expand to."""
     return [compile_glob(one) for one in expand_braces(glob)]
+
+
+def matches_any(glob: str, files: Iterable[str]) -> bool:
+    """Whether ``glob`` (any of its brace expansions) matches one of ``files``: a written
+    glob is stale only if none does."""
+    rxs = [re.compile(c.regex) for c in compile_globs(glob)]
+    return any(rx.search(f) for f in files for rx in rxs)
 
 
 # Brace lists are how agents write the globs of their own rules (Claude Code's `paths:`,

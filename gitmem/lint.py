@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from gitmem import git, store
-from gitmem.globs import compile_globs
+from gitmem.globs import compile_globs, matches_any
 from gitmem.model import Problem
 from gitmem.repo import Repo
 
@@ -42,12 +41,10 @@ def unmatched_globs(repo: Repo, catalog: store.Catalog) -> list[Problem]:
     cache: dict[str, bool] = {}
     for d in catalog.decisions:
         for idx, glob in enumerate(d.globs):
-            expanded = compile_globs(glob)  # `*.{ts,tsx}` is stale if neither matches
-            if expanded[0].negated:
+            if compile_globs(glob)[0].negated:
                 continue
             if glob not in cache:
-                rxs = [re.compile(c.regex) for c in expanded]
-                cache[glob] = any(rx.search(f) for rx in rxs for f in files)
+                cache[glob] = matches_any(glob, files)  # `*.{ts,tsx}`: either will do
             if not cache[glob]:
                 where = "globs" if d.source == "continuity" else f"globs[{idx}] (inferred)"
                 out.append(

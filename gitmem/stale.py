@@ -37,7 +37,7 @@ from pathlib import Path
 from gitmem import docrefs, export, git, tasks
 from gitmem.agent.stalenote import CACHE_NAME, CACHE_VERSION, NAMES
 from gitmem.fsutil import atomic_write
-from gitmem.globs import compile_globs
+from gitmem.globs import matches_any
 from gitmem.repo import Repo
 from gitmem.table import Entry, Table
 
@@ -164,8 +164,7 @@ class _Tree:
         return rel in self._tails
 
     def glob_matches(self, pattern: str) -> bool:
-        rxs = [re.compile(c.regex) for c in compile_globs(pattern)]
-        return any(rx.search(f) for rx in rxs for f in self.files)
+        return matches_any(pattern, self.files)
 
     def suggest(self, rel: str) -> str | None:
         """Where a missing path went: the commit that moved or deleted it, else the same
