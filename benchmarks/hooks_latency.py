@@ -32,6 +32,7 @@ from why_lookup import make_repo
 
 from gitmem import compile as compiler
 from gitmem import index
+from gitmem.agent import install
 from gitmem.repo import Repo, discover
 
 
@@ -69,6 +70,15 @@ def bench(n: int, runs: int) -> dict[str, float | int]:
                     "session_start_ms": (
                         [hook, "claude", "session-start"],
                         lambda: payload({"source": "startup"}),
+                    ),
+                    # as the agents run it: through a shell, plain and guarded (GUARD)
+                    "pre_tool_sh_ms": (
+                        ["/bin/sh", "-c", f"{hook} claude pre-tool"],
+                        lambda: payload(pre),
+                    ),
+                    "pre_tool_guarded_ms": (
+                        ["/bin/sh", "-c", install.hook_command(f"{hook} claude ", "pre-tool")],
+                        lambda: payload(pre),
                     ),
                 },
                 tmp,
@@ -212,6 +222,12 @@ def main() -> int:
             f"{r['pre_tool_nomatch_ms']:>10.1f} ms {float(r['pre_tool_nomatch_ms']) / b:>4.2f}x "
             f"{r['prompt_ms']:>7.1f} ms {float(r['prompt_ms']) / b:>4.2f}x "
             f"{r['session_start_ms']:>11.1f} ms"
+        )
+    for r in rows:
+        print(
+            f"pre-tool at {r['decisions']} decisions through `sh -c`, as agents run it: "
+            f"{r['pre_tool_sh_ms']:.1f} ms plain, {r['pre_tool_guarded_ms']:.1f} ms guarded"
+            " (gitmem.agent.install.GUARD)"
         )
     for r in rows:
         print(

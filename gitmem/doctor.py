@@ -94,6 +94,14 @@ def _installed(root: Path, home: Path, agent: install.Agent) -> tuple[dict[str, 
             f" (older command form in {', '.join(outdated)}: works, a few ms slower per"
             f" event; `gitmem install {agent.name} --scope SCOPE` updates it)"
         )
+    unguarded = install.unguarded_scopes(root, home, agent)
+    if unguarded:
+        where += (
+            f" (unguarded, as an earlier gitmem wrote them, in {', '.join(unguarded)}: on a"
+            " machine without gitmem they fail on every event, and Gemini CLI and Copilot"
+            f" CLI then block the agent; `gitmem install {agent.name} --scope SCOPE`"
+            " updates them)"
+        )
     rematch = install.rematch_scopes(root, home, agent)
     if rematch:
         where += (

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import SANDBOX_HOME, agent_project, warning_rule, write
 
-from gitmem.agent import cline, clinehooks, state
+from gitmem.agent import cline, clinehooks, install, state
 from gitmem.cli.main import cli
 from gitmem.repo import discover
 
@@ -201,6 +201,12 @@ def test_hooks_fail_open(project: Path, tmp_path: Path) -> None:
     assert CliRunner().invoke(cli, ["install", "cline"]).exit_code == 0
     read = tool(project, "read_files", {"files": [str(project / "billing/charge.py")]})
     assert run(project, "PreToolUse", read, direct=True, path="/usr/bin:/bin") == {"cancel": False}
+    broken = tmp_path / "broken"  # a version manager's shim for a version without gitmem
+    broken.mkdir()
+    (broken / "gitmem-hook").write_text("#!/bin/sh\ncat >/dev/null\nexit 127\n")
+    (broken / "gitmem-hook").chmod(0o755)
+    answer = run(project, "PreToolUse", read, direct=True, path=f"{broken}:/usr/bin:/bin")
+    assert answer == {"cancel": False}
     proc = subprocess.run([GITMEM_HOOK or "", "cline", "post-tool"], input="{not json", cwd=project,
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     assert proc.returncode == 0 and json.loads(proc.stdout) == {"cancel": False}
@@ -234,7 +240,8 @@ def test_adapt_reads_clines_tools() -> None:
 
 
 def test_the_scripts_are_what_clinehooks_writes() -> None:
-    """A script answers by itself only when gitmem is not on PATH."""
+    """A script answers by itself only when gitmem is not on PATH, or fails."""
     text = clinehooks.script("TaskComplete")
-    assert "exec gitmem-hook cline stop" in text and "exec gitmem hook cline stop" in text
+    assert install.guarded("gitmem-hook cline stop") in text
+    assert install.guarded("gitmem hook cline stop") in text
     assert text.rstrip().splitlines()[-1].startswith("echo '{\"cancel\": false}'")

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import SANDBOX_HOME, age_deliveries, agent_project, run_agent_hook, write
 
-from gitmem.agent import state, toolpaths
+from gitmem.agent import install, state, toolpaths
 from gitmem.cli.main import cli
 from gitmem.repo import discover
 
@@ -82,7 +82,7 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
     assert data["hooks"]["PreToolUse"][0] == theirs["hooks"]["PreToolUse"][0]
     ours = data["hooks"]["PreToolUse"][1]
     assert ours["matcher"] == "Bash|apply_patch|mcp__.*"
-    assert ours["hooks"][0]["command"].endswith("codex pre-tool")
+    assert install.inner_command(ours["hooks"][0]["command"], install.CODEX) == "gitmem-hook codex pre-tool"
     assert "already installed" in runner.invoke(cli, ["install", "codex"]).output
     refused = runner.invoke(cli, ["install", "codex", "--scope", "local"])
     assert refused.exit_code != 0 and "project or user" in refused.output

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import agent_project, run_agent_hook, write
 
-from gitmem.agent import copilot, state
+from gitmem.agent import copilot, install, state
 from gitmem.cli.main import cli
 from gitmem.repo import discover
 
@@ -53,7 +53,7 @@ def test_install_writes_its_own_file_and_uninstall_removes_it(project: Path) -> 
     assert set(data["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreToolUse",
                                   "PostToolUse", "Stop", "SessionEnd", "PreCompact"}  # fmt: skip
     entry = data["hooks"]["PreToolUse"][0]
-    assert entry["type"] == "command" and entry["bash"].endswith("copilot pre-tool")
+    assert entry["type"] == "command" and install.inner_command(entry["bash"], install.COPILOT) == "gitmem-hook copilot pre-tool"
     assert entry["powershell"] == "gitmem hook copilot pre-tool" and entry["timeoutSec"] == 10
     assert "already installed" in runner.invoke(cli, ["install", "copilot"]).output
     doctor = runner.invoke(cli, ["doctor", "--no-model"])

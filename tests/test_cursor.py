@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import agent_project, run_agent_hook, warning_rule, write
 
-from gitmem.agent import cursor, state
+from gitmem.agent import cursor, install, state
 from gitmem.cli.main import cli
 from gitmem.repo import discover
 
@@ -63,7 +63,8 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
         "stop", "sessionEnd", "preCompact",
     }  # fmt: skip
     entry = data["hooks"]["preToolUse"][0]  # flat entries, not Claude Code's groups
-    assert entry["command"].endswith("cursor pre-tool") and "hooks" not in entry
+    assert install.inner_command(entry["command"], install.CURSOR) == "gitmem-hook cursor pre-tool"
+    assert "hooks" not in entry
     mcp = json.loads((project / ".cursor" / "mcp.json").read_text())
     assert mcp["mcpServers"]["gitmem"]["args"] == ["mcp"]
     assert not (project / ".mcp.json").exists()  # Claude Code's file is not Cursor's

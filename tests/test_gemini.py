@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import agent_project, run_agent_hook, warning_rule, write
 
-from gitmem.agent import gemini, state
+from gitmem.agent import gemini, install, state
 from gitmem.cli.main import cli
 from gitmem.repo import discover
 
@@ -68,7 +68,7 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
     assert data["hooks"]["BeforeTool"][0] == theirs["hooks"]["BeforeTool"][0]
     ours = data["hooks"]["BeforeTool"][1]
     assert "read_file" in ours["matcher"] and "run_shell_command" in ours["matcher"]
-    assert ours["hooks"][0]["command"].endswith("gemini pre-tool")
+    assert install.inner_command(ours["hooks"][0]["command"], install.GEMINI) == ours["hooks"][0]["name"] == "gitmem-hook gemini pre-tool"
     assert ours["hooks"][0]["timeout"] == 10000  # Gemini CLI's timeouts are milliseconds
     assert "already installed" in runner.invoke(cli, ["install", "gemini"]).output
     assert not (project / ".claude").exists() and not (project / ".codex").exists()

@@ -495,7 +495,7 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
     pre = data["hooks"]["PreToolUse"]
     assert (
         pre[0] == user["hooks"]["PreToolUse"][0]
-        and pre[1]["hooks"][0]["command"] == "gitmem-hook claude pre-tool"
+        and install.inner_command(pre[1]["hooks"][0]["command"]) == "gitmem-hook claude pre-tool"
     )
     assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["gitmem"]["args"] == [
         "mcp"
@@ -644,7 +644,8 @@ def test_install_upgrades_hooks_an_older_gitmem_installed(project: Path) -> None
     assert "older command form" not in doctor.stdout
     pre = json.loads(settings_file.read_text())["hooks"]["PreToolUse"]
     assert pre == [
-        {"matcher": "Edit", "hooks": [mine, {**old, "command": "gitmem-hook claude pre-tool"}]}
+        {"matcher": "Edit", "hooks": [mine, {**old, "command": install.GUARD.format(
+            program="gitmem-hook", command="gitmem-hook claude pre-tool")}]}
     ]
     assert install.install(settings_file) == []
     assert install.uninstall(settings_file) == 6
@@ -679,7 +680,8 @@ def test_install_falls_back_to_the_console_script(
     settings_file = project / ".claude" / "settings.json"
     assert CliRunner().invoke(cli, ["install", "claude"]).exit_code == 0
     command = json.loads(settings_file.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    assert command == "gitmem hook claude pre-tool"
+    assert install.inner_command(command) == "gitmem hook claude pre-tool"
+    assert command.startswith("if command -v gitmem >")
     payload = {
         "session_id": "console",
         "cwd": str(project),

@@ -29,6 +29,7 @@ import pytest
 from conftest import agent_project, git, write
 from fakemodel import FakeModel, Step, offline
 
+from gitmem.agent import install
 from gitmem.repo import discover
 
 PROMPT = "Tidy up the code"
@@ -375,6 +376,41 @@ def test_a_cline_task(scopes: tuple[str, ...], project: Path, agent_home: Path) 
     assert_no_hook_errors(project)
     assert_recorded_once(project)
     assert captured(project).count(PROMPT) == 1
+
+
+def without_gitmem(path: str) -> str:
+    """``path`` without the folders that hold gitmem's programs."""
+    return os.pathsep.join(
+        folder
+        for folder in path.split(os.pathsep)
+        if not any(os.path.exists(os.path.join(folder, p)) for p in ("gitmem-hook", "gitmem"))
+    )
+
+
+# what each agent prints for a hook that failed, or a call a hook's failure stopped (seen
+# before the hooks were guarded: gitmem.agent.install.GUARD)
+HOOK_FAILED = ("gitmem-hook: not found", "command not found", "errored", "Failed", "blocked", "Hook(s) [")
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_gitmem_not_installed(agent: str, project: Path, agent_home: Path) -> None:
+    """A teammate's machine: the project's hooks are committed, and gitmem is not on the
+    agent's PATH. Before the hooks were guarded, Gemini CLI blocked the prompt (no call
+    made), Copilot CLI denied every tool call, and the others reported a failed hook on
+    every event. Now each agent does the whole task (nothing enforces the rule, so the
+    edit lands), reports no failure, and the model hears once that gitmem did not run.
+    (Cline's scripts answered for a missing gitmem already: test_cline.py.)"""
+    with FakeModel(edit_session(agent, project)) as model:
+        command, env = launch(agent, project, agent_home, model)
+        env["PATH"] = without_gitmem(env["PATH"])
+        proc = run_agent(command(PROMPT), project, env)
+    assert model.steps_taken == len(model.steps), [r.path for r in model.requests]
+    final = model.conversation[-1].text()
+    assert final.count(install.MISSING_NOTE) == 1, final[-4000:]
+    assert MONEY_TITLE not in final
+    assert (project / "billing/charge.py").read_text() != CHARGE
+    said = proc.stdout + proc.stderr
+    assert not [f for f in HOOK_FAILED if f in said], said[-3000:]
 
 
 SPAWN = {  # each agent's tool that starts a subagent, and its arguments

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import SANDBOX_HOME, agent_project, write
 
-from gitmem.agent import opencode, opencodeplugin
+from gitmem.agent import install, opencode, opencodeplugin
 from gitmem.cli.main import cli
 
 PLUGIN = ".opencode/plugin/gitmem.js"
@@ -126,12 +126,23 @@ def test_the_plugin_informs_and_denies(project: Path) -> None:
 
 
 @pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
-def test_the_plugin_fails_open_without_gitmem_hook(project: Path) -> None:
-    """No gitmem-hook on PATH: every hook returns and changes nothing."""
+@pytest.mark.parametrize("broken", [False, True])
+def test_the_plugin_fails_open_without_gitmem_hook(
+    broken: bool, project: Path, tmp_path: Path
+) -> None:
+    """No gitmem-hook on PATH, or one that cannot run (a version manager's shim: exit
+    127): every hook returns and changes nothing, and the session's first message says
+    once that gitmem did not run, as gitmem's other agents hear it."""
     assert CliRunner().invoke(cli, ["install", "opencode"]).exit_code == 0
-    results = drive(project, session_script(project), str(project / "empty-bin"))
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    if broken:
+        (folder / "gitmem-hook").write_text("#!/bin/sh\nexit 127\n")
+        (folder / "gitmem-hook").chmod(0o755)
+    results = drive(project, session_script(project), str(folder))
     assert all("thrown" not in r for r in results), results
-    assert results[0]["output"]["parts"][-1].get("synthetic") is None  # type: ignore[index]
+    said = [p["text"] for p in results[0]["output"]["parts"] if p.get("synthetic")]  # type: ignore[index]
+    assert said == [install.MISSING_NOTE]
     assert results[2]["output"]["output"] == "ok"  # type: ignore[index]
 
 

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import agent_project, run_agent_hook, warning_rule, write
 
-from gitmem.agent import qwen, state
+from gitmem.agent import install, qwen, state
 from gitmem.cli.main import cli
 from gitmem.repo import discover
 
@@ -59,7 +59,7 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
     assert data["hooks"]["PreToolUse"][0] == theirs["hooks"]["PreToolUse"][0]
     ours = data["hooks"]["PreToolUse"][1]
     assert ours["matcher"] == qwen.TOOL_MATCHER  # file and MCP tools (test_live_agents)
-    assert ours["hooks"][0]["command"].endswith("qwen pre-tool")
+    assert install.inner_command(ours["hooks"][0]["command"], install.QWEN) == ours["hooks"][0]["name"] == "gitmem-hook qwen pre-tool"
     assert ours["hooks"][0]["timeout"] == 10000  # milliseconds
     assert "already installed" in runner.invoke(cli, ["install", "qwen"]).output
     del ours["matcher"]  # as session 19 installed it: every tool; install again matches

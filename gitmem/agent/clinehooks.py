@@ -5,9 +5,10 @@ Cline finds its hooks by file name (``PreToolUse``, ``TaskStart``, ...) in
 ``.clinerules/hooks/`` of the workspace and in ``~/Documents/Cline/Hooks/``; the CLI runs
 them through their ``#!`` line, the extension as executables. Each of gitmem's calls
 ``gitmem-hook cline EVENT`` (or ``gitmem hook cline EVENT`` where only the console script is
-on PATH) and, when neither is found, answers ``{"cancel": false}`` itself: Cline's extension
-blocks the action on a hook that fails or prints no JSON, and a missing gitmem must not
-block anyone. A file of one of those names that gitmem did not write is never overwritten
+on PATH), guarded as the other agents' commands are (gitmem.agent.install.GUARD), and,
+when neither is found or runs, answers ``{"cancel": false}`` itself: Cline's extension
+blocks the action on a hook that fails or prints no JSON, and a missing or broken gitmem
+must not block anyone. A file of one of those names that gitmem did not write is never overwritten
 or removed: install stops before writing anything and says which.
 """
 
@@ -18,6 +19,7 @@ import os
 from pathlib import Path
 
 from gitmem.agent.cline import EVENTS
+from gitmem.agent.install import guarded
 from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write
 
@@ -39,9 +41,9 @@ def script(hook: str) -> str:
         "#!/bin/sh\n"
         f"# {MARK}: Cline runs it on {hook} and gitmem brings the\n"
         "# project's decisions; `gitmem uninstall cline` removes it.\n"
-        f"command -v gitmem-hook >/dev/null 2>&1 && exec gitmem-hook cline {event}\n"
-        f"command -v gitmem >/dev/null 2>&1 && exec gitmem hook cline {event}\n"
-        "echo '{\"cancel\": false}'  # gitmem is not on PATH here: let Cline go on\n"
+        f"{guarded(f'gitmem-hook cline {event}')}\n"
+        f"{guarded(f'gitmem hook cline {event}')}\n"
+        "echo '{\"cancel\": false}'  # gitmem is not on PATH here, or failed: let Cline go on\n"
     )
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitmem.agent.install import CODEX
+from gitmem.agent.install import CODEX, inner_command
 from gitmem.errors import GitmemError
 
 TIMEOUT_S = 15.0
@@ -154,8 +154,7 @@ def _session(codex: str, cwd: Path, timeout: float) -> _AppServer:
 
 
 def _ours(hook: dict[str, Any]) -> bool:
-    command = str(hook.get("command") or "")
-    return command.startswith((CODEX.fast_prefix, CODEX.console_prefix))
+    return inner_command(str(hook.get("command") or ""), CODEX) is not None
 
 
 def _listed(server: _AppServer, cwd: Path) -> list[HookTrust]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +50,10 @@ class Agent:
     shell_keys: bool = False
     # Gemini CLI and Qwen Code read their settings with comments (strip-json-comments)
     comments: bool = False
+    # Gemini CLI and Qwen Code name a hook by its `name`, else its command, where they list
+    # a project's hooks for the user to review and in their logs: the guarded command
+    # (GUARD) is long, so gitmem's hooks are named by the command they run
+    named: bool = False
 
     @property
     def command_key(self) -> str:
@@ -136,6 +142,7 @@ GEMINI = Agent(
     },
     timeout=TIMEOUT_S * 1000,
     comments=True,
+    named=True,
 )
 # Claude Code's event names, every tool matched: what Qwen Code and Copilot CLI (with
 # PascalCase names) took, each with its own compaction event
@@ -160,6 +167,7 @@ QWEN = Agent(
     {"project": ("root", ".qwen/settings.json"), "user": ("QWEN_HOME:.qwen", "settings.json")},
     timeout=TIMEOUT_S * 1000,
     comments=True,
+    named=True,
 )
 # Cursor (`.cursor/hooks.json`): payloads and answers translated by gitmem.agent.cursor. No
 # tool matcher: Cursor's tool names and their arguments have changed between releases, and
@@ -205,14 +213,101 @@ def command_prefix(agent: Agent = CLAUDE) -> str:
     return agent.fast_prefix
 
 
+# Each hook command is guarded, in POSIX sh: every agent here runs a hook's command
+# through a shell (Claude Code `sh -c`, Gemini CLI and Qwen Code `bash -c`, Copilot CLI
+# its `bash` key, Codex and Cursor a shell; each run in tests/test_live_agents.py but
+# Cursor). A team commits the project's hooks, and a teammate may run the agent without
+# gitmem installed, or where its PATH does not find it (a virtual environment not
+# activated, a desktop launcher's PATH). Unguarded, the shell's "not found" (exit 127)
+# made Gemini CLI block every prompt and Copilot CLI deny every tool call (seen running
+# both), and Claude Code, Codex and Qwen Code report a failed hook on each event. Guarded,
+# the hook answers what changes nothing (gitmem.agent.runner's fail-open answer), a
+# deliberate block (exit 2) still goes through, and the session-start hook says once, to
+# the agent and where the agent shows it to the user, that gitmem did not run. Not on
+# Windows, where an agent may run the command in cmd or PowerShell: the command stays
+# plain there.
+GUARD = (
+    "if command -v {program} >/dev/null 2>&1; then {command} && exit; [ $? -ne 2 ] || exit 2; fi"
+)
+_GUARDED = re.compile(
+    r"if command -v (\S+) >/dev/null 2>&1; then (.+?) && exit; \[ \$\? -ne 2 \] \|\| exit 2; fi"
+)
+# Said at session start where gitmem could not run: to the agent, the records still
+# apply; to the user (Claude Code's, Codex's, Gemini CLI's and Qwen Code's systemMessage),
+# how to make gitmem run.
+MISSING_NOTE = (
+    "gitmem did not run (not installed, or not on the PATH of this agent), so the decisions "
+    "recorded in this project are not brought to this session. If the repository has a "
+    ".continuity/ folder, its records still apply: Markdown files in .continuity/decisions/ "
+    "(and in the ADR folders under `sources` in .continuity/config.yaml), each naming in "
+    "`globs:` the paths it governs. Read those governing a file before changing it."
+)
+MISSING_MESSAGE = (
+    "gitmem did not run: `{program}` is not on the PATH of this agent, or failed. Install "
+    "gitmem where the agent finds it; `gitmem doctor` checks the setup."
+)
+SYSTEM_MESSAGE = ("claude", "codex", "gemini", "qwen")
+
+
+def guarded(command: str, fallback: dict[str, Any] | None = None) -> str:
+    """``command`` (``gitmem-hook AGENT EVENT``) run only where its program is found,
+    its failures other than a block (exit 2) turned into ``fallback`` (printed as JSON;
+    None: no output), as GUARD says."""
+    out = GUARD.format(program=command.split()[0], command=command)
+    if fallback is not None:
+        out += "; printf '%s\\n' " + shlex.quote(json.dumps(fallback))
+    return out
+
+
+def fallback_answer(agent: Agent, event: str, program: str) -> dict[str, Any] | None:
+    """What the guarded hook of ``event`` prints when gitmem does not run: the agent's
+    fail-open answer, and at session start MISSING_NOTE (and MISSING_MESSAGE)."""
+    from gitmem.agent import runner
+    from gitmem.agent.common import context
+
+    if event != "session-start":
+        return runner._nothing(agent.name, event)
+    result = context(event, MISSING_NOTE)
+    if agent.name in runner.TRANSLATED:
+        module = __import__(f"gitmem.agent.{agent.name}", fromlist=["answer"])
+        if hasattr(module, "answer"):
+            result = module.answer(event, result)
+    if agent.name in SYSTEM_MESSAGE:
+        result = {**(result or {}), "systemMessage": MISSING_MESSAGE.format(program=program)}
+    return result
+
+
+def hook_command(prefix: str, event: str, agent: Agent = CLAUDE) -> str:
+    """The command installed for gitmem's ``event`` (GUARD; plain on Windows)."""
+    command = prefix + event
+    if os.name == "nt":
+        return command
+    return guarded(command, fallback_answer(agent, event, command.split()[0]))
+
+
+def inner_command(command: str, agent: Agent = CLAUDE) -> str | None:
+    """The ``gitmem-hook AGENT EVENT`` (or ``gitmem hook ...``) a hook command runs, guarded
+    or plain; None when it is not gitmem's."""
+    prefixes = (agent.fast_prefix, agent.console_prefix)
+    if command.startswith(prefixes):
+        return command
+    found = _GUARDED.match(command)
+    if found and found.group(2).startswith(prefixes):
+        return found.group(2)
+    return None
+
+
 def hooks_config(
     prefix: str = FAST_PREFIX, agent: Agent = CLAUDE
 ) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
     for event, (matcher, ours) in agent.events.items():
-        hook = {"type": "command", "command": prefix + ours, "timeout": agent.timeout}
+        command = hook_command(prefix, ours, agent)
+        hook = {"type": "command", "command": command, "timeout": agent.timeout}
+        if agent.named:
+            hook = {"name": prefix + ours, **hook}
         if agent.shell_keys:  # PowerShell has no shebangs: the console script there
-            hook = {"type": "command", "bash": prefix + ours, "timeoutSec": agent.timeout}
+            hook = {"type": "command", "bash": command, "timeoutSec": agent.timeout}
             hook["powershell"] = agent.console_prefix + ours
         if agent.flat:
             out[event] = [{**hook, **({"matcher": matcher} if matcher else {})}]
@@ -301,19 +396,28 @@ def _rewrite(path: Path, data: dict[str, Any] | None) -> None:
 
 
 def _ours(hook: Any, agent: Agent = CLAUDE) -> bool:
-    prefixes = (agent.fast_prefix, agent.console_prefix)  # either form is ours
     command = hook.get(agent.command_key, "") if isinstance(hook, dict) else ""
-    return str(command).startswith(prefixes)
+    return inner_command(str(command), agent) is not None  # either form, guarded or not
+
+
+def _expected(command: str, prefix: str, agent: Agent) -> str | None:
+    """The command this gitmem installs in place of gitmem's ``command`` (None: not ours)."""
+    inner = inner_command(command, agent)
+    return None if inner is None else hook_command(prefix, inner.split()[-1], agent)
 
 
 def _upgrade(hook: dict[str, Any], current: str, agent: Agent) -> bool:
-    """Point a hook installed in another command form at ``current``."""
+    """Point a hook installed in another command form (or unguarded: an earlier gitmem's)
+    at the one this gitmem installs with ``current``."""
     command = str(hook.get(agent.command_key, ""))
-    for prefix in (agent.fast_prefix, agent.console_prefix):
-        if prefix != current and command.startswith(prefix):
-            hook[agent.command_key] = current + command[len(prefix) :]
-            return True
-    return False
+    expected = _expected(command, current, agent)
+    name = inner_command(expected or "", agent)
+    if expected is None or (expected == command and (not agent.named or hook.get("name") == name)):
+        return False
+    hook[agent.command_key] = expected
+    if agent.named:
+        hook["name"] = name
+    return True
 
 
 def install(path: Path, agent: Agent = CLAUDE) -> list[str]:
@@ -475,7 +579,19 @@ def outdated_scopes(root: Path, home: Path, agent: Agent = CLAUDE) -> list[str]:
     return [
         scope
         for scope, commands in _commands(root, home, agent).items()
-        if any(not c.startswith(current) for c in commands)
+        if any(not (inner_command(c, agent) or "").startswith(current) for c in commands)
+    ]
+
+
+def unguarded_scopes(root: Path, home: Path, agent: Agent = CLAUDE) -> list[str]:
+    """For doctor: settings files whose gitmem hooks an earlier gitmem wrote without the
+    guard (GUARD; `gitmem install AGENT` updates them)."""
+    if os.name == "nt":
+        return []
+    return [
+        scope
+        for scope, commands in _commands(root, home, agent).items()
+        if any(c == inner_command(c, agent) for c in commands)
     ]
 
 
@@ -502,7 +618,7 @@ def installed_executables(root: Path, home: Path) -> list[str]:
     """For doctor: the programs the installed gitmem hooks run (`gitmem-hook`, `gitmem`)."""
     return sorted(
         {
-            c.split()[0]
+            (inner_command(c, a) or c).split()[0]
             for a in AGENTS.values()
             for cs in _commands(root, home, a).values()
             for c in cs

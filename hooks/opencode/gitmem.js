@@ -14,10 +14,20 @@
 //   - after a tool: the decisions governing what it touched, appended to its output;
 //   - session.idle: the end of a turn (the capture is flushed); session.compacted: what was
 //     shown may be shown again.
-// Fail open: a hook that cannot run, times out or answers nonsense changes nothing.
+// Fail open: a hook that cannot run, times out or answers nonsense changes nothing. Where
+// gitmem cannot run at all (not installed on a teammate's machine, or not on OpenCode's
+// PATH), a session's first message says so once (MISSING_NOTE, as gitmem's other agents
+// hear it: gitmem.agent.install.MISSING_NOTE).
 import { spawn } from "node:child_process";
 
 const TIMEOUT_MS = 10000;
+const DID_NOT_RUN = { gitmemDidNotRun: true };
+const MISSING_NOTE =
+  "gitmem did not run (not installed, or not on the PATH of this agent), so the decisions " +
+  "recorded in this project are not brought to this session. If the repository has a " +
+  ".continuity/ folder, its records still apply: Markdown files in .continuity/decisions/ " +
+  "(and in the ADR folders under `sources` in .continuity/config.yaml), each naming in " +
+  "`globs:` the paths it governs. Read those governing a file before changing it.";
 
 function run(event, payload) {
   return new Promise((resolve) => {
@@ -26,17 +36,21 @@ function run(event, payload) {
     try {
       child = spawn("gitmem-hook", ["opencode", event], { stdio: ["pipe", "pipe", "ignore"] });
     } catch {
-      resolve(null);
+      resolve(DID_NOT_RUN);
       return;
     }
     const timer = setTimeout(() => child.kill(), TIMEOUT_MS);
     child.on("error", () => {
       clearTimeout(timer);
-      resolve(null);
+      resolve(DID_NOT_RUN); // not found, not executable
     });
     child.stdout.on("data", (chunk) => (out += chunk));
-    child.on("close", () => {
+    child.on("close", (code) => {
       clearTimeout(timer);
+      if (code !== 0 && code !== 2 && !out.trim()) {
+        resolve(DID_NOT_RUN); // a shim or an interpreter that failed before gitmem ran
+        return;
+      }
       try {
         resolve(out.trim() ? JSON.parse(out) : null);
       } catch {
@@ -85,7 +99,8 @@ export const Gitmem = async (input) => {
         started.add(sid);
         if (!parent) {
           const start = await run("session-start", { ...base(sid, "SessionStart"), source: "startup" });
-          if (contextOf(start)) say(output, contextOf(start));
+          if (start === DID_NOT_RUN) say(output, MISSING_NOTE);
+          else if (contextOf(start)) say(output, contextOf(start));
         }
       }
       const prompt = output.parts
