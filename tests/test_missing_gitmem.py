@@ -179,3 +179,42 @@ def test_install_guards_hooks_an_earlier_gitmem_wrote(project: Path) -> None:
     assert "unguarded" not in doctor.output
     assert install.install(settings_file) == []
     assert install.uninstall(settings_file) == len(install.EVENTS)
+
+
+def test_install_keeps_one_hook_per_event(project: Path) -> None:
+    """A teammate's older gitmem, which does not know the guarded form, added its plain
+    hooks beside it: the next `gitmem install` leaves one hook per event (the agents would
+    run both)."""
+    assert CliRunner().invoke(cli, ["install", "claude"]).exit_code == 0
+    settings_file = project / ".claude" / "settings.json"
+    data = json.loads(settings_file.read_text())
+    for claude, (_, ours) in install.CLAUDE.events.items():
+        data["hooks"][claude].append(
+            {"hooks": [{"type": "command", "command": f"gitmem-hook claude {ours}"}]}
+        )
+    settings_file.write_text(json.dumps(data))
+    assert install.install(settings_file) == [*install.EVENTS]
+    hooks = json.loads(settings_file.read_text())["hooks"]
+    assert {e: len(install._hooks_of(g, install.CLAUDE)) for e, g in hooks.items()} == {
+        e: 1 for e in install.EVENTS
+    }
+    assert install.install(settings_file) == []
+
+
+def test_a_form_of_the_users_is_kept(project: Path) -> None:
+    """A hook a person pointed at a chosen environment's gitmem-hook runs gitmem all the
+    same: install adds nothing beside it (every event would run twice) and leaves it as
+    it is; doctor counts it."""
+    settings_file = project / ".claude" / "settings.json"
+    settings_file.parent.mkdir()
+    mine = {
+        claude: [
+            {"hooks": [{"type": "command", "command": f"/opt/venv/bin/gitmem-hook claude {o}"}]}
+        ]
+        for claude, (_, o) in install.CLAUDE.events.items()
+    }
+    settings_file.write_text(json.dumps({"hooks": mine}))
+    assert install.install(settings_file) == []
+    assert json.loads(settings_file.read_text()) == {"hooks": mine}
+    scopes = install.installed_scopes(project, project / "home")
+    assert scopes == {"project": [*install.EVENTS]}

@@ -434,16 +434,64 @@ def install(path: Path, agent: Agent = CLAUDE) -> list[str]:
         if not isinstance(existing, list):
             raise GitmemError(f"{path}: `hooks.{event}` is not a list; nothing was changed")
         ours = [h for h in _hooks_of(existing, agent) if _ours(h, agent)]
+        if not ours and any(_runs_gitmem(h, agent) for h in _hooks_of(existing, agent)):
+            continue  # gitmem's hook in a form of the user's (see _runs_gitmem): kept
         if not ours:
             existing.extend(groups)
             added.append(event)
-        elif any([_upgrade(h, prefix, agent) for h in ours]) | _rematch(existing, agent, event):
+        elif (
+            any([_upgrade(h, prefix, agent) for h in ours])
+            | _rematch(existing, agent, event)
+            | _dedupe(existing, agent)
+        ):
             added.append(event)
     if added:
         if agent.flat:
             data.setdefault("version", CURSOR_VERSION)
         _rewrite(path, data)
     return added
+
+
+def _runs_gitmem(hook: Any, agent: Agent) -> bool:
+    """Whether a hook runs gitmem's hook for ``agent`` in any form: gitmem's own
+    (``_ours``), or one a person wrote or a later gitmem will (an absolute path to a chosen
+    environment's `gitmem-hook`, a wrapper, another guard). `install` adds nothing beside
+    such a hook, which would run every event twice, and never rewrites it."""
+    command = str(hook.get(agent.command_key, "")) if isinstance(hook, dict) else ""
+    if _ours(hook, agent):
+        return True
+    return re.search(rf"(^|[\s/;&|(])(gitmem-hook|gitmem hook) {agent.name} ", command) is not None
+
+
+def _dedupe(groups: list[Any], agent: Agent) -> bool:
+    """Drop second copies of one gitmem hook under an event: an older gitmem that did not
+    know this one's command form added its own beside it, and once upgraded they are the
+    same command (which the agents run twice)."""
+    seen: set[str] = set()
+    changed = False
+
+    def first(hook: Any) -> bool:
+        nonlocal changed
+        if not _ours(hook, agent):
+            return True
+        command = str(hook.get(agent.command_key))
+        if command in seen:
+            changed = True
+            return False
+        seen.add(command)
+        return True
+
+    kept: list[Any] = []
+    for group in groups:
+        if agent.flat or not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+            if first(group):
+                kept.append(group)
+            continue
+        hooks = [h for h in group["hooks"] if first(h)]
+        if hooks:
+            kept.append({**group, "hooks": hooks})
+    groups[:] = kept
+    return changed
 
 
 def _rematch(groups: list[Any], agent: Agent, event: str) -> bool:
@@ -545,7 +593,7 @@ def installed_scopes(root: Path, home: Path, agent: Agent = CLAUDE) -> dict[str,
         events = [
             event
             for event, groups in (hooks or {}).items()
-            if any(_ours(h, agent) for h in _hooks_of(groups, agent))
+            if any(_runs_gitmem(h, agent) for h in _hooks_of(groups, agent))
         ]
         if events:
             out[scope] = events
