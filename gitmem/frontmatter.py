@@ -31,8 +31,47 @@ def split(text: str) -> tuple[str | None, str, int]:
     return None, text, 1  # an unterminated fence is body text, reported by validation
 
 
+def conflicts(text: str, file: str) -> list[Problem]:
+    """The merge conflicts git left unresolved in a record: each `<<<<<<<` ... `>>>>>>>`
+    block (the `=======` between alone is a Markdown heading underline). Committed as it
+    is, such a record says two things at once, or none: its front matter no longer reads
+    as YAML, and the record drops out of every session."""
+    if "<<<<<<<" not in text:
+        return []
+    out: list[Problem] = []
+    start = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        marker = line[:7]
+        if len(line) > 7 and line[7] != " ":
+            continue
+        if marker == "<<<<<<<":
+            start = number
+        elif marker == ">>>>>>>" and start:
+            out.append(
+                Problem(
+                    file,
+                    start,
+                    "merge-conflict",
+                    f"unresolved merge conflict, lines {start}-{number}: resolve it and "
+                    "remove the marker lines",
+                )
+            )
+            start = 0
+    return out
+
+
 def parse(text: str, file: str) -> tuple[Parsed | None, list[Problem]]:
-    """Parse a record. Returns (None, problems) when the YAML cannot be read at all."""
+    """Parse a record. Returns (None, problems) when the YAML cannot be read at all.
+    Unresolved merge conflicts are problems too; one in the front matter is the problem
+    (its YAML error only follows from it)."""
+    found = conflicts(text, file)
+    parsed, problems = _parse(text, file)
+    if found and parsed is None:
+        return None, found
+    return parsed, found + problems
+
+
+def _parse(text: str, file: str) -> tuple[Parsed | None, list[Problem]]:
     fm, body, body_line = split(text)
     if fm is None:
         problems: list[Problem] = []

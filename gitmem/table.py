@@ -51,7 +51,8 @@ if TYPE_CHECKING:
 # 18: Chinese and Japanese ADR sections, keys, statuses and dates.
 # 19: bracket expressions' POSIX classes are ranges, a `[` in a set is escaped (globs).
 # 20: the records' errors in `meta` ("problems", see `Table.problems`).
-SCHEMA_VERSION = "20"
+# 21: unresolved merge conflicts in a record are its problem (`frontmatter.conflicts`).
+SCHEMA_VERSION = "21"
 TABLE_NAME = "table.sqlite"
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -247,3 +248,40 @@ def test_superseding_keeps_a_records_line_endings(repo: Path) -> None:
     assert old.read_bytes() == (
         b"---\r\ntitle: Old way\r\nstatus: superseded\r\n---\r\n\r\nWe do it so.\r\n"
     )
+
+
+def test_a_record_left_in_merge_conflict(project: Path) -> None:
+    """Two branches changed the money decision's status and globs; the merge leaves git's
+    conflict markers in its front matter. The record is named with the conflict's lines
+    (its YAML error only follows from it), left out, and `gitmem check` stops the commit
+    that would record it so. A conflict in a record's body is named too; the rest of that
+    record still loads."""
+    from conftest import git
+
+    record = project / ".continuity/decisions/0001-money.md"
+    git(project, "checkout", "-q", "-b", "theirs")
+    record.write_text(record.read_text().replace("status: accepted", "status: deprecated"))
+    commit_all(project, "deprecate")
+    git(project, "checkout", "-q", "-")
+    record.write_text(record.read_text().replace("status: accepted", "status: proposed"))
+    commit_all(project, "propose")
+    merge = subprocess.run(["git", "merge", "-q", "theirs"], cwd=project, capture_output=True)
+    assert merge.returncode == 1 and "<<<<<<<" in record.read_text()  # a real conflict
+    where = ".continuity/decisions/0001-money.md:3: merge-conflict: unresolved merge conflict"
+    lint = gitmem(project, "lint")
+    assert lint.returncode == 1 and f"{where}, lines 3-7" in lint.stdout, lint.stdout
+    assert "0001-money.md:4: front-matter" not in lint.stdout
+    listed = gitmem(project, "list")
+    assert "Money is integer cents" not in listed.stdout and where in listed.stderr
+    git(project, "add", "-A")
+    check = gitmem(project, "check", "--staged")
+    assert check.returncode == 1 and where in check.stdout + check.stderr
+    git(project, "merge", "--abort")
+    text = record.read_text().replace(
+        "We do the thing.\n", "<<<<<<< HEAD\nWe do the thing.\n=======\nWe do it.\n>>>>>>> x\n"
+    )
+    record.write_text(text)
+    listed = gitmem(project, "list")
+    assert "Money is integer cents" in listed.stdout
+    assert "merge-conflict: unresolved merge conflict, lines 10-14" in listed.stderr
+    assert "loaded in part" in listed.stderr
