@@ -1122,6 +1122,29 @@ def test_an_imported_adr_that_opens_with_its_status_is_summarised_by_its_content
     assert "Accepted" not in shares.split("Universal share prefix", 1)[1]
 
 
+def test_a_pulled_critical_decision_is_in_the_next_digest(repo: Path, tmp_path: Path) -> None:
+    """A teammate records a critical decision and pushes it; this clone pulls it and starts
+    a session. Its table was compiled before the pull, and the digest is the session's
+    one: it has the new decision among the pinned and critical ones (before session 28 a
+    stale table answered, and the digest left it out, while a background refresh ran)."""
+    write(repo, "billing/charge.py", "x = 1\n")
+    decision(repo, "0001-api.md", "Version the API with a header", globs=["api/**"])
+    commit_all(repo, "first decision")
+    start = {"session_id": "before-pull", "cwd": str(repo), "source": "startup"}
+    assert "Version the API" in context_of(hook("session-start", start, repo)[1])  # compiled
+    theirs = tmp_path / "teammate"
+    git(tmp_path, "clone", "-q", str(repo), str(theirs))
+    decision(theirs, "0002-money.md", "Money is integer cents", globs=["billing/**"],
+             extra="severity: critical\n")  # fmt: skip
+    commit_all(theirs, "a critical decision")
+    git(repo, "pull", "-q", "--no-rebase", str(theirs), "HEAD")
+    code, out, err = hook("session-start", {**start, "session_id": "after-pull"}, repo)
+    assert code == 0, err
+    digest = context_of(out)
+    assert "Pinned and critical project decisions:" in digest
+    assert "Money is integer cents" in digest.split("Pinned and critical")[1]
+
+
 def test_session_start_names_the_decisions_of_a_settled_project(repo: Path) -> None:
     """Nothing pinned, recent or governing a changed file: the digest still says that the
     decisions exist and what they decide (titles, within ~1,200 characters), without
@@ -1148,6 +1171,11 @@ def test_session_start_names_the_decisions_of_a_settled_project(repo: Path) -> N
     assert hook("session-start", {**start, "source": "resume"}, repo)[1] == ""
     read = tool_call("settled", repo, "billing/charge.py")
     assert "The rationale of decision 7." in context_of(hook("pre-tool", read, repo)[1])
+    for n in range(2, 41):  # one decision left: said as one
+        (repo / f".continuity/decisions/{n:04d}-d.md").unlink()
+    commit_all(repo, "one left")
+    one = context_of(hook("session-start", {**start, "session_id": "one"}, repo)[1])
+    assert one.startswith("This repository records 1 current architectural decision with")
 
 
 def test_prompt_does_not_wait_long_for_a_busy_daemon(project: Path) -> None:

@@ -176,7 +176,8 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
             if not titles:  # a resumed session has its first digest in its transcript
                 return context("session-start", warning) if warning else None
             digest = (
-                f"This repository records {current} current architectural decisions with "
+                f"This repository records {current} current architectural "
+                f"{'decision' if current == 1 else 'decisions'} with "
                 f"gitmem. Those governing the files you touch, or matching your prompt, are "
                 f"shown to you as you work; `gitmem why PATH` explains any path. "
                 f"Decided so far: {titles}"

@@ -42,9 +42,16 @@ def open_table(loc: Location, *, session_start: bool = False) -> Table | None:
     table = Table.open(path)
     if table is not None:
         full = session_start and int(table.meta("count") or 0) <= FULL_CHECK_MAX_RECORDS
-        if not is_fresh(table, loc.root, full=full):
+        if is_fresh(table, loc.root, full=full):
+            return table
+        if not (session_start and build_inline(loc.root)):
             refresh_in_background(loc.root)
-        return table
+            return table
+        # The session's one digest comes from this table: records a `git pull` or a
+        # checkout just changed (a teammate's new critical decision) belong in it, not in
+        # the next session's. A small repository's table is brought up to date here, as a
+        # missing one is below (only the changed records are read again).
+        table.close()
     inline = build_inline(loc.root)
     if inline:
         from gitmem import compile as compiler
