@@ -14,7 +14,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SANDBOX_HOME, age_deliveries, commit_all, decision, git, write
+from conftest import (
+    MONEY_RULE,
+    SANDBOX_HOME,
+    age_deliveries,
+    commit_all,
+    decision,
+    git,
+    write,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -1143,6 +1151,33 @@ def test_a_pulled_critical_decision_is_in_the_next_digest(repo: Path, tmp_path: 
     digest = context_of(out)
     assert "Pinned and critical project decisions:" in digest
     assert "Money is integer cents" in digest.split("Pinned and critical")[1]
+
+
+def test_a_critical_rule_pulled_mid_session_holds_at_the_next_edit(
+    repo: Path, tmp_path: Path
+) -> None:
+    """The session is under way (its path map compiled) when a `git pull` brings a
+    teammate's critical decision with a rule. The agent's next edit that breaks it is
+    denied (before session 28 the stale map, used while a background refresh ran, knew no
+    decision there: the edit went through unchecked). A read still takes the map as it is."""
+    write(repo, "billing/charge.py", "x = 1\n")
+    decision(repo, "0001-api.md", "Version the API with a header", globs=["api/**"])
+    commit_all(repo, "first decision")
+    read = tool_call("mid", repo, "billing/charge.py")
+    assert hook("pre-tool", read, repo)[0] == 0  # the map is compiled, nothing governs yet
+    theirs = tmp_path / "teammate"
+    git(tmp_path, "clone", "-q", str(repo), str(theirs))
+    write(theirs, ".continuity/decisions/0002-money.md", MONEY_RULE)
+    commit_all(theirs, "a critical rule")
+    git(repo, "pull", "-q", "--no-rebase", str(theirs), "HEAD")
+    edit = {**read, "tool_name": "Edit",
+            "tool_input": {"file_path": str(repo / "billing/charge.py"),
+                           "old_string": "x = 1", "new_string": "x = float(1)"}}  # fmt: skip
+    code, out, err = hook("pre-tool", edit, repo)
+    assert code == 0, err
+    answer = json.loads(out)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "deny", answer
+    assert "D-0002 (critical)" in answer["permissionDecisionReason"]
 
 
 def test_session_start_names_the_decisions_of_a_settled_project(repo: Path) -> None:

@@ -40,16 +40,21 @@ BUDGET_POST_TOOL = 300
 # ------------------------------------------------------------------------------ the map
 
 
-def open_map(loc: Location) -> pathmap.PathMap | None:
+def open_map(loc: Location, *, current: bool = False) -> pathmap.PathMap | None:
     """The path map; a stale map is used as it is while a background process refreshes
     it (a hook never waits for a big rebuild). A missing one is compiled inline only for
-    small repositories."""
+    small repositories, and so is a stale one when the map must be ``current``: before an
+    edit, whose critical rules a stale map would not know (a decision a `git pull`, a
+    checkout or the agent itself just added), so the edit would go through unchecked."""
     where = os.path.join(loc.state_dir, pathmap.MAP_NAME)
     pm = pathmap.PathMap.open(where)
     if pm is not None:
-        if not _fresh(pm, loc):
+        if _fresh(pm, loc):
+            return pm
+        if not (current and build_inline(loc.root)):
             refresh_in_background(loc.root)
-        return pm
+            return pm
+        pm.close()
     inline = build_inline(loc.root)
     if inline:
         from gitmem import compile as compiler
@@ -308,7 +313,8 @@ def pre_tool(
 def _pre_tool(
     loc: Location, payload: dict[str, Any], rules_only: bool, tokens: int | None = None
 ) -> dict[str, Any] | None:
-    pm = open_map(loc)
+    edit = toolpaths.is_edit(str(payload.get("tool_name") or ""), payload.get("tool_input"))
+    pm = open_map(loc, current=edit)
     if pm is None:
         return None
     with _Reading(loc, pm):
