@@ -57,6 +57,24 @@ def build_inline(root: str) -> bool | None:
     return sum(len(files) for _, _, files in os.walk(decisions)) <= SMALL_REBUILD
 
 
+def refreshed_inline(loc: Any) -> bool:
+    """Bring a small repository's stale compiled state up to date now (see its callers);
+    False when that fails (a full disk, a read-only git directory): the caller then uses
+    what it had, as before, and a background refresh is started; the reason is logged for
+    `gitmem doctor`. A stale answer beats none."""
+    from gitmem import compile as compiler
+
+    try:
+        compiler.build(loc.repo())
+        return True
+    except Exception as exc:
+        from gitmem.agent.runner import ERROR_LOG, append_log
+
+        append_log(loc.shared_state_dir, ERROR_LOG, f"refreshing the stale table: {exc!r}")
+        refresh_in_background(loc.root)
+        return False
+
+
 def refresh_in_background(root: str | os.PathLike[str]) -> None:
     """Start a detached ``gitmem index`` (table, path map and search index)."""
     from gitmem.spawn import detach

@@ -14,7 +14,13 @@ import os
 
 from gitmem import budget, leanjson
 from gitmem.agent import state
-from gitmem.agent.common import CHARS_PER_TOKEN, build_inline, context, refresh_in_background
+from gitmem.agent.common import (
+    CHARS_PER_TOKEN,
+    build_inline,
+    context,
+    refresh_in_background,
+    refreshed_inline,
+)
 from gitmem.location import Location, other_repositories
 from gitmem.table import TABLE_NAME, Table, is_fresh
 
@@ -52,6 +58,8 @@ def open_table(loc: Location, *, session_start: bool = False) -> Table | None:
         # the next session's. A small repository's table is brought up to date here, as a
         # missing one is below (only the changed records are read again).
         table.close()
+        refreshed_inline(loc)
+        return Table.open(path)
     inline = build_inline(loc.root)
     if inline:
         from gitmem import compile as compiler

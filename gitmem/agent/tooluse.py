@@ -22,6 +22,7 @@ from gitmem.agent.common import (
     build_inline,
     context,
     refresh_in_background,
+    refreshed_inline,
     unpack,
 )
 from gitmem.location import Location, other_repositories, relative, worktree_roots
@@ -55,6 +56,8 @@ def open_map(loc: Location, *, current: bool = False) -> pathmap.PathMap | None:
             refresh_in_background(loc.root)
             return pm
         pm.close()
+        refreshed_inline(loc)
+        return pathmap.PathMap.open(where)
     inline = build_inline(loc.root)
     if inline:
         from gitmem import compile as compiler
