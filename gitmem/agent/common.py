@@ -58,10 +58,10 @@ def build_inline(root: str) -> bool | None:
 
 
 def refreshed_inline(loc: Any) -> bool:
-    """Bring a small repository's stale compiled state up to date now (see its callers);
-    False when that fails (a full disk, a read-only git directory): the caller then uses
-    what it had, as before, and a background refresh is started; the reason is logged for
-    `gitmem doctor`. A stale answer beats none."""
+    """Compile a small repository's missing or stale state now (see its callers); False
+    when that fails (a full disk, a read-only git directory): the caller then uses what it
+    had, if anything (a stale answer beats none), a background refresh is started, and the
+    reason is logged for `gitmem doctor`."""
     from gitmem import compile as compiler
 
     try:
@@ -70,7 +70,7 @@ def refreshed_inline(loc: Any) -> bool:
     except Exception as exc:
         from gitmem.agent.runner import ERROR_LOG, append_log
 
-        append_log(loc.shared_state_dir, ERROR_LOG, f"refreshing the stale table: {exc!r}")
+        append_log(loc.shared_state_dir, ERROR_LOG, f"compiling the table: {exc!r}")
         refresh_in_background(loc.root)
         return False
 

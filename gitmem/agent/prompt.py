@@ -62,9 +62,7 @@ def open_table(loc: Location, *, session_start: bool = False) -> Table | None:
         return Table.open(path)
     inline = build_inline(loc.root)
     if inline:
-        from gitmem import compile as compiler
-
-        compiler.build(loc.repo())
+        refreshed_inline(loc)
         return Table.open(path)
     if inline is not None:
         refresh_in_background(loc.root)

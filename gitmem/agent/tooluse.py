@@ -60,9 +60,7 @@ def open_map(loc: Location, *, current: bool = False) -> pathmap.PathMap | None:
         return pathmap.PathMap.open(where)
     inline = build_inline(loc.root)
     if inline:
-        from gitmem import compile as compiler
-
-        compiler.build(loc.repo())
+        refreshed_inline(loc)
         return pathmap.PathMap.open(where)
     if inline is not None:
         refresh_in_background(loc.root)
