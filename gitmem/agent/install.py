@@ -267,11 +267,7 @@ def fallback_answer(agent: Agent, event: str, program: str) -> dict[str, Any] | 
 
     if event != "session-start":
         return runner._nothing(agent.name, event)
-    result = context(event, MISSING_NOTE)
-    if agent.name in runner.TRANSLATED:
-        module = __import__(f"gitmem.agent.{agent.name}", fromlist=["answer"])
-        if hasattr(module, "answer"):
-            result = module.answer(event, result)
+    result = runner.translated(agent.name, event, context(event, MISSING_NOTE))
     if agent.name in SYSTEM_MESSAGE:
         result = {**(result or {}), "systemMessage": MISSING_MESSAGE.format(program=program)}
     return result

@@ -187,9 +187,7 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
                     result = claude.clones_digest(cwd)  # a folder of clones
                 if result is None:
                     return _emit(out, _nothing(agent, event))
-                if translator is not None and hasattr(translator, "answer"):
-                    result = translator.answer(event, result)
-                return _emit(out, result)
+                return _emit(out, translated(agent, event, result))
             loc = found[0]
         assert loc is not None
         shared = loc.shared_state_dir
@@ -200,17 +198,17 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             return _emit(out, _nothing(agent, event))
         # where the before-tool hook cannot add context, the after-tool hook informs
         # (with what was held for it, see HELD)
-        translated = agent in INFORMED_AFTER
+        informed_after = agent in INFORMED_AFTER
         if event == "pre-tool":
             from gitmem.agent import tooluse
 
-            result = tooluse.pre_tool(loc, payload, rules_only=translated)
+            result = tooluse.pre_tool(loc, payload, rules_only=informed_after)
         elif event == "post-tool":
             from gitmem.agent import tooluse
 
             if agent in DIGEST_AT_FIRST_RESULT and not visiting:  # no digest of its own
                 _first_digest(loc, payload)
-            result = tooluse.post_tool(loc, payload, every_touch=translated)
+            result = tooluse.post_tool(loc, payload, every_touch=informed_after)
         elif event == "prompt":
             from gitmem.agent import prompt
 
@@ -226,8 +224,7 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
                 result = claude.HANDLERS[event](loc, payload)
         if event in HELD.get(agent, ()):
             result = _hold(shared, payload, result)
-        if translator is not None and hasattr(translator, "answer"):  # else Claude Code's
-            result = translator.answer(event, result)
+        result = translated(agent, event, result)
         _record_success(shared, agent, event, (time.perf_counter() - started) * 1000)
     except Exception as exc:  # fail open: our bug must never block the agent
         _log_error(shared or _guess_shared(), event, _describe(exc), agent)
@@ -310,6 +307,18 @@ def _hold(shared: str, payload: dict[str, Any], result: dict[str, Any] | None) -
 
     state.hold(shared, str(payload.get("session_id") or ""), str(text))
     return None
+
+
+def translated(agent: str, event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A Claude Code answer as ``agent`` reads it: its module's ``answer()``, or as it is
+    (Claude Code, Codex; Qwen Code and OpenCode's plugin read Claude Code's answers)."""
+    if agent not in TRANSLATED:
+        return result
+    module = __import__(f"gitmem.agent.{agent}", fromlist=["answer"])  # loaded by run()
+    if not hasattr(module, "answer"):
+        return result
+    answer: dict[str, Any] | None = module.answer(event, result)
+    return answer
 
 
 def _nothing(agent: str, event: str) -> dict[str, Any] | None:
