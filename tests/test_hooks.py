@@ -1153,6 +1153,27 @@ def test_a_pulled_critical_decision_is_in_the_next_digest(repo: Path, tmp_path: 
     assert "Money is integer cents" in digest.split("Pinned and critical")[1]
 
 
+def test_a_prompt_after_a_pull_gets_the_pulled_decision(repo: Path, tmp_path: Path) -> None:
+    """Mid-session, a `git pull` brings a teammate's decision about billing, and the user's
+    next prompt names a billing file: the prompt gets that decision (before session 29 the
+    stale table answered while a background refresh ran, and the prompt got nothing)."""
+    write(repo, "billing/charge.py", "x = 1\n")
+    decision(repo, "0001-api.md", "Version the API with a header", globs=["api/**"])
+    commit_all(repo, "first decision")
+    ask = {"session_id": "pull", "cwd": str(repo), "hook_event_name": "UserPromptSubmit",
+           "prompt": "round the totals in billing/charge.py"}  # fmt: skip
+    code, out, err = hook("prompt", ask, repo)
+    assert (code, out, err) == (0, "", "")  # the table is compiled; nothing governs billing
+    theirs = tmp_path / "teammate"
+    git(tmp_path, "clone", "-q", str(repo), str(theirs))
+    decision(theirs, "0002-money.md", "Money is integer cents", globs=["billing/**"])
+    commit_all(theirs, "a billing decision")
+    git(repo, "pull", "-q", "--no-rebase", str(theirs), "HEAD")
+    code, out, err = hook("prompt", {**ask, "prompt": "now add tax to billing/charge.py"}, repo)
+    assert code == 0, err
+    assert "Money is integer cents" in context_of(out)
+
+
 def test_a_critical_rule_pulled_mid_session_holds_at_the_next_edit(
     repo: Path, tmp_path: Path
 ) -> None:

@@ -40,23 +40,26 @@ PROMPT_MAX_HITS = 5
 FULL_CHECK_MAX_RECORDS = 1000
 
 
-def open_table(loc: Location, *, session_start: bool = False) -> Table | None:
-    """The match table; a stale table is used as it is while a background process
-    refreshes it (a hook never waits for a big rebuild); a missing one is compiled inline
-    only for small repositories."""
+def open_table(
+    loc: Location, *, session_start: bool = False, current: bool = False
+) -> Table | None:
+    """The match table. A missing one, and with ``current`` (or ``session_start``) a stale
+    one, is compiled inline in a small repository; otherwise a stale table is used as it is
+    while a background process refreshes it (a hook never waits for a big rebuild)."""
     path = os.path.join(loc.state_dir, TABLE_NAME)
     table = Table.open(path)
     if table is not None:
         full = session_start and int(table.meta("count") or 0) <= FULL_CHECK_MAX_RECORDS
         if is_fresh(table, loc.root, full=full):
             return table
-        if not (session_start and build_inline(loc.root)):
+        if not ((session_start or current) and build_inline(loc.root)):
             refresh_in_background(loc.root)
             return table
-        # The session's one digest comes from this table: records a `git pull` or a
-        # checkout just changed (a teammate's new critical decision) belong in it, not in
-        # the next session's. A small repository's table is brought up to date here, as a
-        # missing one is below (only the changed records are read again).
+        # The session's one digest, and a prompt's decisions, come from this table: records
+        # a `git pull` or a checkout just changed (a teammate's new critical decision), or
+        # the user just edited, belong in them, not in the next answer's. A small
+        # repository's table is brought up to date here, as a missing one is below (only
+        # the changed records are read again; once per change: ~75 ms at 40 records).
         table.close()
         refreshed_inline(loc)
         return Table.open(path)
@@ -86,7 +89,8 @@ def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     injected: list[str] = []
     table = None
     try:
-        table = open_table(loc)  # once per prompt: retrieval and capture settings share it
+        # once per prompt: retrieval and capture settings share it
+        table = open_table(loc, current=True)
         if table is None:
             return None
         return _and_elsewhere(loc, payload, _prompt_context(loc, payload, text, injected, table))
