@@ -133,12 +133,15 @@ def ls_files(root: Path) -> list[str]:
 
 
 class Provenance(NamedTuple):
-    """The last commit that changed a file."""
+    """The last commit that changed a file. ``shallow``: that commit is where a shallow
+    clone's history was cut (``git clone --depth``, CI checkouts): git reports it as
+    adding every file it holds, so the change was made there *or earlier*, by whoever."""
 
     sha: str
     author: str
     date: str
     subject: str
+    shallow: bool = False
 
 
 def last_change(root: Path, relpath: str) -> Provenance | None:
@@ -148,11 +151,21 @@ def last_change(root: Path, relpath: str) -> Provenance | None:
     detection over a large commit costs seconds.
     """
     rc, out, _ = run(
-        ["log", "-1", "--no-ext-diff", "--format=%H%x00%an%x00%aI%x00%s", "--", relpath],
+        [
+            "log",
+            "-1",
+            "--no-ext-diff",
+            "--format=%H%x00%an%x00%aI%x00%s%x00%P%x00%D",
+            "--",
+            relpath,
+        ],
         cwd=root,
         check=False,
     )
     if rc != 0 or not out.strip():
         return None
-    sha, author, date, subject = ([*out.rstrip("\n").split("\x00"), "", "", "", ""])[:4]
-    return Provenance(sha=sha, author=author, date=date, subject=subject)
+    fields = [*out.rstrip("\n").split("\x00"), "", "", "", "", "", ""]
+    sha, author, date, subject, parents, decorations = fields[:6]
+    # a shallow clone's boundary commit shows no parents and the pseudo-decoration "grafted"
+    cut = not parents.strip() and "grafted" in decorations.split(", ")
+    return Provenance(sha=sha, author=author, date=date, subject=subject, shallow=cut)

@@ -203,3 +203,30 @@ def test_provenance_of_a_signed_commit_with_log_show_signature(repo: Path, tmp_p
     (report,) = json.loads(run_gitmem(repo, "why", "--json", "a/x.py", HOME=str(home)).stdout)
     sha = git(repo, "rev-parse", "HEAD").strip()
     assert report["decisions"][0]["provenance"]["sha"] == sha
+
+
+def test_provenance_in_a_shallow_clone_says_where_history_starts(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A shallow clone (`git clone --depth 1`, as CI checkouts and cloud agents make them)
+    has one commit that git reports as adding every file. Before session 29, `why` named
+    it, with its author, as the last change of every record: now it says the change was
+    made there or before, where the clone's history starts."""
+    from conftest import run_gitmem
+
+    decision(repo, "0001-a.md", "A rule", globs=["a/**"])
+    commit_all(repo, "the decision")
+    write(repo, "a/x.py", "x = 2\n")
+    commit_all(repo, "later code")
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(clone))
+    (report,) = json.loads(run_gitmem(clone, "why", "--json", "a/x.py").stdout)
+    tip = git(clone, "rev-parse", "HEAD").strip()
+    assert report["decisions"][0]["provenance"]["sha"] == tip
+    assert report["decisions"][0]["provenance"]["shallow"] is True
+    text = run_gitmem(clone, "why", "a/x.py").stdout
+    assert f"last changed in or before {tip[:10]}" in text and "shallow clone" in text
+    # the full clone names the real commit, not marked
+    (full,) = json.loads(run_gitmem(repo, "why", "--json", "a/x.py").stdout)
+    assert full["decisions"][0]["provenance"]["subject"] == "the decision"
+    assert full["decisions"][0]["provenance"]["shallow"] is False

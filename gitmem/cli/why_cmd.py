@@ -69,7 +69,13 @@ def _print(reports: list[core.PathReport], json_: bool, no_provenance: bool) -> 
                 out.print(f"    superseded by [cyan]{escape(s.id)}[/] {escape(s.title)}")
             if g.summary:
                 out.print(f"    {escape(g.summary)}")
-            if g.provenance is not None:
+            if g.provenance is not None and g.provenance.shallow:
+                p = g.provenance
+                out.print(
+                    f"    [dim]last changed in or before {p.sha[:10]} ({p.date[:10]}), where "
+                    "this shallow clone's history starts (`git fetch --unshallow` for more)[/]"
+                )
+            elif g.provenance is not None:
                 p = g.provenance
                 out.print(
                     f"    [dim]last changed {p.sha[:10]} by {escape(p.author)} on {p.date[:10]}[/]"
