@@ -457,6 +457,9 @@ class _Checker:
     def check_decision(self, doc: str, line: int, section: str, e: Entry) -> None:
         if e.is_current:
             return
+        own = self.by_file.get(doc)
+        if own is not None and (own.id in e.superseded_by or e.id in own.supersedes):
+            return  # a record naming the decision it replaces (`gitmem stale` on records)
         after = [self.entries[i] for i in e.superseded_by if i in self.entries]
         if after:
             now = "; ".join(f"{s.id}: {s.title}" for s in after)

@@ -193,6 +193,19 @@ def test_one_file_can_be_checked_and_a_renamed_file_is_suggested(project: Path) 
     assert proc.returncode == 1 and b"nope.md: not a file of this repository" in proc.stderr
 
 
+def test_a_record_citing_the_decision_it_replaces_is_not_stale(project: Path) -> None:
+    """`gitmem stale` on the records themselves: a successor naming the decision it
+    supersedes is history, not a stale citation (before session 29 it was flagged, as it
+    would be in CLAUDE.md); another record citing that superseded decision still is."""
+    new = project / ".continuity/decisions/0003-header-versioning.md"
+    new.write_text(new.read_text() + "\nReplaces D-0002, which put the version in the URL.\n")
+    write(project, "docs/notes.md", "Versioning: see D-0002.\n")
+    code, report = stale(project, ".continuity/decisions/0003-header-versioning.md",
+                         "docs/notes.md")  # fmt: skip
+    assert code == 1
+    assert {(f, k, r) for f, _, k, r in found(report)} == {("docs/notes.md", "decision", "D-0002")}
+
+
 def test_a_decision_newer_than_a_section_is_a_warning(repo: Path) -> None:
     write(repo, "api/routes.py", "ROUTES = []\n")
     write(repo, "CLAUDE.md", "# Notes\n\n## API\nRoutes: `api/routes.py`.\n\n## Other\nx\n")
