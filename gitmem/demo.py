@@ -204,7 +204,10 @@ CODE: dict[str, str] = {
     "paydash/__init__.py": "",
     "paydash/money.py": (
         "class Money:\n    def __init__(self, minor: int, currency: str) -> None:\n"
-        "        self.minor = minor\n        self.currency = currency\n"
+        "        self.minor = minor\n        self.currency = currency\n\n"
+        '    def allocate(self, parts: int) -> list["Money"]:\n'
+        "        base, rest = divmod(self.minor, parts)\n"
+        "        return [Money(base + (n < rest), self.currency) for n in range(parts)]\n"
     ),
     "paydash/repository.py": "def connect(dsn: str):\n    ...\n",
     "paydash/billing/__init__.py": "",
