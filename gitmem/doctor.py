@@ -257,6 +257,16 @@ def _capture_check(repo: Repo) -> Check:
         oldest = min([oldest, *times])
         waiting += len(records)
         sessions += 1 if records else 0
+    from gitmem.agent.prompt import CAPTURE_ENV, captured_for_this_user
+
+    if not captured_for_this_user():
+        off = (
+            f"off for you ({CAPTURE_ENV}={os.environ.get(CAPTURE_ENV)}): no prompt of yours is kept"
+        )
+        if waiting:
+            verb = "waits" if waiting == 1 else "wait"
+            off += f"; {_count(waiting, 'earlier record')} still {verb} to be committed"
+        return Check("capture", True, off)
     if not waiting:
         return Check("capture", True, "every captured prompt is committed")
     late = time.time() - oldest > CAPTURE_WAIT_S

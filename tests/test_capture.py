@@ -278,6 +278,46 @@ def test_capture_can_be_switched_off_and_extended(project: Path) -> None:
     assert "ACME-123456" not in rec["prompt"] and "AKIAIOSFODNN7EXAMPLE" in rec["prompt"]
 
 
+def test_a_developer_switches_capture_off_for_themself(project: Path) -> None:
+    """`capture: true` is the team's setting. A developer who does not want their prompts
+    kept sets GITMEM_CAPTURE=0 (their shell, or an agent's personal settings): their
+    prompts still get decisions, and nothing of theirs is written, no write-ahead file and
+    no ref; `gitmem doctor` says capture is off for them. It cannot switch capture on."""
+    env = {**os.environ, "HOME": SANDBOX_HOME, "GITMEM_USER": "bob", "GITMEM_CAPTURE": "0"}
+
+    def run(event: str, payload: dict[str, object], **extra: str) -> str:
+        proc = subprocess.run(
+            [str(GITMEM), "hook", "claude", event], input=json.dumps(payload), cwd=project,
+            capture_output=True, text=True, timeout=60, env={**env, **extra},
+        )  # fmt: skip
+        assert proc.returncode == 0 and proc.stderr == ""
+        return proc.stdout
+
+    ask = {"session_id": "bob", "cwd": str(project), "prompt": "floats in billing/charge.py?"}
+    assert "Money is integer cents" in run("prompt", ask)
+    run("stop", {"session_id": "bob", "cwd": str(project)})
+    r = discover(project)
+    assert not Path(capture.wal_path(r, "bob")).exists()
+    doctor = subprocess.run(
+        [str(GITMEM), "doctor", "--no-model", "--json"], cwd=project, capture_output=True,
+        text=True, env=env, timeout=120,
+    )  # fmt: skip
+    checks = {c["name"]: c["detail"] for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["capture"].startswith("off for you (GITMEM_CAPTURE=0)")
+    # the same prompt with the variable set to anything else is captured
+    run("prompt", {**ask, "session_id": "bob-on"}, GITMEM_CAPTURE="1")
+    run("stop", {"session_id": "bob-on", "cwd": str(project)}, GITMEM_CAPTURE="1")
+    assert wait_for(lambda: len(capture.records(r, "refs/gitmem/sessions/bob/bob-on")) == 1)
+    assert git(project, "for-each-ref", "--format=%(refname)", "refs/gitmem").split() == [
+        "refs/gitmem/sessions/bob/bob-on"
+    ]
+    # the project's `capture: false` is not overridden by a variable that says on
+    write(project, ".continuity/config.yaml", "capture: false\n")
+    CliRunner().invoke(cli, ["why", "billing/charge.py"])  # recompile with the new config
+    run("prompt", {**ask, "session_id": "bob-2"}, GITMEM_CAPTURE="1")
+    assert not Path(capture.wal_path(r, "bob-2")).exists()
+
+
 WORKER = """
 import sys
 from gitmem import capture, redact

@@ -160,7 +160,7 @@ def capture(
     installed for a user run in every repository they open, and one that never adopted
     gitmem gets no refs of ours."""
     try:
-        if not settings.get("enabled", True):
+        if not settings.get("enabled", True) or not captured_for_this_user():
             return
         if not os.path.isdir(os.path.join(loc.root, ".continuity")):
             return
@@ -180,6 +180,17 @@ def capture(
         from gitmem.agent.runner import _log_error
 
         _log_error(loc.shared_state_dir, "capture", f"{type(exc).__name__}: {exc}")
+
+
+# `capture:` in config.yaml is the team's setting; a developer who does not want their own
+# prompts kept turns it off for themself, in their shell or in an agent's personal settings
+# (Claude Code's settings.local.json `env`). It can only switch capture off, never on.
+CAPTURE_ENV = "GITMEM_CAPTURE"
+CAPTURE_OFF_VALUES = ("0", "false", "off", "no")
+
+
+def captured_for_this_user() -> bool:
+    return os.environ.get(CAPTURE_ENV, "").strip().lower() not in CAPTURE_OFF_VALUES
 
 
 def capture_settings(table: Table | None) -> dict[str, Any]:
