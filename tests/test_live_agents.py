@@ -597,6 +597,22 @@ def test_claude_code_mcp(project: Path, agent_home: Path) -> None:
 
 
 
+def test_capture_off_in_claude_codes_personal_settings(project: Path, agent_home: Path) -> None:
+    """The README's way for one developer to keep their prompts out of the project's
+    history: `GITMEM_CAPTURE=0` in Claude Code's untracked settings.local.json reaches the
+    hooks. The prompt still brings its decision; no ref and no write-ahead file appear."""
+    with FakeModel([]) as model:
+        command, env = launch("claude", project, agent_home, model)
+        local = project / ".claude" / "settings.local.json"
+        local.write_text(json.dumps({"env": {"GITMEM_CAPTURE": "0"}}))
+        run_agent(command("Add pagination to api/routes.py"), project, env)
+    assert model.conversation[-1].text().count(API_TITLE) == 1
+    assert_no_hook_errors(project)
+    time.sleep(1.0)  # a flusher, had one been started, commits within this
+    assert git(project, "for-each-ref", "refs/gitmem/") == ""
+    assert not (discover(project).shared_state_dir / "capture").exists()
+
+
 def test_codex_with_its_hooks_feature_off(project: Path, agent_home: Path) -> None:
     """`[features] hooks = false` in Codex's config: Codex runs none of gitmem's hooks, the
     critical edit goes through, and nothing says why but doctor (which asks Codex). Codex's
