@@ -37,6 +37,10 @@ if TYPE_CHECKING:
     from gitmem.repo import Repo
 
 REF_ROOT = "refs/gitmem/sessions"
+# `gitmem sessions forget` leaves a tombstone here (refs/gitmem/forgotten/<user>/<id>, an
+# empty commit naming the session), shared by `gitmem sync` like the sessions, so that
+# every clone that syncs deletes its copy instead of pushing it back.
+FORGOTTEN_ROOT = "refs/gitmem/forgotten"
 TRAILER = "Gitmem-Record"
 RETRIES = 8
 
@@ -138,6 +142,12 @@ def _stream(ref: str, tip: str | None, records: list[dict[str, Any]]) -> bytes:
     return b"".join(out)
 
 
+def forgotten_marker(repo: Repo | Location, session_id: str) -> str:
+    """The file that tells this clone's hooks and flusher to keep nothing more of a session
+    its user told `gitmem sessions forget` to drop (a stat per prompt, no git)."""
+    return os.path.join(os.fspath(repo.shared_state_dir), "forgotten", safe(session_id))
+
+
 def flush(repo: Repo, session_id: str) -> int:
     """Commit the session's pending records; returns how many were committed."""
     path = wal_path(repo, session_id)
@@ -146,6 +156,8 @@ def flush(repo: Repo, session_id: str) -> int:
     with LockedFile(path) as fh:
         fh.seek(0)
         pending = records_in(fh.read())
+        if pending and os.path.exists(forgotten_marker(repo, session_id)):
+            pending = []  # forgotten while these waited: dropped, never committed
         if not pending:
             fh.truncate(0)
             return 0
@@ -244,15 +256,75 @@ def records(repo: Repo, ref: str) -> list[dict[str, Any]]:
     return out_records
 
 
+def forget(repo: Repo, ref: str, remote: str | None = None) -> tuple[int, str]:
+    """Delete a captured session: its ref, what of it waits to be committed here, and any
+    later prompt of it in this clone (when it is the user's own), leaving a tombstone ref
+    that `gitmem sync` shares. With ``remote``, delete it there too, in the same push.
+    Returns how many records the ref held, and the remote's error ("" when none)."""
+    from gitmem.errors import GitmemError
+
+    short = ref[len(REF_ROOT) + 1 :]
+    user, _, session_id = short.partition("/")
+    held = len(records(repo, ref))
+    if user == user_name():
+        marker = forgotten_marker(repo, session_id)
+        os.makedirs(os.path.dirname(marker), exist_ok=True)
+        with open(marker, "w", encoding="utf-8") as fh:
+            fh.write(ref + "\n")
+        if os.path.exists(wal_path(repo, session_id)):
+            with LockedFile(wal_path(repo, session_id)) as fh:
+                fh.seek(0)
+                fh.truncate(0)
+    code, tree = _git(repo, "hash-object", "-t", "tree", "-w", "--stdin", input_=b"")
+    message = f"gitmem forgotten: {ref}\n".encode()
+    if code == 0:
+        # the same commit in every clone that forgets this session: two tombstones that
+        # differed would make `gitmem sync`'s fetch fail on a non-fast-forward update
+        from gitmem import git
+
+        who = {"GIT_AUTHOR_NAME": "gitmem", "GIT_AUTHOR_EMAIL": "gitmem@localhost",
+               "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z"}  # fmt: skip
+        same = {**git.plumbing_env(), **who, **{k.replace("AUTHOR", "COMMITTER"): v
+                                                for k, v in who.items()}}  # fmt: skip
+        code, tomb, _ = git.run(["commit-tree", tree.strip()], repo.root, env=same,
+                                check=False, input_=message, timeout=60)  # fmt: skip
+    if code == 0:
+        code, _ = _git(repo, "update-ref", f"{FORGOTTEN_ROOT}/{short}", tomb.strip())
+    if code != 0:
+        raise GitmemError(f"could not write the tombstone for {ref}")
+    code, _, err = _git3(repo, "update-ref", "-d", ref)
+    if code != 0:
+        raise GitmemError(f"could not delete {ref}: {err.strip()}")
+    if remote is None:
+        return held, ""
+    spec = f"{FORGOTTEN_ROOT}/{short}:{FORGOTTEN_ROOT}/{short}"
+    code, out, err = _git3(repo, "push", remote, spec, f":{ref}")
+    return held, "" if code == 0 else (err or out).strip() or f"git push to {remote} failed"
+
+
+def _bury(repo: Repo) -> list[str]:
+    """Delete the sessions that have a tombstone (from this clone or, fetched, another);
+    returns the refs deleted."""
+    code, out = _git(repo, "for-each-ref", "--format=%(refname)", FORGOTTEN_ROOT)
+    tombs = {r[len(FORGOTTEN_ROOT) + 1 :] for r in out.split() if r} if code == 0 else set()
+    buried = [ref for ref, short in session_refs(repo) if short in tombs]
+    for ref in buried:
+        _git(repo, "update-ref", "-d", ref)
+    return buried
+
+
 def sync(repo: Repo, remote: str) -> tuple[int, str]:
     """Fetch then push ``refs/gitmem/*`` with explicit refspecs (never configured as the
     remote's push refspec, which would change what a plain `git push` sends). Never
     pruning: with the user's ``fetch.prune`` (a common setting) the fetch deleted every
     session not yet on the remote, before the push that was to send it."""
+    _bury(repo)
     code, out, err = _git3(repo, "fetch", "--no-prune", remote, "refs/gitmem/*:refs/gitmem/*")
     if code != 0:
         return code, f"fetch failed: {(err or out).strip()}"  # git says why on stderr
-    code, out2, err2 = _git3(repo, "push", remote, "refs/gitmem/*:refs/gitmem/*")
+    # a forgotten session the fetch brought back is on the remote: deleted there too
+    there = [f":{ref}" for ref in _bury(repo)]
+    code, out2, err2 = _git3(repo, "push", remote, "refs/gitmem/*:refs/gitmem/*", *there)
     return code, out + out2 if code == 0 else f"push failed: {(err2 or out2).strip()}"
 
 

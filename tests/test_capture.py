@@ -486,3 +486,67 @@ def test_a_writer_waiting_for_a_removed_file_writes_to_the_new_one(tmp_path: Pat
     assert path.read_text() == "record\n"
     os.utime(path, (0, 0))
     assert remove_idle(str(path), 3600) and not path.exists()
+
+
+def test_a_forgotten_session_is_deleted_everywhere_sync_reaches(
+    project: Path, tmp_path: Path
+) -> None:
+    """Alice pasted a customer's details into a prompt; the session was synced, and Bob
+    fetched it. `gitmem sessions forget ID` deletes her ref and keeps nothing more of the
+    session (its next prompt included); `gitmem sync` deletes it on the remote, and Bob's
+    next sync deletes his copy instead of pushing it back. Forgetting the same session in
+    two clones makes the same tombstone, so neither sync fails."""
+    from conftest import run_gitmem
+
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(project, "remote", "add", "origin", str(remote))
+    ask = {"session_id": "oops", "cwd": str(project), "prompt": "refund Jane Roe, card 4111"}
+    hook("prompt", ask, project)
+    hook("prompt", {**ask, "session_id": "fine", "prompt": "tidy billing"}, project)
+    assert "synced" in run_gitmem(project, "sync", GITMEM_USER="alice").stdout
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(remote), str(bob))
+    run_gitmem(bob, "sync", GITMEM_USER="bob")
+    ref = "refs/gitmem/sessions/alice/oops"
+    assert ref in git(bob, "for-each-ref", "refs/gitmem")
+
+    done = run_gitmem(project, "sessions", "forget", "oops", GITMEM_USER="alice")
+    assert done.returncode == 0 and "forgot alice/oops (1 records)" in done.stdout
+    assert ref not in git(project, "for-each-ref", "refs/gitmem")
+    hook("prompt", {**ask, "prompt": "and Jane's address"}, project)  # the session goes on
+    hook("stop", {"session_id": "oops", "cwd": str(project)}, project)
+    time.sleep(1.0)
+    assert ref not in git(project, "for-each-ref", "refs/gitmem")
+    assert ref in git(remote, "for-each-ref", "refs/gitmem")  # not told to touch the remote
+    run_gitmem(project, "sync", GITMEM_USER="alice")
+    on_remote = git(remote, "for-each-ref", "--format=%(refname)", "refs/gitmem").split()
+    assert ref not in on_remote and "refs/gitmem/forgotten/alice/oops" in on_remote
+    assert "refs/gitmem/sessions/alice/fine" in on_remote
+
+    # Bob forgets it too before his sync: the same tombstone, and his copy is gone
+    assert run_gitmem(bob, "sessions", "forget", "oops", GITMEM_USER="bob").returncode == 0
+    tomb = git(bob, "rev-parse", "refs/gitmem/forgotten/alice/oops")
+    assert tomb == git(project, "rev-parse", "refs/gitmem/forgotten/alice/oops")
+    assert run_gitmem(bob, "sync", GITMEM_USER="bob").returncode == 0
+    listed = json.loads(run_gitmem(bob, "sessions", "--json", GITMEM_USER="bob").stdout)
+    assert [s["id"] for s in listed] == ["alice/fine"]
+
+
+def test_forget_with_remote_deletes_it_there_in_one_step(project: Path, tmp_path: Path) -> None:
+    from conftest import run_gitmem
+
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(project, "remote", "add", "origin", str(remote))
+    hook("prompt", {"session_id": "s9", "cwd": str(project), "prompt": "p"}, project)
+    run_gitmem(project, "sync", GITMEM_USER="alice")
+    out = run_gitmem(project, "sessions", "forget", "s9", "--remote", "origin", "--json",
+                     GITMEM_USER="alice")  # fmt: skip
+    assert json.loads(out.stdout)["remote_error"] is None
+    assert git(remote, "for-each-ref", "--format=%(refname)", "refs/gitmem").split() == [
+        "refs/gitmem/forgotten/alice/s9"
+    ]
+    missing = subprocess.run(["gitmem", "sessions", "forget", "nope"], cwd=project,
+                             capture_output=True, text=True)  # fmt: skip
+    assert missing.returncode == 1 and "no session 'nope'" in missing.stderr

@@ -173,6 +173,8 @@ def capture(
             )
             record = {**record, "prompt": clean, "redacted": kinds}
         sid = str(payload.get("session_id") or "unknown")
+        if os.path.exists(wal.forgotten_marker(loc, sid)):
+            return  # the user told `gitmem sessions forget` to drop this session
         wal.append(loc, sid, {**wal.base_record(loc, payload), **record})
         if record.get("kind") == "close":
             wal.spawn_flush(loc, sid)  # prompts are flushed by `stop` after each turn

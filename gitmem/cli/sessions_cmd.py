@@ -8,6 +8,7 @@ from rich.markup import escape
 from gitmem import capture as core
 from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stdout
 from gitmem.errors import GitmemError
+from gitmem.repo import Repo
 from gitmem.tidy import tidy
 
 
@@ -64,13 +65,8 @@ def sessions(ctx: click.Context, json_: bool) -> None:
         )
 
 
-@sessions.command()
-@click.argument("ident", metavar="ID")
-@json_option
-@expected_errors
-def show(ident: str, json_: bool) -> None:
-    """Print one session as a transcript: each prompt and the decisions shown for it."""
-    repo = current_repo()
+def _one(repo: Repo, ident: str) -> tuple[str, str]:
+    """The session ``ident`` names (its id, ``user/id``, or part of either), after a flush."""
     for sid in core.pending_sessions(repo):
         core.flush(repo, sid)
     matches = [
@@ -82,7 +78,45 @@ def show(ident: str, json_: bool) -> None:
         raise GitmemError(f"no session {ident!r}; `gitmem sessions` lists them")
     if len(matches) > 1:
         raise GitmemError(f"{ident!r} matches {len(matches)} sessions; give more of the id")
-    ref, short = matches[0]
+    return matches[0]
+
+
+@sessions.command()
+@click.argument("ident", metavar="ID")
+@click.option("--remote", default=None, help="Delete it on this remote too (e.g. origin).")
+@json_option
+@expected_errors
+def forget(ident: str, remote: str | None, json_: bool) -> None:
+    """Delete a captured session (a prompt held what should not be kept): its ref, what of
+    it waits to be committed, and its later prompts in this clone. A tombstone ref makes
+    every clone that runs `gitmem sync` delete its copy too."""
+    repo = current_repo()
+    ref, short = _one(repo, ident)
+    held, failed = core.forget(repo, ref, remote)
+    if json_:
+        emit_json({"id": short, "ref": ref, "records": held, "remote": remote,
+                   "remote_error": failed or None})  # fmt: skip
+    else:
+        click.echo(f"forgot {short} ({held} records)")
+        where = f"; deleted on {remote}" if remote and not failed else ""
+        click.echo(
+            f"Its ref is deleted here{where}; clones that fetched it delete theirs at their "
+            "next `gitmem sync`. Its objects stay in .git until git prunes them "
+            "(`git gc --prune=now`); a secret it held should be rotated.",
+            err=True,
+        )
+    if failed:
+        raise GitmemError(f"could not delete {ref} on {remote}: {failed}")
+
+
+@sessions.command()
+@click.argument("ident", metavar="ID")
+@json_option
+@expected_errors
+def show(ident: str, json_: bool) -> None:
+    """Print one session as a transcript: each prompt and the decisions shown for it."""
+    repo = current_repo()
+    ref, short = _one(repo, ident)
     records = core.records(repo, ref)
     if json_:
         emit_json({"id": short, "ref": ref, "records": records})
