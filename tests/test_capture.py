@@ -508,8 +508,12 @@ def test_a_forgotten_session_is_deleted_everywhere_sync_reaches(
     bob = tmp_path / "bob"
     git(tmp_path, "clone", "-q", str(remote), str(bob))
     run_gitmem(bob, "sync", GITMEM_USER="bob")
+    carol = tmp_path / "carol"
+    git(tmp_path, "clone", "-q", str(remote), str(carol))
+    run_gitmem(carol, "sync", GITMEM_USER="carol")
     ref = "refs/gitmem/sessions/alice/oops"
     assert ref in git(bob, "for-each-ref", "refs/gitmem")
+    assert ref in git(carol, "for-each-ref", "refs/gitmem")
 
     done = run_gitmem(project, "sessions", "forget", "oops", GITMEM_USER="alice")
     assert done.returncode == 0 and "forgot alice/oops (1 records)" in done.stdout
@@ -523,6 +527,10 @@ def test_a_forgotten_session_is_deleted_everywhere_sync_reaches(
     on_remote = git(remote, "for-each-ref", "--format=%(refname)", "refs/gitmem").split()
     assert ref not in on_remote and "refs/gitmem/forgotten/alice/oops" in on_remote
     assert "refs/gitmem/sessions/alice/fine" in on_remote
+    # Carol just syncs: the tombstone arrives, her copy goes, nothing is pushed back
+    assert run_gitmem(carol, "sync", GITMEM_USER="carol").returncode == 0
+    assert ref not in git(carol, "for-each-ref", "refs/gitmem")
+    assert ref not in git(remote, "for-each-ref", "refs/gitmem")
 
     # Bob forgets it too before his sync: the same tombstone, and his copy is gone
     assert run_gitmem(bob, "sessions", "forget", "oops", GITMEM_USER="bob").returncode == 0
