@@ -1,7 +1,8 @@
 """Remove secrets from text before anything is written to git.
 
 Covers cloud provider keys, GitHub/GitLab/Slack/Stripe/OpenAI/Anthropic and other tokens,
-JWTs, private key blocks, passwords in URLs and ``.env``-style assignments. Each match is
+JWTs, private key blocks, passwords in URLs, ``.env``-style assignments and payment card
+numbers. Each match is
 replaced by ``[REDACTED:<kind>]``. Projects add patterns (``capture_redact`` in config, a
 list of regexes) and exempt known-harmless strings (``capture_allow``, exact strings).
 Standard library only (runs in the prompt hook).
@@ -102,6 +103,45 @@ CUES: dict[str, tuple[str, ...]] = {
 }
 _COMPILED: dict[str, re.Pattern[str]] = {}
 
+# Payment card numbers (PCI data: never to be stored), which no literal cue announces: a
+# run of 13-19 digits, optionally grouped by single spaces or dashes, is redacted when it
+# passes the Luhn check and has a card network's prefix and length (Visa, Mastercard,
+# American Express, Discover, JCB, Diners Club, UnionPay). That keeps timestamps,
+# snowflake ids and phone numbers: a 13-digit millisecond time starts with 1, and a
+# random number passes Luhn once in ten. Test cards (4242 4242 4242 4242) are redacted
+# too: `capture_allow` keeps the ones a project names.
+CARD = "payment-card"
+_CARD_RUN = r"(?<![\d.,/-])\d(?:[ -]?\d){12,18}(?![\d])"
+_CARD_SHAPES = (  # (prefixes as ranges of the leading digits, lengths)
+    (((4, 4),), (13, 16, 19)),
+    (((51, 55), (2221, 2720)), (16,)),
+    (((34, 34), (37, 37)), (15,)),
+    (((6011, 6011), (644, 649), (65, 65)), (16, 17, 18, 19)),
+    (((3528, 3589),), (16, 17, 18, 19)),
+    (((300, 305), (36, 36), (38, 39)), (14, 15, 16, 17, 18, 19)),
+    (((62, 62),), (16, 17, 18, 19)),
+)
+
+
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+
+
+def is_card_number(digits: str) -> bool:
+    """Whether ``digits`` (digits only) is shaped like a payment card number."""
+    if not any(
+        len(digits) in lengths
+        and any(lo <= int(digits[: len(str(lo))]) <= hi for lo, hi in prefixes)
+        for prefixes, lengths in _CARD_SHAPES
+    ):
+        return False
+    total = 0
+    for n, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if n % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
 
 def _pattern(kind: str, source: str) -> re.Pattern[str]:
     rx = _COMPILED.get(kind)
@@ -134,4 +174,21 @@ def redact(
             return f"[REDACTED:{kind}]"
 
         text = rx.sub(repl, text)
+    if len(text) - len(text.translate(_NO_DIGITS)) >= 13:  # C speed: ~0.06 ms at 100 KB
+
+        def card(match: re.Match[str]) -> str:
+            run = match.group(0)
+            # the whole run, else its longest leading groups ("4111 1111 1111 1111 12/27":
+            # a card number, then the expiry month)
+            ends = [len(run), *(n for n in range(len(run) - 1, 12, -1) if run[n] in " -")]
+            for end in ends:
+                number = run[:end]
+                if is_card_number(number.replace(" ", "").replace("-", "")):
+                    if number in allowed:
+                        return run
+                    found.append(CARD)
+                    return f"[REDACTED:{CARD}]" + run[end:]
+            return run
+
+        text = _pattern(CARD, _CARD_RUN).sub(card, text)
     return text, found

@@ -220,6 +220,40 @@ def test_redaction_cues_are_necessary(kind: str, source: str) -> None:
     check()
 
 
+CARDS = {
+    "visa": "4111 1111 1111 1111",
+    "stripe test card": "4242-4242-4242-4242",
+    "mastercard": "5555555555554444",
+    "mastercard 2-series": "2223003122003222",
+    "amex": "3782 822463 10005",
+    "discover": "6011111111111117",
+    "jcb": "3530111333300000",
+    "diners": "30569309025904",
+}
+NOT_CARDS = [
+    "1732500000123",  # a millisecond timestamp
+    "4111111111111112",  # a Visa prefix, fails Luhn
+    "12345678901234567",  # an order number
+    "+1 415 555 2671",  # a phone number
+    "v1.4111111111111111",  # part of a version string
+    "sha 7f1ec86 at 2026-11-25 10:00:00",
+]
+
+
+def test_payment_card_numbers_are_redacted() -> None:
+    """Card numbers (PCI data) are redacted when they pass Luhn and have a network's prefix
+    and length, however grouped, and with an expiry after them; timestamps, ids and phone
+    numbers are kept; `capture_allow` keeps a named test card."""
+    for network, number in CARDS.items():
+        clean, kinds = redact.redact(f"charge {number} 12/27 failed")
+        assert clean == "charge [REDACTED:payment-card] 12/27 failed", network
+        assert kinds == ["payment-card"]
+    for text in NOT_CARDS:
+        assert redact.redact(f"see {text}") == (f"see {text}", []), text
+    kept = redact.redact("use 4242424242424242", allow=["4242424242424242"])
+    assert kept == ("use 4242424242424242", [])
+
+
 def test_secrets_never_reach_a_commit(project: Path) -> None:
     r = discover(project)
     for n, (kind, secret) in enumerate(SECRETS.items()):
