@@ -1153,17 +1153,26 @@ def test_a_pulled_critical_decision_is_in_the_next_digest(repo: Path, tmp_path: 
     assert "Money is integer cents" in digest.split("Pinned and critical")[1]
 
 
-def test_a_prompt_after_a_pull_gets_the_pulled_decision(repo: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("others", [0, 400])
+def test_a_prompt_after_a_pull_gets_the_pulled_decision(
+    repo: Path, tmp_path: Path, others: int
+) -> None:
     """Mid-session, a `git pull` brings a teammate's decision about billing, and the user's
     next prompt names a billing file: the prompt gets that decision (before session 29 the
-    stale table answered while a background refresh ran, and the prompt got nothing)."""
+    stale table answered while a background refresh ran, and the prompt got nothing). Also
+    among 400 other records: a stale table is refreshed inline up to 1,000 (a missing one,
+    which is a full build, up to 300)."""
+    for n in range(others):
+        write(repo, f".continuity/decisions/{n + 100:04d}-other.md",
+              f"---\ntitle: Other decision {n}\nglobs: ['area{n}/**']\n---\nText.\n")  # fmt: skip
     write(repo, "billing/charge.py", "x = 1\n")
     decision(repo, "0001-api.md", "Version the API with a header", globs=["api/**"])
     commit_all(repo, "first decision")
     ask = {"session_id": "pull", "cwd": str(repo), "hook_event_name": "UserPromptSubmit",
            "prompt": "round the totals in billing/charge.py"}  # fmt: skip
+    assert CliRunner().invoke(cli, ["why", "billing/charge.py"]).exit_code == 0  # compiled
     code, out, err = hook("prompt", ask, repo)
-    assert (code, out, err) == (0, "", "")  # the table is compiled; nothing governs billing
+    assert (code, out, err) == (0, "", "")  # nothing governs billing yet
     theirs = tmp_path / "teammate"
     git(tmp_path, "clone", "-q", str(repo), str(theirs))
     decision(theirs, "0002-money.md", "Money is integer cents", globs=["billing/**"])

@@ -52,7 +52,7 @@ def open_table(
         full = session_start and int(table.meta("count") or 0) <= FULL_CHECK_MAX_RECORDS
         if is_fresh(table, loc.root, full=full):
             return table
-        if not ((session_start or current) and build_inline(loc.root)):
+        if not ((session_start or current) and build_inline(loc.root, stale=True)):
             refresh_in_background(loc.root)
             return table
         # The session's one digest, and a prompt's decisions, come from this table: records

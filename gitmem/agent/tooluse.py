@@ -52,7 +52,7 @@ def open_map(loc: Location, *, current: bool = False) -> pathmap.PathMap | None:
     if pm is not None:
         if _fresh(pm, loc):
             return pm
-        if not (current and build_inline(loc.root)):
+        if not (current and build_inline(loc.root, stale=True)):
             refresh_in_background(loc.root)
             return pm
         pm.close()
