@@ -41,6 +41,15 @@ REF_ROOT = "refs/gitmem/sessions"
 # empty commit naming the session), shared by `gitmem sync` like the sessions, so that
 # every clone that syncs deletes its copy instead of pushing it back.
 FORGOTTEN_ROOT = "refs/gitmem/forgotten"
+TOMBSTONE_ENV = {
+    f"GIT_{who}_{what}": value
+    for who in ("AUTHOR", "COMMITTER")
+    for what, value in (
+        ("NAME", "gitmem"),
+        ("EMAIL", "gitmem@localhost"),
+        ("DATE", "2000-01-01T00:00:00Z"),
+    )
+}
 TRAILER = "Gitmem-Record"
 RETRIES = 8
 
@@ -100,10 +109,13 @@ def _git(repo: Repo, *args: str, input_: bytes | None = None) -> tuple[int, str]
     return code, out
 
 
-def _git3(repo: Repo, *args: str, input_: bytes | None = None) -> tuple[int, str, str]:
+def _git3(
+    repo: Repo, *args: str, input_: bytes | None = None, env: dict[str, str] | None = None
+) -> tuple[int, str, str]:
     from gitmem import git
 
-    return git.run(args, repo.root, env=git.plumbing_env(), check=False, input_=input_, timeout=60)
+    full = {**git.plumbing_env(), **(env or {})}
+    return git.run(args, repo.root, env=full, check=False, input_=input_, timeout=60)
 
 
 def _tip(repo: Repo, ref: str) -> str | None:
@@ -276,18 +288,11 @@ def forget(repo: Repo, ref: str, remote: str | None = None) -> tuple[int, str]:
                 fh.seek(0)
                 fh.truncate(0)
     code, tree = _git(repo, "hash-object", "-t", "tree", "-w", "--stdin", input_=b"")
-    message = f"gitmem forgotten: {ref}\n".encode()
     if code == 0:
         # the same commit in every clone that forgets this session: two tombstones that
         # differed would make `gitmem sync`'s fetch fail on a non-fast-forward update
-        from gitmem import git
-
-        who = {"GIT_AUTHOR_NAME": "gitmem", "GIT_AUTHOR_EMAIL": "gitmem@localhost",
-               "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z"}  # fmt: skip
-        same = {**git.plumbing_env(), **who, **{k.replace("AUTHOR", "COMMITTER"): v
-                                                for k, v in who.items()}}  # fmt: skip
-        code, tomb, _ = git.run(["commit-tree", tree.strip()], repo.root, env=same,
-                                check=False, input_=message, timeout=60)  # fmt: skip
+        message = f"gitmem forgotten: {ref}\n".encode()
+        code, tomb, _ = _git3(repo, "commit-tree", tree.strip(), input_=message, env=TOMBSTONE_ENV)
     if code == 0:
         code, _ = _git(repo, "update-ref", f"{FORGOTTEN_ROOT}/{short}", tomb.strip())
     if code != 0:

@@ -550,7 +550,7 @@ def test_a_forgotten_session_is_deleted_everywhere_sync_reaches(
     assert ref in git(carol, "for-each-ref", "refs/gitmem")
 
     done = run_gitmem(project, "sessions", "forget", "oops", GITMEM_USER="alice")
-    assert done.returncode == 0 and "forgot alice/oops (1 records)" in done.stdout
+    assert done.returncode == 0 and "forgot alice/oops (1 record)" in done.stdout
     assert ref not in git(project, "for-each-ref", "refs/gitmem")
     hook("prompt", {**ask, "prompt": "and Jane's address"}, project)  # the session goes on
     hook("stop", {"session_id": "oops", "cwd": str(project)}, project)

@@ -94,10 +94,10 @@ def forget(ident: str, remote: str | None, json_: bool) -> None:
     ref, short = _one(repo, ident)
     held, failed = core.forget(repo, ref, remote)
     if json_:
-        emit_json({"id": short, "ref": ref, "records": held, "remote": remote,
-                   "remote_error": failed or None})  # fmt: skip
+        found = {"id": short, "ref": ref, "records": held, "remote": remote}
+        emit_json({**found, "remote_error": failed or None})
     else:
-        click.echo(f"forgot {short} ({held} records)")
+        click.echo(f"forgot {short} ({held} record{'' if held == 1 else 's'})")
         where = f"; deleted on {remote}" if remote and not failed else ""
         click.echo(
             f"Its ref is deleted here{where}; clones that fetched it delete theirs at their "
