@@ -18,6 +18,7 @@ from gitmem.errors import GitmemError, UnsafeRepositoryError
 from gitmem.indexfiles import is_stale
 from gitmem.repo import Repo
 from gitmem.table import Table, is_fresh
+from gitmem.vocab import counted
 
 
 @dataclass(frozen=True)
@@ -265,7 +266,7 @@ def _capture_check(repo: Repo) -> Check:
         )
         if waiting:
             verb = "waits" if waiting == 1 else "wait"
-            off += f"; {_count(waiting, 'earlier record')} still {verb} to be committed"
+            off += f"; {counted(waiting, 'earlier record')} still {verb} to be committed"
         return Check("capture", True, off)
     if not waiting:
         return Check("capture", True, "every captured prompt is committed")
@@ -273,7 +274,7 @@ def _capture_check(repo: Repo) -> Check:
     return Check(
         "capture",
         not late,
-        f"{_count(waiting, 'record')} of {_count(sessions, 'session')} "
+        f"{counted(waiting, 'record')} of {counted(sessions, 'session')} "
         f"{'waits' if waiting == 1 else 'wait'} to be committed, the oldest from {_ago(oldest)}"
         + (
             ": committing them fails (see the errors below); `gitmem sessions` retries"
@@ -281,10 +282,6 @@ def _capture_check(repo: Repo) -> Check:
             else " (committed at the end of each agent turn)"
         ),
     )
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def diagnose(repo: Repo, *, load_model: bool = True) -> Report:

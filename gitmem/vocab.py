@@ -127,3 +127,8 @@ CJK_KEYS = {
     "決定者": "deciders",
     "作者": "authors",
 }
+
+
+def counted(n: object, noun: str) -> str:
+    """``n`` and ``noun``, plural unless one: "1 record", "3 records"."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")

@@ -10,6 +10,7 @@ from gitmem.cli.output import current_repo, emit_json, expected_errors, json_opt
 from gitmem.errors import GitmemError
 from gitmem.repo import Repo
 from gitmem.tidy import tidy
+from gitmem.vocab import counted
 
 
 def _when(ts: object) -> str:
@@ -61,7 +62,7 @@ def sessions(ctx: click.Context, json_: bool) -> None:
         edited = len(r["files_edited"])  # type: ignore[arg-type]
         out.print(
             f"{escape(str(r['id']))}  {_when(r['started'])}  branch {r['branch'] or '-'}  "
-            f"{r['prompts']} prompts  {edited} files edited"
+            f"{counted(r['prompts'], 'prompt')}  {counted(edited, 'file')} edited"
         )
 
 
@@ -97,7 +98,7 @@ def forget(ident: str, remote: str | None, json_: bool) -> None:
         found = {"id": short, "ref": ref, "records": held, "remote": remote}
         emit_json({**found, "remote_error": failed or None})
     else:
-        click.echo(f"forgot {short} ({held} record{'' if held == 1 else 's'})")
+        click.echo(f"forgot {short} ({counted(held, 'record')})")
         where = f"; deleted on {remote}" if remote and not failed else ""
         click.echo(
             f"Its ref is deleted here{where}; clones that fetched it delete theirs at their "
@@ -122,7 +123,7 @@ def show(ident: str, json_: bool) -> None:
         emit_json({"id": short, "ref": ref, "records": records})
         return
     out = stdout()
-    out.print(f"[bold]{escape(short)}[/] ({len(records)} records)")
+    out.print(f"[bold]{escape(short)}[/] ({counted(len(records), 'record')})")
     for r in records:
         if r.get("kind", "prompt") == "prompt":
             shown = ", ".join(r.get("decisions_injected") or []) or "none"
