@@ -258,12 +258,17 @@ def _capture_check(repo: Repo) -> Check:
         oldest = min([oldest, *times])
         waiting += len(records)
         sessions += 1 if records else 0
-    from gitmem.agent.prompt import CAPTURE_ENV, captured_for_this_user
+    from gitmem.agent.prompt import CAPTURE_ENV, switched_off
 
-    if not captured_for_this_user():
-        off = (
-            f"off for you ({CAPTURE_ENV}={os.environ.get(CAPTURE_ENV)}): no prompt of yours is kept"
-        )
+    # this shell's variable, or the one Claude Code's settings give the hooks it runs
+    claude = claudesettings.env_value(repo.root, Path.home(), CAPTURE_ENV)
+    why = None
+    if switched_off(os.environ.get(CAPTURE_ENV)):
+        why = f"{CAPTURE_ENV}={os.environ.get(CAPTURE_ENV)}"
+    elif claude is not None and switched_off(claude[1]):
+        why = f"{CAPTURE_ENV}={claude[1]} in Claude Code's {claude[0]} settings"
+    if why is not None:
+        off = f"off for you ({why}): no prompt of yours is kept"
         if waiting:
             verb = "waits" if waiting == 1 else "wait"
             off += f"; {counted(waiting, 'earlier record')} still {verb} to be committed"

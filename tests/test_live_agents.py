@@ -611,6 +611,10 @@ def test_capture_off_in_claude_codes_personal_settings(project: Path, agent_home
     time.sleep(1.0)  # a flusher, had one been started, commits within this
     assert git(project, "for-each-ref", "refs/gitmem/") == ""
     assert not (discover(project).shared_state_dir / "capture").exists()
+    # doctor, run from a shell without the variable, reads it where Claude Code does
+    checks = json.loads(gitmem(project, env, "doctor", "--no-model", "--json"))["checks"]
+    capture = next(c["detail"] for c in checks if c["name"] == "capture")
+    assert capture.startswith("off for you (GITMEM_CAPTURE=0 in Claude Code's local settings)")
 
 
 def test_codex_with_its_hooks_feature_off(project: Path, agent_home: Path) -> None:

@@ -100,3 +100,15 @@ def hooks_off(root: Path, home: Path) -> str | None:
             " that managed settings define or enable, not gitmem's"
         )
     return None
+
+
+def env_value(root: Path, home: Path, name: str) -> tuple[str, str] | None:
+    """(scope, value) of the environment variable ``name`` that Claude Code's settings give
+    its sessions (``env``), from the strongest settings that set it."""
+    found = None
+    for scope, data in read_settings(_scopes(root, home)):
+        env = data.get("env")
+        value = env.get(name) if isinstance(env, dict) else None
+        if isinstance(value, str):
+            found = (scope, value)
+    return found

@@ -191,8 +191,12 @@ CAPTURE_ENV = "GITMEM_CAPTURE"
 CAPTURE_OFF_VALUES = ("0", "false", "off", "no")
 
 
+def switched_off(value: str | None) -> bool:
+    return (value or "").strip().lower() in CAPTURE_OFF_VALUES
+
+
 def captured_for_this_user() -> bool:
-    return os.environ.get(CAPTURE_ENV, "").strip().lower() not in CAPTURE_OFF_VALUES
+    return not switched_off(os.environ.get(CAPTURE_ENV))
 
 
 def capture_settings(table: Table | None) -> dict[str, Any]:
