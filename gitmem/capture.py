@@ -292,7 +292,9 @@ def forget(repo: Repo, ref: str, remote: str | None = None) -> tuple[int, str]:
         # the same commit in every clone that forgets this session: two tombstones that
         # differed would make `gitmem sync`'s fetch fail on a non-fast-forward update
         message = f"gitmem forgotten: {ref}\n".encode()
-        code, tomb, _ = _git3(repo, "commit-tree", tree.strip(), input_=message, env=TOMBSTONE_ENV)
+        code, tomb, _ = _git3(
+            repo, "commit-tree", "--no-gpg-sign", tree.strip(), input_=message, env=TOMBSTONE_ENV
+        )  # unsigned whatever the user's settings: a signature would differ per clone
     if code == 0:
         code, _ = _git(repo, "update-ref", f"{FORGOTTEN_ROOT}/{short}", tomb.strip())
     if code != 0:
