@@ -44,8 +44,9 @@ def open_table(
     loc: Location, *, session_start: bool = False, current: bool = False
 ) -> Table | None:
     """The match table. A missing one, and with ``current`` (or ``session_start``) a stale
-    one, is compiled inline in a small repository; otherwise a stale table is used as it is
-    while a background process refreshes it (a hook never waits for a big rebuild)."""
+    one, is compiled inline in a repository small enough (``build_inline``); otherwise a
+    stale table is used as it is while a background process refreshes it (a hook never
+    waits for a big rebuild)."""
     path = os.path.join(loc.state_dir, TABLE_NAME)
     table = Table.open(path)
     if table is not None:
@@ -57,9 +58,10 @@ def open_table(
             return table
         # The session's one digest, and a prompt's decisions, come from this table: records
         # a `git pull` or a checkout just changed (a teammate's new critical decision), or
-        # the user just edited, belong in them, not in the next answer's. A small
-        # repository's table is brought up to date here, as a missing one is below (only
-        # the changed records are read again; once per change: ~75 ms at 40 records).
+        # the user just edited, belong in them, not in the next answer's. The table of a
+        # repository of up to STALE_REFRESH_MAX records is brought up to date here (only the
+        # changed records are read again; once per change: ~60 ms more at 40 records, ~100
+        # at 1,000), a missing one below (a full build) up to SMALL_REBUILD.
         table.close()
         refreshed_inline(loc)
         return Table.open(path)
@@ -167,14 +169,14 @@ def capture(
         from gitmem import capture as wal
         from gitmem import redact
 
+        sid = str(payload.get("session_id") or "unknown")
+        if os.path.exists(wal.forgotten_marker(loc, sid)):
+            return  # the user told `gitmem sessions forget` to drop this session
         if "prompt" in record:
             clean, kinds = redact.redact(
                 str(record["prompt"]), settings.get("redact", []), settings.get("allow", [])
             )
             record = {**record, "prompt": clean, "redacted": kinds}
-        sid = str(payload.get("session_id") or "unknown")
-        if os.path.exists(wal.forgotten_marker(loc, sid)):
-            return  # the user told `gitmem sessions forget` to drop this session
         wal.append(loc, sid, {**wal.base_record(loc, payload), **record})
         if record.get("kind") == "close":
             wal.spawn_flush(loc, sid)  # prompts are flushed by `stop` after each turn
