@@ -311,12 +311,15 @@ def forget(repo: Repo, ref: str, remote: str | None = None) -> tuple[int, str]:
 
 def _bury(repo: Repo) -> list[str]:
     """Delete the sessions that have a tombstone (from this clone or, fetched, another);
-    returns the refs deleted."""
-    code, out = _git(repo, "for-each-ref", "--format=%(refname)", FORGOTTEN_ROOT)
-    tombs = {r[len(FORGOTTEN_ROOT) + 1 :] for r in out.split() if r} if code == 0 else set()
-    buried = [ref for ref, short in session_refs(repo) if short in tombs]
-    for ref in buried:
-        _git(repo, "update-ref", "-d", ref)
+    returns the refs deleted. Two git processes, however many refs."""
+    code, out = _git(repo, "for-each-ref", "--format=%(refname)", "refs/gitmem/")
+    refs = out.split() if code == 0 else []
+    tombs = {r[len(FORGOTTEN_ROOT) + 1 :] for r in refs if r.startswith(FORGOTTEN_ROOT + "/")}
+    buried = [r for r in refs if r.startswith(REF_ROOT + "/") and r[len(REF_ROOT) + 1 :] in tombs]
+    if buried:
+        _git(
+            repo, "update-ref", "--stdin", input_="".join(f"delete {r}\n" for r in buried).encode()
+        )
     return buried
 
 
@@ -325,11 +328,11 @@ def sync(repo: Repo, remote: str) -> tuple[int, str]:
     remote's push refspec, which would change what a plain `git push` sends). Never
     pruning: with the user's ``fetch.prune`` (a common setting) the fetch deleted every
     session not yet on the remote, before the push that was to send it."""
-    _bury(repo)
     code, out, err = _git3(repo, "fetch", "--no-prune", remote, "refs/gitmem/*:refs/gitmem/*")
     if code != 0:
         return code, f"fetch failed: {(err or out).strip()}"  # git says why on stderr
-    # a forgotten session the fetch brought back is on the remote: deleted there too
+    # a forgotten session the fetch brought (the remote still had it) is deleted here and
+    # there; deleting a ref the remote lacks only draws a warning from git
     there = [f":{ref}" for ref in _bury(repo)]
     code, out2, err2 = _git3(repo, "push", remote, "refs/gitmem/*:refs/gitmem/*", *there)
     return code, out + out2 if code == 0 else f"push failed: {(err2 or out2).strip()}"
