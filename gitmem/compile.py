@@ -273,8 +273,8 @@ def _encode_pathmap(
         encoded.append(hit[1])
         for key in hit[2]:
             keys.setdefault(key, []).append(i)
-    if last is not None and last.map_keys == keys:
-        blobs = last.map_blobs
+    if last is not None and last.map_blobs and last.map_keys == keys:
+        blobs = last.map_blobs  # (none when recalled from the table: no keys is no news)
     else:
         blobs = pathmap.encode_buckets(keys)
     return rows, keys, blobs, encoded, len(seen)

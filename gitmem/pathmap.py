@@ -298,8 +298,10 @@ class PathMap:
             if fh.readline() != MAGIC:
                 raise ValueError("not a path map")
             header = leanjson.loads(fh.readline())
-            if not isinstance(header, dict) or "buckets" not in header:
+            if not isinstance(header, dict) or not isinstance(header.get("buckets"), int):
                 raise ValueError("bad header")
+            if header["buckets"] < 1:  # written by gitmem before session 30: rebuild it
+                raise ValueError("no buckets")
             return cls(fh, header, fh.tell())
         except (OSError, ValueError, KeyError, TypeError):
             fh.close()

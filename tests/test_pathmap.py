@@ -9,7 +9,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from conftest import decision
+from conftest import commit_all, decision, run_agent_hook, run_gitmem, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -157,6 +157,43 @@ def test_map_is_rebuilt_with_the_table_and_survives_damage(tmp_path: Path) -> No
     assert pathmap.PathMap.open(where) is None
     Path(where).unlink()
     assert pathmap.PathMap.open(where) is None
+
+
+def test_a_repository_whose_decisions_have_no_globs(repo: Path) -> None:
+    """No decision has globs (ADRs with nothing inferred, records written without them).
+    A compile in a fresh process recalls the last one from the table, which keeps no
+    path-map buckets: after one edited record it wrote a map of zero buckets, and from
+    then on every tool-call hook failed on it (ZeroDivisionError, logged; the agent got
+    nothing, not even the note on a record it had just written). Run as processes, as it
+    happened; a zero-bucket map an earlier gitmem left is taken for damage and rebuilt."""
+    write(repo, "src/x.py", "x = 1\n")
+    record = decision(repo, "0001-a.md", "Money is integer cents")
+    commit_all(repo, "a decision without globs")
+    assert run_gitmem(repo, "index").returncode == 0
+    record.write_text(record.read_text() + "More.\n")  # in place: the folder's mtime stays
+    assert run_gitmem(repo, "why", "src/x.py").returncode == 0  # compiles incrementally
+    where = str(repo / ".git/gitmem" / pathmap.MAP_NAME)
+    with pathmap.PathMap.open(where) as pm:  # type: ignore[union-attr]
+        assert pm.header["buckets"] >= 1 and pm.match("src/x.py") == []
+
+    edit = {
+        "session_id": "s",
+        "cwd": str(repo),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(repo / "src/x.py"), "old_string": "1", "new_string": "2"},
+    }
+    assert run_agent_hook(repo, "gitmem-hook claude pre-tool", edit) is None
+    assert not (repo / ".git/gitmem/hook-errors.log").exists()
+
+    # the map an earlier gitmem wrote: zero buckets. It opens as missing and is rebuilt.
+    data = Path(where).read_bytes().replace(b'"buckets":2,', b'"buckets":0,', 1)
+    Path(where).write_bytes(data)
+    assert pathmap.PathMap.open(where) is None
+    assert run_agent_hook(repo, "gitmem-hook claude pre-tool", edit) is None
+    assert not (repo / ".git/gitmem/hook-errors.log").exists()
+    with pathmap.PathMap.open(where) as pm:  # type: ignore[union-attr]
+        assert pm.header["buckets"] >= 1
 
 
 @settings(max_examples=300, deadline=None)
