@@ -35,6 +35,7 @@ CANDIDATE_DIRS = (
     "adrs",
 )
 _NUMBER = re.compile(r"^(?:[A-Za-z]+[-_ ]?)?0*(\d+)")
+_NUMBER_DIGITS = re.compile(r"^((?:[A-Za-z]+[-_ ]?)?)(\d+)")  # the same, with its padding
 _SKIP_NAMES = {"readme", "index", "template", "adr-template", "0000-template", "summary"}
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)|\b(?:ADR|RFC)[-_ ]?0*(\d+)\b", re.IGNORECASE)
 # "Status: Accepted", "* **Status**: Accepted", "> **Status:** Accepted", "## Status: Accepted"
@@ -109,15 +110,25 @@ def _numbered_record_folders(root: Path) -> list[str]:
 def adr_files(folder: Path) -> list[Path]:
     """ADR records in a folder (recursively): Markdown, reStructuredText and AsciiDoc files,
     skipping READMEs, indexes and templates."""
-    out = []
-    for path in sorted(folder.rglob("*")):
-        if markup.kind(path.name) is None or not path.is_file():
-            continue
-        stem = path.stem.lower()
-        if stem in _SKIP_NAMES or stem.startswith(("_", ".")) or "template" in stem:
-            continue
-        out.append(path)
-    return out
+    return [p for p in sorted(folder.rglob("*")) if is_adr_name(p.name) and p.is_file()]
+
+
+def is_adr_name(name: str) -> bool:
+    """Whether a file of this name in an ADR folder is one of its records."""
+    if markup.kind(name) is None:
+        return False
+    stem = PurePosixPath(name).stem.lower()
+    return not (stem in _SKIP_NAMES or stem.startswith(("_", ".")) or "template" in stem)
+
+
+def renumbered(name: str, number: int) -> str:
+    """``name`` with its record number replaced, keeping its padding: ``0002-x.md``, 3 ->
+    ``0003-x.md``; ``adr-013-x.md``, 14 -> ``adr-014-x.md``."""
+    match = _NUMBER_DIGITS.match(name)
+    if match is None:
+        return name
+    digits = match.group(2)
+    return f"{match.group(1)}{number:0{len(digits)}d}{name[match.end() :]}"
 
 
 def number_of(filename: str) -> int | None:

@@ -311,13 +311,34 @@ def _signature(
     return f"{known[0]}:{known[1]}:{sf.source}:{sf.id_prefix}:{extra}"
 
 
-def check_record(root: Path, rel: str) -> tuple[str | None, list[Problem]]:
-    """One gitmem record (``.continuity/decisions/...md``) read as `load` reads it: its id
-    (None when it gave no record) and its errors. For the hook that runs after an agent
-    edits a record (``gitmem.agent.tooluse``): it learns there and then that its file
-    does not load, rather than never. Errors that need the other records (a duplicate id)
-    are the caller's to find."""
-    payload = _read_one(root, SourceFile(rel, "continuity", "D"), None)
+def record_file(root: Path, rel: str, cfg: config.Config | None = None) -> SourceFile | None:
+    """The record `load` reads from the repository path ``rel`` (a gitmem record, or an
+    ADR in a folder read in place), or None when it reads no record there. ``cfg`` is read
+    only when ``rel`` is not under ``.continuity/``."""
+    parts = rel.split("/")
+    if rel.startswith(f".continuity/{config.DECISIONS_DIR}/"):
+        name = parts[-1].lower()
+        hidden = any(d.startswith(".") for d in parts[2:-1])
+        if hidden or not name.endswith(".md") or name.startswith(("_", ".")):
+            return None
+        return None if name in ("readme.md", "index.md") else SourceFile(rel, "continuity", "D")
+    if rel.startswith(".continuity/") or not adrimport.is_adr_name(parts[-1]):
+        return None
+    for src in (cfg or config.load(root)).sources:
+        if rel.startswith(src.path.rstrip("/") + "/"):
+            return SourceFile(rel, src.path, src.id_prefix)
+    return None
+
+
+def check_record(
+    root: Path, rel: str, sf: SourceFile | None = None
+) -> tuple[str | None, list[Problem]]:
+    """One record (``.continuity/decisions/...md``, or ``sf``: an ADR read in place) read
+    as `load` reads it: its id (None when it gave no record) and its errors. For the hook
+    that runs after an agent edits a record (``gitmem.agent.tooluse``): it learns there
+    and then that its file does not load, rather than never. Errors that need the other
+    records (a duplicate id) are the caller's to find."""
+    payload = _read_one(root, sf or SourceFile(rel, "continuity", "D"), None)
     raw = payload["problems"]
     problems = [problem_from_json(p) for p in raw] if isinstance(raw, list) else []
     data = payload["decision"]

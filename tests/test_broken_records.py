@@ -180,6 +180,57 @@ def test_the_agent_hears_at_once_when_it_writes_a_broken_record(project: Path) -
     assert "has errors" not in said and "D-0001" in said
 
 
+NYGARD = "# {n}. {title}\n\nDate: 2026-11-0{n}\n\n## Status\n\nAccepted\n\n## Decision\n\n{title}.\n"
+
+
+def test_the_agent_hears_at_once_when_it_writes_a_broken_adr_read_in_place(repo: Path) -> None:
+    """An ADR folder read in place (`docs/adr`) gets the same check after an edit as
+    gitmem's own records: a MADR record's front matter that does not parse leaves the ADR
+    out just the same. And a new ADR given a number the log already uses is named, with
+    the next free number: one of the two would lose its id and the links to it."""
+    write(repo, "billing/charge.py", "x = 1\n")
+    for n, title in ((1, "Record architecture decisions"), (2, "Webhooks run as jobs")):
+        slug = title.lower().replace(" ", "-")
+        write(repo, f"docs/adr/000{n}-{slug}.md", NYGARD.format(n=n, title=title))
+    assert gitmem(repo, "init").returncode == 0
+    commit_all(repo, "ADRs")
+    gitmem(repo, "index")
+
+    rel = "docs/adr/0003-use-redis.md"
+    madr = "---\nstatus: accepted\ndate: 2026-11-20\ntitle: {t}\n---\n# Redis\n\nWe use it.\n"
+    write(repo, rel, madr.format(t="Redis: the job queue"))
+    said = post_tool(repo, rel)
+    assert "The decision record just edited has errors" in said
+    assert f"{rel}:4: front-matter: invalid YAML" in said and "(left out)" in said
+
+    write(repo, rel, madr.format(t='"Redis: the job queue"'))
+    assert post_tool(repo, rel, tool="Edit") == ""
+
+    # a new ADR numbered like a committed one: renamed to the next free number (0003 is
+    # taken by the new file above, not yet committed)
+    write(repo, "docs/adr/0002-queue-retries.md", NYGARD.format(n=2, title="Retries"))
+    said = post_tool(repo, "docs/adr/0002-queue-retries.md")
+    assert (
+        "docs/adr/0002-queue-retries.md: its number 2 is already "
+        "docs/adr/0002-webhooks-run-as-jobs.md's, so one of the two loses the id ADR-0002"
+    ) in said
+    assert "rename it to docs/adr/0004-queue-retries.md, the next free number" in said
+    # the committed one edited while the new one is there: the new one is named
+    said = post_tool(repo, "docs/adr/0002-webhooks-run-as-jobs.md", tool="Edit")
+    assert "docs/adr/0002-queue-retries.md: its number 2 is already" in said
+
+    # once both are committed, the clash is the log's own (lint's to report), not news
+    commit_all(repo, "two ADRs numbered 2")
+    assert post_tool(repo, "docs/adr/0002-webhooks-run-as-jobs.md", tool="Edit") == ""
+    lint = gitmem(repo, "lint")
+    assert "ADR-0002 is also docs/adr/0002-queue-retries.md" in lint.stdout + lint.stderr
+
+    # not records: the folder's README, and an ordinary file
+    write(repo, "docs/adr/README.md", "---\ntitle: a: b\n---\n")
+    assert post_tool(repo, "docs/adr/README.md") == ""
+    assert "has errors" not in post_tool(repo, "billing/charge.py", tool="Edit")
+
+
 def test_a_settings_file_with_errors(project: Path) -> None:
     """`.continuity/config.yaml` is not a decision: it is named as a settings file."""
     config = project / ".continuity/config.yaml"

@@ -419,7 +419,7 @@ def _after_tool(
             # an edit in place leaves the folders' mtimes alone, so the next hook would
             # take the map for fresh (see _fresh): refresh it now, without waiting
             refresh_in_background(loc.root)
-            note = _record_note(loc, paths)
+            note = _record_note(loc, paths, _watched(pm))
         if _raw_touched(payload)[1]:  # a shell command: it may have moved code away
             note = "\n\n".join(filter(None, (note, _gone_note(loc, pm, paths, sid))))
         if not edited and not every_touch:
@@ -452,6 +452,37 @@ def _numbered_alike(root: str, rel: str, ident: str) -> str | None:
             if store.check_record(Path(root), other)[0] == ident:  # no `id:` of its own
                 return other
     return None
+
+
+def _same_number(root: str, rel: str, ident: str) -> list[str]:
+    """An ADR read in place whose file number another record of its folder has, where one
+    of the two is new (not yet in git): the log keeps the number for the first file in
+    path order, so the other loses its id and the links that name it, and may take the
+    older ADR's place in them. A clash between two committed ADRs is the log's own, for
+    lint to report, not news to the agent that edited one of them."""
+    from gitmem import adrimport, leangit
+
+    folder, _, name = rel.rpartition("/")
+    number = adrimport.number_of(name)
+    if number is None:
+        return []
+    names = [n for n in os.listdir(os.path.join(root, folder)) if adrimport.is_adr_name(n)]
+    same = sorted(n for n in names if n != name and adrimport.number_of(n) == number)
+    if not same:
+        return []
+    other = f"{folder}/{same[0]}"
+    tracked = leangit.output(["ls-files", "-z", "--", rel, other], root)
+    known = set((tracked or "").split("\0"))
+    if tracked is None or (rel in known) == (other in known):
+        return []  # both committed: an old clash; both new: nothing to say which
+    new, kept = (rel, other) if other in known else (other, rel)
+    free = 1 + max(n for n in map(adrimport.number_of, names) if n is not None)
+    base = new.rpartition("/")[2]
+    return [
+        f"{new}: its number {number} is already {kept}'s, so one of the two loses the "
+        f"id {ident} and the links to it: rename it to "
+        f"{folder}/{adrimport.renumbered(base, free)}, the next free number"
+    ]
 
 
 def _gone_note(loc: Location, pm: pathmap.PathMap, paths: list[str], sid: str) -> str:
@@ -495,33 +526,47 @@ def _literal_prefix(glob: str) -> str:
     return "/".join(parts)
 
 
-# gitmem's own records, which an agent writes; ADRs read in place are free-form documents
+# gitmem's own records; ADRs read in place are checked too (a MADR file's front matter
+# can leave it out just the same)
 RECORD_DIR = ".continuity/decisions/"
 NOTE_FILES = 3
 
 
-def _record_note(loc: Location, paths: list[str]) -> str:
-    """The errors of the gitmem records this edit wrote, read as the index will read them,
-    so that the agent can fix its own mistake (a colon in an unquoted title is enough to
-    leave a record out of every later session). Only when a record was edited: it costs
-    the YAML parser on that rare event (~0.13 s more, measured). Its failure costs the
-    note, never the hook; the reason goes to the error log for `gitmem doctor`."""
+def _record_note(loc: Location, paths: list[str], watched: list[str]) -> str:
+    """The errors of the records this edit wrote, read as the index will read them, so
+    that the agent can fix its own mistake (a colon in an unquoted title is enough to
+    leave a record out of every later session), and an ADR given a number its folder
+    already uses. Only when a record was edited: it costs the YAML parser on that rare
+    event (~0.13 s more, measured). Its failure costs the note, never the hook; the
+    reason goes to the error log for `gitmem doctor`."""
+    folders = [w.rstrip("/") + "/" for w in watched if not w.startswith(".continuity/")]
     records = [p for p in paths if p.startswith(RECORD_DIR) and p.lower().endswith(".md")]
-    if not records:
+    in_place = [p for p in paths if p.startswith(tuple(folders))]
+    if not records and not in_place:
         return ""
     try:
         from pathlib import Path
 
-        from gitmem import store
+        from gitmem import config, store
         from gitmem.agent.prompt import open_table
 
+        root = Path(loc.root)
+        cfg = config.load(root) if in_place else None
         table = None
         lines: list[str] = []
-        for rel in records[:NOTE_FILES]:
-            if not os.path.isfile(os.path.join(loc.root, rel)):
-                continue  # deleted or moved: nothing to load
-            ident, errors = store.check_record(Path(loc.root), rel)
-            if ident is not None and not errors:
+        for rel in (records + in_place)[:NOTE_FILES]:
+            sf = store.record_file(root, rel, cfg)
+            if sf is None or not os.path.isfile(os.path.join(loc.root, rel)):
+                continue  # not a record; or deleted or moved: nothing to load
+            ident, errors = store.check_record(root, rel, sf)
+            if errors:
+                first = min(errors, key=lambda p: p.line)
+                more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+                kept = " (left out)" if ident is None else " (the rest of it loaded)"
+                lines.append(f"{first.format()}{more}{kept}")
+            elif ident is not None and sf.source != "continuity":
+                lines.extend(_same_number(loc.root, rel, ident))
+            elif ident is not None:
                 table = table or open_table(loc)
                 other = table.get(ident) if table is not None else None
                 clash = other.file if other is not None and other.file != rel else None
@@ -531,12 +576,6 @@ def _record_note(loc: Location, paths: list[str]) -> str:
                         f"{rel}: id: {ident} is also {clash}'s id, and only one of "
                         "the two loads (`gitmem renumber` gives the newer one a free number)"
                     )
-                continue
-            if errors:
-                first = min(errors, key=lambda p: p.line)
-                more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-                kept = " (left out)" if ident is None else " (the rest of it loaded)"
-                lines.append(f"{first.format()}{more}{kept}")
         if table is not None:
             table.close()
     except Exception as exc:  # fail open: logged for `gitmem doctor`
