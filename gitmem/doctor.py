@@ -310,8 +310,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
             Check(
                 "lint",
                 report.errors == 0,
-                f"{report.checked} records, {report.errors} errors, {report.warnings} warnings"
-                + ("" if report.errors == 0 else ": run `gitmem lint`"),
+                report.summary() + ("" if report.errors == 0 else ": run `gitmem lint`"),
             )
         )
     checks.append(_capture_check(repo))

@@ -8,6 +8,7 @@ from gitmem import git, store
 from gitmem.globs import compile_globs, matches_any
 from gitmem.model import Problem
 from gitmem.repo import Repo
+from gitmem.vocab import counted
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,13 @@ class LintReport:
     @property
     def warnings(self) -> int:
         return sum(1 for p in self.problems if p.level == "warning")
+
+    def summary(self) -> str:
+        """ "3 records checked: 1 error, 2 warnings"."""
+        return (
+            f"{counted(self.checked, 'record')} checked: {counted(self.errors, 'error')}, "
+            f"{counted(self.warnings, 'warning')}"
+        )
 
 
 def lint(repo: Repo) -> LintReport:

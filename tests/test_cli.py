@@ -130,7 +130,7 @@ def test_lint_format_exit_codes_and_unmatched_globs(repo: Path) -> None:
         out.strip()
         == ".continuity/decisions/0001-ok.md:4: globs: warning: 'gone/**' matches no file"
     )
-    assert "1 records checked: 0 errors, 1 warnings" in err
+    assert "1 record checked: 0 errors, 1 warning" in err
     write(repo, ".continuity/decisions/0002-bad.md", "---\ntitle: Bad\nstatus: wat\n---\nx\n")
     code, out, _ = run("lint")
     assert code == 1

@@ -88,7 +88,7 @@ def demo(directory: str | None) -> None:
     lr = lint.lint(repo)
     for p in lr.problems:
         out.print(f"  {escape(p.format())}")
-    out.print(f"  {lr.checked} records checked: {lr.errors} errors, {lr.warnings} warnings")
+    out.print(f"  {lr.summary()}")
 
     out.print("\n$ gitmem stale")
     sr = stale.check(repo)

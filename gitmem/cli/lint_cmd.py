@@ -28,8 +28,6 @@ def lint(json_: bool) -> None:
     else:
         for p in report.problems:
             click.echo(p.format())
-        stderr().print(
-            f"{report.checked} records checked: {report.errors} errors, {report.warnings} warnings"
-        )
+        stderr().print(report.summary())
     if report.errors:
         raise SystemExit(1)
