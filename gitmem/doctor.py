@@ -299,8 +299,10 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
             "found .continuity/" if cdir.is_dir() else "no .continuity/: run `gitmem init`",
         )
     )
+    records: int | None = None  # how many record files lint read, when it could run
     try:
         report = lint.lint(repo)
+        records = report.checked
     except UnsafeRepositoryError:
         checks.append(Check("lint", False, "cannot run: git refuses this repository (above)"))
     except GitmemError as exc:
@@ -328,7 +330,9 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     )
     gen = index.current_generation(repo)
     meta = index.read_meta(gen) if gen is not None else None
-    if meta is None:
+    if meta is None and records == 0:  # a project just set up: nothing to index yet
+        checks.append(Check("index", True, "no records yet: nothing to index"))
+    elif meta is None:
         checks.append(Check("index", False, "no usable index: run `gitmem index`"))
     else:
         stale = is_stale(meta, table_full, compiler.table_path(repo))
@@ -337,7 +341,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
             Check(
                 "index",
                 not stale,
-                f"{len(meta['ids'])} records, built {_ago(float(meta['built']))}, "
+                f"{counted(len(meta['ids']), 'record')}, built {_ago(float(meta['built']))}, "
                 f"embeddings: {model}" + ("; records changed since" if stale else ""),
             )
         )

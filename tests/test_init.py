@@ -779,3 +779,23 @@ def test_a_project_name_that_is_its_root_package_names_no_folder() -> None:
         "pkg/server/**",
         "tests/server/**",
     ]
+
+
+def test_doctor_right_after_init_has_nothing_to_flag(repo: Path) -> None:
+    """The step `gitmem init` names last is `gitmem doctor`, "see that it all works". Right
+    after init it flagged the match table as missing (init did not compile it) and, with
+    no record yet, the index as missing: two `!!` lines on a project set up correctly."""
+    write(repo, "billing/charge.py", "x = 1\n")
+    commit_all(repo, "a project")
+    result = CliRunner().invoke(cli, ["init"])
+    assert result.exit_code == 0, result.output
+    doctor = CliRunner().invoke(cli, ["doctor", "--no-model", "--json"])
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["match table"]["ok"], checks["match table"]
+    assert checks["index"] == {"name": "index", "ok": True, "detail": "no records yet: nothing to index"}
+
+    # with a record, an index is wanted: that is worth flagging
+    CliRunner().invoke(cli, ["new", "Money is integer cents", "--glob", "billing/**"])
+    doctor = CliRunner().invoke(cli, ["doctor", "--no-model", "--json"])
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert not checks["index"]["ok"] and "run `gitmem index`" in checks["index"]["detail"]
