@@ -12,6 +12,7 @@ from gitmem import index, init, lint, stale, why
 from gitmem.cli.output import expected_errors, stdout
 from gitmem.repo import discover
 from gitmem.retrieve import retrieve
+from gitmem.vocab import counted
 
 SHOWCASE = [
     "paydash/billing/charge.py",
@@ -73,7 +74,8 @@ def demo(directory: str | None) -> None:
     if resolution.warning:
         out.print(f"  [yellow]warning:[/] {escape(resolution.warning)}")
     built = index.build(repo, embedder=resolution.embedder)
-    out.print(f"  indexed {built.total} decisions ({built.embedded} chunks embedded)")
+    embedded = counted(built.embedded, "chunk")
+    out.print(f"  indexed {counted(built.total, 'decision')} ({embedded} embedded)")
     query, touched = "can a refund amount be a float?", "paydash/billing/refund.py"
     out.print(f'\n$ gitmem search "{query}" --path {touched}')
     result = retrieve(repo, query, [touched], k=3, embedder=resolution.embedder)

@@ -17,6 +17,7 @@ from gitmem.cli.output import (
     stderr,
     warn_problems,
 )
+from gitmem.vocab import counted
 
 
 @click.command()
@@ -89,12 +90,12 @@ def index(full: bool, no_download: bool, quiet_refresh: bool, json_: bool) -> No
         emit_json(data)
         return
     if report.unchanged:
-        click.echo(f"index up to date ({report.total} decisions)")
+        click.echo(f"index up to date ({counted(report.total, 'decision')})")
     else:
         runtime = f" ({report.runtime})" if report.runtime else ""
         click.echo(
-            f"indexed {report.total} decisions: {report.reindexed} re-indexed, "
-            f"{report.removed} removed, {report.embedded} chunks embedded{runtime} "
+            f"indexed {counted(report.total, 'decision')}: {report.reindexed} re-indexed, "
+            f"{report.removed} removed, {counted(report.embedded, 'chunk')} embedded{runtime} "
             f"in {report.seconds:.2f} s"
         )
 

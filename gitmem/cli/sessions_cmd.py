@@ -176,5 +176,5 @@ def flush(session_id: str | None) -> None:
 
         append_log(repo.shared_state_dir, ERROR_LOG, f"capture flush: {str(exc).splitlines()[0]}")
         raise
-    click.echo(f"committed {total} records")
+    click.echo(f"committed {counted(total, 'record')}")
     tidy(repo.shared_state_dir)  # the files of sessions long over (see gitmem.tidy)
