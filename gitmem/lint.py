@@ -48,6 +48,19 @@ def unmatched_globs(repo: Repo, catalog: store.Catalog) -> list[Problem]:
     out = []
     cache: dict[str, bool] = {}
     for d in catalog.decisions:
+        negated = [g for g in d.globs if compile_globs(g)[0].negated]
+        if negated and len(negated) == len(d.globs):
+            # as in .gitignore, `!x` only takes back what an earlier glob matched
+            out.append(
+                Problem(
+                    d.file,
+                    d.line("globs"),
+                    "globs",
+                    f"only exclusions ({', '.join(negated)}): the decision governs no path; "
+                    f"name what it governs first (`src/**`, then `!src/legacy/**`)",
+                    "warning",
+                )
+            )
         for idx, glob in enumerate(d.globs):
             if compile_globs(glob)[0].negated:
                 continue

@@ -141,6 +141,23 @@ def test_lint_format_exit_codes_and_unmatched_globs(repo: Path) -> None:
     assert {"file", "line", "key", "message", "level"} <= set(data["problems"][0])
 
 
+def test_lint_warns_of_globs_that_only_exclude(repo: Path) -> None:
+    """The last matching glob wins, so a decision whose globs are all `!x` governs no path
+    at all: it reached no agent, and lint said nothing."""
+    write(repo, "src/a.py", "")
+    write(repo, "src/legacy/b.py", "")
+    decision(repo, "0001-not-legacy.md", "Not legacy", globs=["!src/legacy/**"])
+    decision(repo, "0002-ok.md", "Ok", globs=["src/**", "!src/legacy/**"])
+    commit_all(repo)
+    code, out, _ = run("lint")
+    assert code == 0
+    assert out.strip() == (
+        ".continuity/decisions/0001-not-legacy.md:4: globs: warning: only exclusions "
+        "(!src/legacy/**): the decision governs no path; name what it governs first "
+        "(`src/**`, then `!src/legacy/**`)"
+    )
+
+
 @pytest.mark.skipif(GITMEM is None, reason="gitmem console script not installed")
 def test_demo_via_console_script(tmp_path: Path) -> None:
     target = tmp_path / "demo"
