@@ -33,7 +33,7 @@ from gitmem.agent.runner import append_log
 from gitmem.client import compat as client_compat
 from gitmem.client import socket_path
 from gitmem.repo import Repo
-from gitmem.retrieve import Retriever
+from gitmem.retrieve import Retriever, quick_fresh
 
 DEBOUNCE_S = 0.5
 # A query waits for a re-index until it has run this long, and is then answered from the
@@ -84,6 +84,13 @@ def _same_file(path: str, inode: int) -> bool:
     return ident is not None and ident[0] == inode
 
 
+def _inode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+
+
 def _identity(path: str) -> tuple[int, int, int] | None:
     try:
         st = os.stat(path)
@@ -109,6 +116,13 @@ class Daemon:
         self.settle_due = False
         self.settles = 0
         self.record_errors: tuple[str, ...] = ()  # what was last said of broken records
+        # what the watchdog observer watches (see rewatch): folder -> inode, and the
+        # config.yaml that named them
+        self.handler: Any = None
+        self.watching: dict[str, int | None] = {}
+        self.config_stat: tuple[int, int, int] | None = None
+        self.rewatch_error = ""
+        self.watch_checked = time.monotonic()
         resolution = index.resolve_embedder(repo, allow_download=False)
         self.embedder = resolution.embedder
         self.model_warning = resolution.warning
@@ -237,7 +251,10 @@ class Daemon:
             self._reopen_if_moved()
 
     def _reopen_if_moved(self) -> None:
-        if index.current_generation(self.repo) != self.retriever.generation:
+        # a re-index that changed nothing keeps the generation, but may have replaced the
+        # table (its folders' times, say): the old one would look stale to every request
+        moved = index.current_generation(self.repo) != self.retriever.generation
+        if moved or not quick_fresh(self.retriever.table, self.repo):
             old = self.retriever
             self.retriever = self._open()
             old.close()
@@ -270,19 +287,21 @@ class Daemon:
                 },
             }
         if op == "retrieve":
+            if self.dirty_at is None and not self.building.locked():
+                with self.lock:
+                    unseen = not quick_fresh(self.retriever.table, self.repo)
+                if unseen:
+                    # records changed where watchdog did not look: the folder deleted and
+                    # made again (a checkout of a branch without it, and back), moved
+                    # whole, or made after the daemon started. Before, the table alone
+                    # was rebuilt and this answer came from the old index.
+                    self.mark_dirty()
             self.start_update(now=True)
             if self.building.locked():
                 # a re-index that started less than BUILD_WAIT_S ago may be a few records:
                 # wait for it; a longer one is answered from the current index
                 wait = self.build_started + BUILD_WAIT_S - time.monotonic()
                 if wait > 0 and self.building.acquire(timeout=wait):
-                    self.building.release()
-            elif self.building.acquire(blocking=False):
-                # a record changed unseen by watchdog? (under `building`: the table's file
-                # lock does not keep out another thread of this process)
-                try:
-                    compiler.ensure(self.repo, full=False).close()
-                finally:
                     self.building.release()
             with self.lock:
                 self._reopen_if_moved()  # another process's `gitmem index`
@@ -315,6 +334,16 @@ class Daemon:
                 due = time.monotonic() - self.code_checked >= CODE_CHECK_S
                 if due and self.code_changed():
                     break
+                # its own clock: each request checks the code, so `due` may never come
+                # while requests keep coming
+                if observer is not None and time.monotonic() - self.watch_checked >= 1.0:
+                    self.watch_checked = time.monotonic()
+                    try:
+                        self.rewatch(observer)
+                    except Exception as exc:  # keep serving; the requests' check remains
+                        if str(exc) != self.rewatch_error:
+                            self.problem(f"watching the record folders anew failed: {exc}")
+                        self.rewatch_error = str(exc)
                 # each time before re-indexing, too: deleting a repository deletes records
                 if (due or self.dirty_at is not None) and not _same_file(path, inode):
                     # nobody can reach it any more: the repository (or its gitmem folder)
@@ -387,14 +416,56 @@ class Daemon:
                     daemon.mark_dirty()
 
         observer = Observer()
-        cfg = config.load(self.repo.root)
-        for path in store.watched_paths(self.repo.root, cfg):
-            folder = path if path.is_dir() else path.parent
-            if folder.is_dir():
-                observer.schedule(Handler(), str(folder), recursive=True)
+        self.handler = Handler()
+        self.config_stat = _identity(str(self.repo.root / ".continuity" / config.CONFIG_NAME))
+        self.watching = self._folders()
+        self._schedule(observer)
         observer.daemon = True
         observer.start()
         return observer
+
+    def _folders(self) -> dict[str, int | None]:
+        """The folders to watch (``.continuity/``, its records folder and the ADR folders
+        config.yaml names), each with its inode (None: not there)."""
+        out: dict[str, int | None] = {}
+        for path in store.watched_paths(self.repo.root, config.load(self.repo.root)):
+            folder = str(path.parent if path.suffix in (".yaml", ".yml") else path)
+            try:
+                out[folder] = os.stat(folder).st_ino
+            except OSError:
+                out[folder] = None
+        return out
+
+    def _schedule(self, observer: Any) -> None:
+        for folder, inode in self.watching.items():
+            if inode is not None:
+                with contextlib.suppress(OSError):  # gone since: the next check sees it
+                    observer.schedule(self.handler, folder, recursive=True)
+
+    def rewatch(self, observer: Any) -> bool:
+        """Watch again when a watched folder was deleted (its watch ended) and perhaps
+        made again, moved, or made after the daemon started, or config.yaml names other
+        ADR folders: an inotify watch ends with its folder, so after a checkout of a
+        branch without `.continuity/` and back, nothing was watched any more and edits
+        went unseen. A stat per folder, once a second; the YAML is read again only when
+        config.yaml changed. True when it watches anew (the records are then
+        re-indexed)."""
+        cfg_stat = _identity(str(self.repo.root / ".continuity" / config.CONFIG_NAME))
+        folders = self.watching
+        if cfg_stat != self.config_stat:
+            self.config_stat = cfg_stat
+            folders = self._folders()
+        else:
+            folders = {f: _inode(f) for f in folders}
+        # a deleted folder's watch has ended; its inode may already be the new folder's
+        ended = any(not emitter.is_alive() for emitter in observer.emitters)
+        if folders == self.watching and not ended:
+            return False
+        self.watching = folders
+        observer.unschedule_all()
+        self._schedule(observer)
+        self.mark_dirty()
+        return True
 
 
 def run(repo: Repo, *, idle_seconds: int | None, log: Callable[[str], None]) -> int:

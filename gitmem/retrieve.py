@@ -270,7 +270,7 @@ class Retriever:
             return r
         repo = _as_repo(repo)
         table = Table.open(compiler_table_path(repo))
-        if table is None or not _quick_fresh(table, repo):
+        if table is None or not quick_fresh(table, repo):
             from gitmem import compile as compiler  # the YAML side loads only to rebuild
 
             if table is not None:
@@ -638,7 +638,7 @@ def _generation(place: Repo | Location) -> Path | None:
     return current_generation(_as_repo(place))
 
 
-def _quick_fresh(table: Table, repo: Repo) -> bool:
+def quick_fresh(table: Table, repo: Repo) -> bool:
     from gitmem.table import is_fresh
 
     try:

@@ -726,6 +726,90 @@ def test_daemon_serves_and_reindexes(repo: Path, model_dir: Path, tmp_path: Path
     assert not Path(client.socket_path(discover(repo))).exists()
 
 
+def test_daemon_keeps_watching_after_a_checkout_without_records(
+    repo: Path, no_model: None, tmp_path: Path
+) -> None:
+    """An inotify watch ends with its folder. After a checkout of a branch without
+    `.continuity/` and back, the daemon watched nothing: an edit saved in place went unseen
+    for good, and the first query after the checkout was answered from the old index (the
+    request's own check rebuilt the table only). Now the daemon watches the folders anew
+    (a stat each once a second) and a request re-indexes records changed unseen."""
+    import time
+
+    from conftest import commit_all, git
+
+    from gitmem import client
+
+    project(repo)
+    commit_all(repo, "decisions")
+    git(repo, "checkout", "-q", "-b", "without")
+    git(repo, "rm", "-rq", ".continuity")
+    commit_all(repo, "no decisions on this branch")
+    git(repo, "checkout", "-q", "-")
+    sandbox = tmp_path / "daemon-home"
+    sandbox.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gitmem", "watch", "--idle", "60"],
+        cwd=repo,
+        env={**os.environ, "HOME": str(sandbox)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    r = discover(repo)
+
+    def answer(prompt: str) -> list[str]:
+        res = client.retrieve(r, prompt, [])
+        assert res is not None, "the daemon did not answer"
+        return [h.id for h in res.hits]
+
+    def generation_changes(before: object) -> bool:
+        for _ in range(40):
+            now = client.ping(r)  # a ping neither re-indexes nor checks the records
+            if now is not None and now["generation"] != before:
+                return True
+            time.sleep(0.25)
+        return False
+
+    try:
+        for _ in range(200):
+            if client.ping(r):
+                break
+            if proc.poll() is not None:
+                pytest.fail(proc.stderr.read() if proc.stderr else "watch exited")
+            time.sleep(0.05)
+        assert answer("kafka retention")[:1] == ["D-0004"]
+        info = client.ping(r)
+        assert info is not None
+        git(repo, "checkout", "-q", "without")
+        assert generation_changes(info["generation"]), "the checkout went unseen"
+        info = client.ping(r)
+        assert info is not None
+        git(repo, "checkout", "-q", "-")
+        assert generation_changes(info["generation"]), "the checkout back went unseen"
+
+        # an edit saved in place (no folder changes its time): only a watch sees it
+        info = client.ping(r)
+        assert info is not None
+        path = repo / ".continuity" / "decisions" / "0004-kafka.md"
+        path.write_text(path.read_text().replace("30 day retention", "zebra retention"))
+        assert generation_changes(info["generation"]), "the edit after the checkout went unseen"
+        assert answer("zebra")[:1] == ["D-0004"]
+
+        # a folder moved away whole and back: the next answer already knows
+        aside = tmp_path / "aside"
+        (repo / ".continuity").rename(aside)
+        assert answer("kafka retention") == []
+        aside.rename(repo / ".continuity")
+        assert answer("kafka retention")[:1] == ["D-0004"]
+    finally:
+        client.request(r, {"op": "stop"})
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def _ask(sock_path: str, payload: dict[str, Any]) -> dict[str, Any] | None:
     """One request as given (the client's own exchange, without the `compat` it adds)."""
     from gitmem import client
