@@ -330,6 +330,23 @@ def record_file(root: Path, rel: str, cfg: config.Config | None = None) -> Sourc
     return None
 
 
+def check_settings(root: Path, rel: str) -> list[Problem]:
+    """The errors of ``.continuity/config.yaml`` or ``.continuity/imported.yaml`` as
+    loading reads them, the globs imported.yaml gives each ADR included (for the hook that
+    runs after an agent edits one of them)."""
+    if rel.endswith(config.IMPORTED_NAME):
+        entries, problems = config.load_imported(root)
+        for adr, entry in entries.items():
+            for glob in entry.globs:
+                try:
+                    compile_globs(glob)
+                except GlobError as exc:  # as _build_adr reports it
+                    problems.append(Problem(rel, entry.line, f"{adr}.globs", str(exc)))
+    else:
+        problems = list(config.load(root).problems)
+    return [p for p in problems if p.level == "error" and p.file == rel]
+
+
 def check_record(
     root: Path, rel: str, sf: SourceFile | None = None
 ) -> tuple[str | None, list[Problem]]:

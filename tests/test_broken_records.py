@@ -231,6 +231,40 @@ def test_the_agent_hears_at_once_when_it_writes_a_broken_adr_read_in_place(repo:
     assert "has errors" not in post_tool(repo, "billing/charge.py", tool="Edit")
 
 
+def test_the_agent_hears_at_once_when_it_breaks_a_settings_file(repo: Path) -> None:
+    """An agent asked to read another ADR folder or to turn capture off edits
+    `.continuity/config.yaml`; one asked to review inferred globs edits imported.yaml. A
+    bracket left open there made gitmem read none of the file: no ADR folder at all, and
+    the agent heard nothing. The hook after the edit says so now, as for a record."""
+    write(repo, "billing/charge.py", "x = 1\n")
+    write(repo, "docs/adr/0001-money.md", NYGARD.format(n=1, title="Money in `billing` cents"))
+    assert gitmem(repo, "init").returncode == 0
+    commit_all(repo, "ADRs")
+    config = repo / ".continuity/config.yaml"
+    good = config.read_text()
+
+    config.write_text(good + "sources: [\n")
+    said = post_tool(repo, ".continuity/config.yaml", tool="Edit")
+    assert said.startswith("The settings file just edited has errors")
+    assert ".continuity/config.yaml:" in said and "invalid YAML" in said
+    assert "(gitmem reads none of it: its defaults, and no ADR folder read in place)" in said
+
+    config.write_text(good.replace("capture: true", "capture: maybe"))
+    said = post_tool(repo, ".continuity/config.yaml", tool="Edit")
+    assert "capture: expected true or false (gitmem uses its default there)" in said
+
+    config.write_text(good)
+    assert post_tool(repo, ".continuity/config.yaml", tool="Edit") == ""
+
+    imported = repo / ".continuity/imported.yaml"
+    text = imported.read_text()
+    assert "globs:" in text
+    imported.write_text(text.replace("globs:", 'globs: ["billing/[x"] #', 1))
+    said = post_tool(repo, ".continuity/imported.yaml", tool="Edit")
+    assert "docs/adr/0001-money.md.globs: unbalanced brackets" in said
+    assert "(the globs it cannot read govern no path)" in said
+
+
 def test_a_settings_file_with_errors(project: Path) -> None:
     """`.continuity/config.yaml` is not a decision: it is named as a settings file."""
     config = project / ".continuity/config.yaml"

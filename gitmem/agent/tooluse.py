@@ -530,6 +530,18 @@ def _literal_prefix(glob: str) -> str:
 # can leave it out just the same)
 RECORD_DIR = ".continuity/decisions/"
 NOTE_FILES = 3
+# gitmem's settings, which an agent edits when asked to (read an ADR folder, turn capture
+# off, review inferred globs): what their errors cost
+SETTINGS_FILES = {  # (a value unread, the file unread)
+    ".continuity/config.yaml": (
+        "gitmem uses its default there",
+        "gitmem reads none of it: its defaults, and no ADR folder read in place",
+    ),
+    ".continuity/imported.yaml": (
+        "the globs it cannot read govern no path",
+        "gitmem reads none of it: the ADRs read in place govern no path",
+    ),
+}
 
 
 def _record_note(loc: Location, paths: list[str], watched: list[str]) -> str:
@@ -542,7 +554,8 @@ def _record_note(loc: Location, paths: list[str], watched: list[str]) -> str:
     folders = [w.rstrip("/") + "/" for w in watched if not w.startswith(".continuity/")]
     records = [p for p in paths if p.startswith(RECORD_DIR) and p.lower().endswith(".md")]
     in_place = [p for p in paths if p.startswith(tuple(folders))]
-    if not records and not in_place:
+    settings = [p for p in paths if p in SETTINGS_FILES]
+    if not records and not in_place and not settings:
         return ""
     try:
         from pathlib import Path
@@ -578,6 +591,17 @@ def _record_note(loc: Location, paths: list[str], watched: list[str]) -> str:
                     )
         if table is not None:
             table.close()
+        said_of_records = len(lines)
+        for rel in settings:
+            if not os.path.isfile(os.path.join(loc.root, rel)):
+                continue
+            errors = store.check_settings(root, rel)
+            if errors:
+                first = min(errors, key=lambda p: p.line)
+                more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+                unread = first.key == "yaml"  # none of it: no ADR folder, no globs
+                cost = SETTINGS_FILES[rel][1 if unread else 0]
+                lines.append(f"{first.format()}{more} ({cost})")
     except Exception as exc:  # fail open: logged for `gitmem doctor`
         from gitmem.agent.runner import ERROR_LOG, append_log
 
@@ -585,7 +609,10 @@ def _record_note(loc: Location, paths: list[str], watched: list[str]) -> str:
         return ""
     if not lines:
         return ""
-    return (
-        "The decision record just edited has errors, so gitmem does not apply it as "
-        "written: " + "; ".join(lines) + ". `gitmem lint` checks every record."
-    )
+    if said_of_records == len(lines):
+        head = "The decision record just edited has errors, so gitmem does not apply it"
+    elif said_of_records == 0:
+        head = "The settings file just edited has errors, so gitmem does not apply it"
+    else:
+        head = "The files just edited have errors, so gitmem does not apply them"
+    return f"{head} as written: " + "; ".join(lines) + ". `gitmem lint` checks every record."
