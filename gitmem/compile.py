@@ -17,6 +17,7 @@ from pathlib import Path
 
 from gitmem import config, pathmap, store
 from gitmem.doctext import weighted_text
+from gitmem.errors import GitmemError
 from gitmem.model import Decision
 from gitmem.pathmap import quick_fingerprint
 from gitmem.repo import Repo
@@ -393,7 +394,16 @@ def _write(
     full: str,
     keep_common: tuple[list[str], int] | None = None,
 ) -> None:
-    conn.executescript(SCHEMA_SQL)
+    try:
+        conn.executescript(SCHEMA_SQL)
+    except sqlite3.OperationalError as exc:
+        if "fts5" not in str(exc):
+            raise
+        raise GitmemError(
+            f"this Python's SQLite ({sqlite3.sqlite_version}) was built without FTS5, which "
+            "gitmem's match table needs: install gitmem with another Python (python.org's, "
+            "pyenv's, conda's or a Linux distribution's have it)"
+        ) from exc
     conn.executemany(
         "INSERT INTO filecache VALUES (?, ?, ?)",
         [(rel, sig, payload) for rel, (sig, payload) in sorted(catalog.cache.items())],

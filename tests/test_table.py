@@ -449,3 +449,23 @@ def test_a_fresh_process_updates_rows_of_the_table_on_disk(
     without = _dump(repo)
     _from_scratch(r, monkeypatch)
     assert without == _dump(repo)
+
+
+def test_a_python_whose_sqlite_lacks_fts5(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Some Pythons' SQLite is built without FTS5 (the hooks' keyword mirror). The compile
+    then failed with "no such module: fts5" from deep inside; now it says what is wrong and
+    what to do, on the CLI as a one-line error. (An unknown module name stands in for the
+    missing one: SQLite gives the same error.)"""
+    from click.testing import CliRunner
+
+    from gitmem.cli.main import cli
+
+    write(repo, "src/a.py", "")
+    decision(repo, "0001-a.md", "A", globs=["src/**"])
+    missing = compiler.SCHEMA_SQL.replace("USING fts5(", "USING fts5_absent(")
+    assert missing != compiler.SCHEMA_SQL
+    monkeypatch.setattr(compiler, "SCHEMA_SQL", missing)
+    result = CliRunner().invoke(cli, ["why", "src/a.py"])
+    assert result.exit_code == 1, result.output
+    assert "was built without FTS5, which gitmem's match table needs" in result.output
+    assert "Traceback" not in result.output
