@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,7 +106,9 @@ def load(root: Path) -> Config:
             where = int(raw_sources.lc.item(idx)[0]) + 1  # type: ignore[attr-defined]
         except (AttributeError, KeyError, TypeError):
             where = lines.get("sources", 1)
-        sources.append(Source(path=item["path"].strip("/"), id_prefix=prefix, line=where))
+        # one spelling of the folder (`./docs/adr/` is `docs/adr`): paths are compared to it
+        folder = posixpath.normpath(item["path"].replace("\\", "/")).strip("/")
+        sources.append(Source(path=folder, id_prefix=prefix, line=where))
 
     def scalar(key: str, default: Any, ok: Callable[[Any], bool], expected: str) -> Any:
         value = data.get(key, default)

@@ -231,6 +231,23 @@ def test_the_agent_hears_at_once_when_it_writes_a_broken_adr_read_in_place(repo:
     assert "has errors" not in post_tool(repo, "billing/charge.py", tool="Edit")
 
 
+def test_an_adr_folder_named_with_dot_slash(repo: Path) -> None:
+    """`path: ./docs/adr/` in config.yaml, as a user may write it, is the folder
+    `docs/adr`: the ADRs it holds were read, but the hook after an edit compared paths to
+    `./docs/adr/` and checked none of them, and `init` would register the folder again."""
+    write(repo, "billing/charge.py", "x = 1\n")
+    write(repo, "docs/adr/0001-money.md", NYGARD.format(n=1, title="Money in cents"))
+    write(repo, ".continuity/config.yaml", "sources:\n  - path: ./docs/adr/\n")
+    commit_all(repo, "ADRs")
+    init = gitmem(repo, "init")
+    assert init.returncode == 0 and "reading ADRs in place" not in init.stdout
+    assert (repo / ".continuity/config.yaml").read_text().count("path:") == 1
+    rel = "docs/adr/0002-queue.md"
+    write(repo, rel, "---\ntitle: Queue: yes\n---\n# Queue\n")
+    said = post_tool(repo, rel)
+    assert f"{rel}:2: front-matter: invalid YAML" in said and "(left out)" in said
+
+
 def test_the_agent_hears_at_once_when_it_breaks_a_settings_file(repo: Path) -> None:
     """An agent asked to read another ADR folder or to turn capture off edits
     `.continuity/config.yaml`; one asked to review inferred globs edits imported.yaml. A
