@@ -998,6 +998,35 @@ def test_daemon_updates_in_process_and_keeps_serving_after_settling(
         gc.unfreeze()
 
 
+def test_daemon_takes_a_touched_folder_for_unchanged_records(
+    repo: Path, no_model: None
+) -> None:
+    """An editor's swap file, come and gone in the records folder, changes the folder's
+    time and no record. A request then takes the records for changed unseen and
+    re-indexes; the index is current, so that must leave the daemon's table current too,
+    or every later request would re-index and reopen the retriever again."""
+    import gc
+
+    from gitmem.daemon import Daemon
+    from gitmem.retrieve import quick_fresh
+
+    project(repo)
+    lines: list[str] = []
+    watcher = Daemon(discover(repo), idle_seconds=60, log=lines.append)
+    try:
+        said = len(lines)
+        swap = repo / ".continuity" / "decisions" / ".0004-kafka.md.swp"
+        swap.write_text("x")
+        swap.unlink()
+        assert not quick_fresh(watcher.retriever.table, watcher.repo)
+        assert watcher.handle({"op": "retrieve", "prompt": "kafka retention"})["ok"]
+        assert quick_fresh(watcher.retriever.table, watcher.repo)
+        assert watcher.dirty_at is None and len(lines) == said  # nothing was re-indexed
+    finally:
+        watcher.retriever.close()
+        gc.unfreeze()
+
+
 def test_daemon_says_when_a_record_breaks_and_when_it_is_fixed(
     repo: Path, no_model: None
 ) -> None:
