@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from gitmem.model import Problem
+
     Hit = tuple[pathmap.Decision, str, int]
 
 BUDGET_PRE_TOOL = 500
@@ -454,6 +456,12 @@ def _numbered_alike(root: str, rel: str, ident: str) -> str | None:
     return None
 
 
+def _first_of(errors: list[Problem]) -> str:
+    """The first of a file's problems (by line), and how many more there are."""
+    first = min(errors, key=lambda p: p.line)
+    return first.format() + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else "")
+
+
 def _same_number(root: str, rel: str, ident: str) -> list[str]:
     """An ADR read in place whose file number another record of its folder has, where one
     of the two is new (not yet in git): the log keeps the number for the first file in
@@ -573,10 +581,8 @@ def _record_note(loc: Location, paths: list[str], watched: list[str]) -> str:
                 continue  # not a record; or deleted or moved: nothing to load
             ident, errors = store.check_record(root, rel, sf)
             if errors:
-                first = min(errors, key=lambda p: p.line)
-                more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-                kept = " (left out)" if ident is None else " (the rest of it loaded)"
-                lines.append(f"{first.format()}{more}{kept}")
+                kept = "left out" if ident is None else "the rest of it loaded"
+                lines.append(f"{_first_of(errors)} ({kept})")
             elif ident is not None and sf.source != "continuity":
                 lines.extend(_same_number(loc.root, rel, ident))
             elif ident is not None:
@@ -597,11 +603,8 @@ def _record_note(loc: Location, paths: list[str], watched: list[str]) -> str:
                 continue
             errors = store.check_settings(root, rel)
             if errors:
-                first = min(errors, key=lambda p: p.line)
-                more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-                unread = first.key == "yaml"  # none of it: no ADR folder, no globs
-                cost = SETTINGS_FILES[rel][1 if unread else 0]
-                lines.append(f"{first.format()}{more} ({cost})")
+                unread = any(p.key == "yaml" for p in errors)  # none of it is read
+                lines.append(f"{_first_of(errors)} ({SETTINGS_FILES[rel][1 if unread else 0]})")
     except Exception as exc:  # fail open: logged for `gitmem doctor`
         from gitmem.agent.runner import ERROR_LOG, append_log
 
