@@ -150,20 +150,22 @@ def decisions_dir(root: Path) -> Path:
     return root / ".continuity" / config.DECISIONS_DIR
 
 
+def _is_record_name(name: str) -> bool:
+    """Whether a file of this name in ``.continuity/decisions/`` is a record."""
+    low = name.lower()
+    if not low.endswith(".md") or low.startswith(("_", ".")):
+        return False
+    return low not in ("readme.md", "index.md")
+
+
 def source_files(root: Path, cfg: config.Config) -> list[SourceFile]:
     out: list[SourceFile] = []
     ddir = decisions_dir(root)
-    found = []
+    found: list[str] = []
     for dirpath, dirnames, filenames in os.walk(ddir):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         rel_dir = Path(dirpath).relative_to(root).as_posix()
-        for name in filenames:
-            low = name.lower()
-            if not low.endswith(".md") or low.startswith(("_", ".")):
-                continue
-            if low in ("readme.md", "index.md"):
-                continue
-            found.append(f"{rel_dir}/{name}")
+        found.extend(f"{rel_dir}/{name}" for name in filenames if _is_record_name(name))
     out.extend(SourceFile(rel, "continuity", "D") for rel in sorted(found))
     for src in cfg.sources:
         folder = root / src.path
@@ -317,11 +319,9 @@ def record_file(root: Path, rel: str, cfg: config.Config | None = None) -> Sourc
     only when ``rel`` is not under ``.continuity/``."""
     parts = rel.split("/")
     if rel.startswith(f".continuity/{config.DECISIONS_DIR}/"):
-        name = parts[-1].lower()
-        hidden = any(d.startswith(".") for d in parts[2:-1])
-        if hidden or not name.endswith(".md") or name.startswith(("_", ".")):
-            return None
-        return None if name in ("readme.md", "index.md") else SourceFile(rel, "continuity", "D")
+        hidden = any(d.startswith(".") for d in parts[2:-1])  # as source_files skips them
+        ok = not hidden and _is_record_name(parts[-1])
+        return SourceFile(rel, "continuity", "D") if ok else None
     if rel.startswith(".continuity/") or not adrimport.is_adr_name(parts[-1]):
         return None
     for src in (cfg or config.load(root)).sources:
