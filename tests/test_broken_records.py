@@ -218,6 +218,13 @@ def test_the_agent_hears_at_once_when_it_writes_a_broken_adr_read_in_place(repo:
     # the committed one edited while the new one is there: the new one is named
     said = post_tool(repo, "docs/adr/0002-webhooks-run-as-jobs.md", tool="Edit")
     assert "docs/adr/0002-queue-retries.md: its number 2 is already" in said
+    # two new ADRs numbered alike: the one just written is named
+    write(repo, "docs/adr/0003-cache.md", NYGARD.format(n=3, title="Cache"))
+    said = post_tool(repo, "docs/adr/0003-cache.md")
+    assert (
+        "docs/adr/0003-cache.md: its number 3 is already docs/adr/0003-use-redis.md's"
+    ) in said and "rename it to docs/adr/0004-cache.md" in said
+    (repo / "docs/adr/0003-cache.md").unlink()
 
     # once both are committed, the clash is the log's own (lint's to report), not news
     commit_all(repo, "two ADRs numbered 2")

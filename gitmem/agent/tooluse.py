@@ -464,10 +464,11 @@ def _first_of(errors: list[Problem]) -> str:
 
 def _same_number(root: str, rel: str, ident: str) -> list[str]:
     """An ADR read in place whose file number another record of its folder has, where one
-    of the two is new (not yet in git): the log keeps the number for the first file in
-    path order, so the other loses its id and the links that name it, and may take the
-    older ADR's place in them. A clash between two committed ADRs is the log's own, for
-    lint to report, not news to the agent that edited one of them."""
+    of the two is new (not yet in git; if both are, the one just written is named): the
+    log keeps the number for the first file in path order, so the other loses its id and
+    the links that name it, and may take the older ADR's place in them. A clash between
+    two committed ADRs is the log's own, for lint to report, not news to the agent that
+    edited one of them."""
     from gitmem import adrimport, leangit
 
     folder, _, name = rel.rpartition("/")
@@ -481,9 +482,10 @@ def _same_number(root: str, rel: str, ident: str) -> list[str]:
     other = f"{folder}/{same[0]}"
     tracked = leangit.output(["ls-files", "-z", "--", rel, other], root)
     known = set((tracked or "").split("\0"))
-    if tracked is None or (rel in known) == (other in known):
-        return []  # both committed: an old clash; both new: nothing to say which
-    new, kept = (rel, other) if other in known else (other, rel)
+    if tracked is None or (rel in known and other in known):
+        return []  # both committed: an old clash, the log's own
+    # one new: rename that one; both new: the one just written
+    new, kept = (other, rel) if rel in known else (rel, other)
     free = 1 + max(n for n in map(adrimport.number_of, names) if n is not None)
     base = new.rpartition("/")[2]
     return [
