@@ -342,6 +342,7 @@ def check(
     # may have moved or deleted the code they govern)
     problems = [p for p in catalog.problems if p.file in changed_records]
     problems += lint.unmatched_globs(repo, catalog)
+    problems += lint.exclusions_only(catalog)
     left = [dataclasses.replace(m, line=_globs_line(catalog, m.entry.id)) for m in left]
     problems.sort(key=lambda p: (p.file, p.line, p.key, p.message))
     return Report(

@@ -38,6 +38,7 @@ def lint(repo: Repo) -> LintReport:
     catalog = compiler.catalog(repo)
     problems = list(catalog.problems)
     problems.extend(unmatched_globs(repo, catalog))
+    problems.extend(exclusions_only(catalog))
     problems.sort(key=lambda p: (p.file, p.line, p.key, p.message))
     return LintReport(checked=len(catalog.decisions), problems=tuple(problems))
 
@@ -48,19 +49,6 @@ def unmatched_globs(repo: Repo, catalog: store.Catalog) -> list[Problem]:
     out = []
     cache: dict[str, bool] = {}
     for d in catalog.decisions:
-        negated = [g for g in d.globs if compile_globs(g)[0].negated]
-        if negated and len(negated) == len(d.globs):
-            # as in .gitignore, `!x` only takes back what an earlier glob matched
-            out.append(
-                Problem(
-                    d.file,
-                    d.line("globs"),
-                    "globs",
-                    f"only exclusions ({', '.join(negated)}): the decision governs no path; "
-                    f"name what it governs first (`src/**`, then `!src/legacy/**`)",
-                    "warning",
-                )
-            )
         for idx, glob in enumerate(d.globs):
             if compile_globs(glob)[0].negated:
                 continue
@@ -71,4 +59,24 @@ def unmatched_globs(repo: Repo, catalog: store.Catalog) -> list[Problem]:
                 out.append(
                     Problem(d.file, d.line("globs"), where, f"{glob!r} matches no file", "warning")
                 )
+    return out
+
+
+def exclusions_only(catalog: store.Catalog) -> list[Problem]:
+    """A decision whose globs all exclude (`!x`) governs no path: the last matching glob
+    wins, and `!x` only takes back what an earlier glob matched."""
+    out = []
+    for d in catalog.decisions:
+        negated = [g for g in d.globs if compile_globs(g)[0].negated]
+        if negated and len(negated) == len(d.globs):
+            out.append(
+                Problem(
+                    d.file,
+                    d.line("globs"),
+                    "globs",
+                    f"only exclusions ({', '.join(negated)}): the decision governs no path; "
+                    f"name what it governs first (`src/**`, then `!src/legacy/**`)",
+                    "warning",
+                )
+            )
     return out
