@@ -417,12 +417,15 @@ class Daemon:
 
         observer = Observer()
         self.handler = Handler()
-        self.config_stat = _identity(str(self.repo.root / ".continuity" / config.CONFIG_NAME))
+        self.config_stat = self._config_identity()
         self.watching = self._folders()
         self._schedule(observer)
         observer.daemon = True
         observer.start()
         return observer
+
+    def _config_identity(self) -> tuple[int, int, int] | None:
+        return _identity(str(self.repo.root / ".continuity" / config.CONFIG_NAME))
 
     def _folders(self) -> dict[str, int | None]:
         """The folders to watch (``.continuity/``, its records folder and the ADR folders
@@ -450,7 +453,7 @@ class Daemon:
         went unseen. A stat per folder, once a second; the YAML is read again only when
         config.yaml changed. True when it watches anew (the records are then
         re-indexed)."""
-        cfg_stat = _identity(str(self.repo.root / ".continuity" / config.CONFIG_NAME))
+        cfg_stat = self._config_identity()
         folders = self.watching
         if cfg_stat != self.config_stat:
             self.config_stat = cfg_stat
