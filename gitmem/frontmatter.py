@@ -35,15 +35,13 @@ def conflicts(text: str, file: str) -> list[Problem]:
     """The merge conflicts git left unresolved in a record: each `<<<<<<<` ... `>>>>>>>`
     block (the `=======` between alone is a Markdown heading underline). Committed as it
     is, such a record says two things at once, or none: its front matter no longer reads
-    as YAML, and the record drops out of every session."""
+    as YAML. Until it is resolved the record is read as one side (`ours`)."""
     if "<<<<<<<" not in text:
         return []
     out: list[Problem] = []
     start = 0
     for number, line in enumerate(text.splitlines(), 1):
-        marker = line[:7]
-        if len(line) > 7 and line[7] != " ":
-            continue
+        marker = _marker(line)
         if marker == "<<<<<<<":
             start = number
         elif marker == ">>>>>>>" and start:
@@ -52,22 +50,57 @@ def conflicts(text: str, file: str) -> list[Problem]:
                     file,
                     start,
                     "merge-conflict",
-                    f"unresolved merge conflict, lines {start}-{number}: resolve it and "
-                    "remove the marker lines",
+                    f"unresolved merge conflict, lines {start}-{number} (read as the side "
+                    "above `=======` until resolved)",
                 )
             )
             start = 0
     return out
 
 
+def _marker(line: str) -> str:
+    """The conflict marker a line is (``<<<<<<<``, ``|||||||``, ``=======``,
+    ``>>>>>>>``), or ""."""
+    text = line.rstrip("\r\n")
+    mark = text[:7]
+    if mark in ("<<<<<<<", "|||||||", "=======", ">>>>>>>") and (len(text) == 7 or text[7] == " "):
+        return mark
+    return ""
+
+
+def ours(text: str) -> str:
+    """A record in merge conflict as its own side of each conflict (above ``=======``: the
+    branch checked out): the other side, a diff3 base and the markers become empty lines,
+    so every other line keeps its number. The text as it is when a conflict is not closed."""
+    out: list[str] = []
+    state = ""  # "", "ours", "base", "theirs"
+    for line in text.splitlines(keepends=True):
+        mark = _marker(line)
+        blank = line[len(line.rstrip("\r\n")) :]
+        if mark == "<<<<<<<" and not state:
+            state = "ours"
+        elif mark == "|||||||" and state == "ours":
+            state = "base"
+        elif mark == "=======" and state in ("ours", "base"):
+            state = "theirs"
+        elif mark == ">>>>>>>" and state == "theirs":
+            state = ""
+        elif state in ("", "ours"):
+            out.append(line)
+            continue
+        out.append(blank or "\n")
+    return text if state else "".join(out)
+
+
 def parse(text: str, file: str) -> tuple[Parsed | None, list[Problem]]:
     """Parse a record. Returns (None, problems) when the YAML cannot be read at all.
-    Unresolved merge conflicts are problems too; one in the front matter is the problem
-    (its YAML error only follows from it)."""
+    Unresolved merge conflicts are problems too, and the record is read as its own side of
+    each (``ours``): the agent resolving the merge still gets the decision, once, not both
+    sides and the markers. Before session 31 one in the front matter left it out."""
     found = conflicts(text, file)
+    if found:
+        text = ours(text)
     parsed, problems = _parse(text, file)
-    if found and parsed is None:
-        return None, found
     return parsed, found + problems
 
 

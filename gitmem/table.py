@@ -52,7 +52,9 @@ if TYPE_CHECKING:
 # 19: bracket expressions' POSIX classes are ranges, a `[` in a set is escaped (globs).
 # 20: the records' errors in `meta` ("problems", see `Table.problems`).
 # 21: unresolved merge conflicts in a record are its problem (`frontmatter.conflicts`).
-SCHEMA_VERSION = "21"
+# 22: a record in merge conflict is read as its side above `=======` (`frontmatter.ours`);
+# an invalid `id:` gives way to the file name's.
+SCHEMA_VERSION = "22"
 TABLE_NAME = "table.sqlite"
 
 

@@ -189,7 +189,14 @@ def build(
     derived_id, number = derive_id(file, id_prefix)
     ident = as_str("id") or derived_id
     if "id" in meta and not _ID_OK.match(ident):
-        err("id", f"{ident!r} is not a valid id (letters, digits, `-`, `_`, `.`, `:`)")
+        # Like a bad status, it costs the value, not the record: an id reaches links, the
+        # session's de-duplication and commit trailers, so `../x` or `a b` never does.
+        err(
+            "id",
+            f"{ident!r} is not a valid id (letters, digits, `-`, `_`, `.`, `:`);"
+            f" using {derived_id!r} from the file name",
+        )
+        ident = derived_id
 
     title = as_str("title") or sections.first_heading(parsed.body) or ""
     if not title:

@@ -360,11 +360,12 @@ def test_superseding_keeps_a_records_line_endings(repo: Path) -> None:
 
 
 def test_a_record_left_in_merge_conflict(project: Path) -> None:
-    """Two branches changed the money decision's status and globs; the merge leaves git's
-    conflict markers in its front matter. The record is named with the conflict's lines
-    (its YAML error only follows from it), left out, and `gitmem check` stops the commit
-    that would record it so. A conflict in a record's body is named too; the rest of that
-    record still loads."""
+    """Two branches changed the money decision's status; the merge leaves git's conflict
+    markers in its front matter. The record is named with the conflict's lines (its YAML
+    error only follows from it), and `gitmem check` stops the commit that would record it
+    so. Until then it is read as its side above `=======`: the agent resolving the merge,
+    in the very files the decision governs, still gets it (before session 31 it was left
+    out). A conflict in a record's body is named and read the same way."""
     from conftest import git
 
     record = project / ".continuity/decisions/0001-money.md"
@@ -381,7 +382,14 @@ def test_a_record_left_in_merge_conflict(project: Path) -> None:
     assert lint.returncode == 1 and f"{where}, lines 3-7" in lint.stdout, lint.stdout
     assert "0001-money.md:4: front-matter" not in lint.stdout
     listed = gitmem(project, "list")
-    assert "Money is integer cents" not in listed.stdout and where in listed.stderr
+    assert "D-0001\tproposed\t" in listed.stdout and where in listed.stderr  # HEAD's side
+    assert f"{where}, lines 3-7 (read as the side above `=======` until resolved)" in lint.stdout
+    assert "loaded in part" in listed.stderr
+    read = {"session_id": "m1", "cwd": str(project), "hook_event_name": "PreToolUse",
+            "tool_name": "Read", "tool_use_id": "t1",
+            "tool_input": {"file_path": str(project / "billing/charge.py")}}  # fmt: skip
+    told = context(project, "pre-tool", read)
+    assert "D-0001 (proposed" in told and "Money is integer cents" in told, told
     git(project, "add", "-A")
     check = gitmem(project, "check", "--staged")
     assert check.returncode == 1 and where in check.stdout + check.stderr
@@ -394,3 +402,6 @@ def test_a_record_left_in_merge_conflict(project: Path) -> None:
     assert "Money is integer cents" in listed.stdout
     assert "merge-conflict: unresolved merge conflict, lines 10-14" in listed.stderr
     assert "loaded in part" in listed.stderr
+    shown = gitmem(project, "show", "D-0001")
+    assert "We do the thing." in shown.stdout and "We do it." not in shown.stdout
+    assert "<<<<<<<" not in shown.stdout and ">>>>>>>" not in shown.stdout

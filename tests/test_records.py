@@ -116,6 +116,17 @@ def test_id_and_title_fallbacks(repo: Path) -> None:
     assert d.id == "use-postgres" and d.title == "Use Postgres"  # type: ignore[attr-defined]
 
 
+def test_an_invalid_id_costs_the_id_not_the_record(repo: Path) -> None:
+    rel = ".continuity/decisions/0005-cache.md"
+    write(repo, rel, "---\nid: D 5/../x\ntitle: Cache\nstatus: accepted\n---\nWe cache.\n")
+    d, problems = load_one(repo, rel)
+    assert problems == [
+        f"{rel}:2: id: 'D 5/../x' is not a valid id (letters, digits, `-`, `_`, `.`, `:`);"
+        " using 'D-0005' from the file name"
+    ]
+    assert d.id == "D-0005" and d.title == "Cache"  # type: ignore[attr-defined]
+
+
 _Y = (
     "In the context of billing, facing drift, we decided for integers and neglected floats,"
     " to achieve exactness, accepting conversions."
@@ -343,3 +354,22 @@ def test_fast_and_round_trip_front_matter_agree() -> None:
 )
 def test_a_title_becomes_a_file_name(title: str, slug: str) -> None:
     assert records.slugify(title) == slug
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        # git's default style: our side stays, the rest become empty lines (line numbers kept)
+        ("a\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> b\nz\n", "a\n\nours\n\n\n\nz\n"),
+        # diff3 / zdiff3 style, with the base between
+        ("<<<<<<< HEAD\nours\n||||||| base\nold\n=======\nnew\n>>>>>>> b\n", "\nours\n\n\n\n\n\n"),
+        # Windows line endings survive
+        ("<<<<<<< HEAD\r\nours\r\n=======\r\nx\r\n>>>>>>> b\r\n", "\r\nours\r\n\r\n\r\n\r\n"),
+        # a Setext heading's underline outside a conflict is text
+        ("Title\n=======\n<<<<<<< HEAD\nA\n=======\nB\n>>>>>>> b\n", "Title\n=======\n\nA\n\n\n\n"),
+        # a conflict never closed: the text as it is
+        ("<<<<<<< HEAD\nours\n=======\ntheirs\n", "<<<<<<< HEAD\nours\n=======\ntheirs\n"),
+    ],
+)
+def test_a_record_in_merge_conflict_reads_as_its_own_side(text: str, read: str) -> None:
+    assert frontmatter.ours(text) == read
