@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from gitmem import docrefs, export, git, tasks
+from gitmem import docrefs, export, git, tasks, vocab
 from gitmem.agent.stalenote import CACHE_NAME, CACHE_VERSION, NAMES
 from gitmem.fsutil import atomic_write
 from gitmem.globs import matches_any
@@ -510,22 +510,35 @@ class _Checker:
     ) -> None:  # fmt: skip
         """Warn where a current decision governing a path a section names is dated after
         the section's last edit."""
-        times = _blame_times(self.root, doc)
+        times, cut = _blame_times(self.root, doc)
         if not times:
             return
+        hidden: dict[str, None] = {}  # decisions a shallow clone's history cannot place
+        hidden_secs, hidden_day = 0, ""
         for sec in secs:
             paths = named.get(sec.line)
             if not paths:
                 continue
-            edited = max((times.get(n, 0) for n in range(sec.line, sec.end + 1)), default=0)
+            last = max(range(sec.line, sec.end + 1), key=lambda n: times.get(n, 0))
+            edited = times.get(last, 0)
             if not edited:
                 continue
             day = time.strftime("%Y-%m-%d", time.gmtime(edited))
+            # git puts every line older than a shallow clone's cut at the cut commit: the
+            # section was last edited then *or earlier*, so a decision dated up to that day
+            # may be newer than the section, and the clone cannot tell
+            unsure = last in cut
             warned: set[str] = set(cited.get(sec.line, ()))
+            unplaced = False
             for rel in sorted(paths):
                 for m in self.table.match(rel, self.tree.is_dir(rel)):
                     e = m.entry
-                    if e.id in warned or not e.is_current or not e.date or e.date <= day:
+                    if e.id in warned or not e.is_current or not e.date:
+                        continue
+                    if e.date <= day:
+                        if unsure:
+                            hidden[e.id] = None
+                            unplaced = True
                         continue
                     warned.add(e.id)
                     msg = (
@@ -534,10 +547,22 @@ class _Checker:
                         f"they agree"
                     )
                     self.add(doc, sec.line, sec.title, "newer-decision", e.id, msg)
+            if unplaced:
+                hidden_secs += 1
+                hidden_day = day
+        if hidden:
+            ids = ", ".join(hidden)
+            self.notes.append(
+                f"{doc}: {vocab.counted(hidden_secs, 'section')} not checked against "
+                f"{ids}: this clone is shallow, and their last edit lies at or before its "
+                f"oldest commit ({hidden_day}); `git fetch --unshallow` lets gitmem tell "
+                "whether they predate those decisions"
+            )
 
 
-def _blame_times(root: Path, doc: str) -> dict[int, int]:
-    """Line number -> commit time of the line's last change (now for uncommitted lines)."""
+def _blame_times(root: Path, doc: str) -> tuple[dict[int, int], frozenset[int]]:
+    """Line number -> commit time of the line's last change (now for uncommitted lines),
+    and the lines git attributes to a shallow clone's cut (their time is an upper bound)."""
     args = ["blame", "--porcelain", "--", doc]
     code, out, _ = git.run(args, cwd=root, check=False, env=git.no_git_env())
     if code != 0:
@@ -549,20 +574,39 @@ def _blame_times(root: Path, doc: str) -> dict[int, int]:
         retry = ["blame", "--porcelain", "--no-ignore-revs-file", "--", doc]
         code, out, _ = git.run(retry, cwd=root, check=False, env=git.no_git_env())
     if code != 0:
-        return {}
+        return {}, frozenset()
     times: dict[str, int] = {}
+    boundary: set[str] = set()  # a root commit, or a shallow clone's cut
     by_line: dict[int, int] = {}
+    at: dict[int, str] = {}
     sha, final = "", 0
     for line in out.split("\n"):  # not splitlines: a form feed in a line is text
         if line.startswith("\t"):
             by_line[final] = times.get(sha, int(time.time()))
+            at[final] = sha
             continue
         parts = line.split(" ")
         if len(parts) >= 3 and len(parts[0]) >= 40 and parts[1].isdigit():
             sha, final = parts[0], int(parts[2])
         elif parts[0] == "committer-time" and len(parts) == 2 and parts[1].isdigit():
             times[sha] = int(parts[1]) if set(sha) != {"0"} else int(time.time())
-    return by_line
+        elif line == "boundary":
+            boundary.add(sha)
+    cuts = _shallow_cuts(root) if boundary else frozenset()
+    return by_line, frozenset(n for n, s in at.items() if s in cuts)
+
+
+def _shallow_cuts(root: Path) -> frozenset[str]:
+    """The commits where this clone's history was cut (none unless it is shallow)."""
+    code, out, _ = git.run(["rev-parse", "--git-path", "shallow"], cwd=root, check=False)
+    if code != 0:
+        return frozenset()
+    path = Path(out.strip())
+    try:
+        text = (path if path.is_absolute() else root / path).read_text()
+    except OSError:
+        return frozenset()
+    return frozenset(text.split())
 
 
 # -- the cache the session-start hook reads ------------------------------------------------

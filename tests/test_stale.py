@@ -240,6 +240,39 @@ def test_a_decision_newer_than_a_section_is_a_warning(repo: Path) -> None:
     assert stale(repo)[1]["findings"] == []
 
 
+def test_a_shallow_clone_says_which_decisions_it_cannot_place(
+    repo: Path, tmp_path: Path
+) -> None:
+    """In a shallow clone git dates every line older than the cut at the cut commit, so a
+    section edited long before a decision looked edited after it. The warning was lost
+    without a word; now a note names the decisions the clone cannot place."""
+    write(repo, "api/routes.py", "ROUTES = []\n")
+    write(repo, "CLAUDE.md", "# Notes\n\n## API\nRoutes: `api/routes.py`.\n\n## Other\nx\n")
+    commit_dated(repo)
+    decision(repo, "0001-grpc.md", "Serve the API over gRPC", globs=["api/**"],
+             extra="date: 2025-06-01\n")  # fmt: skip
+    commit_dated(repo, "2025-06-02T00:00:00")
+    write(repo, "api/routes.py", "ROUTES = [1]\n")
+    commit_dated(repo, "2025-08-01T00:00:00")
+    assert [f["ref"] for f in stale(repo)[1]["findings"]] == ["D-0001"]  # type: ignore[index]
+
+    clone = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo}", str(clone)],
+                   check=True)  # fmt: skip
+    code, report = stale(clone)
+    assert code == 0 and report["findings"] == []
+    (note,) = report["notes"]  # type: ignore[misc]
+    assert note == (
+        "CLAUDE.md: 1 section not checked against D-0001: this clone is shallow, and their "
+        "last edit lies at or before its oldest commit (2025-08-01); `git fetch --unshallow` "
+        "lets gitmem tell whether they predate those decisions"
+    )
+    subprocess.run(["git", "fetch", "-q", "--unshallow"], cwd=clone, check=True)
+    code, report = stale(clone)
+    assert [f["ref"] for f in report["findings"]] == ["D-0001"]  # type: ignore[index]
+    assert report["notes"] == []
+
+
 def commit_dated(root: Path, when: str = "2024-01-02T00:00:00") -> None:
     env = {**os.environ, "GIT_COMMITTER_DATE": when, "GIT_AUTHOR_DATE": when}
     git(root, "add", "-A")
