@@ -207,3 +207,76 @@ def test_records_shared_as_a_submodule_have_their_provenance(repo: Path, tmp_pat
     (report,) = json.loads(run_gitmem(repo, "why", "--json", "app.py").stdout)
     (found,) = report["decisions"]
     assert found["id"] == "D-0100" and found["provenance"]["sha"] == sha
+
+
+def _read(cwd: Path, target: Path, session: str, use: str) -> dict[str, object]:
+    return {"session_id": session, "cwd": str(cwd), "hook_event_name": "PreToolUse",
+            "tool_name": "Read", "tool_use_id": use, "tool_input": {"file_path": str(target)}}  # fmt: skip
+
+
+def test_another_repositorys_decisions_come_again_after_compaction(
+    superproject: Path, tmp_path: Path
+) -> None:
+    """Compaction takes what the hooks added out of the agent's window, so the decisions
+    shown so far may be shown again: the session's repository forgets what it showed.
+    Before session 31 the other repositories did not, and a submodule's decision, once
+    compacted away, never came back in that session. Likewise after `/clear`, Codex's
+    PostCompact, and in a folder of clones and a superproject that keeps no decisions."""
+    target = superproject / "libs/pay/billing/charge.py"
+
+    def shown(cwd: Path, session: str, use: str, path: Path = target) -> str:
+        answer = run_agent_hook(cwd, f"{HOOK} pre-tool", _read(cwd, path, session, use))
+        return "" if answer is None else _context(answer)
+
+    assert "Money is integer cents" in shown(superproject, "c1", "t1")
+    assert "Money is integer cents" not in shown(superproject, "c1", "t2")  # shown already
+    for source in ("compact", "clear"):
+        start = {"session_id": "c1", "cwd": str(superproject), "source": source,
+                 "hook_event_name": "SessionStart"}  # fmt: skip
+        run_agent_hook(superproject, f"{HOOK} session-start", start)
+        again = shown(superproject, "c1", f"t-{source}")
+        assert HEADER.format("libs/pay") in again and "Money is integer cents" in again, source
+        assert "Money is integer cents" not in shown(superproject, "c1", f"u-{source}")
+    # Codex: PostCompact, with the same hook command
+    compact = {"session_id": "c1", "cwd": str(superproject), "hook_event_name": "PostCompact",
+               "trigger": "auto"}  # fmt: skip
+    assert run_agent_hook(superproject, "gitmem-hook codex post-compact", compact) is None
+    assert "Money is integer cents" in shown(superproject, "c1", "t-codex")
+    # another session's memory is its own: untouched
+    assert "Money is integer cents" in shown(superproject, "c2", "v1")
+    assert "Money is integer cents" not in shown(superproject, "c2", "v2")
+    # the session's end closes the submodule's state too (before: only the session's own)
+    end = {"session_id": "c1", "cwd": str(superproject), "hook_event_name": "SessionEnd",
+           "reason": "exit"}  # fmt: skip
+    run_agent_hook(superproject, f"{HOOK} session-end", end)
+    kept = superproject / ".git/modules/libs/pay/gitmem/sessions"
+    assert '"k":"closed"' in (kept / "c1.jsonl").read_text()
+    assert '"k":"closed"' not in (kept / "c2.jsonl").read_text()
+
+    # a folder of clones: no repository of the session's own
+    workspace = tmp_path / "work"
+    pay = _clone_with_decision(workspace / "pay", "Pay keeps integer cents")
+    charge = pay / "billing/charge.py"
+    assert "Pay keeps integer cents" in shown(workspace, "f1", "t1", charge)
+    assert shown(workspace, "f1", "t2", charge) == ""
+    start = {"session_id": "f1", "cwd": str(workspace), "source": "compact",
+             "hook_event_name": "SessionStart"}  # fmt: skip
+    run_agent_hook(workspace, f"{HOOK} session-start", start)
+    assert "Pay keeps integer cents" in shown(workspace, "f1", "t3", charge)
+
+    # a superproject that keeps no decisions, and its submodule that does
+    top = tmp_path / "top"
+    top.mkdir()
+    git(top, "init", "-q", "-b", "main")
+    write(top, "README.md", "x\n")
+    commit_all(top, "top")
+    git(top, "-c", "protocol.file.allow=always", "submodule", "add", "-q",
+        str(tmp_path / "upstream-pay"), "libs/pay")  # fmt: skip
+    sub = top / "libs/pay/billing/charge.py"
+    assert "Money is integer cents" in shown(top, "g1", "t1", sub)
+    assert shown(top, "g1", "t2", sub) == ""
+    start = {"session_id": "g1", "cwd": str(top), "source": "compact",
+             "hook_event_name": "SessionStart"}  # fmt: skip
+    run_agent_hook(top, f"{HOOK} session-start", start)
+    assert "Money is integer cents" in shown(top, "g1", "t3", sub)
+    assert not (top / ".git" / "gitmem").exists()  # still nothing of gitmem's there

@@ -127,6 +127,7 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
             view = session.view()
             if source in ("compact", "clear"):
                 session.append("reset", source=source)
+                state.echo(view.elsewhere, sid, "reset", source=source)
                 already: set[str] = set()
             else:
                 already = view.shown
@@ -277,18 +278,14 @@ def _titles(table: Table, current: int, chars: int = TITLES_CHARS) -> str:
 CLONES_MAX = 12
 
 
-def clones_digest(folder: str) -> dict[str, Any] | None:
-    """At session start in a folder that is no repository: the repositories right below it
-    that record decisions, each with its number of current decisions and its weightiest
-    titles, within TITLES_CHARS in all. Their decisions come as the agent touches their
-    files or a prompt names them (``tooluse.other_repos``); none is marked shown."""
+def _clones(folder: str) -> list[Location]:
+    """The repositories right below ``folder`` that record decisions (CLONES_MAX at most)."""
     from gitmem.location import repository_of
-    from gitmem.table import TABLE_NAME, Table
 
     try:
         names = sorted(os.listdir(folder))
     except OSError:
-        return None
+        return []
     found: list[Location] = []
     for name in names:
         root = os.path.join(folder, name)
@@ -298,6 +295,17 @@ def clones_digest(folder: str) -> dict[str, Any] | None:
                 found.append(loc)
                 if len(found) == CLONES_MAX:
                     break
+    return found
+
+
+def clones_digest(folder: str) -> dict[str, Any] | None:
+    """At session start in a folder that is no repository: the repositories right below it
+    that record decisions, each with its number of current decisions and its weightiest
+    titles, within TITLES_CHARS in all. Their decisions come as the agent touches their
+    files or a prompt names them (``tooluse.other_repos``); none is marked shown."""
+    from gitmem.table import TABLE_NAME, Table
+
+    found = _clones(folder)
     lines: list[str] = []
     share = max(200, TITLES_CHARS // max(1, len(found)))
     for loc in found:
@@ -385,9 +393,11 @@ def session_end(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None
     """Close the session: a final record with what was read and edited, the decisions
     shown, and retrieval corrections (decisions governing edited files never shown)."""
     sid = str(payload.get("session_id") or "")
+    reason = str(payload.get("reason") or "")
     with state.open_session(loc.shared_state_dir, sid) as session:
         view = session.view()
-        session.append("closed", reason=str(payload.get("reason") or ""))
+        session.append("closed", reason=reason)
+    state.echo(view.elsewhere, sid, "closed", reason=reason)
     from gitmem.agent.prompt import capture, capture_settings, open_table
 
     corrections: list[str] = []
@@ -423,15 +433,52 @@ def post_compact(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | Non
     (``gemini.compressed``)."""
     sid = str(payload.get("session_id") or "")
     with state.open_session(loc.shared_state_dir, sid) as session:
+        view = session.view()
         if payload.get("hook_event_name") == "PreCompress":
             from gitmem.agent import gemini
 
-            size = gemini.compressed(payload, session.view().reset_at)
-            if size is not None:
-                session.append("reset", source="compact", at=size)
+            size = gemini.compressed(payload, view.reset_at)
+            if size is None:
+                return None
+            session.append("reset", source="compact", at=size)
         else:
             session.append("reset", source="compact")
+    state.echo(view.elsewhere, sid, "reset", source="compact")
     return None
+
+
+def reset_visited(home: Location | None, cwd: str, sid: str, source: str) -> None:
+    """Compaction (or `/clear`) in a session that has no repository of its own keeping
+    decisions: the repositories whose decisions it was shown forget them too. Those are
+    the clones right below ``cwd`` (a folder of clones) and ``home``'s submodules (a
+    superproject that keeps none); nothing of gitmem's is written in ``home`` to list
+    them, so those are what is found."""
+    from gitmem.location import repository_of
+
+    roots = [loc.root for loc in _clones(cwd)]
+    if home is not None:
+        roots += [os.path.join(home.root, p) for p in _submodule_paths(home.root)]
+    dirs = []
+    for root in roots:
+        loc = repository_of(root)
+        if loc is not None and os.path.isdir(os.path.join(loc.root, ".continuity")):
+            dirs.append(loc.shared_state_dir)
+    state.echo(dirs, sid, "reset", source=source)
+
+
+def _submodule_paths(root: str) -> list[str]:
+    """The ``path =`` entries of ``root``'s .gitmodules."""
+    try:
+        with open(os.path.join(root, ".gitmodules"), encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+    out = []
+    for line in lines:
+        key, eq, value = line.strip().partition("=")
+        if eq and key.strip() == "path" and value.strip():
+            out.append(value.strip().strip('"'))
+    return out
 
 
 HANDLERS = {

@@ -174,6 +174,7 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         if visiting:
             found = _reached(home, event, payload)
             if not found:
+                _reset_visited(home, event, payload)
                 result = None
                 if (
                     event == "session-start"
@@ -247,6 +248,23 @@ def _reached(home: Location | None, event: str, payload: dict[str, Any]) -> list
         paths = named_paths(payload)
         return other_repos(home, probe(payload, paths)) if paths else []
     return []
+
+
+def _reset_visited(home: Location | None, event: str, payload: dict[str, Any]) -> None:
+    """Compaction or `/clear` where no repository of the session's keeps decisions: see
+    ``claude.reset_visited``. Gemini CLI's PreCompress comes before turns that compress
+    nothing as well, and only the session's own state could tell (``gemini.compressed``):
+    passed over."""
+    source = str(payload.get("source") or "")
+    if event == "post-compact" and payload.get("hook_event_name") != "PreCompress":
+        source = "compact"
+    elif event != "session-start" or source not in ("compact", "clear"):
+        return
+    cwd = payload.get("cwd")
+    if isinstance(cwd, str) and os.path.isdir(cwd):
+        from gitmem.agent import claude
+
+        claude.reset_visited(home, cwd, str(payload.get("session_id") or ""), source)
 
 
 def _unrecorded(shared: str | None, agent: str, event: str) -> None:

@@ -24,7 +24,17 @@ _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 class SessionView:
     """What a session has seen so far."""
 
-    __slots__ = ("all_shown", "closed", "edited", "held", "read", "reset_at", "shown", "subagent")
+    __slots__ = (
+        "all_shown",
+        "closed",
+        "edited",
+        "elsewhere",
+        "held",
+        "read",
+        "reset_at",
+        "shown",
+        "subagent",
+    )
 
     def __init__(
         self,
@@ -36,6 +46,7 @@ class SessionView:
         reset_at: int = 0,
         all_shown: set[str] | None = None,
         subagent: str = "",
+        elsewhere: list[str] | None = None,
     ) -> None:
         self.shown = shown  # in the context window asked about (the main agent's, or one
         # subagent's: gitmem.agent.state.context_of)
@@ -48,6 +59,10 @@ class SessionView:
         # the context window of the subagent running now, where the agent's payloads do not
         # say (Gemini CLI: between its invoke_agent tool's before and after hooks), else ""
         self.subagent = subagent
+        # the state folders of the other repositories that showed this session decisions
+        # (a submodule's, a sibling clone's: gitmem.agent.tooluse), where a reset or the
+        # session's end is written too (echo)
+        self.elsewhere = elsewhere or []
 
 
 def sessions_dir(shared_dir: str | os.PathLike[str]) -> str:
@@ -77,6 +92,7 @@ def _parse(lines: list[str], context: str | None = "") -> SessionView:
     held: list[str] = []
     reset_at = 0
     started = running = 0  # subagents started, and running now (see SessionView.subagent)
+    elsewhere: list[str] = []
     for line in lines:
         try:
             item = leanjson.loads(line)
@@ -103,6 +119,8 @@ def _parse(lines: list[str], context: str | None = "") -> SessionView:
             held.append(str(item.get("text") or ""))
         elif kind == "released":
             held.clear()
+        elif kind == "elsewhere":
+            elsewhere.extend(str(d) for d in item.get("dirs", []) if str(d) not in elsewhere)
         elif kind == "subagent":
             if item.get("on"):
                 started, running = started + 1, running + 1
@@ -111,8 +129,9 @@ def _parse(lines: list[str], context: str | None = "") -> SessionView:
     subagent = f"subagent-{started}" if running else ""
     shown = by_window.get(subagent if context is None else context, set())
     return SessionView(
-        shown, read, edited, closed, [t for t in held if t], reset_at, all_shown, subagent
-    )
+        shown, read, edited, closed, [t for t in held if t], reset_at, all_shown, subagent,
+        elsewhere,
+    )  # fmt: skip
 
 
 # Why this process could not write session state (the disk full, the git directory
@@ -200,6 +219,29 @@ class Session:
 def open_session(shared_dir: str | os.PathLike[str], session_id: str) -> Session:
     """``with open_session(dir, sid) as session:`` locks the session's file."""
     return Session(session_file(shared_dir, session_id))
+
+
+def remember_elsewhere(
+    shared_dir: str | os.PathLike[str], session_id: str, dirs: list[str]
+) -> None:
+    """Note in the session's own file that the repositories whose state folders are
+    ``dirs`` showed it decisions (each once)."""
+    with open_session(shared_dir, session_id) as session:
+        known = session.view().elsewhere
+        new = [d for d in dict.fromkeys(dirs) if d not in known]
+        if new:
+            session.append("elsewhere", dirs=new)
+
+
+def echo(dirs: list[str], session_id: str, kind: str, **data: object) -> None:
+    """Record ``kind`` (a reset: compaction took what the hooks added out of the agent's
+    window; the session's end) in this session's file in each of the state folders
+    ``dirs``, where there is one: another repository's memory of what it showed the
+    session must forget with the session's own."""
+    for shared in dict.fromkeys(dirs):
+        if os.path.exists(session_file(shared, session_id)):
+            with open_session(shared, session_id) as session:
+                session.append(kind, **data)
 
 
 def read_view(

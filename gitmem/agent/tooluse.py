@@ -241,13 +241,25 @@ def _each_repo(
     if not others and _holds(loc.root, cwd):
         return first  # the usual call: one repository, the one the agent works in
     texts: list[str] = []
+    told: list[str] = []
     for where, result in [(loc, first), *((o, answer(o, BUDGET_ELSEWHERE)) for o in others)]:
         denied, text = unpack(result)
         if denied is not None:
             return result
         if text:
             texts.append(_named(where, cwd, text))
+            if where is not loc:
+                told.append(where.shared_state_dir)
+    _remember(loc, payload, told)
     return context(event, "\n\n".join(texts))
+
+
+def _remember(home: Location | None, payload: dict[str, Any], told: list[str]) -> None:
+    """Note in the session's own state the other repositories that showed it decisions
+    (state.echo: compaction and the session's end reach them too). Not in a repository
+    that keeps no decisions: nothing of gitmem's is written there."""
+    if told and home is not None and os.path.isdir(os.path.join(home.root, ".continuity")):
+        state.remember_elsewhere(home.shared_state_dir, str(payload.get("session_id") or ""), told)
 
 
 # What each other repository may add to an event (tokens): with MAX_OTHER_REPOS of them
@@ -283,10 +295,13 @@ def answers_elsewhere(
     look = probe(payload, raw_paths)
     cwd = _cwd(payload)
     out: list[str] = []
+    told: list[str] = []
     for other in other_repos(home, look):
         text = unpack(_pre_tool(other, look, False, BUDGET_ELSEWHERE))[1]
         if text:
             out.append(_named(other, cwd, text))
+            told.append(other.shared_state_dir)
+    _remember(home, payload, told)
     return out
 
 
