@@ -228,12 +228,22 @@ def test_another_repositorys_decisions_come_again_after_compaction(
         answer = run_agent_hook(cwd, f"{HOOK} pre-tool", _read(cwd, path, session, use))
         return "" if answer is None else _context(answer)
 
+    def start(cwd: Path, session: str, source: str = "compact") -> None:
+        payload = {"session_id": session, "cwd": str(cwd), "source": source,
+                   "hook_event_name": "SessionStart"}  # fmt: skip
+        run_agent_hook(cwd, f"{HOOK} session-start", payload)
+
+    def comes_again(cwd: Path, session: str, path: Path, title: str) -> None:
+        """Shown once, not twice; compaction; shown again."""
+        assert title in shown(cwd, session, "t1", path)
+        assert shown(cwd, session, "t2", path) == ""
+        start(cwd, session)
+        assert title in shown(cwd, session, "t3", path)
+
     assert "Money is integer cents" in shown(superproject, "c1", "t1")
     assert "Money is integer cents" not in shown(superproject, "c1", "t2")  # shown already
     for source in ("compact", "clear"):
-        start = {"session_id": "c1", "cwd": str(superproject), "source": source,
-                 "hook_event_name": "SessionStart"}  # fmt: skip
-        run_agent_hook(superproject, f"{HOOK} session-start", start)
+        start(superproject, "c1", source)
         again = shown(superproject, "c1", f"t-{source}")
         assert HEADER.format("libs/pay") in again and "Money is integer cents" in again, source
         assert "Money is integer cents" not in shown(superproject, "c1", f"u-{source}")
@@ -256,13 +266,7 @@ def test_another_repositorys_decisions_come_again_after_compaction(
     # a folder of clones: no repository of the session's own
     workspace = tmp_path / "work"
     pay = _clone_with_decision(workspace / "pay", "Pay keeps integer cents")
-    charge = pay / "billing/charge.py"
-    assert "Pay keeps integer cents" in shown(workspace, "f1", "t1", charge)
-    assert shown(workspace, "f1", "t2", charge) == ""
-    start = {"session_id": "f1", "cwd": str(workspace), "source": "compact",
-             "hook_event_name": "SessionStart"}  # fmt: skip
-    run_agent_hook(workspace, f"{HOOK} session-start", start)
-    assert "Pay keeps integer cents" in shown(workspace, "f1", "t3", charge)
+    comes_again(workspace, "f1", pay / "billing/charge.py", "Pay keeps integer cents")
 
     # a superproject that keeps no decisions, and its submodule that does
     top = tmp_path / "top"
@@ -272,11 +276,5 @@ def test_another_repositorys_decisions_come_again_after_compaction(
     commit_all(top, "top")
     git(top, "-c", "protocol.file.allow=always", "submodule", "add", "-q",
         str(tmp_path / "upstream-pay"), "libs/pay")  # fmt: skip
-    sub = top / "libs/pay/billing/charge.py"
-    assert "Money is integer cents" in shown(top, "g1", "t1", sub)
-    assert shown(top, "g1", "t2", sub) == ""
-    start = {"session_id": "g1", "cwd": str(top), "source": "compact",
-             "hook_event_name": "SessionStart"}  # fmt: skip
-    run_agent_hook(top, f"{HOOK} session-start", start)
-    assert "Money is integer cents" in shown(top, "g1", "t3", sub)
+    comes_again(top, "g1", top / "libs/pay/billing/charge.py", "Money is integer cents")
     assert not (top / ".git" / "gitmem").exists()  # still nothing of gitmem's there
