@@ -278,3 +278,41 @@ def test_another_repositorys_decisions_come_again_after_compaction(
         str(tmp_path / "upstream-pay"), "libs/pay")  # fmt: skip
     comes_again(top, "g1", top / "libs/pay/billing/charge.py", "Money is integer cents")
     assert not (top / ".git" / "gitmem").exists()  # still nothing of gitmem's there
+
+
+def test_the_session_start_names_the_submodules_that_keep_decisions(
+    superproject: Path, tmp_path: Path
+) -> None:
+    """A submodule's decisions come as the agent touches its files; before session 31 the
+    digest did not say they exist. Its line is built from the submodule's table when
+    there is one (never compiled at the session's start), and comes also where the
+    superproject keeps no decisions of its own."""
+    start = {"session_id": "d1", "cwd": str(superproject), "source": "startup",
+             "hook_event_name": "SessionStart"}  # fmt: skip
+    note = ("Submodules of this repository record architectural decisions of their own, "
+            "shown to you when you touch their files:\n")  # fmt: skip
+    digest = _context(run_agent_hook(superproject, f"{HOOK} session-start", start))
+    assert "Libraries are vendored" in digest and note + "- libs/pay: not indexed yet" in digest
+    assert run_gitmem(superproject / "libs/pay", "why", "billing").returncode == 0  # compiles
+    start["session_id"] = "d2"
+    digest = _context(run_agent_hook(superproject, f"{HOOK} session-start", start))
+    assert note + "- libs/pay: 1 current: Money is integer cents." in digest
+
+    top = tmp_path / "top"
+    top.mkdir()
+    git(top, "init", "-q", "-b", "main")
+    write(top, "README.md", "x\n")
+    commit_all(top, "top")
+    git(top, "-c", "protocol.file.allow=always", "submodule", "add", "-q",
+        str(tmp_path / "upstream-pay"), "vendor/pay")  # fmt: skip
+    assert run_gitmem(top / "vendor/pay", "why", "billing").returncode == 0
+    start = {"session_id": "d3", "cwd": str(top), "source": "startup",
+             "hook_event_name": "SessionStart"}  # fmt: skip
+    digest = _context(run_agent_hook(top, f"{HOOK} session-start", start))
+    assert digest == note + "- vendor/pay: 1 current: Money is integer cents."
+    assert not (top / ".git" / "gitmem").exists()
+    # a repository without submodules: no such line
+    plain = _clone_with_decision(tmp_path / "plain", "Plain rule")
+    start = {"session_id": "d4", "cwd": str(plain), "source": "startup",
+             "hook_event_name": "SessionStart"}  # fmt: skip
+    assert "Submodules" not in _context(run_agent_hook(plain, f"{HOOK} session-start", start))

@@ -145,7 +145,7 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
             parts: list[str] = []
             shown_ids: list[str] = []
             notes = (
-                (_refused_note(loc), _problems_note(table), _stale_note(loc))
+                (_refused_note(loc), _problems_note(table), _stale_note(loc), _submodules_note(loc))
                 if source != "resume"
                 else ()
             )
@@ -303,26 +303,7 @@ def clones_digest(folder: str) -> dict[str, Any] | None:
     that record decisions, each with its number of current decisions and its weightiest
     titles, within TITLES_CHARS in all. Their decisions come as the agent touches their
     files or a prompt names them (``tooluse.other_repos``); none is marked shown."""
-    from gitmem.table import TABLE_NAME, Table
-
-    found = _clones(folder)
-    lines: list[str] = []
-    share = max(200, TITLES_CHARS // max(1, len(found)))
-    for loc in found:
-        # only tables already built: a dozen clones compiled inline would hold the
-        # session's start for seconds, and as many background builds would load as many
-        # models; a clone's table is built when the agent first touches its files
-        table = Table.open(os.path.join(loc.state_dir, TABLE_NAME))
-        if table is None:
-            lines.append(f"- {os.path.basename(loc.root)}: not indexed yet")
-            continue
-        try:
-            current = table.count_current()
-            titles = _titles(table, current, share)
-        finally:
-            table.close()
-        if titles:
-            lines.append(f"- {os.path.basename(loc.root)}: {current} current: {titles}")
+    lines = _repos_lines(_clones(folder), folder, TITLES_CHARS)
     if not lines:
         return None
     return context(
@@ -332,6 +313,71 @@ def clones_digest(folder: str) -> dict[str, Any] | None:
         + "\nThose governing the files you touch there, or name in a prompt, are shown to "
         "you as you work; `gitmem why PATH`, run inside a repository, explains any path.",
     )
+
+
+def _repos_lines(found: list[Location], base: str, chars: int) -> list[str]:
+    """A line for each of ``found`` (named from ``base``): its number of current decisions
+    and its weightiest titles, within ``chars`` in all. Only tables already built: a dozen
+    repositories compiled inline would hold the session's start for seconds, and as many
+    background builds would load as many models; a repository's table is built when the
+    agent first touches its files."""
+    from gitmem.table import TABLE_NAME, Table
+
+    share = max(200, chars // max(1, len(found)))
+    lines: list[str] = []
+    for loc in found:
+        name = os.path.relpath(loc.root, base)
+        table = Table.open(os.path.join(loc.state_dir, TABLE_NAME))
+        if table is None:
+            lines.append(f"- {name}: not indexed yet")
+            continue
+        try:
+            current = table.count_current()
+            titles = _titles(table, current, share)
+        finally:
+            table.close()
+        if titles:
+            lines.append(f"- {name}: {current} current: {titles}")
+    return lines
+
+
+SUBMODULES_CHARS = 600  # of the session-start budget, for submodules' own decisions
+
+
+def _submodules(root: str) -> list[Location]:
+    """``root``'s submodules (checked out) that record decisions, CLONES_MAX at most."""
+    from gitmem.location import repository_of
+
+    found: list[Location] = []
+    for rel in _submodule_paths(root):
+        path = os.path.normpath(os.path.join(root, rel))
+        if path.startswith(root + os.sep) and os.path.isdir(os.path.join(path, ".continuity")):
+            loc = repository_of(path)
+            if loc is not None and loc.root == path:
+                found.append(loc)
+                if len(found) == CLONES_MAX:
+                    break
+    return found
+
+
+def _submodules_note(loc: Location) -> str:
+    """The submodules that record decisions of their own: their decisions come as the
+    agent touches their files, and without this line it would not know they exist. One
+    read of .gitmodules where there is none."""
+    lines = _repos_lines(_submodules(loc.root), loc.root, SUBMODULES_CHARS)
+    if not lines:
+        return ""
+    return (
+        "Submodules of this repository record architectural decisions of their own, shown "
+        "to you when you touch their files:\n" + "\n".join(lines)
+    )
+
+
+def submodules_digest(home: Location) -> dict[str, Any] | None:
+    """At session start in a repository that records no decisions: its submodules that do
+    (``_submodules_note``)."""
+    note = _submodules_note(home)
+    return context("session-start", note) if note else None
 
 
 def _recent(table: Table, days: int = 30) -> list[Any]:

@@ -178,14 +178,18 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
                 result = None
                 if (
                     event == "session-start"
-                    and home is None
                     and agent not in DIGEST_AT_FIRST_RESULT
                     and isinstance(cwd, str)
                     and os.path.isdir(cwd)
                 ):
                     from gitmem.agent import claude
 
-                    result = claude.clones_digest(cwd)  # a folder of clones
+                    # a folder of clones, or a superproject that keeps none of its own
+                    result = (
+                        claude.clones_digest(cwd)
+                        if home is None
+                        else claude.submodules_digest(home)
+                    )
                 if result is None:
                     return _emit(out, _nothing(agent, event))
                 return _emit(out, translated(agent, event, result))
