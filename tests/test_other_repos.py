@@ -40,6 +40,17 @@ def _context(answer: dict[str, object] | None) -> str:
     return str(answer["hookSpecificOutput"]["additionalContext"])  # type: ignore[index]
 
 
+def _superproject_keeping_none(top: Path, upstream: Path, at: str) -> Path:
+    """A new repository at ``top`` that keeps no decisions, with ``upstream`` (one that
+    does) as its submodule at ``at``."""
+    top.mkdir()
+    git(top, "init", "-q", "-b", "main")
+    write(top, "README.md", "x\n")
+    commit_all(top, "top")
+    git(top, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream), at)
+    return top
+
+
 @pytest.fixture
 def superproject(repo: Path, tmp_path: Path) -> Path:
     """`repo` with a decision over libs/**, and a submodule at libs/pay that keeps its own
@@ -269,13 +280,7 @@ def test_another_repositorys_decisions_come_again_after_compaction(
     comes_again(workspace, "f1", pay / "billing/charge.py", "Pay keeps integer cents")
 
     # a superproject that keeps no decisions, and its submodule that does
-    top = tmp_path / "top"
-    top.mkdir()
-    git(top, "init", "-q", "-b", "main")
-    write(top, "README.md", "x\n")
-    commit_all(top, "top")
-    git(top, "-c", "protocol.file.allow=always", "submodule", "add", "-q",
-        str(tmp_path / "upstream-pay"), "libs/pay")  # fmt: skip
+    top = _superproject_keeping_none(tmp_path / "top", tmp_path / "upstream-pay", "libs/pay")
     comes_again(top, "g1", top / "libs/pay/billing/charge.py", "Money is integer cents")
     assert not (top / ".git" / "gitmem").exists()  # still nothing of gitmem's there
 
@@ -298,13 +303,7 @@ def test_the_session_start_names_the_submodules_that_keep_decisions(
     digest = _context(run_agent_hook(superproject, f"{HOOK} session-start", start))
     assert note + "- libs/pay: 1 current: Money is integer cents." in digest
 
-    top = tmp_path / "top"
-    top.mkdir()
-    git(top, "init", "-q", "-b", "main")
-    write(top, "README.md", "x\n")
-    commit_all(top, "top")
-    git(top, "-c", "protocol.file.allow=always", "submodule", "add", "-q",
-        str(tmp_path / "upstream-pay"), "vendor/pay")  # fmt: skip
+    top = _superproject_keeping_none(tmp_path / "top", tmp_path / "upstream-pay", "vendor/pay")
     assert run_gitmem(top / "vendor/pay", "why", "billing").returncode == 0
     start = {"session_id": "d3", "cwd": str(top), "source": "startup",
              "hook_event_name": "SessionStart"}  # fmt: skip

@@ -24,6 +24,7 @@ from gitmem.vocab import SEVERITY_RANK
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
     from gitmem.location import Location
@@ -280,15 +281,20 @@ CLONES_MAX = 12
 
 def _clones(folder: str) -> list[Location]:
     """The repositories right below ``folder`` that record decisions (CLONES_MAX at most)."""
-    from gitmem.location import repository_of
-
     try:
         names = sorted(os.listdir(folder))
     except OSError:
         return []
+    return _keeping_decisions(os.path.join(folder, name) for name in names)
+
+
+def _keeping_decisions(roots: Iterable[str]) -> list[Location]:
+    """Those of ``roots`` that are a repository's root and record decisions, CLONES_MAX at
+    most."""
+    from gitmem.location import repository_of
+
     found: list[Location] = []
-    for name in names:
-        root = os.path.join(folder, name)
+    for root in roots:
         if os.path.isdir(os.path.join(root, ".continuity")):
             loc = repository_of(root)
             if loc is not None and loc.root == root:
@@ -346,18 +352,8 @@ SUBMODULES_CHARS = 600  # of the session-start budget, for submodules' own decis
 
 def _submodules(root: str) -> list[Location]:
     """``root``'s submodules (checked out) that record decisions, CLONES_MAX at most."""
-    from gitmem.location import repository_of
-
-    found: list[Location] = []
-    for rel in _submodule_paths(root):
-        path = os.path.normpath(os.path.join(root, rel))
-        if path.startswith(root + os.sep) and os.path.isdir(os.path.join(path, ".continuity")):
-            loc = repository_of(path)
-            if loc is not None and loc.root == path:
-                found.append(loc)
-                if len(found) == CLONES_MAX:
-                    break
-    return found
+    paths = (os.path.normpath(os.path.join(root, rel)) for rel in _submodule_paths(root))
+    return _keeping_decisions(p for p in paths if p.startswith(root + os.sep))
 
 
 def _submodules_note(loc: Location) -> str:
