@@ -214,6 +214,42 @@ def test_hooks_fail_open(project: Path, tmp_path: Path) -> None:
     assert "cline post-tool: ValueError: stdin is not valid JSON" in log.read_text()
 
 
+def test_a_task_hears_once_that_gitmem_did_not_run(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where gitmem is not on PATH, the other agents' start hook says so; Cline does not
+    read its start hook's answer, so a task's first tool result says it, as the digest
+    comes, and only once per task (of two scopes' scripts at once, one says it)."""
+    assert CliRunner().invoke(cli, ["install", "cline"]).exit_code == 0
+    read = tool(project, "read_files", {"files": [str(project / "billing/charge.py")]}, after=True)
+    marks = tmp_path / "tmp"
+    marks.mkdir()
+    monkeypatch.setenv("TMPDIR", str(marks))  # run() passes the environment on
+    bare = "/usr/bin:/bin"
+
+    def after(data: dict[str, object], path: str = bare) -> dict[str, object]:
+        return run(project, "PostToolUse", data, direct=True, path=path)
+
+    told = {"cancel": False, "contextModification": install.MISSING_NOTE}
+    assert after(read) == told
+    assert after(read) == {"cancel": False}  # the same task: said already
+    assert run(project, "PreToolUse", read, path=bare) == {"cancel": False}  # never before
+    other = {**read, "taskId": "conv_2"}
+    assert after(json.loads(json.dumps(other).replace(": ", ":"))) == told  # compact JSON too
+    assert after({**read, "taskId": "../x"}) == {"cancel": False}  # no such id names a file
+    assert sorted(p.name.rsplit("-", 1)[1] for p in marks.iterdir()) == [
+        "conv_1795528058493_znv1pax", "conv_2"]  # fmt: skip
+    # a gitmem that ran and failed has read the payload: nothing to say for it
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "gitmem-hook").write_text("#!/bin/sh\ncat >/dev/null\nexit 1\n")
+    (broken / "gitmem-hook").chmod(0o755)
+    assert after({**read, "taskId": "conv_3"}, f"{broken}:{bare}") == {"cancel": False}
+    # where gitmem runs, its own answer, and no mark
+    assert after({**read, "taskId": "conv_4"}, os.environ["PATH"]) != told
+    assert not (marks / f"gitmem-cline-{os.getuid()}-conv_4").exists()
+
+
 def test_adapt_reads_clines_tools() -> None:
     def adapted(name: str, args: object) -> tuple[str, object]:
         out = cline.adapt({"workspaceRoots": ["/w"], "tool_call": {"name": name, "input": args}})

@@ -399,7 +399,7 @@ def test_gitmem_not_installed(agent: str, project: Path, agent_home: Path) -> No
     made), Copilot CLI denied every tool call, and the others reported a failed hook on
     every event. Now each agent does the whole task (nothing enforces the rule, so the
     edit lands), reports no failure, and the model hears once that gitmem did not run.
-    (Cline's scripts answered for a missing gitmem already: test_cline.py.)"""
+    (Cline: test_a_cline_task_without_gitmem.)"""
     with FakeModel(edit_session(agent, project)) as model:
         command, env = launch(agent, project, agent_home, model)
         env["PATH"] = without_gitmem(env["PATH"])
@@ -408,6 +408,28 @@ def test_gitmem_not_installed(agent: str, project: Path, agent_home: Path) -> No
     final = model.conversation[-1].text()
     assert final.count(install.MISSING_NOTE) == 1, final[-4000:]
     assert MONEY_TITLE not in final
+    assert (project / "billing/charge.py").read_text() != CHARGE
+    said = proc.stdout + proc.stderr
+    assert not [f for f in HOOK_FAILED if f in said], said[-3000:]
+
+
+def test_a_cline_task_without_gitmem(project: Path, agent_home: Path) -> None:
+    """Cline's scripts always answered for a missing gitmem, but until session 31 the model
+    never heard that gitmem did not run (its start hook's answer is not read): now the
+    first tool result says so, once, and the task goes on to its end."""
+    billing = str(project / "billing/charge.py")
+    edit = {"path": billing, "old_text": "x = 1", "new_text": "x = float(1)"}
+    steps = [Step("read_files", {"files": [{"path": str(project / "api/routes.py")}]}),
+             Step("read_files", {"files": [{"path": billing}]}), Step("editor", edit),
+             Step("submit_and_exit", {"summary": "Tidied the code up", "verified": True})]  # fmt: skip
+    with FakeModel(steps) as model:
+        command, env = launch("cline", project, agent_home, model)
+        env["PATH"] = without_gitmem(env["PATH"])
+        proc = run_agent(command(PROMPT), project, env)
+    assert model.steps_taken == len(steps), [r.path for r in model.requests]
+    assert install.MISSING_NOTE in model.conversation[1].text()  # with the first result
+    final = model.conversation[-1].text()
+    assert final.count(install.MISSING_NOTE) == 1 and MONEY_TITLE not in final, final[-4000:]
     assert (project / "billing/charge.py").read_text() != CHARGE
     said = proc.stdout + proc.stderr
     assert not [f for f in HOOK_FAILED if f in said], said[-3000:]

@@ -15,11 +15,13 @@ or removed: install stops before writing anything and says which.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import shlex
 from pathlib import Path
 
 from gitmem.agent.cline import EVENTS
-from gitmem.agent.install import guarded
+from gitmem.agent.install import MISSING_NOTE, guarded
 from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write
 
@@ -43,8 +45,26 @@ def script(hook: str) -> str:
         "# project's decisions; `gitmem uninstall cline` removes it.\n"
         f"{guarded(f'gitmem-hook cline {event}')}\n"
         f"{guarded(f'gitmem hook cline {event}')}\n"
-        "echo '{\"cancel\": false}'  # gitmem is not on PATH here, or failed: let Cline go on\n"
+        + (_MISSING_ONCE if event == "post-tool" else "")
+        + "echo '{\"cancel\": false}'  # gitmem is not on PATH here, or failed: let Cline go on\n"
     )
+
+
+# Where gitmem does not run, the other agents' session-start command tells the agent so
+# (gitmem.agent.install.MISSING_NOTE). Cline does not read its start hook's answer, so
+# the after-tool script says it, with a task's first tool result, as gitmem's digest
+# comes: once per task, remembered by an empty file created exclusively (`set -C`: of two
+# scripts at once, from both scopes, one says it). The task's id is read from the payload
+# still unread on stdin (gitmem never ran); a gitmem that ran and failed has read it, and
+# nothing is said. The id's characters are checked before it names a file.
+_MISSING_ONCE = (
+    'task=$(sed -n \'s/.*"taskId" *: *"\\([A-Za-z0-9_.:-]*\\)".*/\\1/p\' | head -n 1)\n'
+    'if [ -n "$task" ] && (set -C; : > "${TMPDIR:-/tmp}/gitmem-cline-$(id -u)-$task") '
+    "2>/dev/null; then\n"
+    "    printf '%s\\n' "
+    + shlex.quote(json.dumps({"cancel": False, "contextModification": MISSING_NOTE}))
+    + "\n    exit 0\nfi\n"
+)
 
 
 def _read(file: Path) -> str:
