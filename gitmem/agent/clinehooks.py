@@ -45,7 +45,7 @@ def script(hook: str) -> str:
         "# project's decisions; `gitmem uninstall cline` removes it.\n"
         f"{guarded(f'gitmem-hook cline {event}')}\n"
         f"{guarded(f'gitmem hook cline {event}')}\n"
-        + (_MISSING_ONCE if event == "post-tool" else "")
+        + (_missing_once() if event == "post-tool" else "")
         + "echo '{\"cancel\": false}'  # gitmem is not on PATH here, or failed: let Cline go on\n"
     )
 
@@ -56,15 +56,21 @@ def script(hook: str) -> str:
 # comes: once per task, remembered by an empty file created exclusively (`set -C`: of two
 # scripts at once, from both scopes, one says it). The task's id is read from the payload
 # still unread on stdin (gitmem never ran); a gitmem that ran and failed has read it, and
-# nothing is said. The id's characters are checked before it names a file.
-_MISSING_ONCE = (
-    'task=$(sed -n \'s/.*"taskId" *: *"\\([A-Za-z0-9_.:-]*\\)".*/\\1/p\' | head -n 1)\n'
-    'if [ -n "$task" ] && (set -C; : > "${TMPDIR:-/tmp}/gitmem-cline-$(id -u)-$task") '
-    "2>/dev/null; then\n"
-    "    printf '%s\\n' "
-    + shlex.quote(json.dumps({"cancel": False, "contextModification": MISSING_NOTE}))
-    + "\n    exit 0\nfi\n"
-)
+# nothing is said. The id's characters are checked before it names a file. The answer
+# is gitmem's own for a post-tool note, in Cline's shape (runner.translated).
+def _missing_once() -> str:
+    """The after-tool script's lines that say, once per task, that gitmem did not run."""
+    from gitmem.agent import runner
+    from gitmem.agent.common import context
+
+    told = runner.translated("cline", "post-tool", context("post-tool", MISSING_NOTE))
+    return (
+        'task=$(sed -n \'s/.*"taskId" *: *"\\([A-Za-z0-9_.:-]*\\)".*/\\1/p\' | head -n 1)\n'
+        'if [ -n "$task" ] && (set -C; : > "${TMPDIR:-/tmp}/gitmem-cline-$(id -u)-$task") '
+        "2>/dev/null; then\n"
+        f"    printf '%s\\n' {shlex.quote(json.dumps(told))}\n"
+        "    exit 0\nfi\n"
+    )
 
 
 def _read(file: Path) -> str:
