@@ -131,6 +131,35 @@ def renumbered(name: str, number: int) -> str:
     return f"{match.group(1)}{number:0{len(digits)}d}{name[match.end() :]}"
 
 
+# a heading that restates the record's number before its title: "ADR 001: X", "ADR-16: X",
+# "RFC-006: X", "1. X" (adr-tools), "Decision 12 - X", "ADR: X"
+_TITLE_LABEL = re.compile(
+    r"^(?:(ADR|RFC|PDR|MADR|Decision)\s*[-#]?\s*)?"
+    r"(?:0*(\d+))?\s*[:.)\-\u2013\u2014]\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def plain_title(heading: str, number: int | None) -> str:
+    """An ADR's heading without the label that restates its number: ``ADR 020: Deterministic
+    Square Construction`` -> ``Deterministic Square Construction``; ``1. Record architecture
+    decisions`` -> ``Record architecture decisions``. Every line an agent reads names the
+    record by its id already (``adr-020 ...``), so the label costs tokens and says nothing
+    twice, and in the keyword and embedding indexes it is a word every title shares. A
+    number other than the file's (``# 3. X`` in ``0002-x.md``), or a label with no title
+    after it, is kept as written."""
+    match = _TITLE_LABEL.match(heading)
+    if match is None:
+        return heading
+    label, said = match.group(1), match.group(2)
+    if said is None and (label is None or label.lower() == "decision"):
+        return heading  # "- x", "Decision: x"
+    if said is not None and int(said) != number:
+        return heading
+    rest = heading[match.end() :].strip()
+    return rest or heading
+
+
 def number_of(filename: str) -> int | None:
     """``adr-013-x.md``, ``0013-x.md``, ``013rfc-x.md`` -> 13; a dated name has none."""
     stem = PurePosixPath(filename).stem

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
-from gitmem import adrimport, config, frontmatter, fsutil, markup, validate
+from gitmem import adrimport, config, frontmatter, fsutil, markup, sections, validate
 from gitmem.errors import DecisionNotFoundError
 from gitmem.globs import GlobError, compile_globs
 from gitmem.model import (
@@ -434,6 +434,9 @@ def _build_adr(
         supersedes = more_supersedes + supersedes
         superseded_by = more_superseded_by + superseded_by
     meta.setdefault("status", status or "accepted")
+    heading = sections.first_heading(parsed.body)
+    if heading and "title" not in meta:
+        meta["title"] = adrimport.plain_title(heading, adrimport.number_of(sf.rel))
     date = adrimport.parse_date(parsed.body) or validate.name_date(sf.rel)
     if date:
         meta.setdefault("date", date)

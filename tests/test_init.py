@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 from click.testing import CliRunner
@@ -100,7 +100,7 @@ def test_init_reads_adrs_in_place_and_is_idempotent(repo: Path) -> None:
     assert sorted(by) == ["ADR-0001", "ADR-0002", "ADR-0003"]
     assert not any(p.level == "error" for p in catalog.problems), catalog.problems
     one, two, three = by["ADR-0001"], by["ADR-0002"], by["ADR-0003"]
-    assert one.title == "1. Use PostgreSQL for storage" and one.date == "2020-03-01"
+    assert one.title == "Use PostgreSQL for storage" and one.date == "2020-03-01"
     assert one.status == "superseded" and one.superseded_by == ("ADR-0003",)
     assert three.supersedes == ("ADR-0001",) and three.status == "accepted"
     assert one.file == "doc/adr/0001-use-postgresql-for-storage.md"  # no copy
@@ -275,6 +275,36 @@ def test_a_log_named_adr_nnn_slug_links_by_file_and_by_number(repo: Path) -> Non
     ]
 
 
+def test_a_heading_that_restates_the_number_gives_the_title_without_it(repo: Path) -> None:
+    folder = "docs/architecture"
+    headings = {
+        "adr-001-abci.md": ("# ADR 001: ABCI++ Adoption", "ABCI++ Adoption"),
+        "adr-016-retla.md": ("# ADR-16: ReTLA - Relational TLA", "ReTLA - Relational TLA"),
+        "006rfc-testing.md": ("# RFC-006: Unit testing", "Unit testing"),
+        "adr-028-fees.md": ("# ADR: Secondary Fee Token Support", "Secondary Fee Token Support"),
+        "0002-webhooks.md": ("# 2. Run webhooks as jobs", "Run webhooks as jobs"),
+        "0003-x.md": ("# 7. Says another number", "7. Says another number"),
+        "0004-y.md": ("# Decision: keep the label", "Decision: keep the label"),
+        "0005-z.md": ("# ADR 5", "ADR 5"),
+        "0008-v.md": ("# 3.5 is the version", "3.5 is the version"),
+    }
+    for name, (heading, _) in headings.items():
+        write(repo, f"{folder}/{name}", f"{heading}\n\n## Status\n\nAccepted\n")
+    write(
+        repo,
+        f"{folder}/0009-titled.md",
+        "---\ntitle: 'ADR 9: written in front matter'\n---\n# ADR 9: the heading\n",
+    )
+    catalog = initialised(repo, "labelled headings")
+    titles = {PurePosixPath(d.file).name: d.title for d in catalog.decisions}
+    assert titles == {
+        **{name: title for name, (_, title) in headings.items()},
+        "0009-titled.md": "ADR 9: written in front matter",  # as its author wrote it
+    }
+    # the record's text is left as written
+    assert (repo / folder / "adr-001-abci.md").read_text().startswith("# ADR 001: ABCI++")
+
+
 def test_a_log_published_as_a_site_keeps_its_front_matter_and_numbers(repo: Path) -> None:
     """JabRef's MADR log carries Jekyll keys, backstage's Docusaurus keys and its own ids:
     neither is a problem of the record, and a record is still found by its number."""
@@ -419,7 +449,7 @@ def test_supersession_on_lines_of_its_own(repo: Path) -> None:
     assert by["ADR-0013"].superseded_by == ("ADR-0014",)
     assert by["ADR-0013"].status == "superseded"
     assert by["ADR-0021"].supersedes == ("ADR-0020",) and by["ADR-0022"].supersedes == ()
-    assert by["ADR-0021"].title == "ADR-0021: Talos native patching (Supersedes ADR-0020)"
+    assert by["ADR-0021"].title == "Talos native patching (Supersedes ADR-0020)"
     # ADR-010 and ADR-0020 still say accepted: the usual warning, at their status lines
     assert [(p.file, p.line, p.key) for p in catalog.problems] == [
         (f"{folder}/0010-plane.md", 3, "status"),
@@ -528,8 +558,8 @@ def test_a_restructuredtext_log_is_read_in_place(repo: Path) -> None:
     by = catalog.by_id
     assert sorted(by) == ["ADR-0001", "ADR-0002", "ADR-0003"]
     first, second, third = by["ADR-0001"], by["ADR-0002"], by["ADR-0003"]
-    assert first.title == "1. Store events in Postgres"
-    assert second.title == "2. Events carry UTC times"  # overlined title
+    assert first.title == "Store events in Postgres"
+    assert second.title == "Events carry UTC times"  # overlined title
     assert first.superseded_by == ("ADR-0003",) and first.effective_status == "superseded"
     assert third.supersedes == ("ADR-0001",) and third.is_current
     assert second.status == "accepted" and not second.supersedes
@@ -575,7 +605,7 @@ def test_an_asciidoc_log_is_read_in_place(repo: Path) -> None:
     catalog = initialised(repo, "adoc adrs")
     assert not catalog.problems, catalog.problems
     old, new = catalog.by_id["ADR-0001"], catalog.by_id["ADR-0002"]
-    assert old.title == "1. Use RabbitMQ for jobs" and old.date == "2019-05-06"
+    assert old.title == "Use RabbitMQ for jobs" and old.date == "2019-05-06"
     assert old.superseded_by == ("ADR-0002",) and new.supersedes == ("ADR-0001",)
     assert new.summary == "Jobs go through Kafka."  # the listing's "==" line is no heading
 
@@ -683,8 +713,8 @@ def test_numbers_restarting_in_sub_folders_of_one_log_lose_no_record(repo: Path)
     by = catalog.by_id
     assert len(by) == len(catalog.decisions) == 6  # every record kept, each with its own id
     # the api records come first (sorted paths) and keep the numbered ids
-    assert by["ADR-0001"].title == "1. Use Go" and by["ADR-0002"].title == "2. Use Rust"
-    assert by["0001-use-react"].title == "1. Use React"
+    assert by["ADR-0001"].title == "Use Go" and by["ADR-0002"].title == "Use Rust"
+    assert by["0001-use-react"].title == "Use React"
     assert by["ADR-0001"].superseded_by == ("ADR-0002",)
     # a link names a file: it reaches the record in it, not the other folder's number 2
     assert by["ADR-0003"].superseded_by == ("0002-use-vite",)
