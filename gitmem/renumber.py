@@ -16,6 +16,9 @@ history, or both not committed yet): those were written against its numbering. E
 other reference meant the record that kept the number. Mentions in prose are listed, not
 changed. Only gitmem's own records (``.continuity/decisions/``) are renumbered; ADR
 folders read in place are the project's own files and are named for a rename by hand.
+Records kept in a submodule under the decisions folder (an organisation's shared records)
+belong to that repository and to every project sharing it: they keep their ids, the
+project's own record moves, and two of them that clash are named, to renumber there.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class Record:
     refs: tuple[tuple[str, int], ...]  # (id referred to, line) in supersedes/superseded_by
     arrival: int  # position in first-parent history: higher arrived earlier; -1 not committed
     commit: str | None  # the first-parent commit it arrived with
+    kept_in: str | None = None  # the submodule (or nested clone) that keeps this record
 
 
 @dataclass(frozen=True)
@@ -74,11 +78,19 @@ def plan(repo: Repo) -> Plan:
     moves: list[Move] = []
     unfixable: list[str] = []
     for ident in sorted(by_id):
-        group = sorted(by_id[ident], key=lambda r: (-r.arrival, r.file))
+        # a record kept in a submodule (an organisation's shared records) is that
+        # repository's, numbered for every project that shares it: it keeps its id
+        group = sorted(by_id[ident], key=lambda r: (r.kept_in is None, -r.arrival, r.file))
         if len(group) < 2:
             continue
         keeper = group[0]
         for r in group[1:]:
+            if r.kept_in is not None:
+                unfixable.append(
+                    f"{r.file}: id {r.id} (also {keeper.file}) is a record of the repository"
+                    f" at {r.kept_in}; renumber it there"
+                )
+                continue
             new = _next(r, used)
             if new is None:
                 unfixable.append(
@@ -90,7 +102,9 @@ def plan(repo: Repo) -> Plan:
             together = [
                 o.file
                 for o in records
-                if o.commit == r.commit and any(ref == ident for ref, _ in o.refs)
+                if o.kept_in is None
+                and o.commit == r.commit
+                and any(ref == ident for ref, _ in o.refs)
             ]
             mentions = [
                 o.file
@@ -147,8 +161,19 @@ def _records(repo: Repo, folder: Path) -> list[Record]:
                 refs.append((normalize_ref(value, PREFIX), line))
         explicit = written not in (None, "")
         when = arrival.get(rel, -1), commits.get(rel)
-        out.append(Record(rel, ident, explicit, tuple(refs), *when))
+        out.append(Record(rel, ident, explicit, tuple(refs), *when, _kept_in(repo, path)))
     return out
+
+
+def _kept_in(repo: Repo, path: Path) -> str | None:
+    """The repository below the work tree's root that holds ``path`` (a submodule or a
+    nested clone under the decisions folder), as a repository-relative folder."""
+    for parent in path.parents:
+        if parent == repo.root or repo.root not in parent.parents:
+            return None
+        if (parent / ".git").exists():
+            return parent.relative_to(repo.root).as_posix()
+    return None
 
 
 def _arrivals(repo: Repo, folder: Path) -> tuple[dict[str, int], dict[str, str]]:

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import commit_all, decision, git
+from conftest import commit_all, decision, git, write
 from conftest import run_gitmem as gitmem
 
 GITMEM = shutil.which("gitmem")
@@ -104,3 +104,42 @@ def test_an_uncommitted_record_moves_and_its_written_id_changes(repo: Path) -> N
     assert "id: D-0002\n" in (repo / D / "0002-second.md").read_text()
     assert ids(repo) == {"D-0001": "First", "D-0002": "Second"}
     assert git(repo, "status", "--porcelain").strip() == f"?? {D}/0002-second.md"
+
+
+def test_records_shared_as_a_submodule_keep_their_numbers(repo: Path, tmp_path: Path) -> None:
+    """An organisation's records, added as a submodule under the decisions folder, are
+    numbered for every project that shares them. Before session 32 renumber renamed the
+    shared record inside the submodule's work tree (and would have rewritten its links):
+    now the project's own record moves, and a clash between two shared records is named."""
+    org = tmp_path / "org-decisions"
+    org.mkdir()
+    git(org, "init", "-q", "-b", "main")
+    for name, title in [
+        ("0002-json-logs.md", "Services log JSON"),
+        ("0005-one.md", "Shared five"),
+        ("0005-two.md", "Shared five again"),
+    ]:
+        write(org, name, f"---\ntitle: {title}\nstatus: accepted\n---\n## Decision\n\nx\n")
+    commit_all(org, "org decisions")
+    decision(repo, "0001-first.md", "First")
+    commit_all(repo, "base")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(org), f"{D}/org")
+    commit_all(repo, "adopt the organisation's decisions")
+    # an uncommitted record takes number 2 and is superseded by another new one
+    decision(repo, "0002-local.md", "Local two", status="superseded")
+    decision(repo, "0003-local-next.md", "Local three", extra="supersedes: [D-0002]\n")
+
+    done = gitmem(repo, "renumber", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert [(m["old_file"], m["new_file"], m["kept_by"]) for m in result["moves"]] == [
+        (f"{D}/0002-local.md", f"{D}/0006-local.md", f"{D}/org/0002-json-logs.md")
+    ]
+    assert result["unfixable"] == [
+        f"{D}/org/0005-two.md: id D-0005 (also {D}/org/0005-one.md) is a record of the"
+        f" repository at {D}/org; renumber it there"
+    ]
+    assert git(repo / D / "org", "status", "--porcelain") == ""  # the shared records untouched
+    assert "supersedes: [D-0006]" in (repo / D / "0003-local-next.md").read_text()
+    assert ids(repo)["D-0002"] == "Services log JSON"
+    assert ids(repo)["D-0006"] == "Local two"
