@@ -256,6 +256,16 @@ def main() -> int:
         "--weights", default=None, help="ranker weights for experiments, e.g. path=1,bm25=1,embed=0"
     )
     args = ap.parse_args()
+    for ds in args.dataset:
+        # either format of ../shared/bench: real-adr (cases.json) or continuity (queries.json)
+        if not (
+            (ds / "decisions.json").is_file()
+            and any((ds / name).is_file() for name in ("cases.json", "queries.json"))
+        ):
+            ap.error(
+                f"--dataset {ds}: not a benchmark folder (no decisions.json with cases.json"
+                " or queries.json)"
+            )
     if args.weights:
         from gitmem import retrieve
 

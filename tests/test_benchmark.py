@@ -146,3 +146,18 @@ def test_a_continuity_set_linked_from_the_older_record_only(tmp_path: Path) -> N
     proc = run_benchmark(data)
     result = json.loads(proc.stdout)
     assert result["n"] == 1 and result["hit@1"] == 1.0, proc.stdout
+
+
+def test_a_folder_that_is_no_benchmark_set_is_named_not_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "typo").mkdir()
+    for data in (tmp_path / "typo", tmp_path / "missing"):
+        proc = subprocess.run(
+            [sys.executable, str(ROOT / "benchmarks/retrieval.py"), "--dataset", str(data)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "HOME": SANDBOX_HOME},
+            timeout=60,
+        )
+        assert proc.returncode == 2
+        assert f"--dataset {data}: not a benchmark folder" in proc.stderr
+        assert "Traceback" not in proc.stderr
