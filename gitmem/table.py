@@ -54,7 +54,8 @@ if TYPE_CHECKING:
 # 21: unresolved merge conflicts in a record are its problem (`frontmatter.conflicts`).
 # 22: a record in merge conflict is read as its side above `=======` (`frontmatter.ours`);
 # an invalid `id:` gives way to the file name's.
-SCHEMA_VERSION = "22"
+# 23: an ADR's title leaves out the label that restates its number (`adrimport.plain_title`).
+SCHEMA_VERSION = "23"
 TABLE_NAME = "table.sqlite"
 
 
