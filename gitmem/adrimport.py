@@ -567,6 +567,27 @@ def infer_all(texts: dict[str, str], layout: RepoLayout) -> dict[str, list[str]]
     return {rel: [g for g in globs if df[g] <= limit][:MAX_INFERRED] for rel, globs in raw.items()}
 
 
+def infer_logs(
+    root: Path, folders: list[str], files: list[str], wanted: set[str] | None = None
+) -> dict[str, list[str]]:
+    """Globs for every ADR of the logs in ``folders`` (``wanted``: only those logs), from
+    the repository's ``files``: what ``gitmem init`` writes to imported.yaml, and what
+    loading infers for an ADR added to a log since ``init`` last ran. The logs' own
+    folders and ``.continuity/`` are no evidence."""
+    excluded = (*tuple(f.rstrip("/") + "/" for f in folders), ".continuity/")
+    layout = RepoLayout(files, excluded)
+    out: dict[str, list[str]] = {}
+    for folder in folders:
+        if wanted is not None and folder not in wanted:
+            continue
+        texts: dict[str, str] = {}
+        for path in adr_files(root / folder):
+            rel = path.relative_to(root).as_posix()
+            texts[rel] = path.read_text(encoding="utf-8", errors="replace")
+        out.update(infer_all(texts, layout))
+    return out
+
+
 def _prune(globs: list[str]) -> list[str]:
     """Drop globs already covered by a broader directory glob in the list."""
     dirs = [g[:-3] for g in globs if g.endswith("/**")]

@@ -312,7 +312,14 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
             Check(
                 "lint",
                 report.errors == 0,
-                report.summary() + ("" if report.errors == 0 else ": run `gitmem lint`"),
+                report.summary()
+                + (
+                    ": run `gitmem lint`"
+                    if report.errors
+                    else " (`gitmem lint` lists them)"
+                    if report.warnings
+                    else ""
+                ),
             )
         )
     checks.append(_capture_check(repo))

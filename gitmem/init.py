@@ -65,25 +65,16 @@ def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) 
     folders = [s.path for s in cfg.sources]
     if not folders:
         return InitReport(created=tuple(created), sources_added=tuple(found), prefixes=prefixes)
-    files = git.ls_files(root)
-    excluded = (*tuple(f.rstrip("/") + "/" for f in folders), ".continuity/")
-    layout = adrimport.RepoLayout(files, excluded)
+    inferred = adrimport.infer_logs(root, folders, git.ls_files(root))
     new_entries: dict[str, tuple[str, ...]] = {}
-    adr_count = 0
-    for folder in folders:
-        texts: dict[str, str] = {}
-        for path in adrimport.adr_files(root / folder):
-            rel = path.relative_to(root).as_posix()
-            texts[rel] = path.read_text(encoding="utf-8", errors="replace")
-        adr_count += len(texts)
-        inferred = adrimport.infer_all(texts, layout)
-        for rel, globs_list in inferred.items():
-            existing = entries.get(rel)
-            if existing is not None and not existing.inferred:
-                continue  # reviewed by a human: never touched again
-            globs = tuple(globs_list)
-            if existing is None or existing.globs != globs:
-                new_entries[rel] = globs
+    adr_count = len(inferred)
+    for rel, globs_list in inferred.items():
+        existing = entries.get(rel)
+        if existing is not None and not existing.inferred:
+            continue  # reviewed by a human: never touched again
+        globs = tuple(globs_list)
+        if existing is None or existing.globs != globs:
+            new_entries[rel] = globs
     if new_entries:
         _write_imported(root, new_entries)
     return InitReport(

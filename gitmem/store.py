@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
 from gitmem import adrimport, config, frontmatter, fsutil, markup, sections, validate
-from gitmem.errors import DecisionNotFoundError
+from gitmem.errors import DecisionNotFoundError, GitmemError
 from gitmem.globs import GlobError, compile_globs
 from gitmem.model import (
     Decision,
@@ -212,12 +212,23 @@ def load(
     new_cache: dict[str, tuple[str, str]] = {}
     reparsed = 0
     base = os.path.join(root, "")  # the root with its separator: base + rel is a path
-    for sf in source_files(root, cfg):
+    inferred: dict[str, list[str]] | None = None
+    sources = source_files(root, cfg)
+    for sf in sources:
         entry = imported.get(sf.rel)
-        sig = _signature(base, sf, entry, stats)
+        unlisted = entry is None and sf.source != "continuity"
+        sig = _signature(base, sf, entry, stats, unlisted)
         cached = cache.get(sf.rel) if cache is not None and sig else None
         if cached is not None and cached[0] == sig:
             payload = cached[1]
+        elif unlisted:
+            if inferred is None:
+                wanted = {
+                    f.source for f in sources if f.source != "continuity" and f.rel not in imported
+                }
+                inferred = _infer_unlisted(root, cfg, wanted)
+            payload = json.dumps(_read_unlisted(root, sf, inferred.get(sf.rel, [])))
+            reparsed += 1
         else:
             payload = json.dumps(_read_one(root, sf, entry))
             reparsed += 1
@@ -230,6 +241,42 @@ def load(
         for stale in [k for k in _DECODED if k not in live]:
             del _DECODED[stale]
     return Catalog(decisions, tuple(problems), new_cache, patterns, reparsed)
+
+
+def _infer_unlisted(root: Path, cfg: config.Config, wanted: set[str]) -> dict[str, list[str]]:
+    """Globs for the ADRs that imported.yaml does not list yet (written since `gitmem
+    init` last ran: by hand, by adr-tools, by an agent), inferred as `init` would: without
+    them such an ADR governed no path, and its tool-call hooks never brought it. Only the
+    logs holding one (``wanted``) are read; where git cannot list the files, none are
+    inferred."""
+    from gitmem import git
+
+    folders = [s.path for s in cfg.sources]
+    try:
+        files = git.ls_files(root)
+    except (GitmemError, OSError):
+        return {}
+    return adrimport.infer_logs(root, folders, files, wanted)
+
+
+def _read_unlisted(root: Path, sf: SourceFile, globs: list[str]) -> dict[str, object]:
+    """An ADR that imported.yaml does not list, read with the globs inferred for it, and a
+    warning that says so: a human has not reviewed them, and `init` writes them down."""
+    payload = _read_one(root, sf, config.ImportedEntry(tuple(globs), True, 1))
+    said = ", ".join(globs) if globs else "none found"
+    problems = payload["problems"]
+    assert isinstance(problems, list)
+    problems.append(
+        Problem(
+            sf.rel,
+            1,
+            "globs",
+            f"not in .continuity/{config.IMPORTED_NAME} yet, so its globs were inferred as it"
+            f" loaded ({said}): `gitmem init` writes them there for you to review",
+            "warning",
+        ).to_json()
+    )
+    return payload
 
 
 def decision_of(payload: str) -> Decision | None:
@@ -300,6 +347,7 @@ def _signature(
     sf: SourceFile,
     entry: config.ImportedEntry | None,
     stats: Mapping[str, tuple[int, int]] | None = None,
+    unlisted: bool = False,
 ) -> str:
     path = base + sf.rel
     known = stats.get(path) if stats is not None else None
@@ -309,7 +357,10 @@ def _signature(
         except OSError:
             return ""
         known = (st.st_size, st.st_mtime_ns)
-    extra = "" if entry is None else json.dumps([list(entry.globs), entry.inferred, entry.line])
+    if entry is not None:
+        extra = json.dumps([list(entry.globs), entry.inferred, entry.line])
+    else:
+        extra = "inferred on load" if unlisted else ""
     return f"{known[0]}:{known[1]}:{sf.source}:{sf.id_prefix}:{extra}"
 
 
