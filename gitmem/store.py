@@ -213,11 +213,15 @@ def load(
     reparsed = 0
     base = os.path.join(root, "")  # the root with its separator: base + rel is a path
     inferred: dict[str, list[str]] | None = None
+    # where imported.yaml did not read (its error says so), no warning for each ADR
+    warn = not any(p.level == "error" for p in imp_problems)
     sources = source_files(root, cfg)
     for sf in sources:
         entry = imported.get(sf.rel)
         unlisted = entry is None and sf.source != "continuity"
-        sig = _signature(base, sf, entry, stats, unlisted)
+        sig = _signature(
+            base, sf, entry, stats, ("warned" if warn else "quiet") if unlisted else ""
+        )
         cached = cache.get(sf.rel) if cache is not None and sig else None
         if cached is not None and cached[0] == sig:
             payload = cached[1]
@@ -227,7 +231,7 @@ def load(
                     f.source for f in sources if f.source != "continuity" and f.rel not in imported
                 }
                 inferred = _infer_unlisted(root, cfg, wanted)
-            payload = json.dumps(_read_unlisted(root, sf, inferred.get(sf.rel, [])))
+            payload = json.dumps(_read_unlisted(root, sf, inferred.get(sf.rel, []), warn))
             reparsed += 1
         else:
             payload = json.dumps(_read_one(root, sf, entry))
@@ -259,10 +263,15 @@ def _infer_unlisted(root: Path, cfg: config.Config, wanted: set[str]) -> dict[st
     return adrimport.infer_logs(root, folders, files, wanted)
 
 
-def _read_unlisted(root: Path, sf: SourceFile, globs: list[str]) -> dict[str, object]:
-    """An ADR that imported.yaml does not list, read with the globs inferred for it, and a
-    warning that says so: a human has not reviewed them, and `init` writes them down."""
+def _read_unlisted(
+    root: Path, sf: SourceFile, globs: list[str], warn: bool = True
+) -> dict[str, object]:
+    """An ADR that imported.yaml does not list, read with the globs inferred for it, and
+    (``warn``) a warning that says so: a human has not reviewed them, and `init` writes
+    them down."""
     payload = _read_one(root, sf, config.ImportedEntry(tuple(globs), True, 1))
+    if not warn:
+        return payload
     said = ", ".join(globs) if globs else "none found"
     problems = payload["problems"]
     assert isinstance(problems, list)
@@ -347,7 +356,7 @@ def _signature(
     sf: SourceFile,
     entry: config.ImportedEntry | None,
     stats: Mapping[str, tuple[int, int]] | None = None,
-    unlisted: bool = False,
+    unlisted: str = "",
 ) -> str:
     path = base + sf.rel
     known = stats.get(path) if stats is not None else None
@@ -360,7 +369,7 @@ def _signature(
     if entry is not None:
         extra = json.dumps([list(entry.globs), entry.inferred, entry.line])
     else:
-        extra = "inferred on load" if unlisted else ""
+        extra = f"inferred on load, {unlisted}" if unlisted else ""
     return f"{known[0]}:{known[1]}:{sf.source}:{sf.id_prefix}:{extra}"
 
 

@@ -315,6 +315,13 @@ def test_an_adr_added_after_init_governs_its_paths_before_init_runs_again(repo: 
     assert catalog.by_id["ADR-0004"].globs == ("src/billing/**",)
     assert not [p for p in catalog.problems if p.key == "globs"], catalog.problems
 
+    # imported.yaml that does not parse: its error is the message (not one warning per
+    # ADR), and the ADRs govern the paths inferred afresh rather than none
+    (repo / ".continuity/imported.yaml").write_text(imported + "  - [\n")
+    catalog = store.load(repo)
+    assert catalog.by_id["ADR-0004"].globs == ("src/billing/**",)
+    assert [(p.file, p.key) for p in catalog.problems] == [(".continuity/imported.yaml", "yaml")]
+
 
 def test_a_heading_that_restates_the_number_gives_the_title_without_it(repo: Path) -> None:
     folder = "docs/architecture"

@@ -564,7 +564,8 @@ SETTINGS_FILES = {  # (a value unread, the file unread)
     ),
     ".continuity/imported.yaml": (
         "the globs it cannot read govern no path",
-        "gitmem reads none of it: the ADRs read in place govern no path",
+        "gitmem reads none of it: the ADRs read in place get globs inferred afresh, not"
+        " the ones written there",
     ),
 }
 
