@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
 from gitmem import adrimport, config, frontmatter, fsutil, markup, sections, validate
-from gitmem.errors import DecisionNotFoundError, GitmemError
+from gitmem.errors import DecisionNotFoundError
 from gitmem.globs import GlobError, compile_globs
 from gitmem.model import (
     Decision,
@@ -253,14 +253,15 @@ def _infer_unlisted(root: Path, cfg: config.Config, wanted: set[str]) -> dict[st
     them such an ADR governed no path, and its tool-call hooks never brought it. Only the
     logs holding one (``wanted``) are read; where git cannot list the files, none are
     inferred."""
-    from gitmem import git
+    from gitmem import leangit  # an agent hook may compile: no `subprocess` import
 
-    folders = [s.path for s in cfg.sources]
-    try:
-        files = git.ls_files(root)
-    except (GitmemError, OSError):
+    listed = leangit.output(
+        ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], str(root), timeout=10
+    )
+    if listed is None:
         return {}
-    return adrimport.infer_logs(root, folders, files, wanted)
+    files = list(dict.fromkeys(name for name in listed.split("\0") if name))
+    return adrimport.infer_logs(root, [s.path for s in cfg.sources], files, wanted)
 
 
 def _read_unlisted(
