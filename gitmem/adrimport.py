@@ -133,7 +133,7 @@ def renumbered(name: str, number: int) -> str:
 
 # a heading that restates the record's number before its title: "ADR 001: X", "ADR-16: X",
 # "RFC-006: X", "1. X" (adr-tools), "Decision 12 - X", "ADR: X"
-_TITLE_LABEL = re.compile(
+TITLE_LABEL = re.compile(
     r"^(?:(ADR|RFC|PDR|MADR|Decision)\s*[-#]?\s*)?"
     r"(?:0*(\d+))?\s*[:.)\-\u2013\u2014]\s+(?=\S)",
     re.IGNORECASE,
@@ -148,7 +148,7 @@ def plain_title(heading: str, number: int | None) -> str:
     twice, and in the keyword and embedding indexes it is a word every title shares. A
     number other than the file's (``# 3. X`` in ``0002-x.md``), or a label with no title
     after it, is kept as written."""
-    match = _TITLE_LABEL.match(heading)
+    match = TITLE_LABEL.match(heading)
     if match is None:
         return heading
     label, said = match.group(1), match.group(2)

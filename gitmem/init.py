@@ -76,7 +76,7 @@ def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) 
         if existing is None or existing.globs != globs:
             new_entries[rel] = globs
     if new_entries:
-        _write_imported(root, new_entries)
+        write_imported(root, new_entries)
     return InitReport(
         created=tuple(created),
         sources_added=tuple(found),
@@ -178,7 +178,11 @@ def id_prefix(folder: str, taken: set[str]) -> str:
     return f"ADR{n}"
 
 
-def _write_imported(root: Path, new_entries: dict[str, tuple[str, ...]]) -> None:
+def write_imported(
+    root: Path, new_entries: dict[str, tuple[str, ...]], *, inferred: bool = True
+) -> None:
+    """Set these ADRs' entries in imported.yaml (the rest, and its comments, kept).
+    ``inferred``: False for globs a person gave (``gitmem new --in``)."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     path = root / ".continuity" / config.IMPORTED_NAME
@@ -190,7 +194,7 @@ def _write_imported(root: Path, new_entries: dict[str, tuple[str, ...]]) -> None
         seq = CommentedSeq(list(new_entries[rel]))
         seq.fa.set_flow_style()
         entry["globs"] = seq
-        entry["inferred"] = True
+        entry["inferred"] = inferred
         data[rel] = entry
     text = _dump(yaml, data)
     if not text.startswith("#"):

@@ -34,7 +34,7 @@ def _yaml_str(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _yaml_list(values: list[str]) -> str:
+def yaml_list(values: list[str]) -> str:
     return "[" + ", ".join(json.dumps(v, ensure_ascii=False) for v in values) + "]"
 
 
@@ -56,11 +56,11 @@ def render(
         f"status: {status}",
         f"date: {date or dt.date.today().isoformat()}",
         f"severity: {severity}",
-        f"globs: {_yaml_list(globs or [])}",
-        f"tags: {_yaml_list(tags or [])}",
+        f"globs: {yaml_list(globs or [])}",
+        f"tags: {yaml_list(tags or [])}",
     ]
     if supersedes:
-        lines.append(f"supersedes: {_yaml_list(supersedes)}")
+        lines.append(f"supersedes: {yaml_list(supersedes)}")
     lines.append("---")
     if body is None:
         body = resources.template(template).replace("{title}", title).replace("{status}", status)
@@ -77,6 +77,23 @@ def next_number(folder: Path) -> int:
     return highest + 1
 
 
+def check_new(title: str, template: str, status: str, severity: str, globs: list[str]) -> None:
+    """What ``gitmem new`` is given, checked before anything is written."""
+    if not title.strip():
+        raise GitmemError("the title is empty")
+    if template not in resources.TEMPLATES:
+        raise GitmemError(f"unknown template {template!r}: use adr, y or madr")
+    if status not in STATUSES:
+        raise GitmemError(f"unknown status {status!r}: use one of {', '.join(STATUSES)}")
+    if severity not in SEVERITIES:
+        raise GitmemError(f"unknown severity {severity!r}: use one of {', '.join(SEVERITIES)}")
+    for glob in globs:
+        try:
+            compile_globs(glob)
+        except GlobError as exc:
+            raise GitmemError(f"--glob: {exc}") from exc
+
+
 def new(
     repo: Repo,
     title: str,
@@ -90,19 +107,7 @@ def new(
     body: str | None = None,
 ) -> Path:
     """Write the next record and return its path. Safe against a concurrent ``new``."""
-    if not title.strip():
-        raise GitmemError("the title is empty")
-    if template not in resources.TEMPLATES:
-        raise GitmemError(f"unknown template {template!r}: use adr, y or madr")
-    if status not in STATUSES:
-        raise GitmemError(f"unknown status {status!r}: use one of {', '.join(STATUSES)}")
-    if severity not in SEVERITIES:
-        raise GitmemError(f"unknown severity {severity!r}: use one of {', '.join(SEVERITIES)}")
-    for glob in globs or []:
-        try:
-            compile_globs(glob)
-        except GlobError as exc:
-            raise GitmemError(f"--glob: {exc}") from exc
+    check_new(title, template, status, severity, globs or [])
     catalog = store.load(repo.root) if supersedes else None
     resolved = [catalog.get(ref).id for ref in supersedes or []] if catalog else []
     folder = store.decisions_dir(repo.root)

@@ -240,8 +240,9 @@ def build(
     as_list("superseded_by")  # type-checked here; gitmem.store links what it names
     rules = _rules(meta.get("rules"), parsed, file, problems)
     summary = sections.summarize(parsed.body, as_str("summary"))
-    if source == "continuity" and summary in _template_summaries():
-        # `gitmem new` wrote it and nobody filled it in: agents get the title, not this
+    if summary in _template_summaries():
+        # `gitmem new` wrote it (also `--in`, in an ADR log) and nobody filled it in:
+        # agents get the title, not this
         at = parsed.body_line + _line_index(parsed.body, summary[:24])
         err(
             "summary",

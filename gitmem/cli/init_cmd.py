@@ -44,7 +44,17 @@ def init(no_import: bool, adr_dirs: tuple[str, ...]) -> None:
     if not (report.created or report.sources_added or report.imported):
         out.print("already initialised; nothing to do")
     elif report.created:  # the first run: what to do next, on stderr (not data)
-        click.echo(NEXT_STEPS, err=True)
+        steps = NEXT_STEPS
+        if report.sources_added:  # the team's next decision belongs in its own log
+            log = report.sources_added[0]
+            steps = steps.replace(
+                "gitmem new \"TITLE\" --glob 'src/billing/**'  ",
+                f'gitmem new "TITLE" --in {log}{" " * max(0, 24 - len(log))}',
+            ).replace(
+                "record a decision and the paths it governs",
+                f"the next ADR of {log}, as its others are written",
+            )
+        click.echo(steps, err=True)
 
 
 NEXT_STEPS = """next:

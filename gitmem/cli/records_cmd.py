@@ -38,6 +38,12 @@ from gitmem.table import Entry
 @click.option("--severity", type=click.Choice(SEVERITIES), default="info", show_default=True)
 @click.option("--status", type=click.Choice(STATUSES), default="proposed", show_default=True)
 @click.option("--supersedes", multiple=True, help="Id of a decision this one replaces (repeat).")
+@click.option(
+    "--in",
+    "log",
+    metavar="DIR",
+    help="Write the next ADR of this log read in place (e.g. docs/adr), as its others are.",
+)
 @expected_errors
 def new(
     title: str,
@@ -47,12 +53,31 @@ def new(
     severity: str,
     status: str,
     supersedes: tuple[str, ...],
+    log: str | None,
 ) -> None:
     """Write the next decision record and print its path.
 
     With --status accepted, the records named by --supersedes are marked superseded.
+    With --in DIR, the record is the next ADR of that log: numbered, named and headed as
+    its newest one is, its globs kept in .continuity/imported.yaml.
     """
     repo = current_repo()
+    if log is not None:
+        from gitmem import adrnew
+
+        path = adrnew.new_in_log(
+            repo,
+            log,
+            title,
+            template=template,
+            status=status,
+            globs=list(globs),
+            tags=list(tags),
+            severity=severity,
+            supersedes=list(supersedes),
+        )
+        click.echo(path.relative_to(repo.root).as_posix())
+        return
     path = records.new(
         repo,
         title,

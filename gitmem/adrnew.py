@@ -1,0 +1,186 @@
+"""``gitmem new --in DIR``: the next ADR of a log read in place, written as the log writes
+its records.
+
+A team that keeps an ADR log (``docs/adr``) wants its next decision there, numbered after
+the others, not a second series in ``.continuity/decisions/`` beside it. The log's newest
+record is the model: its file name's prefix, padding and separator (``0012-x.md``,
+``adr-029-x.md``, ``024adr-x.md``), the label its heading puts before the title (``# 12.
+X``, ``# ADR 029: X``), and whether it keeps YAML front matter (MADR 3/4) or its status
+in a ``## Status`` section (Nygard, adr-tools, MADR 2). Globs given go to
+``.continuity/imported.yaml`` as reviewed (``inferred: false``); without them, loading
+infers them as ``gitmem init`` would.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path, PurePosixPath
+
+from gitmem import adrimport, config, fsutil, resources, sections, store
+from gitmem.errors import GitmemError
+from gitmem.repo import Repo
+
+# a log's record name: prefix, number, the separator before the slug ("adr-", "-")
+_NAME = re.compile(r"^((?:[A-Za-z]+[-_ ]?)?)(\d+)([A-Za-z]*[-_ ])")
+# a section of a template, up to the next heading of the same or a higher level
+_STATUS_SECTION = re.compile(r"^## Status\n.*?(?=^#{1,2} |\Z)", re.MULTILINE | re.DOTALL)
+
+
+def log_folder(repo: Repo, folder: str) -> config.Source:
+    """The registered ADR folder ``folder`` names (as written in config.yaml, or a path
+    to it from the current directory)."""
+    cfg = config.load(repo.root)
+    wanted = folder.strip().rstrip("/").removeprefix("./")
+    candidate = (Path.cwd() / folder).resolve()
+    for src in cfg.sources:
+        if src.path == wanted or (repo.root / src.path).resolve() == candidate:
+            return src
+    known = ", ".join(s.path for s in cfg.sources) or "none"
+    raise GitmemError(
+        f"--in {folder}: not an ADR folder gitmem reads (config.yaml's sources: {known});"
+        f" `gitmem init --adr-dir {folder}` reads it"
+    )
+
+
+def new_in_log(
+    repo: Repo,
+    folder: str,
+    title: str,
+    *,
+    template: str = "adr",
+    status: str = "proposed",
+    globs: list[str] | None = None,
+    tags: list[str] | None = None,
+    severity: str = "info",
+    supersedes: list[str] | None = None,
+) -> Path:
+    """Write the next record of the ADR log in ``folder`` and return its path."""
+    from gitmem.records import check_new, slugify
+
+    check_new(title, template, status, severity, globs or [])
+    src = log_folder(repo, folder)
+    log = repo.root / src.path
+    files = adrimport.adr_files(log)
+    numbered = [(n, p) for p in files if (n := adrimport.number_of(p.name)) is not None]
+    newest = max(numbered, key=lambda item: item[0])[1] if numbered else None
+    model = fsutil.read_text(newest) if newest is not None else ""
+    if newest is not None and newest.suffix.lower() != ".md":
+        raise GitmemError(
+            f"--in {src.path}: its records are {newest.suffix} files and `gitmem new` writes"
+            " Markdown; write this one as the log's others are written"
+        )
+    front = model.startswith("---\n") or model.startswith("---\r\n")
+    if not front and (tags or severity != "info"):
+        raise GitmemError(
+            f"--in {src.path}: its records keep no front matter, so no tags or severity;"
+            " leave out --tag and --severity"
+        )
+    catalog = store.load(repo.root)
+    refs = [catalog.get(ref) for ref in supersedes or []]
+    slug = slugify(title)
+    for _ in range(100):
+        number = 1 + max((n for n, _ in numbered), default=0)
+        name = _file_name(newest.name if newest is not None else None, number, slug)
+        text = _render(
+            title,
+            number,
+            model,
+            template=template,
+            status=status,
+            front=front,
+            tags=tags or [],
+            severity=severity,
+            supersedes=[(d.id, PurePosixPath(d.file)) for d in refs],
+            here=PurePosixPath(src.path),
+        )
+        path = log / name
+        if fsutil.create_exclusive(path, text):
+            break
+        numbered.append((number, path))  # another writer took it: the next one
+    else:  # pragma: no cover
+        raise GitmemError(f"could not find a free record number in {src.path}")
+    if status == "accepted":
+        from gitmem.records import mark_superseded
+
+        for d in refs:  # a record with front matter says so there; lint names the others
+            mark_superseded(repo.root / d.file)
+    if globs:
+        from gitmem import init
+
+        init.write_imported(
+            repo.root, {path.relative_to(repo.root).as_posix(): tuple(globs)}, inferred=False
+        )
+    return path
+
+
+def _file_name(model: str | None, number: int, slug: str) -> str:
+    """``0012-old.md``, 13 -> ``0013-slug.md``; ``adr-029-x.md`` -> ``adr-030-slug.md``;
+    no model (an empty log): ``0001-slug.md``, as adr-tools names it."""
+    match = _NAME.match(model) if model is not None else None
+    if match is None:
+        return f"{number:04d}-{slug}.md"
+    prefix, digits, sep = match.groups()
+    return f"{prefix}{number:0{len(digits)}d}{sep}{slug}.md"
+
+
+def _heading(model: str, number: int, title: str) -> str:
+    """The title with the label the log's newest record puts before its own, renumbered:
+    ``# ADR 029: X`` -> ``ADR 030: TITLE``; ``# 12. X`` -> ``13. TITLE``."""
+    heading = sections.first_heading(model) or ""
+    match = adrimport.TITLE_LABEL.match(heading)
+    if match is None or match.group(2) is None:
+        return title
+    label = match.group(0)
+    digits = re.search(r"\d+", label)
+    assert digits is not None  # group 2 matched
+    width = len(digits.group(0))
+    label = f"{label[: digits.start()]}{number:0{width}d}{label[digits.end() :]}"
+    return label + title
+
+
+def _render(
+    title: str,
+    number: int,
+    model: str,
+    *,
+    template: str,
+    status: str,
+    front: bool,
+    tags: list[str],
+    severity: str,
+    supersedes: list[tuple[str, PurePosixPath]],
+    here: PurePosixPath,
+) -> str:
+    from gitmem.records import yaml_list
+
+    today = dt.date.today().isoformat()
+    body = resources.template(template).replace("{status}", status.capitalize())
+    body = body.split("\n", 1)[1].lstrip("\n")  # the template's "# {title}" line
+    body = _STATUS_SECTION.sub("", body).rstrip("\n") + "\n"
+    links = [f"[{ident}]({_relative(file, here)})" for ident, file in supersedes]
+    head = f"# {_heading(model, number, title)}\n\n"
+    if front:
+        meta = [f"status: {status}", f"date: {today}"]
+        if severity != "info":
+            meta.append(f"severity: {severity}")
+        if tags:
+            meta.append(f"tags: {yaml_list(tags)}")
+        if supersedes:
+            meta.append(f"supersedes: {yaml_list([ident for ident, _ in supersedes])}")
+        return "---\n" + "\n".join(meta) + "\n---\n\n" + head + body
+    said = status.capitalize()
+    if links:
+        said += "\n\nSupersedes " + ", ".join(links)
+    return f"{head}Date: {today}\n\n## Status\n\n{said}\n\n{body}"
+
+
+def _relative(target: PurePosixPath, here: PurePosixPath) -> str:
+    """``target`` (repository-relative) as a link from a file in the folder ``here``."""
+    up = len(here.parts)
+    common = 0
+    for a, b in zip(target.parts, here.parts, strict=False):
+        if a != b:
+            break
+        common += 1
+    return "/".join([".."] * (up - common) + list(target.parts[common:]))

@@ -1,0 +1,144 @@
+"""`gitmem new --in DIR`: the next ADR of a log read in place, written as the log's newest
+record is (name, heading label, front matter or Status section). Real repositories, the
+installed `gitmem`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import commit_all, git, write
+from conftest import run_gitmem as gitmem
+
+from gitmem import store
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("gitmem") is None, reason="gitmem is not installed"),
+    pytest.mark.usefixtures("no_model"),
+]
+TODAY = dt.date.today().isoformat()
+
+
+def initialised(repo: Path) -> None:
+    commit_all(repo, "log")
+    done = gitmem(repo, "init")
+    assert done.returncode == 0, done.stderr
+
+
+def new(repo: Path, *args: str) -> str:
+    done = gitmem(repo, "new", *args)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_an_adr_tools_log_gets_its_next_record(repo: Path) -> None:
+    write(repo, "src/billing/invoice.py", "")
+    write(repo, "doc/adr/0001-record-architecture-decisions.md",
+          "# 1. Record architecture decisions\n\nDate: 2020-01-01\n\n## Status\n\nAccepted\n")  # fmt: skip
+    write(repo, "doc/adr/0002-use-postgres.md",
+          "# 2. Use Postgres\n\nDate: 2020-02-01\n\n## Status\n\nAccepted\n\n"
+          "## Decision\n\nStorage is PostgreSQL.\n")  # fmt: skip
+    initialised(repo)
+    # the first run's next steps point at the log, not at a second series beside it
+    assert 'gitmem new "TITLE" --in doc/adr' in _first_run(repo)
+
+    rel = new(repo, "Use CockroachDB", "--in", "doc/adr", "--glob", "src/billing/**",
+              "--status", "accepted", "--supersedes", "ADR-0002")  # fmt: skip
+    assert rel == "doc/adr/0003-use-cockroachdb.md"
+    text = (repo / rel).read_text()
+    assert text.startswith(
+        f"# 3. Use CockroachDB\n\nDate: {TODAY}\n\n## Status\n\nAccepted\n\n"
+        "Supersedes [ADR-0002](0002-use-postgres.md)\n\n## Context\n"
+    )
+    assert text.count("## Status") == 1  # the template's own Status section left out
+    imported = (repo / ".continuity/imported.yaml").read_text()
+    assert f"{rel}:\n  globs: [src/billing/**]\n  inferred: false" in imported
+
+    catalog = store.load(repo)
+    made = catalog.by_id["ADR-0003"]
+    assert (made.title, made.status, made.globs, made.date) == (
+        "Use CockroachDB",
+        "accepted",
+        ("src/billing/**",),
+        TODAY,
+    )
+    assert made.supersedes == ("ADR-0002",)
+    assert catalog.by_id["ADR-0002"].superseded_by == ("ADR-0003",)
+    # its Status section is the old record's to change (it keeps no front matter): lint
+    # says so, and that the new one still holds the template's text
+    lint = gitmem(repo, "lint").stdout
+    assert "doc/adr/0002-use-postgres.md:5: status: warning: says accepted but ADR-0003" in lint
+    assert f"{rel}:" in lint and "still the template's text" in lint
+
+
+def _first_run(repo: Path) -> str:
+    """`gitmem init`'s next steps, as a fresh repository's first run prints them."""
+    fresh = repo.parent / "fresh"
+    shutil.copytree(repo / "doc", fresh / "doc")
+    git(fresh, "init", "-q")
+    return gitmem(fresh, "init").stderr
+
+
+def test_a_log_whose_headings_carry_a_label_and_padding(repo: Path) -> None:
+    folder = "docs/architecture"
+    write(repo, f"{folder}/adr-028-fees.md", "# ADR 028: Fees\n\n## Status\n\nAccepted\n")
+    write(repo, f"{folder}/adr-029-limits.md", "# ADR 029: Limits\n\n## Status\n\nProposed\n")
+    write(repo, f"{folder}/README.md", "# ADRs\n")
+    initialised(repo)
+    rel = new(repo, "Blob sizes", "--in", f"./{folder}/", "-t", "y")
+    assert rel == f"{folder}/adr-030-blob-sizes.md"
+    text = (repo / rel).read_text()
+    assert text.startswith(f"# ADR 030: Blob sizes\n\nDate: {TODAY}\n\n## Status\n\nProposed\n")
+    assert "In the context of" in text
+    made = store.load(repo).by_id["adr-030-blob-sizes"]
+    assert (made.title, made.status) == ("Blob sizes", "proposed")
+
+
+def test_a_log_with_front_matter_is_written_with_it(repo: Path) -> None:
+    write(repo, "docs/decisions/0001-use-madr.md",
+          "---\nstatus: accepted\ndate: 2022-01-01\n---\n# Use MADR\n\nWe use MADR.\n")  # fmt: skip
+    write(repo, "docs/decisions/0002-use-kafka.md",
+          "---\nstatus: accepted\ndate: 2022-02-01\n---\n# Use Kafka\n\nEvents go to Kafka.\n")  # fmt: skip
+    initialised(repo)
+    rel = new(repo, "Use Pulsar", "--in", "docs/decisions", "-t", "madr", "--tag", "events",
+              "--severity", "warning", "--status", "accepted", "--supersedes", "2")  # fmt: skip
+    assert rel == "docs/decisions/0003-use-pulsar.md"
+    assert (repo / rel).read_text().startswith(
+        f"---\nstatus: accepted\ndate: {TODAY}\nseverity: warning\ntags: [\"events\"]\n"
+        'supersedes: ["ADR-0002"]\n---\n\n# Use Pulsar\n\n## Context and Problem Statement\n'
+    )
+    catalog = store.load(repo)
+    made = catalog.by_id["ADR-0003"]
+    assert (made.severity, made.tags, made.supersedes) == ("warning", ("events",), ("ADR-0002",))
+    # the replaced record keeps its status in front matter: marked there
+    assert "status: superseded\n" in (repo / "docs/decisions/0002-use-kafka.md").read_text()
+    assert catalog.by_id["ADR-0002"].effective_status == "superseded"
+
+
+def test_what_new_in_cannot_do_is_said_and_nothing_is_written(repo: Path) -> None:
+    write(repo, "doc/adr/0001-x.md", "# 1. X\n\n## Status\n\nAccepted\n")
+    write(repo, "doc/adr/0002-y.md", "# 2. Y\n\n## Status\n\nAccepted\n")
+    write(repo, "docs/rst/0001-a.rst", "1. A\n====\n\n:Status: Accepted\n")
+    write(repo, "docs/rst/0002-b.rst", "2. B\n====\n\n:Status: Accepted\n")
+    write(repo, "notes/0001-z.md", "# 1. Z\n")
+    commit_all(repo, "logs")
+    assert gitmem(repo, "init", "--adr-dir", "docs/rst").returncode == 0
+    before = sorted(p.relative_to(repo).as_posix() for p in repo.rglob("*") if ".git" not in p.parts)
+    cases = {
+        ("--in", "notes"): "--in notes: not an ADR folder gitmem reads (config.yaml's sources:"
+        " docs/rst, doc/adr); `gitmem init --adr-dir notes` reads it",
+        ("--in", "doc/adr", "--tag", "x"): "--in doc/adr: its records keep no front matter, so"
+        " no tags or severity",
+        ("--in", "docs/rst"): "--in docs/rst: its records are .rst files and `gitmem new` writes"
+        " Markdown",
+        ("--in", "doc/adr", "--glob", "src/[x"): "--glob: ",
+        ("--in", "doc/adr", "--supersedes", "ADR-0009"): "ADR-0009",
+    }
+    for args, said in cases.items():
+        done = gitmem(repo, "new", "Title", *args)
+        assert done.returncode != 0 and said in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr
+    after = sorted(p.relative_to(repo).as_posix() for p in repo.rglob("*") if ".git" not in p.parts)
+    assert after == before
