@@ -14,12 +14,16 @@ infers them as ``gitmem init`` would.
 from __future__ import annotations
 
 import datetime as dt
+import os
+import posixpath
 import re
 from pathlib import Path, PurePosixPath
 
 from gitmem import adrimport, config, fsutil, resources, sections, store
 from gitmem.errors import GitmemError
+from gitmem.model import STATUSES
 from gitmem.repo import Repo
+from gitmem.validate import name_date
 
 # a log's record name: prefix, number, the separator before the slug ("adr-", "-")
 _NAME = re.compile(r"^((?:[A-Za-z]+[-_ ]?)?)(\d+)([A-Za-z]*[-_ ])")
@@ -63,7 +67,11 @@ def new_in_log(
     log = repo.root / src.path
     files = adrimport.adr_files(log)
     numbered = [(n, p) for p in files if (n := adrimport.number_of(p.name)) is not None]
-    newest = max(numbered, key=lambda item: item[0])[1] if numbered else None
+    dated = sorted(p for p in files if name_date(p.name))
+    if numbered:
+        newest: Path | None = max(numbered, key=lambda item: item[0])[1]
+    else:  # a log named by date (log4brains: 20210304-x.md), or an empty one
+        newest = dated[-1] if dated else None
     model = fsutil.read_text(newest) if newest is not None else ""
     if newest is not None and newest.suffix.lower() != ".md":
         raise GitmemError(
@@ -79,9 +87,13 @@ def new_in_log(
     catalog = store.load(repo.root)
     refs = [catalog.get(ref) for ref in supersedes or []]
     slug = slugify(title)
-    for _ in range(100):
+    by_date = bool(dated) and not numbered
+    for attempt in range(100):
         number = 1 + max((n for n, _ in numbered), default=0)
-        name = _file_name(newest.name if newest is not None else None, number, slug)
+        if by_date:
+            name = _dated_name(dated[-1].name, slug, attempt)
+        else:
+            name = _file_name(newest.name if newest is not None else None, number, slug)
         text = _render(
             title,
             number,
@@ -97,14 +109,12 @@ def new_in_log(
         path = log / name
         if fsutil.create_exclusive(path, text):
             break
-        numbered.append((number, path))  # another writer took it: the next one
+        numbered.append((number, path))  # taken (another writer?): the next number, or -2
     else:  # pragma: no cover
         raise GitmemError(f"could not find a free record number in {src.path}")
     if status == "accepted":
-        from gitmem.records import mark_superseded
-
-        for d in refs:  # a record with front matter says so there; lint names the others
-            mark_superseded(repo.root / d.file)
+        for d in refs:
+            _mark_superseded(repo.root / d.file, path, _heading(model, number, title))
     if globs:
         from gitmem import init
 
@@ -112,6 +122,15 @@ def new_in_log(
             repo.root, {path.relative_to(repo.root).as_posix(): tuple(globs)}, inferred=False
         )
     return path
+
+
+def _dated_name(model: str, slug: str, attempt: int) -> str:
+    """Today's record in a log named by date, written as its newest name writes the date
+    (``20210304-x.md`` or ``2021-03-04-x.md``); a second one today with the same slug
+    gets ``-2``."""
+    today = dt.date.today()
+    stamp = today.strftime("%Y%m%d") if model[:8].isdigit() else today.isoformat()
+    return f"{stamp}-{slug}{f'-{attempt + 1}' if attempt else ''}.md"
 
 
 def _file_name(model: str | None, number: int, slug: str) -> str:
@@ -177,10 +196,42 @@ def _render(
 
 def _relative(target: PurePosixPath, here: PurePosixPath) -> str:
     """``target`` (repository-relative) as a link from a file in the folder ``here``."""
-    up = len(here.parts)
-    common = 0
-    for a, b in zip(target.parts, here.parts, strict=False):
-        if a != b:
-            break
-        common += 1
-    return "/".join([".."] * (up - common) + list(target.parts[common:]))
+    return posixpath.relpath(target, here)
+
+
+def mark_superseded_in_status(text: str, link: str) -> str | None:
+    """``text`` with the status under its ``## Status`` heading, when that is one status
+    word on its own line (``Accepted``), replaced by ``Superseded by LINK``, as adr-tools
+    does (``adr new -s``); None where the status is written some other way (lint then
+    names the line to change)."""
+    lines = text.splitlines(keepends=True)
+    at = sections.heading_line(text, "status")
+    if at is None:
+        return None
+    for n in range(at + 1, len(lines)):
+        word = lines[n].strip()
+        if not word:
+            continue
+        if word.lower() not in STATUSES and word.lower() not in ("active", "draft"):
+            return None
+        ending = lines[n][len(lines[n].rstrip("\r\n")) :]
+        lines[n] = f"Superseded by {link}{ending}"
+        return "".join(lines)
+    return None
+
+
+def _mark_superseded(old: Path, new: Path, heading: str) -> None:
+    """The replaced record says so: in its front matter (``status: superseded``) or, as
+    adr-tools writes it, in its Status section (``Superseded by [13. Title](0013-x.md)``)."""
+    from gitmem.records import mark_superseded
+
+    if mark_superseded(old):
+        return
+    try:
+        text = fsutil.read_text(old)
+    except (OSError, ValueError):
+        return
+    link = PurePosixPath(os.path.relpath(new, old.parent)).as_posix()
+    changed = mark_superseded_in_status(text, f"[{heading}]({link})")
+    if changed is not None:
+        fsutil.atomic_write(old, changed)

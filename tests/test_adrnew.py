@@ -65,12 +65,25 @@ def test_an_adr_tools_log_gets_its_next_record(repo: Path) -> None:
         TODAY,
     )
     assert made.supersedes == ("ADR-0002",)
-    assert catalog.by_id["ADR-0002"].superseded_by == ("ADR-0003",)
-    # its Status section is the old record's to change (it keeps no front matter): lint
-    # says so, and that the new one still holds the template's text
+    replaced = catalog.by_id["ADR-0002"]
+    assert (replaced.superseded_by, replaced.status) == (("ADR-0003",), "superseded")
+    # as `adr new -s 2` does, the replaced record's Status section says so
+    assert (repo / "doc/adr/0002-use-postgres.md").read_text() == (
+        "# 2. Use Postgres\n\nDate: 2020-02-01\n\n## Status\n\n"
+        "Superseded by [3. Use CockroachDB](0003-use-cockroachdb.md)\n\n"
+        "## Decision\n\nStorage is PostgreSQL.\n"
+    )
     lint = gitmem(repo, "lint").stdout
-    assert "doc/adr/0002-use-postgres.md:5: status: warning: says accepted but ADR-0003" in lint
-    assert f"{rel}:" in lint and "still the template's text" in lint
+    assert "status:" not in lint
+    assert f"{rel}:" in lint and "still the template's text" in lint  # until filled in
+
+    # a status written in a sentence is left as written: lint names the line to change
+    write(repo, "doc/adr/0001-record-architecture-decisions.md",
+          "# 1. Record architecture decisions\n\n## Status\n\nAccepted by the team.\n")  # fmt: skip
+    new(repo, "Record decisions with gitmem", "--in", "doc/adr", "--status", "accepted",
+        "--supersedes", "1")  # fmt: skip
+    lint = gitmem(repo, "lint").stdout
+    assert "doc/adr/0001-record-architecture-decisions.md:3: status: warning: says accepted" in lint
 
 
 def _first_run(repo: Path) -> str:
@@ -94,6 +107,19 @@ def test_a_log_whose_headings_carry_a_label_and_padding(repo: Path) -> None:
     assert "In the context of" in text
     made = store.load(repo).by_id["adr-030-blob-sizes"]
     assert (made.title, made.status) == ("Blob sizes", "proposed")
+
+
+def test_a_log_named_by_date_gets_todays_name(repo: Path) -> None:
+    """log4brains names its records by date (`20210304-use-x.md`), not by number."""
+    for name, title in [("20210304-use-postgres.md", "Use Postgres"),
+                        ("20220506-use-kafka.md", "Use Kafka")]:  # fmt: skip
+        write(repo, f"docs/adr/{name}", f"# {title}\n\n- Status: accepted\n\n## Decision\n\nx\n")
+    initialised(repo)
+    stamp = TODAY.replace("-", "")
+    assert new(repo, "Use Pulsar", "--in", "docs/adr") == f"docs/adr/{stamp}-use-pulsar.md"
+    assert new(repo, "Use Pulsar", "--in", "docs/adr") == f"docs/adr/{stamp}-use-pulsar-2.md"
+    made = store.load(repo).by_id[f"{stamp}-use-pulsar"]
+    assert (made.title, made.date, made.status) == ("Use Pulsar", TODAY, "proposed")
 
 
 def test_a_log_with_front_matter_is_written_with_it(repo: Path) -> None:
