@@ -103,7 +103,9 @@ def new_in_log(
             front=front,
             tags=tags or [],
             severity=severity,
-            supersedes=[(d.id, PurePosixPath(d.file)) for d in refs],
+            supersedes=[
+                (d.id, _said(repo.root / d.file, d.id), PurePosixPath(d.file)) for d in refs
+            ],
             here=PurePosixPath(src.path),
         )
         path = log / name
@@ -131,6 +133,14 @@ def _dated_name(model: str, slug: str, attempt: int) -> str:
     today = dt.date.today()
     stamp = today.strftime("%Y%m%d") if model[:8].isdigit() else today.isoformat()
     return f"{stamp}-{slug}{f'-{attempt + 1}' if attempt else ''}.md"
+
+
+def _said(path: Path, ident: str) -> str:
+    """How a link names a record, as adr-tools writes it: its heading (``2. Use X``)."""
+    try:
+        return sections.first_heading(fsutil.read_text(path)) or ident
+    except (OSError, ValueError):
+        return ident
 
 
 def _file_name(model: str | None, number: int, slug: str) -> str:
@@ -168,7 +178,7 @@ def _render(
     front: bool,
     tags: list[str],
     severity: str,
-    supersedes: list[tuple[str, PurePosixPath]],
+    supersedes: list[tuple[str, str, PurePosixPath]],
     here: PurePosixPath,
 ) -> str:
     from gitmem.records import yaml_list
@@ -177,7 +187,7 @@ def _render(
     body = resources.template(template).replace("{status}", status.capitalize())
     body = body.split("\n", 1)[1].lstrip("\n")  # the template's "# {title}" line
     body = _STATUS_SECTION.sub("", body).rstrip("\n") + "\n"
-    links = [f"[{ident}]({_relative(file, here)})" for ident, file in supersedes]
+    links = [f"[{said}]({_relative(file, here)})" for _, said, file in supersedes]
     head = f"# {_heading(model, number, title)}\n\n"
     if front:
         meta = [f"status: {status}", f"date: {today}"]
@@ -186,7 +196,7 @@ def _render(
         if tags:
             meta.append(f"tags: {yaml_list(tags)}")
         if supersedes:
-            meta.append(f"supersedes: {yaml_list([ident for ident, _ in supersedes])}")
+            meta.append(f"supersedes: {yaml_list([ident for ident, _, _ in supersedes])}")
         return "---\n" + "\n".join(meta) + "\n---\n\n" + head + body
     said = status.capitalize()
     if links:

@@ -50,7 +50,7 @@ def test_an_adr_tools_log_gets_its_next_record(repo: Path) -> None:
     text = (repo / rel).read_text()
     assert text.startswith(
         f"# 3. Use CockroachDB\n\nDate: {TODAY}\n\n## Status\n\nAccepted\n\n"
-        "Supersedes [ADR-0002](0002-use-postgres.md)\n\n## Context\n"
+        "Supersedes [2. Use Postgres](0002-use-postgres.md)\n\n## Context\n"
     )
     assert text.count("## Status") == 1  # the template's own Status section left out
     imported = (repo / ".continuity/imported.yaml").read_text()
