@@ -49,9 +49,9 @@ def log_folder(repo: Repo, folder: str) -> config.Source:
 
 def new_in_log(
     repo: Repo,
-    folder: str,
     title: str,
     *,
+    log: str,
     template: str = "adr",
     status: str = "proposed",
     globs: list[str] | None = None,
@@ -59,13 +59,13 @@ def new_in_log(
     severity: str = "info",
     supersedes: list[str] | None = None,
 ) -> Path:
-    """Write the next record of the ADR log in ``folder`` and return its path."""
+    """Write the next record of the ADR log in the folder ``log`` and return its path."""
     from gitmem.records import check_new, slugify
 
     check_new(title, template, status, severity, globs or [])
-    src = log_folder(repo, folder)
-    log = repo.root / src.path
-    files = adrimport.adr_files(log)
+    src = log_folder(repo, log)
+    folder = repo.root / src.path
+    files = adrimport.adr_files(folder)
     numbered = [(n, p) for p in files if (n := adrimport.number_of(p.name)) is not None]
     dated = sorted(p for p in files if name_date(p.name))
     if numbered:
@@ -108,7 +108,7 @@ def new_in_log(
             ],
             here=PurePosixPath(src.path),
         )
-        path = log / name
+        path = folder / name
         if fsutil.create_exclusive(path, text):
             break
         numbered.append((number, path))  # taken (another writer?): the next number, or -2

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import click
 from rich.markup import escape
@@ -62,23 +65,12 @@ def new(
     its newest one is, its globs kept in .continuity/imported.yaml.
     """
     repo = current_repo()
+    write: Callable[..., Path] = records.new
     if log is not None:
         from gitmem import adrnew
 
-        path = adrnew.new_in_log(
-            repo,
-            log,
-            title,
-            template=template,
-            status=status,
-            globs=list(globs),
-            tags=list(tags),
-            severity=severity,
-            supersedes=list(supersedes),
-        )
-        click.echo(path.relative_to(repo.root).as_posix())
-        return
-    path = records.new(
+        write = functools.partial(adrnew.new_in_log, log=log)
+    path = write(
         repo,
         title,
         template=template,
