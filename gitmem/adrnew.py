@@ -21,9 +21,8 @@ from pathlib import Path, PurePosixPath
 
 from gitmem import adrimport, config, fsutil, resources, sections, store
 from gitmem.errors import GitmemError
-from gitmem.model import STATUSES
 from gitmem.repo import Repo
-from gitmem.validate import name_date
+from gitmem.validate import canonical_status, name_date
 
 # a log's record name: prefix, number, the separator before the slug ("adr-", "-")
 _NAME = re.compile(r"^((?:[A-Za-z]+[-_ ]?)?)(\d+)([A-Za-z]*[-_ ])")
@@ -86,6 +85,7 @@ def new_in_log(
         )
     catalog = store.load(repo.root)
     refs = [catalog.get(ref) for ref in supersedes or []]
+    replaced = [(d.id, _said(repo.root / d.file, d.id), d.file) for d in refs]
     slug = slugify(title)
     by_date = bool(dated) and not numbered
     for attempt in range(100):
@@ -94,19 +94,16 @@ def new_in_log(
             name = _dated_name(dated[-1].name, slug, attempt)
         else:
             name = _file_name(newest.name if newest is not None else None, number, slug)
+        heading = _heading(model, number, title)
         text = _render(
-            title,
-            number,
-            model,
+            heading,
             template=template,
             status=status,
             front=front,
             tags=tags or [],
             severity=severity,
-            supersedes=[
-                (d.id, _said(repo.root / d.file, d.id), PurePosixPath(d.file)) for d in refs
-            ],
-            here=PurePosixPath(src.path),
+            supersedes=replaced,
+            here=src.path,
         )
         path = folder / name
         if fsutil.create_exclusive(path, text):
@@ -116,7 +113,7 @@ def new_in_log(
         raise GitmemError(f"could not find a free record number in {src.path}")
     if status == "accepted":
         for d in refs:
-            _mark_superseded(repo.root / d.file, path, _heading(model, number, title))
+            _mark_superseded(repo.root / d.file, path, heading)
     if globs:
         from gitmem import init
 
@@ -169,17 +166,15 @@ def _heading(model: str, number: int, title: str) -> str:
 
 
 def _render(
-    title: str,
-    number: int,
-    model: str,
+    heading: str,
     *,
     template: str,
     status: str,
     front: bool,
     tags: list[str],
     severity: str,
-    supersedes: list[tuple[str, str, PurePosixPath]],
-    here: PurePosixPath,
+    supersedes: list[tuple[str, str, str]],
+    here: str,
 ) -> str:
     from gitmem.records import yaml_list
 
@@ -187,8 +182,8 @@ def _render(
     body = resources.template(template).replace("{status}", status.capitalize())
     body = body.split("\n", 1)[1].lstrip("\n")  # the template's "# {title}" line
     body = _STATUS_SECTION.sub("", body).rstrip("\n") + "\n"
-    links = [f"[{said}]({_relative(file, here)})" for _, said, file in supersedes]
-    head = f"# {_heading(model, number, title)}\n\n"
+    links = [f"[{said}]({posixpath.relpath(file, here)})" for _, said, file in supersedes]
+    head = f"# {heading}\n\n"
     if front:
         meta = [f"status: {status}", f"date: {today}"]
         if severity != "info":
@@ -204,11 +199,6 @@ def _render(
     return f"{head}Date: {today}\n\n## Status\n\n{said}\n\n{body}"
 
 
-def _relative(target: PurePosixPath, here: PurePosixPath) -> str:
-    """``target`` (repository-relative) as a link from a file in the folder ``here``."""
-    return posixpath.relpath(target, here)
-
-
 def mark_superseded_in_status(text: str, link: str) -> str | None:
     """``text`` with the status under its ``## Status`` heading, when that is one status
     word on its own line (``Accepted``), replaced by ``Superseded by LINK``, as adr-tools
@@ -222,7 +212,7 @@ def mark_superseded_in_status(text: str, link: str) -> str | None:
         word = lines[n].strip()
         if not word:
             continue
-        if word.lower() not in STATUSES and word.lower() not in ("active", "draft"):
+        if canonical_status(word) is None:
             return None
         ending = lines[n][len(lines[n].rstrip("\r\n")) :]
         lines[n] = f"Superseded by {link}{ending}"
