@@ -308,20 +308,12 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     except GitmemError as exc:
         checks.append(Check("lint", False, f"cannot run: {str(exc).splitlines()[0]}"))
     else:
-        checks.append(
-            Check(
-                "lint",
-                report.errors == 0,
-                report.summary()
-                + (
-                    ": run `gitmem lint`"
-                    if report.errors
-                    else " (`gitmem lint` lists them)"
-                    if report.warnings
-                    else ""
-                ),
-            )
-        )
+        said = report.summary()
+        if report.errors:
+            said += ": run `gitmem lint`"
+        elif report.warnings:
+            said += " (`gitmem lint` lists them)"
+        checks.append(Check("lint", report.errors == 0, said))
     checks.append(_capture_check(repo))
     table = Table.open(compiler.table_path(repo))
     fresh = table is not None and is_fresh(table, repo.root, full=True)

@@ -124,12 +124,8 @@ def run(
 
 def ls_files(root: Path) -> list[str]:
     """Tracked files plus untracked, not-ignored ones: the files a decision may govern."""
-    _, out, _ = run(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root)
-    seen: dict[str, None] = {}
-    for name in out.split("\0"):
-        if name:
-            seen[name] = None
-    return list(seen)
+    _, out, _ = run(list(leangit.LS_FILES), cwd=root)
+    return leangit.file_names(out)
 
 
 class Provenance(NamedTuple):

@@ -89,6 +89,16 @@ def output(args: Sequence[str], root: str, *, timeout: float = 5.0) -> str | Non
     return b"".join(chunks).decode("utf-8", "surrogateescape")
 
 
+# the files a decision may govern: tracked ones plus untracked, not-ignored ones
+LS_FILES = ("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+
+
+def file_names(out: str) -> list[str]:
+    """``git ls-files -z`` output as names, each once (a file in conflict is listed once per
+    stage)."""
+    return list(dict.fromkeys(name for name in out.split("\0") if name))
+
+
 def foreign_owner(*paths: str | os.PathLike[str]) -> bool:
     """True if one of ``paths`` belongs to another user than the one running, as git's
     ``safe.directory`` check sees it: root run through sudo also owns ``SUDO_UID``'s files.

@@ -168,12 +168,10 @@ def _records(repo: Repo, folder: Path) -> list[Record]:
 def _kept_in(repo: Repo, path: Path) -> str | None:
     """The repository below the work tree's root that holds ``path`` (a submodule or a
     nested clone under the decisions folder), as a repository-relative folder."""
-    for parent in path.parents:
-        if parent == repo.root or repo.root not in parent.parents:
-            return None
-        if (parent / ".git").exists():
-            return parent.relative_to(repo.root).as_posix()
-    return None
+    from gitmem.location import repository_of
+
+    found = repository_of(str(path.parent), stop=str(repo.root))
+    return None if found is None else Path(found.root).relative_to(repo.root).as_posix()
 
 
 def _arrivals(repo: Repo, folder: Path) -> tuple[dict[str, int], dict[str, str]]:

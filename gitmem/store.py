@@ -255,12 +255,10 @@ def _infer_unlisted(root: Path, cfg: config.Config, wanted: set[str]) -> dict[st
     inferred."""
     from gitmem import leangit  # an agent hook may compile: no `subprocess` import
 
-    listed = leangit.output(
-        ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], str(root), timeout=10
-    )
+    listed = leangit.output(leangit.LS_FILES, str(root), timeout=10)
     if listed is None:
         return {}
-    files = list(dict.fromkeys(name for name in listed.split("\0") if name))
+    files = leangit.file_names(listed)
     return adrimport.infer_logs(root, [s.path for s in cfg.sources], files, wanted)
 
 
