@@ -44,22 +44,26 @@ def init(no_import: bool, adr_dirs: tuple[str, ...]) -> None:
     if not (report.created or report.sources_added or report.imported):
         out.print("already initialised; nothing to do")
     elif report.created:  # the first run: what to do next, on stderr (not data)
-        steps = NEXT_STEPS
-        if report.sources_added:  # the team's next decision belongs in its own log
-            log = report.sources_added[0]
-            steps = steps.replace(
-                "gitmem new \"TITLE\" --glob 'src/billing/**'  ",
-                f'gitmem new "TITLE" --in {log}{" " * max(0, 24 - len(log))}',
-            ).replace(
-                "record a decision and the paths it governs",
-                f"the next ADR of {log}, as its others are written",
-            )
-        click.echo(steps, err=True)
+        # where a log was found, the team's next decision belongs in it
+        log = report.sources_added[0] if report.sources_added else None
+        click.echo(next_steps(log), err=True)
 
 
-NEXT_STEPS = """next:
-  gitmem new "TITLE" --glob 'src/billing/**'   record a decision and the paths it governs
-  gitmem install claude                        bring decisions to your agent (or codex,
-                                               gemini, cursor, copilot, qwen, opencode, cline)
-  gitmem install git                           check them at commit time
-  gitmem doctor                                see that it all works"""
+def next_steps(log: str | None) -> str:
+    """What to do after the first `gitmem init`, a command and what it does per line."""
+    first = (
+        (f'gitmem new "TITLE" --in {log}', f"the next ADR of {log}, as its others are written")
+        if log is not None
+        else (
+            "gitmem new \"TITLE\" --glob 'src/billing/**'",
+            "record a decision and the paths it governs",
+        )
+    )
+    rows = [
+        first,
+        ("gitmem install claude", "bring decisions to your agent (or codex,"),
+        ("", "gemini, cursor, copilot, qwen, opencode, cline)"),
+        ("gitmem install git", "check them at commit time"),
+        ("gitmem doctor", "see that it all works"),
+    ]
+    return "next:\n" + "\n".join(f"  {command:<44} {what}" for command, what in rows)
