@@ -1,13 +1,16 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 
 import click
 from rich.markup import escape
 
 from gitmem import capture as core
+from gitmem import sessionlog
 from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stdout
 from gitmem.errors import GitmemError
+from gitmem.paths import to_repo_relative
 from gitmem.repo import Repo
 from gitmem.tidy import tidy
 from gitmem.vocab import counted
@@ -20,50 +23,61 @@ def _when(ts: object) -> str:
         return "-"
 
 
-def _summary(ref: str, short: str, records: list[dict[str, object]]) -> dict[str, object]:
-    prompts = [r for r in records if r.get("kind", "prompt") == "prompt"]
-    close = next((r for r in reversed(records) if r.get("kind") == "close"), {})
-    first = records[0] if records else {}
-    return {
-        "id": short,
-        "ref": ref,
-        "user": short.split("/", 1)[0],
-        "session_id": first.get("session_id"),
-        "started": first.get("time"),
-        "last": records[-1].get("time") if records else None,
-        "branch": first.get("branch"),
-        "prompts": len(prompts),
-        "files_edited": close.get("files_edited", []),
-        "closed": bool(close),
-    }
-
-
 @click.group(invoke_without_command=True)
+@click.option("--user", "users", multiple=True, help="Only this user's sessions (repeatable).")
+@click.option(
+    "--edited",
+    "edited",
+    multiple=True,
+    metavar="PATH",
+    help="Only sessions whose closing record lists PATH, or a file under the folder PATH, "
+    "as edited (repeatable).",
+)
+@click.option(
+    "-n", "--limit", type=click.IntRange(min=1), default=None, help="Only the N newest sessions."
+)
 @json_option
 @click.pass_context
 @expected_errors
-def sessions(ctx: click.Context, json_: bool) -> None:
-    """List captured agent sessions (who, when, branch, prompts, files edited)."""
+def sessions(
+    ctx: click.Context,
+    users: tuple[str, ...],
+    edited: tuple[str, ...],
+    limit: int | None,
+    json_: bool,
+) -> None:
+    """List captured agent sessions (who, when, branch, prompts, files edited), newest
+    first."""
     if ctx.invoked_subcommand is not None:
         return
     repo = current_repo()
     for sid in core.pending_sessions(repo):
         core.flush(repo, sid)
-    rows = [_summary(ref, short, core.records(repo, ref)) for ref, short in core.session_refs(repo)]
-    rows.sort(key=lambda r: float(r["started"] or 0), reverse=True)  # type: ignore[arg-type]
+    wanted = [_repo_path(repo, p) for p in edited]
+    rows = [
+        r
+        for r in sessionlog.summaries(repo)
+        if (not users or r.user in users) and (not wanted or any(r.edited_under(p) for p in wanted))
+    ][:limit]
     if json_:
-        emit_json(rows)
+        emit_json([r.as_json() for r in rows])
         return
     out = stdout()
     if not rows:
-        out.print("no captured sessions yet")
+        out.print("no captured sessions match" if users or edited else "no captured sessions yet")
         return
     for r in rows:
-        edited = len(r["files_edited"])  # type: ignore[arg-type]
         out.print(
-            f"{escape(str(r['id']))}  {_when(r['started'])}  branch {r['branch'] or '-'}  "
-            f"{counted(r['prompts'], 'prompt')}  {counted(edited, 'file')} edited"
+            f"{escape(r.id)}  {_when(r.started)}  branch {escape(r.branch or '-')}  "
+            f"{counted(r.prompts, 'prompt')}  {counted(len(r.files_edited), 'file')} edited"
         )
+
+
+def _repo_path(repo: Repo, raw: str) -> str:
+    rel = to_repo_relative(raw, repo, os.getcwd())
+    if rel is None:
+        raise click.BadParameter(f"{raw} is outside this repository", param_hint="--edited")
+    return rel
 
 
 def _one(repo: Repo, ident: str) -> tuple[str, str]:

@@ -1,0 +1,179 @@
+"""The captured sessions as a list: one summary per session ref, in three git processes
+however many sessions a repository holds.
+
+A team that captures every prompt gathers thousands of session refs within months (one ref
+per session, see gitmem.capture). Reading each ref's records (a ``rev-list`` and a
+``cat-file`` per session) took 9.3 s for 2,000 sessions and grew with every one (session
+33, `benchmarks/sessions_scale.py`). Here the refs come from one ``for-each-ref``, every
+commit of every session from one ``git log`` (its subject says whether it holds a prompt or
+a closing record: ``gitmem prompt: …`` / ``gitmem close: …``, as gitmem.capture writes it),
+and only the records a summary reads (a session's first, its last and its latest closing
+record) from one ``cat-file --batch``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gitmem import capture, git, leanjson
+from gitmem.repo import Repo
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """Who, when, where, and what a captured session did, from its ref."""
+
+    id: str  # "<user>/<session-id>", as the ref names it
+    ref: str
+    user: str
+    session_id: str | None
+    started: float | None
+    last: float | None
+    branch: str | None
+    prompts: int
+    files_edited: tuple[str, ...]
+    closed: bool
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "ref": self.ref,
+            "user": self.user,
+            "session_id": self.session_id,
+            "started": self.started,
+            "last": self.last,
+            "branch": self.branch,
+            "prompts": self.prompts,
+            "files_edited": list(self.files_edited),
+            "closed": self.closed,
+        }
+
+    def edited_under(self, path: str) -> bool:
+        """Whether the session's closing record lists ``path``, or a file under the folder
+        ``path`` names (repository-relative, ``/``-separated)."""
+        folder = path.rstrip("/") + "/"
+        return any(f == path or f.startswith(folder) for f in self.files_edited)
+
+
+@dataclass(frozen=True)
+class _Commit:
+    parent: str | None
+    subject: str
+
+
+def _git_out(repo: Repo, args: list[str], input_: bytes | None = None) -> bytes:
+    code, out, err = git.run_bytes(
+        args, repo.root, env=git.plumbing_env(), input_=input_, timeout=120
+    )
+    if code != 0:
+        from gitmem.errors import GitmemError
+
+        said = err.decode("utf-8", "replace").strip().splitlines()
+        raise GitmemError(
+            f"git {args[0]} failed reading the captured sessions: "
+            f"{said[0] if said else 'no message'}"
+        )
+    return out
+
+
+def _commits(repo: Repo, tips: list[str]) -> dict[str, _Commit]:
+    """Every commit reachable from ``tips``: its first parent and its subject."""
+    out = _git_out(
+        repo,
+        ["log", "--stdin", "--format=%H %P%x09%s", "--no-color"],
+        input_="".join(t + "\n" for t in tips).encode(),
+    )
+    commits: dict[str, _Commit] = {}
+    for line in out.decode("utf-8", "surrogateescape").splitlines():
+        head, _, subject = line.partition("\t")
+        shas = head.split()
+        if shas:
+            commits[shas[0]] = _Commit(shas[1] if len(shas) > 1 else None, subject)
+    return commits
+
+
+def _blobs(repo: Repo, shas: list[str]) -> dict[str, dict[str, Any]]:
+    """The record each commit in ``shas`` holds (its ``record.json``), by commit."""
+    unique = list(dict.fromkeys(shas))
+    data = _git_out(
+        repo, ["cat-file", "--batch"], input_="".join(f"{s}:record.json\n" for s in unique).encode()
+    )
+    found: dict[str, dict[str, Any]] = {}
+    pos = 0
+    for sha in unique:  # cat-file answers in the order asked, one header line each
+        nl = data.index(b"\n", pos)
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if len(header) < 3 or header[1] != b"blob":
+            continue  # "<sha>:record.json missing": a commit gitmem did not write
+        size = int(header[2])
+        blob = data[pos : pos + size]
+        pos += size + 1
+        try:
+            item = leanjson.loads(blob)
+        except ValueError:
+            continue
+        if isinstance(item, dict):
+            found[sha] = item
+    return found
+
+
+def _float(value: object) -> float | None:
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
+def summaries(repo: Repo) -> list[SessionSummary]:
+    """Every captured session of this clone, newest first (by when it started)."""
+    out = _git_out(repo, ["for-each-ref", "--format=%(objectname) %(refname)", capture.REF_ROOT])
+    tips: list[tuple[str, str]] = []
+    for line in out.decode("utf-8", "surrogateescape").splitlines():
+        sha, _, ref = line.partition(" ")
+        if ref:
+            tips.append((ref, sha))
+    if not tips:
+        return []
+    commits = _commits(repo, [sha for _, sha in tips])
+    walked: dict[str, tuple[str, str, str | None, int]] = {}  # ref: root, tip, close, prompts
+    for ref, tip in tips:
+        root, close, prompts, sha = tip, None, 0, tip
+        seen: set[str] = set()
+        while sha in commits and sha not in seen:  # linear histories; guard a cycle anyway
+            seen.add(sha)
+            commit = commits[sha]
+            if commit.subject.startswith("gitmem close:"):
+                close = close or sha  # the latest, walking from the tip
+            elif not commit.subject.startswith("gitmem ") or commit.subject.startswith(
+                "gitmem prompt:"
+            ):
+                prompts += 1  # a record's kind is "prompt" unless it says otherwise
+            root = sha
+            sha = commit.parent or ""
+        walked[ref] = (root, tip, close, prompts)
+    wanted = [s for root, tip, close, _ in walked.values() for s in (root, tip, close) if s]
+    records = _blobs(repo, wanted)
+    rows: list[SessionSummary] = []
+    for ref, (root, tip, close, prompts) in walked.items():
+        short = ref[len(capture.REF_ROOT) + 1 :]
+        first, last = records.get(root, {}), records.get(tip, {})
+        closing = records.get(close, {}) if close else {}
+        edited = closing.get("files_edited") or []
+        rows.append(
+            SessionSummary(
+                id=short,
+                ref=ref,
+                user=short.split("/", 1)[0],
+                session_id=first.get("session_id"),
+                started=_float(first.get("time")),
+                last=_float(last.get("time")),
+                branch=first.get("branch"),
+                prompts=prompts,
+                files_edited=tuple(str(f) for f in edited if isinstance(f, str)),
+                closed=bool(closing),
+            )
+        )
+    rows.sort(key=lambda r: r.started or 0.0, reverse=True)
+    return rows

@@ -1,0 +1,140 @@
+"""Listing captured sessions: one summary per session, read in a fixed number of git
+processes, and filtered by user, edited path and count (real hooks, real git, the installed
+CLI)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import commit_all, decision, run_agent_hook, run_gitmem, write
+
+from gitmem import capture
+from gitmem.repo import discover
+
+pytestmark = pytest.mark.skipif(shutil.which("gitmem") is None, reason="gitmem not installed")
+
+
+def _append(project: Path, user: str, sid: str, record: dict[str, Any]) -> None:
+    os.environ["GITMEM_USER"] = user  # capture.append names the ref after the user
+    try:
+        capture.append(discover(project), sid, {"session_id": sid, "user": user, **record})
+    finally:
+        del os.environ["GITMEM_USER"]
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    write(repo, "billing/charge.py", "x = 1\n")
+    write(repo, "docs/a.md", "# a\n")
+    decision(repo, "0001-money.md", "Money is integer cents", globs=["billing/**"])
+    commit_all(repo, "init")
+    # alice/s1 through the real hooks: two prompts, an edit, and the session's end
+    hook = "GITMEM_USER=alice gitmem hook claude "
+    for n in range(2):
+        run_agent_hook(repo, hook + "prompt", {"session_id": "s1", "cwd": str(repo),
+                                               "prompt": f"refund fix {n}"})  # fmt: skip
+    edit = {"tool_name": "Edit", "tool_input": {"file_path": str(repo / "billing/charge.py")}}
+    run_agent_hook(repo, hook + "post-tool", {"session_id": "s1", "cwd": str(repo), **edit})
+    run_agent_hook(repo, hook + "session-end", {"session_id": "s1", "cwd": str(repo),
+                                                "reason": "exit"})  # fmt: skip
+    # bob/s2: three prompts and no closing record (a session killed before its end)
+    for n in range(3):
+        _append(repo, "bob", "s2", {"kind": "prompt", "prompt": f"p{n}", "time": 2e9 + n,
+                                     "branch": "feature/x"})  # fmt: skip
+    # alice/s3: closed, resumed, closed again: the latest closing record counts
+    _append(
+        repo, "alice", "s3", {"kind": "prompt", "prompt": "docs", "time": 1.5e9, "branch": "main"}
+    )
+    _append(
+        repo, "alice", "s3", {"kind": "close", "time": 1.5e9 + 1, "files_edited": ["docs/a.md"]}
+    )
+    _append(repo, "alice", "s3", {"kind": "prompt", "prompt": "more", "time": 1.5e9 + 2})
+    _append(repo, "alice", "s3", {"kind": "close", "time": 1.5e9 + 3,
+                                  "files_edited": ["billing/x.py", "docs/a.md"]})  # fmt: skip
+    # carol/s4: a prompt whose first line is empty and whose text has a tab
+    _append(repo, "carol", "s4", {"kind": "prompt", "prompt": "\n\tindented", "time": 1e9})
+    first = run_gitmem(repo, "sessions")  # flushes what waits
+    assert first.returncode == 0, first.stderr
+    return repo
+
+
+def _expected(project: Path) -> list[dict[str, Any]]:
+    """What each session's own records say, read one session at a time."""
+    r = discover(project)
+    rows = []
+    for ref, short in capture.session_refs(r):
+        recs = capture.records(r, ref)
+        close = next((x for x in reversed(recs) if x.get("kind") == "close"), {})
+        rows.append({
+            "id": short, "ref": ref, "user": short.split("/", 1)[0],
+            "session_id": recs[0].get("session_id"), "started": recs[0].get("time"),
+            "last": recs[-1].get("time"), "branch": recs[0].get("branch"),
+            "prompts": sum(1 for x in recs if x.get("kind", "prompt") == "prompt"),
+            "files_edited": close.get("files_edited", []), "closed": bool(close),
+        })  # fmt: skip
+    return sorted(rows, key=lambda x: float(x["started"] or 0), reverse=True)
+
+
+def test_the_listing_says_what_each_sessions_records_say(project: Path) -> None:
+    listed = json.loads(run_gitmem(project, "sessions", "--json").stdout)
+    assert listed == _expected(project)
+    assert [x["id"] for x in listed] == ["bob/s2", "alice/s1", "alice/s3", "carol/s4"]
+    by_id = {x["id"]: x for x in listed}
+    assert by_id["alice/s1"]["prompts"] == 2 and by_id["alice/s1"]["files_edited"] == [
+        "billing/charge.py"
+    ]
+    assert by_id["alice/s3"]["prompts"] == 2
+    assert by_id["alice/s3"]["files_edited"] == ["billing/x.py", "docs/a.md"]
+    assert by_id["bob/s2"]["closed"] is False and by_id["bob/s2"]["prompts"] == 3
+    assert by_id["carol/s4"]["prompts"] == 1
+
+
+def test_listing_takes_the_same_git_processes_for_few_sessions_as_for_many(
+    project: Path, tmp_path: Path
+) -> None:
+    """Before session 33 each session cost two git processes (9.3 s for 2,000 sessions)."""
+
+    def git_calls() -> int:
+        trace = tmp_path / f"trace{len(list(tmp_path.iterdir()))}"
+        proc = run_gitmem(project, "sessions", "--json", GIT_TRACE=str(trace))
+        assert proc.returncode == 0, proc.stderr
+        return sum("trace: built-in: git" in line for line in trace.read_text().splitlines())
+
+    few = git_calls()
+    for n in range(20):
+        _append(project, "dan", f"many{n}", {"kind": "prompt", "prompt": "x", "time": 1e9 + n})
+    assert run_gitmem(project, "sessions").returncode == 0  # flush
+    many = git_calls()
+    assert len(json.loads(run_gitmem(project, "sessions", "--json").stdout)) == 24
+    assert many == few <= 4
+
+
+def test_filters_by_user_edited_path_and_count(project: Path) -> None:
+    def ids(*args: str, cwd: Path = project) -> list[str]:
+        proc = run_gitmem(cwd, "sessions", "--json", *args)
+        assert proc.returncode == 0, proc.stderr
+        return [x["id"] for x in json.loads(proc.stdout)]
+
+    assert ids("--user", "alice") == ["alice/s1", "alice/s3"]
+    assert ids("--user", "bob", "--user", "carol") == ["bob/s2", "carol/s4"]
+    assert ids("--edited", "billing") == ["alice/s1", "alice/s3"]  # a folder: files under it
+    assert ids("--edited", "billing/charge.py") == ["alice/s1"]
+    assert ids("--edited", "charge.py", cwd=project / "billing") == ["alice/s1"]  # from cwd
+    assert ids("--edited", str(project / "docs" / "a.md")) == ["alice/s3"]
+    assert ids("--edited", "bill") == []  # a folder is a whole path segment
+    assert ids("-n", "2") == ["bob/s2", "alice/s1"]
+    assert ids("--edited", "billing", "--user", "alice", "-n", "1") == ["alice/s1"]
+    text = run_gitmem(project, "sessions", "--user", "nobody")
+    assert text.returncode == 0 and text.stdout.strip() == "no captured sessions match"
+    outside = run_gitmem(project, "sessions", "--edited", "/etc/passwd")
+    assert outside.returncode == 2 and "outside this repository" in outside.stderr
+    listing = run_gitmem(project, "sessions").stdout.splitlines()
+    assert (
+        listing[0].startswith("bob/s2")
+        and "branch feature/x  3 prompts  0 files edited" in listing[0]
+    )
