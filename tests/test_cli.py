@@ -11,6 +11,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 from conftest import commit_all, decision, write
@@ -28,15 +29,35 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 def all_commands() -> list[str]:
-    return sorted(cli.commands)
+    return cli.list_commands(click.Context(cli))
 
 
 @pytest.mark.parametrize("name", all_commands())
 def test_every_command_has_help(name: str) -> None:
-    command = cli.commands[name]
+    command = cli.get_command(click.Context(cli), name)
+    assert command is not None and command.name == name
     assert command.help and len(command.help.strip()) > 20, name
     code, out, _ = run(name, "--help")
     assert code == 0 and "Usage:" in out
+
+
+@pytest.mark.parametrize("args", [["check", "--staged"], ["trailers", "MSG"], ["why", "a.py"],
+                                  ["sessions"], ["list"]])  # fmt: skip
+def test_a_command_loads_only_its_own_modules(repo: Path, args: list[str]) -> None:
+    """Every commit runs `check --staged` and `trailers` as fresh processes; before session
+    33 every command imported every other's modules (numpy, the retriever, the daemon
+    client and doctor: ~145 ms)."""
+    write(repo, "MSG", "subject\n")
+    code = (
+        "import sys\n"
+        "from gitmem.cli.main import run\n"
+        f"status = run({args!r})\n"
+        "heavy = {'numpy', 'gitmem.doctor', 'gitmem.daemon', 'gitmem.retrieve', 'gitmem.index'}\n"
+        "print(status, sorted(m for m in sys.modules if m in heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == "0 []"
 
 
 @pytest.mark.parametrize("template", ["adr", "y", "madr"])

@@ -2,29 +2,64 @@
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
 from gitmem import __version__
 from gitmem.agent.runner import AGENTS as HOOK_AGENTS
 from gitmem.agent.runner import EVENTS as HOOK_EVENTS
-from gitmem.cli import (
-    agent_cmd,
-    check_cmd,
-    demo_cmd,
-    export_cmd,
-    index_cmd,
-    init_cmd,
-    lint_cmd,
-    records_cmd,
-    search_cmd,
-    sessions_cmd,
-    stale_cmd,
-    watch_cmd,
-    why_cmd,
-)
+
+# Each command's module is imported when that command runs, not at start-up: every git
+# commit runs `gitmem check --staged` and `gitmem trailers` as fresh processes, and the
+# modules behind doctor, index and search (numpy, the retriever, the daemon client) cost
+# ~145 ms of imports that those commands never use (session 33: `import gitmem.cli.main`
+# 241 ms with every command, `gitmem.cli.check_cmd` alone 97 ms).
+COMMANDS = {
+    "init": "init_cmd:init",
+    "new": "records_cmd:new",
+    "list": "records_cmd:list_",
+    "show": "records_cmd:show",
+    "renumber": "records_cmd:renumber",
+    "lint": "lint_cmd:lint",
+    "why": "why_cmd:why",
+    "stale": "stale_cmd:stale",
+    "export": "export_cmd:export",
+    "demo": "demo_cmd:demo",
+    "index": "index_cmd:index",
+    "model": "index_cmd:model",
+    "search": "search_cmd:search",
+    "watch": "watch_cmd:watch",
+    "install": "agent_cmd:install",
+    "uninstall": "agent_cmd:uninstall",
+    "doctor": "agent_cmd:doctor",
+    "mcp": "agent_cmd:mcp",
+    "sessions": "sessions_cmd:sessions",
+    "sync": "sessions_cmd:sync",
+    "check": "check_cmd:check",
+    "trailers": "check_cmd:trailers",
+    "capture": "sessions_cmd:capture",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose commands in ``COMMANDS`` load on first use (click's documented
+    pattern for lazily loaded subcommands)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        module, _, attr = COMMANDS[cmd_name].partition(":")
+        command = getattr(importlib.import_module(f"gitmem.cli.{module}"), attr)
+        if not isinstance(command, click.Command) or command.name != cmd_name:
+            raise RuntimeError(f"gitmem.cli.{module}:{attr} is not the {cmd_name!r} command")
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gitmem")
 def cli() -> None:
     """Git-native project memory for AI coding agents.
@@ -32,31 +67,6 @@ def cli() -> None:
     Decisions live in .continuity/decisions/ as Markdown records with YAML front matter;
     gitmem matches them to the paths they govern and brings them to the agent.
     """
-
-
-cli.add_command(init_cmd.init)
-cli.add_command(records_cmd.new)
-cli.add_command(records_cmd.list_)
-cli.add_command(records_cmd.show)
-cli.add_command(records_cmd.renumber)
-cli.add_command(lint_cmd.lint)
-cli.add_command(why_cmd.why)
-cli.add_command(stale_cmd.stale)
-cli.add_command(export_cmd.export)
-cli.add_command(demo_cmd.demo)
-cli.add_command(index_cmd.index)
-cli.add_command(index_cmd.model)
-cli.add_command(search_cmd.search)
-cli.add_command(watch_cmd.watch)
-cli.add_command(agent_cmd.install)
-cli.add_command(agent_cmd.uninstall)
-cli.add_command(agent_cmd.doctor)
-cli.add_command(agent_cmd.mcp)
-cli.add_command(sessions_cmd.sessions)
-cli.add_command(sessions_cmd.sync)
-cli.add_command(check_cmd.check)
-cli.add_command(check_cmd.trailers)
-cli.add_command(sessions_cmd.capture)
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})
