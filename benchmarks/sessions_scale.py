@@ -5,10 +5,11 @@ For each size, in one repository whose session refs are written by gitmem's own 
 (`gitmem.capture`, ten prompts and a closing record per session, four users), this prints,
 side by side in one run (compare the ratios; these machines are noisy):
 
-* the summaries `gitmem sessions` lists, in-process (`gitmem.sessionlog`), against every
-  session's records read one session at a time, as `gitmem sessions` did before session 33
+* the summaries `gitmem sessions` lists, in-process (`gitmem.sessionlog`), read from git,
+  and again with the summaries an earlier listing kept; against every session's records
+  read one session at a time, as `gitmem sessions` did before session 33
   (`capture.records` per ref: two git processes per session);
-* `gitmem sessions --json`, a fresh process;
+* `gitmem sessions --json`, a fresh process (with the kept summaries);
 * `gitmem sessions show ID`, a fresh process;
 * `gitmem sync` to a local bare remote: the first (pushing every session) and a second with
   nothing new;
@@ -81,8 +82,15 @@ def one_at_a_time(repo: Repo) -> int:
 def measure(root: Path, gitmem: str, runs: int) -> dict[str, float]:
     env = {**os.environ, "GITMEM_USER": "bench"}
     repo = discover(root)
+    cache = repo.shared_state_dir / sessionlog.CACHE
+
+    def cold() -> None:
+        cache.unlink(missing_ok=True)
+        sessionlog.summaries(repo)
+
     found = {
-        "summaries_ms": median_ms(lambda: sessionlog.summaries(repo), runs),
+        "summaries_ms": median_ms(cold, runs),
+        "summaries_cached_ms": median_ms(lambda: sessionlog.summaries(repo), runs),
         "one_at_a_time_ms": median_ms(lambda: one_at_a_time(repo), runs),
         "sessions_json_ms": wall_ms([gitmem, "sessions", "--json"], root, runs, env=env),
         "show_ms": wall_ms([gitmem, "sessions", "show", "session-000001"], root, runs, env=env),
@@ -102,7 +110,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    gitmem = shutil.which("gitmem")
+    gitmem = shutil.which("gitmem", path=os.path.dirname(sys.executable)) or shutil.which("gitmem")
     if gitmem is None:
         sys.exit("gitmem is not installed in this environment")
     results = []
@@ -118,7 +126,8 @@ def main() -> None:
         if not args.json:
             new, old = found["summaries_ms"], found["one_at_a_time_ms"]
             print(
-                f"{n:>6} sessions: summaries {new:7.0f} ms, one session at a time (before "
+                f"{n:>6} sessions: summaries {new:7.0f} ms (kept: "
+                f"{found['summaries_cached_ms']:4.0f} ms), one session at a time (before "
                 f"session 33) {old:7.0f} ms ({old / new:.1f}x) | fresh `gitmem sessions "
                 f"--json` {found['sessions_json_ms']:6.0f} ms, `sessions show` "
                 f"{found['show_ms']:4.0f} ms | sync {found['sync_first_ms']:6.0f} ms, again "

@@ -8,16 +8,28 @@ per session, see gitmem.capture). Reading each ref's records (a ``rev-list`` and
 commit of every session from one ``git log`` (its subject says whether it holds a prompt or
 a closing record: ``gitmem prompt: …`` / ``gitmem close: …``, as gitmem.capture writes it),
 and only the records a summary reads (a session's first, its last and its latest closing
-record) from one ``cat-file --batch``.
+record) from one ``cat-file --batch``. Summaries are kept in the git directory by the tip
+they were read at, so a listing reads only the sessions that are new or changed since the
+last one.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from gitmem import capture, git, leanjson
+from gitmem.fsutil import atomic_write
 from gitmem.repo import Repo
+
+# Summaries already read, by ref and the tip they were read at, in the git directory
+# (`<git-common-dir>/gitmem/sessions.json`): a session's commits never change once
+# written, so a listing reads from git only the sessions that are new or went on since.
+CACHE = "sessions.json"
+CACHE_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -48,6 +60,21 @@ class SessionSummary:
             "files_edited": list(self.files_edited),
             "closed": self.closed,
         }
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> SessionSummary:
+        return cls(
+            id=str(row["id"]),
+            ref=str(row["ref"]),
+            user=str(row["user"]),
+            session_id=row["session_id"],
+            started=row["started"],
+            last=row["last"],
+            branch=row["branch"],
+            prompts=int(row["prompts"]),
+            files_edited=tuple(row["files_edited"]),
+            closed=bool(row["closed"]),
+        )
 
     def edited_under(self, path: str) -> bool:
         """Whether the session's closing record lists ``path``, or a file under the folder
@@ -126,18 +153,57 @@ def _float(value: object) -> float | None:
         return None
 
 
+def _cache_path(repo: Repo) -> Path:
+    return repo.shared_state_dir / CACHE
+
+
+def _cached(repo: Repo) -> dict[str, tuple[str, SessionSummary]]:
+    """The summaries a previous listing stored, by ref: (the tip it read, the summary)."""
+    try:
+        data = json.loads(_cache_path(repo).read_text(encoding="utf-8"))
+        if data.get("version") != CACHE_VERSION:
+            return {}
+        return {
+            ref: (str(row["tip"]), SessionSummary.from_json(row))
+            for ref, row in data["sessions"].items()
+        }
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}  # missing, torn or from another version: read the sessions afresh
+
+
+def _store(repo: Repo, rows: dict[str, tuple[str, SessionSummary]]) -> None:
+    data = {
+        "version": CACHE_VERSION,
+        "sessions": {ref: {"tip": tip, **row.as_json()} for ref, (tip, row) in rows.items()},
+    }
+    with contextlib.suppress(OSError):  # read-only: the next listing reads them again
+        atomic_write(_cache_path(repo), json.dumps(data, separators=(",", ":")))
+
+
 def summaries(repo: Repo) -> list[SessionSummary]:
     """Every captured session of this clone, newest first (by when it started)."""
     out = _git_out(repo, ["for-each-ref", "--format=%(objectname) %(refname)", capture.REF_ROOT])
-    tips: list[tuple[str, str]] = []
+    tips: dict[str, str] = {}
     for line in out.decode("utf-8", "surrogateescape").splitlines():
         sha, _, ref = line.partition(" ")
         if ref:
-            tips.append((ref, sha))
+            tips[ref] = sha
+    cached = _cached(repo)
+    known = {ref: cached[ref] for ref, tip in tips.items() if cached.get(ref, ("",))[0] == tip}
+    todo = [(ref, tip) for ref, tip in tips.items() if ref not in known]
+    read = zip(todo, _read(repo, todo), strict=True)
+    rows = {**known, **{ref: (tip, row) for (ref, tip), row in read}}
+    if todo or len(cached) != len(rows):
+        _store(repo, rows)
+    return sorted((row for _, row in rows.values()), key=lambda r: r.started or 0.0, reverse=True)
+
+
+def _read(repo: Repo, tips: list[tuple[str, str]]) -> list[SessionSummary]:
+    """The summaries of the sessions whose refs point at these tips, read from git."""
     if not tips:
         return []
     commits = _commits(repo, [sha for _, sha in tips])
-    walked: dict[str, tuple[str, str, str | None, int]] = {}  # ref: root, tip, close, prompts
+    walked: list[tuple[str, str, str, str | None, int]] = []  # ref, root, tip, close, prompts
     for ref, tip in tips:
         root, close, prompts, sha = tip, None, 0, tip
         seen: set[str] = set()
@@ -152,11 +218,11 @@ def summaries(repo: Repo) -> list[SessionSummary]:
                 prompts += 1  # a record's kind is "prompt" unless it says otherwise
             root = sha
             sha = commit.parent or ""
-        walked[ref] = (root, tip, close, prompts)
-    wanted = [s for root, tip, close, _ in walked.values() for s in (root, tip, close) if s]
+        walked.append((ref, root, tip, close, prompts))
+    wanted = [s for _, root, tip, close, _ in walked for s in (root, tip, close) if s]
     records = _blobs(repo, wanted)
     rows: list[SessionSummary] = []
-    for ref, (root, tip, close, prompts) in walked.items():
+    for ref, root, tip, close, prompts in walked:
         short = ref[len(capture.REF_ROOT) + 1 :]
         first, last = records.get(root, {}), records.get(tip, {})
         closing = records.get(close, {}) if close else {}
@@ -175,5 +241,4 @@ def summaries(repo: Repo) -> list[SessionSummary]:
                 closed=bool(closing),
             )
         )
-    rows.sort(key=lambda r: r.started or 0.0, reverse=True)
     return rows
