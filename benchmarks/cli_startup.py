@@ -1,0 +1,114 @@
+"""Benchmark: the `gitmem` commands a developer's git runs on every commit and checkout,
+and the ones typed most, as fresh processes.
+
+The installed git hooks run `gitmem check --staged` (pre-commit) and `gitmem trailers`
+(prepare-commit-msg) on every commit: two cold starts each time, and `gitmem index
+--no-download --quiet-refresh` on every checkout and merge (here with nothing to refresh).
+This prints their median wall time, and that of `gitmem why`, `gitmem sessions -n 1` and
+`gitmem --version`, next to
+`python -c pass`, in a repository with 40 decisions and one staged edit. With
+`--baseline OTHER_GITMEM` (the `gitmem` of another install, e.g. an older release in its own
+virtual environment), both take turns run after run, so the ratio holds on a noisy machine.
+
+    python benchmarks/cli_startup.py [--runs 21] [--baseline /path/to/other/bin/gitmem] [--json]
+
+Run it with the Python of a clean, non-editable install (byte-code written), as
+`docs/performance.md` says for every latency benchmark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from benchlib import interleaved_ms
+
+ENV = {
+    **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+    "GIT_AUTHOR_NAME": "b",
+    "GIT_AUTHOR_EMAIL": "b@x",
+    "GIT_COMMITTER_NAME": "b",
+    "GIT_COMMITTER_EMAIL": "b@x",
+}
+COMMANDS = {
+    "check --staged": ["check", "--staged"],
+    "trailers": ["trailers", ".git/COMMIT_EDITMSG"],
+    "index (post-checkout)": ["index", "--no-download", "--quiet-refresh"],
+    "why": ["why", "services/svc3/handler.py"],
+    "sessions -n 1": ["sessions", "-n", "1"],
+    "--version": ["--version"],
+}
+
+
+def make_repo(root: Path, decisions: int = 40) -> None:
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True, env=ENV)
+    ddir = root / ".continuity" / "decisions"
+    ddir.mkdir(parents=True)
+    for i in range(1, decisions + 1):
+        svc = i % 10
+        (ddir / f"{i:04d}-decision-{i}.md").write_text(
+            f"---\nid: D-{i:04d}\ntitle: Decision {i} for service {svc}\nstatus: accepted\n"
+            f"date: 2026-01-01\nglobs: ['services/svc{svc}/**']\nseverity: warning\n---\n\n"
+            f"## Decision\n\nService {svc} handlers never call print; use the logger.\n"
+        )
+    for svc in range(10):
+        (root / "services" / f"svc{svc}").mkdir(parents=True)
+        (root / "services" / f"svc{svc}" / "handler.py").write_text("x = 1\n")
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=ENV)
+    subprocess.run(["git", "commit", "-q", "-m", "init"], cwd=root, check=True, env=ENV)
+    (root / "services" / "svc3" / "handler.py").write_text("x = 2\n")
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=ENV)
+    (root / ".git" / "COMMIT_EDITMSG").write_text("Change svc3\n")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=21)
+    ap.add_argument("--baseline", default=None, help="Another install's gitmem to compare.")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    ours = shutil.which("gitmem", path=os.path.dirname(sys.executable)) or shutil.which("gitmem")
+    if ours is None:
+        sys.exit("gitmem is not installed in this environment")
+    installs = {"this": ours, **({"baseline": args.baseline} if args.baseline else {})}
+    root = Path(tempfile.mkdtemp(prefix="gitmem-cli-bench-"))
+    try:
+        make_repo(root / "repo")
+        repo = root / "repo"
+        for exe in installs.values():  # warm the table and byte-code once, untimed
+            for argv in COMMANDS.values():
+                subprocess.run([exe, *argv], cwd=repo, env=ENV, capture_output=True)
+        cmds = {
+            (label, name): ([exe, *argv], str)
+            for name, argv in COMMANDS.items()
+            for label, exe in installs.items()
+        }
+        cmds[("python", "pass")] = ([sys.executable, "-c", "pass"], str)
+        found = interleaved_ms({f"{k[0]}|{k[1]}": v for k, v in cmds.items()}, repo, args.runs)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    rows = {
+        name: {label: round(found[f"{label}|{name}"], 1) for label in installs}
+        for name in COMMANDS
+    }
+    floor = round(found["python|pass"], 1)
+    if args.json:
+        print(json.dumps({"runs": args.runs, "python_pass_ms": floor, "commands": rows}, indent=1))
+        return 0
+    print(f"median of {args.runs} fresh processes each; python -c pass {floor} ms")
+    for name, row in rows.items():
+        line = f"  gitmem {name:<21} " + "  ".join(f"{k} {v:6.1f} ms" for k, v in row.items())
+        if "baseline" in row:
+            line += f"  (this / baseline {row['this'] / row['baseline']:.2f})"
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
