@@ -30,6 +30,7 @@ from gitmem.repo import Repo
 # written, so a listing reads from git only the sessions that are new or went on since.
 CACHE = "sessions.json"
 CACHE_VERSION = 1
+PROMPT_WIDTH = 100
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class SessionSummary:
     prompts: int
     files_edited: tuple[str, ...]
     closed: bool
+    first_prompt: str = ""  # its first line, shortened: what the session set out to do
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -59,6 +61,7 @@ class SessionSummary:
             "prompts": self.prompts,
             "files_edited": list(self.files_edited),
             "closed": self.closed,
+            "first_prompt": self.first_prompt,
         }
 
     @classmethod
@@ -74,6 +77,7 @@ class SessionSummary:
             prompts=int(row["prompts"]),
             files_edited=tuple(row["files_edited"]),
             closed=bool(row["closed"]),
+            first_prompt=str(row.get("first_prompt") or ""),
         )
 
     def edited_under(self, path: str) -> bool:
@@ -239,6 +243,12 @@ def _read(repo: Repo, tips: list[tuple[str, str]]) -> list[SessionSummary]:
                 prompts=prompts,
                 files_edited=tuple(str(f) for f in edited if isinstance(f, str)),
                 closed=bool(closing),
+                first_prompt=_first_line(first.get("prompt")),
             )
         )
     return rows
+
+
+def _first_line(prompt: object, width: int = PROMPT_WIDTH) -> str:
+    line = next((x.strip() for x in str(prompt or "").splitlines() if x.strip()), "")
+    return line if len(line) <= width else line[: width - 1].rstrip() + "…"

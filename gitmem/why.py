@@ -1,4 +1,5 @@
-"""``gitmem why``: the decisions governing each path, with their git provenance."""
+"""``gitmem why``: the decisions governing each path, with their git provenance, and the
+captured agent sessions that edited it (the prompts behind its changes)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gitmem import compile as compiler
-from gitmem import git
+from gitmem import git, sessionlog
+from gitmem.errors import GitmemError
 from gitmem.location import location_of, other_repository, repository_of
 from gitmem.paths import to_repo_relative
 from gitmem.repo import Repo, worktree_roots
@@ -61,6 +63,10 @@ class PathReport:
     # another repository's answer for the same path (a submodule, a nested or sibling
     # clone): its root, and ``path`` and the decisions' files are relative to it
     repository: str | None = None
+    # the newest captured sessions whose closing record lists the path (or a file under
+    # the folder), at most SESSIONS_SHOWN, and how many there are in all
+    sessions: tuple[sessionlog.SessionSummary, ...] = ()
+    sessions_total: int = 0
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -68,7 +74,12 @@ class PathReport:
             "path": self.path,
             "repository": self.repository,
             "decisions": [d.to_json() for d in self.decisions],
+            "sessions": [s.as_json() for s in self.sessions],
+            "sessions_total": self.sessions_total,
         }
+
+
+SESSIONS_SHOWN = 3
 
 
 def why(
@@ -76,14 +87,16 @@ def why(
 ) -> list[PathReport]:
     """One report per query; a path that lies in another repository keeping decisions
     (``location.other_repository``) gets that repository's report after it, as the
-    tool-call hooks bring both."""
+    tool-call hooks bring both. With ``provenance``, each report also names the captured
+    sessions that edited the path."""
     table = compiler.ensure(repo)
     here = os.path.abspath(cwd) if cwd is not None else os.getcwd()
     roots = [str(r) for r in worktree_roots(repo)]
+    captured = _captured(repo) if provenance else []
     out: list[PathReport] = []
     try:
         for q in queries:
-            out.append(_one(repo, table, q, cwd, provenance))
+            out.append(_with_sessions(_one(repo, table, q, cwd, provenance), captured))
             text = q.strip().strip('"').strip("'")
             path = os.path.normpath(os.path.join(here, os.path.expanduser(text)))
             other = other_repository(path, location_of(repo), roots) if text else None
@@ -93,6 +106,23 @@ def why(
     finally:
         table.close()
     return out
+
+
+def _captured(repo: Repo) -> list[sessionlog.SessionSummary]:
+    """The sessions that list files they edited, newest first; none where git cannot list
+    them (the decisions are what `why` is for, and they do not wait on this)."""
+    try:
+        return [s for s in sessionlog.summaries(repo) if s.files_edited]
+    except GitmemError:
+        return []
+
+
+def _with_sessions(report: PathReport, captured: list[sessionlog.SessionSummary]) -> PathReport:
+    if not report.path:  # outside the repository, or its root: every session edited it
+        return report
+    path = report.path
+    edited = [s for s in captured if s.edited_under(path)]
+    return replace(report, sessions=tuple(edited[:SESSIONS_SHOWN]), sessions_total=len(edited))
 
 
 def _one(repo: Repo, table: Table, query: str, cwd: str | None, provenance: bool) -> PathReport:

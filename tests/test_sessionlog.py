@@ -76,6 +76,7 @@ def _expected(project: Path) -> list[dict[str, Any]]:
             "last": recs[-1].get("time"), "branch": recs[0].get("branch"),
             "prompts": sum(1 for x in recs if x.get("kind", "prompt") == "prompt"),
             "files_edited": close.get("files_edited", []), "closed": bool(close),
+            "first_prompt": str(recs[0].get("prompt", "")).strip().splitlines()[0].strip(),
         })  # fmt: skip
     return sorted(rows, key=lambda x: float(x["started"] or 0), reverse=True)
 
@@ -153,3 +154,34 @@ def test_filters_by_user_edited_path_and_count(project: Path) -> None:
         listing[0].startswith("bob/s2")
         and "branch feature/x  3 prompts  0 files edited" in listing[0]
     )
+
+
+def test_why_names_the_sessions_that_edited_a_path(project: Path) -> None:
+    """`gitmem why` gives the decisions governing a path and, since session 33, the agent
+    sessions that edited it, with the prompt each began with: the why behind its changes."""
+    for n in range(4):
+        _append(project, "erin", f"e{n}", {"kind": "prompt", "time": 2.5e9 + n,
+                                           "prompt": f"  \nrefunds round trip {n}\nmore"})  # fmt: skip
+        _append(project, "erin", f"e{n}", {"kind": "close", "time": 2.5e9 + n + 0.5,
+                                           "files_edited": ["billing/refund.py"]})  # fmt: skip
+    assert run_gitmem(project, "capture", "flush").returncode == 0
+    proc = run_gitmem(project, "why", "billing", "billing/charge.py", "docs", "README.md", "--json")
+    assert proc.returncode == 0, proc.stderr
+    reports = {r["query"]: r for r in json.loads(proc.stdout)}
+    folder = reports["billing"]
+    assert folder["sessions_total"] == 6  # four of erin's, alice's s1 and s3
+    assert [s["id"] for s in folder["sessions"]] == ["erin/e3", "erin/e2", "erin/e1"]
+    assert folder["sessions"][0]["first_prompt"] == "refunds round trip 3"
+    assert [s["id"] for s in reports["billing/charge.py"]["sessions"]] == ["alice/s1"]
+    assert reports["billing/charge.py"]["decisions"][0]["id"] == "D-0001"
+    assert [s["id"] for s in reports["docs"]["sessions"]] == ["alice/s3"]
+    assert reports["README.md"]["sessions"] == [] and reports["README.md"]["sessions_total"] == 0
+    text = run_gitmem(project, "why", "billing/charge.py", "docs").stdout
+    assert "  edited in 1 captured agent session:\n    alice/s1 " in text
+    assert ', 2 prompts  "refund fix 0"' in text
+    assert "`gitmem sessions --edited docs` lists them all" in text  # no decision governs docs
+    assert "the newest" not in text
+    many = run_gitmem(project, "why", "billing").stdout
+    assert "edited in 6 captured agent sessions, the newest 3:" in many
+    quiet = json.loads(run_gitmem(project, "why", "billing", "--no-provenance", "--json").stdout)
+    assert quiet[0]["sessions"] == [] and quiet[0]["sessions_total"] == 0

@@ -27,6 +27,17 @@ def stderr() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+def when(ts: object) -> str:
+    """A record's time (seconds since the epoch) as ``YYYY-MM-DD HH:MM`` UTC, else "-"."""
+    import datetime as dt
+
+    try:
+        moment = dt.datetime.fromtimestamp(float(ts), dt.timezone.utc)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError, OSError):
+        return "-"
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
 def emit_json(data: object) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 

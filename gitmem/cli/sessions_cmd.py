@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import datetime as dt
 import os
 
 import click
@@ -8,19 +7,19 @@ from rich.markup import escape
 
 from gitmem import capture as core
 from gitmem import sessionlog
-from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stdout
+from gitmem.cli.output import (
+    current_repo,
+    emit_json,
+    expected_errors,
+    json_option,
+    stdout,
+    when,
+)
 from gitmem.errors import GitmemError
 from gitmem.paths import to_repo_relative
 from gitmem.repo import Repo
 from gitmem.tidy import tidy
 from gitmem.vocab import counted
-
-
-def _when(ts: object) -> str:
-    try:
-        return dt.datetime.fromtimestamp(float(ts), dt.timezone.utc).strftime("%Y-%m-%d %H:%M")  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return "-"
 
 
 @click.group(invoke_without_command=True)
@@ -68,7 +67,7 @@ def sessions(
         return
     for r in rows:
         out.print(
-            f"{escape(r.id)}  {_when(r.started)}  branch {escape(r.branch or '-')}  "
+            f"{escape(r.id)}  {when(r.started)}  branch {escape(r.branch or '-')}  "
             f"{counted(r.prompts, 'prompt')}  {counted(len(r.files_edited), 'file')} edited"
         )
 
@@ -142,12 +141,12 @@ def show(ident: str, json_: bool) -> None:
         if r.get("kind", "prompt") == "prompt":
             shown = ", ".join(r.get("decisions_injected") or []) or "none"
             out.print(
-                f"\n[cyan]{_when(r.get('time'))}[/] on {r.get('branch') or '-'} "
+                f"\n[cyan]{when(r.get('time'))}[/] on {r.get('branch') or '-'} "
                 f"@ {str(r.get('head') or '')[:10]}  decisions shown: {shown}"
             )
             click.echo(str(r.get("prompt", "")))
         else:
-            out.print(f"\n[dim]{_when(r.get('time'))} session closed ({r.get('reason') or '-'})[/]")
+            out.print(f"\n[dim]{when(r.get('time'))} session closed ({r.get('reason') or '-'})[/]")
             for key in ("files_edited", "decisions_shown", "retrieval_corrections"):
                 out.print(f"  {key.replace('_', ' ')}: {', '.join(r.get(key) or []) or '-'}")
 

@@ -14,7 +14,9 @@ from gitmem.cli.output import (
     json_option,
     stdout,
     warn_problems,
+    when,
 )
+from gitmem.vocab import counted
 
 
 @click.command()
@@ -55,6 +57,7 @@ def _print(reports: list[core.PathReport], json_: bool, no_provenance: bool) -> 
             shown = report.path or "."
         if not report.decisions:
             out.print(f"[bold]{escape(shown)}[/]: no decision governs this path")
+            _print_sessions(report)
             continue
         out.print(f"[bold]{escape(shown)}[/]")
         for g in report.decisions:
@@ -82,3 +85,23 @@ def _print(reports: list[core.PathReport], json_: bool, no_provenance: bool) -> 
                 )
             elif not no_provenance:
                 out.print("    [dim]not committed yet[/]")
+        _print_sessions(report)
+
+
+def _print_sessions(report: core.PathReport) -> None:
+    """The captured agent sessions that edited the path, newest first: the prompts behind
+    its changes."""
+    if not report.sessions_total:
+        return
+    out = stdout()
+    total = report.sessions_total
+    more = f", the newest {len(report.sessions)}" if total > len(report.sessions) else ""
+    out.print(f"  edited in {counted(total, 'captured agent session')}{more}:")
+    for s in report.sessions:
+        said = f'  "{escape(s.first_prompt)}"' if s.first_prompt else ""
+        size = counted(s.prompts, "prompt")
+        out.print(f"    [cyan]{escape(s.id)}[/] {when(s.started)}, {size}{said}")
+    out.print(
+        f"    [dim]`gitmem sessions show ID` prints one; `gitmem sessions --edited "
+        f"{escape(report.path or '.')}` lists them all[/]"
+    )
