@@ -2,11 +2,18 @@
 
 "paydash" is a payments API with decision records (some superseded, one critical with a
 rule), an adr-tools folder that ``gitmem init`` reads in place, and the code they govern.
+``agent_session`` then plays one Claude Code session against it through gitmem's real
+hooks (fresh processes, Claude Code's payloads), so the quick start shows what the agent
+is given, an edit a critical rule denies, and the session kept on a git ref.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from gitmem import git
@@ -289,3 +296,93 @@ def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     os.utime(path)
+
+
+SESSION_ID = "demo-session"
+PROMPT = "Add a partial-refund endpoint to paydash/api/routes.py"
+DENIED_LINE = "    amount = float(partial)"  # D-0002's rule forbids float( in billing
+ROUTES_BEFORE = "ROUTES = ['/charges', '/refunds']\n"
+ROUTES_AFTER = "ROUTES = ['/charges', '/refunds', '/refunds/partial']\n"
+
+
+@dataclass(frozen=True)
+class HookStep:
+    """One hook event of the demo session: what the agent did, and what gitmem answered."""
+
+    event: str  # the hook event as `gitmem hook claude EVENT` names it
+    did: str  # what the agent did, in a few words
+    context: str = ""  # the text the agent was given (additionalContext), if any
+    denied: str = ""  # why the tool call was denied, if it was
+
+
+def _hook(target: Path, event: str, payload: dict[str, object]) -> dict[str, object]:
+    """Run ``gitmem hook claude EVENT`` as Claude Code does: a fresh process in the
+    repository, the payload on stdin, the answer (JSON or nothing) on stdout."""
+    body = {"session_id": SESSION_ID, "cwd": str(target), **payload}
+    proc = subprocess.run(
+        [sys.executable, "-m", "gitmem", "hook", "claude", event],
+        input=json.dumps(body),
+        cwd=target,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=git.no_git_env(),
+    )
+    try:
+        answer = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    except ValueError:
+        answer = {}
+    return answer if isinstance(answer, dict) else {}
+
+
+def _said(answer: dict[str, object]) -> tuple[str, str]:
+    out = answer.get("hookSpecificOutput")
+    if not isinstance(out, dict):
+        return "", ""
+    denied = str(out.get("permissionDecisionReason") or "")
+    if out.get("permissionDecision") != "deny":
+        denied = ""
+    return str(out.get("additionalContext") or ""), denied
+
+
+def agent_session(target: Path) -> list[HookStep]:
+    """One agent session on the demo repository, through the real hooks: session start,
+    a prompt, an edit that breaks a critical rule (denied), an edit that goes through
+    (applied to the file and committed), and the session's end, which commits the
+    captured prompt and the files edited to the session's ref."""
+    routes = target / "paydash" / "api" / "routes.py"
+    refund = target / "paydash" / "billing" / "refund.py"
+    denied_edit = {"file_path": str(refund), "old_string": "    ...", "new_string": DENIED_LINE}
+    edit = {"file_path": str(routes), "old_string": ROUTES_BEFORE, "new_string": ROUTES_AFTER}
+    start: dict[str, object] = {"hook_event_name": "SessionStart", "source": "startup"}
+    plan: list[tuple[str, str, dict[str, object]]] = [
+        ("session-start", "session starts", start),
+        ("prompt", f'prompt "{PROMPT}"', {"prompt": PROMPT, "permission_mode": "default"}),
+        (
+            "pre-tool",
+            f"Edit paydash/billing/refund.py, adding `{DENIED_LINE.strip()}`",
+            {"tool_name": "Edit", "tool_input": denied_edit},
+        ),
+        (
+            "pre-tool",
+            "Edit paydash/api/routes.py, adding the route",
+            {"tool_name": "Edit", "tool_input": edit},
+        ),
+    ]
+    steps: list[HookStep] = []
+    for event, did, payload in plan:
+        context, denied = _said(_hook(target, event, payload))
+        steps.append(HookStep(event, did, context, denied))
+    routes.write_text(ROUTES_AFTER, encoding="utf-8")  # the edit that was allowed
+    after = _said(_hook(target, "post-tool", {"tool_name": "Edit", "tool_input": edit}))
+    steps.append(HookStep("post-tool", "the edit is made", *after))
+    _hook(target, "session-end", {"reason": "exit"})
+    from gitmem import capture
+    from gitmem.repo import discover
+
+    # the hook started a detached flusher; the demo lists the session next, so it commits
+    # the records itself (under the same lock: whichever comes second finds nothing to do)
+    capture.flush(discover(target), SESSION_ID)
+    steps.append(HookStep("session-end", "session ends"))
+    commit_all(target, "api: partial refunds route (agent session)")
+    return steps

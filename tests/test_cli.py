@@ -215,6 +215,18 @@ def test_demo_via_console_script(tmp_path: Path) -> None:
     assert "CLAUDE.md:5: [Layout] path: `paydash/billing/refunds.py` does not exist" in out
     assert "cites D-0004" in out and "`make migrate`: no Makefile" in out
     assert "CLAUDE.md: 7 references checked, 3 stale" in out
+    # one agent session through the real hooks: context given, a critical rule's denial,
+    # the session committed to its ref and named by `why` (since session 33)
+    assert "session starts → the agent is given" in out and "D-0002 (accepted, critical)" in out
+    assert "→ denied; the agent is told:" in out
+    assert "Project decision D-0002 (critical) forbids this change to paydash/billing/refund.py" in out
+    assert "  1 prompt  1 file edited" in out
+    assert 'edited in session ' in out and '"Add a partial-refund endpoint to paydash/api/routes.py"' in out
+    refs = subprocess.run(["git", "for-each-ref", "refs/gitmem/sessions"], cwd=target,
+                          capture_output=True, text=True).stdout  # fmt: skip
+    assert refs.rstrip().endswith("/demo-session")
+    assert (target / "paydash/api/routes.py").read_text().count("/refunds/partial") == 1
+    assert "float(" not in (target / "paydash/billing/refund.py").read_text()
     again = subprocess.run(
         [str(GITMEM), "demo", str(target)], capture_output=True, text=True, env=env
     )

@@ -8,7 +8,7 @@ from rich.markup import escape
 from rich.rule import Rule
 
 from gitmem import demo as core
-from gitmem import index, init, lint, stale, why
+from gitmem import index, init, lint, sessionlog, stale, why
 from gitmem.cli.output import expected_errors, stdout
 from gitmem.repo import discover
 from gitmem.retrieve import retrieve
@@ -29,8 +29,10 @@ def demo(directory: str | None) -> None:
     """Create a demo repository (in DIRECTORY, else a new temp folder) and run gitmem on it.
 
     Shows init reading an existing ADR folder in place, the decision list, `why` for a few
-    files (a superseded decision, a negated glob, an inferred glob), search, lint, and the
-    stale lines of the demo's CLAUDE.md.
+    files (a superseded decision, a negated glob, an inferred glob), search, one agent
+    session through the real Claude Code hooks (what the agent is given, an edit a
+    critical rule denies, the session kept on a git ref), lint, and the stale lines of the
+    demo's CLAUDE.md.
     """
     target = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="gitmem-demo-"))
     try:
@@ -86,6 +88,8 @@ def demo(directory: str | None) -> None:
         )
     out.print(f"  rankers: {', '.join(result.rankers)}")
 
+    _agent_session(target.resolve())
+
     out.print("\n$ gitmem lint")
     lr = lint.lint(repo)
     for p in lr.problems:
@@ -99,3 +103,52 @@ def demo(directory: str | None) -> None:
         out.print(f"  {escape(f.format())}")
     out.print(f"  {', '.join(sr.files)}: {sr.references} references checked, {sr.errors} stale")
     out.print(f"\nTry it yourself:  cd {target} && gitmem why paydash/billing/refund.py")
+
+
+def _shown(text: str, lines: int = 6, width: int = 110) -> list[str]:
+    """The first lines of what the agent was given, each cut to the terminal's width."""
+    kept = [line for line in text.splitlines() if line.strip()]
+    out = [line if len(line) <= width else line[: width - 1] + "…" for line in kept[:lines]]
+    if len(kept) > lines:
+        out.append(f"… ({len(text):,} characters in all)")
+    return out
+
+
+def _agent_session(target: Path) -> None:
+    """One Claude Code session through gitmem's real hooks, then what it left on git."""
+    out = stdout()
+    out.print("\n$ # an agent session: gitmem's Claude Code hooks, run as Claude Code runs them")
+    for step in core.agent_session(target):
+        out.print(f"  [bold]{escape(step.did)}[/] → ", end="")
+        if step.denied:
+            out.print("[red]denied[/]; the agent is told:")
+            out.print(f"      {escape(step.denied)}", soft_wrap=True)
+        elif step.context:
+            out.print(f"the agent is given ({len(step.context):,} characters):")
+            for line in _shown(step.context):
+                out.print(f"      {escape(line)}", soft_wrap=True)
+        elif step.event == "session-end":
+            out.print("its prompt and the files it edited are committed to its ref")
+        elif step.event == "post-tool":
+            out.print("nothing to add")
+        else:
+            out.print("allowed; nothing new to tell (shown once a session)")
+    repo = discover(target)
+    rows = sessionlog.summaries(repo)
+    out.print("\n$ gitmem sessions")
+    if not rows:
+        out.print("  no captured sessions (capture is off: GITMEM_CAPTURE or the config)")
+    for r in rows:
+        edited = counted(len(r.files_edited), "file")
+        out.print(f"  {escape(r.id)}  {counted(r.prompts, 'prompt')}  {edited} edited")
+    path = "paydash/api/routes.py"
+    out.print(f"\n$ gitmem why {path}")
+    for rep in why.why(repo, [path], cwd=str(target)):
+        for g in rep.decisions:
+            via = f"via {escape(g.glob)}: {escape(g.title)}"
+            out.print(f"  {g.id} ({g.status}, {g.severity}) {via}")
+        for session in rep.sessions:
+            out.print(
+                f'  edited in session {escape(session.id)}: "{escape(session.first_prompt)}" '
+                f"(`gitmem sessions show {escape(session.id)}`)"
+            )
