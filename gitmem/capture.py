@@ -20,6 +20,7 @@ loses nothing: the record waits in the write-ahead file for the next flush.
 
 from __future__ import annotations
 
+import errno  # built into the interpreter: nothing to load
 import os
 import time
 
@@ -88,12 +89,77 @@ def wal_path(repo: Repo | Location, session_id: str) -> str:
 
 
 def append(repo: Repo | Location, session_id: str, record: dict[str, Any]) -> str:
-    """Write one record to the session's write-ahead file; returns its uid."""
+    """Write one record to the session's write-ahead file; returns its uid. Where that
+    file cannot grow (the disk or the quota full), the record waits in the session's spill
+    file in memory (``spill_path``) until a flush brings it back."""
     uid = os.urandom(16).hex()
     line = leanjson.dumps({"uid": uid, "ref": ref_for(session_id), **record})
-    with LockedFile(wal_path(repo, session_id)) as fh:
-        append_line(fh, line)
+    try:
+        with LockedFile(wal_path(repo, session_id)) as fh:
+            append_line(fh, line)
+    except OSError as exc:
+        spill = spill_path(repo, session_id) if exc.errno in NO_SPACE else None
+        if spill is None:
+            raise
+        with LockedFile(spill) as fh:
+            append_line(fh, line)
     return uid
+
+
+# ------------------------------------------------------------------ a full disk: spilling
+
+# No room for the write-ahead file: the disk full, the user's quota, a file-size limit. A
+# read-only or missing git directory is not transient, and spilling for it would only pile
+# records up in memory: those errors are raised (and logged by the hook) as before.
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def _spill_root() -> str:
+    """This user's folder in memory: under ``$XDG_RUNTIME_DIR`` (the user's own tmpfs,
+    where systemd provides one), else under ``/dev/shm``."""
+    return os.path.join(os.environ.get("XDG_RUNTIME_DIR") or "/dev/shm", f"gitmem-{os.getuid()}")
+
+
+def spill_dir(repo: Repo | Location, create: bool = True) -> str | None:
+    """The repository's spill folder (one per repository, under ``_spill_root``). None
+    where there is no such folder in memory, or it is not this user's alone (it holds
+    prompts), or, without ``create``, nothing ever spilled for this user."""
+    import hashlib
+    import stat
+
+    root = _spill_root()
+    try:
+        if create:
+            os.makedirs(root, mode=0o700, exist_ok=True)
+        st = os.lstat(root)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        return None  # another user's folder, or a link: never write prompts there
+    common = os.path.realpath(os.fspath(repo.shared_state_dir))
+    return os.path.join(root, hashlib.sha256(common.encode()).hexdigest()[:16])
+
+
+def spill_path(repo: Repo | Location, session_id: str, create: bool = True) -> str | None:
+    folder = spill_dir(repo, create)
+    return None if folder is None else os.path.join(folder, f"{safe(session_id)}.jsonl")
+
+
+def _unspill(repo: Repo, session_id: str) -> None:
+    """Move the session's spilled records into its write-ahead file, then remove the spill
+    file. With no room yet the OSError is raised and the records stay spilled. A crash
+    between the two leaves a record in both places: a flush commits each uid once."""
+    spill = spill_path(repo, session_id, create=False)
+    if spill is None or not os.path.exists(spill):
+        return
+    with LockedFile(spill) as held:
+        held.seek(0)
+        lines = [line for line in held.read().splitlines() if line.strip()]
+        if lines:
+            with LockedFile(wal_path(repo, session_id)) as fh:
+                for line in lines:
+                    append_line(fh, line)
+        os.unlink(spill)  # under its lock: a writer waiting for it re-opens the path
 
 
 def spawn_flush(repo: Repo | Location, session_id: str) -> None:
@@ -161,13 +227,20 @@ def forgotten_marker(repo: Repo | Location, session_id: str) -> str:
 
 
 def flush(repo: Repo, session_id: str) -> int:
-    """Commit the session's pending records; returns how many were committed."""
+    """Commit the session's pending records (those spilled while the disk was full
+    brought back first); returns how many were committed."""
+    import contextlib  # the flusher's, not the hooks'
+
+    with contextlib.suppress(OSError):  # no room yet: they stay spilled; the rest goes on
+        _unspill(repo, session_id)
     path = wal_path(repo, session_id)
     if not os.path.exists(path):
         return 0
     with LockedFile(path) as fh:
         fh.seek(0)
-        pending = records_in(fh.read())
+        # each uid once (a record both spilled and brought back), in the order typed
+        unique = {item["uid"]: item for item in records_in(fh.read())}
+        pending = sorted(unique.values(), key=_time_of)
         if pending and os.path.exists(forgotten_marker(repo, session_id)):
             pending = []  # forgotten while these waited: dropped, never committed
         if not pending:
@@ -182,6 +255,11 @@ def flush(repo: Repo, session_id: str) -> int:
         fh.seek(0)
         fh.truncate(0)
         return committed
+
+
+def _time_of(record: dict[str, Any]) -> float:
+    value = record.get("time")
+    return float(value) if isinstance(value, (int, float)) else 0.0
 
 
 def records_in(text: str | bytes) -> list[dict[str, Any]]:
@@ -219,12 +297,14 @@ def _commit(repo: Repo, ref: str, items: list[dict[str, Any]]) -> int:
 
 
 def pending_sessions(repo: Repo) -> list[str]:
+    """The sessions with records waiting: in their write-ahead files, or spilled."""
     from pathlib import Path
 
-    folder = Path(wal_dir(repo.shared_state_dir))
-    if not folder.is_dir():
-        return []
-    return [p.stem for p in folder.glob("*.jsonl") if p.stat().st_size > 0]
+    found: list[str] = []
+    for folder in (wal_dir(repo.shared_state_dir), spill_dir(repo, create=False)):
+        if folder is not None and Path(folder).is_dir():
+            found += [p.stem for p in Path(folder).glob("*.jsonl") if p.stat().st_size > 0]
+    return list(dict.fromkeys(found))
 
 
 # ------------------------------------------------------------------------------- reading
@@ -287,6 +367,10 @@ def forget(repo: Repo, ref: str, remote: str | None = None) -> tuple[int, str]:
             with LockedFile(wal_path(repo, session_id)) as fh:
                 fh.seek(0)
                 fh.truncate(0)
+        spill = spill_path(repo, session_id, create=False)
+        if spill is not None and os.path.exists(spill):  # spilled while the disk was full
+            with LockedFile(spill):
+                os.unlink(spill)
     code, tree = _git(repo, "hash-object", "-t", "tree", "-w", "--stdin", input_=b"")
     if code == 0:
         # the same commit in every clone that forgets this session: two tombstones that

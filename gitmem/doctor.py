@@ -247,17 +247,24 @@ CAPTURE_WAIT_S = 3600
 
 def _capture_check(repo: Repo) -> Check:
     """Captured records still waiting in the write-ahead files, and since when."""
-    folder = Path(capture.wal_dir(repo.shared_state_dir))
-    waiting, sessions, oldest = 0, 0, time.time()
-    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-        try:
-            records = capture.records_in(path.read_bytes())
-        except OSError:
-            continue
-        times = [float(r["time"]) for r in records if isinstance(r.get("time"), (int, float))]
-        oldest = min([oldest, *times])
-        waiting += len(records)
-        sessions += 1 if records else 0
+    # the write-ahead files, and the records a full disk sent to memory (capture.append)
+    spill = capture.spill_dir(repo, create=False)
+    folders = [(Path(capture.wal_dir(repo.shared_state_dir)), False)]
+    folders += [(Path(spill), True)] if spill else []
+    waiting, in_memory, oldest = 0, 0, time.time()
+    names: set[str] = set()
+    for folder, spilled in folders:
+        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+            try:
+                records = capture.records_in(path.read_bytes())
+            except OSError:
+                continue
+            times = [float(r["time"]) for r in records if isinstance(r.get("time"), (int, float))]
+            oldest = min([oldest, *times])
+            waiting += len(records)
+            in_memory += len(records) if spilled else 0
+            names |= {path.stem} if records else set()
+    sessions = len(names)
     from gitmem.agent.prompt import CAPTURE_ENV, switched_off
 
     # this shell's variable, or the one Claude Code's settings give the hooks it runs
@@ -275,6 +282,14 @@ def _capture_check(repo: Repo) -> Check:
         return Check("capture", True, off)
     if not waiting:
         return Check("capture", True, "every captured prompt is committed")
+    if in_memory:
+        held = f"{counted(in_memory, 'record')} held in memory since the disk was full"
+        return Check(
+            "capture",
+            False,
+            f"{held}, from {_ago(oldest)}: a restart of the machine loses them; with room "
+            "on the disk again, `gitmem sessions` commits them",
+        )
     late = time.time() - oldest > CAPTURE_WAIT_S
     return Check(
         "capture",

@@ -173,16 +173,58 @@ def test_on_a_disk_that_is_really_full(project: Path, tmp_path: Path) -> None:
         (out / f"{event}.json").write_text(json.dumps(payload))
     again = {**events["prompt"], "prompt": "keep the fee in billing/charge.py in cents"}
     (out / "again.json").write_text(json.dumps(again))
+    memory = tmp_path / "run"  # the user's folder in memory ($XDG_RUNTIME_DIR), not full
+    memory.mkdir(mode=0o700)
     env = {**os.environ, "HOME": SANDBOX_HOME, "SMALL": str(small), "REPO": str(project),
-           "OUT": str(out)}  # fmt: skip
+           "OUT": str(out), "XDG_RUNTIME_DIR": str(memory)}  # fmt: skip
     proc = subprocess.run([str(unshare), "--mount", "--propagation", "private", "sh", "-c", FILL],
                           env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     for event in events:
         assert MONEY in context_of((out / f"{event}.out").read_text()), event
         assert "No space left on device" in (out / f"{event}.err").read_text(), event
-    # with room again, recorded as usual; the prompt typed while the disk was full could
-    # not be kept anywhere (its capture failed: logged, if the log could be written)
+    # with room again, recorded as usual; the prompt typed while the disk was full waited
+    # in memory and is committed first (before session 33 it was lost)
     assert (out / "again.err").read_text() == ""
     log = (out / "log").read_text()
-    assert "keep the fee in billing/charge.py" in log and "as a float" not in log
+    assert log.index("keep the fee in billing/charge.py") < log.index("as a float")  # newest first
+    assert list(memory.rglob("*.jsonl")) == []  # nothing left in memory
+
+
+def test_a_prompt_typed_while_the_disk_is_full_waits_in_memory(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The capture file cannot grow (RLIMIT_FSIZE at its size stands in for the full disk;
+    a new, smaller file may still be written): the prompt goes to the user's folder in
+    memory, `gitmem doctor` says so, and the next flush commits it in its place. Before
+    session 33 it was lost."""
+    memory = tmp_path / "run"
+    memory.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(memory))
+    events = payloads(project, "spill")
+    long = {**events["prompt"], "prompt": "store the fee in billing/charge.py " + "x" * 300}
+    assert MONEY in context_of(hook("prompt", long, project).stdout)
+    repo = discover(project)
+    wal = Path(capture.wal_path(repo, "spill"))
+    size = wal.stat().st_size
+    short = {**events["prompt"], "prompt": "and the refund in cents"}
+    proc = hook("prompt", short, project, limit=size)
+    assert proc.returncode == 0
+    assert wal.stat().st_size == size  # the capture file did not grow
+    spilled = Path(str(capture.spill_path(repo, "spill")))
+    assert spilled.parent.parent == memory / f"gitmem-{os.getuid()}"
+    assert [r["prompt"] for r in capture.records_in(spilled.read_bytes())] == [short["prompt"]]
+    assert (memory / f"gitmem-{os.getuid()}").stat().st_mode & 0o777 == 0o700
+    doctor = subprocess.run([str(GITMEM), "doctor", "--no-model", "--json"], cwd=project,
+                            capture_output=True, text=True, env={**os.environ, "HOME": SANDBOX_HOME})  # fmt: skip
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert not checks["capture"]["ok"]
+    assert "1 record held in memory since the disk was full" in checks["capture"]["detail"]
+    assert capture.pending_sessions(repo) == ["spill"]
+    assert capture.flush(repo, "spill") == 2  # room again: both, in the order typed
+    committed = capture.records(repo, capture.ref_for("spill"))
+    assert [r["prompt"] for r in committed] == [long["prompt"], short["prompt"]]
+    assert not spilled.exists() and capture.flush(repo, "spill") == 0
+    # a folder in memory that is not the user's alone is never written to
+    (memory / f"gitmem-{os.getuid()}").chmod(0o755)
+    assert capture.spill_path(repo, "spill") is None
