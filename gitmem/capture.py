@@ -322,20 +322,37 @@ def records(repo: Repo, ref: str) -> list[dict[str, Any]]:
     if code != 0:
         return []
     shas = [s for s in out.split() if s]
-    batch = "".join(f"{s}:record.json\n" for s in shas).encode()
-    from gitmem import git
+    from gitmem.errors import GitmemError
 
-    _, data, _ = git.run_bytes(
-        ["cat-file", "--batch"], repo.root, env=git.plumbing_env(), input_=batch, timeout=60
+    try:
+        found = records_at(repo, shas)
+    except GitmemError:
+        return []
+    return [found[s] for s in shas if s in found]
+
+
+def records_at(repo: Repo, shas: list[str]) -> dict[str, dict[str, Any]]:
+    """The record each commit in ``shas`` holds (its ``record.json``), by commit, read in
+    one ``git cat-file --batch``; a commit without one (not gitmem's) is left out."""
+    from gitmem import git
+    from gitmem.errors import GitmemError
+
+    unique = list(dict.fromkeys(shas))
+    batch = "".join(f"{s}:record.json\n" for s in unique).encode()
+    code, data, err = git.run_bytes(
+        ["cat-file", "--batch"], repo.root, env=git.plumbing_env(), input_=batch, timeout=120
     )
-    out_records: list[dict[str, Any]] = []
+    if code != 0:
+        said = err.decode("utf-8", "replace").strip().splitlines() or [f"exit {code}"]
+        raise GitmemError(f"git cat-file failed reading captured records: {said[0]}")
+    found: dict[str, dict[str, Any]] = {}
     pos = 0
-    while pos < len(data):
+    for sha in unique:  # cat-file answers in the order asked, one header line each
         nl = data.index(b"\n", pos)
-        header = data[pos:nl].decode().split()
+        header = data[pos:nl].split()
         pos = nl + 1
-        if len(header) < 3 or header[1] != "blob":
-            continue
+        if len(header) < 3 or header[1] != b"blob":
+            continue  # "<sha>:record.json missing"
         size = int(header[2])
         blob = data[pos : pos + size]
         pos += size + 1
@@ -344,8 +361,8 @@ def records(repo: Repo, ref: str) -> list[dict[str, Any]]:
         except ValueError:
             continue
         if isinstance(item, dict):
-            out_records.append(item)
-    return out_records
+            found[sha] = item
+    return found
 
 
 def forget(repo: Repo, ref: str, remote: str | None = None) -> tuple[int, str]:

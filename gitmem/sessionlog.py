@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitmem import capture, git, leanjson
+from gitmem import capture, git
 from gitmem.fsutil import atomic_write
 from gitmem.repo import Repo
 
@@ -124,32 +124,6 @@ def _commits(repo: Repo, tips: list[str]) -> dict[str, _Commit]:
     return commits
 
 
-def _blobs(repo: Repo, shas: list[str]) -> dict[str, dict[str, Any]]:
-    """The record each commit in ``shas`` holds (its ``record.json``), by commit."""
-    unique = list(dict.fromkeys(shas))
-    data = _git_out(
-        repo, ["cat-file", "--batch"], input_="".join(f"{s}:record.json\n" for s in unique).encode()
-    )
-    found: dict[str, dict[str, Any]] = {}
-    pos = 0
-    for sha in unique:  # cat-file answers in the order asked, one header line each
-        nl = data.index(b"\n", pos)
-        header = data[pos:nl].split()
-        pos = nl + 1
-        if len(header) < 3 or header[1] != b"blob":
-            continue  # "<sha>:record.json missing": a commit gitmem did not write
-        size = int(header[2])
-        blob = data[pos : pos + size]
-        pos += size + 1
-        try:
-            item = leanjson.loads(blob)
-        except ValueError:
-            continue
-        if isinstance(item, dict):
-            found[sha] = item
-    return found
-
-
 def _float(value: object) -> float | None:
     try:
         return float(value)  # type: ignore[arg-type]
@@ -224,7 +198,7 @@ def _read(repo: Repo, tips: list[tuple[str, str]]) -> list[SessionSummary]:
             sha = commit.parent or ""
         walked.append((ref, root, tip, close, prompts))
     wanted = [s for _, root, tip, close, _ in walked for s in (root, tip, close) if s]
-    records = _blobs(repo, wanted)
+    records = capture.records_at(repo, wanted)
     rows: list[SessionSummary] = []
     for ref, root, tip, close, prompts in walked:
         short = ref[len(capture.REF_ROOT) + 1 :]
