@@ -149,11 +149,13 @@ def test_filters_by_user_edited_path_and_count(project: Path) -> None:
     assert text.returncode == 0 and text.stdout.strip() == "no captured sessions match"
     outside = run_gitmem(project, "sessions", "--edited", "/etc/passwd")
     assert outside.returncode == 2 and "outside this repository" in outside.stderr
+    assert ids("--branch", "feature/x") == ["bob/s2"]
+    assert ids("--branch", "main", "--branch", "feature/x", "-n", "2") == ["bob/s2", "alice/s1"]
     listing = run_gitmem(project, "sessions").stdout.splitlines()
-    assert (
-        listing[0].startswith("bob/s2")
-        and "branch feature/x  3 prompts  0 files edited" in listing[0]
+    assert listing[0].startswith("bob/s2") and listing[0].endswith(
+        'branch feature/x  3 prompts  0 files edited  "p0"'
     )
+    assert listing[3].startswith("carol/s4") and listing[3].endswith('  "indented"')
 
 
 def test_why_names_the_sessions_that_edited_a_path(project: Path) -> None:

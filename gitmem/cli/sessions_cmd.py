@@ -33,6 +33,12 @@ from gitmem.vocab import counted
     "as edited (repeatable).",
 )
 @click.option(
+    "--branch",
+    "branches",
+    multiple=True,
+    help="Only sessions started on this branch (repeatable): the sessions behind a PR.",
+)
+@click.option(
     "-n", "--limit", type=click.IntRange(min=1), default=None, help="Only the N newest sessions."
 )
 @json_option
@@ -42,11 +48,12 @@ def sessions(
     ctx: click.Context,
     users: tuple[str, ...],
     edited: tuple[str, ...],
+    branches: tuple[str, ...],
     limit: int | None,
     json_: bool,
 ) -> None:
-    """List captured agent sessions (who, when, branch, prompts, files edited), newest
-    first."""
+    """List captured agent sessions (who, when, branch, prompts, files edited, and the
+    line the session began with), newest first."""
     if ctx.invoked_subcommand is not None:
         return
     repo = current_repo()
@@ -56,20 +63,30 @@ def sessions(
     rows = [
         r
         for r in sessionlog.summaries(repo)
-        if (not users or r.user in users) and (not wanted or any(r.edited_under(p) for p in wanted))
+        if (not users or r.user in users)
+        and (not branches or r.branch in branches)
+        and (not wanted or any(r.edited_under(p) for p in wanted))
     ][:limit]
     if json_:
         emit_json([r.as_json() for r in rows])
         return
     out = stdout()
     if not rows:
-        out.print("no captured sessions match" if users or edited else "no captured sessions yet")
+        filtered = users or edited or branches
+        out.print("no captured sessions match" if filtered else "no captured sessions yet")
         return
     for r in rows:
+        began = f'  "{escape(_cut(r.first_prompt))}"' if r.first_prompt else ""
         out.print(
             f"{escape(r.id)}  {when(r.started)}  branch {escape(r.branch or '-')}  "
             f"{counted(r.prompts, 'prompt')}  {counted(len(r.files_edited), 'file')} edited"
+            f"{began}",
+            soft_wrap=True,
         )
+
+
+def _cut(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
 def _repo_path(repo: Repo, raw: str) -> str:
