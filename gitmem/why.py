@@ -83,16 +83,21 @@ SESSIONS_SHOWN = 3
 
 
 def why(
-    repo: Repo, queries: list[str], *, cwd: str | None = None, provenance: bool = True
+    repo: Repo,
+    queries: list[str],
+    *,
+    cwd: str | None = None,
+    provenance: bool = True,
+    sessions: bool | None = None,
 ) -> list[PathReport]:
     """One report per query; a path that lies in another repository keeping decisions
     (``location.other_repository``) gets that repository's report after it, as the
-    tool-call hooks bring both. With ``provenance``, each report also names the captured
-    sessions that edited the path."""
+    tool-call hooks bring both. With ``sessions`` (by default, with ``provenance``), each
+    report also names the captured sessions that edited the path."""
     table = compiler.ensure(repo)
     here = os.path.abspath(cwd) if cwd is not None else os.getcwd()
     roots = [str(r) for r in worktree_roots(repo)]
-    captured = _captured(repo) if provenance else []
+    captured = _captured(repo) if (provenance if sessions is None else sessions) else []
     out: list[PathReport] = []
     try:
         for q in queries:
@@ -101,7 +106,7 @@ def why(
             path = os.path.normpath(os.path.join(here, os.path.expanduser(text)))
             other = other_repository(path, location_of(repo), roots) if text else None
             if other is not None:
-                (theirs,) = why(other.repo(), [path], provenance=provenance)
+                (theirs,) = why(other.repo(), [path], provenance=provenance, sessions=sessions)
                 out.append(replace(theirs, query=q, repository=other.root))
     finally:
         table.close()

@@ -958,6 +958,13 @@ def test_fingerprints_tell_payloads_apart() -> None:
 
 
 def test_mcp_server_over_stdio(project: Path) -> None:
+    from gitmem import capture
+
+    # a captured session that edited the file: `why` names it (since session 33)
+    r = discover(project)
+    capture.append(r, "m1", {"kind": "prompt", "prompt": "cents for refunds\nthen tests", "time": 1e9})
+    capture.append(r, "m1", {"kind": "close", "time": 1e9 + 1, "files_edited": ["billing/charge.py"]})
+    assert capture.flush(r, "m1") == 2
     proc = subprocess.Popen(
         [str(GITMEM), "mcp"],
         cwd=project,
@@ -1014,6 +1021,7 @@ def test_mcp_server_over_stdio(project: Path) -> None:
         answer = receive()["result"]
         text = answer["content"][0]["text"]  # type: ignore[index]
         assert json.loads(text)[0]["decisions"][0]["id"] == "D-0001"
+        assert [x["first_prompt"] for x in json.loads(text)[0]["sessions"]] == ["cents for refunds"]
         assert "structuredContent" not in answer  # type: ignore[operator]
         send(
             {
