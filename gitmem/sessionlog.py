@@ -160,11 +160,12 @@ def _store(repo: Repo, rows: dict[str, tuple[str, SessionSummary]]) -> None:
 
 def summaries(repo: Repo) -> list[SessionSummary]:
     """Every captured session of this clone, newest first (by when it started)."""
-    out = _git_out(repo, ["for-each-ref", "--format=%(objectname) %(refname)", capture.REF_ROOT])
+    fmt = "--format=%(objectname) %(objecttype) %(refname)"
+    out = _git_out(repo, ["for-each-ref", fmt, capture.REF_ROOT])
     tips: dict[str, str] = {}
     for line in out.decode("utf-8", "surrogateescape").splitlines():
-        sha, _, ref = line.partition(" ")
-        if ref:
+        sha, kind, ref = [*line.split(" ", 2), "", ""][:3]
+        if ref and kind == "commit":  # a ref to anything else is no session of gitmem's
             tips[ref] = sha
     cached = _cached(repo)
     known = {ref: cached[ref] for ref, tip in tips.items() if cached.get(ref, ("",))[0] == tip}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,8 @@ def _expected(project: Path) -> list[dict[str, Any]]:
     rows = []
     for ref, short in capture.session_refs(r):
         recs = capture.records(r, ref)
+        if not recs:
+            continue  # no commits of gitmem's
         close = next((x for x in reversed(recs) if x.get("kind") == "close"), {})
         rows.append({
             "id": short, "ref": ref, "user": short.split("/", 1)[0],
@@ -128,6 +131,11 @@ def test_listing_takes_the_same_git_processes_for_few_sessions_as_for_many(
     assert listed["alice/s1"]["prompts"] == 3 and listed["alice/s1"]["last"] == 3e9
     cache.write_text('{"version": 1, "sessions": {"refs/gitmem/sessions/x/y": 7}}')  # torn
     assert git_calls(cold=False) == few
+    # a ref under sessions/ that is no commit (another tool's, a mistake) is passed over
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], input="not a session\n",
+                          cwd=project, capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    subprocess.run(["git", "update-ref", "refs/gitmem/sessions/zed/blob", blob], cwd=project, check=True)
+    assert git_calls(cold=True) == few  # the listing still equals each session's records
 
 
 def test_filters_by_user_edited_path_and_count(project: Path) -> None:
