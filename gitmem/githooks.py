@@ -96,11 +96,15 @@ def uninstall(repo: Repo) -> list[str]:
     return removed
 
 
-def staged_decisions(repo: Repo) -> list[str]:
+def staged_paths(repo: Repo) -> list[str]:
+    _, out, _ = git.run(["diff", "--cached", "--name-only", "-z", "--no-ext-diff"], cwd=repo.root)
+    return [p for p in out.split("\0") if p]
+
+
+def staged_decisions(repo: Repo, paths: list[str]) -> list[str]:
+    """The current decisions governing the staged ``paths``."""
     from gitmem import compile as compiler
 
-    _, out, _ = git.run(["diff", "--cached", "--name-only", "-z", "--no-ext-diff"], cwd=repo.root)
-    paths = [p for p in out.split("\0") if p]
     table = compiler.ensure(repo)
     try:
         ids: dict[str, None] = {}
@@ -113,27 +117,78 @@ def staged_decisions(repo: Repo) -> list[str]:
     return list(ids)
 
 
+# A commit names the captured agent sessions of this clone that edited one of its files
+# within the last day (`Gitmem-Session: alice/<session-id>`), so `git log` leads from a
+# change to the prompts behind it (`gitmem sessions show ID`). A day covers a session's
+# edits committed by the agent itself or by hand after it; older sessions are not guessed.
+SESSION_TRAILER = "Gitmem-Session"
+SESSION_WINDOW_S = 24 * 3600
+
+
+def staged_sessions(repo: Repo, paths: list[str]) -> list[str]:
+    """The captured sessions (``user/session-id``, as `gitmem sessions` names them) of this
+    clone that edited one of the staged ``paths`` within ``SESSION_WINDOW_S``, the last
+    active first. A session that was not captured (capture off, or forgotten) is not named."""
+    import time
+
+    from gitmem import capture, leanjson
+    from gitmem.agent import state
+
+    folder = Path(state.sessions_dir(repo.shared_state_dir))
+    if not paths or not folder.is_dir():
+        return []
+    staged, now = set(paths), time.time()
+    recent = []
+    for f in folder.glob("*.jsonl"):
+        try:
+            mtime = f.stat().st_mtime
+        except OSError:
+            continue
+        if now - mtime <= SESSION_WINDOW_S:
+            recent.append((mtime, f.stem))
+    edited = [
+        sid
+        for _, sid in sorted(recent, reverse=True)
+        if staged.intersection(state.read_view(repo.shared_state_dir, sid).edited)
+        and not os.path.exists(capture.forgotten_marker(repo, sid))
+    ]
+    if not edited:
+        return []
+    # the session's ref as its capture named it: from what waits to be committed (an
+    # agent committing mid-turn), else from the refs already written
+    refs = [r for r, _ in capture.session_refs(repo)]
+    named: list[str] = []
+    for sid in edited:
+        ref = next((r for r in refs if r.endswith("/" + capture.safe(sid))), None)
+        try:
+            with open(capture.wal_path(repo, sid), encoding="utf-8") as fh:
+                first = leanjson.loads(fh.readline() or "{}")
+            ref = ref or (str(first.get("ref") or "") if isinstance(first, dict) else None)
+        except (OSError, ValueError):
+            pass
+        if ref and ref.startswith(capture.REF_ROOT + "/"):
+            named.append(ref[len(capture.REF_ROOT) + 1 :])
+    return named
+
+
 def add_trailer(repo: Repo, message_file: Path, source: str = "") -> list[str]:
-    """Add ``Decisions: D-0001, D-0002`` for the staged files' governing decisions."""
+    """Add ``Decisions: D-0001, D-0002`` for the staged files' governing decisions, and a
+    ``Gitmem-Session:`` line for each captured agent session that edited one of them."""
     if source in ("merge", "squash"):
         return []
     from gitmem import config
 
     if not config.load(repo.root).commit_trailers:
         return []
-    ids = staged_decisions(repo)
-    if not ids:
-        return []
-    git.run(
-        [
-            "interpret-trailers",
-            "--in-place",
-            "--if-exists",
-            "replace",
-            "--trailer",
-            f"Decisions: {', '.join(ids)}",
-            str(message_file),
-        ],
-        cwd=repo.root,
-    )
+    paths = staged_paths(repo)
+    ids = staged_decisions(repo, paths)
+    sessions = staged_sessions(repo, paths)
+    args: list[str] = []
+    if ids:
+        args += ["--if-exists", "replace", "--trailer", f"Decisions: {', '.join(ids)}"]
+    if sessions:
+        args += ["--if-exists", "addIfDifferent"]
+        args += [a for sid in sessions for a in ("--trailer", f"{SESSION_TRAILER}: {sid}")]
+    if args:
+        git.run(["interpret-trailers", "--in-place", *args, str(message_file)], cwd=repo.root)
     return ids

@@ -182,3 +182,58 @@ def test_a_shared_hooks_folder_leaves_other_repositories_alone(
     git(project, "add", "-A")
     blocked = commit(project, "floats", **shared_config)
     assert blocked.returncode == 1 and "D-0001" in blocked.stdout + blocked.stderr
+
+
+def _hook(project: Path, event: str, payload: dict[str, object], **env: str) -> None:
+    """`gitmem-hook claude EVENT` as Claude Code runs it, in the project."""
+    proc = subprocess.run(
+        [str(shutil.which("gitmem-hook")), "claude", event],
+        input=json.dumps({"cwd": str(project), **payload}),
+        cwd=project, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "GITMEM_USER": "alice", **env},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+
+
+def _edit(project: Path, session: str, rel: str, **env: str) -> None:
+    _hook(project, "prompt", {"session_id": session, "prompt": f"tidy {rel}"}, **env)
+    edit = {"tool_name": "Edit", "tool_input": {"file_path": str(project / rel)}}
+    _hook(project, "pre-tool", {"session_id": session, **edit}, **env)
+    _hook(project, "post-tool", {"session_id": session, **edit}, **env)
+
+
+def test_a_commit_names_the_agent_sessions_that_edited_its_files(project: Path) -> None:
+    """`Gitmem-Session:` trailers (since session 33): from a commit in `git log` to the
+    prompts behind it. Named: the captured sessions of this clone that edited a staged file
+    in the last day, whether the agent commits mid-turn (its prompt not yet committed to
+    its ref) or the user commits after the session ended."""
+    write(project, "docs/notes.md", "notes\n")
+    commit_all(project, "docs")
+    assert CliRunner().invoke(cli, ["install", "git"]).exit_code == 0
+    _edit(project, "s-billing", "billing/charge.py")  # mid-turn: its prompt waits to be flushed
+    _edit(project, "s-docs", "docs/notes.md")
+    _edit(project, "s-private", "billing/charge.py", GITMEM_CAPTURE="0")  # not captured
+    write(project, "billing/charge.py", "x = 2\n")
+    git(project, "add", "-A")
+    assert commit(project, "bump the charge").returncode == 0
+    message = git(project, "log", "-1", "--format=%B")
+    assert "Decisions: D-0001" in message
+    assert [x for x in message.splitlines() if x.startswith("Gitmem-Session:")] == [
+        "Gitmem-Session: alice/s-billing"
+    ]
+    shown = subprocess.run(["gitmem", "sessions", "show", "alice/s-billing"], cwd=project,
+                           capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert "tidy billing/charge.py" in shown
+    # after the session ends and is flushed, a later commit by hand still names it; a
+    # session told to forget is not named
+    _hook(project, "session-end", {"session_id": "s-billing", "reason": "exit"})
+    assert subprocess.run(["gitmem", "capture", "flush"], cwd=project).returncode == 0
+    _edit(project, "s-gone", "billing/charge.py")
+    assert subprocess.run(["gitmem", "sessions", "forget", "s-gone"], cwd=project,
+                          capture_output=True, env={**os.environ, "GITMEM_USER": "alice"}).returncode == 0  # fmt: skip
+    write(project, "billing/charge.py", "x = 3\n")
+    write(project, "docs/notes.md", "more notes\n")
+    git(project, "add", "-A")
+    assert commit(project, "more").returncode == 0
+    trailers = git(project, "log", "-1", "--format=%(trailers:key=Gitmem-Session,valueonly)")
+    assert trailers.split() == ["alice/s-billing", "alice/s-docs"]  # last active first
