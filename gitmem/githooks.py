@@ -149,7 +149,7 @@ def staged_sessions(repo: Repo, paths: list[str]) -> list[str]:
     edited = [
         sid
         for _, sid in sorted(recent, reverse=True)
-        if staged.intersection(state.read_view(repo.shared_state_dir, sid).edited)
+        if staged & state.edited_in(repo.shared_state_dir, sid, str(repo.root))
         and not os.path.exists(capture.forgotten_marker(repo, sid))
     ]
     if not edited:

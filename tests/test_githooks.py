@@ -213,6 +213,10 @@ def test_a_commit_names_the_agent_sessions_that_edited_its_files(project: Path) 
     _edit(project, "s-billing", "billing/charge.py")  # mid-turn: its prompt waits to be flushed
     _edit(project, "s-docs", "docs/notes.md")
     _edit(project, "s-private", "billing/charge.py", GITMEM_CAPTURE="0")  # not captured
+    # the same file, edited by another agent in a linked worktree of the repository
+    worktree = project.parent / f"{project.name}-wt"
+    git(project, "worktree", "add", "-q", "-b", "other", str(worktree))
+    _edit(worktree, "s-worktree", "billing/charge.py")
     write(project, "billing/charge.py", "x = 2\n")
     git(project, "add", "-A")
     assert commit(project, "bump the charge").returncode == 0

@@ -244,6 +244,28 @@ def echo(dirs: list[str], session_id: str, kind: str, **data: object) -> None:
                 session.append(kind, **data)
 
 
+def edited_in(shared_dir: str | os.PathLike[str], session_id: str, root: str) -> set[str]:
+    """The paths the session edited in the work tree at ``root`` (every worktree of a
+    repository shares the session files; an edit recorded before the work tree was, before
+    session 33, counts for any)."""
+    try:
+        with open(session_file(shared_dir, session_id), encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return set()
+    found: set[str] = set()
+    for line in lines:
+        if '"k":"edited"' not in line:
+            continue
+        try:
+            item = leanjson.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict) and item.get("root", root) == root:
+            found.update(str(p) for p in item.get("paths", []))
+    return found
+
+
 def read_view(
     shared_dir: str | os.PathLike[str], session_id: str, context: str = ""
 ) -> SessionView:

@@ -430,7 +430,10 @@ def _after_tool(
         edited = toolpaths.is_edit(tool, payload.get("tool_input"))
         sid = str(payload.get("session_id") or "")
         with state.open_session(loc.shared_state_dir, sid) as session:
-            session.append("edited" if edited else "read", paths=paths, tool=tool)
+            if edited:  # in which work tree: a commit names the sessions that edited it
+                session.append("edited", paths=paths, tool=tool, root=loc.root)
+            else:
+                session.append("read", paths=paths, tool=tool)
         note = ""
         if edited and _records_among(pm, paths):
             # an edit in place leaves the folders' mtimes alone, so the next hook would
