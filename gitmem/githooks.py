@@ -131,7 +131,7 @@ def staged_sessions(repo: Repo, paths: list[str]) -> list[str]:
     active first. A session that was not captured (capture off, or forgotten) is not named."""
     import time
 
-    from gitmem import capture, leanjson
+    from gitmem import capture
     from gitmem.agent import state
 
     folder = Path(state.sessions_dir(repo.shared_state_dir))
@@ -154,21 +154,28 @@ def staged_sessions(repo: Repo, paths: list[str]) -> list[str]:
     ]
     if not edited:
         return []
-    # the session's ref as its capture named it: from what waits to be committed (an
-    # agent committing mid-turn), else from the refs already written
+    # the session's ref: written already, or named by what waits to be committed (an
+    # agent committing mid-turn); neither means its capture was off
     refs = [r for r, _ in capture.session_refs(repo)]
     named: list[str] = []
     for sid in edited:
         ref = next((r for r in refs if r.endswith("/" + capture.safe(sid))), None)
-        try:
-            with open(capture.wal_path(repo, sid), encoding="utf-8") as fh:
-                first = leanjson.loads(fh.readline() or "{}")
-            ref = ref or (str(first.get("ref") or "") if isinstance(first, dict) else None)
-        except (OSError, ValueError):
-            pass
+        ref = ref or _waiting_ref(repo, sid)
         if ref and ref.startswith(capture.REF_ROOT + "/"):
             named.append(ref[len(capture.REF_ROOT) + 1 :])
     return named
+
+
+def _waiting_ref(repo: Repo, session_id: str) -> str | None:
+    """The ref the session's first record waiting to be committed names, if any."""
+    from gitmem import capture, leanjson
+
+    try:
+        with open(capture.wal_path(repo, session_id), encoding="utf-8") as fh:
+            first = leanjson.loads(fh.readline() or "{}")
+    except (OSError, ValueError):
+        return None
+    return str(first.get("ref") or "") if isinstance(first, dict) else None
 
 
 def add_trailer(repo: Repo, message_file: Path, source: str = "") -> list[str]:
