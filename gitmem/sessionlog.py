@@ -227,3 +227,18 @@ def _read(repo: Repo, tips: list[tuple[str, str]]) -> list[SessionSummary]:
 def _first_line(prompt: object, width: int = PROMPT_WIDTH) -> str:
     line = next((x.strip() for x in str(prompt or "").splitlines() if x.strip()), "")
     return line if len(line) <= width else line[: width - 1].rstrip() + "…"
+
+
+def commits_naming(repo: Repo, session: str) -> list[tuple[str, str]]:
+    """The commits of the branches, tags and remotes whose message names ``session``
+    (``user/session-id``) in a ``Gitmem-Session:`` trailer (see gitmem.githooks): the
+    changes the session led to, newest first, as (sha, subject)."""
+    from gitmem.githooks import SESSION_TRAILER
+
+    pattern = f"^{SESSION_TRAILER}: {session.replace('.', '[.]')}$"  # ids: [A-Za-z0-9._/-]
+    out = _git_out(
+        repo,
+        ["log", "--branches", "--tags", "--remotes", f"--grep={pattern}", "--format=%H%x09%s"],
+    )
+    rows = [line.partition("\t") for line in out.decode("utf-8", "replace").splitlines()]
+    return [(sha, subject) for sha, _, subject in rows if sha]

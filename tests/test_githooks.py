@@ -241,3 +241,10 @@ def test_a_commit_names_the_agent_sessions_that_edited_its_files(project: Path) 
     assert commit(project, "more").returncode == 0
     trailers = git(project, "log", "-1", "--format=%(trailers:key=Gitmem-Session,valueonly)")
     assert trailers.split() == ["alice/s-billing", "alice/s-docs"]  # last active first
+    # and back: a session's transcript names the commits it led to, newest first
+    shown = json.loads(subprocess.run(["gitmem", "sessions", "show", "alice/s-billing", "--json"],
+                       cwd=project, capture_output=True, text=True, check=True).stdout)  # fmt: skip
+    assert [c["subject"] for c in shown["commits"]] == ["more", "bump the charge"]
+    docs = subprocess.run(["gitmem", "sessions", "show", "alice/s-docs"], cwd=project,
+                          capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert "1 commit naming this session:" in docs and docs.rstrip().endswith(" more")

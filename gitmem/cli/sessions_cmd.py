@@ -145,12 +145,15 @@ def forget(ident: str, remote: str | None, json_: bool) -> None:
 @json_option
 @expected_errors
 def show(ident: str, json_: bool) -> None:
-    """Print one session as a transcript: each prompt and the decisions shown for it."""
+    """Print one session as a transcript: each prompt and the decisions shown for it, then
+    the commits that name it in a `Gitmem-Session:` trailer."""
     repo = current_repo()
     ref, short = _one(repo, ident)
     records = core.records(repo, ref)
+    commits = sessionlog.commits_naming(repo, short)
     if json_:
-        emit_json({"id": short, "ref": ref, "records": records})
+        made = [{"sha": sha, "subject": subject} for sha, subject in commits]
+        emit_json({"id": short, "ref": ref, "records": records, "commits": made})
         return
     out = stdout()
     out.print(f"[bold]{escape(short)}[/] ({counted(len(records), 'record')})")
@@ -166,6 +169,10 @@ def show(ident: str, json_: bool) -> None:
             out.print(f"\n[dim]{when(r.get('time'))} session closed ({r.get('reason') or '-'})[/]")
             for key in ("files_edited", "decisions_shown", "retrieval_corrections"):
                 out.print(f"  {key.replace('_', ' ')}: {', '.join(r.get(key) or []) or '-'}")
+    if commits:
+        out.print(f"\n{counted(len(commits), 'commit')} naming this session:")
+        for sha, subject in commits:
+            out.print(f"  [yellow]{sha[:10]}[/] {escape(subject)}")
 
 
 @click.command()
