@@ -286,10 +286,21 @@ def create(target: Path) -> Path:
     return target
 
 
-def commit_all(target: Path, message: str) -> None:
+def commit_all(target: Path, message: str, trailers: bool = False) -> None:
+    """Commit everything; with ``trailers``, the message gets what gitmem's
+    prepare-commit-msg hook adds (`Decisions:`, `Gitmem-Session:`), as it would for a user
+    who ran `gitmem install git` (the demo's own commits run no hooks: see QUIET)."""
     env = {**git.no_git_env(), **IDENTITY}
     git.run([*QUIET, "add", "-A"], cwd=target, env=env)
-    git.run([*QUIET, "commit", "-q", "-m", message], cwd=target, env=env)
+    git_dir = target / ".git"
+    message_file = git_dir / "COMMIT_EDITMSG"
+    message_file.write_text(message + "\n", encoding="utf-8")
+    if trailers:
+        from gitmem import githooks
+        from gitmem.repo import discover
+
+        githooks.add_trailer(discover(target), message_file)
+    git.run([*QUIET, "commit", "-q", "-F", str(message_file)], cwd=target, env=env)
 
 
 def _write(path: Path, text: str) -> None:
@@ -384,5 +395,5 @@ def agent_session(target: Path) -> list[HookStep]:
     # the records itself (under the same lock: whichever comes second finds nothing to do)
     capture.flush(discover(target), SESSION_ID)
     steps.append(HookStep("session-end", "session ends"))
-    commit_all(target, "api: partial refunds route (agent session)")
+    commit_all(target, "api: partial refunds route", trailers=True)
     return steps

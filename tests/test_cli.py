@@ -221,6 +221,7 @@ def test_demo_via_console_script(tmp_path: Path) -> None:
     assert "→ denied; the agent is told:" in out
     assert "Project decision D-0002 (critical) forbids this change to paydash/billing/refund.py" in out
     assert "  1 prompt  1 file edited" in out
+    assert "  Decisions: D-0005\n  Gitmem-Session: " in out  # the agent's commit, linked
     assert 'edited in session ' in out and '"Add a partial-refund endpoint to paydash/api/routes.py"' in out
     refs = subprocess.run(["git", "for-each-ref", "refs/gitmem/sessions"], cwd=target,
                           capture_output=True, text=True).stdout  # fmt: skip

@@ -8,7 +8,7 @@ from rich.markup import escape
 from rich.rule import Rule
 
 from gitmem import demo as core
-from gitmem import index, init, lint, sessionlog, stale, why
+from gitmem import git, index, init, lint, sessionlog, stale, why
 from gitmem.cli.output import expected_errors, stdout
 from gitmem.repo import discover
 from gitmem.retrieve import retrieve
@@ -141,6 +141,10 @@ def _agent_session(target: Path) -> None:
     for r in rows:
         edited = counted(len(r.files_edited), "file")
         out.print(f"  {escape(r.id)}  {counted(r.prompts, 'prompt')}  {edited} edited")
+    out.print("\n$ git log -1   # the agent's change, committed with gitmem's trailers")
+    _, message, _ = git.run(["log", "-1", "--format=%B"], cwd=target)
+    for line in message.strip().splitlines():
+        out.print(f"  {escape(line)}" if line else "")
     path = "paydash/api/routes.py"
     out.print(f"\n$ gitmem why {path}")
     for rep in why.why(repo, [path], cwd=str(target)):
