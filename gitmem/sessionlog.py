@@ -24,6 +24,7 @@ from typing import Any
 from gitmem import capture, git
 from gitmem.fsutil import atomic_write
 from gitmem.repo import Repo
+from gitmem.vocab import clipped
 
 # Summaries already read, by ref and the tip they were read at, in the git directory
 # (`<git-common-dir>/gitmem/sessions.json`): a session's commits never change once
@@ -224,9 +225,9 @@ def _read(repo: Repo, tips: list[tuple[str, str]]) -> list[SessionSummary]:
     return rows
 
 
-def _first_line(prompt: object, width: int = PROMPT_WIDTH) -> str:
+def _first_line(prompt: object) -> str:
     line = next((x.strip() for x in str(prompt or "").splitlines() if x.strip()), "")
-    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
+    return clipped(line, PROMPT_WIDTH)
 
 
 def commits_naming(repo: Repo, session: str) -> list[tuple[str, str]]:

@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover - an interpreter without the C module's 
 
 from gitmem import leanjson
 from gitmem.pathmap import Pattern, governs, path_keys, patterns_of, quick_fingerprint
-from gitmem.vocab import CURRENT_STATUSES, SEVERITY_RANK
+from gitmem.vocab import CURRENT_STATUSES, SEVERITY_RANK, clipped
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~5 ms at hook start
 if TYPE_CHECKING:
@@ -196,9 +196,7 @@ class Problems:
         out = []
         for file, line, key, message, left_out in self.first:
             text = f"{file}:{line}: {key}: {message}"
-            if len(text) > width:
-                text = text[: width - 1].rstrip() + "…"
-            out.append(text + (" (left out)" if left_out else ""))
+            out.append(clipped(text, width) + (" (left out)" if left_out else ""))
         return out
 
 

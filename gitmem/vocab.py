@@ -129,6 +129,11 @@ CJK_KEYS = {
 }
 
 
+def clipped(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, the last one an ellipsis, where it is longer."""
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
 def counted(n: object, noun: str) -> str:
     """``n`` and ``noun``, plural unless one: "1 record", "3 records"."""
     return f"{n} {noun}" + ("" if n == 1 else "s")

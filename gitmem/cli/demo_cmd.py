@@ -12,7 +12,7 @@ from gitmem import git, index, init, lint, sessionlog, stale, why
 from gitmem.cli.output import expected_errors, stdout
 from gitmem.repo import discover
 from gitmem.retrieve import retrieve
-from gitmem.vocab import counted
+from gitmem.vocab import clipped, counted
 
 SHOWCASE = [
     "paydash/billing/charge.py",
@@ -108,7 +108,7 @@ def demo(directory: str | None) -> None:
 def _shown(text: str, lines: int = 6, width: int = 110) -> list[str]:
     """The first lines of what the agent was given, each cut to the terminal's width."""
     kept = [line for line in text.splitlines() if line.strip()]
-    out = [line if len(line) <= width else line[: width - 1] + "…" for line in kept[:lines]]
+    out = [clipped(line, width) for line in kept[:lines]]
     if len(kept) > lines:
         out.append(f"… ({len(text):,} characters in all)")
     return out

@@ -19,7 +19,7 @@ from gitmem.errors import GitmemError
 from gitmem.paths import to_repo_relative
 from gitmem.repo import Repo
 from gitmem.tidy import tidy
-from gitmem.vocab import counted
+from gitmem.vocab import clipped, counted
 
 
 @click.group(invoke_without_command=True)
@@ -76,17 +76,13 @@ def sessions(
         out.print("no captured sessions match" if filtered else "no captured sessions yet")
         return
     for r in rows:
-        began = f'  "{escape(_cut(r.first_prompt))}"' if r.first_prompt else ""
+        began = f'  "{escape(clipped(r.first_prompt, 60))}"' if r.first_prompt else ""
         out.print(
             f"{escape(r.id)}  {when(r.started)}  branch {escape(r.branch or '-')}  "
             f"{counted(r.prompts, 'prompt')}  {counted(len(r.files_edited), 'file')} edited"
             f"{began}",
             soft_wrap=True,
         )
-
-
-def _cut(text: str, width: int = 60) -> str:
-    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
 def _repo_path(repo: Repo, raw: str) -> str:
