@@ -52,6 +52,7 @@ TOMBSTONE_ENV = {
     )
 }
 TRAILER = "Gitmem-Record"
+SUBJECT = "gitmem "  # a session commit's subject: "gitmem <kind>: <the prompt's first line>"
 RETRIES = 8
 
 
@@ -206,7 +207,7 @@ def _stream(ref: str, tip: str | None, records: list[dict[str, Any]]) -> bytes:
         body = json.dumps(rec, ensure_ascii=False, indent=1).encode()
         kind = rec.get("kind", "prompt")
         summary = str(rec.get("prompt") or kind).splitlines()[0][:60] if kind == "prompt" else kind
-        message = f"gitmem {kind}: {summary}\n\n{TRAILER}: {rec['uid']}\n".encode()
+        message = f"{SUBJECT}{kind}: {summary}\n\n{TRAILER}: {rec['uid']}\n".encode()
         ts = int(float(rec.get("time", time.time())))
         who = safe(str(rec.get("user") or "unknown"))
         out.append(f"commit {ref}\n".encode())
@@ -218,6 +219,16 @@ def _stream(ref: str, tip: str | None, records: list[dict[str, Any]]) -> bytes:
         out.append(b"deleteall\n")
         out.append(f"M 100644 inline record.json\ndata {len(body)}\n".encode() + body + b"\n")
     return b"".join(out)
+
+
+def kind_of(subject: str) -> str:
+    """The kind of record a session commit holds, from its subject as ``_stream`` writes
+    it (``gitmem prompt: …``, ``gitmem close: close``); "prompt" unless it says otherwise,
+    as a record's ``kind`` is."""
+    if not subject.startswith(SUBJECT):
+        return "prompt"
+    kind, colon, _ = subject[len(SUBJECT) :].partition(":")
+    return kind if colon and kind else "prompt"
 
 
 def forgotten_marker(repo: Repo | Location, session_id: str) -> str:

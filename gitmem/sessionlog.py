@@ -190,12 +190,11 @@ def _read(repo: Repo, tips: list[tuple[str, str]]) -> list[SessionSummary]:
         while sha in commits and sha not in seen:  # linear histories; guard a cycle anyway
             seen.add(sha)
             commit = commits[sha]
-            if commit.subject.startswith("gitmem close:"):
+            kind = capture.kind_of(commit.subject)
+            if kind == "close":
                 close = close or sha  # the latest, walking from the tip
-            elif not commit.subject.startswith("gitmem ") or commit.subject.startswith(
-                "gitmem prompt:"
-            ):
-                prompts += 1  # a record's kind is "prompt" unless it says otherwise
+            elif kind == "prompt":
+                prompts += 1
             root = sha
             sha = commit.parent or ""
         walked.append((ref, root, tip, close, prompts))
