@@ -32,6 +32,7 @@ from gitmem.locked import LockedFile, append_line
 # git, subprocess, pathlib and typing load only elsewhere (the flusher is its own process).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from gitmem.location import Location
@@ -307,14 +308,22 @@ def _commit(repo: Repo, ref: str, items: list[dict[str, Any]]) -> int:
     )
 
 
-def pending_sessions(repo: Repo) -> list[str]:
-    """The sessions with records waiting: in their write-ahead files, or spilled."""
+def waiting_files(repo: Repo) -> list[tuple[Path, bool]]:
+    """The files records wait in to be committed, each with whether it is a spill file in
+    memory (the disk was full) rather than a write-ahead file; a file per session."""
     from pathlib import Path
 
-    found: list[str] = []
-    for folder in (wal_dir(repo.shared_state_dir), spill_dir(repo, create=False)):
+    out: list[tuple[Path, bool]] = []
+    folders = ((wal_dir(repo.shared_state_dir), False), (spill_dir(repo, create=False), True))
+    for folder, spilled in folders:
         if folder is not None and Path(folder).is_dir():
-            found += [p.stem for p in Path(folder).glob("*.jsonl") if p.stat().st_size > 0]
+            out += [(p, spilled) for p in sorted(Path(folder).glob("*.jsonl"))]
+    return out
+
+
+def pending_sessions(repo: Repo) -> list[str]:
+    """The sessions with records waiting: in their write-ahead files, or spilled."""
+    found = [p.stem for p, _ in waiting_files(repo) if p.stat().st_size > 0]
     return list(dict.fromkeys(found))
 
 

@@ -248,22 +248,18 @@ CAPTURE_WAIT_S = 3600
 def _capture_check(repo: Repo) -> Check:
     """Captured records still waiting in the write-ahead files, and since when."""
     # the write-ahead files, and the records a full disk sent to memory (capture.append)
-    spill = capture.spill_dir(repo, create=False)
-    folders = [(Path(capture.wal_dir(repo.shared_state_dir)), False)]
-    folders += [(Path(spill), True)] if spill else []
     waiting, in_memory, oldest = 0, 0, time.time()
     names: set[str] = set()
-    for folder, spilled in folders:
-        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-            try:
-                records = capture.records_in(path.read_bytes())
-            except OSError:
-                continue
-            times = [float(r["time"]) for r in records if isinstance(r.get("time"), (int, float))]
-            oldest = min([oldest, *times])
-            waiting += len(records)
-            in_memory += len(records) if spilled else 0
-            names |= {path.stem} if records else set()
+    for path, spilled in capture.waiting_files(repo):
+        try:
+            records = capture.records_in(path.read_bytes())
+        except OSError:
+            continue
+        times = [float(r["time"]) for r in records if isinstance(r.get("time"), (int, float))]
+        oldest = min([oldest, *times])
+        waiting += len(records)
+        in_memory += len(records) if spilled else 0
+        names |= {path.stem} if records else set()
     sessions = len(names)
     from gitmem.agent.prompt import CAPTURE_ENV, switched_off
 
