@@ -248,13 +248,8 @@ def edited_in(shared_dir: str | os.PathLike[str], session_id: str, root: str) ->
     """The paths the session edited in the work tree at ``root`` (every worktree of a
     repository shares the session files; an edit recorded before the work tree was, before
     session 33, counts for any)."""
-    try:
-        with open(session_file(shared_dir, session_id), encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except OSError:
-        return set()
     found: set[str] = set()
-    for line in lines:
+    for line in _lines(shared_dir, session_id):
         if '"k":"edited"' not in line:
             continue
         try:
@@ -266,15 +261,19 @@ def edited_in(shared_dir: str | os.PathLike[str], session_id: str, root: str) ->
     return found
 
 
+def _lines(shared_dir: str | os.PathLike[str], session_id: str) -> list[str]:
+    """The session file's lines; none where it cannot be read."""
+    try:
+        with open(session_file(shared_dir, session_id), encoding="utf-8") as fh:
+            return fh.read().splitlines()
+    except OSError:
+        return []
+
+
 def read_view(
     shared_dir: str | os.PathLike[str], session_id: str, context: str = ""
 ) -> SessionView:
-    try:
-        with open(session_file(shared_dir, session_id), encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except OSError:
-        lines = []
-    return _parse(lines, context)
+    return _parse(_lines(shared_dir, session_id), context)
 
 
 def claim(shared_dir: str | os.PathLike[str], session_id: str, kind: str) -> bool:
