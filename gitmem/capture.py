@@ -2,8 +2,9 @@
 
 Layout: one ref per session, ``refs/gitmem/sessions/<user>/<session-id>``. Per-user and
 per-session refs mean two clones never append to the same ref, so `gitmem sync` never
-has to merge. Each commit's tree holds one file, ``record.json`` (the prompt record or the
-session's closing record). Its message carries a ``Gitmem-Record: <uid>`` trailer.
+has to merge. Each commit's tree holds one file, ``record.json``: a prompt record, the
+record of an agent turn that edited files (``turn``: every file edited so far), or the
+session's closing record. Its message carries a ``Gitmem-Record: <uid>`` trailer.
 Nothing outside ``.git`` changes: no work tree file, no index, no branch, no HEAD.
 
 Durability: the prompt hook only appends the (redacted) record to a write-ahead file,

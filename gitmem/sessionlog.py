@@ -6,11 +6,11 @@ per session, see gitmem.capture). Reading each ref's records (a ``rev-list`` and
 ``cat-file`` per session) took 9.3 s for 2,000 sessions and grew with every one (session
 33, `benchmarks/sessions_scale.py`). Here the refs come from one ``for-each-ref``, every
 commit of every session from one ``git log`` (its subject says whether it holds a prompt or
-a closing record: ``gitmem prompt: …`` / ``gitmem close: …``, as gitmem.capture writes it),
-and only the records a summary reads (a session's first, its last and its latest closing
-record) from one ``cat-file --batch``. Summaries are kept in the git directory by the tip
-they were read at, so a listing reads only the sessions that are new or changed since the
-last one.
+a closing record, or the end of a turn: ``gitmem prompt: …``, ``gitmem close: …``, ``gitmem
+turn: …``, as gitmem.capture writes it), and only the records a summary reads (a session's
+first, its last, its latest closing record and its latest list of files edited) from one
+``cat-file --batch``. Summaries are kept in the git directory by the tip they were read at,
+so a listing reads only the sessions that are new or changed since the last one.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import contextlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gitmem import capture, git
 from gitmem.fsutil import atomic_write
@@ -30,7 +30,7 @@ from gitmem.vocab import clipped
 # (`<git-common-dir>/gitmem/sessions.json`): a session's commits never change once
 # written, so a listing reads from git only the sessions that are new or went on since.
 CACHE = "sessions.json"
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: files edited read from turn records too (session 34)
 PROMPT_WIDTH = 100
 
 
@@ -92,6 +92,24 @@ class SessionSummary:
 class _Commit:
     parent: str | None
     subject: str
+
+
+class _Walked(NamedTuple):
+    """One session's ref walked: its first and last commit, its latest closing record,
+    the latest record that lists the files it edited, and how many prompts it holds."""
+
+    ref: str
+    root: str
+    tip: str
+    close: str | None
+    edits: str | None
+    prompts: int
+
+
+# The records that list every file the session edited so far (files_edited): the closing
+# record, and the end of each agent turn that edited files (gitmem.agent.claude.stop), so
+# that a session without an end (Codex has none; a killed agent sends none) still says.
+EDIT_KINDS = ("close", "turn")
 
 
 def _git_out(repo: Repo, args: list[str], input_: bytes | None = None) -> bytes:
@@ -183,29 +201,30 @@ def _read(repo: Repo, tips: list[tuple[str, str]]) -> list[SessionSummary]:
     if not tips:
         return []
     commits = _commits(repo, [sha for _, sha in tips])
-    walked: list[tuple[str, str, str, str | None, int]] = []  # ref, root, tip, close, prompts
+    walked: list[_Walked] = []
     for ref, tip in tips:
-        root, close, prompts, sha = tip, None, 0, tip
+        root, close, edits, prompts, sha = tip, None, None, 0, tip
         seen: set[str] = set()
         while sha in commits and sha not in seen:  # linear histories; guard a cycle anyway
             seen.add(sha)
             commit = commits[sha]
             kind = capture.kind_of(commit.subject)
-            if kind == "close":
-                close = close or sha  # the latest, walking from the tip
+            if kind in EDIT_KINDS:  # the latest of each, walking from the tip
+                edits = edits or sha
+                close = close or (sha if kind == "close" else None)
             elif kind == "prompt":
                 prompts += 1
             root = sha
             sha = commit.parent or ""
-        walked.append((ref, root, tip, close, prompts))
-    wanted = [s for _, root, tip, close, _ in walked for s in (root, tip, close) if s]
+        walked.append(_Walked(ref, root, tip, close, edits, prompts))
+    wanted = [s for w in walked for s in (w.root, w.tip, w.close, w.edits) if s]
     records = capture.records_at(repo, wanted)
     rows: list[SessionSummary] = []
-    for ref, root, tip, close, prompts in walked:
+    for ref, root, tip, close, edits, prompts in walked:
         short = ref[len(capture.REF_ROOT) + 1 :]
         first, last = records.get(root, {}), records.get(tip, {})
         closing = records.get(close, {}) if close else {}
-        edited = closing.get("files_edited") or []
+        edited = records.get(edits, {}).get("files_edited") or [] if edits else []
         rows.append(
             SessionSummary(
                 id=short,

@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SANDBOX_HOME, age_deliveries, agent_project, run_agent_hook, write
+from conftest import (
+    SANDBOX_HOME,
+    age_deliveries,
+    agent_project,
+    run_agent_hook,
+    run_gitmem,
+    write,
+)
 
 from gitmem.agent import install, state, toolpaths
 from gitmem.cli.main import cli
@@ -127,6 +134,61 @@ def test_a_codex_session_gets_the_decisions(project: Path) -> None:
     assert codex(project, "Stop", {"stop_hook_active": False, "session_id": "p"}) is None
     doctor = CliRunner().invoke(cli, ["doctor", "--no-model"])
     assert "codex hooks" in doctor.output and "codex pre-tool" in doctor.output
+
+
+def test_a_codex_session_which_never_ends_says_what_it_edited(project: Path) -> None:
+    """Codex sends no session end, so no closing record lists what a session edited: each
+    turn that edited files adds a record with every file edited so far, and `gitmem why`
+    and `gitmem sessions --edited` name the session from it."""
+    assert CliRunner().invoke(cli, ["install", "codex"]).exit_code == 0
+    sid = {"session_id": "cx"}
+
+    def turn(prompt: str, *paths: str) -> None:
+        this = {**sid, "turn_id": prompt}  # Codex stamps each turn's events
+        codex(project, "UserPromptSubmit", {**this, "prompt": prompt})
+        for path in paths:
+            edit = patch(f"*** Update File: {project / path}", "@@", "+x = 2")
+            codex(project, "PostToolUse", {**this, **edit, "tool_response": "Success"})
+        codex(project, "Stop", {**this, "stop_hook_active": False})
+
+    def run(*args: str) -> str:
+        done = run_gitmem(project, *args)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    turn("version the routes", "api/routes.py")
+    turn("and charge in cents", "billing/charge.py", "api/routes.py")
+    turn("explain what you did")  # no edit: no record
+    listed = json.loads(run("sessions", "--edited", "billing", "--json"))
+    assert [(s["id"].split("/")[1], s["files_edited"], s["closed"]) for s in listed] == [
+        ("cx", ["api/routes.py", "billing/charge.py"], False)
+    ]
+    assert listed[0]["prompts"] == 3
+    assert "edited in 1 captured agent session:" in run("why", "api/routes.py")
+    shown = json.loads(run("sessions", "show", listed[0]["id"], "--json"))["records"]
+    kinds = [(r["kind"], r.get("files_edited")) for r in shown]
+    assert kinds == [
+        ("prompt", None),
+        ("turn", ["api/routes.py"]),
+        ("prompt", None),
+        ("turn", ["api/routes.py", "billing/charge.py"]),
+        ("prompt", None),
+    ]
+    transcript = run("sessions", "show", listed[0]["id"])
+    assert "  edited: api/routes.py\n" in transcript
+    assert "  edited: billing/charge.py\n" in transcript  # what that turn added
+
+
+def test_a_turn_is_not_recorded_where_prompts_are_not(project: Path) -> None:
+    """A prompt not captured (capture switched off for it), its turn's edits are not
+    recorded either."""
+    assert CliRunner().invoke(cli, ["install", "codex"]).exit_code == 0
+    off = f"export GITMEM_CAPTURE=off; {command_for(project, 'UserPromptSubmit')}"
+    run_agent_hook(project, off, {"session_id": "q", "cwd": str(project), "prompt": "hi"})
+    edit = patch(f"*** Update File: {project / 'api/routes.py'}", "@@", "+x = 2")
+    codex(project, "PostToolUse", {"session_id": "q", **edit, "tool_response": "Success"})
+    codex(project, "Stop", {"session_id": "q", "stop_hook_active": False})
+    assert run_gitmem(project, "sessions", "--json").stdout.strip() == "[]"
 
 
 def test_a_patch_is_checked_file_by_file(project: Path) -> None:

@@ -249,6 +249,20 @@ def test_a_record_the_agent_writes_with_an_error(
     assert "The decision record just edited has errors" in final, final[-3000:]
     assert f"{NEW_RECORD}:2: front-matter: invalid YAML" in final, final[-3000:]
     assert_no_hook_errors(project)
+    # the session's ref says what it edited, whether the agent ends sessions (Codex does
+    # not) or not: `gitmem why` and `gitmem sessions --edited` read it from there
+    assert [s["files_edited"] for s in edited_sessions(project, env)] == [[NEW_RECORD]]
+
+
+def edited_sessions(project: Path, env: dict[str, str]) -> list[dict[str, object]]:
+    """`gitmem sessions --edited .continuity --json`, once it lists a session (the capture
+    is flushed by a background process) or after 20 s."""
+    deadline = time.monotonic() + 20
+    while True:
+        found = json.loads(gitmem(project, env, "sessions", "--edited", ".continuity", "--json"))
+        if found or time.monotonic() > deadline:
+            return list(found)
+        time.sleep(0.2)
 
 
 @pytest.mark.parametrize("agent", AGENTS)

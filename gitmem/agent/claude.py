@@ -421,12 +421,31 @@ def changed_paths(loc: Location) -> list[str]:
 
 
 def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The end of an agent turn: commit what the turn captured. A turn that edited files
+    adds a ``turn`` record with every file the session has edited so far, so the session's
+    ref says what it changed before it ends: Codex has no session end, and a session
+    killed before its end never sends one (`gitmem why` and `sessions --edited` read it)."""
     sid = str(payload.get("session_id") or "")
-    with state.open_session(loc.shared_state_dir, sid) as session:
-        session.append("stop")
     from gitmem import capture
 
-    if os.path.exists(capture.wal_path(loc, sid or "unknown")):
+    # only where the session's prompts are captured (capture on, the session not forgotten)
+    captured = os.path.exists(capture.wal_path(loc, sid or "unknown"))
+    with state.open_session(loc.shared_state_dir, sid) as session:
+        edited = state.unnoted_edits(session) if captured else []
+        session.append("stop")
+        if edited:
+            session.append(state.NOTED, n=len(edited))
+    if edited:  # the table (sqlite3) only then: for the team's capture settings
+        from gitmem.agent import prompt
+
+        table = prompt.open_table(loc)
+        try:
+            settings = prompt.capture_settings(table)
+        finally:
+            if table is not None:
+                table.close()
+        prompt.capture(loc, payload, {"kind": "turn", "files_edited": edited}, settings)
+    if captured:
         capture.spawn_flush(loc, sid or "unknown")  # commit what the turn captured
     return None
 

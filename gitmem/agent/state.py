@@ -261,6 +261,31 @@ def edited_in(shared_dir: str | os.PathLike[str], session_id: str, root: str) ->
     return found
 
 
+NOTED = "noted"  # the session's edits so far went into a captured record (their count)
+
+
+def unnoted_edits(session: Session) -> list[str]:
+    """Every path the session edited, sorted, if it edited one since the edits were last
+    noted (``NOTED``); else none. Edits only add paths, so a count tells."""
+    edited: set[str] = set()
+    noted = 0
+    for line in session.text().splitlines():
+        is_edit = '"k":"edited"' in line
+        if not is_edit and f'"k":"{NOTED}"' not in line:
+            continue
+        try:
+            item = leanjson.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(item, dict):
+            continue
+        if is_edit:
+            edited.update(str(p) for p in item.get("paths", []))
+        elif isinstance(item.get("n"), int):
+            noted = item["n"]
+    return sorted(edited) if len(edited) > noted else []
+
+
 def _lines(shared_dir: str | os.PathLike[str], session_id: str) -> list[str]:
     """The session file's lines; none where it cannot be read."""
     try:

@@ -153,8 +153,13 @@ def show(ident: str, json_: bool) -> None:
         return
     out = stdout()
     out.print(f"[bold]{escape(short)}[/] ({counted(len(records), 'record')})")
+    edited: set[str] = set()  # by the turns shown so far: each turn says what it added
     for r in records:
-        if r.get("kind", "prompt") == "prompt":
+        if r.get("kind") == "turn":
+            added = [f for f in r.get("files_edited") or [] if f not in edited]
+            edited.update(added)
+            out.print(f"[dim]  edited: {escape(', '.join(added) or '-')}[/]")
+        elif r.get("kind", "prompt") == "prompt":
             shown = ", ".join(r.get("decisions_injected") or []) or "none"
             out.print(
                 f"\n[cyan]{when(r.get('time'))}[/] on {r.get('branch') or '-'} "
