@@ -85,7 +85,7 @@ def bench(n: int, runs: int) -> dict[str, float | int]:
                 runs,
             )
         )
-        res.update(stop_ms(hook, tmp, ask, runs))
+        res.update(stop_ms(hook, tmp, ask, pre, runs))
         res["session_start_titles_ms"] = titles_ms(hook, tmp, repo, runs, payload)
         # the capture path alone, in-process (what the prompt hook adds), plus the import
         # cost of its modules in a fresh interpreter
@@ -114,37 +114,54 @@ def bench(n: int, runs: int) -> dict[str, float | int]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def stop_ms(hook: str, root: Path, ask: dict[str, str], runs: int) -> dict[str, float | int]:
-    """`stop` ends every agent turn and starts the capture flusher for the turn's prompt.
-    Timed apart from the others: each run after a prompt (not timed), with a pause after it
-    so that the flusher never runs beside a measurement; `python -c pass` beside it."""
+def stop_ms(
+    hook: str, root: Path, ask: dict[str, str], edit: dict[str, object], runs: int
+) -> dict[str, float | int]:
+    """`stop` ends every agent turn and starts the capture flusher for the turn's prompt;
+    after a turn that edited a file it also records the files edited so far (a ``turn``
+    record, which opens the table for the capture settings). Timed apart from the others:
+    each run after a prompt (and, for the second, an edit), neither timed, with a pause
+    after it so that the flusher never runs beside a measurement; `python -c pass` beside
+    it."""
 
     def timed(cmd: list[str], data: str) -> float:
         t0 = time.perf_counter()
         subprocess.run(cmd, cwd=root, input=data.encode(), capture_output=True)
         return (time.perf_counter() - t0) * 1000
 
-    stop, base = [], []
+    def run(event: str, session: str, extra: dict[str, object]) -> None:
+        data = json.dumps({"session_id": session, "cwd": str(root), **extra})
+        subprocess.run([hook, "claude", event], cwd=root, input=data.encode(), capture_output=True)
+
+    stop, edited, base = [], [], []
     for i in range(runs):
-        session = json.dumps({"session_id": f"turn{i}", "cwd": str(root)})
-        prompt = json.dumps({"session_id": f"turn{i}", "cwd": str(root), **ask})
-        subprocess.run(
-            [hook, "claude", "prompt"], cwd=root, input=prompt.encode(), capture_output=True
-        )
-        time.sleep(0.3)
-        base.append(timed([sys.executable, "-c", "pass"], ""))
-        stop.append(timed([hook, "claude", "stop"], session))
-        time.sleep(1.5)  # the flusher commits the prompt
+        for session, times in ((f"turn{i}", stop), (f"edit{i}", edited)):
+            run("prompt", session, ask)
+            if times is edited:
+                run("post-tool", session, edit)
+            time.sleep(0.3)
+            if times is stop:
+                base.append(timed([sys.executable, "-c", "pass"], ""))
+            end = json.dumps({"session_id": session, "cwd": str(root)})
+            times.append(timed([hook, "claude", "stop"], end))
+            time.sleep(1.5)  # the flusher commits the prompt
     refs = subprocess.run(
-        ["git", "for-each-ref", "--format=%(refname)", "refs/gitmem/sessions/"],
+        ["git", "for-each-ref", "--format=%(refname) %(contents:subject)", "refs/gitmem/sessions/"],
         cwd=root,
         capture_output=True,
         text=True,
-    ).stdout.split()
+    ).stdout.splitlines()
+    names = [line.split(" ", 1) for line in refs]
     return {
         "stop_ms": statistics.median(stop),
+        "stop_edited_ms": statistics.median(edited),
         "stop_pass_ms": statistics.median(base),
-        "stop_flushed": sum(1 for r in refs if r.rsplit("/", 1)[-1].startswith("turn")),
+        "stop_flushed": sum(1 for r, _ in names if r.rsplit("/", 1)[-1].startswith("turn")),
+        "stop_turns_recorded": sum(
+            1
+            for r, subject in names
+            if r.rsplit("/", 1)[-1].startswith("edit") and " turn:" in subject
+        ),
     }
 
 
@@ -240,6 +257,11 @@ def main() -> int:
             f"stop at {r['decisions']} decisions (starts the capture flusher): "
             f"{r['stop_ms']:.1f} ms, `python -c pass` {r['stop_pass_ms']:.1f} ms beside it; "
             f"the flusher committed {r['stop_flushed']} of {args.runs} turns"
+        )
+        print(
+            f"stop at {r['decisions']} decisions after a turn that edited a file (records the"
+            f" files edited, opening the table for the capture settings): "
+            f"{r['stop_edited_ms']:.1f} ms; {r['stop_turns_recorded']} of {args.runs} recorded"
         )
     for r in rows:
         print(
