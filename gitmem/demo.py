@@ -359,8 +359,9 @@ def _said(answer: dict[str, object]) -> tuple[str, str]:
 def agent_session(target: Path) -> list[HookStep]:
     """One agent session on the demo repository, through the real hooks: session start,
     a prompt, an edit that breaks a critical rule (denied), an edit that goes through
-    (applied to the file and committed), and the session's end, which commits the
-    captured prompt and the files edited to the session's ref."""
+    (applied to the file and committed), the end of the agent's turn, which records the
+    files it edited, and the session's end, which commits the captured prompt and those
+    records to the session's ref."""
     routes = target / "paydash" / "api" / "routes.py"
     refund = target / "paydash" / "billing" / "refund.py"
     denied_edit = {"file_path": str(refund), "old_string": "    ...", "new_string": DENIED_LINE}
@@ -387,6 +388,8 @@ def agent_session(target: Path) -> list[HookStep]:
     routes.write_text(ROUTES_AFTER, encoding="utf-8")  # the edit that was allowed
     after = _said(_hook(target, "post-tool", {"tool_name": "Edit", "tool_input": edit}))
     steps.append(HookStep("post-tool", "the edit is made", *after))
+    _hook(target, "stop", {"stop_hook_active": False})
+    steps.append(HookStep("stop", "the agent's turn ends"))
     _hook(target, "session-end", {"reason": "exit"})
     from gitmem import capture
     from gitmem.repo import discover

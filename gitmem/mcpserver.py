@@ -38,7 +38,8 @@ def build_server(repo: Repo) -> object:
     def why(path: str) -> str:
         """The decisions governing a repository path, most specific first, and the newest
         captured agent sessions that edited it, each with the line its first prompt began
-        with (the intent behind the path's recent changes)."""
+        with and, where its records say, the prompt the edit answered (the intent behind
+        the path's recent changes)."""
         reports = why_core.why(repo, [path], cwd=str(repo.root), provenance=False, sessions=True)
         return json.dumps([r.to_json() for r in reports], indent=1)
 

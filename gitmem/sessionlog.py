@@ -82,10 +82,32 @@ class SessionSummary:
         )
 
     def edited_under(self, path: str) -> bool:
-        """Whether the session's closing record lists ``path``, or a file under the folder
+        """Whether the session's files edited list ``path``, or a file under the folder
         ``path`` names (repository-relative, ``/``-separated)."""
-        folder = path.rstrip("/") + "/"
-        return any(f == path or f.startswith(folder) for f in self.files_edited)
+        return any(_under(f, path) for f in self.files_edited)
+
+
+def _under(file: str, path: str) -> bool:
+    """Whether ``file`` is ``path``, or lies under the folder ``path`` names."""
+    return file == path or file.startswith(path.rstrip("/") + "/")
+
+
+def prompt_behind(repo: Repo, session: SessionSummary, path: str) -> str | None:
+    """The first line of the prompt whose turn first edited ``path`` (or a file under it)
+    in ``session``: the request behind the change, where the session's first prompt only
+    says what it set out to do. None where no turn record says (sessions captured before
+    session 34 list their edits only when they close) or git cannot read the session
+    (capture.records reads none)."""
+    prompt: dict[str, Any] | None = None
+    for record in capture.records(repo, session.ref):  # two git processes
+        kind = record.get("kind", "prompt")
+        if kind == "prompt":
+            prompt = record
+        elif any(_under(str(f), path) for f in record.get("files_edited") or []):
+            if kind != "turn" or prompt is None:
+                return None  # first listed at the session's close: after any of its prompts
+            return _first_line(prompt.get("prompt")) or None
+    return None
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,18 @@ class Governing:
 
 
 @dataclass(frozen=True)
+class EditedIn:
+    """A captured session that edited the path, and the first line of the prompt whose
+    turn did (None where its records do not say: sessionlog.prompt_behind)."""
+
+    session: sessionlog.SessionSummary
+    prompt: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {**self.session.as_json(), "prompt_behind_edit": self.prompt}
+
+
+@dataclass(frozen=True)
 class PathReport:
     query: str  # as the user wrote it
     path: str | None  # repository-relative; None when outside the repository
@@ -63,9 +75,9 @@ class PathReport:
     # another repository's answer for the same path (a submodule, a nested or sibling
     # clone): its root, and ``path`` and the decisions' files are relative to it
     repository: str | None = None
-    # the newest captured sessions whose closing record lists the path (or a file under
-    # the folder), at most SESSIONS_SHOWN, and how many there are in all
-    sessions: tuple[sessionlog.SessionSummary, ...] = ()
+    # the newest captured sessions that edited the path (or a file under the folder), at
+    # most SESSIONS_SHOWN, and how many there are in all
+    sessions: tuple[EditedIn, ...] = ()
     sessions_total: int = 0
 
     def to_json(self) -> dict[str, object]:
@@ -74,7 +86,7 @@ class PathReport:
             "path": self.path,
             "repository": self.repository,
             "decisions": [d.to_json() for d in self.decisions],
-            "sessions": [s.as_json() for s in self.sessions],
+            "sessions": [s.to_json() for s in self.sessions],
             "sessions_total": self.sessions_total,
         }
 
@@ -101,7 +113,7 @@ def why(
     out: list[PathReport] = []
     try:
         for q in queries:
-            out.append(_with_sessions(_one(repo, table, q, cwd, provenance), captured))
+            out.append(_with_sessions(repo, _one(repo, table, q, cwd, provenance), captured))
             text = q.strip().strip('"').strip("'")
             path = os.path.normpath(os.path.join(here, os.path.expanduser(text)))
             other = other_repository(path, location_of(repo), roots) if text else None
@@ -122,12 +134,15 @@ def _captured(repo: Repo) -> list[sessionlog.SessionSummary]:
         return []
 
 
-def _with_sessions(report: PathReport, captured: list[sessionlog.SessionSummary]) -> PathReport:
+def _with_sessions(
+    repo: Repo, report: PathReport, captured: list[sessionlog.SessionSummary]
+) -> PathReport:
     if not report.path:  # outside the repository, or its root: every session edited it
         return report
     path = report.path
     edited = [s for s in captured if s.edited_under(path)]
-    return replace(report, sessions=tuple(edited[:SESSIONS_SHOWN]), sessions_total=len(edited))
+    shown = [EditedIn(s, sessionlog.prompt_behind(repo, s, path)) for s in edited[:SESSIONS_SHOWN]]
+    return replace(report, sessions=tuple(shown), sessions_total=len(edited))
 
 
 def _one(repo: Repo, table: Table, query: str, cwd: str | None, provenance: bool) -> PathReport:

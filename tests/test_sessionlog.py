@@ -188,10 +188,41 @@ def test_why_names_the_sessions_that_edited_a_path(project: Path) -> None:
     assert reports["README.md"]["sessions"] == [] and reports["README.md"]["sessions_total"] == 0
     text = run_gitmem(project, "why", "billing/charge.py", "docs").stdout
     assert "  edited in 1 captured agent session:\n    alice/s1 " in text
-    assert ', 2 prompts  "refund fix 0"' in text
+    assert ', 2 prompts; began "refund fix 0"' in text  # no turn record says which prompt
     assert "`gitmem sessions --edited docs` lists them all" in text  # no decision governs docs
     assert "the newest" not in text
     many = run_gitmem(project, "why", "billing").stdout
     assert "edited in 6 captured agent sessions, the newest 3:" in many
     quiet = json.loads(run_gitmem(project, "why", "billing", "--no-provenance", "--json").stdout)
     assert quiet[0]["sessions"] == [] and quiet[0]["sessions_total"] == 0
+
+
+def test_why_names_the_prompt_whose_turn_edited_the_path(project: Path) -> None:
+    """A session's first prompt says what it set out to do; the edit answered a later one.
+    Each turn that edits files leaves a record (since session 34), so `gitmem why` names
+    the prompt of the turn that first edited the path. Codex's hooks, which stamp turns."""
+    hook = "GITMEM_USER=dana gitmem hook codex "
+
+    def turn(n: int, prompt: str, *paths: str) -> None:
+        base = {"session_id": "d1", "cwd": str(project), "turn_id": f"t{n}"}
+        run_agent_hook(project, hook + "prompt", {**base, "prompt": prompt})
+        for path in paths:
+            patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n+y = 2\n*** End Patch\n"
+            call = {"tool_name": "apply_patch", "tool_input": {"command": patch}}
+            run_agent_hook(project, hook + "post-tool", {**base, **call, "tool_response": "ok"})
+        run_agent_hook(project, hook + "stop", {**base, "stop_hook_active": False})
+
+    turn(1, "fix the flaky tests")
+    turn(2, "switch the charge amounts to cents\nand say why", "billing/charge.py")
+    turn(3, "now the docs", "docs/a.md", "billing/charge.py")
+    assert run_gitmem(project, "capture", "flush").returncode == 0
+    proc = run_gitmem(project, "why", "billing/charge.py", "docs", "billing", "--json")
+    assert proc.returncode == 0, proc.stderr
+    found = {r["query"]: r["sessions"][0] for r in json.loads(proc.stdout)}
+    assert found["billing/charge.py"]["id"] == "dana/d1"
+    assert found["billing/charge.py"]["first_prompt"] == "fix the flaky tests"
+    assert found["billing/charge.py"]["prompt_behind_edit"] == "switch the charge amounts to cents"
+    assert found["docs"]["prompt_behind_edit"] == "now the docs"
+    assert found["billing"]["prompt_behind_edit"] == "switch the charge amounts to cents"
+    text = run_gitmem(project, "why", "billing/charge.py").stdout
+    assert '3 prompts; edited it in answer to "switch the charge amounts to cents"' in text

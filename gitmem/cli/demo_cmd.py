@@ -127,6 +127,8 @@ def _agent_session(target: Path) -> None:
             out.print(f"the agent is given ({len(step.context):,} characters):")
             for line in _shown(step.context):
                 out.print(f"      {escape(line)}", soft_wrap=True)
+        elif step.event == "stop":
+            out.print("the files the turn edited are recorded with its prompt")
         elif step.event == "session-end":
             out.print("its prompt and the files it edited are committed to its ref")
         elif step.event == "post-tool":
@@ -151,8 +153,7 @@ def _agent_session(target: Path) -> None:
         for g in rep.decisions:
             via = f"via {escape(g.glob)}: {escape(g.title)}"
             out.print(f"  {g.id} ({g.status}, {g.severity}) {via}")
-        for session in rep.sessions:
-            out.print(
-                f'  edited in session {escape(session.id)}: "{escape(session.first_prompt)}" '
-                f"(`gitmem sessions show {escape(session.id)}`)"
-            )
+        for edit in rep.sessions:
+            sid = escape(edit.session.id)
+            said = escape(edit.prompt or edit.session.first_prompt)
+            out.print(f'  edited in session {sid}: "{said}" (`gitmem sessions show {sid}`)')

@@ -97,8 +97,12 @@ def _print_sessions(report: core.PathReport) -> None:
     total = report.sessions_total
     more = f", the newest {len(report.sessions)}" if total > len(report.sessions) else ""
     out.print(f"  edited in {counted(total, 'captured agent session')}{more}:")
-    for s in report.sessions:
-        said = f'  "{escape(s.first_prompt)}"' if s.first_prompt else ""
+    for edit in report.sessions:
+        s = edit.session
+        if edit.prompt:  # the request behind the change
+            said = f'; edited it in answer to "{escape(edit.prompt)}"'
+        else:  # its records do not say which prompt: what the session set out to do
+            said = f'; began "{escape(s.first_prompt)}"' if s.first_prompt else ""
         size = counted(s.prompts, "prompt")
         out.print(f"    [cyan]{escape(s.id)}[/] {when(s.started)}, {size}{said}")
     out.print(
