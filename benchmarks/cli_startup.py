@@ -6,7 +6,8 @@ The installed git hooks run `gitmem check --staged` (pre-commit) and `gitmem tra
 --no-download --quiet-refresh` on every checkout and merge (here with nothing to refresh).
 This prints their median wall time, and that of `gitmem why`, `gitmem sessions -n 1` and
 `gitmem --version`, next to
-`python -c pass`, in a repository with 40 decisions and one staged edit. With
+`python -c pass`, in a repository with 40 decisions, one staged edit and five captured
+sessions that edited the file `why` asks about. With
 `--baseline OTHER_GITMEM` (the `gitmem` of another install, e.g. an older release in its own
 virtual environment), both take turns run after run, so the ratio holds on a noisy machine.
 
@@ -65,6 +66,30 @@ def make_repo(root: Path, decisions: int = 40) -> None:
     (root / "services" / "svc3" / "handler.py").write_text("x = 2\n")
     subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=ENV)
     (root / ".git" / "COMMIT_EDITMSG").write_text("Change svc3\n")
+    add_sessions(root)
+
+
+def add_sessions(root: Path, sessions: int = 5, prompts: int = 20) -> None:
+    """Captured agent sessions that edited the file `why` asks about, halfway through
+    (a turn record, since session 34), each closed: `why` names the newest three, and the
+    prompt behind each one's edit, read from its records."""
+    from gitmem import capture
+    from gitmem.repo import discover
+
+    repo = discover(root)
+    edited = ["services/svc3/handler.py"]
+    for s in range(sessions):
+        sid, at = f"bench{s}", 1.7e9 + 1000 * s
+
+        def put(record: dict[str, object], sid: str = sid) -> None:
+            capture.append(repo, sid, {"session_id": sid, "user": "b", **record})
+
+        for n in range(prompts):
+            put({"kind": "prompt", "prompt": f"prompt {n} of session {s}", "time": at + n})
+            if n == prompts // 2:
+                put({"kind": "turn", "files_edited": edited, "time": at + n + 0.5})
+        put({"kind": "close", "files_edited": edited, "time": at + prompts})
+        capture.flush(repo, sid)
 
 
 def main() -> int:
@@ -94,8 +119,7 @@ def main() -> int:
     finally:
         shutil.rmtree(root, ignore_errors=True)
     rows = {
-        name: {label: round(found[f"{label}|{name}"], 1) for label in installs}
-        for name in COMMANDS
+        name: {label: round(found[f"{label}|{name}"], 1) for label in installs} for name in COMMANDS
     }
     floor = round(found["python|pass"], 1)
     if args.json:
