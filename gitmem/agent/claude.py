@@ -456,7 +456,7 @@ def session_end(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None
     sid = str(payload.get("session_id") or "")
     reason = str(payload.get("reason") or "")
     with state.open_session(loc.shared_state_dir, sid) as session:
-        view = session.view()
+        view = session.view(paths=True)
         session.append("closed", reason=reason)
     state.echo(view.elsewhere, sid, "closed", reason=reason)
     from gitmem.agent.prompt import capture, capture_settings, open_table
