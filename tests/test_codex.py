@@ -179,6 +179,37 @@ def test_a_codex_session_which_never_ends_says_what_it_edited(project: Path) -> 
     assert "  edited: billing/charge.py\n" in transcript  # what that turn added
 
 
+def test_stops_at_once_record_the_turn_once(project: Path) -> None:
+    """Codex runs the hooks of both scopes when gitmem is installed for the project and
+    the user: two stop hooks at once, each of which would record the turn's edits. The
+    session's lock lets one note them; the other finds nothing new."""
+    assert CliRunner().invoke(cli, ["install", "codex"]).exit_code == 0
+    base = {"session_id": "both", "turn_id": "t1"}
+    codex(project, "UserPromptSubmit", {**base, "prompt": "version the routes"})
+    edit = patch(f"*** Update File: {project / 'api/routes.py'}", "@@", "+x = 2")
+    codex(project, "PostToolUse", {**base, **edit, "tool_response": "Success"})
+    payload = json.dumps({**base, "cwd": str(project), "hook_event_name": "Stop"})
+    env = {**os.environ, "HOME": SANDBOX_HOME}
+    pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    argv = [str(GITMEM_HOOK), "codex", "stop"]
+    stops = [subprocess.Popen(argv, cwd=project, env=env, text=True, **pipes) for _ in "ab"]
+    # both given their payload before either is waited for; each says which copy it is,
+    # so neither is taken for the other delivered again
+    for n, proc in enumerate(stops):
+        assert proc.stdin is not None
+        proc.stdin.write(payload[:-1] + f', "copy": {n}}}')
+        proc.stdin.close()
+    for proc in stops:
+        assert proc.stdout is not None and proc.stderr is not None
+        out, err = proc.stdout.read(), proc.stderr.read()
+        assert proc.wait(timeout=60) == 0 and out == err == "", err
+    listed = json.loads(run_gitmem(project, "sessions", "--json").stdout)
+    (session,) = [s for s in listed if s["session_id"] == "both"]
+    records = json.loads(run_gitmem(project, "sessions", "show", session["id"], "--json").stdout)
+    kinds = [r["kind"] for r in records["records"]]
+    assert kinds == ["prompt", "turn"], kinds
+
+
 def test_a_turn_is_not_recorded_where_prompts_are_not(project: Path) -> None:
     """A prompt not captured (capture switched off for it), its turn's edits are not
     recorded either."""
