@@ -30,7 +30,7 @@ from gitmem.vocab import clipped
 # (`<git-common-dir>/gitmem/sessions.json`): a session's commits never change once
 # written, so a listing reads from git only the sessions that are new or went on since.
 CACHE = "sessions.json"
-CACHE_VERSION = 2  # 2: files edited read from turn records too (session 34)
+CACHE_VERSION = 2  # 2: files edited read from turn records too, and branches (session 34)
 PROMPT_WIDTH = 100
 
 
@@ -49,6 +49,10 @@ class SessionSummary:
     files_edited: tuple[str, ...]
     closed: bool
     first_prompt: str = ""  # its first line, shortened: what the session set out to do
+    # the branches the session was on, first to last, as the records read say (its first,
+    # its latest turn or closing record, its last): an agent that starts on main and
+    # makes a branch for its work is found by either
+    branches: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -63,6 +67,7 @@ class SessionSummary:
             "files_edited": list(self.files_edited),
             "closed": self.closed,
             "first_prompt": self.first_prompt,
+            "branches": list(self.branches),
         }
 
     @classmethod
@@ -79,6 +84,7 @@ class SessionSummary:
             files_edited=tuple(row["files_edited"]),
             closed=bool(row["closed"]),
             first_prompt=str(row.get("first_prompt") or ""),
+            branches=tuple(str(b) for b in row["branches"]),
         )
 
     def edited_under(self, path: str) -> bool:
@@ -246,7 +252,9 @@ def _read(repo: Repo, tips: list[tuple[str, str]]) -> list[SessionSummary]:
         short = ref[len(capture.REF_ROOT) + 1 :]
         first, last = records.get(root, {}), records.get(tip, {})
         closing = records.get(close, {}) if close else {}
-        edited = records.get(edits, {}).get("files_edited") or [] if edits else []
+        listing = records.get(edits, {}) if edits else {}
+        edited = listing.get("files_edited") or []
+        went = (r.get("branch") for r in sorted((first, listing, closing, last), key=_time))
         rows.append(
             SessionSummary(
                 id=short,
@@ -260,9 +268,14 @@ def _read(repo: Repo, tips: list[tuple[str, str]]) -> list[SessionSummary]:
                 files_edited=tuple(str(f) for f in edited if isinstance(f, str)),
                 closed=bool(closing),
                 first_prompt=_first_line(first.get("prompt")),
+                branches=tuple(dict.fromkeys(b for b in went if isinstance(b, str) and b)),
             )
         )
     return rows
+
+
+def _time(record: dict[str, Any]) -> float:
+    return _float(record.get("time")) or 0.0
 
 
 def _first_line(prompt: object) -> str:

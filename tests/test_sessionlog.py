@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import commit_all, decision, run_agent_hook, run_gitmem, write
+from conftest import commit_all, decision, git, run_agent_hook, run_gitmem, write
 
 from gitmem import capture
 from gitmem.repo import discover
@@ -73,13 +73,16 @@ def _expected(project: Path) -> list[dict[str, Any]]:
         if not recs:
             continue  # no commits of gitmem's
         close = next((x for x in reversed(recs) if x.get("kind") == "close"), {})
+        edits = next((x for x in reversed(recs) if x.get("kind") in ("turn", "close")), {})
+        read = sorted((recs[0], edits, close, recs[-1]), key=lambda x: x.get("time") or 0)
         rows.append({
             "id": short, "ref": ref, "user": short.split("/", 1)[0],
             "session_id": recs[0].get("session_id"), "started": recs[0].get("time"),
             "last": recs[-1].get("time"), "branch": recs[0].get("branch"),
             "prompts": sum(1 for x in recs if x.get("kind", "prompt") == "prompt"),
-            "files_edited": close.get("files_edited", []), "closed": bool(close),
+            "files_edited": edits.get("files_edited", []), "closed": bool(close),
             "first_prompt": str(recs[0].get("prompt", "")).strip().splitlines()[0].strip(),
+            "branches": list(dict.fromkeys(x["branch"] for x in read if x.get("branch"))),
         })  # fmt: skip
     return sorted(rows, key=lambda x: float(x["started"] or 0), reverse=True)
 
@@ -197,24 +200,43 @@ def test_why_names_the_sessions_that_edited_a_path(project: Path) -> None:
     assert quiet[0]["sessions"] == [] and quiet[0]["sessions_total"] == 0
 
 
+def turn(project: Path, sid: str, n: int, prompt: str, *paths: str) -> None:
+    """One turn of dana's Codex session ``sid``: a prompt, an edit of each of ``paths``
+    (apply_patch), the turn's end. Codex stamps each turn's events (``turn_id``)."""
+    hook = "GITMEM_USER=dana gitmem hook codex "
+    base = {"session_id": sid, "cwd": str(project), "turn_id": f"t{n}"}
+    run_agent_hook(project, hook + "prompt", {**base, "prompt": prompt})
+    for path in paths:
+        patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n+y = 2\n*** End Patch\n"
+        call = {"tool_name": "apply_patch", "tool_input": {"command": patch}}
+        run_agent_hook(project, hook + "post-tool", {**base, **call, "tool_response": "ok"})
+    run_agent_hook(project, hook + "stop", {**base, "stop_hook_active": False})
+
+
+def test_a_session_is_found_by_the_branch_it_went_on_to(project: Path) -> None:
+    """An agent starts on main and makes a branch for its work: the session is found by
+    either branch (since session 34; before, only by the one it started on)."""
+    turn(project, "b1", 1, "plan the refund work")
+    git(project, "checkout", "-q", "-b", "feature/refunds")
+    turn(project, "b1", 2, "now write it", "billing/charge.py")
+
+    def ids(*args: str) -> list[str]:
+        found = json.loads(run_gitmem(project, "sessions", "--json", *args).stdout)
+        return [s["id"] for s in found]
+
+    assert ids("--branch", "feature/refunds") == ["dana/b1"]
+    assert "dana/b1" in ids("--branch", "main")
+    listing = run_gitmem(project, "sessions", "--user", "dana").stdout
+    assert "  branch main → feature/refunds  2 prompts  1 file edited" in listing
+
+
 def test_why_names_the_prompt_whose_turn_edited_the_path(project: Path) -> None:
     """A session's first prompt says what it set out to do; the edit answered a later one.
     Each turn that edits files leaves a record (since session 34), so `gitmem why` names
     the prompt of the turn that first edited the path. Codex's hooks, which stamp turns."""
-    hook = "GITMEM_USER=dana gitmem hook codex "
-
-    def turn(n: int, prompt: str, *paths: str) -> None:
-        base = {"session_id": "d1", "cwd": str(project), "turn_id": f"t{n}"}
-        run_agent_hook(project, hook + "prompt", {**base, "prompt": prompt})
-        for path in paths:
-            patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n+y = 2\n*** End Patch\n"
-            call = {"tool_name": "apply_patch", "tool_input": {"command": patch}}
-            run_agent_hook(project, hook + "post-tool", {**base, **call, "tool_response": "ok"})
-        run_agent_hook(project, hook + "stop", {**base, "stop_hook_active": False})
-
-    turn(1, "fix the flaky tests")
-    turn(2, "switch the charge amounts to cents\nand say why", "billing/charge.py")
-    turn(3, "now the docs", "docs/a.md", "billing/charge.py")
+    turn(project, "d1", 1, "fix the flaky tests")
+    turn(project, "d1", 2, "switch the charge amounts to cents\nand say why", "billing/charge.py")
+    turn(project, "d1", 3, "now the docs", "docs/a.md", "billing/charge.py")
     assert run_gitmem(project, "capture", "flush").returncode == 0
     proc = run_gitmem(project, "why", "billing/charge.py", "docs", "billing", "--json")
     assert proc.returncode == 0, proc.stderr

@@ -29,14 +29,15 @@ from gitmem.vocab import clipped, counted
     "edited",
     multiple=True,
     metavar="PATH",
-    help="Only sessions whose closing record lists PATH, or a file under the folder PATH, "
-    "as edited (repeatable).",
+    help="Only sessions that edited PATH, or a file under the folder PATH, as their latest "
+    "turn or closing record lists (repeatable).",
 )
 @click.option(
     "--branch",
     "branches",
     multiple=True,
-    help="Only sessions started on this branch (repeatable): the sessions behind a PR.",
+    help="Only sessions on this branch, where they started or went on (repeatable): the "
+    "sessions behind a PR.",
 )
 @click.option(
     "-n", "--limit", type=click.IntRange(min=1), default=None, help="Only the N newest sessions."
@@ -64,7 +65,7 @@ def sessions(
         r
         for r in sessionlog.summaries(repo)
         if (not users or r.user in users)
-        and (not branches or r.branch in branches)
+        and (not branches or any(b in branches for b in (r.branch, *r.branches)))
         and (not wanted or any(r.edited_under(p) for p in wanted))
     ][:limit]
     if json_:
@@ -78,11 +79,16 @@ def sessions(
     for r in rows:
         began = f'  "{escape(clipped(r.first_prompt, 60))}"' if r.first_prompt else ""
         out.print(
-            f"{escape(r.id)}  {when(r.started)}  branch {escape(r.branch or '-')}  "
+            f"{escape(r.id)}  {when(r.started)}  branch {escape(_branches(r))}  "
             f"{counted(r.prompts, 'prompt')}  {counted(len(r.files_edited), 'file')} edited"
             f"{began}",
             soft_wrap=True,
         )
+
+
+def _branches(r: sessionlog.SessionSummary) -> str:
+    """The branch the session started on, then any it went on to ("main → feature/x")."""
+    return " → ".join(dict.fromkeys([r.branch or "-", *r.branches]))
 
 
 def _repo_path(repo: Repo, raw: str) -> str:
