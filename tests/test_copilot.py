@@ -100,8 +100,11 @@ def test_a_copilot_session_is_informed_checked_and_captured(project: Path) -> No
     assert run_hook(project, "SessionEnd", {"reason": "complete"}) is None
     from gitmem import capture
 
-    wal = Path(capture.wal_path(discover(project), "copilot-1")).read_text()
-    records = [json.loads(line) for line in wal.splitlines() if line.strip()]
+    # the stop hook's flusher runs in the background: flush here too, then read the ref
+    repo = discover(project)
+    capture.flush(repo, "copilot-1")
+    records = capture.records(repo, capture.ref_for("copilot-1"))
+    assert [r["kind"] for r in records] == ["prompt", "turn", "close"]
     prompts = [r for r in records if r.get("prompt")]
     assert [(r["agent"], r["decisions_injected"]) for r in prompts] == [("copilot", ["D-0002"])]
     closing = [r for r in records if r.get("kind") == "close"]
