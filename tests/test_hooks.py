@@ -452,6 +452,49 @@ def test_bash_words_follow_cd(command: str, words: list[str]) -> None:
     assert toolpaths.bash_words(command) == words
 
 
+@pytest.mark.parametrize(
+    ("command", "written"),
+    [
+        ("sed -i 's/1/2/' billing/charge.py", ["s/1/2/", "billing/charge.py"]),
+        ("sed -n 1p billing/charge.py", []),  # printed, not edited
+        ("cd billing && sed -i.bak s/1/2/ charge.py", ["billing/s/1/2/", "billing/charge.py"]),
+        ("perl -pi -e 's/a/b/' x.pl", ["s/a/b/", "x.pl"]),
+        ("perl -Mstrict -e 1 x.pl", []),  # -M takes the rest of its word: no -i there
+        ("echo x > notes.txt && cat a.py >> log/out.txt 2>&1", ["notes.txt", "log/out.txt"]),
+        ("cat a.py > /dev/null", []),
+        ("sort < in.txt > out.txt", ["out.txt"]),  # an input is read
+        ("tee out.log < in.txt", ["out.log"]),
+        ("cp -r src/ dest/ && rm -f x.py", ["dest/", "x.py"]),  # a copy's source is read
+        ("mv a.py b.py", ["a.py", "b.py"]),  # a move removes its source
+        ("git mv billing payments; git add payments", ["billing", "payments"]),
+        ("python gen.py > out/api.json", ["out/api.json"]),  # what gen.py writes: not known
+        ("cat <<EOF > gen.py\nx = 1\nEOF", ["gen.py"]),
+    ],
+)
+def test_bash_writes(command: str, written: list[str]) -> None:
+    """The words a shell command writes; the hooks keep those that exist or that a
+    decision governs, so a sed script (`s/1/2/`) or a missing path drops out."""
+    assert toolpaths.bash_writes(command) == written
+
+
+def test_a_file_changed_by_a_shell_command_is_an_edit_of_the_session(project: Path) -> None:
+    """`sed -i` and a redirection change files as an Edit does: the session's edits name
+    them (so `gitmem why`, `sessions --edited` and the commit trailer do), and the files
+    the command only read stay reads. Before, every file a shell command named was a
+    read."""
+    call = {"session_id": "sh1", "cwd": str(project), "tool_name": "Bash"}
+    command = "sed -i 's/1/2/' billing/charge.py && cat api/routes.py > docs/copy.md"
+    subprocess.run(command, shell=True, cwd=project, check=True)  # the call, then its hook
+    assert hook("post-tool", {**call, "tool_input": {"command": command}}, project)[0] == 0
+    view = state.read_view(discover(project).shared_state_dir, "sh1")
+    assert sorted(view.edited) == ["billing/charge.py", "docs/copy.md"]
+    assert view.read == ["api/routes.py"]
+    git_ = {**call, "session_id": "sh2", "tool_input": {"command": "git status && ls api"}}
+    assert hook("post-tool", git_, project)[0] == 0
+    view = state.read_view(discover(project).shared_state_dir, "sh2")
+    assert view.edited == [] and view.read == ["api"]
+
+
 def test_a_shell_command_that_moves_governed_code_away_is_named(project: Path) -> None:
     """`git mv billing payments` leaves the money decision governing nothing; before, no
     hook said so (a bare folder name was not even a path to them), and only a commit

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 PATCH_TOOL = "apply_patch"  # Codex's only file-editing tool
 EDIT_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit", PATCH_TOOL)
 READ_TOOLS = ("Read", "Grep", "Glob", "LS")
+SHELL_TOOL = "Bash"  # every agent's shell tool, as translate() names it
 _PATH_WORDS = ("path", "paths", "file", "files", "file_path", "filename", "dir", "directory")
 _WILD = "*?[{"
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -141,6 +142,16 @@ _GIT_PATH_COMMANDS = frozenset(("mv", "rm", "add", "restore", "diff", "log", "bl
 _WRAPPERS = frozenset(("sudo", "env", "time", "nohup", "nice", "command", "exec"))
 
 
+# Commands that change the files they are given: every path argument (``mv`` removes its
+# sources too), only the last (``cp``, ``ln``: the copy or link made), or every one when
+# the command is given a flag that edits in place (``sed -i``, ``perl -pi``). What a
+# command writes otherwise (a script, a build) is not known from its words.
+_WRITES_ALL = frozenset(("mv", "rm", "rmdir", "touch", "truncate", "tee", "shred", "unlink"))
+_WRITES_LAST = frozenset(("cp", "ln", "install", "rsync"))
+_IN_PLACE = frozenset(("sed", "perl", "ruby"))
+_GIT_WRITES = frozenset(("mv", "rm", "restore"))
+
+
 def bash_words(command: str) -> list[str]:
     """Shell words of a command that could be paths (flags, operators and URLs dropped),
     relative ones joined to the folder a ``cd`` or ``pushd`` earlier in the command moved
@@ -149,16 +160,70 @@ def bash_words(command: str) -> list[str]:
     end of a ``( ... )`` subshell go back. After ``cd`` to a folder not written out (no
     argument, ``~``, ``-``, a variable), relative words are dropped: where they point is
     not known."""
-    out: list[str] = []
+    return [word for word, _ in _bash_paths(command)]
+
+
+def bash_writes(command: str) -> list[str]:
+    """The words of ``bash_words`` the command writes: a redirection's target (``>``,
+    ``>>``), and the paths given to a command that changes its files (``rm``, ``mv``, the
+    last of ``cp``, ``sed -i``, ``git mv``; see ``_WRITES_ALL``)."""
+    return [word for word, written in _bash_paths(command) if written]
+
+
+def _writes(name: list[str], flags: list[str], count: int) -> range:
+    """Which of a simple command's ``count`` path words it writes (their positions)."""
+    if not name or not count:
+        return range(0)
+    if name[0] == "git":
+        return range(count) if name[1:2] and name[1] in _GIT_WRITES else range(0)
+    if name[0] in _WRITES_ALL:
+        return range(count)
+    if name[0] in _WRITES_LAST:
+        return range(count - 1, count)
+    return range(count) if name[0] in _IN_PLACE and any(map(_in_place, flags)) else range(0)
+
+
+def _in_place(flag: str) -> bool:
+    """Whether a flag of sed, perl or ruby edits in place: ``--in-place``, or ``i`` in a
+    cluster of short flags before one that takes the rest as its argument (``-i.bak``,
+    ``-ni``, ``-pi``; not ``-Mstrict``, ``-e``)."""
+    if flag.startswith("--"):
+        return flag == "--in-place" or flag.startswith("--in-place=")
+    for c in flag[1:]:
+        if c == "i":
+            return True
+        if c in "eEfIMmx" or not c.isalpha():
+            return False
+    return False
+
+
+def _bash_paths(command: str) -> list[tuple[str, bool]]:
+    """``bash_words``, each with whether the command writes it (``bash_writes``)."""
+    out: list[tuple[str, bool]] = []
     base: str | None = ""  # where the command has cd'd to, relative to its cwd
     saved: list[str | None] = []
     start = True  # the next word begins a simple command
     moving = False  # the next word is a cd's folder
     name: list[str] = []  # the simple command's name (and git's subcommand)
+    flags: list[str] = []  # its flags (sed -i)
+    args: list[int] = []  # where its path words are in ``out``
+    target = False  # the next word is a redirection's target (">", ">>", "&>")
+    source = False  # ... or an input's ("<"): read, and no argument of the command
+
+    def written(at: list[int]) -> None:
+        for i in at:
+            out[i] = (out[i][0], True)
+
     for word in shell_words(command, newline=";"):
         if word and all(c in _OPERATORS for c in word):
             if "<" in word or ">" in word:
-                continue  # a redirection: its target is a path, the command goes on
+                # a redirection: its target is a path, the command goes on; `>&`, `2>&1`
+                # duplicate a descriptor, `<` and `<<` read
+                target = ">" in word and not word.endswith("&") and "<" not in word
+                source = word == "<"
+                continue
+            written([args[i] for i in _writes(name, flags, len(args))])
+            flags, args, target, source = [], [], False, False
             if word == "(":
                 saved.append(base)
             elif word == ")" and saved:
@@ -168,6 +233,7 @@ def bash_words(command: str) -> list[str]:
             start, moving = True, False
             name = []
             continue
+        (redirected, target), (read_in, source) = (target, False), (source, False)
         if moving:
             if word.startswith("-") and word != "-":
                 continue  # cd -P, cd -L
@@ -178,7 +244,7 @@ def bash_words(command: str) -> list[str]:
             word = word if word.startswith("/") else _join(base, word)
             base = word
             if _looks_like_path(word):
-                out.append(word)
+                out.append((word, False))
             continue
         if start and word in ("cd", "pushd", "popd"):
             if word == "pushd":
@@ -202,17 +268,22 @@ def bash_words(command: str) -> list[str]:
         if "=" in word and not word.startswith(("./", "/")):
             word = word.split("=", 1)[1]  # VAR=path, --opt=path
         elif word.startswith("-"):
+            flags.append(word)
             continue
         word = word.strip("'\"")
         takes_paths = name[-1:] and (
             name[0] in _PATH_COMMANDS if len(name) == 1 else name[1] in _GIT_PATH_COMMANDS
         )
-        if not word or not (_looks_like_path(word) or (takes_paths and word not in ".")):
+        if not word or not (
+            _looks_like_path(word) or (takes_paths and word not in ".") or redirected
+        ):
             continue
-        if word.startswith("/"):
-            out.append(word)
-        elif base is not None:
-            out.append(_join(base, word))
+        if word == "/dev/null" or (not word.startswith("/") and base is None):
+            continue
+        if not (redirected or read_in):
+            args.append(len(out))
+        out.append((word if word.startswith("/") else _join(base or "", word), redirected))
+    written([args[i] for i in _writes(name, flags, len(args))])
     return out[:MAX_PATHS]
 
 
@@ -315,7 +386,7 @@ def touched(tool_name: str, tool_input: Any) -> tuple[list[str], bool]:
                 paths.append(_join(base, glob_prefix(pattern)))
         if base and not paths:
             paths.append(base)
-    elif name == "Bash":
+    elif name == SHELL_TOOL:
         command = tool_input.get("command")
         if isinstance(command, str):
             return bash_words(command), True

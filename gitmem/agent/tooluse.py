@@ -427,13 +427,19 @@ def _after_tool(
         tool, paths = _touched(loc, payload, pm)
         if not paths:
             return None
+        touched = paths
         edited = toolpaths.is_edit(tool, payload.get("tool_input"))
+        read = [] if edited else paths
+        if not edited and tool == toolpaths.SHELL_TOOL:  # `sed -i`, `>`, `rm`, `git mv`
+            written = _shell_written(loc, payload, pm)
+            read = [p for p in paths if p not in written]
+            paths, edited = (written, True) if written else (paths, False)
         sid = str(payload.get("session_id") or "")
         with state.open_session(loc.shared_state_dir, sid) as session:
             if edited:  # in which work tree: a commit names the sessions that edited it
                 session.append("edited", paths=paths, tool=tool, root=loc.root)
-            else:
-                session.append("read", paths=paths, tool=tool)
+            if read:
+                session.append("read", paths=read, tool=tool)
         note = ""
         if edited and _records_among(pm, paths):
             # an edit in place leaves the folders' mtimes alone, so the next hook would
@@ -441,7 +447,7 @@ def _after_tool(
             refresh_in_background(loc.root)
             note = _record_note(loc, paths, _watched(pm))
         if _raw_touched(payload)[1]:  # a shell command: it may have moved code away
-            note = "\n\n".join(filter(None, (note, _gone_note(loc, pm, paths, sid))))
+            note = "\n\n".join(filter(None, (note, _gone_note(loc, pm, touched, sid))))
         if not edited and not every_touch:
             return context("post-tool", note)  # a read brings nothing more
         hits = governing(pm, paths, loc.root)
@@ -451,6 +457,16 @@ def _after_tool(
         return found
     shown = unpack(found)[1]
     return context("post-tool", note + ("\n\n" + shown if shown else ""))
+
+
+def _shell_written(loc: Location, payload: dict[str, Any], pm: pathmap.PathMap) -> list[str]:
+    """The repository paths a shell command wrote, as its words say
+    (``toolpaths.bash_writes``): what `gitmem why`, `sessions --edited` and the commit's
+    session trailer count as the session's edits."""
+    tool_input = payload.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    writes = toolpaths.bash_writes(command) if isinstance(command, str) else []
+    return repo_paths(loc, writes, _cwd(payload), True, pm) if writes else []
 
 
 def _numbered_alike(root: str, rel: str, ident: str) -> str | None:
