@@ -254,15 +254,40 @@ def test_a_record_the_agent_writes_with_an_error(
     assert [s["files_edited"] for s in edited_sessions(project, env)] == [[NEW_RECORD]]
 
 
-def edited_sessions(project: Path, env: dict[str, str]) -> list[dict[str, object]]:
-    """`gitmem sessions --edited .continuity --json`, once it lists a session (the capture
-    is flushed by a background process) or after 20 s."""
+def edited_sessions(
+    project: Path, env: dict[str, str], path: str = ".continuity"
+) -> list[dict[str, object]]:
+    """`gitmem sessions --edited PATH --json`, once it lists a session (the capture is
+    flushed by a background process) or after 20 s."""
     deadline = time.monotonic() + 20
     while True:
-        found = json.loads(gitmem(project, env, "sessions", "--edited", ".continuity", "--json"))
+        found = json.loads(gitmem(project, env, "sessions", "--edited", path, "--json"))
         if found or time.monotonic() > deadline:
             return list(found)
         time.sleep(0.2)
+
+
+SHELL_EDIT = "echo 'VERSION = 2' >> api/routes.py && cat billing/charge.py"
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_a_file_the_agent_changes_with_a_shell_command(
+    agent: str, project: Path, agent_home: Path
+) -> None:
+    """The agent appends to a file through its shell tool: the session's ref lists it as
+    edited (and the file it only read, not), so `gitmem why` names the session."""
+    if agent == "claude":
+        step = Step("Bash", {"command": SHELL_EDIT, "description": "bump"})
+    else:
+        step = Step("exec_command", {"cmd": SHELL_EDIT})
+    with FakeModel([step]) as model:
+        command, env = launch(agent, project, agent_home, model)
+        run_agent(command("Bump the API version"), project, env)
+    assert model.steps_taken == 1
+    assert (project / "api/routes.py").read_text().endswith("VERSION = 2\n")
+    assert_no_hook_errors(project)
+    (session,) = edited_sessions(project, env, "api/routes.py")
+    assert session["files_edited"] == ["api/routes.py"]
 
 
 @pytest.mark.parametrize("agent", AGENTS)
