@@ -493,6 +493,13 @@ def test_a_file_changed_by_a_shell_command_is_an_edit_of_the_session(project: Pa
     assert hook("post-tool", git_, project)[0] == 0
     view = state.read_view(discover(project).shared_state_dir, "sh2")
     assert view.edited == [] and view.read == ["api"]
+    # a decision record written through the shell is read as the index will, as after Write
+    record = ".continuity/decisions/0009-queue.md"
+    heredoc = f"cat > {record} <<EOF\n---\ntitle: Webhooks: always queued\n---\nQueue.\nEOF"
+    subprocess.run(heredoc, shell=True, cwd=project, check=True)
+    written = {**call, "session_id": "sh3", "tool_input": {"command": heredoc}}
+    note = context_of(hook("post-tool", written, project)[1])
+    assert f"{record}:2: front-matter: invalid YAML" in note
 
 
 def test_a_shell_command_that_moves_governed_code_away_is_named(project: Path) -> None:
