@@ -233,7 +233,8 @@ def _bash_paths(command: str) -> list[tuple[str, bool]]:
             start, moving = True, False
             name = []
             continue
-        (redirected, target), (read_in, source) = (target, False), (source, False)
+        redirected, read_in = target, source  # this word is a redirection's
+        target = source = False
         if moving:
             if word.startswith("-") and word != "-":
                 continue  # cd -P, cd -L
