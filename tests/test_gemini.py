@@ -115,6 +115,12 @@ def test_a_gemini_session_gets_the_decisions(project: Path) -> None:
     shell = {"tool_name": "run_shell_command",
              "tool_input": {"command": "cat charge.py", "dir_path": "billing"}}  # fmt: skip
     assert "D-0001" in context(run_hook(project, "AfterTool", {**shell, "session_id": "g2"}))
+    # a command that writes one file and reads another: the decisions of both come
+    both = {"tool_name": "run_shell_command",
+            "tool_input": {"command": "echo x > docs/notes.md && cat billing/charge.py"}}  # fmt: skip
+    (project / "docs").mkdir(exist_ok=True)
+    (project / "docs/notes.md").write_text("x\n")
+    assert "D-0001" in context(run_hook(project, "AfterTool", {**both, "session_id": "g3"}))
     # the prompt is answered (BeforeAgent) and captured as Gemini's, without the context
     # Gemini CLI prepends to it (the session-start digest, as <hook_context>)
     words = "Should api clients still send the version header?"

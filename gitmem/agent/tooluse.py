@@ -450,7 +450,7 @@ def _after_tool(
             note = "\n\n".join(filter(None, (note, _gone_note(loc, pm, touched, sid))))
         if not edited and not every_touch:
             return context("post-tool", note)  # a read brings nothing more
-        hits = governing(pm, paths, loc.root)
+        hits = governing(pm, touched if every_touch else paths, loc.root)
     tokens = tokens or (BUDGET_PRE_TOOL if every_touch else BUDGET_POST_TOOL)
     found = _inject_new(loc, payload, "post-tool", hits, tokens) if hits else None
     if not note:
