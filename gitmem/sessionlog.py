@@ -98,14 +98,46 @@ def _under(file: str, path: str) -> bool:
     return file == path or file.startswith(path.rstrip("/") + "/")
 
 
-def prompt_behind(repo: Repo, session: SessionSummary, path: str) -> str | None:
-    """The first line of the prompt whose turn first edited ``path`` (or a file under it)
-    in ``session``: the request behind the change, where the session's first prompt only
-    says what it set out to do. None where no turn record says (sessions captured before
-    session 34 list their edits only when they close) or git cannot read the session
-    (capture.records reads none)."""
+def prompts_behind(repo: Repo, sessions: list[SessionSummary], path: str) -> list[str | None]:
+    """For each of ``sessions``, the first line of the prompt whose turn first edited
+    ``path`` (or a file under it): the request behind the change, where the session's
+    first prompt only says what it set out to do. None where no turn record says
+    (sessions captured before session 34 list their edits only when they close), and for
+    every session where git cannot read them. Three git processes however many sessions:
+    their tips, their commits, and the records of their prompts and turns."""
+    if not sessions:
+        return []
+    from gitmem.errors import GitmemError
+
+    try:
+        out = _git_out(repo, ["for-each-ref", "--format=%(objectname) %(refname)",
+                              *(s.ref for s in sessions)])  # fmt: skip
+        rows = (line.partition(" ") for line in out.decode().splitlines())
+        tips = {ref: sha for sha, _, ref in rows}
+        commits = _commits(repo, list(tips.values())) if tips else {}
+        chains = [_chain(commits, tips.get(s.ref)) for s in sessions]
+        wanted = [sha for chain in chains for sha in chain]
+        records = capture.records_at(repo, wanted) if wanted else {}
+    except GitmemError:
+        return [None] * len(sessions)
+    return [_behind([records.get(sha, {}) for sha in chain], path) for chain in chains]
+
+
+def _chain(commits: dict[str, _Commit], tip: str | None) -> list[str]:
+    """A session's prompt, turn and closing commits, oldest first."""
+    chain: list[str] = []
+    sha, seen = tip or "", set()
+    while sha in commits and sha not in seen:  # linear histories; guard a cycle anyway
+        seen.add(sha)
+        if capture.kind_of(commits[sha].subject) in ("prompt", *EDIT_KINDS):
+            chain.append(sha)
+        sha = commits[sha].parent or ""
+    return chain[::-1]
+
+
+def _behind(records: list[dict[str, Any]], path: str) -> str | None:
     prompt: dict[str, Any] | None = None
-    for record in capture.records(repo, session.ref):  # two git processes
+    for record in records:
         kind = record.get("kind", "prompt")
         if kind == "prompt":
             prompt = record

@@ -58,7 +58,7 @@ class Governing:
 @dataclass(frozen=True)
 class EditedIn:
     """A captured session that edited the path, and the first line of the prompt whose
-    turn did (None where its records do not say: sessionlog.prompt_behind)."""
+    turn did (None where its records do not say: sessionlog.prompts_behind)."""
 
     session: sessionlog.SessionSummary
     prompt: str | None = None
@@ -141,8 +141,10 @@ def _with_sessions(
         return report
     path = report.path
     edited = [s for s in captured if s.edited_under(path)]
-    shown = [EditedIn(s, sessionlog.prompt_behind(repo, s, path)) for s in edited[:SESSIONS_SHOWN]]
-    return replace(report, sessions=tuple(shown), sessions_total=len(edited))
+    named = edited[:SESSIONS_SHOWN]
+    behind = sessionlog.prompts_behind(repo, named, path)
+    shown = tuple(EditedIn(s, prompt) for s, prompt in zip(named, behind, strict=True))
+    return replace(report, sessions=shown, sessions_total=len(edited))
 
 
 def _one(repo: Repo, table: Table, query: str, cwd: str | None, provenance: bool) -> PathReport:

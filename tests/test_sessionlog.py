@@ -248,3 +248,22 @@ def test_why_names_the_prompt_whose_turn_edited_the_path(project: Path) -> None:
     assert found["billing"]["prompt_behind_edit"] == "switch the charge amounts to cents"
     text = run_gitmem(project, "why", "billing/charge.py").stdout
     assert '3 prompts; edited it in answer to "switch the charge amounts to cents"' in text
+
+
+def test_why_reads_the_sessions_it_names_in_the_same_git_processes_for_one_as_for_three(
+    project: Path, tmp_path: Path
+) -> None:
+    """The prompts behind the edits of the sessions `why` names are read together: one
+    `cat-file` for one session named as for three (before, two git processes each)."""
+    turn(project, "c1", 1, "cents everywhere", "billing/charge.py")
+    assert run_gitmem(project, "why", "docs").returncode == 0  # the listing's summaries kept
+
+    def cat_files(path: str, named: int) -> int:
+        trace = tmp_path / f"{path.replace('/', '_')}.trace"
+        proc = run_gitmem(project, "why", path, "--json", GIT_TRACE=str(trace))
+        assert proc.returncode == 0, proc.stderr
+        assert len(json.loads(proc.stdout)[0]["sessions"]) == named
+        lines = trace.read_text().splitlines()
+        return sum("trace: built-in: git cat-file" in line for line in lines)
+
+    assert cat_files("docs", 1) == cat_files("billing", 3) == 1
