@@ -256,6 +256,9 @@ def test_why_reads_the_sessions_it_names_in_the_same_git_processes_for_one_as_fo
     """The prompts behind the edits of the sessions `why` names are read together: one
     `cat-file` for one session named as for three (before, two git processes each)."""
     turn(project, "c1", 1, "cents everywhere", "billing/charge.py")
+    # committed now, so that the stop hook's background flusher moves no ref meanwhile
+    # (a session that went on is read again by the listing: one more cat-file)
+    assert run_gitmem(project, "capture", "flush").returncode == 0
     assert run_gitmem(project, "why", "docs").returncode == 0  # the listing's summaries kept
 
     def cat_files(path: str, named: int) -> int:
