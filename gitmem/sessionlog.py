@@ -125,14 +125,20 @@ def prompts_behind(repo: Repo, sessions: list[SessionSummary], path: str) -> lis
 
 def _chain(commits: dict[str, _Commit], tip: str | None) -> list[str]:
     """A session's prompt, turn and closing commits, oldest first."""
-    chain: list[str] = []
-    sha, seen = tip or "", set()
+    kinds = ("prompt", *EDIT_KINDS)
+    walked = _walk(commits, tip or "")
+    return [sha for sha in reversed(walked) if capture.kind_of(commits[sha].subject) in kinds]
+
+
+def _walk(commits: dict[str, _Commit], tip: str) -> list[str]:
+    """A session's commits from ``tip`` back to its first, by first parent."""
+    out: list[str] = []
+    sha, seen = tip, set()
     while sha in commits and sha not in seen:  # linear histories; guard a cycle anyway
         seen.add(sha)
-        if capture.kind_of(commits[sha].subject) in ("prompt", *EDIT_KINDS):
-            chain.append(sha)
+        out.append(sha)
         sha = commits[sha].parent or ""
-    return chain[::-1]
+    return out
 
 
 def _behind(records: list[dict[str, Any]], path: str) -> str | None:
@@ -263,20 +269,16 @@ def _read(repo: Repo, tips: list[tuple[str, str]]) -> list[SessionSummary]:
     commits = _commits(repo, [sha for _, sha in tips])
     walked: list[_Walked] = []
     for ref, tip in tips:
-        root, close, edits, prompts, sha = tip, None, None, 0, tip
-        seen: set[str] = set()
-        while sha in commits and sha not in seen:  # linear histories; guard a cycle anyway
-            seen.add(sha)
-            commit = commits[sha]
-            kind = capture.kind_of(commit.subject)
+        close, edits, prompts = None, None, 0
+        shas = _walk(commits, tip)
+        for sha in shas:
+            kind = capture.kind_of(commits[sha].subject)
             if kind in EDIT_KINDS:  # the latest of each, walking from the tip
                 edits = edits or sha
                 close = close or (sha if kind == "close" else None)
             elif kind == "prompt":
                 prompts += 1
-            root = sha
-            sha = commit.parent or ""
-        walked.append(_Walked(ref, root, tip, close, edits, prompts))
+        walked.append(_Walked(ref, shas[-1] if shas else tip, tip, close, edits, prompts))
     wanted = [s for w in walked for s in (w.root, w.tip, w.close, w.edits) if s]
     records = capture.records_at(repo, wanted)
     rows: list[SessionSummary] = []
