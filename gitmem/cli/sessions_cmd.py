@@ -65,7 +65,7 @@ def sessions(
         r
         for r in sessionlog.summaries(repo)
         if (not users or r.user in users)
-        and (not branches or any(b in branches for b in (r.branch, *r.branches)))
+        and (not branches or any(b in branches for b in r.branches))
         and (not wanted or any(r.edited_under(p) for p in wanted))
     ][:limit]
     if json_:
