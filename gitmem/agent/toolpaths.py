@@ -197,8 +197,20 @@ def _in_place(flag: str) -> bool:
     return False
 
 
+# The last command walked and its words: a hook asks for a command's words, then for what
+# it writes (after-tool), and walks it once.
+_walked: tuple[str, list[tuple[str, bool]]] = ("", [])
+
+
 def _bash_paths(command: str) -> list[tuple[str, bool]]:
     """``bash_words``, each with whether the command writes it (``bash_writes``)."""
+    global _walked
+    if _walked[0] != command:
+        _walked = (command, _walk_shell(command))
+    return _walked[1]
+
+
+def _walk_shell(command: str) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     base: str | None = ""  # where the command has cd'd to, relative to its cwd
     saved: list[str | None] = []
