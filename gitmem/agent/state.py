@@ -295,6 +295,15 @@ def unnoted_edits(session: Session) -> list[str]:
     return sorted(edited) if len(edited) > noted else []
 
 
+def edit_roots(session: Session) -> list[str]:
+    """The work trees the session's edits were recorded in, in order (since session 33)."""
+    return [
+        str(item["root"])
+        for item in _items(session.text().splitlines(), _EDITED)
+        if isinstance(item.get("root"), str)
+    ]
+
+
 def _lines(shared_dir: str | os.PathLike[str], session_id: str) -> list[str]:
     """The session file's lines; none where it cannot be read."""
     try:

@@ -164,7 +164,8 @@ def show(ident: str, json_: bool) -> None:
         if r.get("kind") == "turn":
             added = [f for f in r.get("files_edited") or [] if f not in edited]
             edited.update(added)
-            out.print(f"[dim]  edited: {escape(', '.join(added) or '-')}[/]")
+            note = " (its turn never ended)" if r.get("unfinished") else ""
+            out.print(f"[dim]  edited: {escape(', '.join(added) or '-')}{note}[/]")
         elif r.get("kind", "prompt") == "prompt":
             shown = ", ".join(r.get("decisions_injected") or []) or "none"
             out.print(
@@ -191,12 +192,29 @@ def sync(remote: str) -> None:
     Never configures the remote's push refspec, so a plain `git push` is unchanged.
     """
     repo = current_repo()
+    _note_unfinished(repo)
     for sid in core.pending_sessions(repo):
         core.flush(repo, sid)
     code, out = core.sync(repo, remote)
     if code != 0:
         raise GitmemError(out.strip() or f"git push/fetch to {remote} failed")
     click.echo(f"synced refs/gitmem/* with {remote}")
+
+
+def _note_unfinished(repo: Repo) -> list[str]:
+    """The turns that never ended, noted (gitmem.unfinished); a failure there is logged
+    for `gitmem doctor` and never stops the flush."""
+    from gitmem import unfinished
+
+    try:
+        return unfinished.note(repo)
+    except Exception as exc:
+        from gitmem.agent.runner import ERROR_LOG, append_log
+
+        append_log(
+            repo.shared_state_dir, ERROR_LOG, f"unfinished turns: {type(exc).__name__}: {exc}"
+        )
+        return []
 
 
 @click.group(hidden=True)
@@ -210,7 +228,8 @@ def capture() -> None:
 def flush(session_id: str | None) -> None:
     """Commit pending captured records to their session refs."""
     repo = current_repo()
-    ids = [session_id] if session_id else core.pending_sessions(repo)
+    noted = _note_unfinished(repo)
+    ids = list(dict.fromkeys([session_id, *noted])) if session_id else core.pending_sessions(repo)
     try:
         total = sum(core.flush(repo, sid) for sid in ids)
     except Exception as exc:
