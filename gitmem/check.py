@@ -20,15 +20,23 @@ import dataclasses
 import os
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from gitmem import compile as compiler
-from gitmem import git, lint, markup, store
+from gitmem import git, markup
 from gitmem.errors import DecisionNotFoundError, GitCommandError, GitmemError
 from gitmem.model import Problem
 from gitmem.repo import Repo
 from gitmem.rules import Violation, violations_in
-from gitmem.table import Entry, Table
+from gitmem.table import TABLE_NAME, Entry, Table, is_fresh
 from gitmem.vocab import SEVERITY_RANK
+
+if TYPE_CHECKING:
+    from gitmem import store
+
+# Every commit runs `gitmem check --staged` (the pre-commit hook). Loading every record
+# (`store`, YAML) and gitignore-style matching (`pathspec`) cost ~100 ms of it, so they are
+# imported only where a check needs them: a stale table, a changed record, a file moved out
+# of a decision's globs, or a glob warning to report (see `_glob_warnings_possible`).
 
 _HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _OVERRIDE = re.compile(r"^Decision-Override:\s*(\S+)\s*(.*)$", re.MULTILINE)
@@ -303,6 +311,42 @@ def _range_error(repo: Repo, rev_range: str | None, exc: GitCommandError) -> Git
     )
 
 
+def _current_table(repo: Repo) -> Table:
+    """The compiled table, rebuilt first only if a record changed (`compile.ensure`)."""
+    table = Table.open(repo.state_dir / TABLE_NAME)
+    if table is not None:
+        try:
+            if is_fresh(table, repo.root, full=True):
+                return table
+        except Exception:  # unreadable: rebuilt below
+            pass
+        table.close()
+    from gitmem import compile as compiler
+
+    return compiler.ensure(repo)
+
+
+def _glob_warnings_possible(table: Table, files: list[str]) -> bool:
+    """Whether `lint.unmatched_globs` or `lint.exclusions_only` may have something to say,
+    from the table's compiled patterns, without loading the records: a decision whose
+    patterns all exclude, or a pattern that matches none of ``files``. Never False where
+    they would report (a brace glob's expansions are looked at one by one, which can only
+    say True more often)."""
+    matched: set[str] = set()
+    for entry in table.entries():
+        patterns = table.patterns(entry)
+        if patterns and all(p[3] for p in patterns):
+            return True
+        for _kind, _literal, regex, negated, _glob, _ in patterns:
+            if negated or regex in matched:
+                continue
+            search = re.compile(regex).search  # as `globs.matches_any` does
+            if not any(search(f) for f in files):
+                return True
+            matched.add(regex)
+    return False
+
+
 def check(
     repo: Repo,
     *,
@@ -315,7 +359,7 @@ def check(
         changes = whole_files(repo, paths) if paths else added_lines(repo, diff_args)
     except GitCommandError as exc:
         raise _range_error(repo, rev_range, exc) from exc
-    table = compiler.ensure(repo)
+    table = _current_table(repo)
     try:
         left = [] if paths else moved_out(table, renames(repo, diff_args))
         groups: dict[str, tuple[Entry, list[str]]] = {}
@@ -328,6 +372,7 @@ def check(
                 seen.add(m.entry.id)
                 groups.setdefault(m.entry.id, (m.entry, []))[1].append(path)
                 found.extend(violations_in(m.entry, path, lines))
+        glob_warnings = _glob_warnings_possible(table, git.ls_files(repo.root))
     finally:
         table.close()
     overrides = _overrides(repo, rev_range)
@@ -337,14 +382,19 @@ def check(
     changed_records = {
         p for p in changes if p.startswith(".continuity/") or markup.kind(p) is not None
     }
-    catalog = compiler.catalog(repo)  # one load serves both checks below
-    # problems of the changed records, and globs that no longer match any file (a change
-    # may have moved or deleted the code they govern)
-    problems = [p for p in catalog.problems if p.file in changed_records]
-    problems += lint.unmatched_globs(repo, catalog)
-    problems += lint.exclusions_only(catalog)
-    left = [dataclasses.replace(m, line=_globs_line(catalog, m.entry.id)) for m in left]
-    problems.sort(key=lambda p: (p.file, p.line, p.key, p.message))
+    problems: list[Problem] = []
+    if changed_records or left or glob_warnings:
+        from gitmem import compile as compiler
+        from gitmem import lint
+
+        catalog = compiler.catalog(repo)  # one load serves the checks below
+        # problems of the changed records, and globs that no longer match any file (a
+        # change may have moved or deleted the code they govern)
+        problems = [p for p in catalog.problems if p.file in changed_records]
+        problems += lint.unmatched_globs(repo, catalog)
+        problems += lint.exclusions_only(catalog)
+        left = [dataclasses.replace(m, line=_globs_line(catalog, m.entry.id)) for m in left]
+        problems.sort(key=lambda p: (p.file, p.line, p.key, p.message))
     return Report(
         files=tuple(sorted(changes)),
         governing=tuple((e, tuple(files)) for e, files in ordered),

@@ -55,7 +55,8 @@ if TYPE_CHECKING:
 # 22: a record in merge conflict is read as its side above `=======` (`frontmatter.ours`);
 # an invalid `id:` gives way to the file name's.
 # 23: an ADR's title leaves out the label that restates its number (`adrimport.plain_title`).
-SCHEMA_VERSION = "23"
+# 24: a rule's `paths` compiled with it (`path_patterns`): the hooks match them without pathspec.
+SCHEMA_VERSION = "24"
 TABLE_NAME = "table.sqlite"
 
 
@@ -284,6 +285,10 @@ class Table:
         if pats is None:
             pats = self._patterns[n] = patterns_of(_list(self._raw_patterns[n]))  # type: ignore[arg-type]
         return pats
+
+    def patterns(self, entry: Entry) -> list[Pattern]:
+        """The compiled patterns of a decision's globs (written and inferred), in order."""
+        return self._patterns_of(entry.n)
 
     def match(self, path: str, is_dir: bool = False) -> list[Match]:
         """Decisions whose globs govern the repository-relative ``path``, best first."""

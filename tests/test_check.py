@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -230,7 +231,11 @@ def test_rules_hold_whatever_the_paths_and_the_users_diff_settings(
     write(project, "billing/charge.py", old + "++ not a header\n\fw = float(4)\n")
     git(project, "add", "-A")
     config = tmp_path / "gitconfig"
-    expected = {("billing/sub dir/refund.py", 2), ('billing/q"uote.py', 2), ("billing/charge.py", 4)}
+    expected = {
+        ("billing/sub dir/refund.py", 2),
+        ('billing/q"uote.py', 2),
+        ("billing/charge.py", 4),
+    }
     for settings in ("", "[diff]\n\tmnemonicPrefix = true\n", "[diff]\n\tnoprefix = true\n"):
         config.write_text(settings)
         proc = run_gitmem(project, "check", "--staged", "--json", GIT_CONFIG_GLOBAL=str(config))
@@ -269,3 +274,106 @@ def test_a_range_in_a_shallow_ci_clone_says_what_to_fetch(project: Path, tmp_pat
     git(clone, "fetch", "-q", "--unshallow", "origin")
     proc = run_gitmem(clone, "check", "--range", "origin/main...HEAD")
     assert proc.returncode == 1 and "billing/charge.py:1: decision D-0001" in proc.stdout
+
+
+def _staged_change(repo: Path) -> None:
+    write(repo, "billing/charge.py", "def charge(cents: int) -> int:\n    return cents + 0\n")
+    git(repo, "add", "-A")
+
+
+def _deleted(repo: Path) -> None:
+    git(repo, "rm", "-q", "-r", "billing")
+
+
+def _exclusions_only(repo: Path) -> None:
+    globs = 'globs: ["!billing/legacy/**"]'
+    write(repo, ".continuity/decisions/0003-x.md", RULES.replace('globs: ["billing/**"]', globs))
+    commit_all(repo, "a decision that governs nothing")
+    _staged_change(repo)
+
+
+def _brace(repo: Path) -> None:
+    """`billing/*.{py,rs}`: no .rs file, but the glob matches a file, so no warning."""
+    write(repo, ".continuity/decisions/0003-x.md", RULES.replace("billing/**", "billing/*.{py,rs}"))
+    commit_all(repo, "a brace glob")
+    _staged_change(repo)
+
+
+def _untracked_only(repo: Path) -> None:
+    write(repo, ".continuity/decisions/0003-x.md", RULES.replace("billing/**", "docs/**"))
+    commit_all(repo, "a decision over docs")
+    write(repo, "docs/plan.md", "a plan not yet committed\n")
+    _staged_change(repo)
+
+
+def _moved_out(repo: Path) -> None:
+    git(repo, "mv", "billing", "money")
+
+
+@pytest.mark.parametrize(
+    "scenario", [_staged_change, _deleted, _exclusions_only, _brace, _untracked_only, _moved_out]
+)
+def test_the_records_are_loaded_only_where_a_warning_may_be(
+    project: Path, monkeypatch: pytest.MonkeyPatch, scenario: object
+) -> None:
+    """Since session 35 a commit's check loads every record (YAML, pathspec: ~100 ms) only
+    when the table's compiled globs say a glob warning may be due, a record changed, or
+    a file moved out of a decision's globs: the report is the same as with the records
+    loaded every time."""
+    from gitmem import check as core
+    from gitmem.repo import discover
+
+    scenario(project)  # type: ignore[operator]
+    fast = core.check(discover(project), staged=True)
+    monkeypatch.setattr(core, "_glob_warnings_possible", lambda table, files: True)
+    slow = core.check(discover(project), staged=True)
+    assert [p.format() for p in fast.problems] == [p.format() for p in slow.problems]
+    assert [m.format() for m in fast.moved_out] == [m.format() for m in slow.moved_out]
+    assert fast.files == slow.files and fast.violations == slow.violations
+    warned = {
+        _staged_change: False,
+        _deleted: True,
+        _exclusions_only: True,
+        _brace: False,
+        _untracked_only: False,
+        _moved_out: True,
+    }[scenario]  # type: ignore[index]
+    assert bool(slow.problems or slow.moved_out) is warned, [p.format() for p in slow.problems]
+
+
+def test_a_clean_commit_does_not_load_the_records(project: Path) -> None:
+    """Nor pathspec for the rule's `paths` (compiled into the table since schema 24)."""
+    _staged_change(project)
+    assert run("check", "--staged")[0] == 0  # the first builds the table
+    code = (
+        "import sys\n"
+        "from gitmem.cli.main import run\n"
+        "status = run(['check', '--staged'])\n"
+        "heavy = {'gitmem.store', 'gitmem.compile', 'ruamel', 'pathspec'}\n"
+        "print(status, sorted(m for m in sys.modules if m in heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=project)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == "0 []"
+
+
+@pytest.mark.parametrize(
+    "globs",
+    [
+        ["billing/**/*.py"],
+        ["*.{py,rs}", "!legacy/**"],
+        ["docs/", "/top.py"],
+        ["**/migrations/*.sql"],
+    ],
+)
+def test_a_rules_paths_compiled_into_the_table_match_as_written(globs: list[str]) -> None:
+    from gitmem.compile import _rule_patterns
+    from gitmem.rules import rule_applies
+
+    rule = {"forbid": "x", "paths": globs}
+    compiled = {**rule, **_rule_patterns(globs)}
+    assert "path_patterns" in compiled
+    paths = ["billing/a.py", "billing/x/b.py", "legacy/a.py", "a.rs", "x/a.rs", "docs/x.md",
+             "top.py", "sub/top.py", "db/migrations/1.sql", "migrations/2.sql", "docs"]  # fmt: skip
+    assert [rule_applies(compiled, p) for p in paths] == [rule_applies(rule, p) for p in paths]
+    assert any(rule_applies(rule, p) for p in paths)

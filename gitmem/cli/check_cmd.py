@@ -37,8 +37,8 @@ def check(staged: bool, rev_range: str | None, paths: tuple[str, ...], json_: bo
                     }
                     for e, files in report.governing
                 ],
-                "violations": [v._asdict() for v in report.violations],
-                "overridden": [v._asdict() for v in report.overridden],
+                "violations": [v.as_json() for v in report.violations],
+                "overridden": [v.as_json() for v in report.overridden],
                 "overrides": report.overrides,
                 "problems": [p.to_json() for p in report.problems],
                 "moved_out": [
