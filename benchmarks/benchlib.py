@@ -44,18 +44,23 @@ def wall_ms(
 
 
 def interleaved_ms(
-    cmds: Mapping[str, tuple[list[str], Callable[[], str]]], cwd: Path, runs: int
+    cmds: Mapping[str, tuple[list[str], Callable[[], str]]],
+    cwd: Path,
+    runs: int,
+    cwds: Mapping[str, Path] | None = None,
 ) -> dict[str, float]:
     """Median wall time of fresh processes, the commands taking turns run after run (so a
     machine that speeds up or slows down during the benchmark affects them alike). Each
-    command is (argv, a function returning its stdin for the next run)."""
+    command is (argv, a function returning its stdin for the next run), run in ``cwd``
+    unless ``cwds`` names another folder for it."""
     times: dict[str, list[float]] = {name: [] for name in cmds}
     for _ in range(runs):
         for name, (cmd, stdin) in cmds.items():
             data = stdin().encode()
+            where = (cwds or {}).get(name, cwd)
             t0 = time.perf_counter()
             subprocess.run(
-                cmd, cwd=cwd, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                cmd, cwd=where, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
             times[name].append((time.perf_counter() - t0) * 1000)
     return {name: statistics.median(t) for name, t in times.items()}

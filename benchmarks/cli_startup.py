@@ -104,18 +104,23 @@ def main() -> int:
     installs = {"this": ours, **({"baseline": args.baseline} if args.baseline else {})}
     root = Path(tempfile.mkdtemp(prefix="gitmem-cli-bench-"))
     try:
-        make_repo(root / "repo")
-        repo = root / "repo"
-        for exe in installs.values():  # warm the table and byte-code once, untimed
-            for argv in COMMANDS.values():
-                subprocess.run([exe, *argv], cwd=repo, env=ENV, capture_output=True)
+        # each install in its own copy of the repository: the compiled table and the
+        # sessions listing's cache are written per version, and two installs sharing them
+        # would each rebuild what the other wrote (since session 35; before, the table's
+        # schema happened to be the same)
+        repos = {label: root / label for label in installs}
+        for label, exe in installs.items():
+            make_repo(repos[label])
+            for argv in COMMANDS.values():  # warm the table and byte-code once, untimed
+                subprocess.run([exe, *argv], cwd=repos[label], env=ENV, capture_output=True)
         cmds = {
-            (label, name): ([exe, *argv], str)
+            f"{label}|{name}": ([exe, *argv], str)
             for name, argv in COMMANDS.items()
             for label, exe in installs.items()
         }
-        cmds[("python", "pass")] = ([sys.executable, "-c", "pass"], str)
-        found = interleaved_ms({f"{k[0]}|{k[1]}": v for k, v in cmds.items()}, repo, args.runs)
+        cwds = {key: repos[key.split("|")[0]] for key in cmds}
+        cmds["python|pass"] = ([sys.executable, "-c", "pass"], str)
+        found = interleaved_ms(cmds, root, args.runs, cwds)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     rows = {

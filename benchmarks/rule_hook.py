@@ -1,0 +1,91 @@
+"""Benchmark: the pre-tool hook on an edit that a decision's rule governs.
+
+Every Edit or Write under a folder whose decision has a `forbid` rule runs the rule over
+the new text in the pre-tool hook, a fresh process. Until session 35 that hook imported
+pathspec to match the rule's `paths` (and `typing` for the rule module): this times
+`gitmem-hook claude pre-tool` for an edit of `paydash/billing/refund.py` in the demo
+repository (its money decision's rule has `paths: ["paydash/billing/**"]`), a new session
+each run, next to `python -c pass`. With `--baseline OTHER/bin/gitmem-hook` (another
+install, e.g. an older release in its own virtual environment) both take turns run after
+run, each in its own copy of the demo (made by its own `gitmem demo`).
+
+    python benchmarks/rule_hook.py [--runs 31] [--baseline /path/to/other/bin/gitmem-hook]
+
+Run it with the Python of a clean, non-editable install, as docs/performance.md says.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from benchlib import interleaved_ms
+
+
+def _payload(root: Path, counter: itertools.count[int]) -> Callable[[], str]:
+    def make() -> str:
+        return json.dumps(
+            {
+                "session_id": f"bench-{next(counter)}",
+                "cwd": str(root),
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Edit",
+                "tool_input": {
+                    "file_path": str(root / "paydash/billing/refund.py"),
+                    "old_string": "x",
+                    "new_string": "amount = Money(5)",
+                },
+                "transcript_path": None,
+                "permission_mode": "default",
+            }
+        )
+
+    return make
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=31)
+    ap.add_argument("--baseline", default=None, help="Another install's gitmem-hook.")
+    args = ap.parse_args()
+    here = os.path.dirname(sys.executable)
+    ours = shutil.which("gitmem-hook", path=here) or shutil.which("gitmem-hook")
+    if ours is None:
+        sys.exit("gitmem-hook is not installed in this environment")
+    installs = {"this": ours, **({"baseline": args.baseline} if args.baseline else {})}
+    root = Path(tempfile.mkdtemp(prefix="gitmem-rule-bench-"))
+    counter = itertools.count()
+    try:
+        cmds: dict[str, tuple[list[str], Callable[[], str]]] = {}
+        cwds: dict[str, Path] = {}
+        for label, hook in installs.items():
+            demo = root / label
+            gitmem = str(Path(hook).with_name("gitmem"))
+            subprocess.run([gitmem, "demo", str(demo)], capture_output=True, check=True)
+            cmds[label] = ([hook, "claude", "pre-tool"], _payload(demo, counter))
+            cwds[label] = demo
+            for _ in range(2):  # byte-code and the table, untimed
+                subprocess.run(cmds[label][0], cwd=demo, input=cmds[label][1](), text=True,
+                               capture_output=True)  # fmt: skip
+        cmds["python -c pass"] = ([sys.executable, "-c", "pass"], str)
+        found = interleaved_ms(cmds, root, args.runs, cwds)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(f"pre-tool on an edit a rule governs, median of {args.runs} fresh processes:")
+    for label, ms in found.items():
+        print(f"  {label:<15} {ms:6.1f} ms")
+    if args.baseline:
+        print(f"  this / baseline {found['this'] / found['baseline']:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
