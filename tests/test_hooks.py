@@ -514,7 +514,9 @@ def test_a_shell_command_that_moves_governed_code_away_is_named(project: Path) -
     code, out, _ = hook("post-tool", move, project)
     note = context_of(out)
     assert note.startswith("After this command, what these project decisions govern is no")
-    assert "D-0001 Money is integer cents (billing/**) [.continuity/decisions/0001-money.md]" in note
+    assert (
+        "D-0001 Money is integer cents (billing/**) [.continuity/decisions/0001-money.md]" in note
+    )
     assert "D-0002" not in note and "change the decision's globs" in note
     assert hook("post-tool", move, project)[1] == ""  # once per session
     # a file removed from a folder that is still there governs as before: nothing to say
@@ -702,8 +704,18 @@ def test_install_upgrades_hooks_an_older_gitmem_installed(project: Path) -> None
     assert "older command form" not in doctor.stdout
     pre = json.loads(settings_file.read_text())["hooks"]["PreToolUse"]
     assert pre == [
-        {"matcher": "Edit", "hooks": [mine, {**old, "command": install.GUARD.format(
-            program="gitmem-hook", command="gitmem-hook claude pre-tool")}]}
+        {
+            "matcher": "Edit",
+            "hooks": [
+                mine,
+                {
+                    **old,
+                    "command": install.GUARD.format(
+                        program="gitmem-hook", command="gitmem-hook claude pre-tool"
+                    ),
+                },
+            ],
+        }
     ]
     assert install.install(settings_file) == []
     assert install.uninstall(settings_file) == 6
@@ -890,6 +902,30 @@ def test_tool_call_hooks_load_only_built_in_modules(
     assert {"gitmem.pathmap", "gitmem.agent.tooluse"} <= loaded
 
 
+def test_a_rule_is_checked_without_pathspec_or_typing(project: Path) -> None:
+    """An edit a rule governs loads the table and RE2 to check it; before session 35 the
+    rule's `paths` also loaded pathspec, and the rule module `typing` (~60 ms together)."""
+    write(project, ".continuity/decisions/0004-no-float.md",
+          "---\ntitle: No floats in billing\nstatus: accepted\nseverity: critical\n"
+          "globs: ['billing/**']\nrules:\n  - forbid: '\\bfloat\\('\n"
+          "    paths: ['billing/**/*.py', '!billing/experimental/**']\n"
+          "    message: amounts are integer cents\n---\n## Decision\n\nNo floats.\n")  # fmt: skip
+    CliRunner().invoke(cli, ["why", "billing/charge.py"])  # compile the table and map first
+    edit = {"file_path": str(project / "billing/charge.py"), "old_string": "x = 1",
+            "new_string": "x = float(1)"}  # fmt: skip
+    payload = {"session_id": "rule", "cwd": str(project), "tool_name": "Edit", "tool_input": edit}
+    loaded = _modules_loaded_by(
+        project,
+        payload,
+        "out = io.StringIO()\n"
+        "run('claude', 'pre-tool', io.BytesIO(sys.argv[1].encode()), out)\n"
+        "assert 'forbids this change' in out.getvalue(), out.getvalue()\n",
+    )
+    assert {"gitmem.rules", "re2"} <= loaded
+    assert not {m.split(".")[0] for m in loaded} & {"pathspec", "typing"}
+    assert "gitmem.globs" not in loaded
+
+
 def test_prompt_keeps_heavy_and_slow_modules_off_the_import_path(project: Path) -> None:
     """The prompt hook may load `re` and SQLite; not the heavy libraries, and not the
     standard modules that cost a fresh interpreter several milliseconds each (counting what
@@ -1012,8 +1048,12 @@ def test_mcp_server_over_stdio(project: Path) -> None:
 
     # a captured session that edited the file: `why` names it (since session 33)
     r = discover(project)
-    capture.append(r, "m1", {"kind": "prompt", "prompt": "cents for refunds\nthen tests", "time": 1e9})
-    capture.append(r, "m1", {"kind": "close", "time": 1e9 + 1, "files_edited": ["billing/charge.py"]})
+    capture.append(
+        r, "m1", {"kind": "prompt", "prompt": "cents for refunds\nthen tests", "time": 1e9}
+    )
+    capture.append(
+        r, "m1", {"kind": "close", "time": 1e9 + 1, "files_edited": ["billing/charge.py"]}
+    )
     assert capture.flush(r, "m1") == 2
     proc = subprocess.Popen(
         [str(GITMEM), "mcp"],
