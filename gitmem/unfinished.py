@@ -104,15 +104,8 @@ def _capture(repo: Repo, sid: str, edited: list[str], root: str | None) -> None:
         AGENT_KEY: str(last.get("agent") or "claude"),
         "permission_mode": last.get("permission_mode"),
     }
-    loc = _work_tree(repo, root)
-    table = prompt.open_table(loc)
-    try:
-        settings = prompt.capture_settings(table)
-    finally:
-        if table is not None:
-            table.close()
     record = {"kind": "turn", "files_edited": edited, "unfinished": True}
-    prompt.capture(loc, payload, record, settings)
+    prompt.capture_with_settings(_work_tree(repo, root), payload, record)
 
 
 def _last_record(repo: Repo, sid: str) -> dict[str, Any]:

@@ -16,21 +16,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import retrieval  # benchmarks/retrieval.py
+from devsets import BENCH, run_sets
 
 from gitmem import embed
 from gitmem import retrieve as rt
-
-SETS = [
-    ("continuity/paydash-api", False),
-    ("continuity/data-pipeline", False),
-    ("real-adr/celestiaorg__celestia-app", False),
-    ("real-adr/informalsystems__apalache", False),
-    ("real-adr/celestiaorg__celestia-app", True),
-    ("real-adr/informalsystems__apalache", True),
-]
 
 
 def patch(pool: str, prefix: str) -> None:
@@ -69,18 +60,12 @@ def main() -> int:
     ap.add_argument("--query-prefix", default="")
     ap.add_argument("--embed-weight", type=float, default=rt.WEIGHTS["embed"])
     ap.add_argument("--only", default="")
-    ap.add_argument("--bench", type=Path, default=Path(__file__).parents[3] / "shared" / "bench")
+    ap.add_argument("--bench", type=Path, default=BENCH)
     args = ap.parse_args()
     os.environ["GITMEM_EMBED_MODEL_DIR"] = str(args.model)
     patch(args.pool, args.query_prefix)
     rt.WEIGHTS["embed"] = args.embed_weight
-    for name, paths_only in SETS:
-        if args.only and args.only not in name:
-            continue
-        r = retrieval.evaluate(args.bench / name, paths_only)
-        mode = "paths only" if paths_only else "prompt + paths"
-        print(f"{name:40s} {mode:15s} n={r['n']} hit@1={r['hit@1']:.4f} "
-              f"hit@5={r['hit@5']:.4f} MRR={r['mrr']:.4f} p50={r['p50_ms']}ms", flush=True)  # fmt: skip
+    run_sets(args.bench, args.only)
     return 0
 
 

@@ -17,21 +17,12 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import retrieval  # benchmarks/retrieval.py
+from devsets import BENCH, run_sets
 
 from gitmem import entities, frontmatter
 from gitmem import retrieve as rt
-
-SETS = [
-    ("continuity/paydash-api", False),
-    ("continuity/data-pipeline", False),
-    ("real-adr/celestiaorg__celestia-app", False),
-    ("real-adr/informalsystems__apalache", False),
-    ("real-adr/celestiaorg__celestia-app", True),
-    ("real-adr/informalsystems__apalache", True),
-]
 
 
 class CrossEncoder:
@@ -124,19 +115,17 @@ def main() -> int:
     ap.add_argument("--max-length", type=int, default=256)
     ap.add_argument("--query-paths", action="store_true")
     ap.add_argument("--only", default="")
-    ap.add_argument("--bench", type=Path, default=Path(__file__).parents[3] / "shared" / "bench")
+    ap.add_argument("--bench", type=Path, default=BENCH)
     args = ap.parse_args()
     ce = CrossEncoder(args.model, args.max_length)
     patch(ce, args.depth, args.weight, args.mode, args.doc, args.query_paths)
-    for name, paths_only in SETS:
-        if args.only and args.only not in name:
-            continue
+
+    def per_query() -> str:  # the reranker's time per query on the set just run
+        said = f"rerank={1000 * ce.seconds / max(ce.calls, 1):.1f}ms"
         ce.seconds, ce.calls = 0.0, 0
-        r = retrieval.evaluate(args.bench / name, paths_only)
-        mode = "paths only" if paths_only else "prompt + paths"
-        per = 1000 * ce.seconds / max(ce.calls, 1)
-        print(f"{name:40s} {mode:15s} n={r['n']} hit@1={r['hit@1']:.4f} "
-              f"hit@5={r['hit@5']:.4f} MRR={r['mrr']:.4f} rerank={per:.1f}ms", flush=True)  # fmt: skip
+        return said
+
+    run_sets(args.bench, args.only, per_query)
     return 0
 
 

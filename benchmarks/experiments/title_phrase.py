@@ -20,21 +20,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import retrieval  # benchmarks/retrieval.py
+from devsets import BENCH, run_sets
 
 from gitmem import entities
 from gitmem import retrieve as rt
-
-SETS = [
-    ("continuity/paydash-api", False),
-    ("continuity/data-pipeline", False),
-    ("real-adr/celestiaorg__celestia-app", False),
-    ("real-adr/informalsystems__apalache", False),
-    ("real-adr/celestiaorg__celestia-app", True),
-    ("real-adr/informalsystems__apalache", True),
-]
 
 
 def _norm(word: str) -> str:
@@ -94,14 +85,10 @@ def main() -> int:
     ap.add_argument("--weight", type=float, default=0.5)
     ap.add_argument("--pairs-from", choices=["prompt", "both"], default="prompt")
     ap.add_argument("--field", choices=["title", "titlesum"], default="title")
-    ap.add_argument("--bench", type=Path, default=Path(__file__).parents[3] / "shared" / "bench")
+    ap.add_argument("--bench", type=Path, default=BENCH)
     args = ap.parse_args()
     patch(args.weight, args.pairs_from, args.field)
-    for name, paths_only in SETS:
-        r = retrieval.evaluate(args.bench / name, paths_only)
-        mode = "paths only" if paths_only else "prompt + paths"
-        print(f"{name:40s} {mode:15s} n={r['n']} hit@1={r['hit@1']:.4f} "
-              f"hit@5={r['hit@5']:.4f} MRR={r['mrr']:.4f}", flush=True)  # fmt: skip
+    run_sets(args.bench)
     return 0
 
 

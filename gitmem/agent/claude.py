@@ -438,13 +438,7 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     if edited:  # the table (sqlite3) only then: for the team's capture settings
         from gitmem.agent import prompt
 
-        table = prompt.open_table(loc)
-        try:
-            settings = prompt.capture_settings(table)
-        finally:
-            if table is not None:
-                table.close()
-        prompt.capture(loc, payload, {"kind": "turn", "files_edited": edited}, settings)
+        prompt.capture_with_settings(loc, payload, {"kind": "turn", "files_edited": edited})
     if captured:
         capture.spawn_flush(loc, sid or "unknown")  # commit what the turn captured
     return None

@@ -212,6 +212,18 @@ def capture_settings(table: Table | None) -> dict[str, Any]:
     return data if isinstance(data, dict) else {"enabled": True}
 
 
+def capture_with_settings(loc: Location, payload: dict[str, Any], record: dict[str, Any]) -> None:
+    """``capture`` with the team's settings read from the table, opened for them alone (a
+    turn's record at the stop hook, an unfinished turn's at the flusher)."""
+    table = open_table(loc)
+    try:
+        settings = capture_settings(table)
+    finally:
+        if table is not None:
+            table.close()
+    capture(loc, payload, record, settings)
+
+
 def _prompt_context(
     loc: Location, payload: dict[str, Any], text: str, injected: list[str], table: Table
 ) -> dict[str, Any] | None:
