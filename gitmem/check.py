@@ -27,7 +27,7 @@ from gitmem.errors import DecisionNotFoundError, GitCommandError, GitmemError
 from gitmem.model import Problem
 from gitmem.repo import Repo
 from gitmem.rules import Violation, violations_in
-from gitmem.table import TABLE_NAME, Entry, Table, is_fresh
+from gitmem.table import Entry, Table, open_current
 from gitmem.vocab import SEVERITY_RANK
 
 if TYPE_CHECKING:
@@ -311,21 +311,6 @@ def _range_error(repo: Repo, rev_range: str | None, exc: GitCommandError) -> Git
     )
 
 
-def _current_table(repo: Repo) -> Table:
-    """The compiled table, rebuilt first only if a record changed (`compile.ensure`)."""
-    table = Table.open(repo.state_dir / TABLE_NAME)
-    if table is not None:
-        try:
-            if is_fresh(table, repo.root, full=True):
-                return table
-        except Exception:  # unreadable: rebuilt below
-            pass
-        table.close()
-    from gitmem import compile as compiler
-
-    return compiler.ensure(repo)
-
-
 def _glob_warnings_possible(table: Table, files: list[str]) -> bool:
     """Whether `lint.unmatched_globs` or `lint.exclusions_only` may have something to say,
     from the table's compiled patterns, without loading the records: a decision whose
@@ -359,7 +344,7 @@ def check(
         changes = whole_files(repo, paths) if paths else added_lines(repo, diff_args)
     except GitCommandError as exc:
         raise _range_error(repo, rev_range, exc) from exc
-    table = _current_table(repo)
+    table = open_current(repo)
     try:
         left = [] if paths else moved_out(table, renames(repo, diff_args))
         groups: dict[str, tuple[Entry, list[str]]] = {}

@@ -513,6 +513,7 @@ def _meta(
         "quick": quick,
         "dirs": json.dumps(dirs),
         "capture": json.dumps(capture_settings(repo)),
+        "commit_trailers": "1" if config.load(repo.root).commit_trailers else "0",
         "full": full,
         "count": str(count),
         "fts_common": json.dumps(common),

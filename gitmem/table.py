@@ -31,6 +31,8 @@ TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~5 ms at hoo
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from gitmem.repo import Repo
+
 # Bump it when the table's layout changes, and also when what a record file parses into
 # changes: the parse cache (`filecache`) lives in this table, keyed by file size and mtime,
 # so an upgraded gitmem would otherwise keep what the old rules made of unchanged files.
@@ -55,7 +57,8 @@ if TYPE_CHECKING:
 # 22: a record in merge conflict is read as its side above `=======` (`frontmatter.ours`);
 # an invalid `id:` gives way to the file name's.
 # 23: an ADR's title leaves out the label that restates its number (`adrimport.plain_title`).
-# 24: a rule's `paths` compiled with it (`path_patterns`): the hooks match them without pathspec.
+# 24: a rule's `paths` compiled with it (`path_patterns`): the hooks match them without
+# pathspec; config.yaml's `commit_trailers` in `meta`, for the prepare-commit-msg hook.
 SCHEMA_VERSION = "24"
 TABLE_NAME = "table.sqlite"
 
@@ -465,6 +468,23 @@ def full_fingerprint(
                     stats[full] = (st.st_size, st.st_mtime_ns)
     data = "\n".join(parts).encode()
     return f"{len(data):x}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
+
+
+def open_current(repo: Repo) -> Table:
+    """The compiled table, rebuilt first only if a record or the settings changed
+    (`compile.ensure`, whose imports, the record loader and YAML among them, a commit's
+    hooks pay only then)."""
+    table = Table.open(repo.state_dir / TABLE_NAME)
+    if table is not None:
+        try:
+            if is_fresh(table, repo.root, full=True):
+                return table
+        except Exception:  # unreadable: rebuilt below
+            pass
+        table.close()
+    from gitmem import compile as compiler
+
+    return compiler.ensure(repo)
 
 
 def is_fresh(table: Table, root: str | os.PathLike[str], *, full: bool) -> bool:

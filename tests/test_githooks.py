@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -248,3 +249,44 @@ def test_a_commit_names_the_agent_sessions_that_edited_its_files(project: Path) 
     docs = subprocess.run(["gitmem", "sessions", "show", "alice/s-docs"], cwd=project,
                           capture_output=True, text=True, check=True).stdout  # fmt: skip
     assert "1 commit naming this session:" in docs and docs.rstrip().endswith(" more")
+
+
+def test_the_trailer_switch_is_read_when_it_changes(project: Path) -> None:
+    """Since session 35 the prepare-commit-msg hook reads `commit_trailers` from the
+    compiled table (no YAML at every commit): switched after the table was compiled, the
+    table is compiled again and the switch holds, both ways."""
+    assert CliRunner().invoke(cli, ["install", "git"]).exit_code == 0
+    for n, (setting, expected) in enumerate([("true", True), ("false", False), ("true", True)]):
+        write(project, ".continuity/config.yaml", f"commit_trailers: {setting}\n")
+        write(project, "billing/charge.py", f"x = {n + 10}\n")
+        git(project, "add", "-A")
+        proc = commit(project, f"change {n}")
+        assert proc.returncode == 0, proc.stderr
+        body = git(project, "log", "-1", "--format=%B")
+        assert ("Decisions: D-0001" in body) is expected, (setting, body)
+
+
+def test_the_commit_hooks_load_neither_the_records_nor_yaml(project: Path) -> None:
+    """`check --staged` and `trailers` run at every commit: with the table compiled and
+    no record changed, they read it alone (before session 35 both loaded every record, the
+    YAML parser and pathspec: ~100 ms each)."""
+    write(project, ".continuity/config.yaml", "commit_trailers: true\n")
+    commit_all(project, "settings")
+    write(project, "billing/charge.py", "x = 5\n")
+    git(project, "add", "-A")
+    write(project, "MSG", "subject\n")
+    assert CliRunner().invoke(cli, ["check", "--staged"]).exit_code == 0  # compiles
+    for args in (["check", "--staged"], ["trailers", "MSG"]):
+        code = (
+            "import sys\n"
+            "from gitmem.cli.main import run\n"
+            f"status = run({args!r})\n"
+            "heavy = {'gitmem.compile', 'gitmem.store', 'gitmem.config', 'ruamel', 'pathspec'}\n"
+            "print(status, sorted(m for m in sys.modules if m.split('.')[0] in heavy or m in heavy))\n"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, cwd=project
+        )
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.splitlines()[-1] == "0 []", args
+    assert "Decisions: D-0001" in (project / "MSG").read_text()

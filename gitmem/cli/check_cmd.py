@@ -3,7 +3,6 @@ from __future__ import annotations
 import click
 from rich.markup import escape
 
-from gitmem import check as core
 from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stdout
 
 
@@ -21,6 +20,8 @@ def check(staged: bool, rev_range: str | None, paths: tuple[str, ...], json_: bo
     violation exits 1; warning and info print only. Exceptions: a `Decision-Override: ID
     reason` commit trailer (ranges) or GITMEM_OVERRIDE="ID reason" (staged).
     """
+    from gitmem import check as core  # not at the top: `trailers` runs at every commit too
+
     repo = current_repo()
     report = core.check(repo, staged=staged, rev_range=rev_range, paths=list(paths) or None)
     if json_:
