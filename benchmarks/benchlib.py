@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import time
@@ -48,11 +49,13 @@ def interleaved_ms(
     cwd: Path,
     runs: int,
     cwds: Mapping[str, Path] | None = None,
+    settle: Callable[[], None] | None = None,
 ) -> dict[str, float]:
     """Median wall time of fresh processes, the commands taking turns run after run (so a
     machine that speeds up or slows down during the benchmark affects them alike). Each
     command is (argv, a function returning its stdin for the next run), run in ``cwd``
-    unless ``cwds`` names another folder for it."""
+    unless ``cwds`` names another folder for it; ``settle``, if given, after each (untimed):
+    to let what a command left running in the background finish before the next."""
     times: dict[str, list[float]] = {name: [] for name in cmds}
     for _ in range(runs):
         for name, (cmd, stdin) in cmds.items():
@@ -63,4 +66,33 @@ def interleaved_ms(
                 cmd, cwd=where, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
             times[name].append((time.perf_counter() - t0) * 1000)
+            if settle is not None:
+                settle()
     return {name: statistics.median(t) for name, t in times.items()}
+
+
+def wait_for_detached(folder: Path, timeout_s: float = 30.0) -> None:
+    """Wait until no process gitmem started detached (`gitmem.spawn`: a `runpy`
+    trampoline given the folder to change into) runs under ``folder``: the background
+    refresh a git hook starts, the flusher a stop hook starts. Linux (/proc); elsewhere, a
+    no-op."""
+    if not os.path.isdir("/proc"):
+        return
+    needle = str(folder).encode()
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        busy = False
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    cmdline = fh.read()
+            except OSError:
+                continue
+            if b"runpy" in cmdline and needle in cmdline:
+                busy = True
+                break
+        if not busy:
+            return
+        time.sleep(0.02)

@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import interleaved_ms
+from benchlib import interleaved_ms, wait_for_detached
 
 ENV = {
     **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
@@ -120,7 +120,10 @@ def main() -> int:
         }
         cwds = {key: repos[key.split("|")[0]] for key in cmds}
         cmds["python|pass"] = ([sys.executable, "-c", "pass"], str)
-        found = interleaved_ms(cmds, root, args.runs, cwds)
+        # `index --quiet-refresh` starts a refresh in the background and returns: it is
+        # let finish before the next command, which would otherwise share the CPU with it
+        # (since session 35; the command now returns well before its refresh is done)
+        found = interleaved_ms(cmds, root, args.runs, cwds, lambda: wait_for_detached(root))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     rows = {
