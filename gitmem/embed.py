@@ -451,6 +451,21 @@ def cached_snapshot(cache_dir: str | None) -> Path | None:
     return None
 
 
+def _may_hold_model(cache_dir: str | None) -> bool:
+    """Whether fastembed's cache folder holds an entry named for this model, in whatever
+    layout a fastembed release gave it (`models--Qdrant--all-MiniLM-L6-v2-onnx`, the older
+    `fast-all-MiniLM-L6-v2`): only then is fastembed asked to load it."""
+    if cache_dir is None:
+        import tempfile
+
+        cache_dir = os.path.join(tempfile.gettempdir(), "fastembed_cache")
+    try:
+        names = os.listdir(cache_dir)
+    except OSError:
+        return False
+    return any("minilm-l6" in name.lower() for name in names)
+
+
 def _from_cache(cache_dir: str | None, *, optimize: bool = True, bulk: bool = False) -> Embedder:
     """fastembed's cached model. When its files are where fastembed puts them, they run on
     ``OrtModel`` like a model folder: the same computation (a test checks the vectors
@@ -461,6 +476,10 @@ def _from_cache(cache_dir: str | None, *, optimize: bool = True, bulk: bool = Fa
     folder = cached_snapshot(cache_dir)
     if folder is not None:
         return Embedder(OrtModel(folder, optimize=optimize, bulk=bulk), info)
+    if not _may_hold_model(cache_dir):
+        # nothing there by this model's name in any layout: importing fastembed to be told
+        # so cost every cold `gitmem search` and background refresh ~0.4 s (measured)
+        raise FileNotFoundError(f"no {MODEL_NAME} in fastembed's cache")
     _no_telemetry()
     from fastembed import TextEmbedding
 

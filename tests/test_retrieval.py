@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -581,6 +582,38 @@ def test_fastembed_cache_runs_without_importing_fastembed(
     assert embed.cached_snapshot(str(tmp_path / "cache")) is None
 
 
+@pytest.mark.parametrize("cache", ["missing", "empty", "other models"])
+def test_no_model_in_the_cache_is_told_without_importing_fastembed(
+    tmp_path: Path, cache: str
+) -> None:
+    """Without a model, every cold `gitmem search` and every background refresh (after each
+    commit and checkout) imported fastembed (~0.4 s) to learn that its cache holds none;
+    since session 35 a cache with nothing named for the model is passed over first. One
+    that has something by the model's name still goes to fastembed."""
+    folder = tmp_path / "cache"
+    if cache != "missing":
+        folder.mkdir()
+    if cache == "other models":
+        (folder / "models--BAAI--bge-small-en-v1.5").mkdir()
+    code = (
+        "import sys\n"
+        "from gitmem import embed\n"
+        "res = embed.resolve(None)\n"
+        "print(res.embedder is None, 'fastembed' in sys.modules, res.warning)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "GITMEM_EMBED_MODEL_DIR"}
+    env.update(FASTEMBED_CACHE_PATH=str(folder), HF_HUB_OFFLINE="1", HOME=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("True False "), done.stdout
+    assert "not in fastembed's cache" in done.stdout
+    if importlib.util.find_spec("fastembed") is None:
+        return
+    (folder / "models--Qdrant--all-MiniLM-L6-v2-onnx").mkdir(parents=True)  # no files
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.stdout.startswith("True True "), done.stdout + done.stderr
+
+
 def test_a_model_that_fails_to_load_degrades_to_keyword_and_path(
     repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -998,9 +1031,7 @@ def test_daemon_updates_in_process_and_keeps_serving_after_settling(
         gc.unfreeze()
 
 
-def test_daemon_takes_a_touched_folder_for_unchanged_records(
-    repo: Path, no_model: None
-) -> None:
+def test_daemon_takes_a_touched_folder_for_unchanged_records(repo: Path, no_model: None) -> None:
     """An editor's swap file, come and gone in the records folder, changes the folder's
     time and no record. A request then takes the records for changed unseen and
     re-indexes; the index is current, so that must leave the daemon's table current too,
@@ -1027,9 +1058,7 @@ def test_daemon_takes_a_touched_folder_for_unchanged_records(
         gc.unfreeze()
 
 
-def test_daemon_says_when_a_record_breaks_and_when_it_is_fixed(
-    repo: Path, no_model: None
-) -> None:
+def test_daemon_says_when_a_record_breaks_and_when_it_is_fixed(repo: Path, no_model: None) -> None:
     """`gitmem watch` re-indexes as a record is saved: it logs the record's error then (on
     stderr and in watch.log, which doctor shows), once, and that it is fixed."""
     import gc
