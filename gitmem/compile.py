@@ -25,7 +25,6 @@ from gitmem.repo import Repo
 from gitmem.table import (
     SCHEMA_VERSION,
     TABLE_NAME,
-    Problems,
     Table,
     full_fingerprint,
     is_fresh,
@@ -519,17 +518,6 @@ def _meta(
         "fts_common": json.dumps(common),
         "fts_common_drift": str(drift),
     }
-
-
-def table_problems(repo: Repo) -> Problems | None:
-    """The errors the current table was compiled with (None: none, or no table)."""
-    table = Table.open(table_path(repo))
-    if table is None:
-        return None
-    try:
-        return table.problems()
-    finally:
-        table.close()
 
 
 def _problems_json(catalog: store.Catalog) -> str:

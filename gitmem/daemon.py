@@ -34,6 +34,7 @@ from gitmem.client import compat as client_compat
 from gitmem.client import socket_path
 from gitmem.repo import Repo
 from gitmem.retrieve import Retriever, quick_fresh
+from gitmem.table import table_problems
 
 DEBOUNCE_S = 0.5
 # A query waits for a re-index until it has run this long, and is then answered from the
@@ -180,7 +181,7 @@ class Daemon:
         """Log the record files with errors (as `gitmem index` prints them) when they
         change, and that they are fixed: someone running `gitmem watch` in a terminal
         sees a broken record as they save it, and doctor shows it in ``watch.log``."""
-        found = compiler.table_problems(self.repo)
+        found = table_problems(self.repo)
         said = (found.headline(), *found.lines()) if found is not None else ()
         if said == self.record_errors:
             return

@@ -487,6 +487,17 @@ def open_current(repo: Repo) -> Table:
     return compiler.ensure(repo)
 
 
+def table_problems(repo: Repo) -> Problems | None:
+    """The errors the current table was compiled with (None: none, or no table)."""
+    table = Table.open(repo.state_dir / TABLE_NAME)
+    if table is None:
+        return None
+    try:
+        return table.problems()
+    finally:
+        table.close()
+
+
 def is_fresh(table: Table, root: str | os.PathLike[str], *, full: bool) -> bool:
     watched = [str(w) for w in _list(table.meta("watched"))]
     folders = [str(f) for f in _list(table.meta("dirs"))]

@@ -7,13 +7,12 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gitmem import compile as compiler
 from gitmem import git, sessionlog
 from gitmem.errors import GitmemError
 from gitmem.location import location_of, other_repository, repository_of
 from gitmem.paths import to_repo_relative
 from gitmem.repo import Repo, worktree_roots
-from gitmem.table import Match, Table
+from gitmem.table import Match, Table, open_current
 
 
 @dataclass(frozen=True)
@@ -106,7 +105,7 @@ def why(
     (``location.other_repository``) gets that repository's report after it, as the
     tool-call hooks bring both. With ``sessions`` (by default, with ``provenance``), each
     report also names the captured sessions that edited the path."""
-    table = compiler.ensure(repo)
+    table = open_current(repo)
     here = os.path.abspath(cwd) if cwd is not None else os.getcwd()
     roots = [str(r) for r in worktree_roots(repo)]
     captured = _captured(repo) if (provenance if sessions is None else sessions) else []

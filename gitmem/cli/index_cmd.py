@@ -14,6 +14,7 @@ from gitmem.cli.output import (
     stderr,
     warn_problems,
 )
+from gitmem.table import table_problems
 from gitmem.vocab import counted
 
 
@@ -42,7 +43,6 @@ def index(full: bool, no_download: bool, quiet_refresh: bool, json_: bool) -> No
         return
     # here, not at the top: `--quiet-refresh` runs on every checkout and merge (the git
     # hooks) and needs none of them (numpy alone is ~150 ms to import)
-    from gitmem import compile as compiler
     from gitmem import index as core
 
     err = stderr()
@@ -87,7 +87,7 @@ def index(full: bool, no_download: bool, quiet_refresh: bool, json_: bool) -> No
     }
     if report.runtime_note:
         err.print(f"[yellow]warning:[/] {escape(report.runtime_note)}")
-    warn_problems(compiler.table_problems(repo))
+    warn_problems(table_problems(repo))
     if json_:
         emit_json(data)
         return

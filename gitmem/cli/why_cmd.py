@@ -5,7 +5,6 @@ import os
 import click
 from rich.markup import escape
 
-from gitmem import compile as compiler
 from gitmem import why as core
 from gitmem.cli.output import (
     current_repo,
@@ -16,6 +15,7 @@ from gitmem.cli.output import (
     warn_problems,
     when,
 )
+from gitmem.table import table_problems
 from gitmem.vocab import counted
 
 
@@ -34,7 +34,7 @@ def why(paths: tuple[str, ...], no_provenance: bool, json_: bool) -> None:
     repo = current_repo()
     reports = core.why(repo, list(paths), cwd=os.getcwd(), provenance=not no_provenance)
     _print(reports, json_, no_provenance)
-    warn_problems(compiler.table_problems(repo))
+    warn_problems(table_problems(repo))
 
 
 def _print(reports: list[core.PathReport], json_: bool, no_provenance: bool) -> None:
