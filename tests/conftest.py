@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -210,6 +211,32 @@ def run_agent_hook(
     )
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     return json.loads(proc.stdout) if proc.stdout else None
+
+
+# what a command that only reads the compiled table must not import: the compiler, the
+# record loader, the settings' YAML and gitignore matching (~60-100 ms of a fresh process)
+RECORD_LOADING = frozenset(
+    {"gitmem.compile", "gitmem.store", "gitmem.config", "ruamel", "pathspec"}
+)
+
+
+def modules_of(
+    cwd: Path, args: list[str], modules: frozenset[str] | set[str]
+) -> tuple[int, list[str]]:
+    """Run `gitmem ARGS` in a fresh interpreter in ``cwd``: its exit status, and which of
+    ``modules`` (a name, or a package and everything in it) it imported."""
+    code = (
+        "import json, sys\n"
+        "from gitmem.cli.main import run\n"
+        f"status = run({args!r})\n"
+        f"wanted = {sorted(modules)!r}\n"
+        "found = sorted(m for m in sys.modules if m in wanted or m.split('.')[0] in wanted)\n"
+        "print(json.dumps([status, found]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd)
+    assert out.returncode == 0, out.stderr
+    status, found = json.loads(out.stdout.splitlines()[-1])
+    return int(status), list(found)
 
 
 def run_gitmem(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -6,12 +6,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SANDBOX_HOME, commit_all, git, write
+from conftest import RECORD_LOADING, SANDBOX_HOME, commit_all, git, modules_of, write
 
 from gitmem.cli.main import cli
 
@@ -345,16 +344,7 @@ def test_a_clean_commit_does_not_load_the_records(project: Path) -> None:
     """Nor pathspec for the rule's `paths` (compiled into the table since schema 24)."""
     _staged_change(project)
     assert run("check", "--staged")[0] == 0  # the first builds the table
-    code = (
-        "import sys\n"
-        "from gitmem.cli.main import run\n"
-        "status = run(['check', '--staged'])\n"
-        "heavy = {'gitmem.store', 'gitmem.compile', 'ruamel', 'pathspec'}\n"
-        "print(status, sorted(m for m in sys.modules if m in heavy))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=project)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines()[-1] == "0 []"
+    assert modules_of(project, ["check", "--staged"], RECORD_LOADING) == (0, [])
 
 
 @pytest.mark.parametrize(

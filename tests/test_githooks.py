@@ -6,13 +6,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from conftest import MONEY_RULE as RULE
-from conftest import commit_all, git, write
+from conftest import RECORD_LOADING, commit_all, git, modules_of, write
 
 from gitmem.cli.main import cli
 
@@ -277,16 +276,5 @@ def test_the_commit_hooks_load_neither_the_records_nor_yaml(project: Path) -> No
     write(project, "MSG", "subject\n")
     assert CliRunner().invoke(cli, ["check", "--staged"]).exit_code == 0  # compiles
     for args in (["check", "--staged"], ["trailers", "MSG"]):
-        code = (
-            "import sys\n"
-            "from gitmem.cli.main import run\n"
-            f"status = run({args!r})\n"
-            "heavy = {'gitmem.compile', 'gitmem.store', 'gitmem.config', 'ruamel', 'pathspec'}\n"
-            "print(status, sorted(m for m in sys.modules if m.split('.')[0] in heavy or m in heavy))\n"
-        )
-        out = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, cwd=project
-        )
-        assert out.returncode == 0, out.stderr
-        assert out.stdout.splitlines()[-1] == "0 []", args
+        assert modules_of(project, args, RECORD_LOADING) == (0, []), args
     assert "Decisions: D-0001" in (project / "MSG").read_text()

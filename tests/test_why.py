@@ -6,12 +6,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import commit_all, decision, git, write
+from conftest import RECORD_LOADING, commit_all, decision, git, modules_of, write
 
 from gitmem.cli.main import cli
 
@@ -62,16 +61,7 @@ def test_why_reads_the_table_without_the_record_loader(project: Path) -> None:
     """With the table compiled, `gitmem why` reads it alone: before session 35 it imported
     the compiler, and with it the record loader, the YAML parser and pathspec (~60 ms)."""
     why_json(["billing/charge.py"])  # compiles the table
-    code = (
-        "import sys\n"
-        "from gitmem.cli.main import run\n"
-        "status = run(['why', 'billing/charge.py'])\n"
-        "heavy = {'gitmem.compile', 'gitmem.store', 'gitmem.config', 'ruamel', 'pathspec'}\n"
-        "print(status, sorted(m for m in sys.modules if m.split('.')[0] in heavy or m in heavy))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=project)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines()[-1] == "0 []"
+    assert modules_of(project, ["why", "billing/charge.py"], RECORD_LOADING) == (0, [])
 
 
 def test_superseded_after_current_and_points_to_successor(project: Path) -> None:
