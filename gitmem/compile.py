@@ -18,16 +18,17 @@ from pathlib import Path
 from gitmem import config, pathmap, store
 from gitmem.doctext import weighted_text
 from gitmem.errors import GitmemError
-from gitmem.globs import GlobError, compile_globs
+from gitmem.globs import GlobError
 from gitmem.model import Decision
 from gitmem.pathmap import quick_fingerprint
 from gitmem.repo import Repo
+from gitmem.rules import compile_paths
 from gitmem.table import (
     SCHEMA_VERSION,
     TABLE_NAME,
     Table,
     full_fingerprint,
-    is_fresh,
+    open_current,
 )
 from gitmem.vocab import CURRENT_STATUSES, MAX_TERM_SHARE
 
@@ -397,10 +398,9 @@ def _rule_patterns(paths: tuple[str, ...] | list[str]) -> dict[str, object]:
     if not paths:
         return {}
     try:
-        compiled = [c for g in paths for c in compile_globs(str(g))]
+        return {"path_patterns": compile_paths(paths)}
     except GlobError:
         return {}
-    return {"path_patterns": [[c.regex, c.negated, c.glob, c.specificity] for c in compiled]}
 
 
 def _write(
@@ -580,18 +580,7 @@ def _common_words(conn: sqlite3.Connection, records: int) -> list[str]:
 
 
 def ensure(repo: Repo, *, full: bool = True) -> Table:
-    """The current table, rebuilt first if any record changed (or it is missing/corrupt)."""
-    path = table_path(repo)
-    table = Table.open(path)
-    if table is not None:
-        try:
-            if is_fresh(table, repo.root, full=full):
-                return table
-        except (sqlite3.Error, ValueError):
-            pass
-        table.close()
-    build(repo)
-    fresh = Table.open(path)
-    if fresh is None:  # pragma: no cover - the build just wrote it
-        raise RuntimeError(f"could not open the table just built at {path}")
-    return fresh
+    """The current table, rebuilt first if any record changed (or it is missing/corrupt):
+    `table.open_current`, which the commit hooks and `why` call without importing this
+    module."""
+    return open_current(repo, full=full)

@@ -433,14 +433,19 @@ def _from_dir(folder: Path, *, optimize: bool = True, bulk: bool = False) -> Emb
 HUB_REPO = "Qdrant/all-MiniLM-L6-v2-onnx"
 
 
+def _cache_root(cache_dir: str | None) -> str:
+    """fastembed's cache folder: the one given, else its default, <temp>/fastembed_cache."""
+    if cache_dir is not None:
+        return cache_dir
+    import tempfile
+
+    return os.path.join(tempfile.gettempdir(), "fastembed_cache")
+
+
 def cached_snapshot(cache_dir: str | None) -> Path | None:
     """The folder fastembed would load this model from (its cache, as it lays it out), if
     the files are there; found without importing fastembed."""
-    if cache_dir is None:
-        import tempfile  # fastembed's default: <temp>/fastembed_cache
-
-        cache_dir = os.path.join(tempfile.gettempdir(), "fastembed_cache")
-    repo = Path(cache_dir) / ("models--" + HUB_REPO.replace("/", "--"))
+    repo = Path(_cache_root(cache_dir)) / ("models--" + HUB_REPO.replace("/", "--"))
     try:
         commit = (repo / "refs" / "main").read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError):
@@ -455,12 +460,8 @@ def _may_hold_model(cache_dir: str | None) -> bool:
     """Whether fastembed's cache folder holds an entry named for this model, in whatever
     layout a fastembed release gave it (`models--Qdrant--all-MiniLM-L6-v2-onnx`, the older
     `fast-all-MiniLM-L6-v2`): only then is fastembed asked to load it."""
-    if cache_dir is None:
-        import tempfile
-
-        cache_dir = os.path.join(tempfile.gettempdir(), "fastembed_cache")
     try:
-        names = os.listdir(cache_dir)
+        names = os.listdir(_cache_root(cache_dir))
     except OSError:
         return False
     return any("minilm-l6" in name.lower() for name in names)

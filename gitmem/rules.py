@@ -79,6 +79,17 @@ class Violation:
         return f"{self.file}:{self.line}: decision {self.decision}: {self.message}"
 
 
+def compile_paths(paths: list[str] | tuple[str, ...]) -> list[list[object]]:
+    """A rule's ``paths`` as pattern rows (regex, negated, glob, specificity), as the
+    compiled table keeps a decision's globs; pathspec compiles them (GlobError if one
+    does not)."""
+    from gitmem.globs import compile_globs
+
+    return [
+        [c.regex, c.negated, c.glob, c.specificity] for g in paths for c in compile_globs(str(g))
+    ]
+
+
 def rule_applies(rule: dict[str, Any], path: str) -> bool:
     """Whether the rule's ``paths`` take in ``path`` (every path where it has none). The
     compiled table holds them compiled (``path_patterns``, since schema 24), so the hooks
@@ -86,15 +97,11 @@ def rule_applies(rule: dict[str, Any], path: str) -> bool:
     from gitmem.pathmap import governs, patterns_of
 
     compiled = rule.get("path_patterns")
-    if isinstance(compiled, list):
-        return governs(patterns_of(compiled), path) is not None
-    globs = [str(g) for g in rule.get("paths") or []]
-    if not globs:
-        return True
-    from gitmem.globs import compile_globs
-
-    pats = [(c.regex, c.negated, c.glob, c.specificity) for g in globs for c in compile_globs(g)]
-    return governs(patterns_of(pats), path) is not None
+    if not isinstance(compiled, list):
+        if not rule.get("paths"):
+            return True
+        compiled = compile_paths(rule["paths"])
+    return governs(patterns_of(compiled), path) is not None
 
 
 def violations_in(entry: Any, path: str, lines: list[tuple[int, str]]) -> list[Violation]:

@@ -470,21 +470,26 @@ def full_fingerprint(
     return f"{len(data):x}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
 
 
-def open_current(repo: Repo) -> Table:
-    """The compiled table, rebuilt first only if a record or the settings changed
-    (`compile.ensure`, whose imports, the record loader and YAML among them, a commit's
-    hooks pay only then)."""
-    table = Table.open(repo.state_dir / TABLE_NAME)
+def open_current(repo: Repo, *, full: bool = True) -> Table:
+    """The current table, compiled first if any record or the settings changed (or it is
+    missing or unreadable). Checking costs only SQLite; the compiler, with the record
+    loader and YAML, is imported only to compile (`compile.ensure` is this function)."""
+    path = repo.state_dir / TABLE_NAME
+    table = Table.open(path)
     if table is not None:
         try:
-            if is_fresh(table, repo.root, full=True):
+            if is_fresh(table, repo.root, full=full):
                 return table
-        except Exception:  # unreadable: rebuilt below
+        except (sqlite3.Error, ValueError):  # unreadable: compiled again below
             pass
         table.close()
     from gitmem import compile as compiler
 
-    return compiler.ensure(repo)
+    compiler.build(repo)
+    fresh = Table.open(path)
+    if fresh is None:  # pragma: no cover - the build just wrote it
+        raise RuntimeError(f"could not open the table just built at {path}")
+    return fresh
 
 
 def table_problems(repo: Repo) -> Problems | None:

@@ -118,18 +118,13 @@ def _last_record(repo: Repo, sid: str) -> dict[str, Any]:
         waiting = []
     if waiting:
         return waiting[-1]
-    import json
+    from gitmem.errors import GitmemError
 
-    from gitmem import git
-
-    code, shown, _ = git.run(
-        ["cat-file", "blob", f"{capture.ref_for(sid)}:record.json"], repo.root, check=False
-    )
+    ref = capture.ref_for(sid)
     try:
-        data = json.loads(shown) if code == 0 else {}
-    except ValueError:
+        return capture.records_at(repo, [ref]).get(ref, {})
+    except GitmemError:
         return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _work_tree(repo: Repo, root: str | None) -> Location:
