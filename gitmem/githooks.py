@@ -113,16 +113,14 @@ def staged_decisions(table: Table, paths: list[str]) -> list[str]:
 
 
 # A commit names the captured agent sessions of this clone that edited one of its files
-# within the last day (`Gitmem-Session: alice/<session-id>`), so `git log` leads from a
-# change to the prompts behind it (`gitmem sessions show ID`). A day covers a session's
-# edits committed by the agent itself or by hand after it; older sessions are not guessed.
+# within the last day (`Gitmem-Session: alice/<session-id>`, gitmem.agent.state.RECENT_S),
+# so `git log` leads from a change to the prompts behind it (`gitmem sessions show ID`).
 SESSION_TRAILER = "Gitmem-Session"
-SESSION_WINDOW_S = 24 * 3600
 
 
 def staged_sessions(repo: Repo, paths: list[str]) -> list[str]:
     """The captured sessions (``user/session-id``, as `gitmem sessions` names them) of this
-    clone that edited one of the staged ``paths`` within ``SESSION_WINDOW_S``, the last
+    clone that edited one of the staged ``paths`` within ``state.RECENT_S``, the last
     active first. A session that was not captured (capture off, or forgotten) is not named."""
     import time
 
@@ -139,7 +137,7 @@ def staged_sessions(repo: Repo, paths: list[str]) -> list[str]:
             mtime = f.stat().st_mtime
         except OSError:
             continue
-        if now - mtime <= SESSION_WINDOW_S:
+        if now - mtime <= state.RECENT_S:
             recent.append((mtime, f.stem))
     edited = [
         sid

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -53,6 +53,9 @@ class SessionSummary:
     # its latest turn or closing record, its last): an agent that starts on main and
     # makes a branch for its work is found by either
     branches: tuple[str, ...] = ()
+    # the files this clone's state says the session edited that no record lists yet (the
+    # turn in progress, or one that never ended): with_unrecorded, never from git
+    unrecorded: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -68,6 +71,7 @@ class SessionSummary:
             "closed": self.closed,
             "first_prompt": self.first_prompt,
             "branches": list(self.branches),
+            "unrecorded": list(self.unrecorded),
         }
 
     @classmethod
@@ -88,8 +92,12 @@ class SessionSummary:
         )
 
     def edited_under(self, path: str) -> bool:
-        """Whether the session's files edited list ``path``, or a file under the folder
-        ``path`` names (repository-relative, ``/``-separated)."""
+        """Whether the session edited ``path``, or a file under the folder ``path`` names
+        (repository-relative, ``/``-separated), as its records or its unrecorded edits say."""
+        return self.recorded_under(path) or any(_under(f, path) for f in self.unrecorded)
+
+    def recorded_under(self, path: str) -> bool:
+        """Whether the session's records list ``path``, or a file under it, as edited."""
         return any(_under(f, path) for f in self.files_edited)
 
 
@@ -120,7 +128,13 @@ def prompts_behind(repo: Repo, sessions: list[SessionSummary], path: str) -> lis
         records = capture.records_at(repo, wanted) if wanted else {}
     except GitmemError:
         return [None] * len(sessions)
-    return [_behind([records.get(sha, {}) for sha in chain], path) for chain in chains]
+    behind: list[str | None] = []
+    for s, chain in zip(sessions, chains, strict=True):
+        read = [records.get(sha, {}) for sha in chain]
+        if s.unrecorded:  # the prompt of the turn in progress may still wait to be committed
+            read += _waiting(repo, s.session_id, {str(r.get("uid")) for r in read})
+        behind.append(_behind(read, path, s.unrecorded))
+    return behind
 
 
 def _chain(commits: dict[str, _Commit], tip: str | None) -> list[str]:
@@ -141,7 +155,9 @@ def _walk(commits: dict[str, _Commit], tip: str) -> list[str]:
     return out
 
 
-def _behind(records: list[dict[str, Any]], path: str) -> str | None:
+def _behind(
+    records: list[dict[str, Any]], path: str, unrecorded: tuple[str, ...] = ()
+) -> str | None:
     prompt: dict[str, Any] | None = None
     for record in records:
         kind = record.get("kind", "prompt")
@@ -151,7 +167,83 @@ def _behind(records: list[dict[str, Any]], path: str) -> str | None:
             if kind != "turn" or prompt is None:
                 return None  # first listed at the session's close: after any of its prompts
             return _first_line(prompt.get("prompt")) or None
+    if prompt is not None and any(_under(f, path) for f in unrecorded):
+        return _first_line(prompt.get("prompt")) or None  # edited since: in its latest turn
     return None
+
+
+def _waiting(repo: Repo, session_id: str | None, seen: set[str]) -> list[dict[str, Any]]:
+    """The session's records waiting in its write-ahead file to be committed (not those
+    in ``seen``, by uid: a flush may be committing them), oldest first."""
+    try:
+        with open(capture.wal_path(repo, session_id or "unknown"), "rb") as fh:
+            waiting = capture.records_in(fh.read())
+    except OSError:
+        return []
+    return sorted((r for r in waiting if str(r.get("uid")) not in seen), key=_time)
+
+
+def with_unrecorded(repo: Repo, rows: list[SessionSummary]) -> list[SessionSummary]:
+    """``rows`` (newest first), with the edits that this clone's captured sessions made
+    and no record lists yet (SessionSummary.unrecorded): the turn in progress, or one the
+    agent was killed in, which the capture flusher notes only once the session has been
+    quiet for a while (gitmem.unfinished). A session whose records all still wait to be
+    committed (its first turn) is added, read from its write-ahead file. Only sessions
+    whose state was written within ``state.RECENT_S``, as for the commit trailers (a
+    listing, and a read of each such state file)."""
+    import os
+    import time
+
+    from gitmem.agent import state
+
+    folder = state.sessions_dir(repo.shared_state_dir)
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".jsonl"))
+    except OSError:
+        return rows
+    out = list(rows)
+    now = time.time()
+    for name in names:
+        sid = name[: -len(".jsonl")]
+        try:
+            if now - os.stat(os.path.join(folder, name)).st_mtime > state.RECENT_S:
+                continue
+        except OSError:
+            continue
+        if not os.path.exists(capture.wal_path(repo, sid)) or os.path.exists(
+            capture.forgotten_marker(repo, sid)
+        ):
+            continue  # not captured (capture off), or forgotten
+        edits = state.unrecorded_edits(repo.shared_state_dir, sid, str(repo.root))
+        if not edits:
+            continue
+        at = next((n for n, r in enumerate(out) if r.ref.endswith("/" + capture.safe(sid))), None)
+        if at is None:
+            row = _waiting_summary(repo, sid)
+            if row is not None:
+                out.append(replace(row, unrecorded=tuple(edits)))
+            continue
+        row = out[at]
+        # its prompts waiting to be committed (the turn in progress's) count too
+        waiting = sum(r.get("kind", "prompt") == "prompt" for r in _waiting(repo, sid, set()))
+        unrecorded = tuple(f for f in edits if f not in row.files_edited)
+        out[at] = replace(row, unrecorded=unrecorded, prompts=row.prompts + waiting)
+    return sorted(out, key=lambda r: r.started or 0.0, reverse=True)
+
+
+def _waiting_summary(repo: Repo, session_id: str) -> SessionSummary | None:
+    """A session no commit holds yet, from the records waiting in its write-ahead file."""
+    waiting = _waiting(repo, session_id, set())
+    ref = str(waiting[0].get("ref") or "") if waiting else ""
+    if not ref.startswith(capture.REF_ROOT + "/"):
+        return None
+    prompts = sum(1 for r in waiting if r.get("kind", "prompt") == "prompt")
+    edits = [r for r in waiting if r.get("kind") in EDIT_KINDS]
+    closing = [r for r in edits if r.get("kind") == "close"]
+    return _summary(
+        ref, waiting[0], waiting[-1], closing[-1] if closing else {}, edits[-1] if edits else {},
+        prompts,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -281,31 +373,46 @@ def _read(repo: Repo, tips: list[tuple[str, str]]) -> list[SessionSummary]:
         walked.append(_Walked(ref, shas[-1] if shas else tip, tip, close, edits, prompts))
     wanted = [s for w in walked for s in (w.root, w.tip, w.close, w.edits) if s]
     records = capture.records_at(repo, wanted)
-    rows: list[SessionSummary] = []
-    for ref, root, tip, close, edits, prompts in walked:
-        short = ref[len(capture.REF_ROOT) + 1 :]
-        first, last = records.get(root, {}), records.get(tip, {})
-        closing = records.get(close, {}) if close else {}
-        listing = records.get(edits, {}) if edits else {}
-        edited = listing.get("files_edited") or []
-        went = (r.get("branch") for r in sorted((first, listing, closing, last), key=_time))
-        rows.append(
-            SessionSummary(
-                id=short,
-                ref=ref,
-                user=short.split("/", 1)[0],
-                session_id=first.get("session_id"),
-                started=_float(first.get("time")),
-                last=_float(last.get("time")),
-                branch=first.get("branch"),
-                prompts=prompts,
-                files_edited=tuple(str(f) for f in edited if isinstance(f, str)),
-                closed=bool(closing),
-                first_prompt=_first_line(first.get("prompt")),
-                branches=tuple(dict.fromkeys(b for b in went if isinstance(b, str) and b)),
-            )
+    return [
+        _summary(
+            ref,
+            records.get(root, {}),
+            records.get(tip, {}),
+            records.get(close, {}) if close else {},
+            records.get(edits, {}) if edits else {},
+            prompts,
         )
-    return rows
+        for ref, root, tip, close, edits, prompts in walked
+    ]
+
+
+def _summary(
+    ref: str,
+    first: dict[str, Any],
+    last: dict[str, Any],
+    closing: dict[str, Any],
+    listing: dict[str, Any],
+    prompts: int,
+) -> SessionSummary:
+    """A session's summary from its first and last records, its latest closing record and
+    its latest list of files edited (each {} where it has none)."""
+    short = ref[len(capture.REF_ROOT) + 1 :]
+    edited = listing.get("files_edited") or []
+    went = (r.get("branch") for r in sorted((first, listing, closing, last), key=_time))
+    return SessionSummary(
+        id=short,
+        ref=ref,
+        user=short.split("/", 1)[0],
+        session_id=first.get("session_id"),
+        started=_float(first.get("time")),
+        last=_float(last.get("time")),
+        branch=first.get("branch"),
+        prompts=prompts,
+        files_edited=tuple(str(f) for f in edited if isinstance(f, str)),
+        closed=bool(closing),
+        first_prompt=_first_line(first.get("prompt")),
+        branches=tuple(dict.fromkeys(b for b in went if isinstance(b, str) and b)),
+    )
 
 
 def _time(record: dict[str, Any]) -> float:

@@ -61,9 +61,16 @@ class EditedIn:
 
     session: sessionlog.SessionSummary
     prompt: str | None = None
+    # no record lists the edit yet: this clone's session is in that turn, or was killed in
+    # it (sessionlog.with_unrecorded)
+    unrecorded: bool = False
 
     def to_json(self) -> dict[str, object]:
-        return {**self.session.as_json(), "prompt_behind_edit": self.prompt}
+        return {
+            **self.session.as_json(),
+            "prompt_behind_edit": self.prompt,
+            "edit_unrecorded": self.unrecorded,
+        }
 
 
 @dataclass(frozen=True)
@@ -125,12 +132,15 @@ def why(
 
 
 def _captured(repo: Repo) -> list[sessionlog.SessionSummary]:
-    """The sessions that list files they edited, newest first; none where git cannot list
-    them (the decisions are what `why` is for, and they do not wait on this)."""
+    """The sessions that edited files, newest first: as their records list, and this
+    clone's edits no record lists yet (a turn in progress, or one the agent was killed in);
+    none where git cannot list them (the decisions are what `why` is for, and they do not
+    wait on this)."""
     try:
-        return [s for s in sessionlog.summaries(repo) if s.files_edited]
+        rows = sessionlog.with_unrecorded(repo, sessionlog.summaries(repo))
     except GitmemError:
         return []
+    return [s for s in rows if s.files_edited or s.unrecorded]
 
 
 def _with_sessions(
@@ -142,7 +152,10 @@ def _with_sessions(
     edited = [s for s in captured if s.edited_under(path)]
     named = edited[:SESSIONS_SHOWN]
     behind = sessionlog.prompts_behind(repo, named, path)
-    shown = tuple(EditedIn(s, prompt) for s, prompt in zip(named, behind, strict=True))
+    shown = tuple(
+        EditedIn(s, prompt, not s.recorded_under(path))
+        for s, prompt in zip(named, behind, strict=True)
+    )
     return replace(report, sessions=shown, sessions_total=len(edited))
 
 

@@ -83,6 +83,7 @@ def _expected(project: Path) -> list[dict[str, Any]]:
             "files_edited": edits.get("files_edited", []), "closed": bool(close),
             "first_prompt": str(recs[0].get("prompt", "")).strip().splitlines()[0].strip(),
             "branches": list(dict.fromkeys(x["branch"] for x in read if x.get("branch"))),
+            "unrecorded": [],  # no state files here: nothing edited in this clone
         })  # fmt: skip
     return sorted(rows, key=lambda x: float(x["started"] or 0), reverse=True)
 

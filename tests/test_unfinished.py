@@ -1,7 +1,9 @@
 """Turns that never ended (the agent killed, or interrupted and then quit): their edits are
 noted by the capture flusher once the session has gone quiet (gitmem.unfinished), so that
 `gitmem why` and `gitmem sessions --edited` still name the session. Run with Codex's hook
-payloads (Codex has no session end) through the installed commands."""
+payloads (Codex has no session end) through the installed commands. And before any flush,
+`why` and `sessions` read this clone's state for the edits of a turn in progress, or of
+one the agent was killed in, that no record lists yet."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import agent_project, run_agent_hook, run_gitmem
 
-from gitmem import unfinished
+from gitmem import capture, unfinished
 from gitmem.agent import state
 from gitmem.cli.main import cli
 from gitmem.repo import discover
@@ -87,13 +89,18 @@ def test_a_killed_turn_is_noted_once_the_session_is_quiet(project: Path) -> None
         ("turn", ["api/routes.py"], False),
         ("prompt", None, False),
     ]
-    assert json.loads(gitmem(project, "sessions", "--edited", "billing", "--json")) == []
+    # listed from this clone's state alone: no record has the edit yet
+    (listed,) = json.loads(gitmem(project, "sessions", "--edited", "billing", "--json"))
+    assert (listed["files_edited"], listed["unrecorded"]) == (
+        ["api/routes.py"],
+        ["billing/charge.py"],
+    )
 
     quiet(project, "cx")
     gitmem(project, "capture", "flush")
     assert turns(project, "cx")[3:] == [("turn", ["api/routes.py", "billing/charge.py"], True)]
     (listed,) = json.loads(gitmem(project, "sessions", "--edited", "billing", "--json"))
-    assert listed["session_id"] == "cx"
+    assert (listed["session_id"], listed["unrecorded"]) == ("cx", [])
     shown = json.loads(gitmem(project, "sessions", "show", listed["id"], "--json"))["records"]
     # who, where and with which agent: as the session's own records say
     assert (shown[-1]["agent"], shown[-1]["branch"]) == ("codex", "main")
@@ -165,3 +172,87 @@ def test_sync_notes_a_killed_turn_before_it_pushes(project: Path, tmp_path: Path
         ["git", "log", "--format=%s", "--all"], cwd=remote, capture_output=True, text=True
     ).stdout.split("\n")
     assert "gitmem turn: turn" in shown, shown
+
+
+def why_sessions(project: Path, path: str) -> list[dict[str, object]]:
+    (report,) = json.loads(gitmem(project, "why", path, "--json"))
+    return list(report["sessions"])
+
+
+def test_why_and_sessions_show_a_turn_in_progress_at_once(project: Path) -> None:
+    """Before any flush looks at it: this clone's state says what the turn in progress
+    (or one the agent was killed in) edited, and which prompt it answers."""
+    prompt(project, "cx", "version the routes", "api/routes.py", stop=True)
+    prompt(project, "cx", "and charge in cents", "billing/charge.py", stop=False)
+    (now,) = why_sessions(project, "billing/charge.py")
+    assert (now["session_id"], now["prompt_behind_edit"]) == ("cx", "and charge in cents")
+    assert (now["edit_unrecorded"], now["unrecorded"], now["prompts"]) == (
+        True,
+        ["billing/charge.py"],
+        2,  # its second prompt still waits to be committed
+    )
+    (before,) = why_sessions(project, "api/routes.py")
+    assert (before["prompt_behind_edit"], before["edit_unrecorded"]) == (
+        "version the routes",
+        False,
+    )
+    assert "(in a turn not ended yet)" in gitmem(project, "why", "billing")
+    (listed,) = json.loads(gitmem(project, "sessions", "--edited", "billing", "--json"))
+    assert listed["unrecorded"] == ["billing/charge.py"]
+    assert "2 files edited (1 in a turn not ended yet)" in gitmem(project, "sessions")
+    shown = json.loads(gitmem(project, "sessions", "show", listed["id"], "--json"))
+    assert shown["unrecorded"] == ["billing/charge.py"]
+
+    # the turn ends: its record lists the edit, and nothing is left unrecorded
+    codex(project, "Stop", {"session_id": "cx", "turn_id": "x", "stop_hook_active": False})
+    gitmem(project, "capture", "flush")
+    (after,) = why_sessions(project, "billing/charge.py")
+    assert (after["prompt_behind_edit"], after["edit_unrecorded"]) == ("and charge in cents", False)
+    assert after["unrecorded"] == []
+    assert "not ended" not in gitmem(project, "sessions")
+
+
+def test_a_first_turn_in_progress_is_shown_before_anything_is_committed(project: Path) -> None:
+    prompt(project, "c1", "add refunds", "billing/charge.py", stop=False)
+    repo = discover(project)
+    assert capture_refs(project) == []  # its prompt waits in the write-ahead file
+    (now,) = why_sessions(project, "billing/charge.py")
+    assert (now["session_id"], now["prompt_behind_edit"]) == ("c1", "add refunds")
+    assert now["ref"].startswith("refs/gitmem/sessions/")
+    # a session its user forgot, and one a day old, are not named
+    marker = capture.forgotten_marker(repo, "c1")
+    os.makedirs(os.path.dirname(marker), exist_ok=True)
+    open(marker, "w").close()
+    assert why_sessions(project, "billing/charge.py") == []
+    os.unlink(marker)
+    assert len(why_sessions(project, "billing/charge.py")) == 1
+    quiet(project, "c1", minutes=25 * 60)
+    assert why_sessions(project, "billing/charge.py") == []
+
+
+def capture_refs(project: Path) -> list[str]:
+    out = subprocess.run(
+        ["git", "for-each-ref", "--format=%(refname)", "refs/gitmem"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout.split()
+
+
+def test_unrecorded_edits_are_those_since_the_last_note(repo: Path) -> None:
+    shared, root = str(discover(repo).shared_state_dir), str(repo)
+    with state.open_session(shared, "s") as session:
+        session.append("edited", paths=["a.py"], root=root)
+        session.append(state.NOTED, n=1)
+        session.append("edited", paths=["a.py", "b.py"], root=root)  # a.py: listed already
+        session.append("edited", paths=["c.py"], root="/elsewhere")  # another work tree
+    assert state.unrecorded_edits(shared, "s", root) == ["b.py"]
+    with state.open_session(shared, "s") as session:
+        session.append("closed")  # its closing record lists every edit
+    assert state.unrecorded_edits(shared, "s", root) == []
+    with state.open_session(shared, "s") as session:
+        session.append("edited", paths=["d.py"], root=root)  # resumed after its end
+    assert state.unrecorded_edits(shared, "s", root) == ["d.py"]
+    assert state.unrecorded_edits(shared, "none", root) == []

@@ -19,6 +19,12 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import IO, Any
 
+# How long after its last hook a session's file is read for what it edited: by the commit
+# trailers (a day covers edits committed by the agent itself or by hand after it; older
+# sessions are not guessed: gitmem.githooks) and for edits no record lists yet
+# (gitmem.sessionlog.with_unrecorded).
+RECENT_S = 24 * 3600
+
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
 
@@ -293,6 +299,36 @@ def unnoted_edits(session: Session) -> list[str]:
         elif isinstance(item.get("n"), int):
             noted = item["n"]
     return sorted(edited) if len(edited) > noted else []
+
+
+# The lines after which every edit so far is in a captured record: the stop hook's or the
+# flusher's note of a turn (NOTED), and the session's end (its closing record lists them).
+_RECORDED_HEADS = tuple(f'\n{_HEAD}{kind}"'.encode() for kind in (NOTED, "closed"))
+
+
+def unrecorded_edits(shared_dir: str | os.PathLike[str], session_id: str, root: str) -> list[str]:
+    """The paths the session edited in the work tree at ``root`` that no captured record
+    lists yet, sorted: first edited since its edits were last noted or its end. The edits
+    of the turn in progress, or of one that never ended (gitmem.unfinished notes those
+    later). The last note is found in the file's bytes; only the lines after it are
+    parsed, and those before it only when the lines after it hold an edit."""
+    try:
+        with open(session_file(shared_dir, session_id), "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return []
+    # the start of the last such line; 0 if none (or only the first: nothing before it)
+    mark = max(data.rfind(head) for head in _RECORDED_HEADS) + 1
+    since: set[str] = set()
+    for item in _items(data[mark:].decode("utf-8", "replace").splitlines(), _EDITED):
+        if item.get("root", root) == root:
+            since.update(str(p) for p in item.get("paths", []))
+    if since:  # less what an earlier turn's record lists already
+        before = data[:mark].decode("utf-8", "replace").splitlines()
+        since.difference_update(
+            str(p) for item in _items(before, _EDITED) for p in item.get("paths", [])
+        )
+    return sorted(since)
 
 
 def edit_roots(session: Session) -> list[str]:

@@ -7,6 +7,7 @@ from rich.markup import escape
 
 from gitmem import capture as core
 from gitmem import sessionlog
+from gitmem.agent import state
 from gitmem.cli.output import (
     current_repo,
     emit_json,
@@ -30,7 +31,8 @@ from gitmem.vocab import clipped, counted
     multiple=True,
     metavar="PATH",
     help="Only sessions that edited PATH, or a file under the folder PATH, as their latest "
-    "turn or closing record lists (repeatable).",
+    "turn or closing record lists, or, for this clone's sessions, their turn in progress "
+    "(repeatable).",
 )
 @click.option(
     "--branch",
@@ -63,7 +65,7 @@ def sessions(
     wanted = [_repo_path(repo, p) for p in edited]
     rows = [
         r
-        for r in sessionlog.summaries(repo)
+        for r in sessionlog.with_unrecorded(repo, sessionlog.summaries(repo))
         if (not users or r.user in users)
         and (not branches or any(b in branches for b in r.branches))
         and (not wanted or any(r.edited_under(p) for p in wanted))
@@ -78,10 +80,12 @@ def sessions(
         return
     for r in rows:
         began = f'  "{escape(clipped(r.first_prompt, 60))}"' if r.first_prompt else ""
+        files = counted(len(r.files_edited) + len(r.unrecorded), "file") + " edited"
+        if r.unrecorded:  # this clone's session, in a turn now or killed in one
+            files += f" ({len(r.unrecorded)} in a turn not ended yet)"
         out.print(
             f"{escape(r.id)}  {when(r.started)}  branch {escape(_branches(r))}  "
-            f"{counted(r.prompts, 'prompt')}  {counted(len(r.files_edited), 'file')} edited"
-            f"{began}",
+            f"{counted(r.prompts, 'prompt')}  {files}{began}",
             soft_wrap=True,
         )
 
@@ -153,9 +157,13 @@ def show(ident: str, json_: bool) -> None:
     ref, short = _one(repo, ident)
     records = core.records(repo, ref)
     commits = sessionlog.commits_naming(repo, short)
+    # this clone's session: what it edited that no record lists yet (a turn not ended)
+    sid = str(records[0].get("session_id") or "") if records else ""
+    pending = state.unrecorded_edits(repo.shared_state_dir, sid, str(repo.root)) if sid else []
     if json_:
         made = [{"sha": sha, "subject": subject} for sha, subject in commits]
-        emit_json({"id": short, "ref": ref, "records": records, "commits": made})
+        found = {"id": short, "ref": ref, "records": records, "unrecorded": pending}
+        emit_json({**found, "commits": made})
         return
     out = stdout()
     out.print(f"[bold]{escape(short)}[/] ({counted(len(records), 'record')})")
@@ -177,6 +185,9 @@ def show(ident: str, json_: bool) -> None:
             out.print(f"\n[dim]{when(r.get('time'))} session closed ({r.get('reason') or '-'})[/]")
             for key in ("files_edited", "decisions_shown", "retrieval_corrections"):
                 out.print(f"  {key.replace('_', ' ')}: {', '.join(r.get(key) or []) or '-'}")
+    if pending:
+        shown = escape(", ".join(pending))
+        out.print(f"[dim]  edited: {shown} (in a turn not ended yet: no record lists it)[/]")
     if commits:
         out.print(f"\n{counted(len(commits), 'commit')} naming this session:")
         for sha, subject in commits:

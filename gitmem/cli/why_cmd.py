@@ -104,7 +104,9 @@ def _print_sessions(report: core.PathReport) -> None:
         else:  # its records do not say which prompt: what the session set out to do
             said = f'; began "{escape(s.first_prompt)}"' if s.first_prompt else ""
         size = counted(s.prompts, "prompt")
-        out.print(f"    [cyan]{escape(s.id)}[/] {when(s.started)}, {size}{said}")
+        # this clone's session, in that turn now or killed in it: no record lists it yet
+        pending = " [dim](in a turn not ended yet)[/]" if edit.unrecorded else ""
+        out.print(f"    [cyan]{escape(s.id)}[/] {when(s.started)}, {size}{said}{pending}")
     out.print(
         f"    [dim]`gitmem sessions show ID` prints one; `gitmem sessions --edited "
         f"{escape(report.path or '.')}` lists them all[/]"
