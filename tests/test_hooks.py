@@ -21,6 +21,7 @@ from conftest import (
     commit_all,
     decision,
     git,
+    run_gitmem,
     write,
 )
 from hypothesis import HealthCheck, given, settings
@@ -500,6 +501,81 @@ def test_a_file_changed_by_a_shell_command_is_an_edit_of_the_session(project: Pa
     written = {**call, "session_id": "sh3", "tool_input": {"command": heredoc}}
     note = context_of(hook("post-tool", written, project)[1])
     assert f"{record}:2: front-matter: invalid YAML" in note
+
+
+def test_what_a_turns_commands_wrote_is_an_edit_of_the_session(project: Path) -> None:
+    """A command that runs other code (a generator, a formatter, a script) names nothing
+    it writes: the turn's end counts the changed and new files last written while one of
+    its shell commands ran, and no others (a file changed before, one git ignores, a
+    deletion). Claude Code's payloads, through the installed hook."""
+    base = {"session_id": "gen1", "cwd": str(project)}
+    write(project, ".gitignore", "build/\n")
+    write(project, "api/old.py", "x = 1\n")
+    write(project, "docs/draft.md", "mine\n")  # the user's, changed before the turn
+    commit_all(project, "more files")
+    write(project, "docs/draft.md", "mine, changed\n")
+    then = time.time() - 30
+    os.utime(project / "docs/draft.md", (then, then))
+    assert hook("prompt", {**base, "prompt": "regenerate the API client"}, project)[0] == 0
+    script = (
+        "mkdir -p build api/gen && echo 'x' > build/out.txt && echo 'c = 1' > api/gen/client.py"
+        " && echo 'y = 2' >> billing/charge.py && rm api/old.py"
+    )
+    call = {**base, "tool_name": "Bash", "tool_input": {"command": "./scripts/gen.sh"}}
+    assert hook("pre-tool", call, project)[0] == 0
+    subprocess.run(script, shell=True, cwd=project, check=True)  # what ./scripts/gen.sh does
+    assert hook("post-tool", {**call, "tool_response": {"stdout": ""}}, project)[0] == 0
+    write(project, "api/routes.py", "# the user's own save, after the command\n")
+    later = time.time() + 5
+    os.utime(project / "api/routes.py", (later, later))
+    assert hook("stop", {**base, "stop_hook_active": False}, project) == (0, "", "")
+    run_gitmem(project, "capture", "flush")
+    (session,) = json.loads(run_gitmem(project, "sessions", "--json").stdout)
+    shown = json.loads(run_gitmem(project, "sessions", "show", session["id"], "--json").stdout)
+    (turn,) = [r for r in shown["records"] if r.get("kind") == "turn"]
+    assert turn["files_edited"] == ["api/gen/client.py", "billing/charge.py"]
+    assert turn["written_by_commands"] == ["api/gen/client.py", "billing/charge.py"]
+    (why,) = json.loads(run_gitmem(project, "why", "api/gen/client.py", "--json").stdout)
+    assert why["sessions"][0]["prompt_behind_edit"] == "regenerate the API client"
+
+    # a session not captured (no prompt of it kept): its shell calls are not marked
+    off = {"session_id": "gen2", "cwd": str(project)}
+    call = {**off, "tool_name": "Bash", "tool_input": {"command": "cat billing/charge.py"}}
+    assert hook("pre-tool", call, project)[0] == 0
+    assert hook("post-tool", call, project)[0] == 0
+    gen2 = Path(state.session_file(discover(project).shared_state_dir, "gen2")).read_text()
+    assert '"k":"read"' in gen2 and '"k":"shell"' not in gen2
+
+
+def test_when_a_turns_commands_ran(repo: Path) -> None:
+    """Each end pairs with the latest open start (parallel calls end in any order); a
+    start never ended is left out; an end with no start runs from the line before; an
+    earlier turn's commands were looked at by its end."""
+    from gitmem.agent import shelleffects
+
+    shared = str(discover(repo).shared_state_dir)
+    lines = [
+        ("shell", 1.0, False),  # an earlier turn's command
+        ("shell", 2.0, True),
+        ("stop", 3.0, None),
+        ("shell", 10.0, False),  # A and B in parallel
+        ("shell", 11.0, False),
+        ("shell", 12.0, True),
+        ("shell", 15.0, True),
+        ("shell", 20.0, False),  # interrupted: never ended
+        ("got", 30.0, None),
+    ]
+    with state.open_session(shared, "t") as session:
+        for kind, when, end in lines:
+            session.append(kind, t=when, **({} if end is None else {"end": end}))
+        session.append("edited", t=32.0, paths=["a.py"], root=str(repo))
+        turn = shelleffects.turn(session)
+    assert turn.spans == [(11.0, 12.0), (10.0, 15.0)]
+    assert turn.edited == {"a.py"}
+    with state.open_session(shared, "u") as session:  # an agent that marks no start
+        session.append("got", t=40.0)
+        session.append("shell", t=41.0, end=True)
+        assert shelleffects.turn(session).spans == [(40.0, 41.0)]
 
 
 def test_a_shell_command_that_moves_governed_code_away_is_named(project: Path) -> None:

@@ -239,7 +239,9 @@ def test_a_record_the_agent_writes_with_an_error(
     hook after the write tells the model, with file, line and key, in the same turn."""
     steps = [write_record(agent, project)]
     if agent == "cline":  # a Cline task ends with this tool
-        steps.append(Step("submit_and_exit", {"summary": "Recorded the decision", "verified": True}))
+        steps.append(
+            Step("submit_and_exit", {"summary": "Recorded the decision", "verified": True})
+        )
     with FakeModel(steps) as model:
         command, env = launch(agent, project, agent_home, model, tools="Read Edit Bash Write")
         run_agent(command("Record that webhooks are always queued"), project, env)
@@ -288,6 +290,26 @@ def test_a_file_the_agent_changes_with_a_shell_command(
     assert_no_hook_errors(project)
     (session,) = edited_sessions(project, env, "api/routes.py")
     assert session["files_edited"] == ["api/routes.py"]
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_a_file_a_script_the_agent_runs_writes(agent: str, project: Path, agent_home: Path) -> None:
+    """The agent runs a script that writes a file its command does not name: the turn's
+    end counts it (gitmem.agent.shelleffects), so `gitmem why` names the session."""
+    (project / "scripts").mkdir()
+    (project / "scripts" / "gen.sh").write_text("echo 'CLIENT = 1' > api/client.py\n")
+    if agent == "claude":
+        step = Step("Bash", {"command": "sh scripts/gen.sh", "description": "generate"})
+    else:
+        step = Step("exec_command", {"cmd": "sh scripts/gen.sh"})
+    with FakeModel([step]) as model:
+        command, env = launch(agent, project, agent_home, model)
+        run_agent(command("Regenerate the API client"), project, env)
+    assert model.steps_taken == 1
+    assert (project / "api/client.py").read_text() == "CLIENT = 1\n"
+    assert_no_hook_errors(project)
+    (session,) = edited_sessions(project, env, "api/client.py")
+    assert session["files_edited"] == ["api/client.py"]
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -374,7 +396,10 @@ def test_qwen_code_runs_the_tool_hooks_for_file_tools_only(
     wrapper.parent.mkdir()
     wrapper.write_text(f'#!/bin/sh\ntee "$(mktemp "{seen}/XXXXXX")" | "{real}" "$@"\n')
     wrapper.chmod(0o755)
-    steps = [Step("list_agents", {}), Step("read_file", {"file_path": str(project / "api/routes.py")})]
+    steps = [
+        Step("list_agents", {}),
+        Step("read_file", {"file_path": str(project / "api/routes.py")}),
+    ]
     with FakeModel(steps) as model:
         command, env = launch("qwen", project, agent_home, model)
         env["PATH"] = f"{wrapper.parent}{os.pathsep}{env['PATH']}"
@@ -428,7 +453,14 @@ def without_gitmem(path: str) -> str:
 
 # what each agent prints for a hook that failed, or a call a hook's failure stopped (seen
 # before the hooks were guarded: gitmem.agent.install.GUARD)
-HOOK_FAILED = ("gitmem-hook: not found", "command not found", "errored", "Failed", "blocked", "Hook(s) [")
+HOOK_FAILED = (
+    "gitmem-hook: not found",
+    "command not found",
+    "errored",
+    "Failed",
+    "blocked",
+    "Hook(s) [",
+)
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -644,6 +676,7 @@ def test_a_folder_the_agent_does_not_trust(agent: str, project: Path, agent_home
     doctor = gitmem(project, env, "doctor", "--no-model")
     assert f"ok  {agent} trust" in doctor and "`TRUST_PARENT`" in doctor, doctor
 
+
 def test_claude_code_mcp(project: Path, agent_home: Path) -> None:
     """`gitmem install claude --mcp`: Claude Code starts `gitmem mcp` from .mcp.json and
     the model's call reaches it; the answer arrives as plain JSON text."""
@@ -654,8 +687,6 @@ def test_claude_code_mcp(project: Path, agent_home: Path) -> None:
     final = model.conversation[-1].text()
     # not {"result": "[\\n {\\n  \\"query\\": ...": one JSON text, not JSON in a string
     assert f'"title": "{MONEY_TITLE}"' in final, final[-3000:]
-
-
 
 
 def test_capture_off_in_claude_codes_personal_settings(project: Path, agent_home: Path) -> None:
@@ -701,4 +732,3 @@ def test_codex_with_its_hooks_feature_off(project: Path, agent_home: Path) -> No
         run_agent(command(PROMPT), project, env)
     assert_outcome(project, model)
     assert "ok  codex trust" in gitmem(project, env, "doctor", "--no-model")
-

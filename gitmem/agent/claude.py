@@ -430,7 +430,16 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
 
     # only where the session's prompts are captured (capture on, the session not forgotten)
     captured = os.path.exists(capture.wal_path(loc, sid or "unknown"))
+    by_commands: list[str] = []
+    if captured:  # what the turn's shell commands wrote that their words do not name
+        from gitmem.agent import shelleffects
+
+        with state.open_session(loc.shared_state_dir, sid) as session:
+            turn = shelleffects.turn(session)
+        by_commands = shelleffects.written(loc, turn)  # git, outside the session's lock
     with state.open_session(loc.shared_state_dir, sid) as session:
+        if by_commands:
+            session.append("edited", paths=by_commands, tool=shelleffects.SHELL, root=loc.root)
         edited = state.unnoted_edits(session) if captured else []
         session.append("stop")
         if edited:
@@ -438,7 +447,10 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     if edited:  # the table (sqlite3) only then: for the team's capture settings
         from gitmem.agent import prompt
 
-        prompt.capture_with_settings(loc, payload, {"kind": "turn", "files_edited": edited})
+        record: dict[str, Any] = {"kind": "turn", "files_edited": edited}
+        if by_commands:  # of those, the files only a command's run says it wrote
+            record["written_by_commands"] = by_commands
+        prompt.capture_with_settings(loc, payload, record)
     if captured:
         capture.spawn_flush(loc, sid or "unknown")  # commit what the turn captured
     return None

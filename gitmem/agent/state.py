@@ -331,6 +331,22 @@ def unrecorded_edits(shared_dir: str | os.PathLike[str], session_id: str, root: 
     return sorted(since)
 
 
+def since_noted(session: Session) -> list[dict[str, Any]]:
+    """Every entry of the session after its edits were last noted or its end (the turn
+    in progress), in order."""
+    data = session.text().encode()
+    mark = max(data.rfind(head) for head in _RECORDED_HEADS) + 1
+    out: list[dict[str, Any]] = []
+    for line in data[mark:].decode().splitlines():
+        try:
+            item = leanjson.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict):
+            out.append(item)
+    return out
+
+
 def edit_roots(session: Session) -> list[str]:
     """The work trees the session's edits were recorded in, in order (since session 33)."""
     return [

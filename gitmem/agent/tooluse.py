@@ -305,6 +305,20 @@ def answers_elsewhere(
     return out
 
 
+def _mark_shell(loc: Location, payload: dict[str, Any], end: bool) -> None:
+    """A shell call's start or end, for the files it writes that its words do not name
+    (gitmem.agent.shelleffects); only where the session's prompts are captured, which is
+    where the turn's end reads it."""
+    if payload.get("tool_name") != toolpaths.SHELL_TOOL:
+        return
+    from gitmem import capture
+    from gitmem.agent import shelleffects
+
+    sid = str(payload.get("session_id") or "")
+    if os.path.exists(capture.wal_path(loc, sid or "unknown")):
+        shelleffects.mark(loc.shared_state_dir, sid, end)
+
+
 def _holds(root: str, path: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
@@ -320,6 +334,7 @@ def pre_tool(
     drops them, and the after-tool hook brings the decisions)."""
     if _subagent(loc, payload, True):
         return None
+    _mark_shell(loc, payload, end=False)
     return _each_repo(
         "pre-tool",
         loc,
@@ -402,6 +417,7 @@ def post_tool(
     cannot add context."""
     if _subagent(loc, payload, False):
         return None
+    _mark_shell(loc, payload, end=True)
     result = _each_repo(
         "post-tool",
         loc,
