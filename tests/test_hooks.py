@@ -535,6 +535,8 @@ def test_what_a_turns_commands_wrote_is_an_edit_of_the_session(project: Path) ->
     (turn,) = [r for r in shown["records"] if r.get("kind") == "turn"]
     assert turn["files_edited"] == ["api/gen/client.py", "billing/charge.py"]
     assert turn["written_by_commands"] == ["api/gen/client.py", "billing/charge.py"]
+    said = run_gitmem(project, "sessions", "show", session["id"]).stdout
+    assert "written by commands it ran" in said
     (why,) = json.loads(run_gitmem(project, "why", "api/gen/client.py", "--json").stdout)
     assert why["sessions"][0]["prompt_behind_edit"] == "regenerate the API client"
 

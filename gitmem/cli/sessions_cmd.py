@@ -173,7 +173,10 @@ def show(ident: str, json_: bool) -> None:
             added = [f for f in r.get("files_edited") or [] if f not in edited]
             edited.update(added)
             note = " (its turn never ended)" if r.get("unfinished") else ""
-            out.print(f"[dim]  edited: {escape(', '.join(added) or '-')}{note}[/]")
+            ran = [f for f in r.get("written_by_commands") or [] if f in added]
+            if ran:  # what a script or a build it ran wrote (gitmem.agent.shelleffects)
+                note += f" ({', '.join(ran)} written by commands it ran)"
+            out.print(f"[dim]  edited: {escape(', '.join(added) or '-')}{escape(note)}[/]")
         elif r.get("kind", "prompt") == "prompt":
             shown = ", ".join(r.get("decisions_injected") or []) or "none"
             out.print(
