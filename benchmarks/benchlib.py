@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -96,3 +98,13 @@ def wait_for_detached(folder: Path, timeout_s: float = 30.0) -> None:
         if not busy:
             return
         time.sleep(0.02)
+
+
+def hook_installs(baseline: str | None) -> dict[str, str]:
+    """The `gitmem-hook` of this Python's install ("this") and, if given, another install's
+    ("baseline"), to time side by side; exits where this one has none."""
+    here = os.path.dirname(sys.executable)
+    ours = shutil.which("gitmem-hook", path=here) or shutil.which("gitmem-hook")
+    if ours is None:
+        sys.exit("gitmem-hook is not installed in this environment")
+    return {"this": ours, **({"baseline": baseline} if baseline else {})}

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -27,7 +26,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from benchlib import interleaved_ms
+from benchlib import hook_installs, interleaved_ms
 
 
 def _payload(root: Path, counter: itertools.count[int]) -> Callable[[], str]:
@@ -56,11 +55,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=31)
     ap.add_argument("--baseline", default=None, help="Another install's gitmem-hook.")
     args = ap.parse_args()
-    here = os.path.dirname(sys.executable)
-    ours = shutil.which("gitmem-hook", path=here) or shutil.which("gitmem-hook")
-    if ours is None:
-        sys.exit("gitmem-hook is not installed in this environment")
-    installs = {"this": ours, **({"baseline": args.baseline} if args.baseline else {})}
+    installs = hook_installs(args.baseline)
     root = Path(tempfile.mkdtemp(prefix="gitmem-rule-bench-"))
     counter = itertools.count()
     try:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -29,7 +28,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from benchlib import interleaved_ms, wait_for_detached
+from benchlib import hook_installs, interleaved_ms, wait_for_detached
 
 COMMAND = "make test"
 
@@ -65,11 +64,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--baseline", default=None, help="Another install's gitmem-hook.")
     args = ap.parse_args()
-    here = os.path.dirname(sys.executable)
-    ours = shutil.which("gitmem-hook", path=here) or shutil.which("gitmem-hook")
-    if ours is None:
-        sys.exit("gitmem-hook is not installed in this environment")
-    installs = {"this": ours, **({"baseline": args.baseline} if args.baseline else {})}
+    installs = hook_installs(args.baseline)
     root = Path(tempfile.mkdtemp(prefix="gitmem-shell-bench-"))
     counter = itertools.count()
     results: dict[str, dict[str, float]] = {}
