@@ -10,7 +10,8 @@ so `gitmem why` and `gitmem sessions --edited` missed them.
 The capture flusher (`gitmem capture flush`, which every stop hook starts in the
 background) and `gitmem sync` look for sessions whose state file has been idle for
 ``IDLE_S`` and holds edits no record lists yet, and write a ``turn`` record for them marked
-``unfinished``: every file the session edited so far, as the stop hook would have. The
+``unfinished``: every file the session edited so far, as the stop hook would have (with
+what the turn's ended shell commands wrote: gitmem.agent.shelleffects). The
 record comes after the session's last prompt, so the prompt it is put down to is the one
 the unended turn answered. A session merely quiet for a while (a long build inside a turn)
 gets the same record early; its next stop notes any later edits, as after any turn.
@@ -26,7 +27,7 @@ import time
 from typing import Any
 
 from gitmem import capture, location
-from gitmem.agent import state
+from gitmem.agent import shelleffects, state
 from gitmem.agent.runner import AGENT_KEY
 from gitmem.location import Location
 from gitmem.repo import Repo
@@ -79,12 +80,19 @@ def note(repo: Repo, *, idle_s: float = IDLE_S, now: float | None = None) -> lis
     noted: list[str] = []
     for sid in quiet_sessions(repo, since, horizon):
         with state.open_session(repo.shared_state_dir, sid) as session:
+            turn = shelleffects.turn(session)
+        # what the commands it ran before it was killed wrote, as at a turn's end
+        where = _work_tree(repo, turn.root or None)
+        wrote = shelleffects.written(where, turn)  # git, outside the session's lock
+        with state.open_session(repo.shared_state_dir, sid) as session:
+            if wrote:
+                session.append("edited", paths=wrote, tool=shelleffects.SHELL, root=where.root)
             edited = state.unnoted_edits(session)
             if not edited:
                 continue
             roots = state.edit_roots(session)
             session.append(state.NOTED, n=len(edited))
-        _capture(repo, sid, edited, roots[-1] if roots else None)
+        _capture(repo, sid, edited, roots[-1] if roots else None, wrote)
         noted.append(sid)
     try:
         with open(stamp, "a"):
@@ -95,7 +103,7 @@ def note(repo: Repo, *, idle_s: float = IDLE_S, now: float | None = None) -> lis
     return noted
 
 
-def _capture(repo: Repo, sid: str, edited: list[str], root: str | None) -> None:
+def _capture(repo: Repo, sid: str, edited: list[str], root: str | None, wrote: list[str]) -> None:
     from gitmem.agent import prompt
 
     last = _last_record(repo, sid)
@@ -104,7 +112,9 @@ def _capture(repo: Repo, sid: str, edited: list[str], root: str | None) -> None:
         AGENT_KEY: str(last.get("agent") or "claude"),
         "permission_mode": last.get("permission_mode"),
     }
-    record = {"kind": "turn", "files_edited": edited, "unfinished": True}
+    record: dict[str, Any] = {"kind": "turn", "files_edited": edited, "unfinished": True}
+    if wrote:  # of those, the files only a command's run says it wrote
+        record["written_by_commands"] = wrote
     prompt.capture_with_settings(_work_tree(repo, root), payload, record)
 
 

@@ -114,6 +114,30 @@ def test_a_killed_turn_is_noted_once_the_session_is_quiet(project: Path) -> None
     assert len(turns(project, "cx")) == 4
 
 
+def test_what_a_killed_turns_commands_wrote_is_noted_too(project: Path) -> None:
+    """The agent ran a script (its command names nothing it writes) and was killed before
+    the turn ended: the flusher counts what the script wrote, as a turn's end would."""
+    prompt(project, "cx", "regenerate the client", stop=False)
+    call = {"session_id": "cx", "turn_id": "t", "tool_name": "Bash"}
+    call["tool_input"] = {"command": "sh scripts/gen.sh"}
+    codex(project, "PreToolUse", call)
+    subprocess.run("mkdir -p api/gen && echo 'c = 1' > api/gen/client.py", shell=True,
+                   cwd=project, check=True)  # fmt: skip
+    codex(project, "PostToolUse", {**call, "tool_response": "ok"})
+    codex(project, "PreToolUse", call)  # killed during this one: its writes are unknown
+    quiet(project, "cx")
+    gitmem(project, "capture", "flush")
+    (session,) = why_sessions(project, "api/gen/client.py")
+    assert (session["prompt_behind_edit"], session["edit_unrecorded"]) == (
+        "regenerate the client",
+        False,
+    )
+    (listed,) = json.loads(gitmem(project, "sessions", "--json"))
+    shown = json.loads(gitmem(project, "sessions", "show", listed["id"], "--json"))["records"]
+    assert shown[-1]["written_by_commands"] == ["api/gen/client.py"]
+    assert shown[-1]["unfinished"] is True
+
+
 def test_a_session_that_goes_on_is_not_noted_twice(project: Path) -> None:
     """Quiet for a while mid-turn, then going on: the early record lists the edits so
     far, and the turn's end lists the ones after it, as after any turn."""

@@ -11,9 +11,10 @@ So the pre- and post-tool hooks of a shell call mark when it ran (a ``shell`` li
 session's state, a lock and an append each; only where the session is captured), and at
 the turn's end the stop hook runs one ``git status`` (read-only: it takes no index lock)
 and counts as the session's edits the changed and new files whose modification time falls
-while one of the turn's commands ran. Files git ignores (build output) are not counted,
-nor are deletions (a deleted file has no time to tell). A file someone else saved while a
-command ran would be counted too: the windows are only as long as the commands.
+while one of the turn's commands ran (for a turn that never ended, the capture flusher
+does when it notes the turn: gitmem.unfinished). Files git ignores (build output) are not
+counted, nor are deletions (a deleted file has no time to tell). A file someone else saved
+while a command ran would be counted too: the windows are only as long as the commands.
 """
 
 from __future__ import annotations
@@ -39,20 +40,22 @@ MAX_FILES = 500
 _STATUS = ("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
 
 
-def mark(shared_dir: str | os.PathLike[str], session_id: str, end: bool) -> None:
-    """Note that a shell call of the session starts (or ended) now."""
-    with state.open_session(shared_dir, session_id) as session:
-        session.append(SHELL, end=end)
+def mark(loc: Location, session_id: str, end: bool) -> None:
+    """Note that a shell call of the session starts (or ended) now, in the work tree at
+    ``loc``."""
+    with state.open_session(loc.shared_state_dir, session_id) as session:
+        session.append(SHELL, end=end, root=loc.root)
 
 
 class Turn:
     """When the shell commands of the turn ran, and what its tool calls edited."""
 
-    __slots__ = ("edited", "spans")
+    __slots__ = ("edited", "root", "spans")
 
-    def __init__(self, spans: list[tuple[float, float]], edited: set[str]) -> None:
+    def __init__(self, spans: list[tuple[float, float]], edited: set[str], root: str) -> None:
         self.spans = spans
         self.edited = edited
+        self.root = root  # the work tree the latest command ran in ("": not said)
 
 
 def turn(session: state.Session) -> Turn:
@@ -66,7 +69,7 @@ def turn(session: state.Session) -> Turn:
     spans: list[tuple[float, float]] = []
     edited: set[str] = set()
     starts: list[float] = []
-    previous = 0.0
+    previous, root = 0.0, ""
     for item in state.since_noted(session):
         kind, when = item.get("k"), item.get("t")
         if kind == "edited":
@@ -79,8 +82,9 @@ def turn(session: state.Session) -> Turn:
             starts.append(when)
         elif kind == SHELL:
             spans.append((starts.pop() if starts else previous or when, when))
+            root = str(item.get("root") or root)
         previous = when
-    return Turn(spans, edited)
+    return Turn(spans, edited, root)
 
 
 def written(loc: Location, turn: Turn) -> list[str]:

@@ -316,7 +316,7 @@ def _mark_shell(loc: Location, payload: dict[str, Any], end: bool) -> None:
 
     sid = str(payload.get("session_id") or "")
     if os.path.exists(capture.wal_path(loc, sid or "unknown")):
-        shelleffects.mark(loc.shared_state_dir, sid, end)
+        shelleffects.mark(loc, sid, end)
 
 
 def _holds(root: str, path: str) -> bool:
