@@ -306,6 +306,12 @@ def unnoted_edits(session: Session) -> list[str]:
 _RECORDED_HEADS = tuple(f'\n{_HEAD}{kind}"'.encode() for kind in (NOTED, "closed"))
 
 
+def _recorded_up_to(data: bytes) -> int:
+    """Where the last such line of a session file's bytes starts; 0 if none (or only the
+    first line: nothing comes before it). Found from the end, without parsing."""
+    return max(data.rfind(head) for head in _RECORDED_HEADS) + 1
+
+
 def unrecorded_edits(shared_dir: str | os.PathLike[str], session_id: str, root: str) -> list[str]:
     """The paths the session edited in the work tree at ``root`` that no captured record
     lists yet, sorted: first edited since its edits were last noted or its end. The edits
@@ -317,8 +323,7 @@ def unrecorded_edits(shared_dir: str | os.PathLike[str], session_id: str, root: 
             data = fh.read()
     except OSError:
         return []
-    # the start of the last such line; 0 if none (or only the first: nothing before it)
-    mark = max(data.rfind(head) for head in _RECORDED_HEADS) + 1
+    mark = _recorded_up_to(data)
     since: set[str] = set()
     for item in _items(data[mark:].decode("utf-8", "replace").splitlines(), _EDITED):
         if item.get("root", root) == root:
@@ -335,7 +340,7 @@ def since_noted(session: Session) -> list[dict[str, Any]]:
     """Every entry of the session after its edits were last noted or its end (the turn
     in progress), in order."""
     data = session.text().encode()
-    mark = max(data.rfind(head) for head in _RECORDED_HEADS) + 1
+    mark = _recorded_up_to(data)
     out: list[dict[str, Any]] = []
     for line in data[mark:].decode().splitlines():
         try:
