@@ -549,6 +549,38 @@ def test_what_a_turns_commands_wrote_is_an_edit_of_the_session(project: Path) ->
     assert '"k":"read"' in gen2 and '"k":"shell"' not in gen2
 
 
+def test_a_critical_rule_a_turns_commands_broke_sends_the_agent_back(project: Path) -> None:
+    """What a script wrote into billing/ breaks the money decision's rule (no `float(`):
+    the turn's end answers Claude Code's "block" with the reason, once (not again when the
+    agent went on because of it), and not for a line the last commit already had."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    write(project, "billing/old.py", "legacy = float(1)\n")  # committed before: not the turn's
+    commit_all(project, "a rule, and old code")
+    base = {"session_id": "r1", "cwd": str(project)}
+    calls = iter(range(10))
+
+    def turn(script: str, **stop: object) -> str:
+        n = next(calls)
+        assert hook("prompt", {**base, "prompt": f"regenerate billing ({n})"}, project)[0] == 0
+        call = {**base, "tool_name": "Bash", "tool_input": {"command": "./gen.sh"}}
+        call["tool_use_id"] = f"toolu_{n}"  # as Claude Code sends: each call its own
+        assert hook("pre-tool", call, project)[0] == 0
+        subprocess.run(script, shell=True, cwd=project, check=True)
+        assert hook("post-tool", call, project)[0] == 0
+        said = {"last_assistant_message": f"Done ({n})."}  # each turn's own, as sent
+        code, out, err = hook("stop", {**base, **said, "stop_hook_active": False, **stop}, project)
+        assert (code, err) == (0, "")
+        return out
+
+    answer = json.loads(turn("echo 'amount = float(total)' > billing/gen.py"))
+    assert answer["decision"] == "block"
+    assert "D-0001" in answer["reason"] and "billing/gen.py" in answer["reason"]
+    assert "float(total)" in answer["reason"]
+    assert turn("echo 'more = float(2)' >> billing/gen.py", stop_hook_active=True) == ""
+    # compliant lines added to a file whose committed text breaks the rule: not the turn's
+    assert turn("echo 'cents = 5' >> billing/old.py") == ""
+
+
 def test_when_a_turns_commands_ran(repo: Path) -> None:
     """Each end pairs with the latest open start (parallel calls end in any order); a
     start never ended is left out; an end with no start runs from the line before; an

@@ -312,6 +312,30 @@ def test_a_file_a_script_the_agent_runs_writes(agent: str, project: Path, agent_
     assert session["files_edited"] == ["api/client.py"]
 
 
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_a_script_that_breaks_a_critical_rule_sends_the_agent_back(
+    agent: str, project: Path, agent_home: Path
+) -> None:
+    """The script the agent runs writes `float(` into billing/, which the critical money
+    decision's rule forbids: the turn's end sends the agent back to work with the reason
+    (the agent's next request carries it), once."""
+    (project / "scripts").mkdir()
+    (project / "scripts" / "gen.sh").write_text("echo 'amount = float(total)' > billing/gen.py\n")
+    if agent == "claude":
+        step = Step("Bash", {"command": "sh scripts/gen.sh", "description": "generate"})
+    else:
+        step = Step("exec_command", {"cmd": "sh scripts/gen.sh"})
+    with FakeModel([step]) as model:
+        command, env = launch(agent, project, agent_home, model)
+        run_agent(command("Regenerate the billing code"), project, env)
+    assert_no_hook_errors(project)
+    told = [r for r in model.conversation if "breaks a critical project decision" in r.text()]
+    assert told, [r.text()[-500:] for r in model.conversation]
+    assert "billing/gen.py" in told[0].text() and "amounts are integer cents" in told[0].text()
+    # sent back once: the stop after it (stop_hook_active) lets the turn end
+    assert len(model.conversation) - model.conversation.index(told[0]) == 1
+
+
 @pytest.mark.parametrize("agent", AGENTS)
 def test_installed_for_the_project_and_the_user(
     agent: str, project: Path, agent_home: Path

@@ -20,6 +20,7 @@ import os
 from gitmem import budget
 from gitmem.agent import state
 from gitmem.agent.common import CHARS_PER_TOKEN, context
+from gitmem.agent.runner import AGENT_KEY
 from gitmem.vocab import SEVERITY_RANK
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
@@ -453,7 +454,67 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
         prompt.capture_with_settings(loc, payload, record)
     if captured:
         capture.spawn_flush(loc, sid or "unknown")  # commit what the turn captured
+    again = payload.get("stop_hook_active")  # the agent went on because a stop hook said so
+    if by_commands and payload.get(AGENT_KEY) in STOP_BLOCKS and not again:
+        return commands_broke_a_rule(loc, by_commands)
     return None
+
+
+# The agents whose stop hook can send the agent back to work with a reason
+# (``{"decision": "block", "reason": …}``; Codex's Stop reads Claude Code's answer), each
+# run for real with it. The others learn of it at commit time (`gitmem check`).
+STOP_BLOCKS = ("claude", "codex")
+
+
+def commands_broke_a_rule(loc: Location, paths: list[str]) -> dict[str, Any] | None:
+    """The turn's commands wrote ``paths`` (files their words do not name: a generator's,
+    a script's): where what they added breaks a critical decision's rule, the answer that
+    sends the agent back to fix it, once a turn (not when the agent already went on
+    because a stop hook said so: ``stop_hook_active``). What they added: the lines a
+    tracked file gained since the last commit, or a new file's whole text."""
+    from gitmem.agent.prompt import open_table
+
+    table = open_table(loc)
+    if table is None:
+        return None
+    try:
+        ruled = [p for p in paths if any(m.entry.rules for m in governing(table, [p], loc.root))]
+        if not ruled:
+            return None
+        deny, _ = check_rules(_added(loc, ruled), table, loc.root)
+    finally:
+        table.close()
+    if deny is None:
+        return None
+    said = str(deny["hookSpecificOutput"]["permissionDecisionReason"])
+    return {
+        "decision": "block",
+        "reason": f"A command run in this turn wrote a file that breaks a critical project "
+        f"decision. {said} Change it to follow the decision, or tell the user why it cannot.",
+    }
+
+
+def _added(loc: Location, paths: list[str]) -> list[tuple[str, str]]:
+    """(path, the text it gained since the last commit) for each of ``paths``: a tracked
+    file's added lines, an untracked (or unreadable by git) file's whole text."""
+    from gitmem.check import added_lines
+    from gitmem.errors import GitmemError
+
+    try:
+        gained = added_lines(loc.repo(), ["HEAD", "--", *paths])
+    except GitmemError:  # no commit yet
+        gained = {}
+    out: list[tuple[str, str]] = []
+    for path in paths:
+        if path in gained:
+            out.append((path, "\n".join(text for _, text in gained[path])))
+            continue
+        try:
+            with open(os.path.join(loc.root, path), encoding="utf-8", errors="replace") as fh:
+                out.append((path, fh.read()))
+        except OSError:
+            continue
+    return out
 
 
 def session_end(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
