@@ -292,16 +292,22 @@ def test_a_file_the_agent_changes_with_a_shell_command(
     assert session["files_edited"] == ["api/routes.py"]
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex"])
+def shell_step(agent: str, command: str) -> Step:
+    """``command`` run through the agent's own shell tool."""
+    if agent == "codex":
+        return Step("exec_command", {"cmd": command})
+    name = {"claude": "Bash", "gemini": "run_shell_command", "qwen": "run_shell_command"}
+    return Step(name.get(agent, "bash"), {"command": command, "description": "generate"})
+
+
+@pytest.mark.parametrize("agent", AGENTS)
 def test_a_file_a_script_the_agent_runs_writes(agent: str, project: Path, agent_home: Path) -> None:
     """The agent runs a script that writes a file its command does not name: the turn's
-    end counts it (gitmem.agent.shelleffects), so `gitmem why` names the session."""
+    end counts it (gitmem.agent.shelleffects), so `gitmem why` names the session. Each
+    agent's shell tool, marked by its before- and after-tool hooks."""
     (project / "scripts").mkdir()
     (project / "scripts" / "gen.sh").write_text("echo 'CLIENT = 1' > api/client.py\n")
-    if agent == "claude":
-        step = Step("Bash", {"command": "sh scripts/gen.sh", "description": "generate"})
-    else:
-        step = Step("exec_command", {"cmd": "sh scripts/gen.sh"})
+    step = shell_step(agent, "sh scripts/gen.sh")
     with FakeModel([step]) as model:
         command, env = launch(agent, project, agent_home, model)
         run_agent(command("Regenerate the API client"), project, env)
@@ -321,11 +327,7 @@ def test_a_script_that_breaks_a_critical_rule_sends_the_agent_back(
     (the agent's next request carries it), once."""
     (project / "scripts").mkdir()
     (project / "scripts" / "gen.sh").write_text("echo 'amount = float(total)' > billing/gen.py\n")
-    if agent == "claude":
-        step = Step("Bash", {"command": "sh scripts/gen.sh", "description": "generate"})
-    else:
-        step = Step("exec_command", {"cmd": "sh scripts/gen.sh"})
-    with FakeModel([step]) as model:
+    with FakeModel([shell_step(agent, "sh scripts/gen.sh")]) as model:
         command, env = launch(agent, project, agent_home, model)
         run_agent(command("Regenerate the billing code"), project, env)
     assert_no_hook_errors(project)
