@@ -184,6 +184,9 @@ def test_adapt_and_answer() -> None:
                                    "permissionDecisionReason": "no"}}  # fmt: skip
     assert gemini.answer("pre-tool", deny) == {"decision": "deny", "reason": "no"}
     assert gemini.answer("prompt", None) is None
+    # a stop sending the agent back (a critical rule its commands broke): AfterAgent's deny
+    back = {"decision": "block", "reason": "fix billing/gen.py"}
+    assert gemini.answer("stop", back) == {"decision": "deny", "reason": "fix billing/gen.py"}
 
 
 def test_a_subagents_calls_count_apart(project: Path) -> None:

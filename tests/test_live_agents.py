@@ -318,7 +318,7 @@ def test_a_file_a_script_the_agent_runs_writes(agent: str, project: Path, agent_
     assert session["files_edited"] == ["api/client.py"]
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "qwen"])
 def test_a_script_that_breaks_a_critical_rule_sends_the_agent_back(
     agent: str, project: Path, agent_home: Path
 ) -> None:

@@ -118,8 +118,11 @@ def adapt(payload: dict[str, Any]) -> dict[str, Any]:
 
 def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
     """A Claude Code answer as Gemini CLI reads it: a deny becomes ``decision: deny``
-    with its reason; context keeps ``hookSpecificOutput.additionalContext`` under
-    Gemini's event name."""
+    with its reason, and so does a stop's ``decision: block`` (AfterAgent then sends the
+    agent back to work with the reason); context keeps
+    ``hookSpecificOutput.additionalContext`` under Gemini's event name."""
+    if result is not None and result.get("decision") == "block":  # a stop sending it back
+        return {"decision": "deny", "reason": str(result.get("reason") or "")}
     denied, text = unpack(result)
     if denied is not None:
         return {"decision": "deny", "reason": denied}
