@@ -261,12 +261,16 @@ def _globs_line(catalog: store.Catalog, ident: str) -> int:
         return 1
 
 
-def whole_files(repo: Repo, paths: list[str]) -> dict[str, list[tuple[int, str]]]:
+def whole_files(
+    repo: Repo, paths: list[str], cwd: str | None = None
+) -> dict[str, list[tuple[int, str]]]:
+    """{path: [(line number, text)]} for every line of each file, ``paths`` taken from
+    ``cwd`` (default: the current folder)."""
     from gitmem.paths import to_repo_relative
 
     out: dict[str, list[tuple[int, str]]] = {}
     for raw in paths:
-        rel = to_repo_relative(raw, repo, os.getcwd())
+        rel = to_repo_relative(raw, repo, cwd or os.getcwd())
         if rel is None:
             continue
         try:

@@ -79,14 +79,9 @@ def note(repo: Repo, *, idle_s: float = IDLE_S, now: float | None = None) -> lis
         return []
     noted: list[str] = []
     for sid in quiet_sessions(repo, since, horizon):
-        with state.open_session(repo.shared_state_dir, sid) as session:
-            turn = shelleffects.turn(session)
         # what the commands it ran before it was killed wrote, as at a turn's end
-        where = _work_tree(repo, turn.root or None)
-        wrote = shelleffects.written(where, turn)  # git, outside the session's lock
+        wrote = shelleffects.note_written(repo.shared_state_dir, sid, str(repo.root))
         with state.open_session(repo.shared_state_dir, sid) as session:
-            if wrote:
-                session.append("edited", paths=wrote, tool=shelleffects.SHELL, root=where.root)
             edited = state.unnoted_edits(session)
             if not edited:
                 continue

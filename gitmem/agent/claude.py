@@ -435,12 +435,8 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     if captured:  # what the turn's shell commands wrote that their words do not name
         from gitmem.agent import shelleffects
 
-        with state.open_session(loc.shared_state_dir, sid) as session:
-            turn = shelleffects.turn(session)
-        by_commands = shelleffects.written(loc, turn)  # git, outside the session's lock
+        by_commands = shelleffects.note_written(loc.shared_state_dir, sid, loc.root)
     with state.open_session(loc.shared_state_dir, sid) as session:
-        if by_commands:
-            session.append("edited", paths=by_commands, tool=shelleffects.SHELL, root=loc.root)
         edited = state.unnoted_edits(session) if captured else []
         session.append("stop")
         if edited:
@@ -498,25 +494,17 @@ def commands_broke_a_rule(loc: Location, paths: list[str]) -> dict[str, Any] | N
 
 def _added(loc: Location, paths: list[str]) -> list[tuple[str, str]]:
     """(path, the text it gained since the last commit) for each of ``paths``: a tracked
-    file's added lines, an untracked (or unreadable by git) file's whole text."""
-    from gitmem.check import added_lines
+    file's added lines, an untracked file's whole text (as `gitmem check` reads them)."""
+    from gitmem.check import added_lines, whole_files
     from gitmem.errors import GitmemError
 
+    repo = loc.repo()
     try:
-        gained = added_lines(loc.repo(), ["HEAD", "--", *paths])
+        gained = added_lines(repo, ["HEAD", "--", *paths])
     except GitmemError:  # no commit yet
         gained = {}
-    out: list[tuple[str, str]] = []
-    for path in paths:
-        if path in gained:
-            out.append((path, "\n".join(text for _, text in gained[path])))
-            continue
-        try:
-            with open(os.path.join(loc.root, path), encoding="utf-8", errors="replace") as fh:
-                out.append((path, fh.read()))
-        except OSError:
-            continue
-    return out
+    gained.update(whole_files(repo, [p for p in paths if p not in gained], cwd=loc.root))
+    return [(p, "\n".join(text for _, text in gained[p])) for p in paths if p in gained]
 
 
 def session_end(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:

@@ -87,14 +87,30 @@ def turn(session: state.Session) -> Turn:
     return Turn(spans, edited, root)
 
 
-def written(loc: Location, turn: Turn) -> list[str]:
-    """The changed and new files of the work tree (git's paths, sorted) last written
-    while one of the turn's shell commands ran, and not edited by its tool calls (what
-    their words named, or an edit tool's); none where git cannot say."""
+def note_written(shared_dir: str | os.PathLike[str], session_id: str, root: str) -> list[str]:
+    """What the session's turn in progress wrote through its shell commands
+    (``written``), recorded as the session's edits; returns those paths. The work tree
+    is the one the commands ran in, else ``root``; git runs outside the session's lock.
+    The turn's end (the stop hook) and the capture flusher, for a turn that never ended
+    (gitmem.unfinished), call this before they note the edits."""
+    with state.open_session(shared_dir, session_id) as session:
+        done = turn(session)
+    where = done.root or root
+    wrote = written(where, done)
+    if wrote:
+        with state.open_session(shared_dir, session_id) as session:
+            session.append("edited", paths=wrote, tool=SHELL, root=where)
+    return wrote
+
+
+def written(root: str, turn: Turn) -> list[str]:
+    """The changed and new files of the work tree at ``root`` (git's paths, sorted) last
+    written while one of the turn's shell commands ran, and not edited by its tool calls
+    (what their words named, or an edit tool's); none where git cannot say."""
     spans = turn.spans
     if not spans:
         return []
-    out = leangit.output(_STATUS, loc.root, timeout=10)
+    out = leangit.output(_STATUS, root, timeout=10)
     if out is None:
         return []
     found: list[str] = []
@@ -103,7 +119,7 @@ def written(loc: Location, turn: Turn) -> list[str]:
         if not path or "D" in code or path in turn.edited:
             continue
         try:
-            mtime = os.stat(os.path.join(loc.root, path)).st_mtime
+            mtime = os.stat(os.path.join(root, path)).st_mtime
         except OSError:
             continue
         slack = COARSE_SLACK_S if mtime == int(mtime) else SLACK_S
