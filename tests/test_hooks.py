@@ -581,6 +581,47 @@ def test_a_critical_rule_a_turns_commands_broke_sends_the_agent_back(project: Pa
     assert turn("echo 'cents = 5' >> billing/old.py") == ""
 
 
+def test_a_failed_command_and_a_turn_an_api_error_ended(project: Path) -> None:
+    """Claude Code sends PostToolUseFailure, not PostToolUse, after a command that exits
+    non-zero or that the user interrupted, and StopFailure, not Stop, when an API error
+    ends the turn. Run as the installed settings run them: the command's span ends, what
+    it wrote before it failed is the turn's edit, and the turn is recorded at once; no
+    block is sent where nobody reads it, even for a broken rule."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+    assert CliRunner().invoke(cli, ["install", "claude"]).exit_code == 0
+    hooks = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]
+    assert hooks["PostToolUseFailure"][0]["matcher"] == "Bash"
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "HOME": SANDBOX_HOME}
+
+    def run(event: str, payload: dict[str, object]) -> str:
+        (command,) = [h["command"] for g in hooks[event] for h in g["hooks"]]
+        data = json.dumps({**payload, "hook_event_name": event})
+        proc = subprocess.run(
+            command, shell=True, input=data, capture_output=True, text=True, cwd=project,
+            env=env, timeout=60,
+        )  # fmt: skip
+        assert (proc.returncode, proc.stderr) == (0, "")
+        return proc.stdout
+
+    base = {"session_id": "f1", "cwd": str(project), "transcript_path": "/dev/null"}
+    run("UserPromptSubmit", {**base, "prompt": "regenerate billing"})
+    call = {**base, "tool_name": "Bash", "tool_input": {"command": "./gen.sh"}, "tool_use_id": "t1"}
+    run("PreToolUse", call)
+    script = "echo 'amount = float(total)' > billing/gen.py; exit 3"
+    subprocess.run(script, shell=True, cwd=project, check=False)
+    failure = {**call, "error": "Exit code 3", "is_interrupt": True, "duration_ms": 20}
+    assert run("PostToolUseFailure", failure) == ""
+    said = {"error": "rate_limit", "last_assistant_message": "API Error: rate limited"}
+    assert run("StopFailure", {**base, **said}) == ""  # the rule is broken; nobody would read it
+    run_gitmem(project, "capture", "flush")
+    (session,) = json.loads(run_gitmem(project, "sessions", "--json").stdout)
+    shown = json.loads(run_gitmem(project, "sessions", "show", session["id"], "--json").stdout)
+    (turn,) = [r for r in shown["records"] if r.get("kind") == "turn"]
+    assert turn["written_by_commands"] == ["billing/gen.py"]
+    assert not (discover(project).shared_state_dir / "hook-errors.log").exists()
+
+
 def test_when_a_turns_commands_ran(repo: Path) -> None:
     """Each end pairs with the latest open start (parallel calls end in any order); a
     start never ended is left out; an end with no start runs from the line before; an
@@ -828,7 +869,7 @@ def test_install_upgrades_hooks_an_older_gitmem_installed(project: Path) -> None
         }
     ]
     assert install.install(settings_file) == []
-    assert install.uninstall(settings_file) == 6
+    assert install.uninstall(settings_file) == len(install.CLAUDE.events)
     assert json.loads(settings_file.read_text()) == {
         "hooks": {"PreToolUse": [{"matcher": "Edit", "hooks": [mine]}]}
     }

@@ -318,6 +318,23 @@ def test_a_file_a_script_the_agent_runs_writes(agent: str, project: Path, agent_
     assert session["files_edited"] == ["api/client.py"]
 
 
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_file_a_failing_script_wrote(agent: str, project: Path, agent_home: Path) -> None:
+    """The script writes a file, then fails (a generator that stops at an error, a test
+    run that writes a report): its file is the session's edit all the same. Claude Code
+    runs PostToolUseFailure, not PostToolUse, after a command that exits non-zero."""
+    (project / "scripts").mkdir()
+    (project / "scripts" / "gen.sh").write_text("echo 'CLIENT = 1' > api/client.py\nexit 3\n")
+    with FakeModel([shell_step(agent, "sh scripts/gen.sh")]) as model:
+        command, env = launch(agent, project, agent_home, model)
+        run_agent(command("Regenerate the API client"), project, env)
+    assert model.steps_taken == 1
+    assert (project / "api/client.py").read_text() == "CLIENT = 1\n"
+    assert_no_hook_errors(project)
+    (session,) = edited_sessions(project, env, "api/client.py")
+    assert session["files_edited"] == ["api/client.py"]
+
+
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "qwen"])
 def test_a_script_that_breaks_a_critical_rule_sends_the_agent_back(
     agent: str, project: Path, agent_home: Path

@@ -55,7 +55,9 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
     data = json.loads((project / SETTINGS).read_text())
     assert data["model"] == theirs["model"]
     assert set(data["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreToolUse",
-                                  "PostToolUse", "Stop", "SessionEnd", "PostCompact"}  # fmt: skip
+                                  "PostToolUse", "PostToolUseFailure", "Stop", "StopFailure",
+                                  "SessionEnd", "PostCompact"}  # fmt: skip
+    assert data["hooks"]["PostToolUseFailure"][0]["matcher"] == "run_shell_command"
     assert data["hooks"]["PreToolUse"][0] == theirs["hooks"]["PreToolUse"][0]
     ours = data["hooks"]["PreToolUse"][1]
     assert ours["matcher"] == qwen.TOOL_MATCHER  # file and MCP tools (test_live_agents)
@@ -70,10 +72,10 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
     data = json.loads((project / SETTINGS).read_text())
     assert [g.get("matcher") for g in data["hooks"]["PostToolUse"]] == [qwen.TOOL_MATCHER]
     doctor = runner.invoke(cli, ["doctor", "--no-model"]).output
-    assert "qwen hooks" in doctor and "project: 7 events" in doctor
+    assert "qwen hooks" in doctor and "project: 9 events" in doctor
     assert "earlier gitmem's tool matcher" not in doctor
     result = runner.invoke(cli, ["uninstall", "qwen"])
-    assert result.exit_code == 0 and "removed 7" in result.output
+    assert result.exit_code == 0 and "removed 9" in result.output
     assert json.loads((project / SETTINGS).read_text()) == theirs
 
 

@@ -425,7 +425,8 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     """The end of an agent turn: commit what the turn captured. A turn that edited files
     adds a ``turn`` record with every file the session has edited so far, so the session's
     ref says what it changed before it ends: Codex has no session end, and a session
-    killed before its end never sends one (`gitmem why` and `sessions --edited` read it)."""
+    killed before its end never sends one (`gitmem why` and `sessions --edited` read it).
+    Also a turn an API error ended (Claude Code's and Qwen Code's StopFailure)."""
     sid = str(payload.get("session_id") or "")
     from gitmem import capture
 
@@ -451,7 +452,8 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     if captured:
         capture.spawn_flush(loc, sid or "unknown")  # commit what the turn captured
     again = payload.get("stop_hook_active")  # the agent went on because a stop hook said so
-    if by_commands and payload.get(AGENT_KEY) in STOP_BLOCKS and not again:
+    failed = payload.get("hook_event_name") == "StopFailure"  # its answer is not read
+    if by_commands and payload.get(AGENT_KEY) in STOP_BLOCKS and not again and not failed:
         return commands_broke_a_rule(loc, by_commands)
     return None
 

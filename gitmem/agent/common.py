@@ -23,6 +23,7 @@ HOOK_EVENT_NAMES = {
     "prompt": "UserPromptSubmit",
     "pre-tool": "PreToolUse",
     "post-tool": "PostToolUse",
+    "post-tool-failure": "PostToolUseFailure",
     "stop": "Stop",
     "session-end": "SessionEnd",
 }

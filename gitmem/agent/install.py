@@ -90,6 +90,18 @@ class Agent:
 
 
 TOOL_MATCHER = "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|LS|Bash|mcp__.*"
+# Claude Code and Qwen Code run PostToolUseFailure, not PostToolUse, after a call that
+# failed or was interrupted: a shell command that exits non-zero among them (a generator
+# stopped by an error, a failing test run). It ends the command's span
+# (gitmem.agent.shelleffects), so what the command wrote before it failed is the session's
+# edit too. StopFailure ends a turn an API error ended (a rate limit, an overloaded
+# server) instead of Stop: the turn is recorded and its capture committed then, not ten
+# minutes later by the flusher (gitmem.unfinished). Its answer is not read, so it sends
+# nothing back.
+FAILURE_EVENTS: dict[str, tuple[str | None, str]] = {
+    "PostToolUseFailure": ("Bash", "post-tool-failure"),
+    "StopFailure": (None, "stop"),
+}
 CLAUDE = Agent(
     "claude",
     {
@@ -97,6 +109,7 @@ CLAUDE = Agent(
         "UserPromptSubmit": (None, "prompt"),
         "PreToolUse": (TOOL_MATCHER, "pre-tool"),
         "PostToolUse": (TOOL_MATCHER, "post-tool"),
+        **FAILURE_EVENTS,
         "Stop": (None, "stop"),
         "SessionEnd": (None, "session-end"),
     },
@@ -162,6 +175,8 @@ QWEN = Agent(
         **CLAUDE_NAMED,
         "PreToolUse": (QWEN_TOOL_MATCHER, "pre-tool"),
         "PostToolUse": (QWEN_TOOL_MATCHER, "post-tool"),
+        **FAILURE_EVENTS,
+        "PostToolUseFailure": ("run_shell_command", "post-tool-failure"),
         "PostCompact": (None, "post-compact"),
     },
     {"project": ("root", ".qwen/settings.json"), "user": ("QWEN_HOME:.qwen", "settings.json")},

@@ -28,7 +28,16 @@ if TYPE_CHECKING:
 ERROR_LOG = "hook-errors.log"
 STATUS_DIR = "hook-status"
 MAX_LOG_BYTES = 256 * 1024
-EVENTS = ("session-start", "prompt", "pre-tool", "post-tool", "stop", "session-end", "post-compact")
+EVENTS = (
+    "session-start",
+    "prompt",
+    "pre-tool",
+    "post-tool",
+    "post-tool-failure",
+    "stop",
+    "session-end",
+    "post-compact",
+)
 # Codex's hooks take Claude Code's payloads and answers; the others' are translated by
 # the agent's own module (TRANSLATED). gitmem.agent.install.AGENTS names the agents with
 # hook files (OpenCode has a plugin: gitmem.agent.opencodeplugin; Cline a script per
@@ -214,6 +223,10 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             if agent in DIGEST_AT_FIRST_RESULT and not visiting:  # no digest of its own
                 _first_digest(loc, payload)
             result = tooluse.post_tool(loc, payload, every_touch=informed_after)
+        elif event == "post-tool-failure":
+            from gitmem.agent import tooluse
+
+            result = tooluse.tool_failed(loc, payload)
         elif event == "prompt":
             from gitmem.agent import prompt
 

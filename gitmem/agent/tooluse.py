@@ -433,6 +433,16 @@ def post_tool(
     return context("post-tool", held + ("\n\n" + own if own else ""))
 
 
+def tool_failed(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """After a tool call that failed or was interrupted (Claude Code's and Qwen Code's
+    PostToolUseFailure, sent instead of PostToolUse): a shell command's end, for the files
+    it wrote before it failed (a generator stopped by an error, a test run's report, a
+    command the user interrupted: ``is_interrupt``). Nothing else: a failed edit edited
+    nothing, and a failed read brought nothing to show."""
+    _mark_shell(loc, payload, end=True)
+    return None
+
+
 def _after_tool(
     loc: Location, payload: dict[str, Any], every_touch: bool, tokens: int | None = None
 ) -> dict[str, Any] | None:
