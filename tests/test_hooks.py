@@ -505,17 +505,21 @@ def test_a_file_changed_by_a_shell_command_is_an_edit_of_the_session(project: Pa
 
 def test_what_a_turns_commands_wrote_is_an_edit_of_the_session(project: Path) -> None:
     """A command that runs other code (a generator, a formatter, a script) names nothing
-    it writes: the turn's end counts the changed and new files last written while one of
-    its shell commands ran, and no others (a file changed before, one git ignores, a
-    deletion). Claude Code's payloads, through the installed hook."""
+    it writes: the turn's end counts the changed, new and deleted files last written while
+    one of its shell commands ran (a deletion by the time of its folder), and no others (a
+    file changed before, one git ignores, one deleted before the command, a deletion an
+    earlier turn's end saw already). Claude Code's payloads, through the installed hook."""
     base = {"session_id": "gen1", "cwd": str(project)}
     write(project, ".gitignore", "build/\n")
     write(project, "api/old.py", "x = 1\n")
     write(project, "docs/draft.md", "mine\n")  # the user's, changed before the turn
+    write(project, "docs/old.md", "gone\n")  # the user's, deleted before the turn
     commit_all(project, "more files")
     write(project, "docs/draft.md", "mine, changed\n")
+    (project / "docs/old.md").unlink()
     then = time.time() - 30
     os.utime(project / "docs/draft.md", (then, then))
+    os.utime(project / "docs", (then, then))
     assert hook("prompt", {**base, "prompt": "regenerate the API client"}, project)[0] == 0
     script = (
         "mkdir -p build api/gen && echo 'x' > build/out.txt && echo 'c = 1' > api/gen/client.py"
@@ -533,12 +537,25 @@ def test_what_a_turns_commands_wrote_is_an_edit_of_the_session(project: Path) ->
     (session,) = json.loads(run_gitmem(project, "sessions", "--json").stdout)
     shown = json.loads(run_gitmem(project, "sessions", "show", session["id"], "--json").stdout)
     (turn,) = [r for r in shown["records"] if r.get("kind") == "turn"]
-    assert turn["files_edited"] == ["api/gen/client.py", "billing/charge.py"]
-    assert turn["written_by_commands"] == ["api/gen/client.py", "billing/charge.py"]
+    wrote = ["api/gen/client.py", "api/old.py", "billing/charge.py"]
+    assert turn["files_edited"] == turn["written_by_commands"] == wrote
     said = run_gitmem(project, "sessions", "show", session["id"]).stdout
     assert "written by commands it ran" in said
     (why,) = json.loads(run_gitmem(project, "why", "api/gen/client.py", "--json").stdout)
     assert why["sessions"][0]["prompt_behind_edit"] == "regenerate the API client"
+
+    # the next turn's command writes into docs/, where the user's deletion is older than
+    # the turn: the first turn's end saw it gone, so it is not the command's
+    assert hook("prompt", {**base, "prompt": "write the docs"}, project)[0] == 0
+    call = {**call, "tool_input": {"command": "./scripts/docs.sh"}, "tool_use_id": "t2"}
+    assert hook("pre-tool", call, project)[0] == 0
+    write(project, "docs/new.md", "new\n")
+    assert hook("post-tool", call, project)[0] == 0
+    assert hook("stop", {**base, "stop_hook_active": False, "n": 2}, project) == (0, "", "")
+    run_gitmem(project, "capture", "flush")
+    shown = json.loads(run_gitmem(project, "sessions", "show", session["id"], "--json").stdout)
+    turn = [r for r in shown["records"] if r.get("kind") == "turn"][-1]
+    assert turn["written_by_commands"] == ["docs/new.md"]
 
     # a session not captured (no prompt of it kept): its shell calls are not marked
     off = {"session_id": "gen2", "cwd": str(project)}
@@ -620,6 +637,28 @@ def test_a_failed_command_and_a_turn_an_api_error_ended(project: Path) -> None:
     (turn,) = [r for r in shown["records"] if r.get("kind") == "turn"]
     assert turn["written_by_commands"] == ["billing/gen.py"]
     assert not (discover(project).shared_state_dir / "hook-errors.log").exists()
+
+
+def test_a_folder_a_command_removed(repo: Path) -> None:
+    """A deletion takes the time of the nearest folder of its path that still exists: a
+    whole generated folder removed counts, as does a file removed from a folder that stays;
+    a file deleted before the command, in a folder it left alone, does not."""
+    from gitmem.agent import shelleffects
+
+    for path in ("gen/client/a.py", "gen/client/b.py", "src/x.py", "docs/y.md"):
+        write(repo, path, "x\n")
+    commit_all(repo, "files")
+    (repo / "docs/y.md").unlink()
+    then = time.time() - 30
+    os.utime(repo / "docs", (then, then))
+    start = time.time()
+    shutil.rmtree(repo / "gen/client")
+    (repo / "src/x.py").unlink()
+    turn = shelleffects.Turn([(start, time.time())], set(), str(repo))
+    gone: list[str] = []
+    wrote = shelleffects.written(str(repo), turn, gone)
+    assert wrote == ["gen/client/a.py", "gen/client/b.py", "src/x.py"]
+    assert sorted(gone) == ["docs/y.md", *wrote]
 
 
 def test_when_a_turns_commands_ran(repo: Path) -> None:

@@ -13,8 +13,16 @@ the turn's end the stop hook runs one ``git status`` (read-only: it takes no ind
 and counts as the session's edits the changed and new files whose modification time falls
 while one of the turn's commands ran (for a turn that never ended, the capture flusher
 does when it notes the turn: gitmem.unfinished). Files git ignores (build output) are not
-counted, nor are deletions (a deleted file has no time to tell). A file someone else saved
-while a command ran would be counted too: the windows are only as long as the commands.
+counted. A file someone else saved while a command ran would be counted too: the windows
+are only as long as the commands.
+
+A deleted file has no time of its own; the folder it was in does (removing an entry
+stamps its folder). So a tracked file deleted since the last commit counts when the
+nearest folder of its path that still exists was last changed while a command ran, and
+the session had not already seen it gone at an earlier turn's end (each end notes the
+deletions it saw: a ``gone`` line). What that cannot tell apart: a file the user deleted
+before the session's first turn or during the turn, in a folder a command of the turn
+changed too.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ if TYPE_CHECKING:
     from gitmem.location import Location
 
 SHELL = "shell"  # the state line of a shell call: its start (end false) or end (end true)
+GONE = "gone"  # the deletions a turn's end saw in the work tree (``paths``, ``root``)
 # How far before a command's start (and after its end) a file's time may lie and still be
 # its write: the kernel stamps files from a clock that may lag by a tick, the marks are
 # rounded to the millisecond, and some file systems keep whole seconds (two on FAT), which
@@ -50,12 +59,19 @@ def mark(loc: Location, session_id: str, end: bool) -> None:
 class Turn:
     """When the shell commands of the turn ran, and what its tool calls edited."""
 
-    __slots__ = ("edited", "root", "spans")
+    __slots__ = ("edited", "gone", "root", "spans")
 
-    def __init__(self, spans: list[tuple[float, float]], edited: set[str], root: str) -> None:
+    def __init__(
+        self,
+        spans: list[tuple[float, float]],
+        edited: set[str],
+        root: str,
+        gone: frozenset[str] = frozenset(),
+    ) -> None:
         self.spans = spans
         self.edited = edited
         self.root = root  # the work tree the latest command ran in ("": not said)
+        self.gone = gone  # deletions an earlier turn's end of the session saw (any tree)
 
 
 def turn(session: state.Session) -> Turn:
@@ -84,7 +100,13 @@ def turn(session: state.Session) -> Turn:
             spans.append((starts.pop() if starts else previous or when, when))
             root = str(item.get("root") or root)
         previous = when
-    return Turn(spans, edited, root)
+    return Turn(spans, edited, root, _gone(session) if spans else frozenset())
+
+
+def _gone(session: state.Session) -> frozenset[str]:
+    """Every deletion an earlier turn's end of the session saw."""
+    items = state.items(session.text().splitlines(), frozenset((GONE,)))
+    return frozenset(str(p) for item in items for p in item.get("paths") or [])
 
 
 def note_written(shared_dir: str | os.PathLike[str], session_id: str, root: str) -> list[str]:
@@ -96,17 +118,23 @@ def note_written(shared_dir: str | os.PathLike[str], session_id: str, root: str)
     with state.open_session(shared_dir, session_id) as session:
         done = turn(session)
     where = done.root or root
-    wrote = written(where, done)
-    if wrote:
+    gone: list[str] = []
+    wrote = written(where, done, gone)
+    seen = sorted(set(gone) - done.gone)[:MAX_FILES]
+    if wrote or seen:
         with state.open_session(shared_dir, session_id) as session:
-            session.append("edited", paths=wrote, tool=SHELL, root=where)
+            if wrote:
+                session.append("edited", paths=wrote, tool=SHELL, root=where)
+            if seen:
+                session.append(GONE, paths=seen, root=where)
     return wrote
 
 
-def written(root: str, turn: Turn) -> list[str]:
-    """The changed and new files of the work tree at ``root`` (git's paths, sorted) last
-    written while one of the turn's shell commands ran, and not edited by its tool calls
-    (what their words named, or an edit tool's); none where git cannot say."""
+def written(root: str, turn: Turn, gone: list[str] | None = None) -> list[str]:
+    """The changed, new and deleted files of the work tree at ``root`` (git's paths,
+    sorted) last written while one of the turn's shell commands ran (a deletion: see the
+    module's text), and not edited by its tool calls (what their words named, or an edit
+    tool's); none where git cannot say. Every deletion git lists is added to ``gone``."""
     spans = turn.spans
     if not spans:
         return []
@@ -116,13 +144,33 @@ def written(root: str, turn: Turn) -> list[str]:
     found: list[str] = []
     for entry in out.split("\0"):
         code, path = entry[:2], entry[3:]
-        if not path or "D" in code or path in turn.edited:
+        if not path:
             continue
-        try:
-            mtime = os.stat(os.path.join(root, path)).st_mtime
-        except OSError:
+        deleted = "D" in code
+        if deleted and gone is not None:
+            gone.append(path)
+        if path in turn.edited or (deleted and path in turn.gone):
+            continue
+        mtime = _folder_time(root, path) if deleted else _time(os.path.join(root, path))
+        if mtime is None:
             continue
         slack = COARSE_SLACK_S if mtime == int(mtime) else SLACK_S
         if any(start - slack <= mtime <= end + slack for start, end in spans):
             found.append(path)
     return sorted(found)[:MAX_FILES]
+
+
+def _time(path: str) -> float | None:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None
+
+
+def _folder_time(root: str, path: str) -> float | None:
+    """When the nearest folder of ``path`` that still exists last changed (an entry added,
+    removed or renamed in it): the time of a deletion, at the latest."""
+    folder = os.path.dirname(path)
+    while folder and not os.path.isdir(os.path.join(root, folder)):
+        folder = os.path.dirname(folder)
+    return _time(os.path.join(root, folder) if folder else root)
