@@ -78,9 +78,11 @@ def turn(session: state.Session) -> Turn:
     """The turn in progress (since the session's edits were last noted): when its shell
     commands ran since the last turn's end, as (start, end) spans, and the paths its tool
     calls edited. Each end is paired with the latest start still open (calls an agent runs
-    in parallel end in any order; their spans then cover them together). A start never
-    ended (a command interrupted, its writes unknown) is left out: its span would run on
-    through whatever the user did before the next turn. An end whose start was not marked
+    in parallel end in any order; their spans then cover them together). A failed or
+    interrupted command ends too where the agent says so (Claude Code's and Qwen Code's
+    PostToolUseFailure). A start never ended (a command killed, or interrupted where the
+    agent says nothing, its writes unknown) is left out: its span would run on through
+    whatever the user did before the next turn. An end whose start was not marked
     (an agent with no before-tool hook for it) runs from the session's previous line."""
     spans: list[tuple[float, float]] = []
     edited: set[str] = set()
