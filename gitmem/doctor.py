@@ -75,11 +75,38 @@ def _folder_trust(agent: str, root: Path, home: Path, scopes: tuple[str, ...]) -
     return Check(name, False, verdict.why + policy.how)
 
 
+def _failure_events(root: Path, home: Path, scopes: dict[str, list[str]]) -> str:
+    """Where Claude Code's PostToolUseFailure and StopFailure hooks
+    (install.CLAUDE_FAILURES) are missing beside gitmem's others (``scopes``) and the
+    Claude Code here reads them: how to add them. (Installed for one that cannot read
+    them: install.failure_events_unread.)"""
+    installed = install.installed_scopes(root, home)
+    if any(set(e) & set(install.FAILURE_EVENTS) for e in installed.values()):
+        return ""
+    version = install.claude_code_version()
+    if version is None or version < install.FAILURE_EVENTS_SINCE:
+        return ""
+    scope = next(iter(scopes))
+    return (
+        f" (without PostToolUseFailure and StopFailure, which Claude Code "
+        f"{'.'.join(map(str, version))} reads: the files a failing shell command wrote are "
+        f"not counted; `gitmem install claude --scope {scope}` adds them)"
+    )
+
+
 def _installed(root: Path, home: Path, agent: install.Agent) -> tuple[dict[str, list[str]], str]:
     """The scopes whose files hold ``agent``'s gitmem hooks (scope -> events), and a line
     saying so."""
     scopes = install.installed_scopes(root, home, agent)
-    where = ", ".join(f"{s}: {len(e)} events" for s, e in scopes.items())
+    beside: list[str] = []  # Claude Code's failure events, in a file of their own
+    if agent is install.CLAUDE:
+        beside = [s for s, e in scopes.items() if set(e) <= set(install.FAILURE_EVENTS)]
+    where = ", ".join(
+        f"{s}: " + (", ".join(e) if s in beside else f"{len(e)} events") for s, e in scopes.items()
+    )
+    scopes = {s: e for s, e in scopes.items() if s not in beside}
+    if agent is install.CLAUDE and scopes:
+        where += _failure_events(root, home, scopes)
     for scope, events in scopes.items():
         missing = [e for e in agent.events if e not in events]
         if missing and not events[0].startswith("("):  # an earlier gitmem installed fewer
@@ -383,6 +410,9 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     checks.append(Check("instructions", True, _stale_summary(repo)))
     home = Path(os.path.expanduser("~"))
     scopes, where = _installed(repo.root, home, install.CLAUDE)
+    unread = install.failure_events_unread(repo.root, home)
+    if unread:
+        where += f"; but {unread}"
     plugin = (repo.root / ".claude-plugin" / "plugin.json").is_file()
     installed_plugins = claudesettings.enabled(repo.root, home)
     if installed_plugins:
@@ -458,7 +488,9 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     checks.append(
         Check(
             "claude hooks",
-            (bool(scopes) or plugin or bool(installed_plugins) or bool(others)) and not off,
+            (bool(scopes) or plugin or bool(installed_plugins) or bool(others))
+            and not off
+            and not unread,
             where
             or (
                 "plugin manifest present"

@@ -606,8 +606,12 @@ def test_a_failed_command_and_a_turn_an_api_error_ended(project: Path) -> None:
     block is sent where nobody reads it, even for a broken rule."""
     write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
     commit_all(project, "a rule")
-    assert CliRunner().invoke(cli, ["install", "claude"]).exit_code == 0
+    claude = fake_claude(project.parent, "2.1.78")
+    installed = CliRunner().invoke(cli, ["install", "claude"], env={"GITMEM_CLAUDE": claude})
+    assert installed.exit_code == 0
     hooks = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]
+    # the failure events in the machine's own file: see test_failure_events_only_where_read
+    hooks.update(json.loads((project / ".claude" / "settings.local.json").read_text())["hooks"])
     assert hooks["PostToolUseFailure"][0]["matcher"] == "Bash"
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "HOME": SANDBOX_HOME}
 
@@ -659,6 +663,51 @@ def test_a_folder_a_command_removed(repo: Path) -> None:
     wrote = shelleffects.written(str(repo), turn, gone)
     assert wrote == ["gen/client/a.py", "gen/client/b.py", "src/x.py"]
     assert sorted(gone) == ["docs/y.md", *wrote]
+
+
+def fake_claude(folder: Path, version: str) -> str:
+    """An executable that answers `--version` as Claude Code ``version`` does."""
+    exe = folder / f"claude-{version}"
+    exe.write_text(f"#!/bin/sh\necho '{version} (Claude Code)'\n")
+    exe.chmod(0o755)
+    return str(exe)
+
+
+def test_failure_events_only_where_read(project: Path, tmp_path: Path) -> None:
+    """A Claude Code that does not know an event name skips the whole settings file that
+    names it (2.1.77 with PostToolUseFailure and StopFailure: test_live_agents). So
+    `install claude` adds those two only for a Claude Code 2.1.78 or later, and in the
+    machine's own file, not the committed one; doctor says when the Claude Code here cannot
+    read them, or could and lacks them; uninstall takes them out."""
+    runner = CliRunner()
+    settings, local = project / ".claude" / "settings.json", project / ".claude" / "settings.local.json"
+    old, new = fake_claude(tmp_path, "2.1.77"), fake_claude(tmp_path, "2.1.78")
+    env = {"GITMEM_CLAUDE": old, "HOME": str(tmp_path / "home")}
+    said = runner.invoke(cli, ["install", "claude"], env=env).output
+    assert "PostToolUseFailure and StopFailure left out (Claude Code 2.1.77;" in said
+    assert "Failure" not in settings.read_text() and not local.exists()
+    missing = {**env, "GITMEM_CLAUDE": str(tmp_path / "none"), "PATH": "/usr/bin:/bin"}
+    assert "no `claude` on PATH" in runner.invoke(cli, ["install", "claude"], env=missing).output
+    doctor = runner.invoke(cli, ["doctor", "--no-model"], env={**env, "GITMEM_CLAUDE": new})
+    assert "`gitmem install claude --scope project` adds them" in doctor.output
+
+    env["GITMEM_CLAUDE"] = new
+    said = runner.invoke(cli, ["install", "claude"], env=env).output
+    assert f"added PostToolUseFailure, StopFailure hooks to {local}" in " ".join(said.split())
+    assert "Failure" not in settings.read_text()
+    assert set(json.loads(local.read_text())["hooks"]) == {"PostToolUseFailure", "StopFailure"}
+    doctor = runner.invoke(cli, ["doctor", "--no-model"], env=env)
+    assert "local: PostToolUseFailure, StopFailure" in doctor.output, doctor.output
+    assert "lacks" not in doctor.output and "adds them" not in doctor.output
+    # the Claude Code here went back to an older release: it skips the local file
+    doctor = runner.invoke(cli, ["doctor", "--no-model"], env={**env, "GITMEM_CLAUDE": old})
+    (line,) = [n for n in doctor.output.splitlines() if "claude hooks" in n]
+    assert line.startswith("!!") and "Claude Code 2.1.77 skips" in doctor.output
+
+    local.write_text(json.dumps({"permissions": {"allow": ["Bash(make:*)"]}, **json.loads(local.read_text())}))
+    said = runner.invoke(cli, ["uninstall", "claude"], env=env).output
+    assert f"removed 2 gitmem hooks from {local}" in " ".join(said.split())
+    assert json.loads(local.read_text()) == {"permissions": {"allow": ["Bash(make:*)"]}}
 
 
 def test_when_a_turns_commands_ran(repo: Path) -> None:

@@ -152,6 +152,8 @@ def launch(
                            claude_tools=tools)  # fmt: skip
     if agent == "codex":
         env["GITMEM_CODEX"] = exe
+    if agent == "claude":  # the Claude Code `install` asks its version (CLAUDE_FAILURES)
+        env["GITMEM_CLAUDE"] = exe
     if hooks:
         gitmem(project, env, "install", agent, *install)
     if hooks and agent == "codex":
@@ -330,6 +332,30 @@ def test_a_file_a_failing_script_wrote(agent: str, project: Path, agent_home: Pa
         run_agent(command("Regenerate the API client"), project, env)
     assert model.steps_taken == 1
     assert (project / "api/client.py").read_text() == "CLIENT = 1\n"
+    assert_no_hook_errors(project)
+    (session,) = edited_sessions(project, env, "api/client.py")
+    assert session["files_edited"] == ["api/client.py"]
+
+
+def test_an_older_claude_code_keeps_its_hooks(project: Path, agent_home: Path) -> None:
+    """Claude Code 2.1.77 skips a whole settings file that names an event it does not know
+    (PostToolUseFailure, StopFailure: tried, and no hook of gitmem's ran), so `install`
+    leaves those out for it, says so, and every other hook runs. Pinned in
+    tests/agents/claude-2.1.77 (.ci/run installs it; GITMEM_OLD_CLAUDE names it)."""
+    old = os.environ.get("GITMEM_OLD_CLAUDE", "")
+    if not os.path.isfile(old):
+        if os.environ.get("GITMEM_REQUIRE_AGENTS") == "1":
+            pytest.fail("GITMEM_REQUIRE_AGENTS=1 but GITMEM_OLD_CLAUDE names no Claude Code")
+        pytest.skip("GITMEM_OLD_CLAUDE is not set (README: Development)")
+    (project / "scripts").mkdir()
+    (project / "scripts" / "gen.sh").write_text("echo 'CLIENT = 1' > api/client.py\n")
+    with FakeModel([shell_step("claude", "sh scripts/gen.sh")]) as model:
+        command, env = offline("claude", old, agent_home, project, model.url, agent_env(agent_home),
+                               claude_tools="Read Edit Bash")  # fmt: skip
+        said = gitmem(project, {**env, "GITMEM_CLAUDE": old}, "install", "claude")
+        assert "left out (Claude Code 2.1.77;" in said
+        run_agent(command("Regenerate the API client"), project, env)
+    assert model.steps_taken == 1
     assert_no_hook_errors(project)
     (session,) = edited_sessions(project, env, "api/client.py")
     assert session["files_edited"] == ["api/client.py"]

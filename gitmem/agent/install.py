@@ -11,6 +11,7 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,6 +91,23 @@ class Agent:
 
 
 TOOL_MATCHER = "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|LS|Bash|mcp__.*"
+CLAUDE_FILES = {
+    "project": ("root", ".claude/settings.json"),
+    "local": ("root", ".claude/settings.local.json"),
+    "user": ("CLAUDE_CONFIG_DIR:.claude", "settings.json"),
+}
+CLAUDE = Agent(
+    "claude",
+    {
+        "SessionStart": ("startup|resume|clear|compact", "session-start"),
+        "UserPromptSubmit": (None, "prompt"),
+        "PreToolUse": (TOOL_MATCHER, "pre-tool"),
+        "PostToolUse": (TOOL_MATCHER, "post-tool"),
+        "Stop": (None, "stop"),
+        "SessionEnd": (None, "session-end"),
+    },
+    CLAUDE_FILES,
+)
 # Claude Code and Qwen Code run PostToolUseFailure, not PostToolUse, after a call that
 # failed or was interrupted: a shell command that exits non-zero among them (a generator
 # stopped by an error, a failing test run). It ends the command's span
@@ -102,23 +120,16 @@ FAILURE_EVENTS: dict[str, tuple[str | None, str]] = {
     "PostToolUseFailure": ("Bash", "post-tool-failure"),
     "StopFailure": (None, "stop"),
 }
-CLAUDE = Agent(
-    "claude",
-    {
-        "SessionStart": ("startup|resume|clear|compact", "session-start"),
-        "UserPromptSubmit": (None, "prompt"),
-        "PreToolUse": (TOOL_MATCHER, "pre-tool"),
-        "PostToolUse": (TOOL_MATCHER, "post-tool"),
-        **FAILURE_EVENTS,
-        "Stop": (None, "stop"),
-        "SessionEnd": (None, "session-end"),
-    },
-    {
-        "project": ("root", ".claude/settings.json"),
-        "local": ("root", ".claude/settings.local.json"),
-        "user": ("CLAUDE_CONFIG_DIR:.claude", "settings.json"),
-    },
-)
+# But a Claude Code that does not know an event name skips the whole settings file it is
+# in ("Invalid key in record"; in `claude -p` without a word): every hook, permission and
+# variable there. 2.1.77 does so for these two (run here: no hook of gitmem's ran), 2.1.78
+# reads both. So they are installed only for a Claude Code that reads them (its
+# `--version`), and never in the committed project file, which teammates' older Claude
+# Code may read: `install claude` puts them in the machine's own file beside it
+# (CLAUDE_FAILURES_SCOPE). Not in the plugin's hooks.json either (a static file).
+CLAUDE_FAILURES = Agent("claude", FAILURE_EVENTS, CLAUDE_FILES)
+FAILURE_EVENTS_SINCE = (2, 1, 78)
+CLAUDE_FAILURES_SCOPE = {"project": "local", "local": "local", "user": "user"}
 # Codex's hooks (`.codex/hooks.json`) send Claude Code's payloads and read its answers. Its
 # tools are `Bash`, `apply_patch` (the patch in `tool_input.command`) and MCP tools; it has
 # no SessionEnd, and PostCompact cannot add context: it lets the session's decisions be
@@ -520,8 +531,9 @@ def _rematch(groups: list[Any], agent: Agent, event: str) -> bool:
     return changed
 
 
-def uninstall(path: Path, agent: Agent = CLAUDE) -> int:
-    """Remove exactly the gitmem hooks; returns how many were removed."""
+def uninstall(path: Path, agent: Agent = CLAUDE, *, only: Agent | None = None) -> int:
+    """Remove exactly the gitmem hooks (``only``: those under its events); returns how many
+    were removed."""
     if not path.exists():
         return 0
     data = _load(path, agent)
@@ -530,6 +542,8 @@ def uninstall(path: Path, agent: Agent = CLAUDE) -> int:
         return 0
     removed = 0
     for event in list(hooks):
+        if only is not None and event not in only.events:
+            continue
         groups = hooks[event]
         if not isinstance(groups, list):
             continue
@@ -559,6 +573,96 @@ def uninstall(path: Path, agent: Agent = CLAUDE) -> int:
     if removed:  # nothing but our hooks in it: we created it (and its folder, if empty)
         _rewrite(path, data or None)
     return removed
+
+
+def claude_code_version() -> tuple[int, ...] | None:
+    """The version of the Claude Code here: ``GITMEM_CLAUDE`` (its executable), else
+    `claude` on PATH, asked with ``--version`` ("2.1.331 (Claude Code)"); None where there
+    is none, or it does not say."""
+    exe = os.environ.get("GITMEM_CLAUDE") or shutil.which("claude")
+    if not exe:
+        return None
+    try:
+        out = subprocess.run(
+            [exe, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        ).stdout
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    found = re.match(r"\s*(\d+)\.(\d+)\.(\d+)", out or "")
+    return tuple(int(n) for n in found.groups()) if found else None
+
+
+def _dotted(version: tuple[int, ...]) -> str:
+    return ".".join(map(str, version))
+
+
+@dataclass(frozen=True)
+class FailureEvents:
+    """What ``install_failure_events`` did: the file, the events it added or updated, and
+    why it added none where it could not (None: added, or there already)."""
+
+    path: Path
+    added: list[str]
+    not_added: str | None = None
+
+
+def install_failure_events(root: Path, home: Path, scope: str) -> FailureEvents:
+    """Claude Code's PostToolUseFailure and StopFailure hooks (CLAUDE_FAILURES), beside an
+    install of ``scope``, in the machine's own file for it (CLAUDE_FAILURES_SCOPE), where
+    the Claude Code here reads them."""
+    path = CLAUDE_FAILURES.path(CLAUDE_FAILURES_SCOPE[scope], root, home)
+    version = claude_code_version()
+    since = _dotted(FAILURE_EVENTS_SINCE)
+    if version is None or version < FAILURE_EVENTS_SINCE:
+        found = f"Claude Code {_dotted(version)}" if version else "no `claude` on PATH"
+        return FailureEvents(
+            path,
+            [],
+            f"PostToolUseFailure and StopFailure left out ({found}; Claude Code {since} or "
+            "later reads them, and an older one skips the whole settings file that names "
+            "them): the files a failing shell command wrote are not counted. With a newer "
+            "Claude Code, install again.",
+        )
+    return FailureEvents(path, install(path, CLAUDE_FAILURES))
+
+
+def uninstall_failure_events(root: Path, home: Path, scope: str) -> int:
+    """Take out what ``install_failure_events`` added beside an install of ``scope``: for
+    the project's, from the local file, unless gitmem's hooks are installed there too."""
+    mine = CLAUDE_FAILURES_SCOPE[scope]
+    if mine == scope:
+        return 0  # the scope's own file: `uninstall` took them out with the rest
+    path = CLAUDE_FAILURES.path(mine, root, home)
+    if set(installed_scopes(root, home).get(mine, [])) - set(FAILURE_EVENTS):
+        return 0
+    return uninstall(path, CLAUDE, only=CLAUDE_FAILURES)
+
+
+def failure_events_unread(root: Path, home: Path) -> str | None:
+    """Where gitmem's PostToolUseFailure or StopFailure hooks are installed but the Claude
+    Code here is older than the release that reads them (it skips the whole file): what
+    to do. None where that is not so, or no Claude Code says its version."""
+    where = [
+        str(CLAUDE.path(scope, root, home))
+        for scope, events in installed_scopes(root, home).items()
+        if set(events) & set(FAILURE_EVENTS)
+    ]
+    if not where:
+        return None
+    version = claude_code_version()
+    if version is None or version >= FAILURE_EVENTS_SINCE:
+        return None
+    return (
+        f"Claude Code {_dotted(version)} skips {', '.join(where)} entirely (no hook, "
+        f"permission or variable there applies): it does not know PostToolUseFailure or "
+        f"StopFailure, which gitmem installed for a Claude Code {_dotted(FAILURE_EVENTS_SINCE)}"
+        " or later. Update Claude Code, or `gitmem uninstall claude` and install again"
+    )
 
 
 MCP_FILES = {"claude": ".mcp.json", "cursor": ".cursor/mcp.json"}  # the project's MCP file

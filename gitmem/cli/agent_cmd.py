@@ -166,6 +166,12 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
         out.print(f"added {', '.join(added)} hooks to {escape(str(path))}")
     else:
         out.print(f"gitmem hooks already installed in {escape(str(path))}")
+    if which is core.CLAUDE:  # only for a Claude Code that reads them: see CLAUDE_FAILURES
+        failures = core.install_failure_events(repo.root, _home(), scope)
+        if failures.added:
+            out.print(f"added {', '.join(failures.added)} hooks to {escape(str(failures.path))}")
+        elif failures.not_added:
+            out.print(escape(failures.not_added))
     note, mcp_hint = AFTER_INSTALL.get(which.name, (None, None))
     if trust:
         _trust_codex(repo.root)
@@ -314,6 +320,11 @@ def uninstall(agent: str, scope: str, with_mcp: bool) -> None:
         if removed
         else f"no gitmem hooks in {escape(str(path))}"
     )
+    if which is core.CLAUDE:  # PostToolUseFailure and StopFailure, kept beside the project's
+        beside = core.uninstall_failure_events(repo.root, _home(), scope)
+        if beside:
+            local = core.CLAUDE.path(core.CLAUDE_FAILURES_SCOPE[scope], repo.root, _home())
+            out.print(f"removed {beside} gitmem hooks from {escape(str(local))}")
     if with_mcp and which.name in core.MCP_FILES and core.uninstall_mcp(repo.root, which):
         out.print(f"removed `gitmem mcp` from {core.MCP_FILES[which.name]}")
 
