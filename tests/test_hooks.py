@@ -696,6 +696,12 @@ def test_failure_events_only_where_read(project: Path, tmp_path: Path) -> None:
     assert f"added PostToolUseFailure, StopFailure hooks to {local}" in " ".join(said.split())
     assert "Failure" not in settings.read_text()
     assert set(json.loads(local.read_text())["hooks"]) == {"PostToolUseFailure", "StopFailure"}
+    # the machine's own file stays out of `git add -A` (Claude Code's own gitignore rule is
+    # not there when gitmem writes the file first)
+    untracked = git(project, "status", "--porcelain", "--untracked-files=all").split()
+    assert "git ignores" in said and ".claude/settings.local.json" not in untracked
+    assert ".claude/settings.json" in untracked  # the team's file: the user commits it
+    assert "/.claude/settings.local.json" in (project / ".git/info/exclude").read_text()
     doctor = runner.invoke(cli, ["doctor", "--no-model"], env=env)
     assert "local: PostToolUseFailure, StopFailure" in doctor.output, doctor.output
     assert "lacks" not in doctor.output and "adds them" not in doctor.output

@@ -631,6 +631,38 @@ def install_failure_events(root: Path, home: Path, scope: str) -> FailureEvents:
     return FailureEvents(path, install(path, CLAUDE_FAILURES))
 
 
+def keep_out_of_git(root: Path, path: Path) -> bool:
+    """Have git ignore ``path``, a file of this machine's own that gitmem wrote in the work
+    tree (Claude Code's ``.claude/settings.local.json``), where nothing ignores it yet: a
+    line in the repository's ``info/exclude``, which is never committed, so that `git add
+    -A` does not share it with teammates (whose Claude Code may not read what is in it).
+    Returns whether it added the line; a file git tracks is left as it is."""
+    from gitmem import git
+
+    try:
+        rel = path.relative_to(root).as_posix()
+    except ValueError:
+        return False  # outside the work tree (the user's own folder)
+    if git.run(["check-ignore", "-q", "--", rel], root, check=False)[0] == 0:
+        return False
+    if git.run(["ls-files", "--error-unmatch", "--", rel], root, check=False)[0] == 0:
+        return False
+    code, out, _ = git.run(["rev-parse", "--git-path", "info/exclude"], root, check=False)
+    if code != 0 or not out.strip():
+        return False
+    exclude = Path(root, out.strip())
+    text = exclude.read_text(encoding="utf-8", errors="replace") if exclude.exists() else ""
+    line = f"/{rel}"
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    fsutil.atomic_write(
+        exclude,
+        text
+        + ("" if not text or text.endswith("\n") else "\n")
+        + f"# gitmem: this machine's own Claude Code settings (gitmem install claude)\n{line}\n",
+    )
+    return True
+
+
 def uninstall_failure_events(root: Path, home: Path, scope: str) -> int:
     """Take out what ``install_failure_events`` added beside an install of ``scope``: for
     the project's, from the local file, unless gitmem's hooks are installed there too."""
