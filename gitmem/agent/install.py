@@ -587,7 +587,7 @@ def claude_code_version() -> tuple[int, ...] | None:
             [exe, "--version"],
             capture_output=True,
             text=True,
-            timeout=30,
+            timeout=10,
             stdin=subprocess.DEVNULL,
             check=False,
         ).stdout

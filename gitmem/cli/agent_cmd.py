@@ -173,7 +173,7 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
         elif failures.not_added:
             out.print(escape(failures.not_added))
         local = core.CLAUDE.path("local", repo.root, _home())
-        wrote = (added and path == local) or (failures.added and failures.path == local)
+        wrote = (bool(added) and path == local) or (bool(failures.added) and failures.path == local)
         if wrote and core.keep_out_of_git(repo.root, local):
             out.print(f"git ignores {escape(str(local))} in this clone (its info/exclude)")
     note, mcp_hint = AFTER_INSTALL.get(which.name, (None, None))
