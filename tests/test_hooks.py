@@ -686,7 +686,10 @@ def test_failure_events_only_where_read(project: Path, tmp_path: Path) -> None:
     said = runner.invoke(cli, ["install", "claude"], env=env).output
     assert "PostToolUseFailure and StopFailure left out (Claude Code 2.1.77;" in said
     assert "Failure" not in settings.read_text() and not local.exists()
-    missing = {**env, "GITMEM_CLAUDE": str(tmp_path / "none"), "PATH": "/usr/bin:/bin"}
+    only_git = tmp_path / "bin"  # a PATH with git and no `claude`
+    only_git.mkdir()
+    (only_git / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
+    missing = {**env, "GITMEM_CLAUDE": "", "PATH": str(only_git)}
     assert "no `claude` on PATH" in runner.invoke(cli, ["install", "claude"], env=missing).output
     doctor = runner.invoke(cli, ["doctor", "--no-model"], env={**env, "GITMEM_CLAUDE": new})
     assert "`gitmem install claude --scope project` adds them" in doctor.output
