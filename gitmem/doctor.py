@@ -75,29 +75,41 @@ def _folder_trust(agent: str, root: Path, home: Path, scopes: tuple[str, ...]) -
     return Check(name, False, verdict.why + policy.how)
 
 
-def _failure_events(root: Path, home: Path, scopes: dict[str, list[str]]) -> str:
-    """Where Claude Code's PostToolUseFailure and StopFailure hooks
-    (install.CLAUDE_FAILURES) are missing beside gitmem's others (``scopes``) and the
-    Claude Code here reads them: how to add them. (Installed for one that cannot read
-    them: install.failure_events_unread.)"""
-    installed = install.installed_scopes(root, home)
+def _failure_events(
+    root: Path, home: Path, installed: dict[str, list[str]], scopes: dict[str, list[str]]
+) -> tuple[str, str | None]:
+    """What to say of Claude Code's PostToolUseFailure and StopFailure hooks
+    (install.CLAUDE_FAILURES), given the events of gitmem's Claude Code hooks in each
+    scope (``installed``) and the scopes with its others (``scopes``): (a note to add, or
+    "", and what is wrong, or None). Installed for a Claude Code older than the release
+    that reads them: it skips the file; missing where it reads them: how to add them.
+    Asks the Claude Code its version once at most."""
     if any(set(e) & set(install.FAILURE_EVENTS) for e in installed.values()):
-        return ""
+        unread = install.failure_events_unread(root, home, installed)
+        return (f"; but {unread}", unread) if unread else ("", None)
+    if not scopes:
+        return "", None
     version = install.claude_code_version()
     if version is None or version < install.FAILURE_EVENTS_SINCE:
-        return ""
-    scope = next(iter(scopes))
+        return "", None
     return (
         f" (without PostToolUseFailure and StopFailure, which Claude Code "
         f"{'.'.join(map(str, version))} reads: the files a failing shell command wrote are "
-        f"not counted; `gitmem install claude --scope {scope}` adds them)"
-    )
+        f"not counted; `gitmem install claude --scope {next(iter(scopes))}` adds them)"
+    ), None
 
 
-def _installed(root: Path, home: Path, agent: install.Agent) -> tuple[dict[str, list[str]], str]:
-    """The scopes whose files hold ``agent``'s gitmem hooks (scope -> events), and a line
-    saying so."""
-    scopes = install.installed_scopes(root, home, agent)
+def _installed(
+    root: Path,
+    home: Path,
+    agent: install.Agent,
+    scopes: dict[str, list[str]] | None = None,
+) -> tuple[dict[str, list[str]], str]:
+    """The scopes whose files hold ``agent``'s gitmem hooks (scope -> events; read unless
+    given), and a line saying so. A Claude Code scope holding only its failure events
+    (install.CLAUDE_FAILURES) is named with them, and left out of the scopes returned."""
+    if scopes is None:
+        scopes = install.installed_scopes(root, home, agent)
     beside: list[str] = []  # Claude Code's failure events, in a file of their own
     if agent is install.CLAUDE:
         beside = [s for s, e in scopes.items() if set(e) <= set(install.FAILURE_EVENTS)]
@@ -105,8 +117,6 @@ def _installed(root: Path, home: Path, agent: install.Agent) -> tuple[dict[str, 
         f"{s}: " + (", ".join(e) if s in beside else f"{len(e)} events") for s, e in scopes.items()
     )
     scopes = {s: e for s, e in scopes.items() if s not in beside}
-    if agent is install.CLAUDE and scopes:
-        where += _failure_events(root, home, scopes)
     for scope, events in scopes.items():
         missing = [e for e in agent.events if e not in events]
         if missing and not events[0].startswith("("):  # an earlier gitmem installed fewer
@@ -409,10 +419,10 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     )
     checks.append(Check("instructions", True, _stale_summary(repo)))
     home = Path(os.path.expanduser("~"))
-    scopes, where = _installed(repo.root, home, install.CLAUDE)
-    unread = install.failure_events_unread(repo.root, home)
-    if unread:
-        where += f"; but {unread}"
+    installed = install.installed_scopes(repo.root, home)
+    scopes, where = _installed(repo.root, home, install.CLAUDE, installed)
+    failures_note, unread = _failure_events(repo.root, home, installed, scopes)
+    where += failures_note
     plugin = (repo.root / ".claude-plugin" / "plugin.json").is_file()
     installed_plugins = claudesettings.enabled(repo.root, home)
     if installed_plugins:

@@ -663,25 +663,27 @@ def keep_out_of_git(root: Path, path: Path) -> bool:
     return True
 
 
-def uninstall_failure_events(root: Path, home: Path, scope: str) -> int:
+def uninstall_failure_events(root: Path, home: Path, scope: str) -> tuple[Path, int]:
     """Take out what ``install_failure_events`` added beside an install of ``scope``: for
-    the project's, from the local file, unless gitmem's hooks are installed there too."""
+    the project's, from the local file, unless gitmem's hooks are installed there too.
+    Returns that file and how many hooks were removed from it."""
     mine = CLAUDE_FAILURES_SCOPE[scope]
-    if mine == scope:
-        return 0  # the scope's own file: `uninstall` took them out with the rest
     path = CLAUDE_FAILURES.path(mine, root, home)
+    if mine == scope:
+        return path, 0  # the scope's own file: `uninstall` took them out with the rest
     if set(installed_scopes(root, home).get(mine, [])) - set(FAILURE_EVENTS):
-        return 0
-    return uninstall(path, CLAUDE, only=CLAUDE_FAILURES)
+        return path, 0
+    return path, uninstall(path, CLAUDE, only=CLAUDE_FAILURES)
 
 
-def failure_events_unread(root: Path, home: Path) -> str | None:
-    """Where gitmem's PostToolUseFailure or StopFailure hooks are installed but the Claude
-    Code here is older than the release that reads them (it skips the whole file): what
-    to do. None where that is not so, or no Claude Code says its version."""
+def failure_events_unread(root: Path, home: Path, installed: dict[str, list[str]]) -> str | None:
+    """Where gitmem's PostToolUseFailure or StopFailure hooks are installed (``installed``:
+    installed_scopes) but the Claude Code here is older than the release that reads them
+    (it skips the whole file): what to do. None where that is not so, or no Claude Code
+    says its version."""
     where = [
         str(CLAUDE.path(scope, root, home))
-        for scope, events in installed_scopes(root, home).items()
+        for scope, events in installed.items()
         if set(events) & set(FAILURE_EVENTS)
     ]
     if not where:

@@ -88,7 +88,8 @@ def turn(session: state.Session) -> Turn:
     edited: set[str] = set()
     starts: list[float] = []
     previous, root = 0.0, ""
-    for item in state.since_noted(session):
+    text = session.text()  # read once: the turn's lines, and the deletions seen before it
+    for item in state.since_noted(text):
         kind, when = item.get("k"), item.get("t")
         if kind == "edited":
             edited.update(str(p) for p in item.get("paths") or [])
@@ -102,12 +103,12 @@ def turn(session: state.Session) -> Turn:
             spans.append((starts.pop() if starts else previous or when, when))
             root = str(item.get("root") or root)
         previous = when
-    return Turn(spans, edited, root, _gone(session) if spans else frozenset())
+    return Turn(spans, edited, root, _gone(text) if spans else frozenset())
 
 
-def _gone(session: state.Session) -> frozenset[str]:
-    """Every deletion an earlier turn's end of the session saw."""
-    items = state.items(session.text().splitlines(), frozenset((GONE,)))
+def _gone(text: str) -> frozenset[str]:
+    """Every deletion an earlier turn's end of the session (its file's ``text``) saw."""
+    items = state.items(text.splitlines(), frozenset((GONE,)))
     return frozenset(str(p) for item in items for p in item.get("paths") or [])
 
 

@@ -336,10 +336,10 @@ def unrecorded_edits(shared_dir: str | os.PathLike[str], session_id: str, root: 
     return sorted(since)
 
 
-def since_noted(session: Session) -> list[dict[str, Any]]:
-    """Every entry of the session after its edits were last noted or its end (the turn
-    in progress), in order."""
-    data = session.text().encode()
+def since_noted(text: str) -> list[dict[str, Any]]:
+    """Every entry of a session file's ``text`` after its edits were last noted or its
+    end (the turn in progress), in order."""
+    data = text.encode()
     mark = _recorded_up_to(data)
     out: list[dict[str, Any]] = []
     for line in data[mark:].decode().splitlines():

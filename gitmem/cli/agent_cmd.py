@@ -325,9 +325,8 @@ def uninstall(agent: str, scope: str, with_mcp: bool) -> None:
         else f"no gitmem hooks in {escape(str(path))}"
     )
     if which is core.CLAUDE:  # PostToolUseFailure and StopFailure, kept beside the project's
-        beside = core.uninstall_failure_events(repo.root, _home(), scope)
+        local, beside = core.uninstall_failure_events(repo.root, _home(), scope)
         if beside:
-            local = core.CLAUDE.path(core.CLAUDE_FAILURES_SCOPE[scope], repo.root, _home())
             out.print(f"removed {beside} gitmem hooks from {escape(str(local))}")
     if with_mcp and which.name in core.MCP_FILES and core.uninstall_mcp(repo.root, which):
         out.print(f"removed `gitmem mcp` from {core.MCP_FILES[which.name]}")
