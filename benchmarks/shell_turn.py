@@ -7,7 +7,10 @@ one lists the work tree's changes (`git status`) to count the files the commands
 `gitmem-hook claude` process for each of: pre-tool and post-tool of a Bash call that names
 no file (`make test`) in a captured session, and the stop of a turn that ran one (a new
 session each run: its prompt and the call's two hooks run first, untimed), next to
-`python -c pass`. With `--baseline OTHER/bin/gitmem-hook` (another install, e.g. the
+`python -c pass`. Since session 38 also the prompt of that captured session (each run a
+new prompt), with a file the demo's critical money rule governs changed: the prompt hook
+then starts the background job that keeps that file as the turn found it (the job is
+awaited, untimed, after each run). With `--baseline OTHER/bin/gitmem-hook` (another install, e.g. the
 previous release in its own virtual environment) both take turns run after run, each in
 its own copy of the demo (made by its own `gitmem demo`).
 
@@ -59,6 +62,17 @@ def _stop_after_a_command(
     return make
 
 
+def _prompt(sid: str, root: Path, counter: itertools.count[int]) -> Callable[[], str]:
+    """A new prompt of the captured session ``sid`` each run (the same payload twice would
+    be a delivery the hooks already answered)."""
+
+    def make() -> str:
+        text = f"refund a charge in paydash/billing ({next(counter)})"
+        return json.dumps({"session_id": sid, "cwd": str(root), "prompt": text})
+
+    return make
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=21)
@@ -76,12 +90,16 @@ def main() -> int:
             subprocess.run([gitmem, "demo", str(demo)], capture_output=True, check=True)
             sid = f"calls-{label}"  # a captured session for the pre- and post-tool calls
             _hook(hook, "prompt", demo, {"session_id": sid, "cwd": str(demo), "prompt": "go"})
-        for event in ("pre-tool", "post-tool", "stop"):
+            charge = demo / "paydash" / "billing" / "charge.py"  # the user's, not committed
+            charge.write_text(charge.read_text() + "\n# the user's note\n")
+        for event in ("prompt", "pre-tool", "post-tool", "stop"):
             cmds: dict[str, tuple[list[str], Callable[[], str]]] = {}
             for label, hook in installs.items():
                 demo = demos[label]
                 if event == "stop":
                     stdin = _stop_after_a_command(hook, demo, counter)
+                elif event == "prompt":
+                    stdin = _prompt(f"calls-{label}", demo, counter)
                 else:
                     call = json.dumps(_bash(f"calls-{label}", demo))
                     stdin = lambda call=call: call  # noqa: E731

@@ -80,7 +80,7 @@ def note(repo: Repo, *, idle_s: float = IDLE_S, now: float | None = None) -> lis
     noted: list[str] = []
     for sid in quiet_sessions(repo, since, horizon):
         # what the commands it ran before it was killed wrote, as at a turn's end
-        wrote = shelleffects.note_written(repo.shared_state_dir, sid, str(repo.root))
+        wrote = shelleffects.note_written(repo.shared_state_dir, sid, str(repo.root)).paths
         with state.open_session(repo.shared_state_dir, sid) as session:
             edited = state.unnoted_edits(session)
             if not edited:

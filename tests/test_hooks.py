@@ -598,6 +598,86 @@ def test_a_critical_rule_a_turns_commands_broke_sends_the_agent_back(project: Pa
     assert turn("echo 'cents = 5' >> billing/old.py") == ""
 
 
+def test_a_line_the_user_had_not_committed_is_not_the_commands(project: Path) -> None:
+    """The turn's check reads what a command added against the file as the turn found it
+    (kept in the background when the prompt came), not against the last commit: a
+    rule-breaking line the user wrote and did not commit, in a file a script then changes,
+    sends nobody back; a rule-breaking line of the script's own still does, and the reason
+    names that line, not the user's."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+    write(project, "billing/charge.py", "x = 1\ndebug = float(x)  # the user's, not committed\n")
+    base = {"session_id": "b1", "cwd": str(project)}
+    session_file = Path(state.session_file(discover(project).shared_state_dir, "b1"))
+
+    def turn(n: int, script: str) -> str:
+        assert hook("prompt", {**base, "prompt": f"format billing ({n})"}, project)[0] == 0
+        deadline = time.time() + 60  # the prompt hook does not wait for the job it starts
+        while session_file.read_text().count('"k":"base"') < n:
+            assert time.time() < deadline, session_file.read_text()
+            time.sleep(0.05)
+        call = {**base, "tool_name": "Bash", "tool_input": {"command": "./fmt.sh"}}
+        call["tool_use_id"] = f"toolu_{n}"
+        assert hook("pre-tool", call, project)[0] == 0
+        subprocess.run(script, shell=True, cwd=project, check=True)
+        assert hook("post-tool", call, project)[0] == 0
+        said = {"last_assistant_message": f"Formatted ({n})."}  # each turn's own, as sent
+        code, out, err = hook("stop", {**base, **said, "stop_hook_active": False}, project)
+        assert (code, err) == (0, "")
+        return out
+
+    assert turn(1, "printf 'y = 2\\n' >> billing/charge.py") == ""
+    answer = json.loads(turn(2, "printf 'z = float(y)\\n' >> billing/charge.py"))
+    assert answer["decision"] == "block"
+    assert "z = float(y)" in answer["reason"] and "debug" not in answer["reason"]
+    assert not (discover(project).shared_state_dir / "hook-errors.log").exists()
+
+
+def test_the_base_a_turn_reads(project: Path) -> None:
+    """A base is kept only for a turn still going (not once a turn's end came after its
+    prompt), holds a deleted file as None and leaves out a file too large; the turn reads
+    the latest base taken before its first command started, none taken after, and none
+    of an earlier turn."""
+    from gitmem.agent import shelleffects
+    from gitmem.location import location_of
+
+    loc = location_of(discover(project))
+    shared = str(loc.shared_state_dir)
+    write(project, "billing/charge.py", "x = 2\n")
+    write(project, "billing/big.py", "#" * (shelleffects.MAX_BASE_BYTES + 1))
+    (project / "api/routes.py").unlink()
+    paths = ["billing/charge.py", "billing/big.py", "api/routes.py"]
+    assert shelleffects.note_base(loc, "k", time.time(), paths) == 2
+    with state.open_session(shared, "k") as session:
+        (item,) = state.items(session.text().splitlines(), frozenset(("base",)))
+        session.append("stop")
+    blob = git(project, "hash-object", "billing/charge.py").strip()
+    assert item["files"] == {"billing/charge.py": blob, "api/routes.py": None}
+    assert shelleffects.note_base(loc, "k", time.time() - 60, paths) == 0  # that turn ended
+
+    def base(lines: list[tuple[str, float, dict[str, object]]]) -> object:
+        with state.open_session(shared, f"s{len(lines)}") as session:
+            for kind, when, data in lines:
+                session.append(kind, t=when, **data)
+            return shelleffects.turn(session).base
+
+    first = {"files": {"a.py": "1" * 40}}
+    later = {"files": {"a.py": "2" * 40}}
+    start, end = ("shell", 10.0, {"end": False}), ("shell", 12.0, {"end": True})
+    assert base([("base", 5.0, first), ("base", 9.0, later), start, end]) == later["files"]
+    assert base([("base", 5.0, first), ("base", 11.0, later), start, end]) == first["files"]
+    assert base([("base", 11.0, later), start, end]) is None  # a command may have written
+    assert base([("base", 5.0, first), ("stop", 6.0, {}), start, end]) is None
+    # an end with no start runs from the line before: a base is not a moment of the turn
+    unmarked = shelleffects.Turn
+    with state.open_session(shared, "v") as session:
+        session.append("got", t=40.0)
+        session.append("base", t=41.0, **later)
+        session.append("shell", t=42.0, end=True)
+        done: unmarked = shelleffects.turn(session)
+    assert done.spans == [(40.0, 42.0)] and done.base is None
+
+
 def test_a_failed_command_and_a_turn_an_api_error_ended(project: Path) -> None:
     """Claude Code sends PostToolUseFailure, not PostToolUse, after a command that exits
     non-zero or that the user interrupted, and StopFailure, not Stop, when an API error
@@ -680,7 +760,10 @@ def test_failure_events_only_where_read(project: Path, tmp_path: Path) -> None:
     machine's own file, not the committed one; doctor says when the Claude Code here cannot
     read them, or could and lacks them; uninstall takes them out."""
     runner = CliRunner()
-    settings, local = project / ".claude" / "settings.json", project / ".claude" / "settings.local.json"
+    settings, local = (
+        project / ".claude" / "settings.json",
+        project / ".claude" / "settings.local.json",
+    )
     old, new = fake_claude(tmp_path, "2.1.77"), fake_claude(tmp_path, "2.1.78")
     env = {"GITMEM_CLAUDE": old, "HOME": str(tmp_path / "home")}
     said = runner.invoke(cli, ["install", "claude"], env=env).output
@@ -713,7 +796,9 @@ def test_failure_events_only_where_read(project: Path, tmp_path: Path) -> None:
     (line,) = [n for n in doctor.output.splitlines() if "claude hooks" in n]
     assert line.startswith("!!") and "Claude Code 2.1.77 skips" in doctor.output
 
-    local.write_text(json.dumps({"permissions": {"allow": ["Bash(make:*)"]}, **json.loads(local.read_text())}))
+    local.write_text(
+        json.dumps({"permissions": {"allow": ["Bash(make:*)"]}, **json.loads(local.read_text())})
+    )
     said = runner.invoke(cli, ["uninstall", "claude"], env=env).output
     assert f"removed 2 gitmem hooks from {local}" in " ".join(said.split())
     assert json.loads(local.read_text()) == {"permissions": {"allow": ["Bash(make:*)"]}}

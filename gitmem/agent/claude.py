@@ -433,10 +433,12 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     # only where the session's prompts are captured (capture on, the session not forgotten)
     captured = os.path.exists(capture.wal_path(loc, sid or "unknown"))
     by_commands: list[str] = []
+    base: dict[str, str | None] | None = None  # the ruled files as the turn found them
     if captured:  # what the turn's shell commands wrote that their words do not name
         from gitmem.agent import shelleffects
 
-        by_commands = shelleffects.note_written(loc.shared_state_dir, sid, loc.root)
+        wrote = shelleffects.note_written(loc.shared_state_dir, sid, loc.root)
+        by_commands, base = wrote.paths, wrote.base
     with state.open_session(loc.shared_state_dir, sid) as session:
         edited = state.unnoted_edits(session) if captured else []
         session.append("stop")
@@ -454,7 +456,7 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     again = payload.get("stop_hook_active")  # the agent went on because a stop hook said so
     failed = payload.get("hook_event_name") == "StopFailure"  # its answer is not read
     if by_commands and payload.get(AGENT_KEY) in STOP_BLOCKS and not again and not failed:
-        return commands_broke_a_rule(loc, by_commands)
+        return commands_broke_a_rule(loc, by_commands, base)
     return None
 
 
@@ -466,12 +468,17 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
 STOP_BLOCKS = ("claude", "codex", "gemini", "qwen")
 
 
-def commands_broke_a_rule(loc: Location, paths: list[str]) -> dict[str, Any] | None:
+def commands_broke_a_rule(
+    loc: Location, paths: list[str], base: dict[str, str | None] | None = None
+) -> dict[str, Any] | None:
     """The turn's commands wrote ``paths`` (files their words do not name: a generator's,
     a script's): where what they added breaks a critical decision's rule, the answer that
     sends the agent back to fix it, once a turn (not when the agent already went on
-    because a stop hook said so: ``stop_hook_active``). What they added: the lines a
-    tracked file gained since the last commit, or a new file's whole text."""
+    because a stop hook said so: ``stop_hook_active``). What they added: the lines a file
+    gained since the turn began, for a file ``base`` has (changed then: its text as the
+    turn found it, see gitmem.agent.shelleffects), else since the last commit (a tracked
+    file), or a new file's whole text. So a line the user had not committed when the turn
+    began is not the command's."""
     from gitmem.agent.prompt import open_table
 
     table = open_table(loc)
@@ -481,7 +488,7 @@ def commands_broke_a_rule(loc: Location, paths: list[str]) -> dict[str, Any] | N
         ruled = [p for p in paths if any(m.entry.rules for m in governing(table, [p], loc.root))]
         if not ruled:
             return None
-        deny, _ = check_rules(_added(loc, ruled), table, loc.root)
+        deny, _ = check_rules(_added(loc, ruled, base or {}), table, loc.root)
     finally:
         table.close()
     if deny is None:
@@ -494,19 +501,85 @@ def commands_broke_a_rule(loc: Location, paths: list[str]) -> dict[str, Any] | N
     }
 
 
-def _added(loc: Location, paths: list[str]) -> list[tuple[str, str]]:
-    """(path, the text it gained since the last commit) for each of ``paths``: a tracked
-    file's added lines, an untracked file's whole text (as `gitmem check` reads them)."""
+def take_base(loc: Location, session_id: str, since: float) -> int:
+    """The background job the prompt hook starts where a critical decision has rules:
+    the work tree's changed files such a rule governs, kept as the turn that began at
+    ``since`` found them (gitmem.agent.shelleffects.note_base). How many it kept."""
+    from gitmem.agent import shelleffects
+    from gitmem.agent.prompt import open_table
+
+    changes = shelleffects.status(loc.root)
+    table = open_table(loc) if changes else None
+    if table is None or not changes:
+        return 0
+    try:
+        ruled = [
+            path
+            for _, path in changes
+            if any(
+                m.entry.rules and m.entry.severity == "critical"
+                for m in governing(table, [path], loc.root)
+            )
+        ]
+    finally:
+        table.close()
+    return shelleffects.note_base(loc, session_id, since, ruled) if ruled else 0
+
+
+def _added(loc: Location, paths: list[str], base: dict[str, str | None]) -> list[tuple[str, str]]:
+    """(path, the text it gained) for each of ``paths``: against its text in ``base``
+    (the blob noted as the turn began; None: the file was not there), else since the last
+    commit: a tracked file's added lines, an untracked file's whole text (as `gitmem
+    check` reads them)."""
     from gitmem.check import added_lines, whole_files
     from gitmem.errors import GitmemError
 
-    repo = loc.repo()
+    out: dict[str, str] = {}
+    for path in paths:
+        if path in base:
+            gained = _gained_since(loc.root, path, base[path])
+            if gained is not None:
+                out[path] = gained
+    rest = [p for p in paths if p not in out]
+    if rest:
+        repo = loc.repo()
+        try:
+            lines = added_lines(repo, ["HEAD", "--", *rest])
+        except GitmemError:  # no commit yet
+            lines = {}
+        lines.update(whole_files(repo, [p for p in rest if p not in lines], cwd=loc.root))
+        out.update((p, "\n".join(text for _, text in lines[p])) for p in rest if p in lines)
+    return [(p, out[p]) for p in paths if p in out]
+
+
+def _gained_since(root: str, path: str, blob: str | None) -> str | None:
+    """The lines of ``path`` (in the work tree at ``root``) that its text in ``blob``
+    did not have, joined; all of them when ``blob`` is None (the file was not there).
+    None where either text cannot be read (the caller reads from the commit instead)."""
+    from gitmem import leangit
+
     try:
-        gained = added_lines(repo, ["HEAD", "--", *paths])
-    except GitmemError:  # no commit yet
-        gained = {}
-    gained.update(whole_files(repo, [p for p in paths if p not in gained], cwd=loc.root))
-    return [(p, "\n".join(text for _, text in gained[p])) for p in paths if p in gained]
+        with open(os.path.join(root, path), "rb") as fh:
+            after = fh.read().decode("utf-8", "replace").split("\n")
+    except OSError:
+        return None
+    if blob is None:
+        return "\n".join(after)
+    text = leangit.output(("cat-file", "blob", blob), root, timeout=10)
+    if text is None:  # pruned, or another object store
+        return None
+    import difflib
+
+    # read as the file is: leangit's text keeps undecodable bytes as surrogates
+    before = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace").split("\n")
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    gained = [
+        line
+        for tag, _, _, start, end in matcher.get_opcodes()
+        if tag in ("replace", "insert")
+        for line in after[start:end]
+    ]
+    return "\n".join(gained)
 
 
 def session_end(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:

@@ -11,6 +11,7 @@ the modules on this path import no ``json``, ``pathlib``, ``typing`` or ``datacl
 from __future__ import annotations
 
 import os
+import time
 
 from gitmem import budget, leanjson
 from gitmem.agent import state
@@ -88,6 +89,7 @@ def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     text = str(payload.get("prompt") or "")
     if not text.strip() or text.lstrip().startswith(NOT_THE_USER):
         return None
+    began = time.time()
     injected: list[str] = []
     table = None
     try:
@@ -98,11 +100,35 @@ def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
         return _and_elsewhere(loc, payload, _prompt_context(loc, payload, text, injected, table))
     finally:
         settings = capture_settings(table)
+        ruled = has_critical_rules(table)
         if table is not None:
             table.close()
         if not payload.get("parent_agent_id"):  # a subagent's task is the agent's words
             record = {"kind": "prompt", "prompt": text, "decisions_injected": injected}
-            capture(loc, payload, record, settings)
+            if capture(loc, payload, record, settings) and ruled:
+                take_base(loc, payload, began)
+
+
+def has_critical_rules(table: Table | None) -> bool:
+    """Whether a current critical decision has rules (the stop hook's check then reads
+    what a turn's commands added against the turn's base: ``take_base``)."""
+    if table is None:
+        return False
+    try:
+        return bool(table.where("severity = 'critical' AND rules != '[]'", limit=1))
+    except Exception:  # a table of an older layout: no base, the check reads from HEAD
+        return False
+
+
+def take_base(loc: Location, payload: dict[str, Any], began: float) -> None:
+    """Start the background job that keeps the changed files a critical rule governs as
+    the turn began (gitmem.agent.shelleffects: the stop hook reads what the turn's
+    commands added against them, so the user's uncommitted lines are not the commands').
+    The hook does not wait: git's status of a large tree can take a second."""
+    from gitmem.spawn import detach
+
+    sid = str(payload.get("session_id") or "unknown")
+    detach(["capture", "base", "--session", sid, "--since", repr(began)], loc.root)
 
 
 def named_paths(payload: dict[str, Any]) -> list[str]:
@@ -155,23 +181,23 @@ def _and_elsewhere(
 
 def capture(
     loc: Location, payload: dict[str, Any], record: dict[str, Any], settings: dict[str, Any]
-) -> None:
+) -> bool:
     """Record the prompt (redacted) in the write-ahead file; a closing record also starts
     a flush. Capture problems are logged for `gitmem doctor` and never cost the agent its
     context. Only in a repository that uses gitmem (it has ``.continuity/``): hooks
     installed for a user run in every repository they open, and one that never adopted
-    gitmem gets no refs of ours."""
+    gitmem gets no refs of ours. Whether the record was kept."""
     try:
         if not settings.get("enabled", True) or not captured_for_this_user():
-            return
+            return False
         if not os.path.isdir(os.path.join(loc.root, ".continuity")):
-            return
+            return False
         from gitmem import capture as wal
         from gitmem import redact
 
         sid = str(payload.get("session_id") or "unknown")
         if os.path.exists(wal.forgotten_marker(loc, sid)):
-            return  # the user told `gitmem sessions forget` to drop this session
+            return False  # the user told `gitmem sessions forget` to drop this session
         if "prompt" in record:
             clean, kinds = redact.redact(
                 str(record["prompt"]), settings.get("redact", []), settings.get("allow", [])
@@ -180,10 +206,12 @@ def capture(
         wal.append(loc, sid, {**wal.base_record(loc, payload), **record})
         if record.get("kind") == "close":
             wal.spawn_flush(loc, sid)  # prompts are flushed by `stop` after each turn
+        return True
     except Exception as exc:
         from gitmem.agent.runner import _log_error
 
         _log_error(loc.shared_state_dir, "capture", f"{type(exc).__name__}: {exc}")
+        return False
 
 
 # `capture:` in config.yaml is the team's setting; a developer who does not want their own

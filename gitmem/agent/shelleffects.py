@@ -23,6 +23,15 @@ the session had not already seen it gone at an earlier turn's end (each end note
 deletions it saw: a ``gone`` line). What that cannot tell apart: a file the user deleted
 before the session's first turn or during the turn, in a folder a command of the turn
 changed too.
+
+What a command added to a file breaks a critical decision's rule? The stop hook reads it
+against the file as the turn found it, not as the last commit has it, so a line the user
+had not committed is not the command's (gitmem.agent.claude.commands_broke_a_rule). The
+prompt hook starts a background job (``gitmem capture base``) that writes the changed
+files a critical rule governs to git's object store, as they were when the prompt came,
+and notes their ids (a ``base`` line). A base taken after the turn's first command
+started is not used (the command may have written already): the check then reads from
+the last commit, as it did before session 38.
 """
 
 from __future__ import annotations
@@ -38,6 +47,10 @@ if TYPE_CHECKING:
 
 SHELL = "shell"  # the state line of a shell call: its start (end false) or end (end true)
 GONE = "gone"  # the deletions a turn's end saw in the work tree (``paths``, ``root``)
+# The changed files a critical rule governs, as a turn found them (``files``: path -> the
+# id of a blob of its text then, or None where it was deleted; ``since``: the prompt's time)
+BASE = "base"
+MAX_BASE_BYTES = 1 << 20  # a larger file is not kept: the check reads it from the commit
 # How far before a command's start (and after its end) a file's time may lie and still be
 # its write: the kernel stamps files from a clock that may lag by a tick, the marks are
 # rounded to the millisecond, and some file systems keep whole seconds (two on FAT), which
@@ -59,7 +72,7 @@ def mark(loc: Location, session_id: str, end: bool) -> None:
 class Turn:
     """When the shell commands of the turn ran, and what its tool calls edited."""
 
-    __slots__ = ("edited", "gone", "root", "spans")
+    __slots__ = ("base", "edited", "gone", "root", "spans")
 
     def __init__(
         self,
@@ -67,11 +80,25 @@ class Turn:
         edited: set[str],
         root: str,
         gone: frozenset[str] = frozenset(),
+        base: dict[str, str | None] | None = None,
     ) -> None:
         self.spans = spans
         self.edited = edited
         self.root = root  # the work tree the latest command ran in ("": not said)
         self.gone = gone  # deletions an earlier turn's end of the session saw (any tree)
+        # the changed files a critical rule governs as the turn found them, taken before
+        # its first command started (None: no such note)
+        self.base = base
+
+
+class Written:
+    """What a turn's shell commands wrote (``paths``) and the turn's ``base``."""
+
+    __slots__ = ("base", "paths")
+
+    def __init__(self, paths: list[str], base: dict[str, str | None] | None) -> None:
+        self.paths = paths
+        self.base = base
 
 
 def turn(session: state.Session) -> Turn:
@@ -87,6 +114,7 @@ def turn(session: state.Session) -> Turn:
     spans: list[tuple[float, float]] = []
     edited: set[str] = set()
     starts: list[float] = []
+    bases: list[tuple[float, dict[str, str | None]]] = []
     previous, root = 0.0, ""
     text = session.text()  # read once: the turn's lines, and the deletions seen before it
     for item in state.since_noted(text):
@@ -94,8 +122,15 @@ def turn(session: state.Session) -> Turn:
         if kind == "edited":
             edited.update(str(p) for p in item.get("paths") or [])
         elif kind == "stop":  # an earlier turn's end looked at its commands
-            spans, starts = [], []
+            spans, starts, bases = [], [], []
         if not isinstance(when, (int, float)):
+            continue
+        if kind == BASE:  # not a moment of the turn's calls: `previous` stays
+            files = item.get("files")
+            if isinstance(files, dict):
+                bases.append(
+                    (when, {str(p): b if isinstance(b, str) else None for p, b in files.items()})
+                )
             continue
         if kind == SHELL and not item.get("end"):
             starts.append(when)
@@ -103,7 +138,11 @@ def turn(session: state.Session) -> Turn:
             spans.append((starts.pop() if starts else previous or when, when))
             root = str(item.get("root") or root)
         previous = when
-    return Turn(spans, edited, root, _gone(text) if spans else frozenset())
+    if not spans:
+        return Turn(spans, edited, root)
+    first = min(start for start, _ in spans)
+    taken = [files for when, files in bases if when <= first]  # before any command ran
+    return Turn(spans, edited, root, _gone(text), taken[-1] if taken else None)
 
 
 def _gone(text: str) -> frozenset[str]:
@@ -112,12 +151,12 @@ def _gone(text: str) -> frozenset[str]:
     return frozenset(str(p) for item in items for p in item.get("paths") or [])
 
 
-def note_written(shared_dir: str | os.PathLike[str], session_id: str, root: str) -> list[str]:
+def note_written(shared_dir: str | os.PathLike[str], session_id: str, root: str) -> Written:
     """What the session's turn in progress wrote through its shell commands
-    (``written``), recorded as the session's edits; returns those paths. The work tree
-    is the one the commands ran in, else ``root``; git runs outside the session's lock.
-    The turn's end (the stop hook) and the capture flusher, for a turn that never ended
-    (gitmem.unfinished), call this before they note the edits."""
+    (``written``), recorded as the session's edits; returns those paths and the turn's
+    base. The work tree is the one the commands ran in, else ``root``; git runs outside
+    the session's lock. The turn's end (the stop hook) and the capture flusher, for a turn
+    that never ended (gitmem.unfinished), call this before they note the edits."""
     with state.open_session(shared_dir, session_id) as session:
         done = turn(session)
     where = done.root or root
@@ -130,7 +169,7 @@ def note_written(shared_dir: str | os.PathLike[str], session_id: str, root: str)
                 session.append("edited", paths=wrote, tool=SHELL, root=where)
             if seen:
                 session.append(GONE, paths=seen, root=where)
-    return wrote
+    return Written(wrote, done.base)
 
 
 def written(root: str, turn: Turn, gone: list[str] | None = None) -> list[str]:
@@ -141,14 +180,11 @@ def written(root: str, turn: Turn, gone: list[str] | None = None) -> list[str]:
     spans = turn.spans
     if not spans:
         return []
-    out = leangit.output(_STATUS, root, timeout=10)
-    if out is None:
+    changes = status(root)
+    if changes is None:
         return []
     found: list[str] = []
-    for entry in out.split("\0"):
-        code, path = entry[:2], entry[3:]
-        if not path:
-            continue
+    for code, path in changes:
         deleted = "D" in code
         if deleted and gone is not None:
             gone.append(path)
@@ -161,6 +197,50 @@ def written(root: str, turn: Turn, gone: list[str] | None = None) -> list[str]:
         if any(start - slack <= mtime <= end + slack for start, end in spans):
             found.append(path)
     return sorted(found)[:MAX_FILES]
+
+
+def status(root: str) -> list[tuple[str, str]] | None:
+    """(git's two-letter status, path) of each changed, new and deleted file of the work
+    tree at ``root``, files git ignores left out; None where git cannot say."""
+    out = leangit.output(_STATUS, root, timeout=10)
+    if out is None:
+        return None
+    return [(entry[:2], entry[3:]) for entry in out.split("\0") if entry[3:]]
+
+
+def note_base(loc: Location, session_id: str, since: float, paths: list[str]) -> int:
+    """Keep ``paths`` (changed files of the work tree at ``loc``) as the turn whose prompt
+    came at ``since`` found them: each file's text written to git's object store as it is
+    on disk (no filters: a checkout's line endings stay), its id noted in a ``base`` line
+    of the session's state, None for a file not there. Nothing when a turn's end came
+    after ``since`` (the turn is over: a base noted now would be the next turn's, taken
+    late). How many files it noted."""
+    files: dict[str, str | None] = {}
+    kept: list[str] = []
+    for path in paths[:MAX_FILES]:
+        full = os.path.join(loc.root, path)
+        try:
+            if os.path.getsize(full) > MAX_BASE_BYTES or not os.path.isfile(full):
+                continue
+        except OSError:  # not there: deleted
+            files[path] = None
+            continue
+        kept.append(path)
+    if kept:
+        args = ("hash-object", "-w", "--no-filters", "--", *kept)
+        out = leangit.output(args, loc.root, timeout=30)
+        ids = out.split() if out is not None else []
+        if len(ids) != len(kept):
+            return 0
+        files.update(zip(kept, ids, strict=True))
+    if not files:
+        return 0
+    with state.open_session(loc.shared_state_dir, session_id) as session:
+        stops = state.items(session.text().splitlines(), frozenset(("stop",)))
+        if any(isinstance(s.get("t"), (int, float)) and s["t"] >= since for s in stops):
+            return 0
+        session.append(BASE, since=since, files=files, root=loc.root)
+    return len(files)
 
 
 def _time(path: str) -> float | None:
