@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -70,8 +71,14 @@ class Request:
 class FakeModel:
     """``with FakeModel(steps) as model:`` serves on ``model.url`` until the block ends."""
 
-    def __init__(self, steps: list[Step], threads: dict[str, list[Step]] | None = None) -> None:
+    def __init__(
+        self,
+        steps: list[Step],
+        threads: dict[str, list[Step]] | None = None,
+        think_s: float = 0.0,
+    ) -> None:
         self.steps = list(steps)
+        self.think_s = think_s  # how long the model takes to answer with a step, as real ones do
         self.threads = {marker: list(script) for marker, script in (threads or {}).items()}
         self.requests: list[Request] = []
         self._lock = threading.Lock()
@@ -90,7 +97,14 @@ class FakeModel:
         self._server.server_close()
 
     def record(self, path: str, body: dict[str, Any]) -> Step | None:
-        """Keep the request; the step it takes, if it offers tools and steps are left."""
+        """Keep the request; the step it takes, if it offers tools and steps are left
+        (after ``think_s`` seconds)."""
+        step = self._record(path, body)
+        if step is not None and self.think_s:
+            time.sleep(self.think_s)
+        return step
+
+    def _record(self, path: str, body: dict[str, Any]) -> Step | None:
         request = Request(path, body)
         with self._lock:
             self.requests.append(request)

@@ -370,6 +370,29 @@ def test_a_script_that_breaks_a_critical_rule_sends_the_agent_back(
     assert len(model.conversation) - model.conversation.index(told[0]) == 1
 
 
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "qwen"])
+def test_a_line_the_user_had_not_committed_is_not_the_scripts(
+    agent: str, project: Path, agent_home: Path
+) -> None:
+    """billing/charge.py holds the user's `float(` line, not committed; the script the
+    agent runs appends a compliant line to it: nobody is sent back. Before session 38 the
+    turn's end read the file from the last commit and sent the agent to "fix" the user's
+    line. The model takes a second to answer, as a real one does: meanwhile the prompt
+    hook's background job keeps the file as the turn found it."""
+    charge = project / "billing" / "charge.py"
+    charge.write_text(charge.read_text() + "debug = float(x)  # mine, not committed\n")
+    (project / "scripts").mkdir()
+    (project / "scripts" / "fmt.sh").write_text("echo 'cents = 5' >> billing/charge.py\n")
+    with FakeModel([shell_step(agent, "sh scripts/fmt.sh")], think_s=2.0) as model:
+        command, env = launch(agent, project, agent_home, model)
+        run_agent(command("Tidy the billing code"), project, env)
+    assert model.steps_taken == 1
+    assert_no_hook_errors(project)
+    assert charge.read_text().endswith("debug = float(x)  # mine, not committed\ncents = 5\n")
+    told = [r for r in model.conversation if "breaks a critical project decision" in r.text()]
+    assert not told, told[0].text()[-500:]
+
+
 @pytest.mark.parametrize("agent", AGENTS)
 def test_installed_for_the_project_and_the_user(
     agent: str, project: Path, agent_home: Path
