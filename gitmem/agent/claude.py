@@ -501,6 +501,25 @@ def commands_broke_a_rule(
     }
 
 
+def base_job(session_id: str, since: str) -> int:
+    """``take_base`` for the session's turn whose prompt came at ``since`` (Unix time), in
+        the repository of the current folder: run detached by the prompt hook
+    (gitmem.agent.prompt.start_base, through gitmem.entry). Prints
+        nothing, exits 0; a failure is logged for `gitmem doctor` (the turn's check then reads
+        from the last commit)."""
+    from gitmem.location import locate
+
+    loc = None
+    try:
+        loc = locate()
+        take_base(loc, session_id, float(since))
+    except Exception as exc:
+        from gitmem.agent.runner import _log_error
+
+        _log_error(loc.shared_state_dir if loc else None, "turn base", f"{exc!r}")
+    return 0
+
+
 def take_base(loc: Location, session_id: str, since: float) -> int:
     """The background job the prompt hook starts where a critical decision has rules:
     the work tree's changed files such a rule governs, kept as the turn that began at

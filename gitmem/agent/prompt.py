@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from gitmem.retrieve import Hit
 
 BUDGET_PROMPT = 800
+BASE_JOB = "_turn-base"  # `python -m gitmem _turn-base SESSION SINCE`: see start_base
 PROMPT_MAX_HITS = 5
 
 
@@ -106,12 +107,12 @@ def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
         if not payload.get("parent_agent_id"):  # a subagent's task is the agent's words
             record = {"kind": "prompt", "prompt": text, "decisions_injected": injected}
             if capture(loc, payload, record, settings) and ruled:
-                take_base(loc, payload, began)
+                start_base(loc, payload, began)
 
 
 def has_critical_rules(table: Table | None) -> bool:
     """Whether a current critical decision has rules (the stop hook's check then reads
-    what a turn's commands added against the turn's base: ``take_base``)."""
+    what a turn's commands added against the turn's base: ``start_base``)."""
     if table is None:
         return False
     try:
@@ -120,15 +121,14 @@ def has_critical_rules(table: Table | None) -> bool:
         return False
 
 
-def take_base(loc: Location, payload: dict[str, Any], began: float) -> None:
+def start_base(loc: Location, payload: dict[str, Any], began: float) -> None:
     """Start the background job that keeps the changed files a critical rule governs as
     the turn began (gitmem.agent.shelleffects: the stop hook reads what the turn's
     commands added against them, so the user's uncommitted lines are not the commands').
     The hook does not wait: git's status of a large tree can take a second."""
     from gitmem.spawn import detach
 
-    sid = str(payload.get("session_id") or "unknown")
-    detach(["capture", "base", "--session", sid, "--since", repr(began)], loc.root)
+    detach([BASE_JOB, str(payload.get("session_id") or "unknown"), repr(began)], loc.root)
 
 
 def named_paths(payload: dict[str, Any]) -> list[str]:

@@ -27,7 +27,7 @@ changed too.
 What a command added to a file breaks a critical decision's rule? The stop hook reads it
 against the file as the turn found it, not as the last commit has it, so a line the user
 had not committed is not the command's (gitmem.agent.claude.commands_broke_a_rule). The
-prompt hook starts a background job (``gitmem capture base``) that writes the changed
+prompt hook starts a background job (``gitmem _turn-base``) that writes the changed
 files a critical rule governs to git's object store, as they were when the prompt came,
 and notes their ids (a ``base`` line). A base taken after the turn's first command
 started is not used (the command may have written already): the check then reads from

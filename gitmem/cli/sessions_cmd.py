@@ -255,28 +255,3 @@ def flush(session_id: str | None) -> None:
         raise
     click.echo(f"committed {counted(total, 'record')}")
     tidy(repo.shared_state_dir)  # the files of sessions long over (see gitmem.tidy)
-
-
-@capture.command()
-@click.option("--session", "session_id", required=True, help="The session whose turn began.")
-@click.option("--since", type=float, required=True, help="When its prompt came (Unix time).")
-def base(session_id: str, since: float) -> None:
-    """Keep the changed files a critical rule governs as the turn found them.
-
-    The prompt hook runs this in the background (see gitmem.agent.shelleffects); it
-    prints nothing and never fails: without it, the turn's check reads from the last
-    commit, as it did before.
-    """
-    try:
-        from gitmem.agent.claude import take_base
-        from gitmem.location import location_of
-
-        take_base(location_of(current_repo()), session_id, since)
-    except Exception as exc:
-        from gitmem.agent.runner import ERROR_LOG, append_log
-
-        try:
-            where = current_repo().shared_state_dir
-        except Exception:  # not in a repository any more: nobody to tell
-            return
-        append_log(where, ERROR_LOG, f"turn base: {type(exc).__name__}: {exc}")
