@@ -835,6 +835,27 @@ def test_when_a_turns_commands_ran(repo: Path) -> None:
         assert shelleffects.turn(session).spans == [(40.0, 41.0)]
 
 
+def test_a_command_that_went_on_in_the_background(repo: Path) -> None:
+    """A call that returned while its command runs on (Claude Code's ``backgroundTaskId``)
+    runs to the turn's end: the stop hook's time, else (a turn that never ended, read by
+    the flusher) the turn's last line; not into the next turn."""
+    from gitmem.agent import shelleffects
+
+    shared = str(discover(repo).shared_state_dir)
+    with state.open_session(shared, "bg") as session:
+        session.append("shell", t=10.0, end=False)
+        session.append("shell", t=10.2, end=True, bg=True)  # the call returned
+        session.append("shell", t=11.0, end=False)
+        session.append("shell", t=12.0, end=True)
+        session.append("read", t=14.0, paths=["a.py"])
+        assert shelleffects.turn(session, until=20.0).spans == [(11.0, 12.0), (10.0, 20.0)]
+        assert shelleffects.turn(session).spans == [(11.0, 12.0), (10.0, 14.0)]
+        session.append("stop", t=20.0)
+        session.append("shell", t=30.0, end=False)
+        session.append("shell", t=31.0, end=True)
+        assert shelleffects.turn(session, until=40.0).spans == [(30.0, 31.0)]
+
+
 def test_a_shell_command_that_moves_governed_code_away_is_named(project: Path) -> None:
     """`git mv billing payments` leaves the money decision governing nothing; before, no
     hook said so (a bare folder name was not even a path to them), and only a commit

@@ -326,6 +326,31 @@ def test_a_file_a_script_the_agent_runs_writes(
     assert session["files_edited"] == ["api/client.py"]
 
 
+def test_a_file_a_command_left_running_in_the_background_writes(
+    project: Path, agent_home: Path
+) -> None:
+    """Claude Code's Bash call returns at once with ``run_in_background`` (and for a
+    command moved to the background at its timeout or by Ctrl+B), and the command writes
+    later: before session 38 its span ended with the call, and a file the script wrote a
+    second on, while the agent still worked, was no edit of the session's. It now runs to
+    the turn's end. The model takes 3 s over its next step (a Read) meanwhile."""
+    (project / "scripts").mkdir()
+    (project / "scripts" / "gen.sh").write_text("echo 'CLIENT = 1' > api/client.py\n")
+    steps = [
+        Step("Bash", {"command": "sleep 1 && sh scripts/gen.sh", "description": "generate",
+                      "run_in_background": True}),
+        Step("Read", {"file_path": str(project / "docs" / "readme.md")}),
+    ]  # fmt: skip
+    with FakeModel(steps, think_s=3.0) as model:
+        command, env = launch("claude", project, agent_home, model)
+        run_agent(command("Regenerate the API client"), project, env)
+    assert model.steps_taken == 2
+    assert (project / "api/client.py").read_text() == "CLIENT = 1\n"
+    assert_no_hook_errors(project)
+    (session,) = edited_sessions(project, env, "api/client.py")
+    assert session["files_edited"] == ["api/client.py"]
+
+
 def test_an_older_claude_code_keeps_its_hooks(project: Path, agent_home: Path) -> None:
     """Claude Code 2.1.77 skips a whole settings file that names an event it does not know
     (PostToolUseFailure, StopFailure: tried, and no hook of gitmem's ran), so `install`

@@ -435,9 +435,11 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     by_commands: list[str] = []
     base: dict[str, str | None] | None = None  # the ruled files as the turn found them
     if captured:  # what the turn's shell commands wrote that their words do not name
+        import time
+
         from gitmem.agent import shelleffects
 
-        wrote = shelleffects.note_written(loc.shared_state_dir, sid, loc.root)
+        wrote = shelleffects.note_written(loc.shared_state_dir, sid, loc.root, time.time())
         by_commands, base = wrote.paths, wrote.base
     with state.open_session(loc.shared_state_dir, sid) as session:
         edited = state.unnoted_edits(session) if captured else []

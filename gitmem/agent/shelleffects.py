@@ -62,11 +62,15 @@ MAX_FILES = 500
 _STATUS = ("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
 
 
-def mark(loc: Location, session_id: str, end: bool) -> None:
+def mark(loc: Location, session_id: str, end: bool, background: bool = False) -> None:
     """Note that a shell call of the session starts (or ended) now, in the work tree at
-    ``loc``."""
+    ``loc``; ``background``: the call returned, its command runs on (it then ends with
+    the turn)."""
     with state.open_session(loc.shared_state_dir, session_id) as session:
-        session.append(SHELL, end=end, root=loc.root)
+        if background:
+            session.append(SHELL, end=end, root=loc.root, bg=True)
+        else:
+            session.append(SHELL, end=end, root=loc.root)
 
 
 class Turn:
@@ -101,7 +105,7 @@ class Written:
         self.base = base
 
 
-def turn(session: state.Session) -> Turn:
+def turn(session: state.Session, until: float | None = None) -> Turn:
     """The turn in progress (since the session's edits were last noted): when its shell
     commands ran since the last turn's end, as (start, end) spans, and the paths its tool
     calls edited. Each end is paired with the latest start still open (calls an agent runs
@@ -110,10 +114,16 @@ def turn(session: state.Session) -> Turn:
     PostToolUseFailure). A start never ended (a command killed, or interrupted where the
     agent says nothing, its writes unknown) is left out: its span would run on through
     whatever the user did before the next turn. An end whose start was not marked
-    (an agent with no before-tool hook for it) runs from the session's previous line."""
+    (an agent with no before-tool hook for it) runs from the session's previous line.
+    A call that returned while its command runs on in the background (Claude Code's
+    ``run_in_background``, or a command it moved there at its timeout) runs to the turn's
+    end: ``until`` (the stop hook's now), else the turn's last line (a turn that never
+    ended: the flusher). What it writes after that is not counted: a server left running
+    would otherwise claim every file the user saves between turns."""
     spans: list[tuple[float, float]] = []
     edited: set[str] = set()
     starts: list[float] = []
+    running: list[float] = []  # the starts of commands that went on in the background
     bases: list[tuple[float, dict[str, str | None]]] = []
     previous, root = 0.0, ""
     text = session.text()  # read once: the turn's lines, and the deletions seen before it
@@ -122,7 +132,7 @@ def turn(session: state.Session) -> Turn:
         if kind == "edited":
             edited.update(str(p) for p in item.get("paths") or [])
         elif kind == "stop":  # an earlier turn's end looked at its commands
-            spans, starts, bases = [], [], []
+            spans, starts, running, bases = [], [], [], []
         if not isinstance(when, (int, float)):
             continue
         if kind == BASE:  # not a moment of the turn's calls: `previous` stays
@@ -135,9 +145,15 @@ def turn(session: state.Session) -> Turn:
         if kind == SHELL and not item.get("end"):
             starts.append(when)
         elif kind == SHELL:
-            spans.append((starts.pop() if starts else previous or when, when))
+            start = starts.pop() if starts else previous or when
+            if item.get("bg"):
+                running.append(start)
+            else:
+                spans.append((start, when))
             root = str(item.get("root") or root)
         previous = when
+    end = previous if until is None else until
+    spans.extend((start, max(start, end)) for start in running)
     if not spans:
         return Turn(spans, edited, root)
     first = min(start for start, _ in spans)
@@ -151,14 +167,17 @@ def _gone(text: str) -> frozenset[str]:
     return frozenset(str(p) for item in items for p in item.get("paths") or [])
 
 
-def note_written(shared_dir: str | os.PathLike[str], session_id: str, root: str) -> Written:
+def note_written(
+    shared_dir: str | os.PathLike[str], session_id: str, root: str, until: float | None = None
+) -> Written:
     """What the session's turn in progress wrote through its shell commands
     (``written``), recorded as the session's edits; returns those paths and the turn's
     base. The work tree is the one the commands ran in, else ``root``; git runs outside
     the session's lock. The turn's end (the stop hook) and the capture flusher, for a turn
-    that never ended (gitmem.unfinished), call this before they note the edits."""
+    that never ended (gitmem.unfinished), call this before they note the edits; ``until``:
+    when the turn ends (see ``turn``)."""
     with state.open_session(shared_dir, session_id) as session:
-        done = turn(session)
+        done = turn(session, until)
     where = done.root or root
     gone: list[str] = []
     wrote = written(where, done, gone)

@@ -308,7 +308,9 @@ def answers_elsewhere(
 def _mark_shell(loc: Location, payload: dict[str, Any], end: bool) -> None:
     """A shell call's start or end, for the files it writes that its words do not name
     (gitmem.agent.shelleffects); only where the session's prompts are captured, which is
-    where the turn's end reads it."""
+    where the turn's end reads it. A call that returned while its command runs on in the
+    background (Claude Code's ``backgroundTaskId``: ``run_in_background``, a command
+    moved to the background at its timeout or by the user's Ctrl+B) is marked so."""
     if payload.get("tool_name") != toolpaths.SHELL_TOOL:
         return
     from gitmem import capture
@@ -316,7 +318,9 @@ def _mark_shell(loc: Location, payload: dict[str, Any], end: bool) -> None:
 
     sid = str(payload.get("session_id") or "")
     if os.path.exists(capture.wal_path(loc, sid or "unknown")):
-        shelleffects.mark(loc, sid, end)
+        response = payload.get("tool_response")
+        background = end and isinstance(response, dict) and bool(response.get("backgroundTaskId"))
+        shelleffects.mark(loc, sid, end, background)
 
 
 def _holds(root: str, path: str) -> bool:
