@@ -326,23 +326,29 @@ def test_a_file_a_script_the_agent_runs_writes(
     assert session["files_edited"] == ["api/client.py"]
 
 
+@pytest.mark.parametrize("agent", ["claude", "qwen", "gemini"])
 def test_a_file_a_command_left_running_in_the_background_writes(
-    project: Path, agent_home: Path
+    agent: str, project: Path, agent_home: Path
 ) -> None:
     """Claude Code's Bash call returns at once with ``run_in_background`` (and for a
-    command moved to the background at its timeout or by Ctrl+B), and the command writes
-    later: before session 38 its span ended with the call, and a file the script wrote a
-    second on, while the agent still worked, was no edit of the session's. It now runs to
-    the turn's end. The model takes 3 s over its next step (a Read) meanwhile."""
+    command moved to the background at its timeout or by Ctrl+B), as Qwen Code's does with
+    ``is_background``, and the command writes later: before session 38 its span ended with
+    the call, and a file the script wrote a second on, while the agent still worked, was no
+    edit of the session's. It now runs to the turn's end. The model takes 3 s over its
+    next step (a read) meanwhile."""
     (project / "scripts").mkdir()
     (project / "scripts" / "gen.sh").write_text("echo 'CLIENT = 1' > api/client.py\n")
-    steps = [
-        Step("Bash", {"command": "sleep 1 && sh scripts/gen.sh", "description": "generate",
-                      "run_in_background": True}),
-        Step("Read", {"file_path": str(project / "docs" / "readme.md")}),
-    ]  # fmt: skip
+    run = {"command": "sleep 1 && sh scripts/gen.sh", "description": "generate"}
+    readme = {"file_path": str(project / "docs" / "readme.md")}
+    steps = {
+        "claude": [Step("Bash", {**run, "run_in_background": True}), Step("Read", readme)],
+        "qwen": [Step("run_shell_command", {**run, "is_background": True}),
+                 Step("read_file", readme)],
+        "gemini": [Step("run_shell_command", {**run, "is_background": True}),
+                   Step("read_file", {"file_path": "docs/readme.md"})],
+    }[agent]  # fmt: skip
     with FakeModel(steps, think_s=3.0) as model:
-        command, env = launch("claude", project, agent_home, model)
+        command, env = launch(agent, project, agent_home, model)
         run_agent(command("Regenerate the API client"), project, env)
     assert model.steps_taken == 2
     assert (project / "api/client.py").read_text() == "CLIENT = 1\n"

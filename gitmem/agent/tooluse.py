@@ -309,8 +309,9 @@ def _mark_shell(loc: Location, payload: dict[str, Any], end: bool) -> None:
     """A shell call's start or end, for the files it writes that its words do not name
     (gitmem.agent.shelleffects); only where the session's prompts are captured, which is
     where the turn's end reads it. A call that returned while its command runs on in the
-    background (Claude Code's ``backgroundTaskId``: ``run_in_background``, a command
-    moved to the background at its timeout or by the user's Ctrl+B) is marked so."""
+    background is marked so: Claude Code's answer carries ``backgroundTaskId``
+    (``run_in_background``, a command moved there at its timeout or by the user's
+    Ctrl+B), Qwen Code's call asks ``is_background``."""
     if payload.get("tool_name") != toolpaths.SHELL_TOOL:
         return
     from gitmem import capture
@@ -318,9 +319,15 @@ def _mark_shell(loc: Location, payload: dict[str, Any], end: bool) -> None:
 
     sid = str(payload.get("session_id") or "")
     if os.path.exists(capture.wal_path(loc, sid or "unknown")):
-        response = payload.get("tool_response")
-        background = end and isinstance(response, dict) and bool(response.get("backgroundTaskId"))
-        shelleffects.mark(loc, sid, end, background)
+        shelleffects.mark(loc, sid, end, end and _backgrounded(payload))
+
+
+def _backgrounded(payload: dict[str, Any]) -> bool:
+    """Whether the shell call's command runs on after the call returned."""
+    response, asked = payload.get("tool_response"), payload.get("tool_input")
+    if isinstance(response, dict) and response.get("backgroundTaskId"):
+        return True
+    return isinstance(asked, dict) and asked.get("is_background") is True
 
 
 def _holds(root: str, path: str) -> bool:
