@@ -806,8 +806,10 @@ def test_failure_events_only_where_read(project: Path, tmp_path: Path) -> None:
 
 def test_when_a_turns_commands_ran(repo: Path) -> None:
     """Each end pairs with the latest open start (parallel calls end in any order); a
-    start never ended is left out; an end with no start runs from the line before; an
-    earlier turn's commands were looked at by its end."""
+    start never ended runs to the turn's end (the stop's time, else its last line: Codex
+    runs no after-tool hook for a command that outlives its wait), and never past the
+    next prompt; an end with no start runs from the line before; an earlier turn's
+    commands were looked at by its end."""
     from gitmem.agent import shelleffects
 
     shared = str(discover(repo).shared_state_dir)
@@ -819,7 +821,7 @@ def test_when_a_turns_commands_ran(repo: Path) -> None:
         ("shell", 11.0, False),
         ("shell", 12.0, True),
         ("shell", 15.0, True),
-        ("shell", 20.0, False),  # interrupted: never ended
+        ("shell", 20.0, False),  # never ended
         ("got", 30.0, None),
     ]
     with state.open_session(shared, "t") as session:
@@ -827,7 +829,14 @@ def test_when_a_turns_commands_ran(repo: Path) -> None:
             session.append(kind, t=when, **({} if end is None else {"end": end}))
         session.append("edited", t=32.0, paths=["a.py"], root=str(repo))
         turn = shelleffects.turn(session)
-    assert turn.spans == [(11.0, 12.0), (10.0, 15.0)]
+        assert shelleffects.turn(session, until=35.0).spans[-1] == (20.0, 35.0)
+        # the user's next prompt: that turn had ended (interrupted, say) by its last line
+        session.append(state.ASKED, t=300.0)
+        session.append("shell", t=301.0, end=False)
+        session.append("shell", t=302.0, end=True)
+        later = shelleffects.turn(session, until=303.0)
+    assert turn.spans == [(11.0, 12.0), (10.0, 15.0), (20.0, 32.0)]
+    assert later.spans == [*turn.spans, (301.0, 302.0)]
     assert turn.edited == {"a.py"}
     with state.open_session(shared, "u") as session:  # an agent that marks no start
         session.append("got", t=40.0)

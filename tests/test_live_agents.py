@@ -326,16 +326,18 @@ def test_a_file_a_script_the_agent_runs_writes(
     assert session["files_edited"] == ["api/client.py"]
 
 
-@pytest.mark.parametrize("agent", ["claude", "qwen", "gemini"])
+@pytest.mark.parametrize("agent", ["claude", "qwen", "gemini", "codex"])
 def test_a_file_a_command_left_running_in_the_background_writes(
     agent: str, project: Path, agent_home: Path
 ) -> None:
     """Claude Code's Bash call returns at once with ``run_in_background`` (and for a
-    command moved to the background at its timeout or by Ctrl+B), as Qwen Code's does with
-    ``is_background``, and the command writes later: before session 38 its span ended with
-    the call, and a file the script wrote a second on, while the agent still worked, was no
-    edit of the session's. It now runs to the turn's end. The model takes 3 s over its
-    next step (a read) meanwhile."""
+    command moved to the background at its timeout or by Ctrl+B), as Qwen Code's and
+    Gemini CLI's do with ``is_background``, and the command writes later: before session
+    38 its span ended with the call, and a file the script wrote a second on, while the
+    agent still worked, was no edit of the session's. Codex's ``exec_command`` returns
+    after its wait (``yield_time_ms``) with the command still running, and runs no
+    after-tool hook for it: its span was left out. Each now runs to the turn's end. The
+    model takes 3 s over its next step (a read; Codex's an edit of another file)."""
     (project / "scripts").mkdir()
     (project / "scripts" / "gen.sh").write_text("echo 'CLIENT = 1' > api/client.py\n")
     run = {"command": "sleep 1 && sh scripts/gen.sh", "description": "generate"}
@@ -346,6 +348,9 @@ def test_a_file_a_command_left_running_in_the_background_writes(
                  Step("read_file", readme)],
         "gemini": [Step("run_shell_command", {**run, "is_background": True}),
                    Step("read_file", {"file_path": "docs/readme.md"})],
+        "codex": [Step("exec_command", {"cmd": run["command"], "yield_time_ms": 250}),
+                  Step("apply_patch", "*** Begin Patch\n*** Add File: docs/notes.md\n+notes\n"
+                       "*** End Patch\n", custom=True)],
     }[agent]  # fmt: skip
     with FakeModel(steps, think_s=3.0) as model:
         command, env = launch(agent, project, agent_home, model)
@@ -354,13 +359,18 @@ def test_a_file_a_command_left_running_in_the_background_writes(
     assert (project / "api/client.py").read_text() == "CLIENT = 1\n"
     assert_no_hook_errors(project)
     (session,) = edited_sessions(project, env, "api/client.py")
-    assert session["files_edited"] == ["api/client.py"]
+    assert "api/client.py" in session["files_edited"]
 
 
-def test_an_older_claude_code_keeps_its_hooks(project: Path, agent_home: Path) -> None:
+@pytest.mark.parametrize("exit_code", [0, 3])
+def test_an_older_claude_code_keeps_its_hooks(
+    exit_code: int, project: Path, agent_home: Path
+) -> None:
     """Claude Code 2.1.77 skips a whole settings file that names an event it does not know
     (PostToolUseFailure, StopFailure: tried, and no hook of gitmem's ran), so `install`
-    leaves those out for it, says so, and every other hook runs. Pinned in
+    leaves those out for it, says so, and every other hook runs. Without them, a command
+    that fails ends with no hook (2.1.77 sends no PostToolUse then): since session 38 its
+    span runs to the turn's end, so what it wrote still counts. Pinned in
     tests/agents/claude-2.1.77 (.ci/run installs it; GITMEM_OLD_CLAUDE names it)."""
     old = os.environ.get("GITMEM_OLD_CLAUDE", "")
     if not os.path.isfile(old):
@@ -368,7 +378,8 @@ def test_an_older_claude_code_keeps_its_hooks(project: Path, agent_home: Path) -
             pytest.fail("GITMEM_REQUIRE_AGENTS=1 but GITMEM_OLD_CLAUDE names no Claude Code")
         pytest.skip("GITMEM_OLD_CLAUDE is not set (README: Development)")
     (project / "scripts").mkdir()
-    (project / "scripts" / "gen.sh").write_text("echo 'CLIENT = 1' > api/client.py\n")
+    script = f"echo 'CLIENT = 1' > api/client.py\nexit {exit_code}\n"
+    (project / "scripts" / "gen.sh").write_text(script)
     with FakeModel([shell_step("claude", "sh scripts/gen.sh")]) as model:
         command, env = offline("claude", old, agent_home, project, model.url, agent_env(agent_home),
                                claude_tools="Read Edit Bash")  # fmt: skip

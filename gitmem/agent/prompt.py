@@ -106,8 +106,17 @@ def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
             table.close()
         if not payload.get("parent_agent_id"):  # a subagent's task is the agent's words
             record = {"kind": "prompt", "prompt": text, "decisions_injected": injected}
-            if capture(loc, payload, record, settings) and ruled:
-                start_base(loc, payload, began)
+            if capture(loc, payload, record, settings):
+                turn_began(loc, payload)
+                if ruled:
+                    start_base(loc, payload, began)
+
+
+def turn_began(loc: Location, payload: dict[str, Any]) -> None:
+    """Note in the session's state that a turn began: what a turn that never ended left
+    running is not counted past it (gitmem.agent.shelleffects.turn)."""
+    with state.open_session(loc.shared_state_dir, str(payload.get("session_id") or "")) as session:
+        session.append(state.ASKED)
 
 
 def has_critical_rules(table: Table | None) -> bool:

@@ -111,15 +111,18 @@ def turn(session: state.Session, until: float | None = None) -> Turn:
     calls edited. Each end is paired with the latest start still open (calls an agent runs
     in parallel end in any order; their spans then cover them together). A failed or
     interrupted command ends too where the agent says so (Claude Code's and Qwen Code's
-    PostToolUseFailure). A start never ended (a command killed, or interrupted where the
-    agent says nothing, its writes unknown) is left out: its span would run on through
-    whatever the user did before the next turn. An end whose start was not marked
-    (an agent with no before-tool hook for it) runs from the session's previous line.
+    PostToolUseFailure). An end whose start was not marked (an agent with no before-tool
+    hook for it) runs from the session's previous line.
+
     A call that returned while its command runs on in the background (Claude Code's
-    ``run_in_background``, or a command it moved there at its timeout) runs to the turn's
-    end: ``until`` (the stop hook's now), else the turn's last line (a turn that never
-    ended: the flusher). What it writes after that is not counted: a server left running
-    would otherwise claim every file the user saves between turns."""
+    ``run_in_background``, or a command it moved there at its timeout; Qwen Code's and
+    Gemini CLI's ``is_background``), and a start never ended (Codex's ``exec_command``
+    returns with no after-tool hook when the command outlives its wait; a command killed,
+    or interrupted where the agent says nothing), run to the end of their turn: to
+    ``until`` (the stop hook's now) or, for a turn that never ended, to its last line
+    (the flusher's reading, or the line before the next prompt's ``asked``). Never past
+    it: a server left running, or the span of a command the user interrupted, would
+    otherwise claim every file the user saves between turns."""
     spans: list[tuple[float, float]] = []
     edited: set[str] = set()
     starts: list[float] = []
@@ -151,9 +154,12 @@ def turn(session: state.Session, until: float | None = None) -> Turn:
             else:
                 spans.append((start, when))
             root = str(item.get("root") or root)
+        elif kind == state.ASKED and previous:  # the turn before never ended: what ran ends with it
+            spans.extend((start, max(start, previous)) for start in [*running, *starts])
+            running, starts = [], []
         previous = when
     end = previous if until is None else until
-    spans.extend((start, max(start, end)) for start in running)
+    spans.extend((start, max(start, end)) for start in [*running, *starts])
     if not spans:
         return Turn(spans, edited, root)
     first = min(start for start, _ in spans)

@@ -286,6 +286,7 @@ def edited_in(shared_dir: str | os.PathLike[str], session_id: str, root: str) ->
 
 
 NOTED = "noted"  # the session's edits so far went into a captured record (their count)
+ASKED = "asked"  # a captured prompt of the user's came: a turn began (since session 38)
 
 
 def unnoted_edits(session: Session) -> list[str]:
