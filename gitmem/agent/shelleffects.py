@@ -145,6 +145,8 @@ def turn(session: state.Session, until: float | None = None) -> Turn:
                     (when, {str(p): b if isinstance(b, str) else None for p, b in files.items()})
                 )
             continue
+        if kind == SHELL:  # the work tree the latest command ran in
+            root = str(item.get("root") or root)
         if kind == SHELL and not item.get("end"):
             starts.append(when)
         elif kind == SHELL:
@@ -153,7 +155,6 @@ def turn(session: state.Session, until: float | None = None) -> Turn:
                 running.append(start)
             else:
                 spans.append((start, when))
-            root = str(item.get("root") or root)
         elif kind == state.ASKED and previous:  # the turn before never ended: what ran ends with it
             spans.extend((start, max(start, previous)) for start in [*running, *starts])
             running, starts = [], []
