@@ -17,12 +17,12 @@ def main(argv: list[str] | None = None) -> int:
 
         if args[1] in runner.AGENTS:
             return runner.run(args[1], args[2] if len(args) > 2 else "")
-    if len(args) == 3 and args[0] == "_turn-base":  # gitmem.agent.prompt.BASE_JOB
-        # The prompt hook's background job (gitmem.agent.claude.base_job): it races the
-        # agent's first command, so it loads neither click nor rich (~110 -> ~50 ms).
-        from gitmem.agent.claude import base_job
+    if len(args) == 3 and args[0] == "_turn-start":  # gitmem.agent.prompt.TURN_JOB
+        # The prompt hook's background job (gitmem.agent.claude.turn_start_job): it races
+        # the agent's first command, so it loads neither click nor rich (~110 -> ~40 ms).
+        from gitmem.agent.claude import turn_start_job
 
-        return base_job(args[1], args[2])
+        return turn_start_job(args[1], args[2])
     from gitmem.cli.main import run
 
     return run(args)

@@ -634,10 +634,11 @@ def test_a_line_the_user_had_not_committed_is_not_the_commands(project: Path) ->
 
 
 def test_the_base_a_turn_reads(project: Path) -> None:
-    """A base is kept only for a turn still going (not once a turn's end came after its
-    prompt), holds a deleted file as None and leaves out a file too large; the turn reads
-    the latest base taken before its first command started, none taken after, and none
-    of an earlier turn."""
+    """The turn-start note holds the deletions already there, and the changed files it
+    keeps (a deleted one as None; one too large left out); it is noted only for a turn
+    still going (not once a turn's end came after its prompt) and read before any command
+    of it started. The turn reads the latest base taken before its first command started,
+    none taken after, and none of an earlier turn."""
     from gitmem.agent import shelleffects
     from gitmem.location import location_of
 
@@ -647,13 +648,20 @@ def test_the_base_a_turn_reads(project: Path) -> None:
     write(project, "billing/big.py", "#" * (shelleffects.MAX_BASE_BYTES + 1))
     (project / "api/routes.py").unlink()
     paths = ["billing/charge.py", "billing/big.py", "api/routes.py"]
-    assert shelleffects.note_base(loc, "k", time.time(), paths) == 2
+    since = time.time()
+    assert shelleffects.note_turn_start(loc, "k", since, ["api/routes.py"], paths)
     with state.open_session(shared, "k") as session:
-        (item,) = state.items(session.text().splitlines(), frozenset(("base",)))
+        lines = session.text().splitlines()
+        (gone,) = state.items(lines, frozenset(("gone",)))
+        (item,) = state.items(lines, frozenset(("base",)))
         session.append("stop")
     blob = git(project, "hash-object", "billing/charge.py").strip()
+    assert gone["paths"] == ["api/routes.py"]
     assert item["files"] == {"billing/charge.py": blob, "api/routes.py": None}
-    assert shelleffects.note_base(loc, "k", time.time() - 60, paths) == 0  # that turn ended
+    assert not shelleffects.note_turn_start(loc, "k", since, [], paths)  # that turn ended
+    with state.open_session(shared, "m") as session:  # a command started meanwhile
+        session.append("shell", end=False)
+    assert not shelleffects.note_turn_start(loc, "m", since, ["api/routes.py"], paths)
 
     def base(lines: list[tuple[str, float, dict[str, object]]]) -> object:
         with state.open_session(shared, f"s{len(lines)}") as session:
@@ -669,13 +677,41 @@ def test_the_base_a_turn_reads(project: Path) -> None:
     assert base([("base", 11.0, later), start, end]) is None  # a command may have written
     assert base([("base", 5.0, first), ("stop", 6.0, {}), start, end]) is None
     # an end with no start runs from the line before: a base is not a moment of the turn
-    unmarked = shelleffects.Turn
     with state.open_session(shared, "v") as session:
         session.append("got", t=40.0)
         session.append("base", t=41.0, **later)
         session.append("shell", t=42.0, end=True)
-        done: unmarked = shelleffects.turn(session)
+        done = shelleffects.turn(session)
     assert done.spans == [(40.0, 42.0)] and done.base is None
+
+
+def test_a_file_deleted_before_the_sessions_first_turn_is_not_its_commands(
+    project: Path,
+) -> None:
+    """The user deleted docs/old.md before the session; its first turn's command adds a
+    file to docs/, which stamps the folder. The turn-start job the prompt hook started
+    saw the deletion before any command ran, so only the new file is the command's
+    (before session 38, both were)."""
+    write(project, "docs/old.md", "gone\n")
+    commit_all(project, "docs")
+    (project / "docs/old.md").unlink()
+    base = {"session_id": "d1", "cwd": str(project)}
+    session_file = Path(state.session_file(discover(project).shared_state_dir, "d1"))
+    assert hook("prompt", {**base, "prompt": "write the docs"}, project)[0] == 0
+    deadline = time.time() + 60  # the prompt hook does not wait for the job it starts
+    while '"k":"gone"' not in session_file.read_text():
+        assert time.time() < deadline, session_file.read_text()
+        time.sleep(0.05)
+    call = {**base, "tool_name": "Bash", "tool_input": {"command": "./scripts/docs.sh"}}
+    assert hook("pre-tool", call, project)[0] == 0
+    write(project, "docs/new.md", "new\n")  # what ./scripts/docs.sh does
+    assert hook("post-tool", call, project)[0] == 0
+    assert hook("stop", {**base, "stop_hook_active": False}, project) == (0, "", "")
+    run_gitmem(project, "capture", "flush")
+    (session,) = json.loads(run_gitmem(project, "sessions", "--json").stdout)
+    shown = json.loads(run_gitmem(project, "sessions", "show", session["id"], "--json").stdout)
+    (turn,) = [r for r in shown["records"] if r.get("kind") == "turn"]
+    assert turn["written_by_commands"] == ["docs/new.md"]
 
 
 def test_a_failed_command_and_a_turn_an_api_error_ended(project: Path) -> None:

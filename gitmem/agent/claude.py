@@ -503,48 +503,51 @@ def commands_broke_a_rule(
     }
 
 
-def base_job(session_id: str, since: str) -> int:
-    """``take_base`` for the session's turn whose prompt came at ``since`` (Unix time), in
-        the repository of the current folder: run detached by the prompt hook
-    (gitmem.agent.prompt.start_base, through gitmem.entry). Prints
-        nothing, exits 0; a failure is logged for `gitmem doctor` (the turn's check then reads
-        from the last commit)."""
+def turn_start_job(session_id: str, since: str) -> int:
+    """``take_turn_start`` for the session's turn whose prompt came at ``since`` (Unix
+    time), in the repository of the current folder: run detached by the prompt hook
+    (gitmem.agent.prompt.start_turn_job, through gitmem.entry). Prints nothing, exits 0;
+    a failure is logged for `gitmem doctor` (without the note, the turn's check reads from
+    the last commit and a deletion from before the turn may count as its commands')."""
     from gitmem.location import locate
 
     loc = None
     try:
         loc = locate()
-        take_base(loc, session_id, float(since))
+        take_turn_start(loc, session_id, float(since))
     except Exception as exc:
         from gitmem.agent.runner import _log_error
 
-        _log_error(loc.shared_state_dir if loc else None, "turn base", f"{exc!r}")
+        _log_error(loc.shared_state_dir if loc else None, "turn start", f"{exc!r}")
     return 0
 
 
-def take_base(loc: Location, session_id: str, since: float) -> int:
-    """The background job the prompt hook starts where a critical decision has rules:
-    the work tree's changed files such a rule governs, kept as the turn that began at
-    ``since`` found them (gitmem.agent.shelleffects.note_base). How many it kept."""
+def take_turn_start(loc: Location, session_id: str, since: float) -> bool:
+    """What the work tree holds as the turn that began at ``since`` starts: one `git
+    status`, then its deletions and the changed files a critical decision's rule
+    governs, kept (gitmem.agent.shelleffects.note_turn_start). Whether it noted any."""
     from gitmem.agent import shelleffects
     from gitmem.agent.prompt import open_table
 
     changes = shelleffects.status(loc.root)
-    table = open_table(loc) if changes else None
-    if table is None or not changes:
-        return 0
-    try:
-        ruled = [
-            path
-            for _, path in changes
-            if any(
-                m.entry.rules and m.entry.severity == "critical"
-                for m in governing(table, [path], loc.root)
-            )
-        ]
-    finally:
-        table.close()
-    return shelleffects.note_base(loc, session_id, since, ruled) if ruled else 0
+    if not changes:
+        return False
+    deleted = [path for code, path in changes if "D" in code]
+    ruled: list[str] = []
+    table = open_table(loc)
+    if table is not None:
+        try:
+            ruled = [
+                path
+                for _, path in changes
+                if any(
+                    m.entry.rules and m.entry.severity == "critical"
+                    for m in governing(table, [path], loc.root)
+                )
+            ]
+        finally:
+            table.close()
+    return shelleffects.note_turn_start(loc, session_id, since, deleted, ruled)
 
 
 def _added(loc: Location, paths: list[str], base: dict[str, str | None]) -> list[tuple[str, str]]:

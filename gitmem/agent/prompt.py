@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from gitmem.retrieve import Hit
 
 BUDGET_PROMPT = 800
-BASE_JOB = "_turn-base"  # `python -m gitmem _turn-base SESSION SINCE`: see start_base
+TURN_JOB = "_turn-start"  # `python -m gitmem _turn-start SESSION SINCE`: see start_turn_job
 PROMPT_MAX_HITS = 5
 
 
@@ -101,15 +101,13 @@ def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
         return _and_elsewhere(loc, payload, _prompt_context(loc, payload, text, injected, table))
     finally:
         settings = capture_settings(table)
-        ruled = has_critical_rules(table)
         if table is not None:
             table.close()
         if not payload.get("parent_agent_id"):  # a subagent's task is the agent's words
             record = {"kind": "prompt", "prompt": text, "decisions_injected": injected}
             if capture(loc, payload, record, settings):
                 turn_began(loc, payload)
-                if ruled:
-                    start_base(loc, payload, began)
+                start_turn_job(loc, payload, began)
 
 
 def turn_began(loc: Location, payload: dict[str, Any]) -> None:
@@ -119,25 +117,16 @@ def turn_began(loc: Location, payload: dict[str, Any]) -> None:
         session.append(state.ASKED)
 
 
-def has_critical_rules(table: Table | None) -> bool:
-    """Whether a current critical decision has rules (the stop hook's check then reads
-    what a turn's commands added against the turn's base: ``start_base``)."""
-    if table is None:
-        return False
-    try:
-        return bool(table.where("severity = 'critical' AND rules != '[]'", limit=1))
-    except Exception:  # a table of an older layout: no base, the check reads from HEAD
-        return False
-
-
-def start_base(loc: Location, payload: dict[str, Any], began: float) -> None:
-    """Start the background job that keeps the changed files a critical rule governs as
-    the turn began (gitmem.agent.shelleffects: the stop hook reads what the turn's
-    commands added against them, so the user's uncommitted lines are not the commands').
-    The hook does not wait: git's status of a large tree can take a second."""
+def start_turn_job(loc: Location, payload: dict[str, Any], began: float) -> None:
+    """Start the background job that notes what the work tree holds as the turn begins
+    (gitmem.agent.shelleffects.note_turn_start): the deletions already there, which the
+    turn's commands did not make, and the changed files a critical decision's rule
+    governs, against which the stop hook reads what the commands added (so the user's
+    uncommitted lines are not the commands'). The hook does not wait: git's status of a
+    large tree can take a second."""
     from gitmem.spawn import detach
 
-    detach([BASE_JOB, str(payload.get("session_id") or "unknown"), repr(began)], loc.root)
+    detach([TURN_JOB, str(payload.get("session_id") or "unknown"), repr(began)], loc.root)
 
 
 def named_paths(payload: dict[str, Any]) -> list[str]:

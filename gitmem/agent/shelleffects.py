@@ -19,24 +19,28 @@ are only as long as the commands.
 A deleted file has no time of its own; the folder it was in does (removing an entry
 stamps its folder). So a tracked file deleted since the last commit counts when the
 nearest folder of its path that still exists was last changed while a command ran, and
-the session had not already seen it gone at an earlier turn's end (each end notes the
-deletions it saw: a ``gone`` line). What that cannot tell apart: a file the user deleted
-before the session's first turn or during the turn, in a folder a command of the turn
-changed too.
+the session had not already seen it gone: at an earlier turn's end, or as the turn began
+(each end notes the deletions it saw, and so does the turn-start job below: ``gone``
+lines). What that cannot tell apart: a file the user deleted during the turn, in a folder
+a command of the turn changed too.
 
 What a command added to a file breaks a critical decision's rule? The stop hook reads it
 against the file as the turn found it, not as the last commit has it, so a line the user
-had not committed is not the command's (gitmem.agent.claude.commands_broke_a_rule). The
-prompt hook starts a background job (``gitmem _turn-base``) that writes the changed
-files a critical rule governs to git's object store, as they were when the prompt came,
-and notes their ids (a ``base`` line). A base taken after the turn's first command
-started is not used (the command may have written already): the check then reads from
-the last commit, as it did before session 38.
+had not committed is not the command's (gitmem.agent.claude.commands_broke_a_rule).
+
+Both come from one background job the prompt hook of a captured session starts
+(``python -m gitmem _turn-start``, since session 38): one ``git status``, then the
+deletions already there (a ``gone`` line) and the changed files a critical rule governs,
+written to git's object store as they are, their ids noted (a ``base`` line). A job that
+read the work tree after the turn's first command started notes nothing (the command
+may have written already): the turn is then read as before session 38, from the last
+commit and the earlier turns' ends.
 """
 
 from __future__ import annotations
 
 import os
+import time
 
 from gitmem import leangit
 from gitmem.agent import state
@@ -234,16 +238,20 @@ def status(root: str) -> list[tuple[str, str]] | None:
     return [(entry[:2], entry[3:]) for entry in out.split("\0") if entry[3:]]
 
 
-def note_base(loc: Location, session_id: str, since: float, paths: list[str]) -> int:
-    """Keep ``paths`` (changed files of the work tree at ``loc``) as the turn whose prompt
-    came at ``since`` found them: each file's text written to git's object store as it is
-    on disk (no filters: a checkout's line endings stay), its id noted in a ``base`` line
-    of the session's state, None for a file not there. Nothing when a turn's end came
-    after ``since`` (the turn is over: a base noted now would be the next turn's, taken
-    late). How many files it noted."""
+def note_turn_start(
+    loc: Location, session_id: str, since: float, deleted: list[str], kept: list[str]
+) -> bool:
+    """Note what the work tree at ``loc`` held as the turn whose prompt came at ``since``
+    began, before any command of it ran: the ``deleted`` files (a ``gone`` line: not the
+    turn's commands' deletions), and the ``kept`` changed files (a ``base`` line: each
+    file's text written to git's object store as it is on disk, no filters, so a
+    checkout's line endings stay; None for a file not there). Nothing when a turn's end
+    came after ``since`` (the turn is over: the note would be the next turn's, taken
+    late), nor when a shell command of the session started after ``since`` and before
+    the files were read (its writes may be in them). Whether it noted anything."""
     files: dict[str, str | None] = {}
-    kept: list[str] = []
-    for path in paths[:MAX_FILES]:
+    hashed: list[str] = []
+    for path in kept[:MAX_FILES]:
         full = os.path.join(loc.root, path)
         try:
             if os.path.getsize(full) > MAX_BASE_BYTES or not os.path.isfile(full):
@@ -251,22 +259,28 @@ def note_base(loc: Location, session_id: str, since: float, paths: list[str]) ->
         except OSError:  # not there: deleted
             files[path] = None
             continue
-        kept.append(path)
-    if kept:
-        args = ("hash-object", "-w", "--no-filters", "--", *kept)
+        hashed.append(path)
+    if hashed:
+        args = ("hash-object", "-w", "--no-filters", "--", *hashed)
         out = leangit.output(args, loc.root, timeout=30)
         ids = out.split() if out is not None else []
-        if len(ids) != len(kept):
-            return 0
-        files.update(zip(kept, ids, strict=True))
-    if not files:
-        return 0
+        if len(ids) == len(hashed):
+            files.update(zip(hashed, ids, strict=True))
+    read = time.time()  # the work tree was read by now
+    if not files and not deleted:
+        return False
     with state.open_session(loc.shared_state_dir, session_id) as session:
-        stops = state.items(session.text().splitlines(), frozenset(("stop",)))
-        if any(isinstance(s.get("t"), (int, float)) and s["t"] >= since for s in stops):
-            return 0
-        session.append(BASE, since=since, files=files, root=loc.root)
-    return len(files)
+        for item in state.items(session.text().splitlines(), frozenset(("stop", SHELL))):
+            when = item.get("t")
+            if not isinstance(when, (int, float)) or when < since:
+                continue
+            if item.get("k") == "stop" or when <= read:
+                return False
+        if deleted:
+            session.append(GONE, paths=sorted(deleted)[:MAX_FILES], root=loc.root)
+        if files:
+            session.append(BASE, since=since, files=files, root=loc.root)
+    return True
 
 
 def _time(path: str) -> float | None:
