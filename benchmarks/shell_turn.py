@@ -9,8 +9,8 @@ no file (`make test`) in a captured session, and the stop of a turn that ran one
 session each run: its prompt and the call's two hooks run first, untimed), next to
 `python -c pass`. Since session 38 also the prompt of that captured session (each run a
 new prompt), with a file the demo's critical money rule governs changed: the prompt hook
-then starts the background job that keeps that file as the turn found it (the job is
-awaited, untimed, after each run). With `--baseline OTHER/bin/gitmem-hook` (another install, e.g. the
+notes that a turn began and starts the background turn-start job, which keeps that file
+as the turn found it (the job is awaited, untimed, after each run). With `--baseline OTHER/bin/gitmem-hook` (another install, e.g. the
 previous release in its own virtual environment) both take turns run after run, each in
 its own copy of the demo (made by its own `gitmem demo`).
 
