@@ -126,7 +126,8 @@ def start_turn_job(loc: Location, payload: dict[str, Any], began: float) -> None
     large tree can take a second."""
     from gitmem.spawn import detach
 
-    detach([TURN_JOB, str(payload.get("session_id") or "unknown"), repr(began)], loc.root)
+    # the session's state file, as the tool-call hooks name it (not the capture's "unknown")
+    detach([TURN_JOB, str(payload.get("session_id") or ""), repr(began)], loc.root)
 
 
 def named_paths(payload: dict[str, Any]) -> list[str]:

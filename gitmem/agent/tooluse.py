@@ -311,7 +311,7 @@ def _mark_shell(loc: Location, payload: dict[str, Any], end: bool) -> None:
     where the turn's end reads it. A call that returned while its command runs on in the
     background is marked so: Claude Code's answer carries ``backgroundTaskId``
     (``run_in_background``, a command moved there at its timeout or by the user's
-    Ctrl+B), Qwen Code's call asks ``is_background``."""
+    Ctrl+B), Qwen Code's and Gemini CLI's calls ask ``is_background``."""
     if payload.get("tool_name") != toolpaths.SHELL_TOOL:
         return
     from gitmem import capture
