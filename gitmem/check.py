@@ -95,21 +95,27 @@ def added_lines(repo: Repo, diff_args: list[str]) -> dict[str, list[tuple[int, s
     are counted from its header, so an added line that reads ``++ x`` is a line, not a
     file's header; lines end at ``\\n`` only (a form feed or U+2028 inside a line is
     text)."""
-    _, out, _ = git.run(
-        [
-            "-c",
-            "core.quotepath=off",
-            "diff",
-            "-U0",
-            "--no-ext-diff",
-            "--no-color",
-            "--no-renames",
-            "--src-prefix=a/",
-            "--dst-prefix=b/",
-            *diff_args,
-        ],
-        cwd=repo.root,
-    )
+    _, out, _ = git.run([*DIFF, *diff_args], cwd=repo.root)
+    return added_in(out)
+
+
+# `git diff` as the added lines are read (see added_lines): the user's configuration aside
+DIFF = (
+    "-c",
+    "core.quotepath=off",
+    "diff",
+    "-U0",
+    "--no-ext-diff",
+    "--no-color",
+    "--no-renames",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+)
+
+
+def added_in(out: str) -> dict[str, list[tuple[int, str]]]:
+    """{path: [(new line number, text)]} for the lines the diff ``out`` (``DIFF``'s
+    output) adds."""
     result: dict[str, list[tuple[int, str]]] = {}
     current: str | None = None
     lineno = old_left = new_left = 0

@@ -685,6 +685,23 @@ def test_the_base_a_turn_reads(project: Path) -> None:
     assert done.spans == [(40.0, 42.0)] and done.base is None
 
 
+def test_what_a_file_gained_since_the_turn_began(repo: Path) -> None:
+    """Read by git's own diff against the noted text: the lines a file gained (a name
+    with a space, CRLF endings kept as they are), all of a file that was not there, and
+    None for a blob the object store no longer has (the commit is read instead)."""
+    from gitmem.agent.claude import _gained_since
+
+    before = "a = 1\r\nb = float(2)  # the user's\r\nc = 3\r\n"
+    write(repo, "bill ing/x.py", before)
+    blob = git(repo, "hash-object", "-w", "--no-filters", "bill ing/x.py").strip()
+    (repo / "bill ing/x.py").write_bytes(b"a = 1\r\nb = float(2)  # the user's\r\nz = 9\r\nc = 3\r\n")
+    assert _gained_since(str(repo), "bill ing/x.py", blob) == "z = 9"
+    whole = (repo / "bill ing/x.py").read_bytes().decode()
+    assert _gained_since(str(repo), "bill ing/x.py", None) == whole
+    assert _gained_since(str(repo), "bill ing/x.py", "0" * 40) is None
+    assert _gained_since(str(repo), "gone.py", blob) is None
+
+
 def test_a_file_deleted_before_the_sessions_first_turn_is_not_its_commands(
     project: Path,
 ) -> None:
