@@ -84,6 +84,20 @@ class Report:
         return errors or any(v.severity == "critical" for v in self.violations)
 
 
+# `git diff` as the added lines are read (see added_lines): the user's configuration aside
+DIFF = (
+    "-c",
+    "core.quotepath=off",
+    "diff",
+    "-U0",
+    "--no-ext-diff",
+    "--no-color",
+    "--no-renames",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+)
+
+
 def added_lines(repo: Repo, diff_args: list[str]) -> dict[str, list[tuple[int, str]]]:
     """{path: [(new line number, text)]} for the lines a diff adds.
 
@@ -97,20 +111,6 @@ def added_lines(repo: Repo, diff_args: list[str]) -> dict[str, list[tuple[int, s
     text)."""
     _, out, _ = git.run([*DIFF, *diff_args], cwd=repo.root)
     return added_in(out)
-
-
-# `git diff` as the added lines are read (see added_lines): the user's configuration aside
-DIFF = (
-    "-c",
-    "core.quotepath=off",
-    "diff",
-    "-U0",
-    "--no-ext-diff",
-    "--no-color",
-    "--no-renames",
-    "--src-prefix=a/",
-    "--dst-prefix=b/",
-)
 
 
 def added_in(out: str) -> dict[str, list[tuple[int, str]]]:

@@ -95,7 +95,8 @@ def _failure_events(
     return (
         f" (without PostToolUseFailure and StopFailure, which Claude Code "
         f"{'.'.join(map(str, version))} reads: the files a failing shell command wrote are "
-        f"not counted; `gitmem install claude --scope {next(iter(scopes))}` adds them)"
+        f"counted only to the end of its turn; `gitmem install claude --scope "
+        f"{next(iter(scopes))}` adds them)"
     ), None
 
 

@@ -625,8 +625,8 @@ def install_failure_events(root: Path, home: Path, scope: str) -> FailureEvents:
             [],
             f"PostToolUseFailure and StopFailure left out ({found}; Claude Code {since} or "
             "later reads them, and an older one skips the whole settings file that names "
-            "them): the files a failing shell command wrote are not counted. With a newer "
-            "Claude Code, install again.",
+            "them): the files a failing shell command wrote are counted only to the end of its "
+            "turn, not of the command. With a newer Claude Code, install again.",
         )
     return FailureEvents(path, install(path, CLAUDE_FAILURES))
 

@@ -70,11 +70,9 @@ def mark(loc: Location, session_id: str, end: bool, background: bool = False) ->
     """Note that a shell call of the session starts (or ended) now, in the work tree at
     ``loc``; ``background``: the call returned, its command runs on (it then ends with
     the turn)."""
+    marks = {"bg": True} if background else {}
     with state.open_session(loc.shared_state_dir, session_id) as session:
-        if background:
-            session.append(SHELL, end=end, root=loc.root, bg=True)
-        else:
-            session.append(SHELL, end=end, root=loc.root)
+        session.append(SHELL, end=end, root=loc.root, **marks)
 
 
 class Turn:
@@ -270,10 +268,13 @@ def note_turn_start(
     if not files and not deleted:
         return False
     with state.open_session(loc.shared_state_dir, session_id) as session:
-        for item in state.items(session.text().splitlines(), frozenset(("stop", SHELL))):
+        newest_first = session.text().splitlines()[::-1]  # the lines since the prompt only
+        for item in state.items(newest_first, frozenset(("stop", SHELL))):
             when = item.get("t")
-            if not isinstance(when, (int, float)) or when < since:
+            if not isinstance(when, (int, float)):
                 continue
+            if when < since:
+                break
             if item.get("k") == "stop" or when <= read:
                 return False
         if deleted:
