@@ -7,10 +7,9 @@ per session, see gitmem.capture). Reading each ref's records (a ``rev-list`` and
 33, `benchmarks/sessions_scale.py`). Here the refs come from one ``for-each-ref``, every
 commit of every session from one ``git log`` (its subject says whether it holds a prompt or
 a closing record, or the end of a turn: ``gitmem prompt: …``, ``gitmem close: …``, ``gitmem
-turn: …``, as gitmem.capture writes it), and only the records a summary reads (a session's
-first, its last, its latest closing record and its latest list of files edited) from one
-``cat-file --batch``. Summaries are kept in the git directory by the tip they were read at,
-so a listing reads only the sessions that are new or changed since the last one.
+turn: …``, as gitmem.capture writes it), and their records from one ``cat-file --batch``.
+Summaries are kept in the git directory by the tip they were read at, so a listing reads
+only the sessions that are new or changed since the last one.
 """
 
 from __future__ import annotations
@@ -30,7 +29,9 @@ from gitmem.vocab import clipped
 # (`<git-common-dir>/gitmem/sessions.json`): a session's commits never change once
 # written, so a listing reads from git only the sessions that are new or went on since.
 CACHE = "sessions.json"
-CACHE_VERSION = 2  # 2: files edited read from turn records too, and branches (session 34)
+# 2: files edited read from turn records too, and branches (session 34); 3: the branches
+# of every record, not only of the four a summary read (session 39)
+CACHE_VERSION = 3
 PROMPT_WIDTH = 100
 
 
@@ -49,9 +50,8 @@ class SessionSummary:
     files_edited: tuple[str, ...]
     closed: bool
     first_prompt: str = ""  # its first line, shortened: what the session set out to do
-    # the branches the session was on, first to last, as the records read say (its first,
-    # its latest turn or closing record, its last): an agent that starts on main and
-    # makes a branch for its work is found by either
+    # the branches the session was on, first to last, as its records say: an agent that
+    # starts on main, makes a branch for its work and merges it back is found by each
     branches: tuple[str, ...] = ()
     # the files this clone's state says the session edited that no record lists yet (the
     # turn in progress, or one that never ended): with_unrecorded, never from git
@@ -224,10 +224,15 @@ def with_unrecorded(repo: Repo, rows: list[SessionSummary]) -> list[SessionSumma
                 out.append(replace(row, unrecorded=tuple(edits)))
             continue
         row = out[at]
-        # its prompts waiting to be committed (the turn in progress's) count too
-        waiting = sum(r.get("kind", "prompt") == "prompt" for r in _waiting(repo, sid, set()))
+        # its prompts waiting to be committed (the turn in progress's) count too, and so
+        # do the branches they were typed on
+        waiting = _waiting(repo, sid, set())
+        prompts = sum(r.get("kind", "prompt") == "prompt" for r in waiting)
         unrecorded = tuple(f for f in edits if f not in row.files_edited)
-        out[at] = replace(row, unrecorded=unrecorded, prompts=row.prompts + waiting)
+        branches = tuple(dict.fromkeys([*row.branches, *_branches(waiting)]))
+        out[at] = replace(
+            row, unrecorded=unrecorded, prompts=row.prompts + prompts, branches=branches
+        )
     return sorted(out, key=lambda r: r.started or 0.0, reverse=True)
 
 
@@ -242,7 +247,7 @@ def _waiting_summary(repo: Repo, session_id: str) -> SessionSummary | None:
     closing = [r for r in edits if r.get("kind") == "close"]
     return _summary(
         ref, waiting[0], waiting[-1], closing[-1] if closing else {}, edits[-1] if edits else {},
-        prompts,
+        prompts, waiting,
     )  # fmt: skip
 
 
@@ -254,7 +259,8 @@ class _Commit:
 
 class _Walked(NamedTuple):
     """One session's ref walked: its first and last commit, its latest closing record,
-    the latest record that lists the files it edited, and how many prompts it holds."""
+    the latest record that lists the files it edited, how many prompts it holds, and all
+    its commits, tip first."""
 
     ref: str
     root: str
@@ -262,6 +268,7 @@ class _Walked(NamedTuple):
     close: str | None
     edits: str | None
     prompts: int
+    shas: tuple[str, ...]
 
 
 # The records that list every file the session edited so far (files_edited): the closing
@@ -370,19 +377,22 @@ def _read(repo: Repo, tips: list[tuple[str, str]]) -> list[SessionSummary]:
                 close = close or (sha if kind == "close" else None)
             elif kind == "prompt":
                 prompts += 1
-        walked.append(_Walked(ref, shas[-1] if shas else tip, tip, close, edits, prompts))
-    wanted = [s for w in walked for s in (w.root, w.tip, w.close, w.edits) if s]
-    records = capture.records_at(repo, wanted)
+        root = shas[-1] if shas else tip
+        walked.append(_Walked(ref, root, tip, close, edits, prompts, tuple(shas) or (tip,)))
+    # every record, for the branches: a session may pass through a branch between its
+    # first and last turn (session 39; before, `--branch` missed it)
+    records = capture.records_at(repo, [s for w in walked for s in w.shas])
     return [
         _summary(
-            ref,
-            records.get(root, {}),
-            records.get(tip, {}),
-            records.get(close, {}) if close else {},
-            records.get(edits, {}) if edits else {},
-            prompts,
+            w.ref,
+            records.get(w.root, {}),
+            records.get(w.tip, {}),
+            records.get(w.close, {}) if w.close else {},
+            records.get(w.edits, {}) if w.edits else {},
+            w.prompts,
+            [records[s] for s in reversed(w.shas) if s in records],
         )
-        for ref, root, tip, close, edits, prompts in walked
+        for w in walked
     ]
 
 
@@ -393,12 +403,13 @@ def _summary(
     closing: dict[str, Any],
     listing: dict[str, Any],
     prompts: int,
+    every: list[dict[str, Any]],
 ) -> SessionSummary:
     """A session's summary from its first and last records, its latest closing record and
-    its latest list of files edited (each {} where it has none)."""
+    its latest list of files edited (each {} where it has none), and the branches of all
+    its records (``every``, oldest first)."""
     short = ref[len(capture.REF_ROOT) + 1 :]
     edited = listing.get("files_edited") or []
-    went = (r.get("branch") for r in sorted((first, listing, closing, last), key=_time))
     return SessionSummary(
         id=short,
         ref=ref,
@@ -411,8 +422,14 @@ def _summary(
         files_edited=tuple(str(f) for f in edited if isinstance(f, str)),
         closed=bool(closing),
         first_prompt=_first_line(first.get("prompt")),
-        branches=tuple(dict.fromkeys(b for b in went if isinstance(b, str) and b)),
+        branches=_branches(every),
     )
+
+
+def _branches(records: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The branches ``records`` (oldest first) were written on, first to last, each once."""
+    went = (r.get("branch") for r in records)
+    return tuple(dict.fromkeys(b for b in went if isinstance(b, str) and b))
 
 
 def _time(record: dict[str, Any]) -> float:

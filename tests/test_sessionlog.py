@@ -74,7 +74,7 @@ def _expected(project: Path) -> list[dict[str, Any]]:
             continue  # no commits of gitmem's
         close = next((x for x in reversed(recs) if x.get("kind") == "close"), {})
         edits = next((x for x in reversed(recs) if x.get("kind") in ("turn", "close")), {})
-        read = sorted((recs[0], edits, close, recs[-1]), key=lambda x: x.get("time") or 0)
+        read = sorted(recs, key=lambda x: x.get("time") or 0)
         rows.append({
             "id": short, "ref": ref, "user": short.split("/", 1)[0],
             "session_id": recs[0].get("session_id"), "started": recs[0].get("time"),
@@ -229,6 +229,26 @@ def test_a_session_is_found_by_the_branch_it_went_on_to(project: Path) -> None:
     assert "dana/b1" in ids("--branch", "main")
     listing = run_gitmem(project, "sessions", "--user", "dana").stdout
     assert "  branch main → feature/refunds  2 prompts  1 file edited" in listing
+
+
+def test_a_session_is_found_by_a_branch_it_passed_through(project: Path) -> None:
+    """The agent makes a branch for a fix, commits, and goes back to main for its last
+    turns: the session is found by the branch it passed through (since session 39; before,
+    only by the branches of its first, latest edit-listing and last record)."""
+    turn(project, "b2", 1, "plan the refund work")
+    git(project, "checkout", "-q", "-b", "fix/rounding")
+    turn(project, "b2", 2, "fix the rounding", "billing/charge.py")
+    git(project, "checkout", "-q", "main")
+    turn(project, "b2", 3, "and the docs", "docs/a.md")
+    turn(project, "b2", 4, "sum it up")
+
+    def ids(*args: str) -> list[str]:
+        found = json.loads(run_gitmem(project, "sessions", "--json", *args).stdout)
+        return [s["id"] for s in found]
+
+    assert ids("--branch", "fix/rounding") == ["dana/b2"]
+    listing = run_gitmem(project, "sessions", "--user", "dana").stdout
+    assert "  branch main → fix/rounding  4 prompts  2 files edited" in listing
 
 
 def test_why_names_the_prompt_whose_turn_edited_the_path(project: Path) -> None:
