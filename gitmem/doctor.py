@@ -9,6 +9,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from gitmem import capture, client, config, daemon, git, index, lint, stale
 from gitmem import compile as compiler
@@ -227,6 +228,24 @@ def _codex_trust(root: Path) -> Check:
     return Check("codex trust", ok, line)
 
 
+def _daemon_detail(ping: dict[str, Any] | None, autostart: bool, embedded: bool) -> str:
+    """What the warm daemon's absence costs: the agent hooks never load the model, so
+    without it an agent's prompts are ranked by keyword and path alone, even where the
+    index holds embeddings (``embedded``; since session 39: before, doctor said only
+    "optional")."""
+    if ping:
+        return f"running (pid {ping['pid']})"
+    if autostart:
+        return "not running: the next agent session starts it (watch_autostart)"
+    if not embedded:
+        return "not running (optional: `gitmem watch`)"
+    return (
+        "not running: agents' prompts are ranked by keyword and path only; `gitmem watch` "
+        "(or `watch_autostart: true` in .continuity/config.yaml) ranks them with the "
+        "index's embeddings too"
+    )
+
+
 def _stale_summary(repo: Repo) -> str:
     """What the last `gitmem stale` found (the session-start hook reads the same file).
     Informational: a stale CLAUDE.md is the project's to mend, not a fault of gitmem."""
@@ -411,13 +430,9 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 detail += f"; large builds run on {ovrun.describe()}"
         checks.append(Check("embedding model", ok, detail))
     ping = client.ping(repo)
-    checks.append(
-        Check(
-            "daemon",
-            True,
-            f"running (pid {ping['pid']})" if ping else "not running (optional: `gitmem watch`)",
-        )
-    )
+    embedded = bool(meta and meta.get("model"))
+    autostart = config.load(repo.root).watch_autostart
+    checks.append(Check("daemon", True, _daemon_detail(ping, autostart, embedded)))
     checks.append(Check("instructions", True, _stale_summary(repo)))
     home = Path(os.path.expanduser("~"))
     installed = install.installed_scopes(repo.root, home)

@@ -716,6 +716,10 @@ def test_daemon_serves_and_reindexes(repo: Path, model_dir: Path, tmp_path: Path
         )
         data = json.loads(out.stdout)
         assert data["served_by"] == "daemon" and data["hits"][0]["id"] == "D-0001"
+        doctor = subprocess.run([*gitmem, "doctor", "--json"], cwd=repo, env=env,
+                                capture_output=True, text=True, timeout=60)  # fmt: skip
+        checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+        assert checks["daemon"]["detail"] == f"running (pid {proc.pid})"
         # a new record is picked up (watchdog + debounce, or the per-request table check)
         decision(
             repo, "0005-zebra.md", "Zebra crossings", body="## Decision\n\nZebra stripes only.\n"
@@ -1471,6 +1475,35 @@ def test_doctor_says_what_runs_large_builds(
     monkeypatch.setenv("GITMEM_EMBED_BACKEND", "auto")
     monkeypatch.setitem(sys.modules, "openvino", None)  # not installed
     assert ovrun.describe().startswith("onnxruntime (`pip install gitmem[openvino]`")
+
+
+def test_doctor_says_what_a_missing_daemon_costs(
+    repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hooks never load the model: without a daemon an agent's prompts are ranked by
+    keyword and path alone, which doctor says once the index holds embeddings (since
+    session 39; before, only "optional")."""
+
+    def daemon_line() -> str:
+        result = CliRunner().invoke(cli, ["doctor", "--json"])
+        checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+        assert checks["daemon"]["ok"]
+        return str(checks["daemon"]["detail"])
+
+    monkeypatch.chdir(repo)
+    assert daemon_line() == "not running (optional: `gitmem watch`)"  # nothing indexed
+    project(repo)
+    assert CliRunner().invoke(cli, ["index"]).exit_code == 0
+    assert daemon_line().startswith(
+        "not running: agents' prompts are ranked by keyword and path only; `gitmem watch`"
+    )
+    config = repo / ".continuity" / "config.yaml"
+    config.write_text("watch_autostart: true\n")
+    assert daemon_line() == "not running: the next agent session starts it (watch_autostart)"
+    config.write_text("watch_autostart: false\n")
+    monkeypatch.setenv("GITMEM_EMBED_MODEL_DIR", str(repo / "no-model-here"))
+    assert CliRunner().invoke(cli, ["index", "--full"]).exit_code == 0  # keyword + path only
+    assert daemon_line() == "not running (optional: `gitmem watch`)"
 
 
 def test_well_known_files_bring_their_vocabulary(repo: Path, no_model: None) -> None:
