@@ -457,51 +457,22 @@ def sync(repo: Repo, remote: str) -> tuple[int, str]:
     sessions over a local file:// remote (session 39), and one round trip per record
     over the network. So the sessions are fetched without the clone's filter, and the
     records an earlier fetch left out are fetched in one request."""
-    promisor = _promisor(repo)
+    from gitmem import git
+
+    promisor = git.promisor_remote(repo.root)
     whole = ("-c", f"remote.{remote}.partialclonefilter=") if promisor else ()
     code, out, err = _git3(
         repo, *whole, "fetch", "--no-prune", remote, "refs/gitmem/*:refs/gitmem/*"
     )
     if code != 0:
         return code, f"fetch failed: {(err or out).strip()}"  # git says why on stderr
-    if promisor:
-        _fetch_missing_records(repo, promisor)
+    if promisor:  # the records a plain fetch of the refs, or gitmem before 39, left out
+        git.fetch_missing(repo.root, promisor, [f"--glob={REF_ROOT}"])
     # a forgotten session the fetch brought (the remote still had it) is deleted here and
     # there; deleting a ref the remote lacks only draws a warning from git
     there = [f":{ref}" for ref in _bury(repo)]
     code, out2, err2 = _git3(repo, "push", remote, "refs/gitmem/*:refs/gitmem/*", *there)
     return code, out + out2 if code == 0 else f"push failed: {(err2 or out2).strip()}"
-
-
-def _promisor(repo: Repo) -> str | None:
-    """The remote a partial clone fetches its missing objects from, or None (no partial
-    clone): ``remote.<name>.promisor``, or ``extensions.partialClone`` as older git wrote
-    it."""
-    pattern = r"^(remote\..*\.promisor|extensions\.partialclone)$"
-    code, out = _git(repo, "config", "--get-regexp", pattern)
-    for line in out.splitlines() if code == 0 else []:
-        key, _, value = line.partition(" ")
-        if key == "extensions.partialclone":
-            return value.strip() or None
-        if value.strip().lower() in ("true", "yes", "on", "1"):
-            return key[len("remote.") : -len(".promisor")]
-    return None
-
-
-def _fetch_missing_records(repo: Repo, promisor: str) -> None:
-    """Fetch, in one request, the objects of the session refs a partial clone lacks (a
-    fetch by another gitmem, or a plain `git fetch` of the refs, applied the clone's
-    filter). As git's own on-demand fetch does, for all of them at once. Best effort:
-    what is still missing is fetched when read."""
-    code, out = _git(repo, "rev-list", "--objects", "--missing=print", f"--glob={REF_ROOT}")
-    missing = [line[1:].strip() for line in out.splitlines() if line.startswith("?")]
-    if code != 0 or not missing:
-        return
-    _git3(
-        repo, "-c", "fetch.negotiationAlgorithm=noop", "fetch", promisor, "--no-tags",
-        "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none", "--stdin",
-        input_="".join(oid + "\n" for oid in missing).encode(),
-    )  # fmt: skip
 
 
 def base_record(repo: Repo | Location, payload: dict[str, Any]) -> dict[str, Any]:

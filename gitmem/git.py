@@ -122,6 +122,45 @@ def run(
     return code, out, err
 
 
+# Partial clones (`git clone --filter=blob:none`, common for large repositories) leave
+# blobs on the remote, and git fetches one the first time it is read: a round trip each.
+# Where gitmem reads many (the records of the captured sessions, every version of a file
+# `git blame` reads), it fetches them first, in one request (session 39).
+
+
+def promisor_remote(cwd: str | os.PathLike[str]) -> str | None:
+    """The remote a partial clone fetches its missing objects from, or None (no partial
+    clone): ``remote.<name>.promisor``, or ``extensions.partialClone`` as older git wrote
+    it."""
+    pattern = r"^(remote\..*\.promisor|extensions\.partialclone)$"
+    code, out, _ = run(["config", "--get-regexp", pattern], cwd, env=no_git_env(), check=False)
+    for line in out.splitlines() if code == 0 else []:
+        key, _, value = line.partition(" ")
+        if key == "extensions.partialclone":
+            return value.strip() or None
+        if value.strip().lower() in ("true", "yes", "on", "1"):
+            return key[len("remote.") : -len(".promisor")]
+    return None
+
+
+def fetch_missing(cwd: str | os.PathLike[str], remote: str, revs: Sequence[str]) -> None:
+    """Fetch from ``remote``, in one request, the objects that ``git rev-list --objects
+    REVS`` reaches and this clone lacks, as git's own on-demand fetch does for one at a
+    time. Best effort: what is still missing is fetched when read."""
+    env = no_git_env()
+    args = ["rev-list", "--objects", "--missing=print", *revs]
+    code, out, _ = run(args, cwd, env=env, check=False, timeout=60)
+    missing = [line[1:].strip() for line in out.splitlines() if line.startswith("?")]
+    if code != 0 or not missing:
+        return
+    run(
+        ["-c", "fetch.negotiationAlgorithm=noop", "fetch", remote, "--no-tags",
+         "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none", "--stdin"],
+        cwd, env=env, check=False, timeout=120,
+        input_="".join(oid + "\n" for oid in missing).encode(),
+    )  # fmt: skip
+
+
 def ls_files(root: Path) -> list[str]:
     """Tracked files plus untracked, not-ignored ones: the files a decision may govern."""
     _, out, _ = run(list(leangit.LS_FILES), cwd=root)

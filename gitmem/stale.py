@@ -563,6 +563,9 @@ class _Checker:
 def _blame_times(root: Path, doc: str) -> tuple[dict[int, int], frozenset[int]]:
     """Line number -> commit time of the line's last change (now for uncommitted lines),
     and the lines git attributes to a shallow clone's cut (their time is an upper bound)."""
+    promisor = git.promisor_remote(root)
+    if promisor:  # each version blame reads would be fetched on its own
+        git.fetch_missing(root, promisor, ["HEAD", "--", doc])
     args = ["blame", "--porcelain", "--", doc]
     code, out, _ = git.run(args, cwd=root, check=False, env=git.no_git_env())
     if code != 0:

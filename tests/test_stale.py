@@ -273,6 +273,41 @@ def test_a_shallow_clone_says_which_decisions_it_cannot_place(
     assert report["notes"] == []
 
 
+def test_a_partial_clone_fetches_what_blame_reads_in_one_request(
+    repo: Path, tmp_path: Path
+) -> None:
+    """In a partial clone (`git clone --filter=blob:none`) `git blame` fetched each past
+    version of CLAUDE.md on its own, a round trip each; they now come in one request
+    (counted on the remote side: each fetch runs `git pack-objects` once there)."""
+    write(repo, "api/routes.py", "ROUTES = []\n")
+    for n in range(8):
+        write(repo, "CLAUDE.md", f"# Notes\n\n## API\nRoutes: `api/routes.py`, v{n}.\n")
+        commit_dated(repo, f"2024-01-0{n + 1}T00:00:00")
+    decision(repo, "0001-grpc.md", "Serve the API over gRPC", globs=["api/**"],
+             extra="date: 2025-06-01\n")  # fmt: skip
+    commit_dated(repo, "2025-06-02T00:00:00")
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(remote))
+    git(remote, "config", "uploadpack.allowFilter", "true")
+    requests = tmp_path / "requests.log"
+    hook = tmp_path / "count-pack-objects"
+    hook.write_text(f'#!/bin/sh\necho x >> "{requests}"\nexec "$@"\n')
+    hook.chmod(0o755)
+    config = tmp_path / "gitconfig"  # packObjectsHook is read from the user's config only
+    config.write_text(f"[uploadpack]\n\tpackObjectsHook = {hook}\n")
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": str(config)}
+    clone = tmp_path / "partial"
+    subprocess.run(["git", "clone", "-q", "--filter=blob:none", remote.as_uri(), str(clone)],
+                   check=True, env=env)  # fmt: skip
+    before = len(requests.read_text().splitlines())
+    proc = subprocess.run(["gitmem", "stale", "--json"], cwd=clone, capture_output=True,
+                          text=True, env=env)  # fmt: skip
+    assert [f["ref"] for f in json.loads(proc.stdout)["findings"]] == ["D-0001"]
+    assert len(requests.read_text().splitlines()) - before == 1  # 7 before session 39
+    gone = git(clone, "rev-list", "--objects", "--missing=print", "HEAD", "--", "CLAUDE.md")
+    assert not [line for line in gone.splitlines() if line.startswith("?")]
+
+
 def commit_dated(root: Path, when: str = "2024-01-02T00:00:00") -> None:
     env = {**os.environ, "GIT_COMMITTER_DATE": when, "GIT_AUTHOR_DATE": when}
     git(root, "add", "-A")
