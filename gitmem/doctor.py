@@ -17,6 +17,7 @@ from gitmem.agent import claudesettings, copilot, foldertrust, gemini, install, 
 from gitmem.agent.runner import ERROR_LOG, RUNS_EVERY_SCOPE, STATUS_DIR
 from gitmem.errors import GitmemError, UnsafeRepositoryError
 from gitmem.indexfiles import is_stale
+from gitmem.location import SPARSE_NOTE, location_of, sparse_excluded
 from gitmem.repo import Repo
 from gitmem.table import Table, is_fresh
 from gitmem.vocab import counted
@@ -360,13 +361,12 @@ def _capture_check(repo: Repo) -> Check:
 def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     checks: list[Check] = [_git_check(repo)]
     cdir = repo.root / ".continuity"
-    checks.append(
-        Check(
-            "records",
-            cdir.is_dir(),
-            "found .continuity/" if cdir.is_dir() else "no .continuity/: run `gitmem init`",
-        )
-    )
+    if sparse_excluded(location_of(repo), folder_too=True):
+        checks.append(Check("records", False, SPARSE_NOTE))
+    else:
+        found = cdir.is_dir()
+        detail = "found .continuity/" if found else "no .continuity/: run `gitmem init`"
+        checks.append(Check("records", found, detail))
     records: int | None = None  # how many record files lint read, when it could run
     try:
         report = lint.lint(repo)

@@ -39,6 +39,12 @@ def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) 
     named = [_repo_folder(root, d) for d in adr_dirs]
     if named and not import_adrs:
         raise GitmemError("--adr-dir names ADR folders to read; it cannot go with --no-import")
+    from gitmem.location import SPARSE_NOTE, location_of, sparse_excluded
+
+    if sparse_excluded(location_of(repo), folder_too=True):
+        # the project is set up already: a new .continuity/ here would stand beside the
+        # tracked one, and its config.yaml over the project's
+        raise GitmemError(SPARSE_NOTE)
     created: list[str] = []
     ddir = store.decisions_dir(root)
     if not ddir.is_dir():

@@ -50,6 +50,31 @@ class Location:
         return Repo(Path(self.root), Path(self.git_dir), Path(self.common_dir))
 
 
+# What gitmem says where `.continuity/` is in the repository but not in this work tree: a
+# sparse checkout (monorepos) that leaves it out. Before session 39 gitmem took such a
+# work tree for one without decisions: `why` said no decision governs a path, the hooks
+# showed nothing, and `init` wrote a new config.yaml over the tracked one.
+SPARSE_NOTE = (
+    "this sparse checkout leaves out .continuity/, so gitmem reads none of the project's "
+    "decisions here: `git sparse-checkout add .continuity` brings them in"
+)
+
+
+def sparse_excluded(loc: Location, *, folder_too: bool = False) -> bool:
+    """Whether the repository tracks ``.continuity/`` but a sparse checkout leaves it out of
+    this work tree (its files marked skip-worktree). One stat in the usual cases; a git
+    process only in a sparse checkout without the folder (``folder_too``: with it too,
+    where it holds only some of the files, such as a config.yaml `init` wrote)."""
+    if not folder_too and os.path.isdir(os.path.join(loc.root, ".continuity")):
+        return False
+    if not os.path.exists(os.path.join(loc.git_dir, "info", "sparse-checkout")):
+        return False
+    from gitmem import leangit
+
+    out = leangit.output(["ls-files", "-t", "-z", "--", ".continuity"], loc.root)
+    return any(entry.startswith("S ") for entry in (out or "").split("\0"))
+
+
 def location_of(repo: Repo) -> Location:
     return Location(str(repo.root), str(repo.git_dir), str(repo.common_dir))
 

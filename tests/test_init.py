@@ -878,3 +878,42 @@ def test_doctor_right_after_init_has_nothing_to_flag(repo: Path) -> None:
     doctor = CliRunner().invoke(cli, ["doctor", "--no-model", "--json"])
     checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
     assert not checks["index"]["ok"] and "run `gitmem index`" in checks["index"]["detail"]
+
+
+def test_a_sparse_checkout_that_leaves_out_the_decisions(repo: Path, tmp_path: Path) -> None:
+    """A monorepo's sparse checkout of one folder leaves `.continuity/` out. Before session
+    39 gitmem took that for a project without decisions: `why` said no decision governs a
+    path, the hooks were silent, and `init` wrote a config.yaml over the tracked one. Now
+    every command says how to bring them in, `init` refuses, and so does doctor; the
+    session start tells the user."""
+    import subprocess
+
+    from conftest import decision, git, run_gitmem
+
+    write(repo, "billing/charge.py", "x = 1\n")
+    decision(repo, "0001-money.md", "Money is integer cents", globs=["billing/**"])
+    commit_all(repo, "a project")
+    clone = tmp_path / "sparse"
+    git(tmp_path, "clone", "-q", "--no-checkout", str(repo), str(clone))
+    git(clone, "sparse-checkout", "set", "--cone", "billing")
+    git(clone, "checkout", "-q", "HEAD")
+    assert (clone / "billing" / "charge.py").exists() and not (clone / ".continuity").exists()
+    note = "this sparse checkout leaves out .continuity/, so gitmem reads none of the project's"
+
+    why = run_gitmem(clone, "why", "billing/charge.py")
+    assert why.returncode == 0 and note in why.stderr
+    init = run_gitmem(clone, "init")
+    assert init.returncode == 1 and note in init.stderr
+    assert not (clone / ".continuity").exists() and git(clone, "status", "--porcelain") == ""
+    doctor = json.loads(run_gitmem(clone, "doctor", "--no-model", "--json").stdout)
+    records = next(c for c in doctor["checks"] if c["name"] == "records")
+    assert not records["ok"] and records["detail"].startswith(note)
+    start = {"session_id": "s1", "cwd": str(clone), "source": "startup",
+             "hook_event_name": "SessionStart"}  # fmt: skip
+    proc = subprocess.run(["gitmem", "hook", "claude", "session-start"], cwd=clone,
+                          input=json.dumps(start), capture_output=True, text=True)  # fmt: skip
+    assert proc.returncode == 0 and note in json.loads(proc.stdout)["systemMessage"]
+
+    git(clone, "sparse-checkout", "add", ".continuity")
+    why = run_gitmem(clone, "why", "billing/charge.py")
+    assert "D-0001" in why.stdout and note not in why.stderr

@@ -199,6 +199,11 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
                         if home is None
                         else claude.submodules_digest(home)
                     )
+                if event == "session-start" and home is not None:
+                    from gitmem.location import SPARSE_NOTE, sparse_excluded
+
+                    if sparse_excluded(home):  # the user can bring them in; say so
+                        result = {**(result or {}), "systemMessage": f"gitmem: {SPARSE_NOTE}"}
                 if result is None:
                     return _emit(out, _nothing(agent, event))
                 return _emit(out, translated(agent, event, result))

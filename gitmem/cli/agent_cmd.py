@@ -338,7 +338,7 @@ def uninstall(agent: str, scope: str, with_mcp: bool) -> None:
 @expected_errors
 def doctor(no_model: bool, json_: bool) -> None:
     """One screen: hooks installed and firing, index freshness, model, daemon, last errors."""
-    report = doctor_core.diagnose(current_repo(), load_model=not no_model)
+    report = doctor_core.diagnose(current_repo(sparse_warning=False), load_model=not no_model)
     if json_:
         emit_json(report.to_json())
         return

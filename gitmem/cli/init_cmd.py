@@ -23,7 +23,7 @@ def init(no_import: bool, adr_dirs: tuple[str, ...]) -> None:
     Idempotent: run it again after adding ADRs to refresh their inferred globs (entries
     you marked `inferred: false` in .continuity/imported.yaml are never touched).
     """
-    repo = current_repo()
+    repo = current_repo(sparse_warning=False)  # init refuses instead
     report = core.init(repo, import_adrs=not no_import, adr_dirs=adr_dirs)
     # compile the match table now (~0.1 s for a log of 50 ADRs): the first hook then
     # finds it current, and `gitmem doctor`, the next step named below, says so

@@ -59,8 +59,16 @@ def expected_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def current_repo() -> Repo:
-    return discover(os.getcwd())
+def current_repo(*, sparse_warning: bool = True) -> Repo:
+    """The repository of the current folder; a warning where a sparse checkout leaves its
+    decisions out (gitmem.location.SPARSE_NOTE): every command then reads none."""
+    repo = discover(os.getcwd())
+    if sparse_warning:
+        from gitmem.location import SPARSE_NOTE, location_of, sparse_excluded
+
+        if sparse_excluded(location_of(repo), folder_too=True):
+            warn(SPARSE_NOTE)
+    return repo
 
 
 def warn(message: str) -> None:
