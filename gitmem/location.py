@@ -60,18 +60,21 @@ SPARSE_NOTE = (
 )
 
 
-def sparse_excluded(loc: Location, *, folder_too: bool = False) -> bool:
-    """Whether the repository tracks ``.continuity/`` but a sparse checkout leaves it out of
-    this work tree (its files marked skip-worktree). One stat in the usual cases; a git
-    process only in a sparse checkout without the folder (``folder_too``: with it too,
-    where it holds only some of the files, such as a config.yaml `init` wrote)."""
-    if not folder_too and os.path.isdir(os.path.join(loc.root, ".continuity")):
+def sparse_excluded(
+    loc: Location, folder: str = ".continuity", *, folder_too: bool = False
+) -> bool:
+    """Whether the repository tracks ``folder`` (repository-relative) but a sparse checkout
+    leaves it out of this work tree (its files marked skip-worktree). One stat in the
+    usual cases; a git process only in a sparse checkout without the folder
+    (``folder_too``: with it too, where it holds only some of the files, such as a
+    config.yaml `init` wrote)."""
+    if not folder_too and os.path.isdir(os.path.join(loc.root, folder)):
         return False
     if not os.path.exists(os.path.join(loc.git_dir, "info", "sparse-checkout")):
         return False
     from gitmem import leangit
 
-    out = leangit.output(["ls-files", "-t", "-z", "--", ".continuity"], loc.root)
+    out = leangit.output(["ls-files", "-t", "-z", "--", folder], loc.root)
     return any(entry.startswith("S ") for entry in (out or "").split("\0"))
 
 

@@ -184,6 +184,27 @@ def watched_paths(root: Path, cfg: config.Config) -> list[Path]:
     return paths
 
 
+def _why_missing(root: Path, folder: str) -> str:
+    """What to say of an ADR folder config.yaml names and the work tree lacks: left out by
+    a sparse checkout (the entry is right: bring the folder in), or moved."""
+    from gitmem.errors import NotARepositoryError
+    from gitmem.location import locate, sparse_excluded
+
+    try:
+        sparse = sparse_excluded(locate(root), folder)
+    except NotARepositoryError:  # records outside any repository (a test, a copy)
+        sparse = False
+    if sparse:
+        return (
+            "outside this sparse checkout, so its ADRs are not read here: "
+            f"`git sparse-checkout add {folder}` brings them in"
+        )
+    return (
+        "no such folder, so its ADRs are not read (moved? `gitmem init` finds ADR folders; "
+        "remove or fix this entry)"
+    )
+
+
 def load(
     root: Path,
     cache: ParseCache | None = None,
@@ -201,8 +222,7 @@ def load(
                     f".continuity/{config.CONFIG_NAME}",
                     src.line,
                     "sources",
-                    f"{src.path}: no such folder, so its ADRs are not read (moved? "
-                    "`gitmem init` finds ADR folders; remove or fix this entry)",
+                    f"{src.path}: {_why_missing(root, src.path)}",
                     "warning",
                 )
             )

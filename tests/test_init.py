@@ -892,6 +892,8 @@ def test_a_sparse_checkout_that_leaves_out_the_decisions(repo: Path, tmp_path: P
 
     write(repo, "billing/charge.py", "x = 1\n")
     decision(repo, "0001-money.md", "Money is integer cents", globs=["billing/**"])
+    write(repo, "docs/adr/0001-use-postgres.md", NYGARD_1)  # an ADR log read in place
+    assert run_gitmem(repo, "init").returncode == 0
     commit_all(repo, "a project")
     clone = tmp_path / "sparse"
     git(tmp_path, "clone", "-q", "--no-checkout", str(repo), str(clone))
@@ -917,3 +919,8 @@ def test_a_sparse_checkout_that_leaves_out_the_decisions(repo: Path, tmp_path: P
     git(clone, "sparse-checkout", "add", ".continuity")
     why = run_gitmem(clone, "why", "billing/charge.py")
     assert "D-0001" in why.stdout and note not in why.stderr
+    # the ADR log is still out: lint says so, not that the folder moved
+    lint = run_gitmem(clone, "lint").stdout
+    assert ("docs/adr: outside this sparse checkout, so its ADRs are not read here: "
+            "`git sparse-checkout add docs/adr` brings them in") in lint  # fmt: skip
+    assert "moved?" not in lint
