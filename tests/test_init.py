@@ -912,9 +912,10 @@ def test_a_sparse_checkout_that_leaves_out_the_decisions(repo: Path, tmp_path: P
     assert not records["ok"] and records["detail"].startswith(note)
     start = {"session_id": "s1", "cwd": str(clone), "source": "startup",
              "hook_event_name": "SessionStart"}  # fmt: skip
-    proc = subprocess.run(["gitmem", "hook", "claude", "session-start"], cwd=clone,
-                          input=json.dumps(start), capture_output=True, text=True)  # fmt: skip
-    assert proc.returncode == 0 and note in json.loads(proc.stdout)["systemMessage"]
+    for agent in ("claude", "codex", "gemini", "qwen"):  # the agents that show it to the user
+        proc = subprocess.run(["gitmem", "hook", agent, "session-start"], cwd=clone,
+                              input=json.dumps(start), capture_output=True, text=True)  # fmt: skip
+        assert proc.returncode == 0 and note in json.loads(proc.stdout)["systemMessage"], agent
 
     git(clone, "sparse-checkout", "add", ".continuity")
     why = run_gitmem(clone, "why", "billing/charge.py")

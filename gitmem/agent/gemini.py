@@ -126,9 +126,15 @@ def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
     denied, text = unpack(result)
     if denied is not None:
         return {"decision": "deny", "reason": denied}
+    # a word for the user (a sparse checkout that leaves the decisions out): Gemini CLI
+    # shows a systemMessage as Claude Code does
+    told = (
+        {"systemMessage": result["systemMessage"]} if result and "systemMessage" in result else {}
+    )
     if not text:
-        return None
-    return {"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event], "additionalContext": text}}
+        return told or None
+    context = {"hookEventName": EVENT_NAMES[event], "additionalContext": text}
+    return {"hookSpecificOutput": context, **told}
 
 
 def trust_policy(root: Path, home: Path) -> Policy:
