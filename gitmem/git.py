@@ -153,9 +153,12 @@ def fetch_missing(cwd: str | os.PathLike[str], remote: str, revs: Sequence[str])
     missing = [line[1:].strip() for line in out.splitlines() if line.startswith("?")]
     if code != 0 or not missing:
         return
+    # without the clone's filter: a tree it left out (`--filter=tree:0`) comes with what
+    # is in it, which rev-list could not list
     run(
-        ["-c", "fetch.negotiationAlgorithm=noop", "fetch", remote, "--no-tags",
-         "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none", "--stdin"],
+        ["-c", f"remote.{remote}.partialclonefilter=", "-c", "fetch.negotiationAlgorithm=noop",
+         "fetch", remote, "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",
+         "--stdin"],
         cwd, env=env, check=False, timeout=120,
         input_="".join(oid + "\n" for oid in missing).encode(),
     )  # fmt: skip
