@@ -143,13 +143,19 @@ def promisor_remote(cwd: str | os.PathLike[str]) -> str | None:
     return None
 
 
-def fetch_missing(cwd: str | os.PathLike[str], remote: str, revs: Sequence[str]) -> None:
+def fetch_missing(
+    cwd: str | os.PathLike[str], remote: str, revs: Sequence[str], commits: Sequence[str] = ()
+) -> None:
     """Fetch from ``remote``, in one request, the objects that ``git rev-list --objects
-    REVS`` reaches and this clone lacks, as git's own on-demand fetch does for one at a
-    time. Best effort: what is still missing is fetched when read."""
+    REVS`` reaches (or, with ``commits``, the trees of those commits alone) and this
+    clone lacks, as git's own on-demand fetch does for one at a time. Best effort: what
+    is still missing is fetched when read."""
     env = no_git_env()
     args = ["rev-list", "--objects", "--missing=print", *revs]
-    code, out, _ = run(args, cwd, env=env, check=False, timeout=60)
+    if commits:
+        args += ["--no-walk", "--stdin"]
+    listed = "".join(c + "\n" for c in commits).encode() if commits else None
+    code, out, _ = run(args, cwd, env=env, check=False, timeout=60, input_=listed)
     missing = [line[1:].strip() for line in out.splitlines() if line.startswith("?")]
     if code != 0 or not missing:
         return

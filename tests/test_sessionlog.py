@@ -324,3 +324,30 @@ def test_a_partial_clone_fetches_the_records_whole(project: Path, tmp_path: Path
         assert sync.returncode == 0, sync.stderr
         assert missing(clone) == 0
         assert listed(clone) == [{**row, "unrecorded": []} for row in expected]
+
+
+def test_a_partial_clone_reads_the_records_in_one_request(project: Path, tmp_path: Path) -> None:
+    """Sessions a plain `git fetch` brought into a partial clone, listed before any `gitmem
+    sync`: their records come in one request, not one each (counted on the remote side,
+    where each fetch runs `git pack-objects` once)."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(remote, "config", "uploadpack.allowFilter", "true")
+    git(project, "push", "-q", str(remote), "HEAD:refs/heads/main", "refs/gitmem/*:refs/gitmem/*")
+    expected = json.loads(run_gitmem(project, "sessions", "--json").stdout)
+    requests = tmp_path / "requests.log"
+    hook = tmp_path / "count-pack-objects"
+    hook.write_text(f'#!/bin/sh\necho x >> "{requests}"\nexec "$@"\n')
+    hook.chmod(0o755)
+    config = tmp_path / "gitconfig"  # packObjectsHook is read from the user's config only
+    config.write_text(f"[uploadpack]\n\tpackObjectsHook = {hook}\n")
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": str(config)}
+    clone = tmp_path / "clone"
+    for args in (["clone", "-q", "--filter=blob:none", remote.as_uri(), str(clone)],
+                 ["-C", str(clone), "fetch", "-q", "origin", "refs/gitmem/*:refs/gitmem/*"]):
+        subprocess.run(["git", *args], check=True, env=env)  # fmt: skip
+    before = len(requests.read_text().splitlines())
+    proc = run_gitmem(clone, "sessions", "--json", GIT_CONFIG_GLOBAL=str(config))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [{**row, "unrecorded": []} for row in expected]
+    assert len(requests.read_text().splitlines()) - before == 1  # one per record before
