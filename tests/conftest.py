@@ -239,6 +239,24 @@ def modules_of(
     return int(status), list(found)
 
 
+class FetchCounter:
+    """Counts the fetches a local remote serves: each runs `git pack-objects` once there,
+    through ``uploadpack.packObjectsHook`` (read from the user's config only, so from
+    ``config``: pass ``GIT_CONFIG_GLOBAL=config`` to the git and gitmem that fetch)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.log = folder / "requests.log"
+        hook = folder / "count-pack-objects"
+        hook.write_text(f'#!/bin/sh\necho x >> "{self.log}"\nexec "$@"\n')
+        hook.chmod(0o755)
+        self.config = folder / "gitconfig"
+        self.config.write_text(f"[uploadpack]\n\tpackObjectsHook = {hook}\n")
+        self.env = {**os.environ, "GIT_CONFIG_GLOBAL": str(self.config)}
+
+    def count(self) -> int:
+        return len(self.log.read_text().splitlines()) if self.log.exists() else 0
+
+
 def run_gitmem(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """The installed `gitmem` as a user runs it, in ``cwd``, with a throwaway HOME
     (``env``: more variables)."""

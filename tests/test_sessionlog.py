@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import commit_all, decision, git, run_agent_hook, run_gitmem, write
+from conftest import FetchCounter, commit_all, decision, git, run_agent_hook, run_gitmem, write
 
 from gitmem import capture
 from gitmem.repo import discover
@@ -335,19 +335,13 @@ def test_a_partial_clone_reads_the_records_in_one_request(project: Path, tmp_pat
     git(remote, "config", "uploadpack.allowFilter", "true")
     git(project, "push", "-q", str(remote), "HEAD:refs/heads/main", "refs/gitmem/*:refs/gitmem/*")
     expected = json.loads(run_gitmem(project, "sessions", "--json").stdout)
-    requests = tmp_path / "requests.log"
-    hook = tmp_path / "count-pack-objects"
-    hook.write_text(f'#!/bin/sh\necho x >> "{requests}"\nexec "$@"\n')
-    hook.chmod(0o755)
-    config = tmp_path / "gitconfig"  # packObjectsHook is read from the user's config only
-    config.write_text(f"[uploadpack]\n\tpackObjectsHook = {hook}\n")
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": str(config)}
+    fetches = FetchCounter(tmp_path)
     clone = tmp_path / "clone"
     for args in (["clone", "-q", "--filter=blob:none", remote.as_uri(), str(clone)],
                  ["-C", str(clone), "fetch", "-q", "origin", "refs/gitmem/*:refs/gitmem/*"]):
-        subprocess.run(["git", *args], check=True, env=env)  # fmt: skip
-    before = len(requests.read_text().splitlines())
-    proc = run_gitmem(clone, "sessions", "--json", GIT_CONFIG_GLOBAL=str(config))
+        subprocess.run(["git", *args], check=True, env=fetches.env)  # fmt: skip
+    before = fetches.count()
+    proc = run_gitmem(clone, "sessions", "--json", GIT_CONFIG_GLOBAL=str(fetches.config))
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == [{**row, "unrecorded": []} for row in expected]
-    assert len(requests.read_text().splitlines()) - before == 1  # one per record before
+    assert fetches.count() - before == 1  # one per record before

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gitmem import docrefs, tasks
-from tests.conftest import commit_all, decision, git, write
+from tests.conftest import FetchCounter, commit_all, decision, git, write
 
 CLAUDE_MD = """\
 # Notes for agents
@@ -289,21 +289,15 @@ def test_a_partial_clone_fetches_what_blame_reads_in_one_request(
     remote = tmp_path / "remote.git"
     git(tmp_path, "clone", "-q", "--bare", str(repo), str(remote))
     git(remote, "config", "uploadpack.allowFilter", "true")
-    requests = tmp_path / "requests.log"
-    hook = tmp_path / "count-pack-objects"
-    hook.write_text(f'#!/bin/sh\necho x >> "{requests}"\nexec "$@"\n')
-    hook.chmod(0o755)
-    config = tmp_path / "gitconfig"  # packObjectsHook is read from the user's config only
-    config.write_text(f"[uploadpack]\n\tpackObjectsHook = {hook}\n")
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": str(config)}
+    fetches = FetchCounter(tmp_path)
     clone = tmp_path / "partial"
     subprocess.run(["git", "clone", "-q", "--filter=blob:none", remote.as_uri(), str(clone)],
-                   check=True, env=env)  # fmt: skip
-    before = len(requests.read_text().splitlines())
+                   check=True, env=fetches.env)  # fmt: skip
+    before = fetches.count()
     proc = subprocess.run(["gitmem", "stale", "--json"], cwd=clone, capture_output=True,
-                          text=True, env=env)  # fmt: skip
+                          text=True, env=fetches.env)  # fmt: skip
     assert [f["ref"] for f in json.loads(proc.stdout)["findings"]] == ["D-0001"]
-    assert len(requests.read_text().splitlines()) - before == 1  # 7 before session 39
+    assert fetches.count() - before == 1  # 7 before session 39
     gone = git(clone, "rev-list", "--objects", "--missing=print", "HEAD", "--", "CLAUDE.md")
     assert not [line for line in gone.splitlines() if line.startswith("?")]
 
