@@ -359,8 +359,8 @@ def records_at(repo: Repo, shas: list[str]) -> dict[str, dict[str, Any]]:
     from gitmem.errors import GitmemError
 
     unique = list(dict.fromkeys(shas))
-    promisor = git.promisor_remote(repo.root)
-    if promisor and unique:  # a partial clone: git would fetch each missing record alone
+    promisor = git.promisor_remote(repo.root) if unique else None
+    if promisor:  # a partial clone: git would fetch each missing record alone
         git.fetch_missing(repo.root, promisor, [], commits=unique)
     batch = "".join(f"{s}:record.json\n" for s in unique).encode()
     code, data, err = git.run_bytes(

@@ -131,7 +131,19 @@ def run(
 def promisor_remote(cwd: str | os.PathLike[str]) -> str | None:
     """The remote a partial clone fetches its missing objects from, or None (no partial
     clone): ``remote.<name>.promisor``, or ``extensions.partialClone`` as older git wrote
-    it."""
+    it. Read from the repository's config file first: git is asked only where that file
+    names either (or includes others), so other clones pay no git process."""
+    from gitmem.errors import NotARepositoryError
+    from gitmem.location import locate
+
+    try:
+        config = os.path.join(locate(os.fspath(cwd)).common_dir, "config")
+        with open(config, encoding="utf-8", errors="replace") as fh:
+            text = fh.read().lower()
+    except (NotARepositoryError, OSError):
+        text = "promisor"  # git knows better
+    if not any(word in text for word in ("promisor", "partialclone", "[include")):
+        return None
     pattern = r"^(remote\..*\.promisor|extensions\.partialclone)$"
     code, out, _ = run(["config", "--get-regexp", pattern], cwd, env=no_git_env(), check=False)
     for line in out.splitlines() if code == 0 else []:
