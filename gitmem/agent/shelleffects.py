@@ -147,16 +147,16 @@ def turn(session: state.Session, until: float | None = None) -> Turn:
                     (when, {str(p): b if isinstance(b, str) else None for p, b in files.items()})
                 )
             continue
-        if kind == SHELL:  # the work tree the latest command ran in
-            root = str(item.get("root") or root)
-        if kind == SHELL and not item.get("end"):
-            starts.append(when)
-        elif kind == SHELL:
-            start = starts.pop() if starts else previous or when
-            if item.get("bg"):
-                running.append(start)
+        if kind == SHELL:
+            root = str(item.get("root") or root)  # the work tree the latest command ran in
+            if not item.get("end"):
+                starts.append(when)
             else:
-                spans.append((start, when))
+                start = starts.pop() if starts else previous or when
+                if item.get("bg"):
+                    running.append(start)
+                else:
+                    spans.append((start, when))
         elif kind == state.ASKED and previous:  # the turn before never ended: what ran ends with it
             spans.extend((start, max(start, previous)) for start in [*running, *starts])
             running, starts = [], []
