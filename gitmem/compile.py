@@ -529,6 +529,7 @@ def _problems_json(catalog: store.Catalog) -> str:
         "files": found.files,
         "records": found.records,
         "left_out": found.left_out,
+        "unread": found.unread,
         "first": [list(f) for f in found.first],
     }
     return json.dumps(data, ensure_ascii=False)

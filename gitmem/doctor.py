@@ -358,6 +358,22 @@ def _capture_check(repo: Repo) -> Check:
     )
 
 
+def _unread_sources(repo: Repo) -> list[str]:
+    """The ADR folders config.yaml names that the work tree lacks, each with why (a
+    sparse checkout leaves it out, or it moved) and what to do."""
+    from gitmem.store import why_missing
+
+    try:
+        sources = config.load(repo.root).sources
+    except GitmemError:  # the lint check below names what is wrong with config.yaml
+        return []
+    return [
+        f"{s.path}: {why_missing(repo.root, s.path)}"
+        for s in sources
+        if not (repo.root / s.path).is_dir()
+    ]
+
+
 def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     checks: list[Check] = [_git_check(repo)]
     cdir = repo.root / ".continuity"
@@ -366,6 +382,9 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     else:
         found = cdir.is_dir()
         detail = "found .continuity/" if found else "no .continuity/: run `gitmem init`"
+        missing = _unread_sources(repo) if found else []
+        if missing:  # a folder of ADRs none of which is read: as bad as no .continuity/
+            found, detail = False, f"{detail}, but ADR folder {'; '.join(missing)}"
         checks.append(Check("records", found, detail))
     records: int | None = None  # how many record files lint read, when it could run
     try:

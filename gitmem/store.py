@@ -55,6 +55,9 @@ class Catalog:
     # record file -> its globs compiled as [regex, negated, glob, specificity, key]
     patterns: dict[str, list[list[object]]] = field(default_factory=dict, compare=False, repr=False)
     reparsed: int = field(default=0, compare=False, repr=False)  # files the cache missed
+    # the ADR folders config.yaml names that this work tree lacks (in ``problems`` too, as
+    # warnings): none of their records is read, which every command and hook must say
+    unread: tuple[Problem, ...] = field(default=(), compare=False, repr=False)
 
     def get(self, ident: str) -> Decision:
         wanted = ident.strip()
@@ -98,7 +101,9 @@ class Catalog:
         One entry per file (its first error by line), left-out files first, at most
         PROBLEM_FILES_KEPT. A record file is left out when it gave no record: unreadable,
         unparsable, or its id already taken (the first record with an id wins, as in the
-        table)."""
+        table). An ADR folder the work tree lacks (``unread``: moved, or left out by a
+        sparse checkout) is only a warning to `gitmem lint`, but it leaves out every
+        record in it, so it comes first, one entry each, counted apart."""
         kept: set[str] = set()
         seen: set[str] = set()
         for d in self.decisions:
@@ -118,11 +123,15 @@ class Catalog:
             if known is None or p.line < known[1]:
                 left_out = p.file in self.cache and p.file not in kept
                 first[p.file] = (p.file, p.line, p.key, p.message, left_out)
-        if not first:
+        if not first and not self.unread:
             return None
         left = sum(1 for f in first.values() if f[4])
-        shown = sorted(first.values(), key=lambda f: (not f[4], f[0]))[:PROBLEM_FILES_KEPT]
-        return Problems(errors, len(first), len(records), left, shown)
+        shown = sorted(first.values(), key=lambda f: (not f[4], f[0]))
+        folders = [(p.file, p.line, p.key, p.message, False) for p in self.unread]
+        kept_files = max(PROBLEM_FILES_KEPT - len(folders), 0)
+        return Problems(
+            errors, len(first), len(records), left, folders + shown[:kept_files], len(folders)
+        )
 
 
 # How many files' first error the compiled table keeps for the commands and hooks that
@@ -184,7 +193,7 @@ def watched_paths(root: Path, cfg: config.Config) -> list[Path]:
     return paths
 
 
-def _why_missing(root: Path, folder: str) -> str:
+def why_missing(root: Path, folder: str) -> str:
     """What to say of an ADR folder config.yaml names and the work tree lacks: left out by
     a sparse checkout (the entry is right: bring the folder in), or moved."""
     from gitmem.errors import NotARepositoryError
@@ -215,17 +224,18 @@ def load(
     mtime_ns) by path, as the caller just read them (saves a second stat per file)."""
     cfg = config.load(root)
     problems: list[Problem] = list(cfg.problems)
-    for src in cfg.sources:
-        if not (root / src.path).is_dir():  # moved or renamed: its ADRs would go unread
-            problems.append(
-                Problem(
-                    f".continuity/{config.CONFIG_NAME}",
-                    src.line,
-                    "sources",
-                    f"{src.path}: {_why_missing(root, src.path)}",
-                    "warning",
-                )
-            )
+    unread = [
+        Problem(
+            f".continuity/{config.CONFIG_NAME}",
+            src.line,
+            "sources",
+            f"{src.path}: {why_missing(root, src.path)}",
+            "warning",
+        )
+        for src in cfg.sources
+        if not (root / src.path).is_dir()  # moved, or out of a sparse checkout
+    ]
+    problems.extend(unread)
     imported, imp_problems = config.load_imported(root)
     problems.extend(imp_problems)
     pairs: list[tuple[str, str]] = []  # (record file, payload), in catalog order
@@ -264,7 +274,7 @@ def load(
         live = {payload for _, payload in new_cache.values()}
         for stale in [k for k in _DECODED if k not in live]:
             del _DECODED[stale]
-    return Catalog(decisions, tuple(problems), new_cache, patterns, reparsed)
+    return Catalog(decisions, tuple(problems), new_cache, patterns, reparsed, tuple(unread))
 
 
 def _infer_unlisted(root: Path, cfg: config.Config, wanted: set[str]) -> dict[str, list[str]]:

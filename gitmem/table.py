@@ -59,7 +59,9 @@ if TYPE_CHECKING:
 # 23: an ADR's title leaves out the label that restates its number (`adrimport.plain_title`).
 # 24: a rule's `paths` compiled with it (`path_patterns`): the hooks match them without
 # pathspec; config.yaml's `commit_trailers` in `meta`, for the prepare-commit-msg hook.
-SCHEMA_VERSION = "24"
+# 25: the ADR folders config.yaml names that the work tree lacks, with the problems
+# ("unread"), so that every command and hook says their records are not read.
+SCHEMA_VERSION = "25"
 TABLE_NAME = "table.sqlite"
 
 
@@ -147,10 +149,12 @@ class Match:
 class Problems:
     """The errors the table was compiled with (see ``gitmem.store.Catalog.errors``): how
     many, in how many files, how many of those are records and how many records made no
-    row ("left out"), and the first error of a few files, left-out ones first. The other
-    files with errors are gitmem's settings (``.continuity/config.yaml``, ``imported.yaml``)."""
+    row ("left out"), how many ADR folders named in config.yaml the work tree lacks
+    ("unread": moved, or left out by a sparse checkout), and the first problem of a few
+    files, unread folders and left-out files first. The other files with errors are
+    gitmem's settings (``.continuity/config.yaml``, ``imported.yaml``)."""
 
-    __slots__ = ("errors", "files", "first", "left_out", "records")
+    __slots__ = ("errors", "files", "first", "left_out", "records", "unread")
 
     def __init__(
         self,
@@ -159,17 +163,25 @@ class Problems:
         records: int,
         left_out: int,
         first: list[tuple[str, int, str, str, bool]],
+        unread: int = 0,
     ) -> None:
         self.errors = errors
         self.files = files
         self.records = records
         self.left_out = left_out
         self.first = first
+        self.unread = unread
 
     def headline(self) -> str:
         """What a user or an agent must know, e.g. "2 decision files have errors and are
         left out"."""
         parts = []
+        if self.unread:
+            parts.append(
+                "an ADR folder named in .continuity/config.yaml is not read"
+                if self.unread == 1
+                else f"{self.unread} ADR folders named in .continuity/config.yaml are not read"
+            )
         n = self.records
         if n:
             files = "1 decision file has" if n == 1 else f"{n} decision files have"
@@ -190,10 +202,14 @@ class Problems:
         return "; ".join(parts)
 
     def what(self) -> str:
-        """What gitmem does not apply as written because of these errors."""
-        if self.records and self.files > self.records:
+        """What gitmem does not apply as written because of these problems."""
+        if (self.records or self.unread) and self.files > self.records:
             return "those decisions or its settings"
-        return "those decisions" if self.records else "its settings"
+        return "those decisions" if self.records or self.unread else "its settings"
+
+    def more(self) -> int:
+        """How many files (or folders) with problems ``first`` leaves out."""
+        return self.files + self.unread - len(self.first)
 
     def lines(self, width: int = 160) -> list[str]:
         """One line per kept file: ``FILE:LINE: key: message``, clipped to ``width``."""
@@ -259,7 +275,7 @@ class Table:
         entry is unreadable: a report about errors must never be one)."""
         try:
             data = leanjson.loads(self.meta("problems") or "{}")
-            if not isinstance(data, dict) or not data.get("files"):
+            if not isinstance(data, dict) or not (data.get("files") or data.get("unread")):
                 return None
             first = [
                 (str(f[0]), int(f[1]), str(f[2]), str(f[3]), bool(f[4]))
@@ -271,6 +287,7 @@ class Table:
                 int(data["records"] if "records" in data else data["files"]),
                 int(data["left_out"]),
                 first,
+                int(data.get("unread") or 0),
             )
         except (ValueError, TypeError, KeyError, IndexError, sqlite3.Error):
             return None

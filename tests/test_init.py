@@ -925,3 +925,31 @@ def test_a_sparse_checkout_that_leaves_out_the_decisions(repo: Path, tmp_path: P
     assert ("docs/adr: outside this sparse checkout, so its ADRs are not read here: "
             "`git sparse-checkout add docs/adr` brings them in") in lint  # fmt: skip
     assert "moved?" not in lint
+    # and, since session 40, so does everything else that reads the decisions (before, only
+    # lint did: `list`, `why` and the hooks gave D-0001 alone, as if the log had no ADR)
+    out = "docs/adr: outside this sparse checkout"
+    for args in (("list",), ("why", "billing/charge.py"), ("search", "postgres")):
+        proc = run_gitmem(clone, *args)
+        assert "an ADR folder named in .continuity/config.yaml is not read" in proc.stderr, args
+    assert out in run_gitmem(clone, "list").stderr
+    doctor = json.loads(run_gitmem(clone, "doctor", "--no-model", "--json").stdout)
+    records = next(c for c in doctor["checks"] if c["name"] == "records")
+    assert not records["ok"] and out in records["detail"]
+    for agent in ("claude", "codex", "gemini", "qwen", "copilot"):
+        answer = run_agent_hook(clone, f"gitmem hook {agent} session-start",
+                                {**start, "session_id": f"a-{agent}"})  # fmt: skip
+        assert answer is not None
+        told = json.dumps(answer)
+        assert "Note: an ADR folder named in .continuity/config.yaml is not read" in told, agent
+        if agent != "copilot":  # Copilot CLI shows the user no message from a hook
+            assert str(answer["systemMessage"]).startswith(f"gitmem: {out}"), agent
+
+    git(clone, "sparse-checkout", "add", "docs/adr")
+    listed = run_gitmem(clone, "list")
+    assert "Use PostgreSQL for storage" in listed.stdout and listed.stderr == ""
+    answer = run_agent_hook(clone, "gitmem hook claude session-start",
+                            {**start, "session_id": "s9"})  # fmt: skip
+    assert answer is not None and "systemMessage" not in answer
+    assert "not read" not in json.dumps(answer)
+    doctor = json.loads(run_gitmem(clone, "doctor", "--no-model", "--json").stdout)
+    assert next(c for c in doctor["checks"] if c["name"] == "records")["ok"]

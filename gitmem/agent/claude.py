@@ -113,86 +113,105 @@ def check_rules(
 
 def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     source = str(payload.get("source") or "startup")
-    sid = str(payload.get("session_id") or "")
     from gitmem.agent.prompt import open_table  # the table (sqlite3): not for `stop`
 
     table = open_table(loc, session_start=True)
     if table is None:
         return None
     try:
-        current = table.count_current()
-        pinned = table.where("pin = 1 OR severity = 'critical'", limit=50)
-        changed = changed_paths(loc)
-        on_branch = [m.entry for m in governing(table, changed, loc.root)] if changed else []
-        recent = _recent(table)
-        with state.open_session(loc.shared_state_dir, sid) as session:
-            view = session.view()
-            if source in ("compact", "clear"):
-                session.append("reset", source=source)
-                state.echo(view.elsewhere, sid, "reset", source=source)
-                already: set[str] = set()
-            else:
-                already = view.shown
-            before = view.shown if source == "compact" else set()
-            sections: list[tuple[str, list[Any]]] = [
-                ("Pinned and critical project decisions:", pinned),
-                ("Decisions governing files changed on this branch or uncommitted:", on_branch),
-                ("Recently added or superseding decisions:", recent),
-            ]
-            if before:
-                kept = [table.get(i) for i in sorted(before)]
-                sections.append(
-                    ("Decisions shown earlier in this session:", [e for e in kept if e])
-                )
-            parts: list[str] = []
-            shown_ids: list[str] = []
-            notes = (
-                (_refused_note(loc), _problems_note(table), _stale_note(loc), _submodules_note(loc))
-                if source != "resume"
-                else ()
-            )
-            warning = "\n\n".join(n for n in notes if n)
-            remaining = BUDGET_SESSION_START * CHARS_PER_TOKEN - len(warning)
-            for header, items in sections:
-                fresh = [e for e in items if e.id not in already and e.id not in shown_ids]
-                if not fresh or remaining < 200:
-                    continue
-                text, ids = budget.render(
-                    [(_Shown(e), None) for e in fresh],
-                    budget_tokens=remaining // CHARS_PER_TOKEN,
-                    chars_per_token=CHARS_PER_TOKEN,
-                    header=header,
-                    more_hint="`gitmem list` shows all decisions.",
-                )
-                if text:
-                    parts.append(text)
-                    shown_ids.extend(ids)
-                    remaining -= len(text) + 1
-            if shown_ids:
-                session.append("shown", ids=shown_ids, event=f"session-start:{source}")
-        if not parts:
-            # Nothing pinned, recent or governing a changed file (a settled project's usual
-            # state): still tell the agent the decisions exist and what they are about, as
-            # titles only. They are not marked shown: the hooks still bring a decision's
-            # summary when the work reaches it.
-            titles = _titles(table, current) if source != "resume" else ""
-            if not titles:  # a resumed session has its first digest in its transcript
-                return context("session-start", warning) if warning else None
-            digest = (
-                f"This repository records {current} current architectural "
-                f"{'decision' if current == 1 else 'decisions'} with "
-                f"gitmem. Those governing the files you touch, or matching your prompt, are "
-                f"shown to you as you work; `gitmem why PATH` explains any path. "
-                f"Decided so far: {titles}"
-            )
-            return context("session-start", "\n\n".join(p for p in (digest, warning) if p))
-        intro = (
-            f"This repository records architectural decisions with gitmem "
-            f"({current} current). Each line names the record file for the full text."
-        )
-        return context("session-start", "\n\n".join([intro, *parts, *filter(None, [warning])]))
+        result = _session_digest(loc, payload, table, source)
+        said = _unread_message(table) if source != "resume" else ""
+        if said:  # the agent is told in the digest's note; the user must act, so tell them
+            result = {**(result or {}), "systemMessage": said}
+        return result
     finally:
         table.close()
+
+
+def _unread_message(table: Table) -> str:
+    """For the user, an ADR folder config.yaml names that this work tree lacks (left out
+    by a sparse checkout, or moved): none of its decisions reaches the agent until they
+    bring it in or fix the entry."""
+    found = table.problems()
+    if found is None or not found.unread:
+        return ""
+    folders = [f[3] for f in found.first[: found.unread]]
+    return "gitmem: " + "; ".join(folders)
+
+
+def _session_digest(
+    loc: Location, payload: dict[str, Any], table: Table, source: str
+) -> dict[str, Any] | None:
+    sid = str(payload.get("session_id") or "")
+    current = table.count_current()
+    pinned = table.where("pin = 1 OR severity = 'critical'", limit=50)
+    changed = changed_paths(loc)
+    on_branch = [m.entry for m in governing(table, changed, loc.root)] if changed else []
+    recent = _recent(table)
+    with state.open_session(loc.shared_state_dir, sid) as session:
+        view = session.view()
+        if source in ("compact", "clear"):
+            session.append("reset", source=source)
+            state.echo(view.elsewhere, sid, "reset", source=source)
+            already: set[str] = set()
+        else:
+            already = view.shown
+        before = view.shown if source == "compact" else set()
+        sections: list[tuple[str, list[Any]]] = [
+            ("Pinned and critical project decisions:", pinned),
+            ("Decisions governing files changed on this branch or uncommitted:", on_branch),
+            ("Recently added or superseding decisions:", recent),
+        ]
+        if before:
+            kept = [table.get(i) for i in sorted(before)]
+            sections.append(("Decisions shown earlier in this session:", [e for e in kept if e]))
+        parts: list[str] = []
+        shown_ids: list[str] = []
+        notes = (
+            (_refused_note(loc), _problems_note(table), _stale_note(loc), _submodules_note(loc))
+            if source != "resume"
+            else ()
+        )
+        warning = "\n\n".join(n for n in notes if n)
+        remaining = BUDGET_SESSION_START * CHARS_PER_TOKEN - len(warning)
+        for header, items in sections:
+            fresh = [e for e in items if e.id not in already and e.id not in shown_ids]
+            if not fresh or remaining < 200:
+                continue
+            text, ids = budget.render(
+                [(_Shown(e), None) for e in fresh],
+                budget_tokens=remaining // CHARS_PER_TOKEN,
+                chars_per_token=CHARS_PER_TOKEN,
+                header=header,
+                more_hint="`gitmem list` shows all decisions.",
+            )
+            if text:
+                parts.append(text)
+                shown_ids.extend(ids)
+                remaining -= len(text) + 1
+        if shown_ids:
+            session.append("shown", ids=shown_ids, event=f"session-start:{source}")
+    if not parts:
+        # Nothing pinned, recent or governing a changed file (a settled project's usual
+        # state): still tell the agent the decisions exist and what they are about, as
+        # titles only. They are not marked shown: the hooks still bring a decision's
+        # summary when the work reaches it.
+        titles = _titles(table, current) if source != "resume" else ""
+        if not titles:  # a resumed session has its first digest in its transcript
+            return context("session-start", warning) if warning else None
+        digest = (
+            f"This repository records {current} current architectural "
+            f"{'decision' if current == 1 else 'decisions'} with "
+            f"gitmem. Those governing the files you touch, or matching your prompt, are "
+            f"shown to you as you work; `gitmem why PATH` explains any path. "
+            f"Decided so far: {titles}"
+        )
+        return context("session-start", "\n\n".join(p for p in (digest, warning) if p))
+    intro = (
+        f"This repository records architectural decisions with gitmem "
+        f"({current} current). Each line names the record file for the full text."
+    )
+    return context("session-start", "\n\n".join([intro, *parts, *filter(None, [warning])]))
 
 
 def _problems_note(table: Table) -> str:
@@ -204,7 +223,7 @@ def _problems_note(table: Table) -> str:
     if found is None:
         return ""
     lines = found.lines(width=PROBLEM_LINE_CHARS)[:PROBLEM_LINES]
-    more = found.files - len(lines)
+    more = found.more() + len(found.first) - len(lines)
     tail = f"; and {more} more" if more > 0 else ""
     return (
         f"Note: {found.headline()}, so gitmem does not apply {found.what()} as written; "

@@ -88,7 +88,7 @@ def warn_problems(problems: Problems | None) -> None:
     )
     for line in problems.lines():
         err.print(f"  {escape(line)}")
-    more = problems.files - len(problems.first)
+    more = problems.more()
     if more > 0:
         err.print(f"  … and {more} more file{'s' if more > 1 else ''}")
 
