@@ -2,7 +2,8 @@
 
 Used by every ranker: paths feed the glob ranker, identifiers and quoted spans are boosted
 in BM25, and everything feeds the embedding query. On the prompt hook's path: ``re`` (and
-``functools``, which ``re`` imports itself) and nothing else (no ``typing``).
+``functools``, which ``re`` imports itself) and ``gitmem.pathmap`` (which the hook loads
+anyway), nothing else (no ``typing``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,12 @@ from __future__ import annotations
 import functools
 import re
 
-_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+from gitmem.pathmap import could_name_a_file
+
+# A scheme's length is bounded: unbounded, a prompt of one long dotted run ("x.x.x…", a
+# minified file pasted whole) made every word boundary scan to its end for "://", and
+# 200,000 characters kept the prompt hook busy for minutes (measured in session 40).
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+", re.IGNORECASE)
 _QUOTED = re.compile(r"`([^`\n]{2,80})`|\"([^\"\n]{2,80})\"|'([^'\n]{2,80})'")
 _PATHLIKE = re.compile(
     r"(?<![\w/.-])((?:\.{0,2}/)?[\w.@+-]+(?:/[\w.@+-]+)+/?|[\w@+-]+\.[A-Za-z][\w]{0,7})(?![\w/])"
@@ -61,6 +67,10 @@ def _pairs(match: re.Match[str]) -> str:
 
 
 _NOT_EXT = {"e.g", "i.e", "etc", "vs", "a.k.a"}
+# The paths a text names, at most: each is resolved and looked up (~0.07 ms), so a pasted
+# list of 40,000 file names kept the prompt hook busy for ~3 s; the first thousand (a
+# large change's file list) stand for the rest, whose decisions are mostly the same.
+MAX_PATHS = 1000
 STOPWORDS = frozenset(
     {
         "a",
@@ -171,7 +181,11 @@ def extract(text: str) -> QueryTerms:
             continue
         if "/" not in token and not re.search(r"\.[A-Za-z]", token):
             continue
+        if not could_name_a_file(token):  # base64, or a generated blob
+            continue
         paths.append(token.lstrip("./") if token.startswith("./") else token)
+        if len(paths) >= MAX_PATHS:
+            break
     identifiers = [
         m for m in _IDENT.findall(clean) if is_identifier(m) and m.lower() not in _NOT_EXT
     ]

@@ -48,25 +48,58 @@ Pattern = tuple[str, str, str, bool, str, int]
 # ------------------------------------------------------------------------------ keys
 
 
+# Longer than Linux's PATH_MAX, or with a file name longer than NAME_MAX, a path names no
+# file: a token of a pasted blob or a heredoc's base64 (whose "/" make it look like one).
+# Such a path is looked up nowhere: its leading folders are as many keys as it has "/",
+# and a 100,000-character one kept a tool-call hook busy for minutes (session 40).
+PATH_MAX = 4096
+NAME_MAX = 255
+
+
+def could_name_a_file(path: str) -> bool:
+    """Whether ``path`` is short enough to name a file (characters, not bytes: a path
+    this refuses is too long in any encoding)."""
+    if len(path) > PATH_MAX:
+        return False
+    return len(path) <= NAME_MAX or all(len(part) <= NAME_MAX for part in path.split("/"))
+
+
 def path_keys(path: str) -> list[str]:
     """Every key under which a pattern matching ``path`` can be filed (see gitmem.globs)."""
+    return [key for key, _ in _keyed(path)]
+
+
+def _keyed(path: str) -> list[tuple[str, int]]:
+    """``path_keys`` with each key's hash. A leading folder's key extends the one before
+    it, and so does its hash (FNV-1a reads bytes in order): hashing each from scratch
+    made a deep path cost the square of its length."""
     parts = [p for p in path.split("/") if p]
-    keys = ["*"]
-    for i in range(1, len(parts) + 1):
-        keys.append("p:" + "/".join(parts[:i]))
+    out = [("*", _fnv("*"))]
+    prefix, h = "p:", _fnv_update(_FNV_BASIS, b"p:")
+    for i, part in enumerate(parts):
+        if i:
+            prefix, h = prefix + "/", _fnv_update(h, b"/")
+        prefix, h = prefix + part, _fnv_update(h, part.encode("utf-8", "surrogatepass"))
+        out.append((prefix, h))
     for part in parts:
-        keys.append("n:" + part)
+        out.append(("n:" + part, _fnv("n:" + part)))
         dot = part.rfind(".")
         if dot > 0:
-            keys.append("x:" + part[dot:])
-    return keys
+            out.append(("x:" + part[dot:], _fnv("x:" + part[dot:])))
+    return out
+
+
+_FNV_BASIS = 0x811C9DC5
+
+
+def _fnv_update(h: int, data: bytes) -> int:
+    for b in data:
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return h
 
 
 def _fnv(key: str) -> int:
-    h = 0x811C9DC5
-    for b in key.encode("utf-8", "surrogatepass"):
-        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
-    return h
+    return _fnv_update(_FNV_BASIS, key.encode("utf-8", "surrogatepass"))
 
 
 # ------------------------------------------------------------------------------ matching
@@ -327,10 +360,11 @@ class PathMap:
         raw = self._read(at, 16)
         return int.from_bytes(raw[:8], "big"), int.from_bytes(raw[8:], "big")
 
-    def candidates(self, keys: Iterable[str]) -> list[int]:
+    def candidates(self, keys: Iterable[tuple[str, int]]) -> list[int]:
+        """The records filed under ``keys`` (each with its hash, see ``_keyed``)."""
         out: set[int] = set()
-        for key in keys:
-            offset, length = self._slot(16 * (_fnv(key) % self._nbuckets))
+        for key, hashed in keys:
+            offset, length = self._slot(16 * (hashed % self._nbuckets))
             if not length:
                 continue
             for line in self._read(offset, length).decode("utf-8", "surrogatepass").split("\n"):
@@ -361,8 +395,10 @@ class PathMap:
         known = self._matched.get((path, is_dir))
         if known is not None:
             return list(known)
+        if not could_name_a_file(path):
+            return []
         out = []
-        for i in self.candidates(path_keys(path)):
+        for i in self.candidates(_keyed(path)):
             d = self.record(i)
             found = governs(d.patterns, path, is_dir)
             if found is not None:

@@ -24,7 +24,14 @@ except ImportError:  # pragma: no cover - an interpreter without the C module's 
     import sqlite3  # type: ignore[no-redef]
 
 from gitmem import leanjson
-from gitmem.pathmap import Pattern, governs, path_keys, patterns_of, quick_fingerprint
+from gitmem.pathmap import (
+    Pattern,
+    could_name_a_file,
+    governs,
+    path_keys,
+    patterns_of,
+    quick_fingerprint,
+)
 from gitmem.vocab import CURRENT_STATUSES, SEVERITY_RANK, clipped
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~5 ms at hook start
@@ -312,6 +319,8 @@ class Table:
 
     def match(self, path: str, is_dir: bool = False) -> list[Match]:
         """Decisions whose globs govern the repository-relative ``path``, best first."""
+        if not could_name_a_file(path):  # (and its keys would pass SQLite's 32,766 `?`)
+            return []
         keys = path_keys(path)
         marks = ",".join("?" * len(keys))
         cands = [

@@ -384,6 +384,39 @@ payloads = st.fixed_dictionaries(
 )
 
 
+def test_inputs_that_once_outlasted_the_hooks_timeout(project: Path) -> None:
+    """What an agent sends in ordinary work, at sizes it does: a heredoc writing a file of
+    base64 (whose "/" made it a path of hundreds of folders, each leading folder hashed
+    from scratch), a pasted minified run ("x.x.x…", which the URL pattern rescanned from
+    every word), a long path-like token and a pasted list of 40,000 file names. Before
+    session 40 each kept a hook past the 10 s the installed hooks allow (from 11 s to many
+    minutes, measured), so Claude Code killed it: no decision reached the agent, and the
+    heredoc's critical rule went unchecked. The bound asserted is the agent's own
+    timeout, not a performance target (those are in benchmarks/)."""
+    import base64
+
+    blob = base64.b64encode(bytes(range(256)) * 800).decode()  # 273,068 characters
+    heredoc = f"cat > billing/rates.py <<'EOF'\nrate = float(1)\n{blob}\nEOF"
+    calls = {
+        "pre-tool": {**tool_call("big-1", project, "x"), "tool_name": "Bash",
+                     "tool_input": {"command": heredoc}},
+        "prompt": {"session_id": "big-2", "cwd": str(project), "prompt": ".".join("x" * 100_000)},
+    }  # fmt: skip
+    prompts = {
+        "big-3": "/".join(["a"] * 50_000) + " and billing/charge.py",
+        "big-4": " ".join(f"billing/f{i}.py" for i in range(40_000)),
+    }
+    for sid, text in prompts.items():
+        calls[f"prompt {sid}"] = {"session_id": sid, "cwd": str(project), "prompt": text}
+    for name, payload in calls.items():
+        started = time.monotonic()
+        code, out, err = hook(name.split()[0], payload, project)
+        took = time.monotonic() - started
+        assert code == 0 and err == "" and took < install.TIMEOUT_S, (name, code, err, took)
+        if name != "prompt":  # each but the blob names a billing file: D-0001 governs it
+            assert "D-0001" in context_of(out), name
+
+
 @settings(
     max_examples=2000,
     deadline=None,

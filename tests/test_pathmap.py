@@ -248,3 +248,36 @@ def test_lean_json_errors_are_value_errors_where_json_was_never_imported() -> No
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr  # a SystemError escapes `except ValueError`
     assert len(proc.stdout.splitlines()) == 3 and "accepted" not in proc.stdout
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=6), max_size=8))
+def test_a_deep_paths_keys_are_hashed_as_each_is_alone(parts: list[str]) -> None:
+    """The hash of each leading folder's key extends the one before it (a deep path cost
+    the square of its length before session 40); it must equal the key's own hash, which
+    the map was written with."""
+    path = "/".join(parts)
+    keyed = pathmap._keyed(path)
+    assert [k for k, _ in keyed] == pathmap.path_keys(path)
+    assert all(h == pathmap._fnv(k) for k, h in keyed)
+
+
+def test_what_cannot_name_a_file_is_looked_up_nowhere(repo: Path) -> None:
+    """A path longer than PATH_MAX, or with a name longer than NAME_MAX, names no file (a
+    pasted blob's "a/b/…" run, a heredoc's base64): no lookup, where one with 50,000
+    folders had cost a hook minutes and passed SQLite's limit of bound parameters."""
+    name = "n" * pathmap.NAME_MAX
+    assert pathmap.could_name_a_file(f"src/{name}")
+    assert not pathmap.could_name_a_file(f"src/{name}n")
+    deep = "/".join(["d"] * (pathmap.PATH_MAX // 2))  # 4,095 characters: still a path
+    assert pathmap.could_name_a_file(deep) and not pathmap.could_name_a_file(deep + "/d")
+    decision(repo, "0001-all.md", "Everything", globs=["**"])
+    table = compiler.ensure(discover(repo))
+    try:
+        assert [m.entry.id for m in table.match(deep)] == ["D-0001"]
+        assert table.match("/".join(["a"] * 50_000)) == []
+        with pathmap.PathMap.open(str(compiler.map_path(discover(repo)))) as pm:  # type: ignore[union-attr]
+            assert [d.id for d, _, _ in pm.match(deep)] == ["D-0001"]
+            assert pm.match("/".join(["a"] * 50_000)) == []
+    finally:
+        table.close()

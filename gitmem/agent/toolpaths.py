@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 
+from gitmem.pathmap import could_name_a_file
+
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
     from typing import Any
@@ -49,6 +51,8 @@ def _path_key(key: str) -> bool:
 
 
 def _looks_like_path(word: str) -> bool:
+    if not could_name_a_file(word):  # a heredoc's base64, a minified line
+        return False
     if "/" in word:
         return True
     dot = word.rfind(".")
