@@ -23,14 +23,34 @@ from whoosh.analysis import Filter, IntraWordFilter
 _MIXED = re.compile(r"[^\W_]*(?:[^\W\d_]\d|\d[^\W\d_])[^\W_]*")
 
 
+# IntraWordFilter's time grows with the square of a token's parts: a 32,000-character run
+# of case changes ("AbAb…", base64 without "/") took it 31 s, and a prompt with such a
+# paste kept the warm daemon busy for hours while every hook waited its second and gave
+# up (session 40). A token longer than MAX_TOKEN (the tokenizer keeps `a/b/c.d-e` whole)
+# is cut at its delimiters, and its pieces longer than MAX_PIECE, which no word or name
+# is, are left out.
+MAX_TOKEN = 256
+MAX_PIECE = 128
+_DELIMITERS = re.compile(r"[./\-]+")
+
+
 class SplitKeepingMixedWords(Filter):  # type: ignore[misc]  # whoosh is untyped
     def __init__(self) -> None:
         self.split = IntraWordFilter(mergewords=True, mergenums=True)
 
     def __call__(self, tokens: Iterator[Any]) -> Iterator[Any]:
         for token in tokens:
-            mixed = _MIXED.findall(token.text)
-            yield from self.split(iter((token,)))
-            for word in mixed:
-                token.text = word
-                yield token
+            if len(token.text) <= MAX_TOKEN:
+                yield from self._words(token)
+                continue
+            for piece in _DELIMITERS.split(token.text):
+                if 0 < len(piece) <= MAX_PIECE:
+                    token.text = piece
+                    yield from self._words(token)
+
+    def _words(self, token: Any) -> Iterator[Any]:
+        mixed = _MIXED.findall(token.text)
+        yield from self.split(iter((token,)))
+        for word in mixed:
+            token.text = word
+            yield token

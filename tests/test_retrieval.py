@@ -450,6 +450,32 @@ def test_keywords_that_mix_letters_and_digits(repo: Path, no_model: None) -> Non
         assert hits[0]["ranks"]["bm25"]["rank"] == 1, prompt
 
 
+def test_a_blob_is_not_split_into_words(repo: Path, no_model: None) -> None:
+    """Whoosh's IntraWordFilter takes time with the square of a token's parts, and the
+    tokenizer keeps `a/b.c-d` whole: a pasted run of 32,000 characters of case changes
+    (base64 without "/") took it 31 s, and a prompt holding one kept the warm daemon busy
+    for hours. A token over 256 characters is now cut at its delimiters, and pieces over
+    128 characters (no word or name is that long) are left out, in records and prompts."""
+    from gitmem import bm25
+
+    analyze = bm25.analyzer()
+
+    def words(text: str) -> list[str]:
+        return [t.text for t in analyze(text)]
+
+    assert words("Ab" * 20_000) == []  # 20,000 "ab" and their merge, before
+    long_path = "/".join(["BillingService"] * 30)  # 449 characters: cut at its "/"
+    assert set(words(long_path)) == set(words("BillingService")) == {"bill", "servic", "billingservic"}
+    assert words("x/fibre/keeper.go") == ["fibr", "keeper", "go", "xfibrekeepergo"]  # short: whole
+    blob = "QmFzZTY0UmVjb3Jk" * 3000  # 48,000 characters
+    body = f"## Decision\n\nSigned tokens expire after an hour.\n\n```\n{blob}\n```\n"
+    decision(repo, "0001-tokens.md", "Token lifetime", body=body)
+    decision(repo, "0002-other.md", "Other", body="## Decision\n\nSomething else.\n")
+    assert CliRunner().invoke(cli, ["index", "--no-download"]).exit_code == 0
+    out = CliRunner().invoke(cli, ["search", "--json", "--no-daemon", f"signed tokens {blob}"])
+    assert [h["id"] for h in json.loads(out.stdout)["hits"]][:1] == ["D-0001"]
+
+
 def test_search_builds_a_missing_or_stale_index(repo: Path, no_model: None) -> None:
     project(repo)
     out = CliRunner().invoke(cli, ["search", "--no-daemon", "-p", "api/routes.py"])
