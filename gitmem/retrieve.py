@@ -53,13 +53,32 @@ WEIGHTS = {"path": 1.0, "bm25": 1.0, "embed": 0.5}
 # and every word is at least one token: path words past the 512th can never reach it, and
 # tokenising 6,000 of them (a change touching hundreds of files) took ~28 ms (512: ~2.5 ms).
 EMBED_QUERY_WORDS = 512
+# Likewise its characters: 512 tokens of prose span ~2,500, of code or paths fewer, but the
+# tokenizer reads the whole text before it truncates, and a 1 MB paste took 0.75-1.7 s to
+# embed (session 40); 16,000 characters take ~20 ms and hold more than the model reads.
+EMBED_QUERY_CHARS = 16_000
 BM25_B = 0.75  # length normalisation
 BM25_K1 = 1.2
 MAX_QUERY_TERMS = 64
+# How much of a prompt the keyword rankers analyse: its first distinct words and named
+# entities (identifiers, quoted names, paths). Each goes through the analyzer (Whoosh's
+# stemmer among it), and a 1 MB paste took the daemon 4-6 s to analyse before scoring 64
+# terms of it (session 40); a real prompt (a commit message, a task) is far below both.
+MAX_QUERY_WORDS = 4000
+MAX_QUERY_ENTITIES = 1000
 PATH_WORD_BOOST = 0.5  # words of the touched paths: context, weighed below the prompt
 ENTITY_BOOST = 2.0  # identifiers, quoted names and paths named in the prompt
 # Globs that gitmem inferred from an ADR's prose are a weaker link than globs a person wrote.
 INFERRED_PATH_WEIGHT = 0.3
+
+
+def _first_distinct(words: list[str] | tuple[str, ...], limit: int) -> list[str]:
+    return list(dict.fromkeys(words))[:limit]
+
+
+def _entities(terms: entities.QueryTerms) -> list[str]:
+    """The prompt's identifiers, quoted names and paths the keyword rankers boost."""
+    return [*terms.identifiers, *terms.quoted, *terms.paths][:MAX_QUERY_ENTITIES]
 
 
 class Hit:
@@ -382,9 +401,10 @@ class Retriever:
                 word = token.text
                 weighted[word] = max(weighted.get(word, 0.0), boost)
 
-        add(" ".join(terms.words), 1.0)
-        add(" ".join(path_words), PATH_WORD_BOOST)
-        for ident in (*terms.identifiers, *terms.quoted, *terms.paths):
+        # each word once (the weight is the highest boost, however often it occurs)
+        add(" ".join(_first_distinct(terms.words, MAX_QUERY_WORDS)), 1.0)
+        add(" ".join(_first_distinct(path_words, MAX_QUERY_WORDS)), PATH_WORD_BOOST)
+        for ident in _entities(terms):
             add(ident, ENTITY_BOOST)
         kept = self._prune_terms(weighted)
         if not kept:
@@ -398,10 +418,10 @@ class Retriever:
     ) -> list[tuple[str, float]]:
         """The keyword ranker in light mode: SQLite FTS5 BM25 over the same weighted text."""
         words: list[str] = []
-        for ident in (*terms.identifiers, *terms.quoted, *terms.paths):
+        for ident in _entities(terms):
             words.extend(entities.split_words(ident))
-        words.extend(terms.words)
-        words.extend(path_words)
+        words.extend(_first_distinct(terms.words, MAX_QUERY_WORDS))
+        words.extend(_first_distinct(path_words, MAX_QUERY_WORDS))
         words = [w for w in words if len(w) > 1 and w not in entities.STOPWORDS]
         ranked = self.table.keyword(words, limit=RANKER_DEPTH * (4 if allowed else 1))
         if allowed is not None:
@@ -441,7 +461,7 @@ class Retriever:
         from gitmem.embed import ModelError
 
         try:
-            qv = self.embedder.embed([text])[0]
+            qv = self.embedder.embed([text[:EMBED_QUERY_CHARS]])[0]
         except ModelError as exc:  # fail open: the other rankers still answer
             self.warnings.append(str(exc))
             self._vectors = None

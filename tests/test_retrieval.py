@@ -476,6 +476,32 @@ def test_a_blob_is_not_split_into_words(repo: Path, no_model: None) -> None:
     assert [h["id"] for h in json.loads(out.stdout)["hits"]][:1] == ["D-0001"]
 
 
+def test_a_long_prompt_is_ranked_by_its_first_distinct_words(repo: Path, no_model: None) -> None:
+    """The keyword rankers analyse each of a prompt's words once, and at most its first
+    MAX_QUERY_WORDS distinct words and MAX_QUERY_ENTITIES named entities (a pasted 1 MB
+    log took the daemon seconds to analyse). A word said many times weighs what it
+    weighs said once, so repeating a prompt changes no score, in either keyword ranker."""
+    from gitmem import retrieve
+
+    project(repo)
+    assert CliRunner().invoke(cli, ["index", "--no-download"]).exit_code == 0
+    prompt = "kafka retention for `EventBus` in billing/charge.py "
+    def letters(n: int) -> str:  # a word of letters only: no part of it is in a record
+        return "qz" + "".join(chr(97 + (n // 26**k) % 26) for k in range(3))
+
+    filler = " ".join(letters(i) for i in range(retrieve.MAX_QUERY_WORDS))
+    for light in (False, True):
+        r = Retriever.open(discover(repo), light=light)
+        try:
+            once = [(h.id, h.ranks) for h in r.retrieve(prompt, []).hits]
+            assert "D-0004" in [i for i, _ in once] and "D-0001" in [i for i, _ in once]
+            assert [(h.id, h.ranks) for h in r.retrieve(prompt * 500, []).hits] == once
+            late = r.retrieve(f"{filler} kafka", []).hits  # its 4,001st distinct word
+            assert not any("bm25" in h.ranks for h in late), light
+        finally:
+            r.close()
+
+
 def test_search_builds_a_missing_or_stale_index(repo: Path, no_model: None) -> None:
     project(repo)
     out = CliRunner().invoke(cli, ["search", "--no-daemon", "-p", "api/routes.py"])
