@@ -142,6 +142,8 @@ def _unread_message(table: Table) -> str:
 def _session_digest(
     loc: Location, payload: dict[str, Any], table: Table, source: str
 ) -> dict[str, Any] | None:
+    """What the agent is told as a session starts (``source``: startup, resume, clear or
+    compact), within BUDGET_SESSION_START, the decisions shown noted in its session."""
     sid = str(payload.get("session_id") or "")
     current = table.count_current()
     pinned = table.where("pin = 1 OR severity = 'critical'", limit=50)
