@@ -66,27 +66,38 @@ def could_name_a_file(path: str) -> bool:
 
 def path_keys(path: str) -> list[str]:
     """Every key under which a pattern matching ``path`` can be filed (see gitmem.globs)."""
-    return [key for key, _ in _keyed(path)]
+    return [key for key, _ in _keyed(path, hashed=False)]
 
 
-def _keyed(path: str) -> list[tuple[str, int]]:
-    """``path_keys`` with each key's hash. A leading folder's key extends the one before
-    it, and so does its hash (FNV-1a reads bytes in order): hashing each from scratch
-    made a deep path cost the square of its length."""
+def _keyed(path: str, *, hashed: bool = True) -> list[tuple[str, int]]:
+    """``path_keys`` with each key's hash (0 without ``hashed``: the SQLite table needs
+    none). A leading folder's key extends the one before it, and so does its hash (FNV-1a
+    reads bytes in order): hashing each from scratch made a deep path cost the square of
+    its length."""
+    fnv = _fnv if hashed else _no_hash
+    update = _fnv_update if hashed else _no_update
     parts = [p for p in path.split("/") if p]
-    out = [("*", _fnv("*"))]
-    prefix, h = "p:", _fnv_update(_FNV_BASIS, b"p:")
+    out = [("*", fnv("*"))]
+    prefix, h = "p:", update(_FNV_BASIS, b"p:")
     for i, part in enumerate(parts):
         if i:
-            prefix, h = prefix + "/", _fnv_update(h, b"/")
-        prefix, h = prefix + part, _fnv_update(h, part.encode("utf-8", "surrogatepass"))
+            prefix, h = prefix + "/", update(h, b"/")
+        prefix, h = prefix + part, update(h, part.encode("utf-8", "surrogatepass"))
         out.append((prefix, h))
     for part in parts:
-        out.append(("n:" + part, _fnv("n:" + part)))
+        out.append(("n:" + part, fnv("n:" + part)))
         dot = part.rfind(".")
         if dot > 0:
-            out.append(("x:" + part[dot:], _fnv("x:" + part[dot:])))
+            out.append(("x:" + part[dot:], fnv("x:" + part[dot:])))
     return out
+
+
+def _no_hash(key: str) -> int:
+    return 0
+
+
+def _no_update(h: int, data: bytes) -> int:
+    return 0
 
 
 _FNV_BASIS = 0x811C9DC5
