@@ -599,6 +599,29 @@ def test_what_a_turns_commands_wrote_is_an_edit_of_the_session(project: Path) ->
     assert '"k":"read"' in gen2 and '"k":"shell"' not in gen2
 
 
+def test_a_command_that_rewrites_thousands_of_files_is_counted_for_them(project: Path) -> None:
+    """A formatter or generator run over a repository rewrites thousands of files; before
+    session 40 a turn counted 500 of them (the first in path order), so `sessions` said
+    "500 files edited" and `why` named no session for the others. Now up to 5,000."""
+    base = {"session_id": "fmt1", "cwd": str(project)}
+    names = [f"api/gen/m{i:04d}.py" for i in range(1200)]
+    for name in names:
+        write(project, name, "x = 1\n")
+    commit_all(project, "generated")
+    assert hook("prompt", {**base, "prompt": "reformat the generated code"}, project)[0] == 0
+    call = {**base, "tool_name": "Bash", "tool_input": {"command": "ruff format ."}}
+    assert hook("pre-tool", call, project)[0] == 0
+    for name in names:
+        write(project, name, "x = 2\n")
+    assert hook("post-tool", {**call, "tool_response": {"stdout": ""}}, project)[0] == 0
+    assert hook("stop", {**base, "stop_hook_active": False}, project) == (0, "", "")
+    run_gitmem(project, "capture", "flush")
+    (session,) = json.loads(run_gitmem(project, "sessions", "--json").stdout)
+    assert "1200 files edited" in run_gitmem(project, "sessions").stdout, session
+    (why,) = json.loads(run_gitmem(project, "why", names[-1], "--json").stdout)
+    assert why["sessions"][0]["prompt_behind_edit"] == "reformat the generated code"
+
+
 def test_a_critical_rule_a_turns_commands_broke_sends_the_agent_back(project: Path) -> None:
     """What a script wrote into billing/ breaks the money decision's rule (no `float(`):
     the turn's end answers Claude Code's "block" with the reason, once (not again when the
