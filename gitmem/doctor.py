@@ -361,17 +361,13 @@ def _capture_check(repo: Repo) -> Check:
 def _unread_sources(repo: Repo) -> list[str]:
     """The ADR folders config.yaml names that the work tree lacks, each with why (a
     sparse checkout leaves it out, or it moved) and what to do."""
-    from gitmem.store import why_missing
+    from gitmem.store import unread_sources
 
     try:
-        sources = config.load(repo.root).sources
+        cfg = config.load(repo.root)
     except GitmemError:  # the lint check below names what is wrong with config.yaml
         return []
-    return [
-        f"{s.path}: {why_missing(repo.root, s.path)}"
-        for s in sources
-        if not (repo.root / s.path).is_dir()
-    ]
+    return [p.message for p in unread_sources(repo.root, cfg)]
 
 
 def diagnose(repo: Repo, *, load_model: bool = True) -> Report:

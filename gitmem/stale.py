@@ -146,11 +146,24 @@ class _Tree:
             for i in range(1, len(parts) + 1):
                 self.dirs.add("/".join(parts[:i]))
         self._tails: set[str] | None = None
-        # by file name, and by folder (name -> path): each missing reference looked for
-        # its name in every tracked path, 16 s for a 2,000-line CLAUDE.md in a repository
-        # of 10,000 files (session 40)
-        self._by_name: dict[str, list[str]] | None = None
-        self._by_folder: dict[str, dict[str, str]] | None = None
+
+    # By file name, and by folder (name -> path), built once: each missing reference had
+    # looked for its name in every tracked path, 16 s for a 2,000-line CLAUDE.md in a
+    # repository of 10,000 files (session 40).
+    @functools.cached_property
+    def _by_name(self) -> dict[str, list[str]]:
+        by_name: dict[str, list[str]] = {}
+        for f in sorted(self.files):
+            by_name.setdefault(f.rsplit("/", 1)[-1], []).append(f)
+        return by_name
+
+    @functools.cached_property
+    def _by_folder(self) -> dict[str, dict[str, str]]:
+        by_folder: dict[str, dict[str, str]] = {}
+        for f in (*self.files, *self.dirs):
+            folder, _, base = f.rpartition("/")
+            by_folder.setdefault(folder, {})[base] = f
+        return by_folder
 
     def exists(self, rel: str) -> bool:
         return rel in self.files or rel in self.dirs or (self.root / rel).exists()
@@ -181,20 +194,9 @@ class _Tree:
         if dot and "/" not in rel[len(stem) :] and self.is_dir(stem):
             return f"`{stem}/` is a folder now"  # a module that became a package
         name = rel.rsplit("/", 1)[-1]
-        if self._by_name is None:
-            by_name: dict[str, list[str]] = {}
-            for f in sorted(self.files):
-                by_name.setdefault(f.rsplit("/", 1)[-1], []).append(f)
-            self._by_name = by_name
         moved = self._by_name.get(name)
         if moved:
             return f"did you mean `{moved[0]}`?"
-        if self._by_folder is None:
-            by_folder: dict[str, dict[str, str]] = {}
-            for f in (*self.files, *self.dirs):
-                folder, _, base = f.rpartition("/")
-                by_folder.setdefault(folder, {})[base] = f
-            self._by_folder = by_folder
         siblings = self._by_folder.get(rel.rpartition("/")[0], {})
         close = difflib.get_close_matches(name, sorted(siblings), n=1, cutoff=0.75)
         return f"did you mean `{siblings[close[0]]}`?" if close else None

@@ -193,6 +193,22 @@ def watched_paths(root: Path, cfg: config.Config) -> list[Path]:
     return paths
 
 
+def unread_sources(root: Path, cfg: config.Config) -> list[Problem]:
+    """The ADR folders ``cfg`` names that the work tree lacks (moved, or out of a sparse
+    checkout), each a warning that says why and what to do: none of their ADRs is read."""
+    return [
+        Problem(
+            f".continuity/{config.CONFIG_NAME}",
+            src.line,
+            "sources",
+            f"{src.path}: {why_missing(root, src.path)}",
+            "warning",
+        )
+        for src in cfg.sources
+        if not (root / src.path).is_dir()
+    ]
+
+
 def why_missing(root: Path, folder: str) -> str:
     """What to say of an ADR folder config.yaml names and the work tree lacks: left out by
     a sparse checkout (the entry is right: bring the folder in), or moved."""
@@ -224,17 +240,7 @@ def load(
     mtime_ns) by path, as the caller just read them (saves a second stat per file)."""
     cfg = config.load(root)
     problems: list[Problem] = list(cfg.problems)
-    unread = [
-        Problem(
-            f".continuity/{config.CONFIG_NAME}",
-            src.line,
-            "sources",
-            f"{src.path}: {why_missing(root, src.path)}",
-            "warning",
-        )
-        for src in cfg.sources
-        if not (root / src.path).is_dir()  # moved, or out of a sparse checkout
-    ]
+    unread = unread_sources(root, cfg)
     problems.extend(unread)
     imported, imp_problems = config.load_imported(root)
     problems.extend(imp_problems)

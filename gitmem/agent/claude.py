@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from gitmem.location import Location
-    from gitmem.table import Match, Table
+    from gitmem.table import Match, Problems, Table
 
 BUDGET_SESSION_START = 2000
 
@@ -119,8 +119,9 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
     if table is None:
         return None
     try:
-        result = _session_digest(loc, payload, table, source)
-        said = _unread_message(table) if source != "resume" else ""
+        found = table.problems() if source != "resume" else None
+        result = _session_digest(loc, payload, table, source, found)
+        said = _unread_message(found)
         if said:  # the agent is told in the digest's note; the user must act, so tell them
             result = {**(result or {}), "systemMessage": said}
         return result
@@ -128,11 +129,10 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
         table.close()
 
 
-def _unread_message(table: Table) -> str:
+def _unread_message(found: Problems | None) -> str:
     """For the user, an ADR folder config.yaml names that this work tree lacks (left out
     by a sparse checkout, or moved): none of its decisions reaches the agent until they
     bring it in or fix the entry."""
-    found = table.problems()
     if found is None or not found.unread:
         return ""
     folders = [f[3] for f in found.first[: found.unread]]
@@ -140,10 +140,11 @@ def _unread_message(table: Table) -> str:
 
 
 def _session_digest(
-    loc: Location, payload: dict[str, Any], table: Table, source: str
+    loc: Location, payload: dict[str, Any], table: Table, source: str, found: Problems | None
 ) -> dict[str, Any] | None:
     """What the agent is told as a session starts (``source``: startup, resume, clear or
-    compact), within BUDGET_SESSION_START, the decisions shown noted in its session."""
+    compact), within BUDGET_SESSION_START, the decisions shown noted in its session;
+    ``found``: the table's problems (None at a resume, which notes none)."""
     sid = str(payload.get("session_id") or "")
     current = table.count_current()
     pinned = table.where("pin = 1 OR severity = 'critical'", limit=50)
@@ -170,7 +171,7 @@ def _session_digest(
         parts: list[str] = []
         shown_ids: list[str] = []
         notes = (
-            (_refused_note(loc), _problems_note(table), _stale_note(loc), _submodules_note(loc))
+            (_refused_note(loc), _problems_note(found), _stale_note(loc), _submodules_note(loc))
             if source != "resume"
             else ()
         )
@@ -216,12 +217,11 @@ def _session_digest(
     return context("session-start", "\n\n".join([intro, *parts, *filter(None, [warning])]))
 
 
-def _problems_note(table: Table) -> str:
+def _problems_note(found: Problems | None) -> str:
     """Record files the table was compiled without (or with part of), and settings files
     with errors, so that the agent knows what gitmem does not apply and can say so;
     without it, a typo in a decision's front matter would keep the decision from every
     session in silence."""
-    found = table.problems()
     if found is None:
         return ""
     lines = found.lines(width=PROBLEM_LINE_CHARS)[:PROBLEM_LINES]
