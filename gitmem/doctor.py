@@ -358,6 +358,16 @@ def _capture_check(repo: Repo) -> Check:
     )
 
 
+def _git_hooks_check(repo: Repo) -> Check:
+    from gitmem import githooks
+
+    try:
+        ok, detail = githooks.status(repo)
+    except (OSError, GitmemError) as exc:
+        ok, detail = False, f"cannot tell: {str(exc).splitlines()[0]}"
+    return Check("git hooks", ok, detail)
+
+
 def _unread_sources(repo: Repo) -> list[str]:
     """The ADR folders config.yaml names that the work tree lacks, each with why (a
     sparse checkout leaves it out, or it moved) and what to do."""
@@ -449,6 +459,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     autostart = config.load(repo.root).watch_autostart
     checks.append(Check("daemon", True, _daemon_detail(ping, autostart, embedded)))
     checks.append(Check("instructions", True, _stale_summary(repo)))
+    checks.append(_git_hooks_check(repo))
     home = Path(os.path.expanduser("~"))
     installed = install.installed_scopes(repo.root, home)
     scopes, where = _installed(repo.root, home, install.CLAUDE, installed)

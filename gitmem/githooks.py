@@ -1,18 +1,43 @@
-"""Native git hook shims (``gitmem install git``) and the commit-message trailer.
+"""Native git hooks (``gitmem install git``) and the commit-message trailer.
 
-Shims in the style of pre-commit's: a small shell script carrying an identity marker that
-calls back into gitmem. An existing foreign hook is kept as ``<hook>.legacy`` and run
-first; uninstall puts it back byte for byte. The hooks folder comes from
-``git rev-parse --git-path hooks``, so ``core.hooksPath`` and worktrees are respected.
+The hooks folder comes from ``git rev-parse --git-path hooks``, so ``core.hooksPath`` and
+worktrees are respected. Where that folder is git's own (``.git/hooks``) or lies outside
+the repository, gitmem writes shims in the style of pre-commit's: a small shell script
+carrying an identity marker that calls back into gitmem; an existing foreign hook is kept
+as ``<hook>.before-gitmem`` and run first, and uninstall puts it back byte for byte.
+
+Kept as ``<hook>.legacy`` (before session 41), the pre-commit framework's own script broke
+every commit: ``.legacy`` is where that script looks for the hook *it* replaced, so it
+found itself there and stopped with "bug: pre-commit's script is installed in migration
+mode"; and a pre-commit install that already kept a hook made ``install git`` refuse.
+Shims and kept hooks of that form are moved to the new name by ``install git``, and
+restored by ``uninstall git``.
+
+Where the hooks are the project's own files, gitmem adds a marked block to each hook
+script instead and leaves the rest of the file alone:
+
+* husky 9 (``core.hooksPath=.husky/_``): each hook there is a dispatcher that runs
+  ``.husky/<its own name>`` and that husky rewrites on every ``npm install``. Renamed to
+  ``pre-commit.legacy`` (any other name alike) it looked for ``.husky/pre-commit.legacy``,
+  found none and exited 0, so installing the shims silently switched off the project's own
+  husky hooks (lint, tests); and the next ``npm install`` would have removed the shims.
+  The block goes into ``.husky/<hook>``, which husky runs with ``sh -e``.
+* a hooks folder inside the work tree (``core.hooksPath=.githooks``, husky 8's
+  ``.husky``): its scripts are usually tracked and shared, and renaming them changed the
+  team's files. The block is appended, and a hook the folder lacks is created.
+
+Committed, the blocks check every teammate's commits; they do nothing where gitmem is not
+installed or the repository keeps no decision.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
-from gitmem import git
+from gitmem import fsutil, git
 from gitmem.errors import GitmemError
 from gitmem.repo import Repo
 from gitmem.table import Table
@@ -26,10 +51,10 @@ HOOKS = {
 }
 TEMPLATE = """#!/usr/bin/env sh
 {marker}
-# Runs the hook this one replaced first (kept as {name}.legacy), then gitmem.
+# Runs the hook this one replaced first (kept as {name}.before-gitmem), then gitmem.
 HERE="$(cd "$(dirname "$0")" && pwd)"
-if [ -x "$HERE/{name}.legacy" ]; then
-    "$HERE/{name}.legacy" "$@" || exit $?
+if [ -x "$HERE/{name}.before-gitmem" ]; then
+    "$HERE/{name}.before-gitmem" "$@" || exit $?
 fi
 # Nothing to do where no decision is kept (git runs hooks at the work tree's root): a
 # hooks folder shared through core.hooksPath runs these in every repository.
@@ -40,6 +65,33 @@ fi
 echo "gitmem: not on PATH; skipping the {name} hook" >&2
 exit 0
 """
+
+
+# The block added to a project's own hook script. The pre-commit one says when gitmem is
+# missing (the decisions go unchecked); the others stay silent for teammates without it.
+BLOCK_START = "# >>> gitmem: added by `gitmem install git`; `gitmem uninstall git` removes it"
+BLOCK_END = "# <<< gitmem"
+BLOCK = """{start}
+if [ -d .continuity ]; then
+    if command -v gitmem >/dev/null 2>&1; then
+        gitmem {command}{args} || exit $?
+{missing}    fi
+fi
+{end}
+"""
+MISSING = """    else
+        echo "gitmem: not on PATH; decisions not checked" >&2
+"""
+NEW_SCRIPT = "#!/usr/bin/env sh\n"
+
+
+@dataclass(frozen=True)
+class Installed:
+    folder: Path  # where the hooks were written
+    changed: tuple[str, ...]  # the hooks written or updated (none: already installed)
+    in_scripts: bool  # blocks in the project's hook scripts, not shims
+    husky: bool  # the scripts are husky's (.husky/, run through .husky/_)
+    created: tuple[str, ...] = ()  # hook scripts the folder did not have
 
 
 def hooks_dir(repo: Repo) -> Path:
@@ -56,6 +108,30 @@ def shared_folder(repo: Repo, folder: Path) -> bool:
     return not any(where == p or p in where.parents for p in inside)
 
 
+def husky_scripts(folder: Path) -> Path | None:
+    """The folder of husky 9's hook scripts (``.husky``) when ``folder`` is its
+    dispatchers' (``.husky/_``, where each hook sources ``h``)."""
+    try:
+        dispatcher = (folder / "h").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return folder.parent if folder.name == "_" and "husky" in dispatcher else None
+
+
+def script_folder(repo: Repo, folder: Path) -> Path | None:
+    """Where gitmem adds blocks to the project's hook scripts rather than shims: husky's
+    ``.husky`` or a hooks folder in the work tree; None for git's own folder or one
+    outside the repository."""
+    husky = husky_scripts(folder)
+    if husky is not None:
+        return husky
+    where, root = folder.resolve(), repo.root.resolve()
+    if where != root and root not in where.parents:
+        return None
+    gitdirs = (repo.common_dir.resolve(), repo.git_dir.resolve())
+    return None if any(where == g or g in where.parents for g in gitdirs) else folder
+
+
 def _is_ours(path: Path) -> bool:
     try:
         return MARKER in path.read_text(encoding="utf-8", errors="replace")
@@ -63,38 +139,221 @@ def _is_ours(path: Path) -> bool:
         return False
 
 
-def install(repo: Repo) -> list[str]:
+def install(repo: Repo) -> Installed:
     folder = hooks_dir(repo)
+    scripts = script_folder(repo, folder)
+    if scripts is None:
+        return Installed(folder, tuple(_install_shims(folder)), in_scripts=False, husky=False)
+    _uninstall_shims(folder)  # an older gitmem's shims there: the dispatchers come back
+    husky = scripts != folder
+    changed: list[str] = []
+    created: list[str] = []
+    for name, command in HOOKS.items():
+        path = scripts / name
+        existed = path.exists()
+        # husky runs its scripts with `sh -e`: their mode (tracked by git) is left alone
+        if _add_block(path, name, command, executable=not husky):
+            changed.append(name)
+            if not existed:
+                created.append(name)
+    return Installed(scripts, tuple(changed), True, husky, tuple(created))
+
+
+def _args(name: str) -> str:
+    return ' "$@"' if name == "prepare-commit-msg" else ""
+
+
+KEPT = "{}.before-gitmem"  # a foreign hook the shim replaced, run first
+OLD_KEPT = "{}.legacy"  # where gitmem kept it before session 41 (see the module's doc)
+
+
+def _install_shims(folder: Path) -> list[str]:
     folder.mkdir(parents=True, exist_ok=True)
     installed = []
     for name, command in HOOKS.items():
-        hook = folder / name
-        legacy = folder / f"{name}.legacy"
+        hook, kept = folder / name, folder / KEPT.format(name)
+        old = folder / OLD_KEPT.format(name)
+        if _is_ours(hook) and _keeps_old(hook) and old.exists() and not kept.exists():
+            os.replace(old, kept)
         if hook.exists() and not _is_ours(hook):
-            if legacy.exists():
-                raise GitmemError(f"{hook} and {legacy} both exist; move one aside first")
-            os.replace(hook, legacy)  # kept byte for byte, mode included
-        args = ' "$@"' if name == "prepare-commit-msg" else ""
-        text = TEMPLATE.format(marker=MARKER, name=name, command=command, args=args)
+            if kept.exists():
+                raise GitmemError(f"{hook} and {kept} both exist; move one aside first")
+            os.replace(hook, kept)  # kept byte for byte, mode included
+        text = TEMPLATE.format(marker=MARKER, name=name, command=command, args=_args(name))
         if not hook.exists() or hook.read_text(encoding="utf-8") != text:
             hook.write_text(text, encoding="utf-8")
             installed.append(name)
-        hook.chmod(hook.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        _executable(hook)
     return installed
+
+
+def _keeps_old(shim: Path) -> bool:
+    """Whether gitmem's shim at ``shim`` is of the form that ran ``<hook>.legacy``."""
+    old = '"$HERE/' + OLD_KEPT.format(shim.name) + '"'
+    return old in _text(shim)
+
+
+def _executable(path: Path) -> None:
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+def _block(name: str, command: str) -> str:
+    missing = MISSING if name == "pre-commit" else ""
+    return BLOCK.format(
+        start=BLOCK_START, end=BLOCK_END, command=command, args=_args(name), missing=missing
+    )
+
+
+def _block_span(lines: list[str]) -> tuple[int, int] | None:
+    """The first and last line of gitmem's block in a hook script's ``lines``."""
+    marks = [line.rstrip("\r\n") for line in lines]
+    if BLOCK_START not in marks:
+        return None
+    start = marks.index(BLOCK_START)
+    if BLOCK_END not in marks[start:]:
+        raise GitmemError(
+            f"a hook script has {BLOCK_START!r} but no {BLOCK_END!r} after it: "
+            "mend it by hand first"
+        )
+    return start, marks.index(BLOCK_END, start)
+
+
+def _replace_block(text: str, block: str) -> str | None:
+    """``text`` with gitmem's block replaced by ``block`` (or taken out with ""), or None
+    when it has none."""
+    lines = text.splitlines(keepends=True)
+    span = _block_span(lines)
+    if span is None:
+        return None
+    return "".join(lines[: span[0]]) + block + "".join(lines[span[1] + 1 :])
+
+
+def _add_block(path: Path, name: str, command: str, *, executable: bool) -> bool:
+    """Append gitmem's block to the hook script at ``path`` (created if missing); an older
+    version of it is updated where it stands. Whether the file changed."""
+    block = _block(name, command)
+    text = _script(path) if path.exists() else ""
+    new = _replace_block(text, block)
+    if new is None:
+        new = (text + ("" if text.endswith("\n") else "\n") if text else NEW_SCRIPT) + block
+    if new != text:
+        fsutil.atomic_write(path, new)
+    if executable:  # git runs no hook that is not
+        _executable(path)
+    return new != text
 
 
 def uninstall(repo: Repo) -> list[str]:
     folder = hooks_dir(repo)
+    removed = _uninstall_shims(folder)
+    scripts = script_folder(repo, folder)
+    if scripts is not None:
+        for name in HOOKS:
+            path = scripts / name
+            text = _script(path) if path.is_file() else ""
+            rest = _replace_block(text, "")
+            if rest is None:
+                continue
+            if rest == NEW_SCRIPT:  # a script gitmem created holds nothing else
+                path.unlink()
+            else:
+                fsutil.atomic_write(path, rest)
+            if name not in removed:
+                removed.append(name)
+    return removed
+
+
+def _uninstall_shims(folder: Path) -> list[str]:
     removed = []
     for name in HOOKS:
         hook = folder / name
-        legacy = folder / f"{name}.legacy"
-        if hook.exists() and _is_ours(hook):
-            hook.unlink()
-            removed.append(name)
-            if legacy.exists():
-                os.replace(legacy, hook)
+        if not (hook.exists() and _is_ours(hook)):
+            continue
+        kept = folder / (OLD_KEPT if _keeps_old(hook) else KEPT).format(name)
+        hook.unlink()
+        removed.append(name)
+        if kept.exists():
+            os.replace(kept, hook)
     return removed
+
+
+# The line that marks the pre-commit framework's hook script.
+PRE_COMMIT_SCRIPT = "# File generated by pre-commit: https://pre-commit.com"
+
+
+def _text(path: Path) -> str:
+    try:
+        return _script(path)
+    except (OSError, GitmemError):
+        return ""
+
+
+def _script(path: Path) -> str:
+    """A hook script's text, line ends as they are (so that a block taken out leaves it
+    byte for byte as it was)."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise GitmemError(
+            f"{path}: not UTF-8 (byte {exc.start}); gitmem edits only UTF-8 hook scripts"
+        ) from None
+
+
+def _shown(repo: Repo, path: Path) -> str:
+    """``path`` as the user would type it: from the work tree's root when inside it."""
+    try:
+        return str(path.resolve().relative_to(repo.root.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def status(repo: Repo) -> tuple[bool, str]:
+    """For `gitmem doctor`: whether the commit-time hooks are sound, and what they are."""
+    folder = hooks_dir(repo)
+    shims = [name for name in HOOKS if _is_ours(folder / name)]
+    kept = [folder / (OLD_KEPT if _keeps_old(folder / n) else KEPT).format(n) for n in shims]
+    if husky_scripts(folder) is not None and any(k.exists() for k in kept):
+        # an older gitmem's shims in husky's .husky/_: the dispatchers they keep run
+        # nothing (see the module's doc), and husky's next install drops them
+        return False, (
+            f"an older gitmem's shims in {_shown(repo, folder)} keep husky's own hooks from "
+            "running: run `gitmem install git` to put gitmem's lines in the husky scripts instead"
+        )
+    for k in kept:
+        if k.name.endswith(".legacy") and PRE_COMMIT_SCRIPT in _text(k):
+            return False, (
+                f"an older gitmem kept the pre-commit framework's script as {_shown(repo, k)}, "
+                "where it finds itself and fails every commit: run `gitmem install git`"
+            )
+    scripts = script_folder(repo, folder)
+    script = scripts / "pre-commit" if scripts is not None else None
+    if script and script.is_file() and _replace_block(_text(script), "") is not None:
+        return True, f"{_shown(repo, script)} checks the decisions at commit time"
+    if "pre-commit" in shims:
+        return True, f"{_shown(repo, folder / 'pre-commit')} checks the decisions at commit time"
+    for name, manager in MANAGER_CONFIGS.items():
+        text = _text(repo.root / name)
+        if "gitmem-check" in text or "gitmem check" in text:
+            return True, f"{manager} runs gitmem's check ({name})"
+    if _is_ours(folder / "pre-commit.old"):
+        # lefthook's install (its npm package runs one on every `npm install`) keeps the
+        # hook it replaces as <hook>.old and never runs it
+        return False, (
+            f"another hook manager (lefthook?) replaced gitmem's pre-commit hook and keeps "
+            f"it as {_shown(repo, folder / 'pre-commit.old')}, unrun: add `gitmem check "
+            "--staged` to its configuration (README: Hook managers)"
+        )
+    return True, "none: `gitmem install git` checks the decisions at commit time"
+
+
+# Hook managers' configuration files that can run gitmem's check themselves.
+MANAGER_CONFIGS = {
+    ".pre-commit-config.yaml": "the pre-commit framework",
+    "lefthook.yml": "lefthook",
+    "lefthook.yaml": "lefthook",
+    ".lefthook.yml": "lefthook",
+    ".lefthook.yaml": "lefthook",
+}
 
 
 def staged_paths(repo: Repo) -> list[str]:

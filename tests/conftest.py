@@ -282,3 +282,16 @@ def age_deliveries(project: Path, session_id: str, seconds: float) -> None:
     records = [json.loads(line) for line in session.read_text().splitlines()]
     aged = [{**r, "t": r["t"] - seconds} if r["k"] == "got" else r for r in records]
     session.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in aged))
+
+
+def agent_binary(name: str) -> str:
+    """An agent's executable (or husky's), from tests/agents/package.json: in
+    GITMEM_AGENTS_BIN (where CI's `npm install` put them), else on PATH."""
+    folder = os.environ.get("GITMEM_AGENTS_BIN")
+    found = shutil.which(name, path=folder) if folder else None
+    found = found or shutil.which(name)
+    if found is None:
+        if os.environ.get("GITMEM_REQUIRE_AGENTS") == "1":
+            pytest.fail(f"GITMEM_REQUIRE_AGENTS=1 but {name} is not installed")
+        pytest.skip(f"{name} is not installed (README: Development)")
+    return found

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import MONEY_RULE as RULE
-from conftest import RECORD_LOADING, commit_all, git, modules_of, write
+from conftest import RECORD_LOADING, agent_binary, commit_all, git, modules_of, write
 
 from gitmem.cli.main import cli
 
@@ -37,14 +37,14 @@ def commit(root: Path, message: str, **env: str) -> subprocess.CompletedProcess[
     )
 
 
-def test_shims_block_violations_add_trailers_and_keep_legacy(project: Path) -> None:
+def test_shims_block_violations_add_trailers_and_keep_the_hook_they_replace(project: Path) -> None:
     hooks = project / ".git" / "hooks"
     legacy = b'#!/bin/sh\necho legacy-ran >> "$(git rev-parse --git-dir)/legacy.log"\n'
     (hooks / "pre-commit").write_bytes(legacy)
     (hooks / "pre-commit").chmod(0o755)
     result = CliRunner().invoke(cli, ["install", "git"])
     assert result.exit_code == 0, result.output
-    assert (hooks / "pre-commit.legacy").read_bytes() == legacy
+    assert (hooks / "pre-commit.before-gitmem").read_bytes() == legacy
     again = CliRunner().invoke(cli, ["install", "git"])
     assert "already installed" in again.stdout
     # a violating commit is rejected (and the legacy hook ran first)
@@ -66,7 +66,7 @@ def test_shims_block_violations_add_trailers_and_keep_legacy(project: Path) -> N
     result = CliRunner().invoke(cli, ["uninstall", "git"])
     assert result.exit_code == 0
     assert (hooks / "pre-commit").read_bytes() == legacy
-    assert not (hooks / "pre-commit.legacy").exists()
+    assert not (hooks / "pre-commit.before-gitmem").exists()
     assert not (hooks / "prepare-commit-msg").exists()
 
 
@@ -278,3 +278,259 @@ def test_the_commit_hooks_load_neither_the_records_nor_yaml(project: Path) -> No
     for args in (["check", "--staged"], ["trailers", "MSG"]):
         assert modules_of(project, args, RECORD_LOADING) == (0, []), args
     assert "Decisions: D-0001" in (project / "MSG").read_text()
+
+
+def _husky(root: Path) -> None:
+    """`husky`, as the `prepare` script of `npm install` runs it: core.hooksPath=.husky/_
+    and a dispatcher per hook there, each running `.husky/<its name>` with `sh -e`."""
+    subprocess.run([agent_binary("husky")], cwd=root, check=True, capture_output=True)
+
+
+def _husky_project(project: Path) -> bytes:
+    _husky(project)
+    own = b'echo husky-ran >> "$(git rev-parse --git-dir)/husky.log"\n'
+    (project / ".husky" / "pre-commit").write_bytes(own)  # as `husky init` makes it: 0644
+    return own
+
+
+def test_husky_keeps_running_its_own_hooks(project: Path) -> None:
+    """husky 9 points core.hooksPath at .husky/_, whose dispatchers run `.husky/<their own
+    name>`. gitmem's shims had renamed them `pre-commit.legacy`, which then looked for
+    `.husky/pre-commit.legacy`, found none, and exited 0: the project's own husky hooks
+    (lint, tests) stopped running without a word. And husky's next run (each `npm
+    install`) rewrote .husky/_, dropping the shims."""
+    own = _husky_project(project)
+    dispatcher = (project / ".husky/_/pre-commit").read_bytes()
+    proc = subprocess.run(["gitmem", "install", "git"], cwd=project, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "added gitmem's lines to pre-commit, prepare-commit-msg" in proc.stdout
+    assert "husky runs them" in proc.stdout
+    assert (project / ".husky/_/pre-commit").read_bytes() == dispatcher
+    assert not list((project / ".husky/_").glob("*.legacy"))
+    assert (project / ".husky/pre-commit").read_bytes().startswith(own)
+    assert (project / ".husky/pre-commit").stat().st_mode & 0o111 == 0  # its mode is kept
+    log = project / ".git" / "husky.log"
+    # a violating commit: husky's own hook ran, and gitmem blocked it
+    write(project, "billing/charge.py", "x = float(1)\n")
+    git(project, "add", "billing")
+    proc = commit(project, "use floats")
+    assert proc.returncode != 0 and "D-0001" in proc.stdout + proc.stderr
+    assert log.read_text() == "husky-ran\n"
+    # husky runs again (`npm install`): gitmem's lines are in .husky/, not in what it rewrites
+    _husky(project)
+    write(project, "billing/charge.py", "x = 2\n")
+    git(project, "add", "billing")
+    proc = commit(project, "bump the charge")
+    assert proc.returncode == 0, proc.stderr
+    assert log.read_text() == "husky-ran\n" * 2
+    assert "Decisions: D-0001" in git(project, "log", "-1", "--format=%B")
+    doctor = subprocess.run(
+        ["gitmem", "doctor", "--json"], cwd=project, capture_output=True, text=True
+    )
+    hooks = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "git hooks")
+    assert hooks == {
+        "name": "git hooks",
+        "ok": True,
+        "detail": ".husky/pre-commit checks the decisions at commit time",
+    }
+    again = subprocess.run(["gitmem", "install", "git"], cwd=project, capture_output=True, text=True)
+    assert "already in the hook scripts of .husky/" in again.stdout
+    # uninstall: husky's script byte for byte; the scripts gitmem created are gone
+    proc = subprocess.run(["gitmem", "uninstall", "git"], cwd=project, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (project / ".husky/pre-commit").read_bytes() == own
+    assert sorted(p.name for p in (project / ".husky").iterdir()) == ["_", "pre-commit"]
+    assert (project / ".husky/_/pre-commit").read_bytes() == dispatcher
+
+
+def _old_shim(folder: Path, name: str) -> None:
+    """What `install git` wrote before session 41: the hook it replaced kept as
+    `<name>.legacy`, and a shim that runs that."""
+    from gitmem import githooks
+
+    hook = folder / name
+    if hook.exists():
+        os.replace(hook, folder / f"{name}.legacy")
+    command, args = githooks.HOOKS[name], ' "$@"' if name == "prepare-commit-msg" else ""
+    text = githooks.TEMPLATE.format(marker=githooks.MARKER, name=name, command=command, args=args)
+    hook.write_text(text.replace(f"{name}.before-gitmem", f"{name}.legacy"))
+    hook.chmod(0o755)
+
+
+def test_an_older_gitmems_shims_in_husky_are_found_and_replaced(project: Path) -> None:
+    """What earlier versions of `gitmem install git` left in a husky project: doctor says
+    so, and installing again brings husky's dispatchers back."""
+    from gitmem import githooks
+
+    _husky_project(project)
+    folder = project / ".husky" / "_"
+    for name in githooks.HOOKS:
+        _old_shim(folder, name)
+    doctor = subprocess.run(["gitmem", "doctor", "--json"], cwd=project, capture_output=True, text=True)
+    hooks = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "git hooks")
+    assert not hooks["ok"] and "keep husky's own hooks from running" in hooks["detail"]
+    assert subprocess.run(["gitmem", "install", "git"], cwd=project).returncode == 0
+    assert not list(folder.glob("*.legacy"))
+    assert (folder / "pre-commit").read_text() == '#!/usr/bin/env sh\n. "$(dirname "$0")/h"'
+    write(project, "billing/charge.py", "x = 3\n")
+    git(project, "add", "billing")
+    assert commit(project, "bump").returncode == 0
+    assert (project / ".git" / "husky.log").read_text() == "husky-ran\n"
+
+
+def test_a_tracked_hooks_folder_gets_lines_not_renames(project: Path) -> None:
+    """core.hooksPath=.githooks, the team's hooks in the repository: its scripts were
+    renamed `.legacy` and replaced by shims, changing tracked files for everyone. Now a
+    block is appended to each (a missing one is created), and uninstall takes it out."""
+    own = b"#!/bin/sh\necho team-hook-ran >&2\n"
+    write(project, ".githooks/pre-commit", own.decode())
+    (project / ".githooks/pre-commit").chmod(0o755)
+    commit_all(project, "team hooks")
+    git(project, "config", "core.hooksPath", ".githooks")
+    proc = subprocess.run(["gitmem", "install", "git"], cwd=project, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "added gitmem's lines to pre-commit" in proc.stdout and "git runs them" in proc.stdout
+    assert not list((project / ".githooks").glob("*.legacy"))
+    assert git(project, "status", "--porcelain", ".githooks/pre-commit") == " M .githooks/pre-commit\n"
+    assert os.access(project / ".githooks/prepare-commit-msg", os.X_OK)
+    write(project, "billing/charge.py", "x = float(1)\n")
+    git(project, "add", "billing")
+    proc = commit(project, "use floats")
+    assert proc.returncode != 0 and "D-0001" in proc.stdout + proc.stderr
+    assert "team-hook-ran" in proc.stderr
+    assert subprocess.run(["gitmem", "uninstall", "git"], cwd=project).returncode == 0
+    assert (project / ".githooks/pre-commit").read_bytes() == own
+    assert git(project, "status", "--porcelain", ".githooks") == ""
+
+
+LOCAL_PRE_COMMIT = """repos:
+- repo: local
+  hooks:
+  - id: team-lint
+    name: team-lint
+    entry: sh -c 'echo ran >> "$(git rev-parse --git-dir)/framework.log"'
+    language: system
+    pass_filenames: false
+"""
+
+
+def _pre_commit_install(project: Path, tmp_path: Path) -> dict[str, str]:
+    """`pre-commit install` with a local hook (no download), its cache under tmp_path."""
+    tool = shutil.which("pre-commit")
+    if tool is None:
+        pytest.skip("pre-commit not installed (a test dependency)")
+    write(project, ".pre-commit-config.yaml", LOCAL_PRE_COMMIT)
+    commit_all(project, "pre-commit config")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-cache")}
+    subprocess.run([tool, "install"], cwd=project, env=env, check=True, capture_output=True)
+    return env
+
+
+def test_the_pre_commit_framework_keeps_working(project: Path, tmp_path: Path) -> None:
+    """gitmem kept a replaced hook as `pre-commit.legacy`, which is where the pre-commit
+    framework's script looks for the hook *it* replaced: it found itself there and failed
+    every commit ("bug: pre-commit's script is installed in migration mode")."""
+    env = _pre_commit_install(project, tmp_path)
+    framework = (project / ".git/hooks/pre-commit").read_bytes()
+    assert subprocess.run(["gitmem", "install", "git"], cwd=project, env=env).returncode == 0
+    log = project / ".git" / "framework.log"
+    write(project, "billing/charge.py", "x = 2\n")
+    git(project, "add", "billing")
+    proc = commit(project, "bump", PRE_COMMIT_HOME=env["PRE_COMMIT_HOME"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert log.read_text() == "ran\n" and "Decisions: D-0001" in git(project, "log", "-1", "--format=%B")
+    write(project, "billing/charge.py", "x = float(2)\n")
+    git(project, "add", "billing")
+    proc = commit(project, "floats", PRE_COMMIT_HOME=env["PRE_COMMIT_HOME"])
+    assert proc.returncode != 0 and "D-0001" in proc.stdout + proc.stderr
+    assert log.read_text() == "ran\n" * 2
+    assert subprocess.run(["gitmem", "uninstall", "git"], cwd=project).returncode == 0
+    assert (project / ".git/hooks/pre-commit").read_bytes() == framework
+
+
+def test_an_older_gitmems_shim_over_the_pre_commit_framework_is_mended(
+    project: Path, tmp_path: Path
+) -> None:
+    """What earlier versions of `install git` left: a shim running `pre-commit.legacy`,
+    the framework's script. doctor says so; installing again moves it aside under the new
+    name, and uninstalling after that gives the framework its hook back."""
+    env = _pre_commit_install(project, tmp_path)
+    hooks = project / ".git" / "hooks"
+    framework = (hooks / "pre-commit").read_bytes()
+    _old_shim(hooks, "pre-commit")
+    write(project, "billing/charge.py", "x = 2\n")
+    git(project, "add", "billing")
+    broken = commit(project, "bump", PRE_COMMIT_HOME=env["PRE_COMMIT_HOME"])
+    assert broken.returncode != 0 and "migration mode" in broken.stderr  # as users met it
+    doctor = subprocess.run(["gitmem", "doctor", "--json"], cwd=project, capture_output=True, text=True)
+    check = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "git hooks")
+    assert not check["ok"] and "fails every commit" in check["detail"]
+    assert subprocess.run(["gitmem", "install", "git"], cwd=project).returncode == 0
+    assert (hooks / "pre-commit.before-gitmem").read_bytes() == framework
+    proc = commit(project, "bump", PRE_COMMIT_HOME=env["PRE_COMMIT_HOME"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert subprocess.run(["gitmem", "uninstall", "git"], cwd=project).returncode == 0
+    assert (hooks / "pre-commit").read_bytes() == framework
+    assert sorted(p.name for p in hooks.glob("pre-commit*")) == ["pre-commit", "pre-commit.sample"]
+
+
+LEFTHOOK_TEAM = """pre-commit:
+  commands:
+    team-lint:
+      run: echo ran >> "$(git rev-parse --git-dir)/lefthook.log"
+"""
+# README › Hook managers: gitmem's hooks written into lefthook's configuration
+LEFTHOOK_GITMEM = """    gitmem:
+      run: gitmem check --staged
+prepare-commit-msg:
+  commands:
+    gitmem:
+      run: gitmem trailers {1} {2} {3}
+"""
+
+
+def _git_hooks_check(project: Path) -> dict[str, object]:
+    doctor = subprocess.run(["gitmem", "doctor", "--json"], cwd=project, capture_output=True, text=True)
+    check: dict[str, object] = next(
+        c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "git hooks"
+    )
+    return check
+
+
+def test_lefthook_and_gitmem(project: Path) -> None:
+    """lefthook chains through the shim like any hook; but its next `install` (its npm
+    package runs one on every `npm install`) keeps gitmem's shim as `pre-commit.old` and
+    never runs it. doctor says so, and the README's lines for lefthook.yml work."""
+    lefthook = agent_binary("lefthook")
+    env = {"LEFTHOOK_BIN": lefthook}
+    write(project, "lefthook.yml", LEFTHOOK_TEAM)
+    commit_all(project, "lefthook")
+    subprocess.run([lefthook, "install"], cwd=project, check=True, capture_output=True)
+    assert subprocess.run(["gitmem", "install", "git"], cwd=project).returncode == 0
+    log = project / ".git" / "lefthook.log"
+    write(project, "billing/charge.py", "x = float(1)\n")
+    git(project, "add", "billing")
+    proc = commit(project, "floats", **env)
+    assert proc.returncode != 0 and "D-0001" in proc.stdout + proc.stderr
+    assert log.read_text() == "ran\n"
+    subprocess.run([lefthook, "install"], cwd=project, check=True, capture_output=True)
+    check = _git_hooks_check(project)
+    assert not check["ok"] and "pre-commit.old" in str(check["detail"])
+    proc = commit(project, "floats", **env)
+    assert proc.returncode == 0  # what doctor warns of: gitmem no longer runs
+    write(project, "lefthook.yml", LEFTHOOK_TEAM + LEFTHOOK_GITMEM)
+    subprocess.run([lefthook, "install"], cwd=project, check=True, capture_output=True)
+    assert _git_hooks_check(project) == {
+        "name": "git hooks",
+        "ok": True,
+        "detail": "lefthook runs gitmem's check (lefthook.yml)",
+    }
+    write(project, "billing/charge.py", "x = float(2)\n")
+    git(project, "add", "billing")
+    proc = commit(project, "floats again", **env)
+    assert proc.returncode != 0 and "D-0001" in proc.stdout + proc.stderr
+    write(project, "billing/charge.py", "x = 2\n")
+    git(project, "add", "billing")
+    proc = commit(project, "integers", **env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Decisions: D-0001" in git(project, "log", "-1", "--format=%B")

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import agent_project, git, write
+from conftest import agent_binary, agent_project, git, write
 from fakemodel import FakeModel, Step, offline
 
 from gitmem.agent import install
@@ -40,19 +40,6 @@ CHARGE = "x = 1\n"
 EDIT_CLAUDE = {"old_string": "x = 1", "new_string": "x = float(1)"}  # Gemini's names too
 EDIT_COPILOT = {"old_str": "x = 1", "new_str": "x = float(1)"}
 AGENT_TIMEOUT_S = 120
-
-
-def agent_binary(name: str) -> str:
-    """The agent's executable: in GITMEM_AGENTS_BIN (where CI's `npm install` put them), else
-    on PATH."""
-    folder = os.environ.get("GITMEM_AGENTS_BIN")
-    found = shutil.which(name, path=folder) if folder else None
-    found = found or shutil.which(name)
-    if found is None:
-        if os.environ.get("GITMEM_REQUIRE_AGENTS") == "1":
-            pytest.fail(f"GITMEM_REQUIRE_AGENTS=1 but {name} is not installed")
-        pytest.skip(f"{name} is not installed (README: Development)")
-    return found
 
 
 @pytest.fixture

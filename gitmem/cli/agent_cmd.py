@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.markup import escape
@@ -9,6 +10,9 @@ from rich.markup import escape
 from gitmem import doctor as doctor_core
 from gitmem.agent import install as core
 from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stdout
+
+if TYPE_CHECKING:
+    from gitmem.githooks import Installed
 
 SCOPES = click.Choice(["project", "local", "user"])
 
@@ -93,6 +97,27 @@ AFTER_INSTALL: dict[str, tuple[str | None, str | None]] = {
 }
 
 
+def _said_blocks(root: Path, done: Installed) -> None:
+    """What `install git` did to the project's own hook scripts."""
+    out = stdout()
+    try:
+        folder = str(done.folder.relative_to(root))
+    except ValueError:
+        folder = str(done.folder)
+    runs = "husky runs" if done.husky else "git runs"
+    if not done.changed:
+        out.print(f"gitmem's lines are already in the hook scripts of {escape(folder)}/")
+        return
+    names = ", ".join(done.changed)
+    out.print(f"added gitmem's lines to {names} in {escape(folder)}/ ({runs} them)")
+    if done.created:
+        out.print(f"created {', '.join(done.created)} there")
+    out.print(
+        "these are the project's files: commit them and every clone's commits are "
+        "checked (the lines do nothing where gitmem is not installed)"
+    )
+
+
 @click.command()
 @AGENT
 @click.option(
@@ -131,7 +156,8 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
     file in .opencode/plugin/), `cline` (a script per event in .clinerules/hooks/) or `git`
     (native
     pre-commit, prepare-commit-msg, post-checkout and post-merge shims; an existing hook is
-    kept as <hook>.legacy and run first)."""
+    kept as <hook>.before-gitmem and run first; with husky, or a hooks folder in the work tree,
+    a marked block is added to the project's own hook scripts instead)."""
     if trust and agent != "codex":
         raise click.UsageError("--trust is for codex (the other agents have no such review)")
     repo = current_repo()
@@ -139,10 +165,13 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
         from gitmem import githooks
 
         done = githooks.install(repo)
-        where = githooks.hooks_dir(repo)
+        where = done.folder
+        if done.in_scripts:
+            _said_blocks(repo.root, done)
+            return
         stdout().print(
-            f"installed {', '.join(done)} in {escape(str(where))}"
-            if done
+            f"installed {', '.join(done.changed)} in {escape(str(where))}"
+            if done.changed
             else f"git hooks already installed in {escape(str(where))}"
         )
         if githooks.shared_folder(repo, where):
@@ -285,7 +314,7 @@ def _trust_codex(root: Path) -> None:
 @expected_errors
 def uninstall(agent: str, scope: str, with_mcp: bool) -> None:
     """Remove exactly the hooks `gitmem install` added; everything else stays (for `git`,
-    a hook kept as <hook>.legacy is restored byte for byte)."""
+    a hook kept as <hook>.before-gitmem is restored byte for byte)."""
     repo = current_repo()
     if agent == "git":
         from gitmem import githooks
