@@ -33,6 +33,7 @@ installed or the repository keeps no decision.
 from __future__ import annotations
 
 import os
+import shlex
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,9 +63,40 @@ fi
 if command -v gitmem >/dev/null 2>&1; then
     exec gitmem {command}{args}
 fi
-echo "gitmem: not on PATH; skipping the {name} hook" >&2
+{fallback}echo "gitmem: not on PATH; skipping the {name} hook" >&2
 exit 0
 """
+# Git GUIs and editors started from a desktop run hooks without the PATH of the user's
+# shell, where a virtualenv's or pipx's gitmem is found; the shim then falls back to the
+# gitmem that wrote it. (Not in a block of a project's script: another clone's path.)
+FALLBACK = """if [ -x {program} ]; then
+    exec {program} {command}{args}
+fi
+"""
+
+
+def _program() -> str | None:
+    """The gitmem program running now, by an absolute path: the script the shell ran,
+    else the one beside this Python, else the one on PATH."""
+    import shutil
+    import sys
+
+    beside = str(Path(sys.executable).with_name("gitmem"))
+    for found in (sys.argv[0], beside, shutil.which("gitmem") or ""):
+        named = os.path.isabs(found) and Path(found).name == "gitmem"
+        if named and os.path.isfile(found) and os.access(found, os.X_OK):
+            return found
+    return None
+
+
+def _shim(name: str, command: str) -> str:
+    program = _program()
+    fallback = ""
+    if program is not None:
+        fallback = FALLBACK.format(program=shlex.quote(program), command=command, args=_args(name))
+    return TEMPLATE.format(
+        marker=MARKER, name=name, command=command, args=_args(name), fallback=fallback
+    )
 
 
 # The block added to a project's own hook script. The pre-commit one says when gitmem is
@@ -179,7 +211,7 @@ def _install_shims(folder: Path) -> list[str]:
             if kept.exists():
                 raise GitmemError(f"{hook} and {kept} both exist; move one aside first")
             os.replace(hook, kept)  # kept byte for byte, mode included
-        text = TEMPLATE.format(marker=MARKER, name=name, command=command, args=_args(name))
+        text = _shim(name, command)
         if not hook.exists() or hook.read_text(encoding="utf-8") != text:
             hook.write_text(text, encoding="utf-8")
             installed.append(name)

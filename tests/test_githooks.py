@@ -352,7 +352,9 @@ def _old_shim(folder: Path, name: str) -> None:
     if hook.exists():
         os.replace(hook, folder / f"{name}.legacy")
     command, args = githooks.HOOKS[name], ' "$@"' if name == "prepare-commit-msg" else ""
-    text = githooks.TEMPLATE.format(marker=githooks.MARKER, name=name, command=command, args=args)
+    text = githooks.TEMPLATE.format(
+        marker=githooks.MARKER, name=name, command=command, args=args, fallback=""
+    )
     hook.write_text(text.replace(f"{name}.before-gitmem", f"{name}.legacy"))
     hook.chmod(0o755)
 
@@ -534,3 +536,20 @@ def test_lefthook_and_gitmem(project: Path) -> None:
     proc = commit(project, "integers", **env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Decisions: D-0001" in git(project, "log", "-1", "--format=%B")
+
+
+def test_a_commit_from_a_gui_without_the_shells_path_is_still_checked(project: Path) -> None:
+    """Git GUIs and editors started from a desktop run hooks without the PATH of the
+    user's shell, where a virtualenv's or pipx's gitmem is found. The shim said "gitmem:
+    not on PATH; skipping" on stderr, which they show only when a hook fails, and the
+    commit went through unchecked. It now falls back to the gitmem that installed it."""
+    proc = subprocess.run(["gitmem", "install", "git"], cwd=project, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    git_dir = os.path.dirname(shutil.which("git") or "/usr/bin/git")
+    bare = {"PATH": f"{git_dir}:/usr/bin:/bin"}
+    if shutil.which("gitmem", path=bare["PATH"]) is not None:
+        pytest.skip("gitmem is installed system-wide here")
+    write(project, "billing/charge.py", "x = float(1)\n")
+    git(project, "add", "billing")
+    proc = commit(project, "use floats", **bare)
+    assert proc.returncode != 0 and "D-0001" in proc.stdout + proc.stderr
