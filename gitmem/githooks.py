@@ -375,6 +375,14 @@ def status(repo: Repo) -> tuple[bool, str]:
             f"it as {_shown(repo, folder / 'pre-commit.old')}, unrun: add `gitmem check "
             "--staged` to its configuration (README: Hook managers)"
         )
+    orphan = folder / KEPT.format("pre-commit")
+    if orphan.exists():
+        # simple-git-hooks, a setup script or a hand: the hook gitmem kept is still there
+        return False, (
+            f"something replaced gitmem's pre-commit hook ({_shown(repo, orphan)}, the one "
+            "gitmem had replaced, is still there): run `gitmem install git` again, or have "
+            "that tool run `gitmem check --staged`"
+        )
     return True, "none: `gitmem install git` checks the decisions at commit time"
 
 

@@ -553,3 +553,20 @@ def test_a_commit_from_a_gui_without_the_shells_path_is_still_checked(project: P
     git(project, "add", "billing")
     proc = commit(project, "use floats", **bare)
     assert proc.returncode != 0 and "D-0001" in proc.stdout + proc.stderr
+
+
+def test_doctor_sees_a_shim_replaced_by_another_tool(project: Path) -> None:
+    """simple-git-hooks and setup scripts write .git/hooks/pre-commit again on each
+    install: gitmem's shim is gone while the hook it had replaced is still kept."""
+    hooks = project / ".git" / "hooks"
+    (hooks / "pre-commit").write_text("#!/bin/sh\nnpx lint-staged\n")
+    (hooks / "pre-commit").chmod(0o755)
+    assert subprocess.run(["gitmem", "install", "git"], cwd=project).returncode == 0
+    assert _git_hooks_check(project) == {
+        "name": "git hooks",
+        "ok": True,
+        "detail": ".git/hooks/pre-commit checks the decisions at commit time",
+    }
+    (hooks / "pre-commit").write_text("#!/bin/sh\nnpx lint-staged\n")
+    check = _git_hooks_check(project)
+    assert not check["ok"] and "something replaced gitmem's pre-commit hook" in str(check["detail"])
