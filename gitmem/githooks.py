@@ -52,10 +52,15 @@ HOOKS = {
 }
 TEMPLATE = """#!/usr/bin/env sh
 {marker}
-# Runs the hook this one replaced first (kept as {name}.before-gitmem), then gitmem.
+# Runs the hook this one replaced first (kept as {name}.before-gitmem), then gitmem;
+# not the pre-commit framework's script when that framework runs this one as its legacy
+# hook (it has run its hooks, and its script run from there fails the commit).
 HERE="$(cd "$(dirname "$0")" && pwd)"
-if [ -x "$HERE/{name}.before-gitmem" ]; then
-    "$HERE/{name}.before-gitmem" "$@" || exit $?
+KEPT="$HERE/{name}.before-gitmem"
+if [ -x "$KEPT" ]; then
+    if [ -z "$PRE_COMMIT_RUNNING_LEGACY" ] || ! grep -q "{pre_commit}" "$KEPT"; then
+        "$KEPT" "$@" || exit $?
+    fi
 fi
 # Nothing to do where no decision is kept (git runs hooks at the work tree's root): a
 # hooks folder shared through core.hooksPath runs these in every repository.
@@ -95,7 +100,12 @@ def _shim(name: str, command: str) -> str:
     if program is not None:
         fallback = FALLBACK.format(program=shlex.quote(program), command=command, args=_args(name))
     return TEMPLATE.format(
-        marker=MARKER, name=name, command=command, args=_args(name), fallback=fallback
+        marker=MARKER,
+        name=name,
+        command=command,
+        args=_args(name),
+        fallback=fallback,
+        pre_commit=PRE_COMMIT_SCRIPT,
     )
 
 
@@ -374,6 +384,13 @@ def status(repo: Repo) -> tuple[bool, str]:
             f"another hook manager (lefthook?) replaced gitmem's pre-commit hook and keeps "
             f"it as {_shown(repo, folder / 'pre-commit.old')}, unrun: add `gitmem check "
             "--staged` to its configuration (README: Hook managers)"
+        )
+    legacy = folder / OLD_KEPT.format("pre-commit")
+    if _is_ours(legacy) and PRE_COMMIT_SCRIPT in _text(folder / "pre-commit"):
+        # `pre-commit install` after gitmem's: the framework runs the shim as its legacy hook
+        return True, (
+            f"the pre-commit framework runs gitmem's shim ({_shown(repo, legacy)}), "
+            "which checks the decisions at commit time"
         )
     orphan = folder / KEPT.format("pre-commit")
     if orphan.exists():

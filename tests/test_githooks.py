@@ -353,7 +353,7 @@ def _old_shim(folder: Path, name: str) -> None:
         os.replace(hook, folder / f"{name}.legacy")
     command, args = githooks.HOOKS[name], ' "$@"' if name == "prepare-commit-msg" else ""
     text = githooks.TEMPLATE.format(
-        marker=githooks.MARKER, name=name, command=command, args=args, fallback=""
+        marker=githooks.MARKER, name=name, command=command, args=args, fallback="", pre_commit=""
     )
     hook.write_text(text.replace(f"{name}.before-gitmem", f"{name}.legacy"))
     hook.chmod(0o755)
@@ -431,7 +431,11 @@ def _pre_commit_install(project: Path, tmp_path: Path) -> dict[str, str]:
 def test_the_pre_commit_framework_keeps_working(project: Path, tmp_path: Path) -> None:
     """gitmem kept a replaced hook as `pre-commit.legacy`, which is where the pre-commit
     framework's script looks for the hook *it* replaced: it found itself there and failed
-    every commit ("bug: pre-commit's script is installed in migration mode")."""
+    every commit ("bug: pre-commit's script is installed in migration mode"). And after
+    `pre-commit install` ran again, the framework ran the shim as its legacy hook, the
+    shim ran the framework's script it had kept, which failed the commit the same way."""
+    from gitmem import githooks
+
     env = _pre_commit_install(project, tmp_path)
     framework = (project / ".git/hooks/pre-commit").read_bytes()
     assert subprocess.run(["gitmem", "install", "git"], cwd=project, env=env).returncode == 0
@@ -446,6 +450,22 @@ def test_the_pre_commit_framework_keeps_working(project: Path, tmp_path: Path) -
     proc = commit(project, "floats", PRE_COMMIT_HOME=env["PRE_COMMIT_HOME"])
     assert proc.returncode != 0 and "D-0001" in proc.stdout + proc.stderr
     assert log.read_text() == "ran\n" * 2
+    # `pre-commit install` again (a setup script): the framework keeps gitmem's shim as
+    # its own legacy hook and runs it; the shim then leaves the framework's script alone
+    tool = str(shutil.which("pre-commit"))
+    subprocess.run([tool, "install"], cwd=project, env=env, check=True, capture_output=True)
+    assert (project / ".git/hooks/pre-commit.legacy").read_text().count(githooks.MARKER) == 1
+    check = _git_hooks_check(project)
+    assert check["ok"] and "the pre-commit framework runs gitmem's shim" in str(check["detail"])
+    proc = commit(project, "floats", PRE_COMMIT_HOME=env["PRE_COMMIT_HOME"])
+    assert proc.returncode != 0 and "D-0001" in proc.stdout + proc.stderr
+    assert "migration mode" not in proc.stderr and log.read_text() == "ran\n" * 3
+    write(project, "billing/charge.py", "x = 3\n")
+    git(project, "add", "billing")
+    proc = commit(project, "bump again", PRE_COMMIT_HOME=env["PRE_COMMIT_HOME"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert log.read_text() == "ran\n" * 4
+    subprocess.run([tool, "uninstall"], cwd=project, env=env, check=True, capture_output=True)
     assert subprocess.run(["gitmem", "uninstall", "git"], cwd=project).returncode == 0
     assert (project / ".git/hooks/pre-commit").read_bytes() == framework
 
