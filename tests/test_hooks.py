@@ -654,6 +654,55 @@ def test_a_critical_rule_a_turns_commands_broke_sends_the_agent_back(project: Pa
     assert turn("echo 'cents = 5' >> billing/old.py") == ""
 
 
+def test_a_critical_rule_a_command_broke_in_a_file_it_names(project: Path) -> None:
+    """`sed -i`, a heredoc or `>>` into a file the command names: no before-tool check can
+    read what they write, and the stop hook read only what scripts wrote (files no word
+    names), so the agent was never told; only the commit-time check caught it. Now the
+    after-tool hook says so at once (and the warning rules' advisories), and the turn's
+    end sends the agent back, once, as for a script; a compliant write says nothing, nor
+    does a line the user had not committed."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+    base = {"session_id": "n1", "cwd": str(project)}
+    session_file = Path(state.session_file(discover(project).shared_state_dir, "n1"))
+    calls = iter(range(1, 10))
+
+    def turn(command: str, changed: bool = False) -> tuple[str, str]:
+        n = next(calls)
+        bases = session_file.read_text().count('"k":"base"') if changed else 0
+        assert hook("prompt", {**base, "prompt": f"change the charge ({n})"}, project)[0] == 0
+        deadline = time.time() + 60  # the turn-start job notes the changed files it keeps
+        while changed and session_file.read_text().count('"k":"base"') <= bases:
+            assert time.time() < deadline, session_file.read_text()
+            time.sleep(0.05)
+        call = {**base, "tool_name": "Bash", "tool_input": {"command": command}}
+        call["tool_use_id"] = f"toolu_{n}"
+        assert hook("pre-tool", call, project)[0] == 0
+        subprocess.run(command, shell=True, cwd=project, check=True)
+        code, after, err = hook("post-tool", call, project)
+        assert (code, err) == (0, "")
+        said = {"last_assistant_message": f"Changed ({n})."}
+        code, out, err = hook("stop", {**base, **said, "stop_hook_active": False}, project)
+        assert (code, err) == (0, "")
+        return context_of(after), out
+
+    after, stop = turn("sed -i 's/x = 1/x = float(1)/' billing/charge.py")
+    assert "The command just run wrote a file that breaks a critical project decision" in after
+    assert "D-0001" in after and "x = float(1)" in after
+    answer = json.loads(stop)
+    assert answer["decision"] == "block" and "x = float(1)" in answer["reason"]
+    subprocess.run(["git", "checkout", "--", "billing"], cwd=project, check=True)
+    heredoc = "cat > billing/charge.py <<'EOF'\nx = 1\ncents = 2\nEOF"
+    assert turn(heredoc) == ("", "")
+    # the user's line, not committed, in a file a command then appends to: not the command's
+    write(project, "billing/charge.py", "x = 1\ndebug = float(x)\n")
+    assert turn("echo 'y = 2' >> billing/charge.py", changed=True) == ("", "")
+    after, stop = turn("echo 'z = float(y)' >> billing/charge.py", changed=True)
+    assert "z = float(y)" in after and "debug" not in after
+    assert "z = float(y)" in json.loads(stop)["reason"]
+    assert not (discover(project).shared_state_dir / "hook-errors.log").exists()
+
+
 def test_a_line_the_user_had_not_committed_is_not_the_commands(project: Path) -> None:
     """The turn's check reads what a command added against the file as the turn found it
     (kept in the background when the prompt came), not against the last commit: a

@@ -454,6 +454,7 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     # only where the session's prompts are captured (capture on, the session not forgotten)
     captured = os.path.exists(capture.wal_path(loc, sid or "unknown"))
     by_commands: list[str] = []
+    named: tuple[str, ...] = ()  # what they wrote by name (`sed -i`, `>`): checked too
     base: dict[str, str | None] | None = None  # the ruled files as the turn found them
     if captured:  # what the turn's shell commands wrote that their words do not name
         import time
@@ -461,7 +462,7 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
         from gitmem.agent import shelleffects
 
         wrote = shelleffects.note_written(loc.shared_state_dir, sid, loc.root, time.time())
-        by_commands, base = wrote.paths, wrote.base
+        by_commands, base, named = wrote.paths, wrote.base, wrote.named
     with state.open_session(loc.shared_state_dir, sid) as session:
         edited = state.unnoted_edits(session) if captured else []
         session.append("stop")
@@ -478,8 +479,9 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
         capture.spawn_flush(loc, sid or "unknown")  # commit what the turn captured
     again = payload.get("stop_hook_active")  # the agent went on because a stop hook said so
     failed = payload.get("hook_event_name") == "StopFailure"  # its answer is not read
-    if by_commands and payload.get(AGENT_KEY) in STOP_BLOCKS and not again and not failed:
-        return commands_broke_a_rule(loc, by_commands, base)
+    checked = list(dict.fromkeys([*by_commands, *named]))
+    if checked and payload.get(AGENT_KEY) in STOP_BLOCKS and not again and not failed:
+        return commands_broke_a_rule(loc, checked, base)
     return None
 
 
@@ -502,26 +504,36 @@ def commands_broke_a_rule(
     turn found it, see gitmem.agent.shelleffects), else since the last commit (a tracked
     file), or a new file's whole text. So a line the user had not committed when the turn
     began is not the command's."""
+    said, _ = rules_broken(loc, paths, base, "A command run in this turn")
+    return None if said is None else {"decision": "block", "reason": said}
+
+
+def rules_broken(
+    loc: Location, paths: list[str], base: dict[str, str | None] | None, who: str
+) -> tuple[str | None, list[str]]:
+    """What ``who`` (a command) added to ``paths`` against the rules of the decisions
+    governing them (what it added: see ``commands_broke_a_rule``): the reason to give the
+    agent where a critical rule is broken, and the advisories of the others' rules."""
     from gitmem.agent.prompt import open_table
 
     table = open_table(loc)
     if table is None:
-        return None
+        return None, []
     try:
         ruled = [p for p in paths if any(m.entry.rules for m in governing(table, [p], loc.root))]
         if not ruled:
-            return None
-        deny, _ = check_rules(_added(loc, ruled, base or {}), table, loc.root)
+            return None, []
+        deny, advisories = check_rules(_added(loc, ruled, base or {}), table, loc.root)
     finally:
         table.close()
     if deny is None:
-        return None
+        return None, advisories
     said = str(deny["hookSpecificOutput"]["permissionDecisionReason"])
-    return {
-        "decision": "block",
-        "reason": f"A command run in this turn wrote a file that breaks a critical project "
-        f"decision. {said} Change it to follow the decision, or tell the user why it cannot.",
-    }
+    return (
+        f"{who} wrote a file that breaks a critical project decision. {said} Change it to "
+        "follow the decision, or tell the user why it cannot.",
+        [],
+    )
 
 
 def turn_start_job(session_id: str, since: str) -> int:

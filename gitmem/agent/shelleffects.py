@@ -44,6 +44,7 @@ import time
 
 from gitmem import leangit
 from gitmem.agent import state
+from gitmem.agent.toolpaths import SHELL_TOOL
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def mark(loc: Location, session_id: str, end: bool, background: bool = False) ->
 class Turn:
     """When the shell commands of the turn ran, and what its tool calls edited."""
 
-    __slots__ = ("base", "edited", "gone", "root", "spans")
+    __slots__ = ("base", "edited", "gone", "named", "root", "spans")
 
     def __init__(
         self,
@@ -93,9 +94,11 @@ class Turn:
         root: str,
         gone: frozenset[str] = frozenset(),
         base: dict[str, str | None] | None = None,
+        named: tuple[str, ...] = (),
     ) -> None:
         self.spans = spans
         self.edited = edited
+        self.named = named  # what the turn's shell commands wrote by name (`sed -i`, `>`)
         self.root = root  # the work tree the latest command ran in ("": not said)
         self.gone = gone  # deletions an earlier turn's end of the session saw (any tree)
         # the changed files a critical rule governs as the turn found them, taken before
@@ -104,13 +107,20 @@ class Turn:
 
 
 class Written:
-    """What a turn's shell commands wrote (``paths``) and the turn's ``base``."""
+    """What a turn's shell commands wrote (``paths``; ``named``: what their words named)
+    and the turn's ``base``."""
 
-    __slots__ = ("base", "paths")
+    __slots__ = ("base", "named", "paths")
 
-    def __init__(self, paths: list[str], base: dict[str, str | None] | None) -> None:
+    def __init__(
+        self,
+        paths: list[str],
+        base: dict[str, str | None] | None,
+        named: tuple[str, ...] = (),
+    ) -> None:
         self.paths = paths
         self.base = base
+        self.named = named
 
 
 def turn(session: state.Session, until: float | None = None) -> Turn:
@@ -133,6 +143,7 @@ def turn(session: state.Session, until: float | None = None) -> Turn:
     otherwise claim every file the user saves between turns."""
     spans: list[tuple[float, float]] = []
     edited: set[str] = set()
+    named: dict[str, None] = {}  # in order, once each
     starts: list[float] = []
     running: list[float] = []  # the starts of commands that went on in the background
     bases: list[tuple[float, dict[str, str | None]]] = []
@@ -142,6 +153,8 @@ def turn(session: state.Session, until: float | None = None) -> Turn:
         kind, when = item.get("k"), item.get("t")
         if kind == "edited":
             edited.update(str(p) for p in item.get("paths") or [])
+            if item.get("tool") == SHELL_TOOL:  # the post-tool hook's, from the words
+                named.update((str(p), None) for p in item.get("paths") or [])
         elif kind == "stop":  # an earlier turn's end looked at its commands
             spans, starts, running, bases = [], [], [], []
         if not isinstance(when, (int, float)):
@@ -170,10 +183,10 @@ def turn(session: state.Session, until: float | None = None) -> Turn:
     end = previous if until is None else until
     spans.extend((start, max(start, end)) for start in [*running, *starts])
     if not spans:
-        return Turn(spans, edited, root)
+        return Turn(spans, edited, root, named=tuple(named))
     first = min(start for start, _ in spans)
     taken = [files for when, files in bases if when <= first]  # before any command ran
-    return Turn(spans, edited, root, _gone(text), taken[-1] if taken else None)
+    return Turn(spans, edited, root, _gone(text), taken[-1] if taken else None, tuple(named))
 
 
 def _gone(text: str) -> frozenset[str]:
@@ -203,7 +216,7 @@ def note_written(
                 session.append("edited", paths=wrote, tool=SHELL, root=where)
             if seen:
                 session.append(GONE, paths=seen, root=where)
-    return Written(wrote, done.base)
+    return Written(wrote, done.base, done.named)
 
 
 def written(root: str, turn: Turn, gone: list[str] | None = None) -> list[str]:

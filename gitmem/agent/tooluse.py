@@ -478,11 +478,13 @@ def _after_tool(
             if read:
                 session.append("read", paths=read, tool=tool)
         note = ""
+        if edited and tool == toolpaths.SHELL_TOOL:
+            note = _command_broke_a_rule(loc, payload, pm, paths)
         if edited and _records_among(pm, paths):
             # an edit in place leaves the folders' mtimes alone, so the next hook would
             # take the map for fresh (see _fresh): refresh it now, without waiting
             refresh_in_background(loc.root)
-            note = _record_note(loc, paths, _watched(pm))
+            note = "\n\n".join(filter(None, (note, _record_note(loc, paths, _watched(pm)))))
         if _raw_touched(payload)[1]:  # a shell command: it may have moved code away
             note = "\n\n".join(filter(None, (note, _gone_note(loc, pm, touched, sid))))
         if not edited and not every_touch:
@@ -494,6 +496,25 @@ def _after_tool(
         return found
     shown = unpack(found)[1]
     return context("post-tool", note + ("\n\n" + shown if shown else ""))
+
+
+def _command_broke_a_rule(
+    loc: Location, payload: dict[str, Any], pm: pathmap.PathMap, written: list[str]
+) -> str:
+    """Where a shell command wrote files its words name (``sed -i``, ``>``, a heredoc):
+    what it added to those a decision with rules governs, read against those rules, as
+    the stop hook reads what a script wrote (gitmem.agent.claude.rules_broken). Said to
+    the agent at once: the edit is made, and no before-tool check could read it. Before
+    session 41 nothing but the commit-time check did."""
+    ruled = [p for p in written if any(d.has_rules for d, _, _ in governing(pm, [p], loc.root))]
+    if not ruled:
+        return ""
+    from gitmem.agent import claude, shelleffects
+
+    with state.open_session(loc.shared_state_dir, str(payload.get("session_id") or "")) as s:
+        base = shelleffects.turn(s).base  # the files as the turn found them, where noted
+    said, advisories = claude.rules_broken(loc, ruled, base, "The command just run")
+    return said or "\n".join(advisories)
 
 
 def _shell_written(loc: Location, payload: dict[str, Any], pm: pathmap.PathMap) -> list[str]:
