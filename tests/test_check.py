@@ -175,6 +175,69 @@ def test_pre_tool_denies_critical_rules(
         assert "D-0001" in out["additionalContext"]  # governing decisions still injected
 
 
+LEGACY = "legacy = float(1)  # before the decision\n"
+
+
+@pytest.mark.skipif(GITMEM is None, reason="gitmem console script not installed")
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "denied"),
+    [
+        # the legacy line kept as context, or the whole file written again with it: allowed
+        ("Edit", {"old_string": LEGACY, "new_string": LEGACY + "cents = 5\n"}, False),
+        ("Write", {"content": "x = 1\n" + LEGACY + "cents = 5\n"}, False),
+        ("MultiEdit", {"edits": [{"old_string": LEGACY, "new_string": LEGACY + "y = 2\n"}]}, False),
+        # a second copy of it, a new violation beside it, or the legacy line changed: denied
+        ("Edit", {"old_string": LEGACY, "new_string": LEGACY + LEGACY}, True),
+        ("Write", {"content": "x = 1\n" + LEGACY + "z = float(2)\n"}, True),
+        ("Edit", {"old_string": LEGACY, "new_string": "legacy = float(1)\n"}, True),
+    ],
+)
+def test_pre_tool_reads_only_what_an_edit_adds(
+    project: Path, tool: str, tool_input: dict[str, object], denied: bool
+) -> None:
+    """billing/legacy.py has a line from before the money decision, which the commit-time
+    check lets be (it reads added lines). The pre-tool check read an edit's whole new text,
+    so an Edit whose context held that line, or a Write of the whole file, was denied: an
+    agent could not change the file at all. Now it reads what the edit adds."""
+    write(project, "billing/legacy.py", "x = 1\n" + LEGACY)
+    commit_all(project, "legacy code")
+    payload = {
+        "session_id": f"l-{tool}-{denied}-{len(json.dumps(tool_input))}",
+        "cwd": str(project),
+        "tool_name": tool,
+        "tool_input": {"file_path": str(project / "billing/legacy.py"), **tool_input},
+    }
+    proc = subprocess.run(
+        [str(GITMEM), "hook", "claude", "pre-tool"],
+        input=json.dumps(payload),
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "HOME": SANDBOX_HOME},
+    )
+    assert proc.returncode == 0 and proc.stderr == ""
+    out = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert (out.get("permissionDecision") == "deny") is denied, out
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "current", "added"),
+    [
+        ({"old_string": "a\nb\n", "new_string": "a\nc\nb\n"}, None, "c"),
+        ({"old_string": "a\n", "new_string": "a\na\n"}, None, "a"),
+        ({"content": "a\nb\n"}, "b\r\na\r\n", ""),
+        ({"content": "a\nb\n"}, None, "a\nb"),
+        ({"edits": [{"old_string": "x", "new_string": "x\ny"}, {"new_string": "z"}]}, None, "y\nz"),
+        ({"new_source": "print(1)"}, None, "print(1)"),
+    ],
+)
+def test_the_lines_an_edit_adds(tool_input: dict[str, object], current: str | None, added: str) -> None:
+    from gitmem.agent import toolpaths
+
+    assert toolpaths.added_text(tool_input, current) == added
+
+
 @pytest.mark.skipif(GITMEM is None, reason="gitmem console script not installed")
 def test_pre_tool_names_broken_warning_rules_even_when_already_shown(project: Path) -> None:
     env = {**os.environ, "HOME": SANDBOX_HOME}

@@ -353,30 +353,51 @@ def is_edit(tool_name: str, tool_input: Any) -> bool:
     return tool_name in EDIT_TOOLS or patched_files(tool_name, tool_input) is not None
 
 
-def changes(tool_name: str, tool_input: Any) -> list[tuple[str | None, str]]:
-    """What an edit is about to write, as (path, text) pairs: per file for a patch; for
-    the other edit tools one pair whose path is None (the call's one file)."""
+def changes(
+    tool_name: str, tool_input: Any, current: str | None = None
+) -> list[tuple[str | None, str]]:
+    """What an edit is about to add, as (path, text) pairs: per file for a patch; for the
+    other edit tools one pair whose path is None (the call's one file, whose text now is
+    ``current``: None where it is new or unread)."""
     files = patched_files(tool_name, tool_input)
     if files is not None:
         return [(path, text) for path, text in files if text]
-    return [(None, new_text(tool_input))]
+    return [(None, added_text(tool_input, current))]
 
 
-def new_text(tool_input: Any) -> str:
-    """The text a Write/Edit/MultiEdit/NotebookEdit call is about to add."""
+def added_text(tool_input: Any, current: str | None = None) -> str:
+    """The lines a Write/Edit/MultiEdit/NotebookEdit call adds, joined: an edit's new text
+    less the lines of the text it replaces, a Write's content less the lines the file has
+    now (``current``), each line once for each time it is in one and not the other, as
+    `git diff` counts them. So a line the file already had (legacy code a critical rule
+    now forbids, which the commit-time check, reading added lines, lets be) does not deny
+    an edit that keeps it; before session 41 an agent could not edit such a file at all
+    when its edit's context held that line."""
     if not isinstance(tool_input, dict):
         return ""
-    parts: list[str] = []
-    for key in ("content", "new_string", "new_source"):
-        value = tool_input.get(key)
-        if isinstance(value, str):
-            parts.append(value)
+    pairs: list[tuple[str, str]] = []
+    content = tool_input.get("content")
+    if isinstance(content, str):
+        pairs.append((current or "", content))
     edits = tool_input.get("edits")
-    if isinstance(edits, list):
-        for edit in edits:
-            if isinstance(edit, dict) and isinstance(edit.get("new_string"), str):
-                parts.append(edit["new_string"])
-    return "\n".join(parts)
+    for edit in [tool_input, *(edits if isinstance(edits, list) else [])]:
+        if isinstance(edit, dict) and isinstance(edit.get("new_string"), str):
+            old = edit.get("old_string")
+            pairs.append((old if isinstance(old, str) else "", edit["new_string"]))
+    source = tool_input.get("new_source")  # a notebook cell: its old text is not read
+    if isinstance(source, str):
+        pairs.append(("", source))
+    added: list[str] = []
+    for old, new in pairs:
+        left: dict[str, int] = {}
+        for line in old.splitlines():
+            left[line] = left.get(line, 0) + 1
+        for line in new.splitlines():
+            if left.get(line, 0) > 0:
+                left[line] -= 1
+            else:
+                added.append(line)
+    return "\n".join(added)
 
 
 def touched(tool_name: str, tool_input: Any) -> tuple[list[str], bool]:

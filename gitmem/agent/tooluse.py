@@ -388,17 +388,40 @@ def _pre_tool(
 def _changes(
     loc: Location, payload: dict[str, Any], tool: str, paths: list[str]
 ) -> list[tuple[str, str]]:
-    """(repository path, text about to be written) for each of ``paths`` an edit writes."""
+    """(repository path, the lines about to be added) for each of ``paths`` an edit
+    writes (toolpaths.added_text: a Write's against the file as it is now)."""
     out: list[tuple[str, str]] = []
     roots = worktree_roots(loc.root, loc.common_dir)
-    for raw, text in toolpaths.changes(tool, payload.get("tool_input")):
+    tool_input = payload.get("tool_input")
+    writes = isinstance(tool_input, dict) and isinstance(tool_input.get("content"), str)
+    for raw, text in toolpaths.changes(tool, tool_input):
         if raw is None:  # one file, the call's: every path is it
-            out.extend((path, text) for path in paths)
+            for path in paths:
+                now = _current(loc.root, path) if writes else None
+                out.append((path, text if now is None else toolpaths.added_text(tool_input, now)))
             continue
         rel = relative(raw, loc.root, loc.common_dir, _cwd(payload), roots)
         if rel in paths:
             out.append((rel, text))
     return out
+
+
+# A file larger than this is not read to tell a Write's new lines from those it keeps:
+# all of its lines are read against the rules then.
+MAX_CURRENT_BYTES = 4 << 20
+
+
+def _current(root: str, path: str) -> str | None:
+    """The text of ``path`` in the work tree now; None where it is missing, too large or
+    unreadable (a Write's every line is then read against the rules)."""
+    try:
+        with open(os.path.join(root, path), "rb") as fh:
+            data = fh.read(MAX_CURRENT_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_CURRENT_BYTES:
+        return None
+    return data.decode("utf-8", "replace")
 
 
 def _check_rules(
