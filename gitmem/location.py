@@ -256,6 +256,20 @@ def relative(
     return None
 
 
+def link_target(real_root: str, rel: str) -> str | None:
+    """Where ``rel`` leads in the repository when it, or a folder on its way, is a
+    symbolic link to another place in it (``packages/app/shared -> ../../shared``): an
+    edit there writes the target, so the target's decisions and rules apply too (before
+    session 41 an edit through the link met none of them). None otherwise."""
+    if not rel:
+        return None
+    real = os.path.realpath(os.path.join(real_root, rel))
+    if real == os.path.join(real_root, rel):
+        return None
+    prefix = real_root.rstrip("/") + "/"
+    return real[len(prefix) :] if real.startswith(prefix) else None
+
+
 def _rel_under(path: str, root: str) -> str | None:
     if path == root:
         return ""

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from gitmem import git, sessionlog
 from gitmem.errors import GitmemError
-from gitmem.location import location_of, other_repository, repository_of
+from gitmem.location import link_target, location_of, other_repository, repository_of
 from gitmem.paths import to_repo_relative
 from gitmem.repo import Repo, worktree_roots
-from gitmem.table import Match, Table, open_current
+from gitmem.table import Match, Table, open_current, sort_key
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,13 @@ def _one(repo: Repo, table: Table, query: str, cwd: str | None, provenance: bool
     if rel is None:
         return PathReport(query, None)
     is_dir = rel == "" or os.path.isdir(repo.root / rel)
-    out = [_governing(repo, table, m, provenance) for m in table.match(rel, is_dir)]
+    matches = {m.entry.id: m for m in table.match(rel, is_dir)}
+    # a symbolic link to another place in the repository: what governs the target too
+    target = link_target(os.path.realpath(repo.root), rel)
+    for m in table.match(target, is_dir) if target is not None else []:
+        matches.setdefault(m.entry.id, m)
+    ordered = sorted(matches.values(), key=sort_key) if target is not None else matches.values()
+    out = [_governing(repo, table, m, provenance) for m in ordered]
     return PathReport(query, rel, tuple(out))
 
 

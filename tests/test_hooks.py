@@ -703,6 +703,31 @@ def test_a_critical_rule_a_command_broke_in_a_file_it_names(project: Path) -> No
     assert not (discover(project).shared_state_dir / "hook-errors.log").exists()
 
 
+def test_an_edit_through_a_symbolic_link_meets_the_targets_decisions(project: Path) -> None:
+    """`packages/app/shared -> ../../billing` (a monorepo's shared code), or a file linked
+    by another name: an edit there writes billing/charge.py, but the hooks looked only at
+    the path as given, so the money decision's rule never saw it until the commit."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    (project / "packages/app").mkdir(parents=True)
+    (project / "packages/app/shared").symlink_to("../../billing")
+    (project / "alias.py").symlink_to("billing/charge.py")
+    commit_all(project, "links")
+    edit = {"old_string": "x = 1", "new_string": "x = float(1)"}
+    for n, path in enumerate(["packages/app/shared/charge.py", "alias.py"]):
+        call = {"session_id": "ln", "cwd": str(project), "tool_name": "Edit", "tool_use_id": f"e{n}"}
+        call["tool_input"] = {"file_path": str(project / path), **edit}
+        code, out, err = hook("pre-tool", call, project)
+        assert (code, err) == (0, "")
+        said = json.loads(out)["hookSpecificOutput"]
+        assert said["permissionDecision"] == "deny", said
+        assert "D-0001 (critical) forbids this change to billing/charge.py" in said[
+            "permissionDecisionReason"
+        ]
+    read = {"session_id": "ln2", "cwd": str(project), "tool_name": "Read", "tool_use_id": "r"}
+    read["tool_input"] = {"file_path": str(project / "packages/app/shared/charge.py")}
+    assert "D-0001" in context_of(hook("pre-tool", read, project)[1])
+
+
 def test_a_line_the_user_had_not_committed_is_not_the_commands(project: Path) -> None:
     """The turn's check reads what a command added against the file as the turn found it
     (kept in the background when the prompt came), not against the last commit: a

@@ -57,6 +57,15 @@ def test_most_specific_first_and_negation(project: Path) -> None:
     assert [d["id"] for d in exp["decisions"]] == ["D-0005"]  # type: ignore[index]
 
 
+def test_a_path_through_a_symbolic_link(project: Path) -> None:
+    """`packages/app/shared -> ../../billing`: `why` names what governs the target too."""
+    (project / "packages/app").mkdir(parents=True)
+    (project / "packages/app/shared").symlink_to("../../billing")
+    (report,) = why_json(["packages/app/shared/charge.py"])
+    assert report["path"] == "packages/app/shared/charge.py"
+    assert [d["id"] for d in report["decisions"]] == ["D-0002", "D-0001", "D-0005"]  # type: ignore[index]
+
+
 def test_why_reads_the_table_without_the_record_loader(project: Path) -> None:
     """With the table compiled, `gitmem why` reads it alone: before session 35 it imported
     the compiler, and with it the record loader, the YAML parser and pathspec (~60 ms)."""

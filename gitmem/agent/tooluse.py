@@ -25,7 +25,7 @@ from gitmem.agent.common import (
     refreshed_inline,
     unpack,
 )
-from gitmem.location import Location, other_repositories, relative, worktree_roots
+from gitmem.location import Location, link_target, other_repositories, relative, worktree_roots
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
@@ -100,6 +100,7 @@ def repo_paths(
     disk or some decision governs them."""
     out: list[str] = []
     roots = worktree_roots(loc.root, loc.common_dir)
+    real_root = os.path.realpath(loc.root)
     for item in raw:
         rel = relative(item, loc.root, loc.common_dir, cwd, roots)
         if rel is None or rel in out:
@@ -109,6 +110,9 @@ def repo_paths(
         ):
             continue  # governed as a folder: `billing` after `git mv billing payments`
         out.append(rel)
+        target = link_target(real_root, rel)
+        if target is not None and target not in out:
+            out.append(target)
     return out
 
 
