@@ -247,8 +247,12 @@ def relative(
         return None
     joined = text if text.startswith("/") else base.rstrip("/") + "/" + text
     normal = os.path.normpath(joined).replace("\\", "/")
+    # the deepest root first: a worktree inside another's work tree (Claude Code's
+    # `--worktree` puts them in .claude/worktrees/) holds its own files; before session 41
+    # they were read as the outer tree's `.claude/worktrees/NAME/...`, which no decision governs
+    nested = sorted(roots, key=len, reverse=True)
     for candidate in _variants(normal):
-        for r in roots:
+        for r in nested:
             for root_variant in _variants(r):
                 rel = _rel_under(candidate, root_variant)
                 if rel is not None:

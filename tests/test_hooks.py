@@ -728,6 +728,21 @@ def test_an_edit_through_a_symbolic_link_meets_the_targets_decisions(project: Pa
     assert "D-0001" in context_of(hook("pre-tool", read, project)[1])
 
 
+def test_an_edit_in_a_worktree_inside_the_work_tree(project: Path) -> None:
+    """Claude Code's `--worktree` puts worktrees in .claude/worktrees/: an edit there from
+    the main session's folder meets the decisions of `billing/charge.py` (before session
+    41, none: it was read as `.claude/worktrees/feat/billing/charge.py`)."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+    git(project, "worktree", "add", "-q", ".claude/worktrees/feat", "-b", "feat")
+    path = project / ".claude/worktrees/feat/billing/charge.py"
+    call = {"session_id": "nw", "cwd": str(project), "tool_name": "Edit", "tool_use_id": "e"}
+    call["tool_input"] = {"file_path": str(path), "old_string": "x = 1", "new_string": "x = float(1)"}
+    code, out, err = hook("pre-tool", call, project)
+    assert (code, err) == (0, "")
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
 def test_a_line_the_user_had_not_committed_is_not_the_commands(project: Path) -> None:
     """The turn's check reads what a command added against the file as the turn found it
     (kept in the background when the prompt came), not against the last commit: a

@@ -93,6 +93,17 @@ def test_paths_absolute_relative_subdir_and_outside(
     assert reports[2]["decisions"][0]["id"] == "D-0004"  # type: ignore[index]  # a folder
 
 
+def test_a_worktree_inside_the_work_tree(project: Path) -> None:
+    """Claude Code's `--worktree` (and its subagents' worktree isolation) puts worktrees
+    in .claude/worktrees/ inside the work tree: a path there was read as the outer tree's
+    `.claude/worktrees/NAME/billing/charge.py`, which no decision governs, so an edit from
+    the main session met none of them. It is the worktree's `billing/charge.py`."""
+    git(project, "worktree", "add", "-q", ".claude/worktrees/feat", "-b", "feat")
+    (report,) = why_json([str(project / ".claude/worktrees/feat/billing/charge.py")])
+    assert report["path"] == "billing/charge.py"
+    assert [d["id"] for d in report["decisions"]] == ["D-0002", "D-0001", "D-0005"]  # type: ignore[index]
+
+
 def test_linked_worktree_and_windows_separators(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
