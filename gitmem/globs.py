@@ -27,6 +27,7 @@ from gitmem.pathmap import governs, path_keys, patterns_of
 __all__ = [
     "CompiledGlob",
     "GlobError",
+    "brackets_literal",
     "compile_glob",
     "compile_globs",
     "expand_braces",
@@ -87,9 +88,28 @@ def compile_glob(glob: str) -> CompiledGlob:
     )
 
 
+_SET = re.compile(r"(?<!\\)([\[\]])")
+
+
+def brackets_literal(glob: str) -> str | None:
+    """``glob`` with its unescaped `[` and `]` escaped, or None when it has none."""
+    out = _SET.sub(r"\\\1", glob)
+    return None if out == glob else out
+
+
 def compile_globs(glob: str) -> list[CompiledGlob]:
-    """``compile_glob`` for each glob that ``glob``'s brace lists expand to."""
-    return [compile_glob(one) for one in expand_braces(glob)]
+    """``compile_glob`` for each glob that ``glob``'s brace lists expand to, and for each
+    of those with a `[...]` set, the same with the set read as part of a name: Next.js,
+    SvelteKit, Astro and Nuxt name route folders and files `[slug]`, `[...all]`, and a
+    decision written `app/blog/[slug]/**` meant that folder, where gitignore reads one of
+    the letters s, l, u, g (before session 41 it governed `app/blog/s/...` alone)."""
+    out: list[CompiledGlob] = []
+    for one in expand_braces(glob):
+        out.append(compile_glob(one))
+        named = brackets_literal(one)
+        if named is not None:  # said as written: `matched app/blog/[slug]/**`
+            out.append(compile_glob(named)._replace(glob=compile_glob(one).glob))
+    return out
 
 
 def matches_any(glob: str, files: Iterable[str]) -> bool:

@@ -68,7 +68,9 @@ if TYPE_CHECKING:
 # pathspec; config.yaml's `commit_trailers` in `meta`, for the prepare-commit-msg hook.
 # 25: the ADR folders config.yaml names that the work tree lacks, with the problems
 # ("unread"), so that every command and hook says their records are not read.
-SCHEMA_VERSION = "25"
+# 26: a glob's `[...]` set also read as part of a name (`app/blog/[slug]/**`:
+# `globs.compile_globs`).
+SCHEMA_VERSION = "26"
 TABLE_NAME = "table.sqlite"
 
 

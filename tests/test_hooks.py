@@ -743,6 +743,19 @@ def test_an_edit_in_a_worktree_inside_the_work_tree(project: Path) -> None:
     assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
+def test_a_route_folder_named_with_brackets(project: Path) -> None:
+    """Next.js routes live in folders named `[slug]`: a decision written for
+    `app/blog/[slug]/**` governed `app/blog/s/...` (a set of letters, as gitignore reads
+    it) and never the route, so an agent reading or editing it was told nothing."""
+    decision(project, "0007-static.md", "Blog posts render statically", globs=["app/blog/[slug]/**"])
+    write(project, "app/blog/[slug]/page.tsx", "export default function Page() {}\n")
+    commit_all(project, "a route")
+    call = {"session_id": "nx", "cwd": str(project), "tool_name": "Read", "tool_use_id": "r"}
+    call["tool_input"] = {"file_path": str(project / "app/blog/[slug]/page.tsx")}
+    said = context_of(hook("pre-tool", call, project)[1])
+    assert "Blog posts render statically" in said and "governs app/blog/[slug]/**" in said
+
+
 def test_a_line_the_user_had_not_committed_is_not_the_commands(project: Path) -> None:
     """The turn's check reads what a command added against the file as the turn found it
     (kept in the background when the prompt came), not against the last commit: a

@@ -118,6 +118,22 @@ def test_brace_lists_have_a_limit_and_comma_strings_split_outside_them() -> None
     assert split_list("web/*.{ts,tsx}, [,]x,, y ") == ["web/*.{ts,tsx}", "[,]x", "y"]
 
 
+def test_a_set_in_a_glob_is_also_read_as_part_of_a_name() -> None:
+    """Next.js names route folders `[slug]`: `app/blog/[slug]/**` governs that folder, as
+    its writer meant, and still what gitignore reads (one of s, l, u, g); the glob is said
+    as written. An escaped set is a name only."""
+    from gitmem.globs import compile_globs, matches_any
+
+    compiled = compile_globs("app/blog/[slug]/**")
+    assert [c.glob for c in compiled] == ["app/blog/[slug]/**"] * 2
+    pats = [(c.regex, c.negated, c.glob, c.specificity) for c in compiled]
+    for path in ("app/blog/[slug]/page.tsx", "app/blog/s/page.tsx"):
+        assert matches(pats, path) is not None, path
+    assert not matches_any("app/blog/\\[slug\\]/**", ["app/blog/s/page.tsx"])
+    assert all(c.negated for c in compile_globs("!app/[id]/**"))  # a negation stays one
+    assert matches_any("app/[...all]/*.ts", ["app/[...all]/page.ts"])  # Next.js catch-all
+
+
 def test_specificity_orders_globs() -> None:
     ordered = ["billing/api/charge.py", "billing/api/*.py", "billing/**", "*.py", "**"]
     scores = [specificity(g) for g in ordered]
