@@ -201,7 +201,7 @@ def _span(text: str, n: int) -> list[Ref]:
         if _import(token):
             return [Ref("path", token[1:], n)]
         if _filename(token, prose=False) or (
-            "/" in token and _plain_path(token) and not token.startswith("@")
+            "/" in token and _plain_path(token, routes=True) and not token.startswith("@")
         ):
             anchored = token.startswith(("./", "../")) or token.endswith("/") or _has_ext(token)
             anchored = anchored or "*" in token  # a glob is a path pattern
@@ -531,8 +531,23 @@ def placeholder(path: str) -> bool:
     return bool(_PLACEHOLDER.search(path))
 
 
-def _plain_path(token: str) -> bool:
-    """A path we can check: no URL, variable, home folder, placeholder or version."""
+# A route segment of the frameworks that name folders and files after URL parameters and
+# groups: Next.js `[slug]`, `[...all]`, `[[...opt]]`, `(marketing)`; SvelteKit, Astro and
+# Nuxt `[id].vue`, `[...slug].astro`. Elsewhere `[name]` is a placeholder: `gitmem stale`
+# checks such a path only where the repository names its own paths this way.
+_ROUTE_SEGMENT = re.compile(r"\[\[?(?:\.\.\.)?[\w-]+\]\]?(?:\.[\w.]+)?|\([\w-]+\)")
+
+
+def route_path(token: str) -> bool:
+    """Whether ``token`` has a route segment (``app/blog/[slug]/page.tsx``)."""
+    return any(_ROUTE_SEGMENT.fullmatch(part) for part in token.split("/"))
+
+
+def _plain_path(token: str, *, routes: bool = False) -> bool:
+    """A path we can check: no URL, variable, home folder, placeholder or version.
+    ``routes``: route segments (``[slug]``, ``(group)``) allowed, as in a code span."""
+    if routes and route_path(token):
+        token = "/".join("x" if _ROUTE_SEGMENT.fullmatch(p) else p for p in token.split("/"))
     if re.search(r"://|[$%~<>{}\[\]]|\.\.\.|^/|^@|path/to|your[-_/]|/to/|^-", token):
         return False
     if token.count("/") > 12 or len(token) > 200:

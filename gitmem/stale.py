@@ -151,6 +151,11 @@ class _Tree:
     # looked for its name in every tracked path, 16 s for a 2,000-line CLAUDE.md in a
     # repository of 10,000 files (session 40).
     @functools.cached_property
+    def route_names(self) -> bool:
+        """Whether the repository names paths with route segments (Next.js `[slug]`)."""
+        return any(docrefs.route_path(f) for f in self.files)
+
+    @functools.cached_property
     def _by_name(self) -> dict[str, list[str]]:
         by_name: dict[str, list[str]] = {}
         for f in sorted(self.files):
@@ -206,7 +211,8 @@ class _Tree:
         commit that removed ``rel`` (a bare file name: in any folder; a folder: moved
         with the files in it); None if none did."""
         env = git.no_git_env()
-        spec = [rel] if "/" in rel else [f":(glob)**/{rel}"]
+        # a name with `[` is a name (`app/blog/[slug]/page.tsx`), not a pattern, to git too
+        spec = [f":(literal){rel}" if "[" in rel else rel] if "/" in rel else [f":(glob)**/{rel}"]
         code, out, _ = git.run(
             ["log", "-1", "--format=%h%x00%s", "--diff-filter=DR", "--", *spec],
             cwd=self.root, check=False, env=env, timeout=10,
@@ -345,6 +351,20 @@ class _Checker:
                 return None  # "client/server": not a path of this repository
             if first in docrefs.BRANCH_NAMESPACES:
                 return None  # `release/3.x`, `origin/main`: a branch, not a folder
+        if docrefs.route_path(value):
+            # `app/blog/[slug]/page.tsx`: a name, where the repository names paths this way
+            # (Next.js routes); elsewhere a placeholder (`src/[name].ts`)
+            if not self.tree.route_names:
+                return None
+            self.count += 1
+            for c in candidates:
+                if self.tree.exists(c):
+                    return c
+            # where it went, from history only: every route has a `page.tsx` elsewhere
+            where = self.tree.history(candidates[-1])
+            hint = f" ({where})" if where else ""
+            self.add(doc, ref.line, section, "path", value, f"`{value}` does not exist{hint}")
+            return None
         self.count += 1
         if any(ch in value for ch in "*?["):
             if not any(self.tree.glob_matches(c) for c in candidates):

@@ -156,6 +156,34 @@ def test_stale_lines_are_flagged_and_sound_ones_are_not(project: Path) -> None:
     assert (code, found(report)) == (0, set()), report
 
 
+def test_route_paths_with_brackets_and_groups(repo: Path) -> None:
+    """Next.js names route folders `[slug]`, `[...all]` and `(group)`: a CLAUDE.md naming
+    them was checked for none (brackets were placeholders), so a moved route stayed
+    unflagged. Where the repository names its paths this way they are names: one that
+    exists is sound, one that moved says where (git reads the name literally); elsewhere
+    `src/[name].ts` is still a placeholder."""
+    write(repo, "app/blog/[slug]/page.tsx", "x\n")
+    write(repo, "app/(site)/about/page.tsx", "x\n")
+    write(repo, "app/docs/[...all]/page.tsx", "x\n")
+    commit_all(repo, "routes")
+    git(repo, "mv", "app/docs/[...all]", "app/docs/[[...all]]")
+    commit_all(repo, "optional catch-all")
+    doc = "# Routes\n\n`app/blog/[slug]/page.tsx`, `app/(site)/about/page.tsx`.\n\nDocs: `app/docs/[...all]/page.tsx`.\n"
+    write(repo, "CLAUDE.md", doc)
+    code, report = stale(repo)
+    assert code == 1 and found(report) == {("CLAUDE.md", 5, "path", "app/docs/[...all]/page.tsx")}
+    (finding,) = report["findings"]  # type: ignore[misc]
+    assert "moved to `app/docs/[[...all]]/page.tsx`" in finding["message"]
+    assert report["references"] == 3
+    other = repo / "other"
+    other.mkdir()
+    git(other, "init", "-q", "-b", "main")
+    write(other, "src/main.ts", "x\n")
+    write(other, "CLAUDE.md", "# Layout\n\nA page is `src/[name].ts`.\n")
+    commit_all(other, "no routes")
+    assert stale(other)[0] == 0
+
+
 def test_the_users_git_grep_settings_change_nothing(project: Path, tmp_path: Path) -> None:
     """`grep.lineNumber` and `grep.column` in the user's git configuration put numbers
     before each match `git grep -o` prints; before, every symbol the docs name was then
