@@ -128,6 +128,24 @@ def test_paths_only_touched_and_mentioned(
     assert mentioned.hits[0].id == "D-0003" and mentioned.hits[0].glob == "api/**"
 
 
+@pytest.mark.parametrize(
+    ("prompt", "paths"),
+    [
+        ("fix app/blog/[slug]/page.tsx and app/(site)/about/page.tsx", ["app/blog/[slug]/page.tsx", "app/(site)/about/page.tsx"]),
+        ("see src/routes/[...all].astro, pages/[[...opt]]/x.ts", ["src/routes/[...all].astro", "pages/[[...opt]]/x.ts"]),
+        ("feat(x/blob): fix(deps) in (see src/x.py) and arr[0]/2", ["x/blob", "src/x.py"]),
+    ],
+)
+def test_a_prompt_names_route_paths_whole(prompt: str, paths: list[str]) -> None:
+    """Next.js route segments (`[slug]`, `[...all]`, `(group)`) cut a path a prompt names
+    (`app/blog/[slug]/page.tsx` was `app/blog/`, `app/(site)/about` was `/about`), so the
+    path ranker never met the route's decisions. Conventional-commit scopes and
+    parentheses around a path stay what they were."""
+    from gitmem import entities
+
+    assert list(entities.extract(prompt).paths) == paths
+
+
 def test_allowed_restricts_candidates(repo: Path, embedder: embed.Embedder) -> None:
     project(repo)
     r = discover(repo)
