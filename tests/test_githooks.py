@@ -590,3 +590,46 @@ def test_doctor_sees_a_shim_replaced_by_another_tool(project: Path) -> None:
     (hooks / "pre-commit").write_text("#!/bin/sh\nnpx lint-staged\n")
     check = _git_hooks_check(project)
     assert not check["ok"] and "something replaced gitmem's pre-commit hook" in str(check["detail"])
+
+
+# README › Hook managers: gitmem as a local hook of the pre-commit framework
+LOCAL_GITMEM_HOOKS = """repos:
+- repo: local
+  hooks:
+  - id: gitmem-check
+    name: gitmem check
+    entry: gitmem check --staged
+    language: system
+    pass_filenames: false
+  - id: gitmem-trailers
+    name: gitmem trailers
+    entry: gitmem trailers
+    language: system
+    stages: [prepare-commit-msg]
+"""
+
+
+def test_the_pre_commit_framework_runs_the_installed_gitmem(project: Path, tmp_path: Path) -> None:
+    """The README's `repo: local` hooks: the pre-commit framework runs the gitmem already
+    installed (no environment of its own to build), checks and adds the trailer; doctor
+    names it."""
+    tool = shutil.which("pre-commit")
+    if tool is None:
+        pytest.skip("pre-commit not installed (a test dependency)")
+    write(project, ".pre-commit-config.yaml", LOCAL_GITMEM_HOOKS)
+    commit_all(project, "pre-commit config")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-cache")}
+    for kind in ("pre-commit", "prepare-commit-msg"):
+        subprocess.run([tool, "install", "-t", kind], cwd=project, env=env, check=True, capture_output=True)
+    write(project, "billing/charge.py", "x = float(1)\n")
+    git(project, "add", "billing")
+    proc = commit(project, "floats", PRE_COMMIT_HOME=env["PRE_COMMIT_HOME"])
+    assert proc.returncode != 0 and "D-0001" in proc.stdout + proc.stderr
+    write(project, "billing/charge.py", "x = 2\n")
+    git(project, "add", "billing")
+    proc = commit(project, "integers", PRE_COMMIT_HOME=env["PRE_COMMIT_HOME"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Decisions: D-0001" in git(project, "log", "-1", "--format=%B")
+    assert _git_hooks_check(project)["detail"] == (
+        "the pre-commit framework runs gitmem's check (.pre-commit-config.yaml)"
+    )
