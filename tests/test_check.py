@@ -135,6 +135,31 @@ def test_pathological_pattern_does_not_hang(project: Path) -> None:
     assert code == 0
 
 
+def _pre_tool(
+    project: Path, rel: str, tool: str, tool_input: dict[str, object], session: str
+) -> dict[str, object]:
+    """`gitmem hook claude pre-tool` for a ``tool`` call on ``rel``: its hookSpecificOutput
+    (each call its own session, so nothing is held back as already shown)."""
+    payload = {
+        "session_id": f"{session}-{tool}-{len(json.dumps(tool_input))}",
+        "cwd": str(project),
+        "tool_name": tool,
+        "tool_input": {"file_path": str(project / rel), **tool_input},
+    }
+    proc = subprocess.run(
+        [str(GITMEM), "hook", "claude", "pre-tool"],
+        input=json.dumps(payload),
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "HOME": SANDBOX_HOME},
+    )
+    assert proc.returncode == 0 and proc.stderr == ""
+    out: dict[str, object] = json.loads(proc.stdout)["hookSpecificOutput"]
+    return out
+
+
 @pytest.mark.skipif(GITMEM is None, reason="gitmem console script not installed")
 @pytest.mark.parametrize(
     ("tool", "tool_input", "denied"),
@@ -149,23 +174,7 @@ def test_pathological_pattern_does_not_hang(project: Path) -> None:
 def test_pre_tool_denies_critical_rules(
     project: Path, tool: str, tool_input: dict[str, object], denied: bool
 ) -> None:
-    payload = {
-        "session_id": f"d-{tool}-{denied}-{len(json.dumps(tool_input))}",
-        "cwd": str(project),
-        "tool_name": tool,
-        "tool_input": {"file_path": str(project / "billing/charge.py"), **tool_input},
-    }
-    proc = subprocess.run(
-        [str(GITMEM), "hook", "claude", "pre-tool"],
-        input=json.dumps(payload),
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "HOME": SANDBOX_HOME},
-    )
-    assert proc.returncode == 0 and proc.stderr == ""
-    out = json.loads(proc.stdout)["hookSpecificOutput"]
+    out = _pre_tool(project, "billing/charge.py", tool, tool_input, f"d-{denied}")
     if denied:
         assert out["permissionDecision"] == "deny"
         assert "D-0001 (critical)" in out["permissionDecisionReason"]
@@ -201,23 +210,7 @@ def test_pre_tool_reads_only_what_an_edit_adds(
     agent could not change the file at all. Now it reads what the edit adds."""
     write(project, "billing/legacy.py", "x = 1\n" + LEGACY)
     commit_all(project, "legacy code")
-    payload = {
-        "session_id": f"l-{tool}-{denied}-{len(json.dumps(tool_input))}",
-        "cwd": str(project),
-        "tool_name": tool,
-        "tool_input": {"file_path": str(project / "billing/legacy.py"), **tool_input},
-    }
-    proc = subprocess.run(
-        [str(GITMEM), "hook", "claude", "pre-tool"],
-        input=json.dumps(payload),
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "HOME": SANDBOX_HOME},
-    )
-    assert proc.returncode == 0 and proc.stderr == ""
-    out = json.loads(proc.stdout)["hookSpecificOutput"]
+    out = _pre_tool(project, "billing/legacy.py", tool, tool_input, f"l-{denied}")
     assert (out.get("permissionDecision") == "deny") is denied, out
 
 

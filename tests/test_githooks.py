@@ -416,15 +416,19 @@ LOCAL_PRE_COMMIT = """repos:
 """
 
 
-def _pre_commit_install(project: Path, tmp_path: Path) -> dict[str, str]:
-    """`pre-commit install` with a local hook (no download), its cache under tmp_path."""
+def _pre_commit_install(
+    project: Path, tmp_path: Path, config: str = LOCAL_PRE_COMMIT, kinds: tuple[str, ...] = ()
+) -> dict[str, str]:
+    """`pre-commit install` (for the hook ``kinds``, else pre-commit) with ``config``, of
+    local hooks (no download), its cache under tmp_path."""
     tool = shutil.which("pre-commit")
     if tool is None:
         pytest.skip("pre-commit not installed (a test dependency)")
-    write(project, ".pre-commit-config.yaml", LOCAL_PRE_COMMIT)
+    write(project, ".pre-commit-config.yaml", config)
     commit_all(project, "pre-commit config")
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-cache")}
-    subprocess.run([tool, "install"], cwd=project, env=env, check=True, capture_output=True)
+    types = [a for kind in kinds for a in ("-t", kind)]
+    subprocess.run([tool, "install", *types], cwd=project, env=env, check=True, capture_output=True)
     return env
 
 
@@ -613,14 +617,8 @@ def test_the_pre_commit_framework_runs_the_installed_gitmem(project: Path, tmp_p
     """The README's `repo: local` hooks: the pre-commit framework runs the gitmem already
     installed (no environment of its own to build), checks and adds the trailer; doctor
     names it."""
-    tool = shutil.which("pre-commit")
-    if tool is None:
-        pytest.skip("pre-commit not installed (a test dependency)")
-    write(project, ".pre-commit-config.yaml", LOCAL_GITMEM_HOOKS)
-    commit_all(project, "pre-commit config")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-cache")}
-    for kind in ("pre-commit", "prepare-commit-msg"):
-        subprocess.run([tool, "install", "-t", kind], cwd=project, env=env, check=True, capture_output=True)
+    kinds = ("pre-commit", "prepare-commit-msg")
+    env = _pre_commit_install(project, tmp_path, LOCAL_GITMEM_HOOKS, kinds)
     write(project, "billing/charge.py", "x = float(1)\n")
     git(project, "add", "billing")
     proc = commit(project, "floats", PRE_COMMIT_HOME=env["PRE_COMMIT_HOME"])
