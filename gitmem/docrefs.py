@@ -30,6 +30,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from gitmem.entities import ROUTE_SEGMENT
 from gitmem.sections import headings
 
 # any indentation: a fence inside a list item is indented with it
@@ -531,11 +532,10 @@ def placeholder(path: str) -> bool:
     return bool(_PLACEHOLDER.search(path))
 
 
-# A route segment of the frameworks that name folders and files after URL parameters and
-# groups: Next.js `[slug]`, `[...all]`, `[[...opt]]`, `(marketing)`; SvelteKit, Astro and
-# Nuxt `[id].vue`, `[...slug].astro`. Elsewhere `[name]` is a placeholder: `gitmem stale`
-# checks such a path only where the repository names its own paths this way.
-_ROUTE_SEGMENT = re.compile(r"\[\[?(?:\.\.\.)?[\w-]+\]\]?(?:\.[\w.]+)?|\([\w-]+\)")
+# A route segment (`entities.ROUTE_SEGMENT`: Next.js `[slug]`, `(group)`). Elsewhere
+# `[name]` is a placeholder: `gitmem stale` checks such a path only where the repository
+# names its own paths this way.
+_ROUTE_SEGMENT = re.compile(ROUTE_SEGMENT)
 
 
 def route_path(token: str) -> bool:

@@ -18,10 +18,12 @@ from gitmem.pathmap import could_name_a_file
 # 200,000 characters kept the prompt hook busy for minutes (measured in session 40).
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+", re.IGNORECASE)
 _QUOTED = re.compile(r"`([^`\n]{2,80})`|\"([^\"\n]{2,80})\"|'([^'\n]{2,80})'")
-# A path's folder or file name, or a route segment: Next.js `[slug]`, `[...all]`,
-# `[[...opt]]`, `(group)` (SvelteKit, Astro, Nuxt alike), which split the path before
-# session 41 (`app/blog/[slug]/page.tsx` was `app/blog/`).
-_SEGMENT = r"(?:[\w.@+-]+|\[\[?(?:\.\.\.)?[\w-]+\]\]?(?:\.[\w.]+)?|\([\w-]+\))"
+# A route segment of the frameworks that name folders and files after URL parameters and
+# groups: Next.js `[slug]`, `[...all]`, `[[...opt]]`, `(marketing)`; SvelteKit, Astro and
+# Nuxt `[id].vue`, `[...slug].astro`. A path's segment is a name or one of those: they
+# split the path before session 41 (`app/blog/[slug]/page.tsx` was `app/blog/`).
+ROUTE_SEGMENT = r"\[\[?(?:\.\.\.)?[\w-]+\]\]?(?:\.[\w.]+)?|\([\w-]+\)"
+_SEGMENT = rf"(?:[\w.@+-]+|{ROUTE_SEGMENT})"
 _PATHLIKE = re.compile(
     rf"(?<![\w/.-])((?:\.{{0,2}}/)?{_SEGMENT}(?:/{_SEGMENT})+/?|[\w@+-]+\.[A-Za-z][\w]{{0,7}})(?![\w/])"
 )

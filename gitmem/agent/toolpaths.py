@@ -353,16 +353,14 @@ def is_edit(tool_name: str, tool_input: Any) -> bool:
     return tool_name in EDIT_TOOLS or patched_files(tool_name, tool_input) is not None
 
 
-def changes(
-    tool_name: str, tool_input: Any, current: str | None = None
-) -> list[tuple[str | None, str]]:
+def changes(tool_name: str, tool_input: Any) -> list[tuple[str | None, str]]:
     """What an edit is about to add, as (path, text) pairs: per file for a patch; for the
-    other edit tools one pair whose path is None (the call's one file, whose text now is
-    ``current``: None where it is new or unread)."""
+    other edit tools one pair whose path is None (the call's one file; a Write's whole
+    content, which ``added_text`` reads against the file's text now)."""
     files = patched_files(tool_name, tool_input)
     if files is not None:
         return [(path, text) for path, text in files if text]
-    return [(None, added_text(tool_input, current))]
+    return [(None, added_text(tool_input))]
 
 
 def added_text(tool_input: Any, current: str | None = None) -> str:
