@@ -11,7 +11,8 @@ every commit: ``.legacy`` is where that script looks for the hook *it* replaced,
 found itself there and stopped with "bug: pre-commit's script is installed in migration
 mode"; and a pre-commit install that already kept a hook made ``install git`` refuse.
 Shims and kept hooks of that form are moved to the new name by ``install git``, and
-restored by ``uninstall git``.
+restored by ``uninstall git``. husky 4's hook sources ``husky.sh``, which takes the hook's
+name from its path: the shim runs it under the name it was installed as.
 
 Where the hooks are the project's own files, gitmem adds a marked block to each hook
 script instead and leaves the rest of the file alone:
@@ -54,11 +55,16 @@ TEMPLATE = """#!/usr/bin/env sh
 {marker}
 # Runs the hook this one replaced first (kept as {name}.before-gitmem), then gitmem;
 # not the pre-commit framework's script when that framework runs this one as its legacy
-# hook (it has run its hooks, and its script run from there fails the commit).
+# hook (it has run its hooks, and its script run from there fails the commit). husky 4's
+# hook reads its name from its path: it runs under the name it was installed as.
 HERE="$(cd "$(dirname "$0")" && pwd)"
 KEPT="$HERE/{name}.before-gitmem"
 if [ -x "$KEPT" ]; then
-    if [ -z "$PRE_COMMIT_RUNNING_LEGACY" ] || ! grep -q "{pre_commit}" "$KEPT"; then
+    if [ -n "$PRE_COMMIT_RUNNING_LEGACY" ] && grep -q "{pre_commit}" "$KEPT"; then
+        :
+    elif grep -q "husky.sh" "$KEPT"; then
+        GITMEM_KEPT="$KEPT" sh -c '. "$GITMEM_KEPT"' "$HERE/{name}" "$@" || exit $?
+    else
         "$KEPT" "$@" || exit $?
     fi
 fi

@@ -295,3 +295,15 @@ def agent_binary(name: str) -> str:
             pytest.fail(f"GITMEM_REQUIRE_AGENTS=1 but {name} is not installed")
         pytest.skip(f"{name} is not installed (README: Development)")
     return found
+
+
+def npm_package(name: str) -> Path:
+    """The folder of an npm package of tests/agents/package.json (``husky4``: husky 4.3.8
+    under another name), beside GITMEM_AGENTS_BIN's executables."""
+    folder = os.environ.get("GITMEM_AGENTS_BIN")
+    found = Path(folder).parent / name if folder else None
+    if found is None or not (found / "package.json").is_file():
+        if os.environ.get("GITMEM_REQUIRE_AGENTS") == "1":
+            pytest.fail(f"GITMEM_REQUIRE_AGENTS=1 but the npm package {name} is not installed")
+        pytest.skip(f"the npm package {name} is not installed (README: Development)")
+    return found

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import MONEY_RULE as RULE
-from conftest import RECORD_LOADING, agent_binary, commit_all, git, modules_of, write
+from conftest import RECORD_LOADING, agent_binary, commit_all, git, modules_of, npm_package, write
 
 from gitmem.cli.main import cli
 
@@ -631,3 +631,42 @@ def test_the_pre_commit_framework_runs_the_installed_gitmem(project: Path, tmp_p
     assert _git_hooks_check(project)["detail"] == (
         "the pre-commit framework runs gitmem's check (.pre-commit-config.yaml)"
     )
+
+
+def test_husky_4_keeps_running_its_hooks(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """husky 4 writes .git/hooks/pre-commit, which sources husky.sh and reads the hook's
+    name from its own path: kept as `pre-commit.before-gitmem` and run by the shim, it
+    looked for a `pre-commit.before-gitmem` hook in package.json, found none and exited
+    0, so the project's hooks stopped running. The shim now runs it under its own name."""
+    husky4 = npm_package("husky4")
+    # its hook runs `npx husky-run`: npm's cache and logs outside $HOME
+    monkeypatch.setenv("npm_config_cache", str(project.parent / "npm"))
+    monkeypatch.setenv("npm_config_update_notifier", "false")
+    hooks = {"pre-commit": "echo husky4-ran >> .git/husky4.log"}
+    write(project, "package.json", json.dumps({"name": "p", "version": "1.0.0", "husky": {"hooks": hooks}}))
+    write(project, ".gitignore", "node_modules\n")
+    modules = project / "node_modules"
+    (modules / ".bin").mkdir(parents=True)
+    (modules / "husky").symlink_to(husky4)  # as `npm install husky@4` leaves it
+    (modules / ".bin" / "husky-run").symlink_to("../husky/bin/run.js")
+    env = {**os.environ, "INIT_CWD": str(project), "npm_config_user_agent": "npm/11.0.0 node/v20"}
+    subprocess.run(["node", str(husky4 / "husky.js"), "install"], cwd=project, env=env, check=True, capture_output=True)
+    commit_all(project, "husky 4")
+    log = project / ".git" / "husky4.log"
+    assert log.read_text() == "husky4-ran\n"  # husky 4 works here
+    log.unlink()
+    husky_hook = (project / ".git/hooks/pre-commit").read_bytes()
+    assert b"husky.sh" in husky_hook
+    assert subprocess.run(["gitmem", "install", "git"], cwd=project).returncode == 0
+    write(project, "billing/charge.py", "x = float(1)\n")
+    git(project, "add", "billing")
+    proc = commit(project, "floats")
+    assert proc.returncode != 0 and "D-0001" in proc.stdout + proc.stderr
+    assert log.read_text() == "husky4-ran\n"
+    write(project, "billing/charge.py", "x = 2\n")
+    git(project, "add", "billing")
+    proc = commit(project, "integers")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert log.read_text() == "husky4-ran\n" * 2
+    assert subprocess.run(["gitmem", "uninstall", "git"], cwd=project).returncode == 0
+    assert (project / ".git/hooks/pre-commit").read_bytes() == husky_hook
