@@ -140,6 +140,7 @@ class Installed:
     in_scripts: bool  # blocks in the project's hook scripts, not shims
     husky: bool  # the scripts are husky's (.husky/, run through .husky/_)
     created: tuple[str, ...] = ()  # hook scripts the folder did not have
+    left: tuple[str, ...] = ()  # hooks left to Git LFS (LFS_HOOKS)
 
 
 def hooks_dir(repo: Repo) -> Path:
@@ -191,7 +192,10 @@ def install(repo: Repo) -> Installed:
     folder = hooks_dir(repo)
     scripts = script_folder(repo, folder)
     if scripts is None:
-        return Installed(folder, tuple(_install_shims(folder)), in_scripts=False, husky=False)
+        left = LFS_HOOKS if uses_lfs(repo, folder) else ()
+        _uninstall_shims(folder, only=left)  # an older gitmem's there: LFS's come back
+        shims = _install_shims(folder, skip=left)
+        return Installed(folder, tuple(shims), in_scripts=False, husky=False, left=left)
     _uninstall_shims(folder)  # an older gitmem's shims there: the dispatchers come back
     husky = scripts != folder
     changed: list[str] = []
@@ -215,10 +219,27 @@ KEPT = "{}.before-gitmem"  # a foreign hook the shim replaced, run first
 OLD_KEPT = "{}.legacy"  # where gitmem kept it before session 41 (see the module's doc)
 
 
-def _install_shims(folder: Path) -> list[str]:
+# Git LFS installs these too (with pre-push and post-commit), and `git lfs install` fails
+# (exit 2, "Hook already exists") on a hook it did not write, leaving its own out: in a
+# repository that uses LFS they stay LFS's. gitmem's only refresh the index in the
+# background, which the hooks and commands also do when they find it stale.
+LFS_HOOKS = ("post-checkout", "post-merge")
+
+
+def uses_lfs(repo: Repo, folder: Path) -> bool:
+    """Whether the repository uses Git LFS: a `filter=lfs` in .gitattributes, or a hook
+    of LFS's in ``folder``."""
+    if "filter=lfs" in _text(repo.root / ".gitattributes"):
+        return True
+    return any("git lfs " in _text(folder / name) for name in (*LFS_HOOKS, "pre-push"))
+
+
+def _install_shims(folder: Path, skip: tuple[str, ...] = ()) -> list[str]:
     folder.mkdir(parents=True, exist_ok=True)
     installed = []
     for name, command in HOOKS.items():
+        if name in skip:
+            continue
         hook, kept = folder / name, folder / KEPT.format(name)
         old = folder / OLD_KEPT.format(name)
         if _is_ours(hook) and _keeps_old(hook) and old.exists() and not kept.exists():
@@ -311,9 +332,9 @@ def uninstall(repo: Repo) -> list[str]:
     return removed
 
 
-def _uninstall_shims(folder: Path) -> list[str]:
+def _uninstall_shims(folder: Path, only: tuple[str, ...] | None = None) -> list[str]:
     removed = []
-    for name in HOOKS:
+    for name in HOOKS if only is None else only:
         hook = folder / name
         if not (hook.exists() and _is_ours(hook)):
             continue

@@ -670,3 +670,37 @@ def test_husky_4_keeps_running_its_hooks(project: Path, monkeypatch: pytest.Monk
     assert log.read_text() == "husky4-ran\n" * 2
     assert subprocess.run(["gitmem", "uninstall", "git"], cwd=project).returncode == 0
     assert (project / ".git/hooks/pre-commit").read_bytes() == husky_hook
+
+
+@pytest.mark.skipif(shutil.which("git-lfs") is None, reason="git-lfs not installed (.ci/run installs it)")
+def test_git_lfs_keeps_its_hooks(project: Path) -> None:
+    """Git LFS installs post-checkout and post-merge too, and `git lfs install` fails
+    (exit 2, "Hook already exists") on a hook it did not write, leaving its own out. In
+    a repository that uses LFS, gitmem leaves those two to it (its own only refresh the
+    index in the background) and a shim it had written there is taken out."""
+    write(project, ".gitattributes", "*.bin filter=lfs diff=lfs merge=lfs -text\n")
+    commit_all(project, "lfs")
+    hooks = project / ".git" / "hooks"
+    proc = subprocess.run(["gitmem", "install", "git"], cwd=project, capture_output=True, text=True)
+    assert proc.returncode == 0 and "left post-checkout and post-merge to Git LFS" in proc.stdout
+    assert not (hooks / "post-checkout").exists() and (hooks / "pre-commit").is_file()
+    lfs = subprocess.run(["git", "lfs", "install", "--local"], cwd=project, capture_output=True, text=True)
+    assert lfs.returncode == 0, lfs.stdout + lfs.stderr
+    lfs_hook = (hooks / "post-checkout").read_bytes()
+    assert b"git lfs post-checkout" in lfs_hook
+    assert subprocess.run(["gitmem", "install", "git"], cwd=project).returncode == 0
+    assert (hooks / "post-checkout").read_bytes() == lfs_hook  # still LFS's
+    write(project, "billing/charge.py", "x = float(1)\n")
+    git(project, "add", "billing")
+    proc = commit(project, "floats")
+    assert proc.returncode != 0 and "D-0001" in proc.stdout + proc.stderr
+    # what an install before session 41 did: LFS's post-merge kept aside for a shim;
+    # installing again gives it back
+    from gitmem import githooks
+
+    lfs_merge = (hooks / "post-merge").read_bytes()
+    githooks._install_shims(hooks)
+    assert (hooks / "post-merge.before-gitmem").read_bytes() == lfs_merge
+    assert subprocess.run(["gitmem", "install", "git"], cwd=project).returncode == 0
+    assert (hooks / "post-merge").read_bytes() == lfs_merge
+    assert not (hooks / "post-merge.before-gitmem").exists()

@@ -174,6 +174,12 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
             if done.changed
             else f"git hooks already installed in {escape(str(where))}"
         )
+        if done.left:
+            stdout().print(
+                f"left {' and '.join(done.left)} to Git LFS, which this repository uses "
+                "(`git lfs install` refuses hooks it did not write); gitmem's would only "
+                "refresh the index, which it also does when it finds it stale"
+            )
         if githooks.shared_folder(repo, where):
             stdout().print(
                 f"note: core.hooksPath sends git to {escape(str(where))}, outside this "
