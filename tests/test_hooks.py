@@ -756,6 +756,46 @@ def test_a_route_folder_named_with_brackets(project: Path) -> None:
     assert "Blog posts render statically" in said and "governs app/blog/[slug]/**" in said
 
 
+@pytest.mark.parametrize(
+    ("command", "writes"),
+    [
+        ("cat > billing/x.py <<'EOF'\nx = float(1)\nEOF", [("billing/x.py", "x = float(1)\n", False)]),
+        ('mkdir -p a && cat <<EOF > "a/b c.py"\ny = 1\nEOF\necho done', [("a/b c.py", "y = 1\n", False)]),
+        ('cat >> billing/x.py << "PY"\nz = 2\nPY', [("billing/x.py", "z = 2\n", True)]),
+        ("python - <<'EOF'\nprint(1)\nEOF", []),  # into a program, not a file
+        ("cat > f.py <<'EOF'\nno end", []),  # never closed: the shell writes nothing sure
+        ("cat billing/x.py", []),
+    ],
+)
+def test_heredoc_writes(command: str, writes: list[tuple[str, str, bool]]) -> None:
+    assert toolpaths.heredoc_writes(command) == writes
+
+
+def test_a_heredoc_that_breaks_a_critical_rule_is_denied_before_it_runs(project: Path) -> None:
+    """`cat > billing/charge.py <<'EOF'` is a Write through the shell: its body is read as
+    a Write's content would be (against the file's lines now; an append whole), so the
+    money rule denies it before the file is written; a compliant one, or one that keeps a
+    line the file had, goes through."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    write(project, "billing/old.py", "legacy = float(1)\n")
+    commit_all(project, "a rule, and old code")
+    cases = [
+        ("cat > billing/charge.py <<'EOF'\nx = float(1)\nEOF", True),
+        ("cat <<EOF > billing/new.py\ny = float(2)\nEOF", True),
+        ("cat >> billing/old.py <<'EOF'\nz = float(3)\nEOF", True),
+        ("cat > billing/charge.py <<'EOF'\nx = 2\nEOF", False),
+        ("cat > billing/old.py <<'EOF'\nlegacy = float(1)\ncents = 5\nEOF", False),
+        ("cat > docs/notes.py <<'EOF'\nx = float(1)\nEOF", False),  # not governed
+    ]
+    for n, (command, denied) in enumerate(cases):
+        call = {"session_id": "hd", "cwd": str(project), "tool_name": "Bash", "tool_use_id": f"h{n}"}
+        call["tool_input"] = {"command": command}
+        code, out, err = hook("pre-tool", call, project)
+        assert (code, err) == (0, "")
+        said = json.loads(out)["hookSpecificOutput"] if out else {}
+        assert (said.get("permissionDecision") == "deny") is denied, (command, said)
+
+
 def test_a_line_the_user_had_not_committed_is_not_the_commands(project: Path) -> None:
     """The turn's check reads what a command added against the file as the turn found it
     (kept in the background when the prompt came), not against the last commit: a
@@ -1432,6 +1472,7 @@ INFORMED_BY = {"claude": "pre-tool", "codex": "pre-tool", "gemini": "post-tool",
     ("agent", "tool_name", "tool_input"),
     [
         ("claude", "Edit", {"file_path": "{root}/billing/charge.py"}),
+        ("claude", "Bash", {"command": "cat {root}/billing/charge.py > /dev/null"}),
         ("codex", "apply_patch", {"command": "*** Update File: {root}/billing/charge.py\n+y"}),
         ("gemini", "read_file", {"absolute_path": "{root}/billing/charge.py"}),
         ("cursor", "Read", {"file_path": "{root}/billing/charge.py"}),
@@ -1472,7 +1513,9 @@ def test_tool_call_hooks_load_only_built_in_modules(
         "    assert not informs or 'D-0001' in out.getvalue(), out.getvalue()\n",
     )
     extra = {m for m in loaded if m != "gitmem" and not m.startswith("gitmem.")}
-    assert extra <= {"_json", "fcntl", "__future__"}, sorted(extra)
+    # errno: a shell call marks its span in the capture's state (built into the interpreter)
+    assert extra <= {"_json", "fcntl", "__future__", "errno"}, sorted(extra)
+    assert "re" not in extra  # a shell command without a heredoc reads none
     assert {"gitmem.pathmap", "gitmem.agent.tooluse"} <= loaded
 
 

@@ -420,6 +420,23 @@ def test_a_command_that_breaks_a_critical_rule_in_a_file_it_names(
     assert "billing/charge.py" in told[0].text() and "amounts are integer cents" in told[0].text()
 
 
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_heredoc_that_breaks_a_critical_rule_is_denied(
+    agent: str, project: Path, agent_home: Path
+) -> None:
+    """The agent writes billing/gen.py with a heredoc through its shell tool, `float(` in
+    it: the before-tool hook reads the heredoc's body as a Write's content and denies the
+    command, so the file is never written, and the model hears why."""
+    heredoc = "cat > billing/gen.py <<'EOF'\namount = float(total)\nEOF"
+    with FakeModel([shell_step(agent, heredoc)]) as model:
+        command, env = launch(agent, project, agent_home, model)
+        run_agent(command("Write the billing generator"), project, env)
+    assert_no_hook_errors(project)
+    assert not (project / "billing/gen.py").exists()
+    told = [r for r in model.conversation if "forbids this change to billing/gen.py" in r.text()]
+    assert told, [r.text()[-500:] for r in model.conversation]
+
+
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "qwen"])
 def test_a_line_the_user_had_not_committed_is_not_the_scripts(
     agent: str, project: Path, agent_home: Path

@@ -363,6 +363,36 @@ def changes(tool_name: str, tool_input: Any) -> list[tuple[str | None, str]]:
     return [(None, added_text(tool_input))]
 
 
+# `cat > path <<'EOF'` (or `cat <<EOF > path`, `>>` to append): the heredoc agents write
+# whole files with through their shell. Its body is the text, as a Write's content is, so
+# the before-tool check can read it against the critical rules (before session 41 only
+# the after-tool hook could, once the file was written). `re` is imported for such a
+# command only (this module runs in every tool-call hook).
+_HEREDOC = r"""(?:^|[;&|]\s*|\n)\s*cat\s+(?:
+      (?P<op1>>>?)\s*(?P<p1>[^\s;&|<>'"]+|'[^']+'|"[^"]+")\s*<<-?\s*(?P<q1>['"]?)(?P<t1>\w+)(?P=q1)
+    | <<-?\s*(?P<q2>['"]?)(?P<t2>\w+)(?P=q2)\s*(?P<op2>>>?)\s*(?P<p2>[^\s;&|<>'"]+|'[^']+'|"[^"]+")
+    )[^\n]*\n"""
+
+
+def heredoc_writes(command: str) -> list[tuple[str, str, bool]]:
+    """(path, body, whether appended) for each `cat` heredoc into a file in ``command``."""
+    if "<<" not in command or "cat" not in command:
+        return []
+    import re
+
+    out: list[tuple[str, str, bool]] = []
+    for m in re.finditer(_HEREDOC, command, re.VERBOSE):
+        if len(out) >= MAX_PATHS:
+            break
+        tag = m.group("t1") or m.group("t2")
+        path = (m.group("p1") or m.group("p2")).strip("'\"")
+        rest = command[m.end() :]
+        end = re.search(rf"^\s*{re.escape(tag)}\s*$", rest, re.MULTILINE)
+        if end is not None:
+            out.append((path, rest[: end.start()], (m.group("op1") or m.group("op2")) == ">>"))
+    return out
+
+
 def added_text(tool_input: Any, current: str | None = None) -> str:
     """The lines a Write/Edit/MultiEdit/NotebookEdit call adds, joined: an edit's new text
     less the lines of the text it replaces, a Write's content less the lines the file has

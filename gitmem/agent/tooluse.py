@@ -374,8 +374,14 @@ def _pre_tool(
         return None
     advisories: list[str] = []
     tool_input = payload.get("tool_input")
-    if toolpaths.is_edit(tool, tool_input) and any(d.has_rules for d, _, _ in hits):
+    ruled = any(d.has_rules for d, _, _ in hits)
+    if ruled and toolpaths.is_edit(tool, tool_input):
         denied, advisories = _check_rules(loc, _changes(loc, payload, tool, paths))
+        if denied is not None:
+            return denied
+    elif ruled and tool == toolpaths.SHELL_TOOL:
+        written = _heredocs(loc, payload, paths)
+        denied, advisories = _check_rules(loc, written) if written else (None, [])
         if denied is not None:
             return denied
     if rules_only:
@@ -407,6 +413,25 @@ def _changes(
         rel = relative(raw, loc.root, loc.common_dir, _cwd(payload), roots)
         if rel in paths:
             out.append((rel, text))
+    return out
+
+
+def _heredocs(loc: Location, payload: dict[str, Any], paths: list[str]) -> list[tuple[str, str]]:
+    """(repository path, the lines it gains) for each `cat` heredoc of a shell command
+    into one of ``paths`` (toolpaths.heredoc_writes): read as a Write of its body (an
+    append: all of it), so a critical rule denies it before it runs."""
+    tool_input = payload.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    if not isinstance(command, str):
+        return []
+    roots = worktree_roots(loc.root, loc.common_dir)
+    out: list[tuple[str, str]] = []
+    for raw, body, append in toolpaths.heredoc_writes(command):
+        rel = relative(raw, loc.root, loc.common_dir, _cwd(payload), roots)
+        if rel is None or rel not in paths:
+            continue
+        now = None if append else _current(loc.root, rel)
+        out.append((rel, toolpaths.added_text({"content": body}, now)))
     return out
 
 
