@@ -697,7 +697,7 @@ def test_a_critical_rule_a_command_broke_in_a_file_it_names(project: Path) -> No
     # the user's line, not committed, in a file a command then appends to: not the command's
     write(project, "billing/charge.py", "x = 1\ndebug = float(x)\n")
     assert turn("echo 'y = 2' >> billing/charge.py", changed=True) == ("", "")
-    after, stop = turn("echo 'z = float(y)' >> billing/charge.py", changed=True)
+    after, stop = turn("sed -i '$a z = float(y)' billing/charge.py", changed=True)
     assert "z = float(y)" in after and "debug" not in after
     assert "z = float(y)" in json.loads(stop)["reason"]
     assert not (discover(project).shared_state_dir / "hook-errors.log").exists()
@@ -771,11 +771,27 @@ def test_heredoc_writes(command: str, writes: list[tuple[str, str, bool]]) -> No
     assert toolpaths.heredoc_writes(command) == writes
 
 
+@pytest.mark.parametrize(
+    ("command", "writes"),
+    [
+        ("echo 'x = float(1)' > billing/a.py", [("billing/a.py", "x = float(1)", False)]),
+        ('ls && echo "y = 2" >> billing/a.py', [("billing/a.py", "y = 2", True)]),
+        ("printf 'a = 1\\nb = 2\\n' > c.py", [("c.py", "a = 1\nb = 2\n", False)]),
+        ("printf '%s\\n' 'z = 3' > d.py", [("d.py", "z = 3", False)]),
+        ('echo "$HOME" > x.py', []),  # expanded by the shell: not known before it runs
+        ("echo 'a' | tee x.py", []),
+        ("echo 'x' > out.txt 2>&1", []),
+    ],
+)
+def test_echo_writes(command: str, writes: list[tuple[str, str, bool]]) -> None:
+    assert toolpaths.echo_writes(command) == writes
+
+
 def test_a_heredoc_that_breaks_a_critical_rule_is_denied_before_it_runs(project: Path) -> None:
-    """`cat > billing/charge.py <<'EOF'` is a Write through the shell: its body is read as
-    a Write's content would be (against the file's lines now; an append whole), so the
-    money rule denies it before the file is written; a compliant one, or one that keeps a
-    line the file had, goes through."""
+    """`cat > billing/charge.py <<'EOF'` (or `echo '…' >>`, `printf '…' >`) is a Write
+    through the shell: its text is read as a Write's content would be (against the file's
+    lines now; an append whole), so the money rule denies it before the file is written;
+    a compliant one, or one that keeps a line the file had, goes through."""
     write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
     write(project, "billing/old.py", "legacy = float(1)\n")
     commit_all(project, "a rule, and old code")
@@ -786,6 +802,9 @@ def test_a_heredoc_that_breaks_a_critical_rule_is_denied_before_it_runs(project:
         ("cat > billing/charge.py <<'EOF'\nx = 2\nEOF", False),
         ("cat > billing/old.py <<'EOF'\nlegacy = float(1)\ncents = 5\nEOF", False),
         ("cat > docs/notes.py <<'EOF'\nx = float(1)\nEOF", False),  # not governed
+        ("echo 'amount = float(total)' >> billing/charge.py", True),
+        ("printf 'a = 1\\nb = float(2)\\n' > billing/new.py", True),
+        ("echo 'x = 3' > billing/charge.py", False),
     ]
     for n, (command, denied) in enumerate(cases):
         call = {"session_id": "hd", "cwd": str(project), "tool_name": "Bash", "tool_use_id": f"h{n}"}

@@ -406,15 +406,17 @@ def test_a_script_that_breaks_a_critical_rule_sends_the_agent_back(
 def test_a_command_that_breaks_a_critical_rule_in_a_file_it_names(
     agent: str, project: Path, agent_home: Path
 ) -> None:
-    """The agent appends `float(` to billing/charge.py through its shell tool, naming the
-    file: the after-tool hook tells the model at once (its next request carries the
-    reason). Before session 41 no hook read what such a command wrote."""
-    command_text = "echo 'amount = float(total)' >> billing/charge.py"
+    """The agent appends `float(` to billing/charge.py with `tee -a` through its shell
+    tool, naming the file (a command the before-tool hook cannot read the text of): the
+    after-tool hook tells the model at once (its next request carries the reason). Before
+    session 41 no hook read what such a command wrote."""
+    command_text = "echo 'amount = float(total)' | tee -a billing/charge.py > /dev/null"
     with FakeModel([shell_step(agent, command_text)]) as model:
         command, env = launch(agent, project, agent_home, model)
         run_agent(command("Make the amount a float"), project, env)
     assert model.steps_taken == 1
     assert_no_hook_errors(project)
+    assert "float(total)" in (project / "billing/charge.py").read_text()
     told = [r for r in model.conversation if "The command just run wrote a file" in r.text()]
     assert told, [r.text()[-500:] for r in model.conversation]
     assert "billing/charge.py" in told[0].text() and "amounts are integer cents" in told[0].text()

@@ -393,6 +393,31 @@ def heredoc_writes(command: str) -> list[tuple[str, str, bool]]:
     return out
 
 
+# `echo 'text' > path`, `printf '%s\n' 'text' >> path`: a line or two written through the
+# shell, its text in one quoted argument (in double quotes, none that the shell expands).
+_ECHO = r"""(?:^|[;&|]\s*|\n)\s*(?P<cmd>echo|printf)\s+(?:-[neE]+\s+)*
+    (?:'%s\\n'\s+|"%s\\n"\s+)?
+    (?:'(?P<s>[^']*)'|"(?P<d>[^"$`\\]*)")\s*(?P<op>>>?)\s*
+    (?P<path>[^\s;&|<>'"]+|'[^']+'|"[^"]+")\s*(?=$|[;&|\n])"""
+
+
+def echo_writes(command: str) -> list[tuple[str, str, bool]]:
+    """(path, text, whether appended) for each `echo` or `printf` of one quoted argument
+    into a file in ``command``; an escaped newline is read as one."""
+    if ">" not in command or ("echo" not in command and "printf" not in command):
+        return []
+    import re
+
+    out: list[tuple[str, str, bool]] = []
+    for m in re.finditer(_ECHO, command, re.VERBOSE):
+        if len(out) >= MAX_PATHS:
+            break
+        text = m.group("s") if m.group("s") is not None else m.group("d")
+        path = m.group("path").strip("'\"")
+        out.append((path, text.replace("\\n", "\n"), m.group("op") == ">>"))
+    return out
+
+
 def added_text(tool_input: Any, current: str | None = None) -> str:
     """The lines a Write/Edit/MultiEdit/NotebookEdit call adds, joined: an edit's new text
     less the lines of the text it replaces, a Write's content less the lines the file has

@@ -417,8 +417,9 @@ def _changes(
 
 
 def _heredocs(loc: Location, payload: dict[str, Any], paths: list[str]) -> list[tuple[str, str]]:
-    """(repository path, the lines it gains) for each `cat` heredoc of a shell command
-    into one of ``paths`` (toolpaths.heredoc_writes): read as a Write of its body (an
+    """(repository path, the lines it gains) for each `cat` heredoc, or `echo` or
+    `printf` of one quoted argument, of a shell command into one of ``paths``
+    (toolpaths.heredoc_writes, toolpaths.echo_writes): read as a Write of its text (an
     append: all of it), so a critical rule denies it before it runs."""
     tool_input = payload.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
@@ -426,7 +427,7 @@ def _heredocs(loc: Location, payload: dict[str, Any], paths: list[str]) -> list[
         return []
     roots = worktree_roots(loc.root, loc.common_dir)
     out: list[tuple[str, str]] = []
-    for raw, body, append in toolpaths.heredoc_writes(command):
+    for raw, body, append in [*toolpaths.heredoc_writes(command), *toolpaths.echo_writes(command)]:
         rel = relative(raw, loc.root, loc.common_dir, _cwd(payload), roots)
         if rel is None or rel not in paths:
             continue
