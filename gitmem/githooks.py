@@ -160,11 +160,8 @@ def shared_folder(repo: Repo, folder: Path) -> bool:
 def husky_scripts(folder: Path) -> Path | None:
     """The folder of husky 9's hook scripts (``.husky``) when ``folder`` is its
     dispatchers' (``.husky/_``, where each hook sources ``h``)."""
-    try:
-        dispatcher = (folder / "h").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    return folder.parent if folder.name == "_" and "husky" in dispatcher else None
+    husky = folder.name == "_" and "husky" in _text(folder / "h")
+    return folder.parent if husky else None
 
 
 def script_folder(repo: Repo, folder: Path) -> Path | None:
@@ -182,10 +179,7 @@ def script_folder(repo: Repo, folder: Path) -> Path | None:
 
 
 def _is_ours(path: Path) -> bool:
-    try:
-        return MARKER in path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
+    return MARKER in _text(path)
 
 
 def install(repo: Repo) -> Installed:
@@ -254,6 +248,12 @@ def _install_shims(folder: Path, skip: tuple[str, ...] = ()) -> list[str]:
             installed.append(name)
         _executable(hook)
     return installed
+
+
+def _kept(folder: Path, name: str) -> Path:
+    """Where gitmem's shim ``name`` in ``folder`` keeps the hook it replaced (an older
+    shim's ``.legacy``)."""
+    return folder / (OLD_KEPT if _keeps_old(folder / name) else KEPT).format(name)
 
 
 def _keeps_old(shim: Path) -> bool:
@@ -338,7 +338,7 @@ def _uninstall_shims(folder: Path, only: tuple[str, ...] | None = None) -> list[
         hook = folder / name
         if not (hook.exists() and _is_ours(hook)):
             continue
-        kept = folder / (OLD_KEPT if _keeps_old(hook) else KEPT).format(name)
+        kept = _kept(folder, name)
         hook.unlink()
         removed.append(name)
         if kept.exists():
@@ -368,7 +368,7 @@ def _script(path: Path) -> str:
         ) from None
 
 
-def _shown(repo: Repo, path: Path) -> str:
+def shown(repo: Repo, path: Path) -> str:
     """``path`` as the user would type it: from the work tree's root when inside it."""
     try:
         return str(path.resolve().relative_to(repo.root.resolve()))
@@ -380,26 +380,26 @@ def status(repo: Repo) -> tuple[bool, str]:
     """For `gitmem doctor`: whether the commit-time hooks are sound, and what they are."""
     folder = hooks_dir(repo)
     shims = [name for name in HOOKS if _is_ours(folder / name)]
-    kept = [folder / (OLD_KEPT if _keeps_old(folder / n) else KEPT).format(n) for n in shims]
+    kept = [_kept(folder, name) for name in shims]
     if husky_scripts(folder) is not None and any(k.exists() for k in kept):
         # an older gitmem's shims in husky's .husky/_: the dispatchers they keep run
         # nothing (see the module's doc), and husky's next install drops them
         return False, (
-            f"an older gitmem's shims in {_shown(repo, folder)} keep husky's own hooks from "
+            f"an older gitmem's shims in {shown(repo, folder)} keep husky's own hooks from "
             "running: run `gitmem install git` to put gitmem's lines in the husky scripts instead"
         )
     for k in kept:
         if k.name.endswith(".legacy") and PRE_COMMIT_SCRIPT in _text(k):
             return False, (
-                f"an older gitmem kept the pre-commit framework's script as {_shown(repo, k)}, "
+                f"an older gitmem kept the pre-commit framework's script as {shown(repo, k)}, "
                 "where it finds itself and fails every commit: run `gitmem install git`"
             )
     scripts = script_folder(repo, folder)
     script = scripts / "pre-commit" if scripts is not None else None
     if script and script.is_file() and _replace_block(_text(script), "") is not None:
-        return True, f"{_shown(repo, script)} checks the decisions at commit time"
+        return True, f"{shown(repo, script)} checks the decisions at commit time"
     if "pre-commit" in shims:
-        return True, f"{_shown(repo, folder / 'pre-commit')} checks the decisions at commit time"
+        return True, f"{shown(repo, folder / 'pre-commit')} checks the decisions at commit time"
     for name, manager in MANAGER_CONFIGS.items():
         text = _text(repo.root / name)
         if "gitmem-check" in text or "gitmem check" in text:
@@ -409,21 +409,21 @@ def status(repo: Repo) -> tuple[bool, str]:
         # hook it replaces as <hook>.old and never runs it
         return False, (
             f"another hook manager (lefthook?) replaced gitmem's pre-commit hook and keeps "
-            f"it as {_shown(repo, folder / 'pre-commit.old')}, unrun: add `gitmem check "
+            f"it as {shown(repo, folder / 'pre-commit.old')}, unrun: add `gitmem check "
             "--staged` to its configuration (README: Hook managers)"
         )
     legacy = folder / OLD_KEPT.format("pre-commit")
     if _is_ours(legacy) and PRE_COMMIT_SCRIPT in _text(folder / "pre-commit"):
         # `pre-commit install` after gitmem's: the framework runs the shim as its legacy hook
         return True, (
-            f"the pre-commit framework runs gitmem's shim ({_shown(repo, legacy)}), "
+            f"the pre-commit framework runs gitmem's shim ({shown(repo, legacy)}), "
             "which checks the decisions at commit time"
         )
     orphan = folder / KEPT.format("pre-commit")
     if orphan.exists():
         # simple-git-hooks, a setup script or a hand: the hook gitmem kept is still there
         return False, (
-            f"something replaced gitmem's pre-commit hook ({_shown(repo, orphan)}, the one "
+            f"something replaced gitmem's pre-commit hook ({shown(repo, orphan)}, the one "
             "gitmem had replaced, is still there): run `gitmem install git` again, or have "
             "that tool run `gitmem check --staged`"
         )

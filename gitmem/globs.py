@@ -105,10 +105,11 @@ def compile_globs(glob: str) -> list[CompiledGlob]:
     the letters s, l, u, g (before session 41 it governed `app/blog/s/...` alone)."""
     out: list[CompiledGlob] = []
     for one in expand_braces(glob):
-        out.append(compile_glob(one))
+        compiled = compile_glob(one)
+        out.append(compiled)
         named = brackets_literal(one)
         if named is not None:  # said as written: `matched app/blog/[slug]/**`
-            out.append(compile_glob(named)._replace(glob=compile_glob(one).glob))
+            out.append(compile_glob(named)._replace(glob=compiled.glob))
     return out
 
 

@@ -351,22 +351,13 @@ class _Checker:
                 return None  # "client/server": not a path of this repository
             if first in docrefs.BRANCH_NAMESPACES:
                 return None  # `release/3.x`, `origin/main`: a branch, not a folder
-        if docrefs.route_path(value):
-            # `app/blog/[slug]/page.tsx`: a name, where the repository names paths this way
-            # (Next.js routes); elsewhere a placeholder (`src/[name].ts`)
-            if not self.tree.route_names:
-                return None
-            self.count += 1
-            for c in candidates:
-                if self.tree.exists(c):
-                    return c
-            # where it went, from history only: every route has a `page.tsx` elsewhere
-            where = self.tree.history(candidates[-1])
-            hint = f" ({where})" if where else ""
-            self.add(doc, ref.line, section, "path", value, f"`{value}` does not exist{hint}")
+        # `app/blog/[slug]/page.tsx`: a name, where the repository names paths this way
+        # (Next.js routes); elsewhere a placeholder (`src/[name].ts`)
+        route = docrefs.route_path(value)
+        if route and not self.tree.route_names:
             return None
         self.count += 1
-        if any(ch in value for ch in "*?["):
+        if not route and any(ch in value for ch in "*?["):
             if not any(self.tree.glob_matches(c) for c in candidates):
                 self.add(doc, ref.line, section, "glob", value, f"`{value}` matches no file")
             return None
@@ -385,7 +376,9 @@ class _Checker:
                 msg = f"`{value}` does not exist ({gone})"
                 self.add(doc, ref.line, section, "path", value, msg)
             return None
-        where = self.tree.suggest(candidates[0] if ref.link else candidates[-1])
+        missing = candidates[0] if ref.link else candidates[-1]
+        # a route's, from history only: every route has a `page.tsx` elsewhere
+        where = self.tree.history(missing) if route else self.tree.suggest(missing)
         hint = f" ({where})" if where and f"`{value}`" not in where else ""
         kind = "link" if ref.link else "path"
         self.add(doc, ref.line, section, kind, value, f"`{value}` does not exist{hint}")

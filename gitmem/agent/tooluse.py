@@ -524,15 +524,20 @@ def _after_tool(
             written = _shell_written(loc, payload, pm)
             read = [p for p in paths if p not in written]
             paths, edited = (written, True) if written else (paths, False)
+        # a shell command's writes to files a rule governs: read against the rules below
+        ruled = _ruled(pm, paths, loc.root) if edited and tool == toolpaths.SHELL_TOOL else []
+        base: dict[str, str | None] | None = None
         sid = str(payload.get("session_id") or "")
         with state.open_session(loc.shared_state_dir, sid) as session:
             if edited:  # in which work tree: a commit names the sessions that edited it
                 session.append("edited", paths=paths, tool=tool, root=loc.root)
             if read:
                 session.append("read", paths=read, tool=tool)
-        note = ""
-        if edited and tool == toolpaths.SHELL_TOOL:
-            note = _command_broke_a_rule(loc, payload, pm, paths)
+            if ruled:  # the files as the turn found them, where noted
+                from gitmem.agent import shelleffects
+
+                base = shelleffects.turn(session).base
+        note = _command_broke_a_rule(loc, ruled, base) if ruled else ""
         if edited and _records_among(pm, paths):
             # an edit in place leaves the folders' mtimes alone, so the next hook would
             # take the map for fresh (see _fresh): refresh it now, without waiting
@@ -551,21 +556,22 @@ def _after_tool(
     return context("post-tool", note + ("\n\n" + shown if shown else ""))
 
 
-def _command_broke_a_rule(
-    loc: Location, payload: dict[str, Any], pm: pathmap.PathMap, written: list[str]
-) -> str:
-    """Where a shell command wrote files its words name (``sed -i``, ``>``, a heredoc):
-    what it added to those a decision with rules governs, read against those rules, as
-    the stop hook reads what a script wrote (gitmem.agent.claude.rules_broken). Said to
-    the agent at once: the edit is made, and no before-tool check could read it. Before
-    session 41 nothing but the commit-time check did."""
-    ruled = [p for p in written if any(d.has_rules for d, _, _ in governing(pm, [p], loc.root))]
-    if not ruled:
-        return ""
-    from gitmem.agent import claude, shelleffects
+def _ruled(pm: pathmap.PathMap, paths: list[str], root: str) -> list[str]:
+    """Those of ``paths`` a current decision with rules governs."""
+    return [p for p in paths if any(d.has_rules for d, _, _ in governing(pm, [p], root))]
 
-    with state.open_session(loc.shared_state_dir, str(payload.get("session_id") or "")) as s:
-        base = shelleffects.turn(s).base  # the files as the turn found them, where noted
+
+def _command_broke_a_rule(
+    loc: Location, ruled: list[str], base: dict[str, str | None] | None
+) -> str:
+    """Where a shell command wrote files its words name (``sed -i``, ``>>``, ``tee``)
+    that a decision with rules governs (``ruled``): what it added to them (against
+    ``base``, the files as the turn found them), read against those rules, as the stop
+    hook reads what a script wrote (gitmem.agent.claude.rules_broken). Said to the agent
+    at once: the edit is made, and no before-tool check could read it. Before session 41
+    nothing but the commit-time check did."""
+    from gitmem.agent import claude
+
     said, advisories = claude.rules_broken(loc, ruled, base, "The command just run")
     return said or "\n".join(advisories)
 

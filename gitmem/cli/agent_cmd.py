@@ -13,6 +13,7 @@ from gitmem.cli.output import current_repo, emit_json, expected_errors, json_opt
 
 if TYPE_CHECKING:
     from gitmem.githooks import Installed
+    from gitmem.repo import Repo
 
 SCOPES = click.Choice(["project", "local", "user"])
 
@@ -97,13 +98,12 @@ AFTER_INSTALL: dict[str, tuple[str | None, str | None]] = {
 }
 
 
-def _said_blocks(root: Path, done: Installed) -> None:
+def _said_blocks(repo: Repo, done: Installed) -> None:
     """What `install git` did to the project's own hook scripts."""
+    from gitmem import githooks
+
     out = stdout()
-    try:
-        folder = str(done.folder.relative_to(root))
-    except ValueError:
-        folder = str(done.folder)
+    folder = githooks.shown(repo, done.folder)
     runs = "husky runs" if done.husky else "git runs"
     if not done.changed:
         out.print(f"gitmem's lines are already in the hook scripts of {escape(folder)}/")
@@ -167,7 +167,7 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
         done = githooks.install(repo)
         where = done.folder
         if done.in_scripts:
-            _said_blocks(repo.root, done)
+            _said_blocks(repo, done)
             return
         stdout().print(
             f"installed {', '.join(done.changed)} in {escape(str(where))}"
