@@ -9,7 +9,10 @@ each run, next to `python -c pass`. With `--baseline OTHER/bin/gitmem-hook` (ano
 install, e.g. an older release in its own virtual environment) both take turns run after
 run, each in its own copy of the demo (made by its own `gitmem demo`).
 
-    python benchmarks/rule_hook.py [--runs 31] [--baseline /path/to/other/bin/gitmem-hook]
+    python benchmarks/rule_hook.py [--runs 31] [--baseline /path/to/other/bin/gitmem-hook] [--sed]
+
+``--sed`` also times the same change made with `sed -i` through the shell tool, which the
+hook runs on a copy of the file (`sed --sandbox`) since session 42.
 
 Run it with the Python of a clean, non-editable install, as docs/performance.md says.
 """
@@ -29,19 +32,25 @@ from pathlib import Path
 from benchlib import hook_installs, interleaved_ms
 
 
-def _payload(root: Path, counter: itertools.count[int]) -> Callable[[], str]:
+# the same change made through the shell: the hook runs it on a copy (`sed --sandbox`)
+SED = "sed -i 's/    \\.\\.\\./    amount = Money(5)/' paydash/billing/refund.py"
+
+
+def _payload(root: Path, counter: itertools.count[int], sed: bool = False) -> Callable[[], str]:
+    edit = {
+        "file_path": str(root / "paydash/billing/refund.py"),
+        "old_string": "    ...",
+        "new_string": "    amount = Money(5)",
+    }
+
     def make() -> str:
         return json.dumps(
             {
                 "session_id": f"bench-{next(counter)}",
                 "cwd": str(root),
                 "hook_event_name": "PreToolUse",
-                "tool_name": "Edit",
-                "tool_input": {
-                    "file_path": str(root / "paydash/billing/refund.py"),
-                    "old_string": "x",
-                    "new_string": "amount = Money(5)",
-                },
+                "tool_name": "Bash" if sed else "Edit",
+                "tool_input": {"command": SED} if sed else edit,
                 "transcript_path": None,
                 "permission_mode": "default",
             }
@@ -54,6 +63,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=31)
     ap.add_argument("--baseline", default=None, help="Another install's gitmem-hook.")
+    ap.add_argument("--sed", action="store_true", help="Also the same change as a `sed -i`.")
     args = ap.parse_args()
     installs = hook_installs(args.baseline)
     root = Path(tempfile.mkdtemp(prefix="gitmem-rule-bench-"))
@@ -67,8 +77,12 @@ def main() -> int:
             subprocess.run([gitmem, "demo", str(demo)], capture_output=True, check=True)
             cmds[label] = ([hook, "claude", "pre-tool"], _payload(demo, counter))
             cwds[label] = demo
+            if args.sed:
+                cmds[f"{label} (sed -i)"] = ([hook, "claude", "pre-tool"], _payload(demo, counter, True))
+                cwds[f"{label} (sed -i)"] = demo
+        for label in list(cmds):
             for _ in range(2):  # byte-code and the table, untimed
-                subprocess.run(cmds[label][0], cwd=demo, input=cmds[label][1](), text=True,
+                subprocess.run(cmds[label][0], cwd=cwds[label], input=cmds[label][1](), text=True,
                                capture_output=True)  # fmt: skip
         cmds["python -c pass"] = ([sys.executable, "-c", "pass"], str)
         found = interleaved_ms(cmds, root, args.runs, cwds)
@@ -79,6 +93,8 @@ def main() -> int:
         print(f"  {label:<15} {ms:6.1f} ms")
     if args.baseline:
         print(f"  this / baseline {found['this'] / found['baseline']:.2f}")
+    if args.sed:
+        print(f"  sed -i / Edit   {found['this (sed -i)'] / found['this']:.2f}")
     return 0
 
 

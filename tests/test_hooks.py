@@ -655,9 +655,10 @@ def test_a_critical_rule_a_turns_commands_broke_sends_the_agent_back(project: Pa
 
 
 def test_a_critical_rule_a_command_broke_in_a_file_it_names(project: Path) -> None:
-    """`sed -i`, a heredoc or `>>` into a file the command names: no before-tool check can
-    read what they write, and the stop hook read only what scripts wrote (files no word
-    names), so the agent was never told; only the commit-time check caught it. Now the
+    """`sed -i`, a heredoc or `>>` into a file the command names (which the before-tool
+    check reads only in part: a command it could not read, or an agent that ran it all
+    the same), and the stop hook read only what scripts wrote (files no word names), so
+    the agent was never told; only the commit-time check caught it. Now the
     after-tool hook says so at once (and the warning rules' advisories), and the turn's
     end sends the agent back, once, as for a script; a compliant write says nothing, nor
     does a line the user had not committed."""
@@ -813,6 +814,72 @@ def test_a_heredoc_that_breaks_a_critical_rule_is_denied_before_it_runs(project:
         assert (code, err) == (0, "")
         said = json.loads(out)["hookSpecificOutput"] if out else {}
         assert (said.get("permissionDecision") == "deny") is denied, (command, said)
+
+
+@pytest.mark.parametrize(
+    ("command", "edits"),
+    [
+        ("sed -i 's/a/b/' billing/x.py", [("", ["-e", "s/a/b/"], ["billing/x.py"])]),
+        (
+            "cd billing && sed -i.bak -E -e 's/(a)/b/' x.py y.py 2>/dev/null",
+            [("billing", ["-E", "-e", "s/(a)/b/"], ["x.py", "y.py"])],
+        ),
+        ("sudo sed --in-place -n --expression=s/a/b/p -- -f", [("", ["-n", "-e", "s/a/b/p"], ["-f"])]),
+        (
+            "sed -ni 's/a/b/p' x.py && sed -i -f fix.sed y.py",
+            [("", ["-n", "-e", "s/a/b/p"], ["x.py"]), ("", ["-f", "fix.sed"], ["y.py"])],
+        ),
+        ("sed 's/a/b/' x.py > y.py", []),  # not in place: the redirection is read elsewhere
+        ("cd ~/src && sed -i 's/a/b/' x.py", []),  # where it runs is not known
+        ("sed -i --line-length=3 's/a/b/' x.py", []),  # an option not read
+        ("cat x.py | sed -i 's/a/b/' -", []),
+        ("grep -rl foo . | xargs sed -i 's/a/b/'", []),  # its files come from the pipe
+    ],
+)
+def test_sed_edits(command: str, edits: list[tuple[str, list[str], list[str]]]) -> None:
+    assert toolpaths.sed_edits(command) == edits
+
+
+@pytest.mark.skipif(
+    subprocess.run(["sed", "--sandbox", "p"], input=b"", capture_output=True).returncode != 0,
+    reason="not GNU sed: `sed -i` is read only after it runs",
+)
+def test_a_sed_edit_that_breaks_a_critical_rule_is_denied_before_it_runs(
+    project: Path, tmp_path: Path
+) -> None:
+    """`sed -i`, the edit agents make most through their shell, was read only after it had
+    written the file (session 41). The before-tool check now runs it on a copy of the
+    file's text (`sed --sandbox`: no command run, no file read or written) and reads what
+    it would add as an Edit's new lines; a script the sandbox refuses, or one that runs
+    too long, is left to the after-tool check and runs nothing."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    write(project, "billing/old.py", "legacy = float(1)\n")
+    commit_all(project, "a rule, and old code")
+    leak, ran = tmp_path / "leak.txt", tmp_path / "ran"
+    cases = [
+        ("sed -i 's/x = 1/x = float(1)/' billing/charge.py", True),
+        ("cd billing && sed -i.bak -E -e 's/^(x) = 1$/\\1 = float(1)/' charge.py", True),
+        ("sed -i -e 's/x = 1/x = T/' billing/charge.py && sed -i 's/T/float(1)/' billing/charge.py", True),
+        (f"sed -i '$a cents = float(2)' {project}/billing/old.py", True),
+        ("sed -i 's/x = 1/x = 2/' billing/charge.py", False),
+        ("sed -i '$a cents = 5' billing/old.py", False),  # keeps the file's legacy line
+        ("sed -i 's/x = 1/x = float(1)/' docs/notes.py", False),  # not governed
+        (f"sed -i 's/x = 1/x = float(1)/w {leak}' billing/charge.py", False),  # refused
+        (f"sed -i '1e touch {ran}' billing/charge.py", False),
+        ("sed -i ':a;ba' billing/charge.py", False),  # loops: cut off
+    ]
+    for n, (command, denied) in enumerate(cases):
+        call = {"session_id": "sd", "cwd": str(project), "tool_name": "Bash", "tool_use_id": f"s{n}"}
+        call["tool_input"] = {"command": command}
+        code, out, err = hook("pre-tool", call, project)
+        assert (code, err) == (0, "")
+        said = json.loads(out)["hookSpecificOutput"] if out else {}
+        assert (said.get("permissionDecision") == "deny") is denied, (command, said)
+        if denied:
+            assert "D-0001 (critical)" in said["permissionDecisionReason"]
+            assert "float(" in said["permissionDecisionReason"]
+    assert not leak.exists() and not ran.exists()
+    assert git(project, "status", "--porcelain") == ""  # nothing was edited
 
 
 def test_a_line_the_user_had_not_committed_is_not_the_commands(project: Path) -> None:

@@ -439,6 +439,25 @@ def test_a_heredoc_that_breaks_a_critical_rule_is_denied(
     assert told, [r.text()[-500:] for r in model.conversation]
 
 
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_sed_edit_that_breaks_a_critical_rule_is_denied(
+    agent: str, project: Path, agent_home: Path
+) -> None:
+    """The agent edits billing/charge.py with `sed -i` through its shell tool, making an
+    amount a float: the before-tool hook runs the edit on a copy (`sed --sandbox`) and
+    denies the command, so the file is never changed, and the model hears why. Before
+    session 42 only the after-tool hook read it, once the file was written."""
+    charge = (project / "billing/charge.py").read_text()
+    edit = "sed -i 's/^x = 1$/x = float(1)/' billing/charge.py"
+    with FakeModel([shell_step(agent, edit)]) as model:
+        command, env = launch(agent, project, agent_home, model)
+        run_agent(command("Make the amount a float"), project, env)
+    assert_no_hook_errors(project)
+    assert (project / "billing/charge.py").read_text() == charge
+    told = [r for r in model.conversation if "forbids this change to billing/charge.py" in r.text()]
+    assert told, [r.text()[-500:] for r in model.conversation]
+
+
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "qwen"])
 def test_a_line_the_user_had_not_committed_is_not_the_scripts(
     agent: str, project: Path, agent_home: Path

@@ -418,6 +418,113 @@ def echo_writes(command: str) -> list[tuple[str, str, bool]]:
     return out
 
 
+# GNU sed's options that change what it prints (kept when the edit is run on a copy) and
+# those that do not (dropped); any other option leaves the command unread.
+_SED_KEEP = {
+    "n": "-n", "E": "-E", "r": "-E", "z": "-z",
+    "--quiet": "-n", "--silent": "-n", "--regexp-extended": "-E", "--null-data": "-z",
+    "--zero-terminated": "-z", "--posix": "--posix",
+}  # fmt: skip
+_SED_DROP = frozenset(
+    ("s", "u", "b", "--separate", "--unbuffered", "--binary", "--follow-symlinks",
+     "--debug", "--sandbox")
+)  # fmt: skip
+
+
+def sed_edits(command: str) -> list[tuple[str, list[str], list[str]]]:
+    """Each `sed -i` (``--in-place``, ``-i.bak``, ``-ni``) of ``command`` whose words are
+    all read (GNU sed's options; a literal ``cd`` before it), in order, as (the folder a
+    ``cd`` before it moved to, relative to the command's cwd; sed's arguments less the
+    in-place flag and the files: its script and the options that change what it prints;
+    the files it edits). A tuple, not a dataclass: this module runs in every tool-call
+    hook, and ``dataclasses`` imports ``re`` and ``inspect``. The before-tool
+    check runs each on a copy of the files' text (``sed --sandbox``, which runs no
+    command and reads or writes no file) to read what it would add."""
+    if "sed" not in command or ("-i" not in command and "--in-place" not in command):
+        return []
+    out: list[tuple[str, list[str], list[str]]] = []
+    base: str | None = ""
+    words: list[str] = []
+    for word in [*shell_words(command, newline=";"), ";"]:
+        if not (word and all(c in _OPERATORS for c in word)) or "<" in word or ">" in word:
+            words.append(word)
+            continue
+        while words and (words[0] in _WRAPPERS or "=" in words[0].split("/", 1)[0]):
+            words.pop(0)  # `sudo sed`, `LC_ALL=C sed`
+        if words[:1] == ["cd"] and len(words) == 2 and base is not None:
+            folder = words[1]
+            literal = not folder.startswith(("~", "$", "-"))
+            base = (folder if folder.startswith("/") else _join(base, folder)) if literal else None
+        elif words and words[0].rsplit("/", 1)[-1] == "sed" and base is not None:
+            edit = _sed_edit(base, words[1:])
+            if edit is not None and len(out) < MAX_PATHS:
+                out.append(edit)
+        words = []
+    return out
+
+
+def _sed_edit(folder: str, words: list[str]) -> tuple[str, list[str], list[str]] | None:
+    args: list[str] = []
+    files: list[str] = []
+    script = False  # a script is given (-e, -f, or the first word that is no option)
+    in_place = False
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word.isdigit() and i < len(words) and words[i][:1] in "<>":
+            continue  # `2>/dev/null`: the descriptor of a redirection
+        if word[:1] in "<>":
+            i += 1  # a redirection and its target
+            continue
+        if word == "--":
+            files.extend(words[i:])
+            break
+        if word.startswith("--"):
+            name, eq, value = word.partition("=")
+            if name == "--in-place":
+                in_place = True
+            elif name in ("--expression", "--file"):
+                if not eq:
+                    if i >= len(words):
+                        return None
+                    value, i = words[i], i + 1
+                args += ["-e" if name == "--expression" else "-f", value]
+                script = True
+            elif name in _SED_KEEP:
+                args.append(_SED_KEEP[name])
+            elif name not in _SED_DROP:
+                return None  # --line-length and anything unknown: not read
+            continue
+        if not word.startswith("-") or word == "-":
+            if script:
+                files.append(word)
+            else:
+                args += ["-e", word]
+                script = True
+            continue
+        for at, c in enumerate(word[1:], 1):
+            if c == "i":
+                in_place = True  # the rest is the backup's suffix
+                break
+            if c in "ef":
+                value = word[at + 1 :]
+                if not value:
+                    if i >= len(words):
+                        return None
+                    value, i = words[i], i + 1
+                args += ["-" + c, value]
+                script = True
+                break
+            if c in _SED_KEEP:
+                args.append(_SED_KEEP[c])
+            elif c not in _SED_DROP:
+                return None
+    if not (in_place and script and files) or "-" in files:
+        return None
+    return folder, args, files
+
+
 def added_text(tool_input: Any, current: str | None = None) -> str:
     """The lines a Write/Edit/MultiEdit/NotebookEdit call adds, joined: an edit's new text
     less the lines of the text it replaces, a Write's content less the lines the file has

@@ -420,7 +420,8 @@ def _heredocs(loc: Location, payload: dict[str, Any], paths: list[str]) -> list[
     """(repository path, the lines it gains) for each `cat` heredoc, or `echo` or
     `printf` of one quoted argument, of a shell command into one of ``paths``
     (toolpaths.heredoc_writes, toolpaths.echo_writes): read as a Write of its text (an
-    append: all of it), so a critical rule denies it before it runs."""
+    append: all of it), so a critical rule denies it before it runs; and likewise for
+    each file a `sed -i` edits (``_sed_runs``)."""
     tool_input = payload.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
     if not isinstance(command, str):
@@ -433,7 +434,57 @@ def _heredocs(loc: Location, payload: dict[str, Any], paths: list[str]) -> list[
             continue
         now = None if append else _current(loc.root, rel)
         out.append((rel, toolpaths.added_text({"content": body}, now)))
-    return out
+    return out + _sed_runs(loc, command, _cwd(payload), paths, roots)
+
+
+# How long the before-tool check lets `sed --sandbox` run a command's `sed -i` on a copy
+# (a script that loops is cut off; the after-tool check still reads what it did).
+SED_TIMEOUT_S = 2.0
+
+
+def _sed_runs(
+    loc: Location, command: str, cwd: str, paths: list[str], roots: list[str]
+) -> list[tuple[str, str]]:
+    """(repository path, the lines it gains) for each file of ``paths`` that a `sed -i`
+    of ``command`` edits (toolpaths.sed_edits), found by running that sed on a copy of
+    the file's text: ``--sandbox`` (GNU sed) runs no command and reads or writes no file,
+    and where it is missing (BSD sed) or the script fails, nothing is read before the
+    command runs (the after-tool check reads the file it wrote). Several edits of one
+    file run in turn. Before session 42 a critical rule met `sed -i` only once it had
+    written the file."""
+    edits = toolpaths.sed_edits(command)
+    if not edits:
+        return []
+    import subprocess
+
+    before: dict[str, str] = {}
+    after: dict[str, str] = {}
+    for folder, args, files in edits:
+        for word in files:
+            raw = word if word.startswith("/") or not folder else folder.rstrip("/") + "/" + word
+            rel = relative(raw, loc.root, loc.common_dir, cwd, roots)
+            if rel is None or rel not in paths:
+                continue
+            text = after.get(rel)
+            if text is None:
+                text = _current(loc.root, rel)
+                if text is None:
+                    continue
+                before[rel] = text
+            try:
+                proc = subprocess.run(
+                    ["sed", "--sandbox", *args],
+                    input=text.encode("utf-8"),
+                    capture_output=True,
+                    cwd=os.path.join(cwd, folder),
+                    timeout=SED_TIMEOUT_S,
+                )
+            except (OSError, subprocess.TimeoutExpired):
+                return []
+            if proc.returncode != 0:
+                return []  # an error, or a sed with no sandbox: nothing read before it runs
+            after[rel] = proc.stdout.decode("utf-8", "replace")
+    return [(rel, toolpaths.added_text({"content": after[rel]}, before[rel])) for rel in after]
 
 
 # A file larger than this is not read to tell a Write's new lines from those it keeps:
