@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitmem.fsutil import atomic_write
-from gitmem.globs import expand_braces
+from gitmem.globs import brackets_literal, expand_braces
 from gitmem.model import Decision
 from gitmem.repo import Repo
 
@@ -207,7 +207,12 @@ def _slug(ident: str) -> str:
 
 def rooted_globs(globs: tuple[str, ...], root: Path | None = None) -> tuple[list[str], list[str]]:
     """gitignore-style globs as root-relative ones: (included, excluded). With ``root``, a
-    literal path that is a file there is not also taken for a folder."""
+    literal path that is a file there is not also taken for a folder. A glob with a
+    `[...]` set comes twice, the second time with the set's brackets escaped: gitmem reads
+    `app/blog/[slug]/**` as the route folder too (globs.compile_globs), and the agents'
+    matchers (minimatch, picomatch) read only a set of letters, so before session 42 the
+    rule file of a Next.js route folder was never attached (run for real with Claude
+    Code and Copilot CLI: `test_an_exported_rule_for_a_route_folder`)."""
     include: list[str] = []
     exclude: list[str] = []
     # brace lists expanded: Cursor splits its `globs:` at every comma, braces or not
@@ -215,10 +220,21 @@ def rooted_globs(globs: tuple[str, ...], root: Path | None = None) -> tuple[list
         text = glob.strip()
         negated = text.startswith("!")
         out = exclude if negated else include
-        for g in _rooted(text[1:] if negated else text, root):
+        body = text[1:] if negated else text
+        named = brackets_literal(body)
+        for g in [*_rooted(body, root), *(_rooted(named, root) if named else [])]:
             if g not in out:
                 out.append(g)
     return include, exclude
+
+
+def _as_written(globs: list[str]) -> list[str]:
+    """``globs`` less the copies ``rooted_globs`` added with a set's brackets escaped."""
+    return [g for g in globs if _unescaped(g) == g or _unescaped(g) not in globs]
+
+
+def _unescaped(glob: str) -> str:
+    return glob.replace("\\[", "[").replace("\\]", "]")
 
 
 def _rooted(glob: str, root: Path | None = None) -> list[str]:
@@ -296,10 +312,10 @@ def _entry(d: Decision, include: list[str], exclude: list[str], level: str) -> l
     lines = [
         f"{level} {d.id}: {d.title}",
         "",
-        f"Decision ({', '.join(facts)}) governing `{'`, `'.join(include)}`.",
+        f"Decision ({', '.join(facts)}) governing `{'`, `'.join(_as_written(include))}`.",
     ]
     if exclude:
-        lines.append(f"Not under `{'`, `'.join(exclude)}`.")
+        lines.append(f"Not under `{'`, `'.join(_as_written(exclude))}`.")
     if d.summary:
         lines += ["", d.summary.strip()]
     if d.rules:

@@ -143,6 +143,23 @@ def test_gitignore_globs_become_rooted_globs() -> None:
     )
 
 
+def test_a_route_folder_glob_is_exported_as_the_folder_too(repo: Path) -> None:
+    """`app/blog/[slug]/**` means the Next.js route folder to gitmem (and a set of letters
+    to gitignore): the agents' matchers read only the set, so the rule file also names the
+    folder, its brackets escaped; the text read by the model names the glob as written."""
+    assert rooted_globs(("app/blog/[slug]/**", "!pages/[...all].tsx", "[Mm]akefile")) == (
+        ["app/blog/[slug]/**", "app/blog/\\[slug\\]/**",
+         "**/[Mm]akefile", "**/[Mm]akefile/**", "**/\\[Mm\\]akefile", "**/\\[Mm\\]akefile/**"],
+        ["pages/[...all].tsx", "pages/[...all].tsx/**",
+         "pages/\\[...all\\].tsx", "pages/\\[...all\\].tsx/**"],
+    )  # fmt: skip
+    decision(repo, "0007-static.md", "Blog posts render statically", globs=["app/blog/[slug]/**"])
+    assert CliRunner().invoke(cli, ["export", "claude"]).exit_code == 0
+    text = (repo / ".claude/rules/gitmem.md").read_text()
+    assert '  - "app/blog/[slug]/**"\n  - "app/blog/\\\\[slug\\\\]/**"\n' in text
+    assert "governing `app/blog/[slug]/**`." in text
+
+
 def test_inferred_globs_are_exported_once_reviewed(repo: Path) -> None:
     """An imported ADR's globs, inferred from its prose, wait for a person's review."""
     write(repo, "billing/charge.py", "x = 1\n")

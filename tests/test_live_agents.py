@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import agent_binary, agent_project, git, write
+from conftest import agent_binary, agent_project, decision, git, write
 from fakemodel import FakeModel, Step, offline
 
 from gitmem.agent import install
@@ -725,6 +725,31 @@ def test_the_exported_rules_reach_the_agent(agent: str, project: Path, agent_hom
     first, final = model.conversation[0].text(), model.conversation[-1].text()
     assert MONEY_TITLE not in first
     assert final.count(MONEY_TITLE) == (2 if agent == "copilot" else 1), final[-3000:]
+
+
+ROUTE_TITLE = "Blog posts render statically"
+
+
+@pytest.mark.parametrize("agent", ["claude", "copilot"])
+def test_an_exported_rule_for_a_route_folder(agent: str, project: Path, agent_home: Path) -> None:
+    """A decision for `app/blog/[slug]/**` (a Next.js route folder), exported: the agent
+    reads the route's page and attaches the rule file. The agents read `[slug]` in a glob
+    as a set of characters, as gitignore does, so the rule file must name the folder too."""
+    decision(project, "0007-static.md", ROUTE_TITLE, globs=["app/blog/[slug]/**"])
+    page = project / "app/blog/[slug]/page.tsx"
+    write(project, "app/blog/[slug]/page.tsx", "export default function Page() {}\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "a route")
+    read = (Step("Read", {"file_path": str(page)}) if agent == "claude"
+            else Step("view", {"path": str(page)}))  # fmt: skip
+    with FakeModel([read]) as model:
+        command, env = launch(agent, project, agent_home, model, hooks=False)
+        gitmem(project, env, "export", agent)
+        run_agent(command("Tidy the blog page"), project, env)
+    assert model.steps_taken == 1
+    first, final = model.conversation[0].text(), model.conversation[-1].text()
+    assert ROUTE_TITLE not in first
+    assert ROUTE_TITLE in final, final[-3000:]
 
 
 @pytest.mark.parametrize("installed", [False, True])
