@@ -31,7 +31,6 @@ from pathlib import Path
 
 from benchlib import hook_installs, interleaved_ms
 
-
 # the same change made through the shell: the hook runs it on a copy (`sed --sandbox`)
 SED = "sed -i 's/    \\.\\.\\./    amount = Money(5)/' paydash/billing/refund.py"
 

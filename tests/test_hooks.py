@@ -780,7 +780,11 @@ def test_heredoc_writes(command: str, writes: list[tuple[str, str, bool]]) -> No
         ("printf 'a = 1\\nb = 2\\n' > c.py", [("c.py", "a = 1\nb = 2\n", False)]),
         ("printf '%s\\n' 'z = 3' > d.py", [("d.py", "z = 3", False)]),
         ('echo "$HOME" > x.py', []),  # expanded by the shell: not known before it runs
-        ("echo 'a' | tee x.py", []),
+        ("echo 'a' | tee x.py", [("x.py", "a", False)]),
+        ("echo 'z = 1' | tee -a b/c.py > /dev/null", [("b/c.py", "z = 1", True)]),
+        ("printf 'a\\nb\\n' | sudo tee --append c.py", [("c.py", "a\nb\n", True)]),
+        ("echo 'a' | tee x.py y.py", []),  # two files: not read
+        ("echo 'a' | tee -i x.py", []),
         ("echo 'x' > out.txt 2>&1", []),
     ],
 )
@@ -789,7 +793,8 @@ def test_echo_writes(command: str, writes: list[tuple[str, str, bool]]) -> None:
 
 
 def test_a_heredoc_that_breaks_a_critical_rule_is_denied_before_it_runs(project: Path) -> None:
-    """`cat > billing/charge.py <<'EOF'` (or `echo '…' >>`, `printf '…' >`) is a Write
+    """`cat > billing/charge.py <<'EOF'` (or `echo '…' >>`, `printf '…' >`, and since
+    session 42 `echo '…' | tee -a`) is a Write
     through the shell: its text is read as a Write's content would be (against the file's
     lines now; an append whole), so the money rule denies it before the file is written;
     a compliant one, or one that keeps a line the file had, goes through."""
@@ -806,6 +811,8 @@ def test_a_heredoc_that_breaks_a_critical_rule_is_denied_before_it_runs(project:
         ("echo 'amount = float(total)' >> billing/charge.py", True),
         ("printf 'a = 1\\nb = float(2)\\n' > billing/new.py", True),
         ("echo 'x = 3' > billing/charge.py", False),
+        ("echo 'amount = float(total)' | tee -a billing/charge.py > /dev/null", True),
+        ("printf 'cents = 5\\n' | tee billing/new.py", False),
     ]
     for n, (command, denied) in enumerate(cases):
         call = {"session_id": "hd", "cwd": str(project), "tool_name": "Bash", "tool_use_id": f"h{n}"}

@@ -407,10 +407,10 @@ def test_a_command_that_breaks_a_critical_rule_in_a_file_it_names(
     agent: str, project: Path, agent_home: Path
 ) -> None:
     """The agent appends `float(` to billing/charge.py with `tee -a` through its shell
-    tool, naming the file (a command the before-tool hook cannot read the text of): the
-    after-tool hook tells the model at once (its next request carries the reason). Before
-    session 41 no hook read what such a command wrote."""
-    command_text = "echo 'amount = float(total)' | tee -a billing/charge.py > /dev/null"
+    tool, naming the file, in a text the shell expands (which the before-tool hook cannot
+    read): the after-tool hook tells the model at once (its next request carries the
+    reason). Before session 41 no hook read what such a command wrote."""
+    command_text = 'T=total; echo "amount = float($T)" | tee -a billing/charge.py > /dev/null'
     with FakeModel([shell_step(agent, command_text)]) as model:
         command, env = launch(agent, project, agent_home, model)
         run_agent(command("Make the amount a float"), project, env)

@@ -394,17 +394,22 @@ def heredoc_writes(command: str) -> list[tuple[str, str, bool]]:
 
 
 # `echo 'text' > path`, `printf '%s\n' 'text' >> path`: a line or two written through the
-# shell, its text in one quoted argument (in double quotes, none that the shell expands).
+# shell, its text in one quoted argument (in double quotes, none that the shell expands);
+# or piped into `tee [-a] path` (since session 42), its output thrown away or not.
 _ECHO = r"""(?:^|[;&|]\s*|\n)\s*(?P<cmd>echo|printf)\s+(?:-[neE]+\s+)*
     (?:'%s\\n'\s+|"%s\\n"\s+)?
-    (?:'(?P<s>[^']*)'|"(?P<d>[^"$`\\]*)")\s*(?P<op>>>?)\s*
-    (?P<path>[^\s;&|<>'"]+|'[^']+'|"[^"]+")\s*(?=$|[;&|\n])"""
+    (?:'(?P<s>[^']*)'|"(?P<d>[^"$`\\]*)")\s*
+    (?:(?P<op>>>?)|(?P<pipe>\|\s*(?:sudo\s+)?tee\s+(?P<tee>(?:-a|--append)\s+)?))\s*
+    (?P<path>[^\s;&|<>'"-][^\s;&|<>'"]*|'[^']+'|"[^"]+")
+    (?(pipe)(?:\s*>\s*/dev/null)?)\s*(?=$|[;&|\n])"""
 
 
 def echo_writes(command: str) -> list[tuple[str, str, bool]]:
     """(path, text, whether appended) for each `echo` or `printf` of one quoted argument
     into a file in ``command``; an escaped newline is read as one."""
-    if ">" not in command or ("echo" not in command and "printf" not in command):
+    if (">" not in command and "tee" not in command) or (
+        "echo" not in command and "printf" not in command
+    ):
         return []
     import re
 
@@ -414,7 +419,8 @@ def echo_writes(command: str) -> list[tuple[str, str, bool]]:
             break
         text = m.group("s") if m.group("s") is not None else m.group("d")
         path = m.group("path").strip("'\"")
-        out.append((path, text.replace("\\n", "\n"), m.group("op") == ">>"))
+        append = m.group("op") == ">>" or m.group("tee") is not None
+        out.append((path, text.replace("\\n", "\n"), append))
     return out
 
 
