@@ -196,6 +196,29 @@ def test_an_edit_session(agent: str, project: Path, agent_home: Path) -> None:
     assert_outcome(project, model)
 
 
+def test_opencode_on_a_gpt_model(project: Path, agent_home: Path) -> None:
+    """OpenCode gives GPT models `apply_patch` (its argument `patchText`) in place of its
+    edit and write tools: the patch is read as Codex's is, so the decision reaches the
+    model and the critical rule denies the patch. Before session 42 no patch of OpenCode's
+    met a decision or a rule: the float went into billing/charge.py unchecked."""
+    patch = "*** Begin Patch\n*** Update File: billing/charge.py\n@@\n-x = 1\n+x = float(1)\n"
+    with FakeModel([Step("apply_patch", {"patchText": patch + "*** End Patch"})]) as model:
+        command, env = launch("opencode", project, agent_home, model)
+        config = Path(env["OPENCODE_CONFIG"])
+        settings = json.loads(config.read_text())
+        base = settings["provider"]["anthropic"]["options"]["baseURL"]
+        settings.update(model="openai/gpt-5.5", provider={"openai": {"options": {
+            "baseURL": base, "apiKey": "test"}}})  # fmt: skip
+        config.write_text(json.dumps(settings))
+        run_agent(command(PROMPT), project, env)
+    assert model.steps_taken == 1, [r.path for r in model.requests]
+    assert all(r.path.endswith("/responses") for r in model.requests)
+    assert_no_hook_errors(project)
+    assert (project / "billing/charge.py").read_text() == CHARGE
+    final = model.conversation[-1].text()
+    assert DENIED in final and "forbids this change to billing/charge.py" in final, final[-3000:]
+
+
 # A decision an agent records itself, with a colon in its unquoted title: invalid YAML.
 NEW_RECORD = ".continuity/decisions/0009-queue.md"
 NEW_RECORD_TEXT = "---\ntitle: Webhooks: always queued\nstatus: accepted\n---\nQueue them.\n"

@@ -126,6 +126,23 @@ def test_the_plugin_informs_and_denies(project: Path) -> None:
 
 
 @pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
+def test_the_plugin_denies_a_patch_of_a_gpt_model(project: Path) -> None:
+    """For GPT models OpenCode's file tool is `apply_patch`, its patch in `patchText`
+    (1.18.33): read as Codex's patches are (before session 42 it met no decision)."""
+    assert CliRunner().invoke(cli, ["install", "opencode"]).exit_code == 0
+    patch = ("*** Begin Patch\n*** Update File: billing/charge.py\n@@\n-x = 1\n"
+             "+x = float(1)\n*** End Patch")  # fmt: skip
+    call = {"tool": "apply_patch", "sessionID": "ses_p", "callID": "p1"}
+    compliant = patch.replace("float(1)", "2")
+    denied, allowed = drive(project, [
+        ["tool.execute.before", call, {"args": {"patchText": patch}}],
+        ["tool.execute.before", {**call, "callID": "p2"}, {"args": {"patchText": compliant}}],
+    ], os.environ["PATH"])  # fmt: skip
+    assert "D-0001 (critical)" in str(denied.get("thrown")), denied
+    assert "billing/charge.py" in str(denied["thrown"]) and "thrown" not in allowed
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
 @pytest.mark.parametrize("broken", [False, True])
 def test_the_plugin_fails_open_without_gitmem_hook(
     broken: bool, project: Path, tmp_path: Path

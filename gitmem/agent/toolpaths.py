@@ -319,13 +319,15 @@ def _scan(value: Any, key: str, out: list[str], depth: int = 0) -> None:
 
 
 def patched_files(tool_name: str, tool_input: Any) -> list[tuple[str, str]] | None:
-    """For a Codex ``apply_patch`` call (the patch in ``command``; ``patch`` and ``input``
-    are read too), or a shell command that passes a patch to ``apply_patch``: (path, the
-    lines the patch adds to it) for each file it names, in order (a moved file's added
-    lines go to its new path). None for any other call."""
+    """For an ``apply_patch`` call (Codex's: the patch in ``command``; OpenCode's, which
+    replaces its edit and write tools for GPT models: in ``patchText``; ``patch`` and
+    ``input`` are read too), or a shell command that passes a patch to ``apply_patch``:
+    (path, the lines the patch adds to it) for each file it names, in order (a moved
+    file's added lines go to its new path). None for any other call. Before session 42
+    OpenCode's ``patchText`` was not read: its patches met no decision and no rule."""
     if not isinstance(tool_input, dict):
         return None
-    for key in ("command", "patch", "input"):
+    for key in ("command", "patchText", "patch", "input"):
         value = tool_input.get(key)
         if isinstance(value, str) and (tool_name == PATCH_TOOL or PATCH_START in value):
             files = _patch_files(value)
