@@ -233,13 +233,17 @@ class _Handler(BaseHTTPRequestHandler):
             item.update(id=f"fc_{n}", call_id=f"call_{n}", status="completed")
         usage = {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 5,
                  "output_tokens_details": None, "total_tokens": 15}  # fmt: skip
+        # the response as a whole too, and numbered events: Copilot CLI (OpenAI's SDK)
+        # takes its output from `response.completed` and returned nothing without it
+        response = {"id": "resp_1", "object": "response", "created_at": 1, "model": "fake"}
         events = [
-            {"type": "response.created", "response": {"id": "resp_1"}},
+            {"type": "response.created", "response": {**response, "status": "in_progress", "output": []}},
             {"type": "response.output_item.added", "output_index": 0, "item": item},
             {"type": "response.output_item.done", "output_index": 0, "item": item},
-            {"type": "response.completed", "response": {"id": "resp_1", "usage": usage}},
-        ]
-        self._sse([(e["type"], e) for e in events])
+            {"type": "response.completed", "response": {**response, "status": "completed",
+                                                        "output": [item], "usage": usage}},
+        ]  # fmt: skip
+        self._sse([(e["type"], {**e, "sequence_number": i}) for i, e in enumerate(events)])
 
     # -- Gemini --------------------------------------------------------------------------
     def _gemini(self, body: dict[str, Any], step: Step | None) -> None:

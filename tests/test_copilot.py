@@ -124,7 +124,11 @@ def test_the_tool_names_copilot_cli_sends_are_checked(project: Path) -> None:
                                                 "new_str": "x = float(1)"}}  # fmt: skip
     write = {"tool_name": "Write", "tool_input": {"path": str(project / "billing/fx.py"),
                                                   "file_text": "RATE = float(1)\n"}}  # fmt: skip
-    for payload in (edit, write):
+    # on a GPT model its file tool is a freeform apply_patch, sent as an `Edit` whose
+    # input is the patch itself (seen running it; before session 42 it passed unread)
+    patch = {"tool_name": "Edit", "tool_input": "*** Begin Patch\n*** Update File: "
+             "billing/charge.py\n@@\n-x = 1\n+x = float(1)\n*** End Patch\n"}  # fmt: skip
+    for payload in (edit, write, patch):
         denied = run_hook(project, "PreToolUse", payload)
         assert denied is not None and denied["permissionDecision"] == "deny", payload
         assert "D-0001 (critical)" in str(denied["permissionDecisionReason"])

@@ -196,20 +196,29 @@ def test_an_edit_session(agent: str, project: Path, agent_home: Path) -> None:
     assert_outcome(project, model)
 
 
-def test_opencode_on_a_gpt_model(project: Path, agent_home: Path) -> None:
-    """OpenCode gives GPT models `apply_patch` (its argument `patchText`) in place of its
-    edit and write tools: the patch is read as Codex's is, so the decision reaches the
-    model and the critical rule denies the patch. Before session 42 no patch of OpenCode's
-    met a decision or a rule: the float went into billing/charge.py unchecked."""
+@pytest.mark.parametrize("agent", ["opencode", "copilot"])
+def test_a_patch_of_a_gpt_model(agent: str, project: Path, agent_home: Path) -> None:
+    """On GPT models, OpenCode and Copilot CLI give the model `apply_patch` in place of
+    their edit and write tools (OpenCode's takes `patchText`; Copilot CLI's is a freeform
+    tool, as Codex's). The patch is read as Codex's is, so the critical rule denies it
+    and the model hears why. Before session 42 no patch of OpenCode's met a decision or a
+    rule: the float went into billing/charge.py unchecked."""
     patch = "*** Begin Patch\n*** Update File: billing/charge.py\n@@\n-x = 1\n+x = float(1)\n"
-    with FakeModel([Step("apply_patch", {"patchText": patch + "*** End Patch"})]) as model:
-        command, env = launch("opencode", project, agent_home, model)
-        config = Path(env["OPENCODE_CONFIG"])
-        settings = json.loads(config.read_text())
-        base = settings["provider"]["anthropic"]["options"]["baseURL"]
-        settings.update(model="openai/gpt-5.5", provider={"openai": {"options": {
-            "baseURL": base, "apiKey": "test"}}})  # fmt: skip
-        config.write_text(json.dumps(settings))
+    patch += "*** End Patch\n"
+    step = (Step("apply_patch", {"patchText": patch}) if agent == "opencode"
+            else Step("apply_patch", patch, custom=True))  # fmt: skip
+    with FakeModel([step]) as model:
+        command, env = launch(agent, project, agent_home, model)
+        if agent == "opencode":
+            config = Path(env["OPENCODE_CONFIG"])
+            settings = json.loads(config.read_text())
+            base = settings["provider"]["anthropic"]["options"]["baseURL"]
+            settings.update(model="openai/gpt-5.5", provider={"openai": {"options": {
+                "baseURL": base, "apiKey": "test"}}})  # fmt: skip
+            config.write_text(json.dumps(settings))
+        else:
+            env.update(COPILOT_PROVIDER_TYPE="openai", COPILOT_PROVIDER_WIRE_API="responses",
+                       COPILOT_PROVIDER_BASE_URL=f"{model.url}/v1", COPILOT_MODEL="gpt-5.5")  # fmt: skip
         run_agent(command(PROMPT), project, env)
     assert model.steps_taken == 1, [r.path for r in model.requests]
     assert all(r.path.endswith("/responses") for r in model.requests)

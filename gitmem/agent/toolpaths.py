@@ -615,6 +615,13 @@ def translate(
     folder (the first of ``folder_keys``) is joined to ``cwd``. ``payload`` itself comes
     back when there is nothing to translate."""
     tool_input = payload.get("tool_input")
+    if isinstance(tool_input, str) and tool_input.lstrip().startswith(PATCH_START):
+        # a freeform `apply_patch` whose input is the patch itself: Copilot CLI gives GPT
+        # models one and sends it as `Edit` with the patch for input (1.0.102; before
+        # session 42 such a patch met no decision and no rule)
+        name = payload.get("tool_name")
+        return {**payload, "tool_name": PATCH_TOOL, "tool_input": {"command": tool_input},
+                f"{agent}_tool_name": name}  # fmt: skip
     if isinstance(tool_input, str):  # MCP arguments, Copilot's camelCase `toolArgs`
         from gitmem import leanjson
 
