@@ -21,6 +21,7 @@ from collections import defaultdict
 from pathlib import Path, PurePosixPath
 
 from gitmem import markup, sections, validate
+from gitmem.entities import ROUTE_SEGMENT
 from gitmem.vocab import ADR_STATUS_WORDS, CJK_KEYS, CJK_STATUS_WORDS
 
 CANDIDATE_DIRS = (
@@ -508,6 +509,27 @@ _OPTION = re.compile(r"(?<![\w/.-])--?[A-Za-z][\w-]*")
 MAX_SHARE = 0.35  # a glob inferred for more of an ADR log's records than this says nothing
 
 
+# A path with a route segment (Next.js `app/blog/[slug]/page.tsx`, `app/(site)/about`):
+# read whole, before the words are split at its brackets (which gave `app/blog`, so the
+# decision governed the whole blog; before session 42).
+_PATH_SEGMENT = rf"(?:[\w.@+-]+|{ROUTE_SEGMENT})"
+_ROUTE_PATH = re.compile(rf"(?<![\w/.\[(-]){_PATH_SEGMENT}(?:/{_PATH_SEGMENT})+/?")
+_ROUTE_PART = re.compile(ROUTE_SEGMENT)
+
+
+def _route_paths(text: str, out: list[str]) -> str:
+    """``text`` less its paths with a route segment, which go to ``out``."""
+
+    def take(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if not any(_ROUTE_PART.fullmatch(part) for part in token.split("/")):
+            return token
+        out.append(token.rstrip("/"))
+        return " "
+
+    return _ROUTE_PATH.sub(take, text) if "/" in text else text
+
+
 def mentions(text: str, adr_rel: str = "") -> list[str]:
     """Tokens of an ADR that may name repository paths or modules, strongest first:
     relative links and repository URLs, code spans, then code-like words of the prose
@@ -532,9 +554,9 @@ def mentions(text: str, adr_rel: str = "") -> list[str]:
         if found:
             out.append(found.group(1))
     for span in _CODE_SPAN.findall(text):
-        out.extend(_TOKEN.findall(_OPTION.sub(" ", span)))
+        out.extend(_TOKEN.findall(_OPTION.sub(" ", _route_paths(span, out))))
     prose = _URL.sub(" ", _CODE_SPAN.sub(" ", _LINK_TARGET.sub("]", text)))
-    for token in _TOKEN.findall(_OPTION.sub(" ", prose)):
+    for token in _TOKEN.findall(_OPTION.sub(" ", _route_paths(prose, out))):
         if "/" in token or re.search(r"\.[A-Za-z]{1,5}$", token) or _identifier_like(token):
             out.append(token)
     return out

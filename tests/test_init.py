@@ -833,6 +833,26 @@ def test_a_command_line_option_names_no_folder() -> None:
     assert infer_globs(text, layout) == ["conf/app.yaml", "non-blocking/**"]
 
 
+def test_a_route_path_in_an_adr_is_read_whole() -> None:
+    """`app/blog/[slug]/page.tsx` in an ADR (Next.js names route folders so): the words
+    were split at its brackets, so the decision was given `app/blog/**`, the whole blog,
+    and `app/(site)/about/page.tsx` was found only by its tail. Read whole, each names its
+    own file; parentheses in prose (`function(arg)`) are no path."""
+    from gitmem.adrimport import RepoLayout, infer_globs
+
+    layout = RepoLayout(
+        ["app/blog/[slug]/page.tsx", "app/blog/index.tsx", "app/(site)/about/page.tsx",
+         "app/(site)/layout.tsx", "src/parse.go"]
+    )  # fmt: skip
+    text = ("Posts render statically: `app/blog/[slug]/page.tsx` calls `generateStaticParams`;"
+            " so does app/(site)/about/page.tsx. Call parse(arg) from src/parse.go.")  # fmt: skip
+    assert infer_globs(text, layout) == [
+        "app/blog/[slug]/page.tsx", "app/(site)/about/page.tsx", "src/parse.go"
+    ]  # fmt: skip
+    layout = RepoLayout(["app/blog/[slug]/page.tsx", "app/blog/[slug]/opengraph-image.tsx"])
+    assert infer_globs("The `app/blog/[slug]` route is static.", layout) == ["app/blog/[slug]/**"]
+
+
 def test_a_project_name_that_is_its_root_package_names_no_folder() -> None:
     """JabRef's ADRs say "JabRef" throughout, and its code lives under `org/jabref` in
     main and test trees: that is the whole project, not a part of it. A package that
