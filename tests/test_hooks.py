@@ -889,6 +889,40 @@ def test_a_sed_edit_that_breaks_a_critical_rule_is_denied_before_it_runs(
     assert git(project, "status", "--porcelain") == ""  # nothing was edited
 
 
+def test_a_diff_applied_from_a_heredoc_is_read_before_it_runs(project: Path) -> None:
+    """`git apply <<'EOF'` (or `patch -p1`), what agents run when an edit tool will not
+    take a change: the diff's added lines are read as a patch's are, so the money rule
+    denies it before it runs (before session 42, only after). A compliant diff goes
+    through, and git applies it as read; a reversed or checked apply writes nothing and
+    is not read, nor is a `patch` that does not say how much of the paths it strips."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+
+    def diff(line: str) -> str:
+        return ("diff --git a/billing/charge.py b/billing/charge.py\n--- a/billing/charge.py\n"
+                f"+++ b/billing/charge.py\n@@ -1 +1,2 @@\n x = 1\n+{line}\n")  # fmt: skip
+
+    cases = [
+        (f"git apply <<'EOF'\n{diff('y = float(1)')}EOF", True),
+        (f"patch -p1 <<EOF\n{diff('y = float(1)')}EOF\necho done", True),
+        (f"git apply -R <<'EOF'\n{diff('y = float(1)')}EOF", False),
+        (f"git apply --check <<'EOF'\n{diff('y = float(1)')}EOF", False),
+        (f"patch <<'EOF'\n{diff('y = float(1)')}EOF", False),
+        (f"git apply <<'EOF'\n{diff('y = 2')}EOF", False),
+    ]
+    for n, (command, denied) in enumerate(cases):
+        call = {"session_id": "ga", "cwd": str(project), "tool_name": "Bash", "tool_use_id": f"g{n}"}
+        call["tool_input"] = {"command": command}
+        code, out, err = hook("pre-tool", call, project)
+        assert (code, err) == (0, "")
+        said = json.loads(out)["hookSpecificOutput"] if out else {}
+        assert (said.get("permissionDecision") == "deny") is denied, (command, said)
+        if denied:
+            assert "forbids this change to billing/charge.py" in said["permissionDecisionReason"]
+    subprocess.run(cases[-1][0], shell=True, cwd=project, check=True)
+    assert (project / "billing/charge.py").read_text() == "x = 1\ny = 2\n"
+
+
 def test_a_line_the_user_had_not_committed_is_not_the_commands(project: Path) -> None:
     """The turn's check reads what a command added against the file as the turn found it
     (kept in the background when the prompt came), not against the last commit: a

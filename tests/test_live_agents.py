@@ -471,16 +471,25 @@ def test_a_heredoc_that_breaks_a_critical_rule_is_denied(
     assert told, [r.text()[-500:] for r in model.conversation]
 
 
+SHELL_EDITS = {
+    "sed": "sed -i 's/^x = 1$/x = float(1)/' billing/charge.py",
+    "git-apply": "git apply <<'EOF'\n--- a/billing/charge.py\n+++ b/billing/charge.py\n"
+    "@@ -1 +1 @@\n-x = 1\n+x = float(1)\nEOF",
+}
+
+
+@pytest.mark.parametrize("how", sorted(SHELL_EDITS))
 @pytest.mark.parametrize("agent", AGENTS)
-def test_a_sed_edit_that_breaks_a_critical_rule_is_denied(
-    agent: str, project: Path, agent_home: Path
+def test_a_shell_edit_that_breaks_a_critical_rule_is_denied(
+    agent: str, how: str, project: Path, agent_home: Path
 ) -> None:
-    """The agent edits billing/charge.py with `sed -i` through its shell tool, making an
-    amount a float: the before-tool hook runs the edit on a copy (`sed --sandbox`) and
-    denies the command, so the file is never changed, and the model hears why. Before
-    session 42 only the after-tool hook read it, once the file was written."""
+    """The agent edits billing/charge.py through its shell tool, making an amount a
+    float, with `sed -i` (run on a copy by the before-tool hook, `sed --sandbox`) or a
+    diff given to `git apply` in a heredoc (its added lines read): the command is denied,
+    so the file is never changed, and the model hears why. Before session 42 only the
+    after-tool hook read either, once the file was written."""
     charge = (project / "billing/charge.py").read_text()
-    edit = "sed -i 's/^x = 1$/x = float(1)/' billing/charge.py"
+    edit = SHELL_EDITS[how]
     with FakeModel([shell_step(agent, edit)]) as model:
         command, env = launch(agent, project, agent_home, model)
         run_agent(command("Make the amount a float"), project, env)

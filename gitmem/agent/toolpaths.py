@@ -333,7 +333,98 @@ def patched_files(tool_name: str, tool_input: Any) -> list[tuple[str, str]] | No
             files = _patch_files(value)
             if files or tool_name == PATCH_TOOL:
                 return files
+    command = tool_input.get("command")
+    if tool_name == SHELL_TOOL and isinstance(command, str) and "\n+++ " in command:
+        return _applied_diffs(command) or None
     return None
+
+
+def _applied_diffs(command: str) -> list[tuple[str, str]]:
+    """(path, the lines it adds) for each file of a unified diff that a shell command gives
+    `git apply` or `patch -pN` in a heredoc (`git apply <<'EOF'`): what agents do when an
+    edit tool will not take a change. Before session 42 it was read only after it ran. A
+    reversed, checked or dry-run apply writes nothing; `patch` without `-p` is left to
+    the after-tool check (where it strips is not sure)."""
+    out: list[tuple[str, str]] = []
+    lines = command.split("\n")
+    i = 0
+    while i < len(lines):
+        words = shell_words(lines[i])
+        i += 1
+        if "<<" not in words and "<<-" not in words:
+            continue
+        at = words.index("<<") if "<<" in words else words.index("<<-")
+        strip = _apply_strip(words[:at])
+        tag = words[at + 1] if at + 1 < len(words) else ""
+        if not tag:
+            continue
+        end = i
+        while end < len(lines) and lines[end].strip() != tag:
+            end += 1
+        if strip is not None and end < len(lines):
+            out += _diff_files(lines[i:end], strip)
+        i = end + 1
+    return out[:MAX_PATHS]
+
+
+_NO_WRITE = frozenset(("-R", "--reverse", "--check", "--stat", "--numstat", "--summary",
+                       "--dry-run", "--apply-check"))  # fmt: skip
+
+
+def _apply_strip(words: list[str]) -> int | None:
+    """How many leading path parts the `git apply` or `patch` of ``words`` strips; None
+    when ``words`` hold neither, or one that writes nothing, or a `patch` with no `-p`."""
+    for start in range(len(words)):
+        name = words[start].rsplit("/", 1)[-1]
+        git = name == "git" and words[start + 1 : start + 2] == ["apply"]
+        if git or name == "patch":
+            args = words[start + (2 if git else 1) :]
+            if any(a in _NO_WRITE for a in args):
+                return None
+            for n, arg in enumerate(args):
+                if arg.startswith("-p") and arg != "-p":
+                    return int(arg[2:]) if arg[2:].isdigit() else None
+                if arg == "-p" and n + 1 < len(args):
+                    return int(args[n + 1]) if args[n + 1].isdigit() else None
+                if arg.startswith("--strip="):
+                    return int(arg[8:]) if arg[8:].isdigit() else None
+            return 1 if git else None
+    return None
+
+
+def _diff_files(lines: list[str], strip: int) -> list[tuple[str, str]]:
+    """(path less ``strip`` leading parts, its added lines) for each file of a unified
+    diff, its hunks read by their line counts."""
+    out: list[tuple[str, list[str]]] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if line.startswith("+++ ") and i >= 2 and lines[i - 2].startswith("--- "):
+            target = line[4:].split("\t", 1)[0].strip()
+            parts = target.split("/")
+            if target != "/dev/null" and len(parts) > strip:
+                out.append(("/".join(parts[strip:]), []))
+            continue
+        if not (line.startswith("@@ ") and out):
+            continue
+        try:
+            old_span, new_span = line.split(" ")[1:3]
+            left = int([*old_span[1:].split(","), "1"][1])
+            right = int([*new_span[1:].split(","), "1"][1])
+        except (ValueError, IndexError):
+            continue
+        while i < len(lines) and (left > 0 or right > 0):
+            body = lines[i]
+            i += 1
+            if body.startswith("+"):
+                out[-1][1].append(body[1:])
+                right -= 1
+            elif body.startswith("-"):
+                left -= 1
+            elif not body.startswith("\\"):  # context (`\ No newline` is neither)
+                left, right = left - 1, right - 1
+    return [(path, "\n".join(added)) for path, added in out]
 
 
 def _patch_files(patch: str) -> list[tuple[str, str]]:
