@@ -21,7 +21,7 @@ from collections import defaultdict
 from pathlib import Path, PurePosixPath
 
 from gitmem import markup, sections, validate
-from gitmem.entities import ROUTE_SEGMENT
+from gitmem.entities import PATH_SEGMENT, route_path
 from gitmem.vocab import ADR_STATUS_WORDS, CJK_KEYS, CJK_STATUS_WORDS
 
 CANDIDATE_DIRS = (
@@ -512,9 +512,7 @@ MAX_SHARE = 0.35  # a glob inferred for more of an ADR log's records than this s
 # A path with a route segment (Next.js `app/blog/[slug]/page.tsx`, `app/(site)/about`):
 # read whole, before the words are split at its brackets (which gave `app/blog`, so the
 # decision governed the whole blog; before session 42).
-_PATH_SEGMENT = rf"(?:[\w.@+-]+|{ROUTE_SEGMENT})"
-_ROUTE_PATH = re.compile(rf"(?<![\w/.\[(-]){_PATH_SEGMENT}(?:/{_PATH_SEGMENT})+/?")
-_ROUTE_PART = re.compile(ROUTE_SEGMENT)
+_ROUTE_PATH = re.compile(rf"(?<![\w/.\[(-]){PATH_SEGMENT}(?:/{PATH_SEGMENT})+/?")
 
 
 def _route_paths(text: str, out: list[str]) -> str:
@@ -522,7 +520,7 @@ def _route_paths(text: str, out: list[str]) -> str:
 
     def take(match: re.Match[str]) -> str:
         token = match.group(0)
-        if not any(_ROUTE_PART.fullmatch(part) for part in token.split("/")):
+        if not route_path(token):
             return token
         out.append(token.rstrip("/"))
         return " "

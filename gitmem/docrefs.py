@@ -30,7 +30,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from gitmem.entities import ROUTE_SEGMENT
+from gitmem.entities import ROUTE_SEGMENT, route_path
 from gitmem.sections import headings
 
 # any indentation: a fence inside a list item is indented with it
@@ -536,11 +536,6 @@ def placeholder(path: str) -> bool:
 # `[name]` is a placeholder: `gitmem stale` checks such a path only where the repository
 # names its own paths this way.
 _ROUTE_SEGMENT = re.compile(ROUTE_SEGMENT)
-
-
-def route_path(token: str) -> bool:
-    """Whether ``token`` has a route segment (``app/blog/[slug]/page.tsx``)."""
-    return any(_ROUTE_SEGMENT.fullmatch(part) for part in token.split("/"))
 
 
 def _plain_path(token: str, *, routes: bool = False) -> bool:

@@ -23,10 +23,18 @@ _QUOTED = re.compile(r"`([^`\n]{2,80})`|\"([^\"\n]{2,80})\"|'([^'\n]{2,80})'")
 # Nuxt `[id].vue`, `[...slug].astro`. A path's segment is a name or one of those: they
 # split the path before session 41 (`app/blog/[slug]/page.tsx` was `app/blog/`).
 ROUTE_SEGMENT = r"\[\[?(?:\.\.\.)?[\w-]+\]\]?(?:\.[\w.]+)?|\([\w-]+\)"
-_SEGMENT = rf"(?:[\w.@+-]+|{ROUTE_SEGMENT})"
+PATH_SEGMENT = rf"(?:[\w.@+-]+|{ROUTE_SEGMENT})"
 _PATHLIKE = re.compile(
-    rf"(?<![\w/.-])((?:\.{{0,2}}/)?{_SEGMENT}(?:/{_SEGMENT})+/?|[\w@+-]+\.[A-Za-z][\w]{{0,7}})(?![\w/])"
+    rf"(?<![\w/.-])((?:\.{{0,2}}/)?{PATH_SEGMENT}(?:/{PATH_SEGMENT})+/?|[\w@+-]+\.[A-Za-z][\w]{{0,7}})(?![\w/])"
 )
+_ROUTE_PART = re.compile(ROUTE_SEGMENT)
+
+
+def route_path(token: str) -> bool:
+    """Whether ``token`` has a route segment (``app/blog/[slug]/page.tsx``)."""
+    return any(_ROUTE_PART.fullmatch(part) for part in token.split("/"))
+
+
 _IDENT = re.compile(
     r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b|\b[A-Za-z_][A-Za-z0-9_]*\b"
 )

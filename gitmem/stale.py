@@ -36,6 +36,7 @@ from pathlib import Path
 
 from gitmem import docrefs, export, git, tasks, vocab
 from gitmem.agent.stalenote import CACHE_NAME, CACHE_VERSION, NAMES
+from gitmem.entities import route_path
 from gitmem.fsutil import atomic_write
 from gitmem.globs import matches_any
 from gitmem.repo import Repo
@@ -153,7 +154,7 @@ class _Tree:
     @functools.cached_property
     def route_names(self) -> bool:
         """Whether the repository names paths with route segments (Next.js `[slug]`)."""
-        return any(docrefs.route_path(f) for f in self.files)
+        return any(route_path(f) for f in self.files)
 
     @functools.cached_property
     def _by_name(self) -> dict[str, list[str]]:
@@ -353,7 +354,7 @@ class _Checker:
                 return None  # `release/3.x`, `origin/main`: a branch, not a folder
         # `app/blog/[slug]/page.tsx`: a name, where the repository names paths this way
         # (Next.js routes); elsewhere a placeholder (`src/[name].ts`)
-        route = docrefs.route_path(value)
+        route = route_path(value)
         if route and not self.tree.route_names:
             return None
         self.count += 1
