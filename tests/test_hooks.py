@@ -4,6 +4,7 @@ the plugin files, doctor and the MCP server."""
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
 import shutil
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -466,6 +468,7 @@ def test_shell_words_split_like_shlex(command: str) -> None:
         ("cd 'my dir' && sed -i s/a/b/ 'a b.py'", ["my dir/s/a/b/", "my dir/a b.py"]),
         ("cd src\nvi a.py", ["src/a.py"]),
         ("(cd web && npm test app/x.ts) && cat README.md", ["web/app/x.ts", "README.md"]),
+        ("(cd a && cat x.py); cat y.py", ["a/x.py", "y.py"]),  # `);` is one word
         ("pushd a; vi b.py; popd; vi c.py", ["a/b.py", "c.py"]),
         ("cd a; cd ../b && cat c.py", ["a/../b", "a/../b/c.py"]),
         ("cd /abs/dir && cat x.py", ["/abs/dir", "/abs/dir/x.py"]),
@@ -792,6 +795,19 @@ def test_echo_writes(command: str, writes: list[tuple[str, str, bool]]) -> None:
     assert toolpaths.echo_writes(command) == writes
 
 
+_CALLS = itertools.count()
+
+
+def _before_shell(project: Path, session: str, command: str) -> dict[str, Any]:
+    """The pre-tool hook's answer (``hookSpecificOutput``, or {}) to a shell command."""
+    call = {"session_id": session, "cwd": str(project), "tool_name": "Bash"}
+    call.update(tool_use_id=f"{session}-{next(_CALLS)}", tool_input={"command": command})
+    code, out, err = hook("pre-tool", call, project)
+    assert (code, err) == (0, "")
+    said: dict[str, Any] = json.loads(out)["hookSpecificOutput"] if out else {}
+    return said
+
+
 def test_a_heredoc_that_breaks_a_critical_rule_is_denied_before_it_runs(project: Path) -> None:
     """`cat > billing/charge.py <<'EOF'` (or `echo '…' >>`, `printf '…' >`, and since
     session 42 `echo '…' | tee -a`) is a Write
@@ -814,12 +830,8 @@ def test_a_heredoc_that_breaks_a_critical_rule_is_denied_before_it_runs(project:
         ("echo 'amount = float(total)' | tee -a billing/charge.py > /dev/null", True),
         ("printf 'cents = 5\\n' | tee billing/new.py", False),
     ]
-    for n, (command, denied) in enumerate(cases):
-        call = {"session_id": "hd", "cwd": str(project), "tool_name": "Bash", "tool_use_id": f"h{n}"}
-        call["tool_input"] = {"command": command}
-        code, out, err = hook("pre-tool", call, project)
-        assert (code, err) == (0, "")
-        said = json.loads(out)["hookSpecificOutput"] if out else {}
+    for command, denied in cases:
+        said = _before_shell(project, "hd", command)
         assert (said.get("permissionDecision") == "deny") is denied, (command, said)
 
 
@@ -841,6 +853,11 @@ def test_a_heredoc_that_breaks_a_critical_rule_is_denied_before_it_runs(project:
         ("sed -i --line-length=3 's/a/b/' x.py", []),  # an option not read
         ("cat x.py | sed -i 's/a/b/' -", []),
         ("grep -rl foo . | xargs sed -i 's/a/b/'", []),  # its files come from the pipe
+        (
+            "(cd a && sed -i s/x/y/ f); pushd b && sed -i s/x/y/ g; popd; sed -i s/x/y/ h",
+            [("a", ["-e", "s/x/y/"], ["f"]), ("b", ["-e", "s/x/y/"], ["g"]),
+             ("", ["-e", "s/x/y/"], ["h"])],
+        ),  # fmt: skip
     ],
 )
 def test_sed_edits(command: str, edits: list[tuple[str, list[str], list[str]]]) -> None:
@@ -875,12 +892,8 @@ def test_a_sed_edit_that_breaks_a_critical_rule_is_denied_before_it_runs(
         (f"sed -i '1e touch {ran}' billing/charge.py", False),
         ("sed -i ':a;ba' billing/charge.py", False),  # loops: cut off
     ]
-    for n, (command, denied) in enumerate(cases):
-        call = {"session_id": "sd", "cwd": str(project), "tool_name": "Bash", "tool_use_id": f"s{n}"}
-        call["tool_input"] = {"command": command}
-        code, out, err = hook("pre-tool", call, project)
-        assert (code, err) == (0, "")
-        said = json.loads(out)["hookSpecificOutput"] if out else {}
+    for command, denied in cases:
+        said = _before_shell(project, "sd", command)
         assert (said.get("permissionDecision") == "deny") is denied, (command, said)
         if denied:
             assert "D-0001 (critical)" in said["permissionDecisionReason"]
@@ -910,12 +923,8 @@ def test_a_diff_applied_from_a_heredoc_is_read_before_it_runs(project: Path) -> 
         (f"patch <<'EOF'\n{diff('y = float(1)')}EOF", False),
         (f"git apply <<'EOF'\n{diff('y = 2')}EOF", False),
     ]
-    for n, (command, denied) in enumerate(cases):
-        call = {"session_id": "ga", "cwd": str(project), "tool_name": "Bash", "tool_use_id": f"g{n}"}
-        call["tool_input"] = {"command": command}
-        code, out, err = hook("pre-tool", call, project)
-        assert (code, err) == (0, "")
-        said = json.loads(out)["hookSpecificOutput"] if out else {}
+    for command, denied in cases:
+        said = _before_shell(project, "ga", command)
         assert (said.get("permissionDecision") == "deny") is denied, (command, said)
         if denied:
             assert "forbids this change to billing/charge.py" in said["permissionDecisionReason"]

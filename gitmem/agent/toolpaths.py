@@ -201,20 +201,27 @@ def _in_place(flag: str) -> bool:
     return False
 
 
-# The last command walked and its words: a hook asks for a command's words, then for what
-# it writes (after-tool), and walks it once.
-_walked: tuple[str, list[tuple[str, bool]]] = ("", [])
+# The last command walked: a hook asks for a command's words, then for what it writes
+# (after-tool) or the `sed -i` it runs (before-tool), and walks it once.
+_walked: tuple[str, list[tuple[str, bool]], list[tuple[str, list[str]]]] = ("", [], [])
 
 
 def _bash_paths(command: str) -> list[tuple[str, bool]]:
     """``bash_words``, each with whether the command writes it (``bash_writes``)."""
+    return _walk(command)[1]
+
+
+def _walk(command: str) -> tuple[str, list[tuple[str, bool]], list[tuple[str, list[str]]]]:
     global _walked
     if _walked[0] != command:
-        _walked = (command, _walk_shell(command))
-    return _walked[1]
+        seds: list[tuple[str, list[str]]] = []
+        _walked = (command, _walk_shell(command, seds), seds)
+    return _walked
 
 
-def _walk_shell(command: str) -> list[tuple[str, bool]]:
+def _walk_shell(command: str, seds: list[tuple[str, list[str]]]) -> list[tuple[str, bool]]:
+    """The path words of ``command`` (see ``bash_words``); each `sed` it runs where the
+    folder is known goes to ``seds`` as (that folder, its words after `sed`)."""
     out: list[tuple[str, bool]] = []
     base: str | None = ""  # where the command has cd'd to, relative to its cwd
     saved: list[str | None] = []
@@ -225,10 +232,17 @@ def _walk_shell(command: str) -> list[tuple[str, bool]]:
     args: list[int] = []  # where its path words are in ``out``
     target = False  # the next word is a redirection's target (">", ">>", "&>")
     source = False  # ... or an input's ("<"): read, and no argument of the command
+    sed: list[str] = []  # a `sed`'s words after its name
 
     def written(at: list[int]) -> None:
         for i in at:
             out[i] = (out[i][0], True)
+
+    def ended() -> None:
+        written([args[i] for i in _writes(name, flags, len(args))])
+        if name[:1] == ["sed"] and base is not None:
+            seds.append((base, sed.copy()))
+        sed.clear()
 
     for word in shell_words(command, newline=";"):
         if word and all(c in _OPERATORS for c in word):
@@ -237,13 +251,16 @@ def _walk_shell(command: str) -> list[tuple[str, bool]]:
                 # duplicate a descriptor, `<` and `<<` read
                 target = ">" in word and not word.endswith("&") and "<" not in word
                 source = word == "<"
+                if name[:1] == ["sed"]:
+                    sed.append(word)
                 continue
-            written([args[i] for i in _writes(name, flags, len(args))])
+            ended()
             flags, args, target, source = [], [], False, False
-            if word == "(":
-                saved.append(base)
-            elif word == ")" and saved:
-                base = saved.pop()
+            for c in word:  # `(`, `)`, and a run of them with others: `);`, `&& (`
+                if c == "(":
+                    saved.append(base)
+                elif c == ")" and saved:
+                    base = saved.pop()
             if moving:
                 base = None  # a bare `cd`: the home folder
             start, moving = True, False
@@ -271,6 +288,8 @@ def _walk_shell(command: str) -> list[tuple[str, bool]]:
             moving = word != "popd"
             start = False
             continue
+        if name[:1] == ["sed"]:
+            sed.append(word)
         assignment = start and "=" in word and "/" not in word.split("=", 1)[0]
         if not assignment and (start or name == ["git"]) and not word.startswith("-"):
             name.append(word.rsplit("/", 1)[-1])  # the command, or git's subcommand
@@ -300,7 +319,7 @@ def _walk_shell(command: str) -> list[tuple[str, bool]]:
         if not (redirected or read_in):
             args.append(len(out))
         out.append((word if word.startswith("/") else _join(base or "", word), redirected))
-    written([args[i] for i in _writes(name, flags, len(args))])
+    ended()
     return out[:MAX_PATHS]
 
 
@@ -532,34 +551,18 @@ _SED_DROP = frozenset(
 
 def sed_edits(command: str) -> list[tuple[str, list[str], list[str]]]:
     """Each `sed -i` (``--in-place``, ``-i.bak``, ``-ni``) of ``command`` whose words are
-    all read (GNU sed's options; a literal ``cd`` before it), in order, as (the folder a
-    ``cd`` before it moved to, relative to the command's cwd; sed's arguments less the
-    in-place flag and the files: its script and the options that change what it prints;
-    the files it edits). A tuple, not a dataclass: this module runs in every tool-call
-    hook, and ``dataclasses`` imports ``re`` and ``inspect``. The before-tool
-    check runs each on a copy of the files' text (``sed --sandbox``, which runs no
-    command and reads or writes no file) to read what it would add."""
+    all read (GNU sed's options) and whose folder is known (``bash_words`` follows the
+    ``cd``s), in order, as (that folder, relative to the command's cwd; sed's arguments
+    less the in-place flag and the files: its script and the options that change what it
+    prints; the files it edits, from that folder). A tuple, not a dataclass: this
+    module runs in every tool-call hook, and ``dataclasses`` imports ``re`` and
+    ``inspect``. The before-tool check runs each on a copy of the files' text (``sed
+    --sandbox``, which runs no command and reads or writes no file) to read what it would
+    add."""
     if "sed" not in command or ("-i" not in command and "--in-place" not in command):
         return []
-    out: list[tuple[str, list[str], list[str]]] = []
-    base: str | None = ""
-    words: list[str] = []
-    for word in [*shell_words(command, newline=";"), ";"]:
-        if not (word and all(c in _OPERATORS for c in word)) or "<" in word or ">" in word:
-            words.append(word)
-            continue
-        while words and (words[0] in _WRAPPERS or "=" in words[0].split("/", 1)[0]):
-            words.pop(0)  # `sudo sed`, `LC_ALL=C sed`
-        if words[:1] == ["cd"] and len(words) == 2 and base is not None:
-            folder = words[1]
-            literal = not folder.startswith(("~", "$", "-"))
-            base = (folder if folder.startswith("/") else _join(base, folder)) if literal else None
-        elif words and words[0].rsplit("/", 1)[-1] == "sed" and base is not None:
-            edit = _sed_edit(base, words[1:])
-            if edit is not None and len(out) < MAX_PATHS:
-                out.append(edit)
-        words = []
-    return out
+    edits = (_sed_edit(folder, words) for folder, words in _walk(command)[2])
+    return [edit for edit in edits if edit is not None][:MAX_PATHS]
 
 
 def _sed_edit(folder: str, words: list[str]) -> tuple[str, list[str], list[str]] | None:

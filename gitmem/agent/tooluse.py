@@ -380,7 +380,7 @@ def _pre_tool(
         if denied is not None:
             return denied
     elif ruled and tool == toolpaths.SHELL_TOOL:
-        written = _heredocs(loc, payload, paths)
+        written = _shell_changes(loc, payload, paths)
         denied, advisories = _check_rules(loc, written) if written else (None, [])
         if denied is not None:
             return denied
@@ -416,7 +416,9 @@ def _changes(
     return out
 
 
-def _heredocs(loc: Location, payload: dict[str, Any], paths: list[str]) -> list[tuple[str, str]]:
+def _shell_changes(
+    loc: Location, payload: dict[str, Any], paths: list[str]
+) -> list[tuple[str, str]]:
     """(repository path, the lines it gains) for each `cat` heredoc, or `echo` or
     `printf` of one quoted argument, of a shell command into one of ``paths``
     (toolpaths.heredoc_writes, toolpaths.echo_writes): read as a Write of its text (an
@@ -461,8 +463,7 @@ def _sed_runs(
     after: dict[str, str] = {}
     for folder, args, files in edits:
         for word in files:
-            raw = word if word.startswith("/") or not folder else folder.rstrip("/") + "/" + word
-            rel = relative(raw, loc.root, loc.common_dir, cwd, roots)
+            rel = relative(os.path.join(folder, word), loc.root, loc.common_dir, cwd, roots)
             if rel is None or rel not in paths:
                 continue
             text = after.get(rel)
