@@ -855,9 +855,12 @@ def test_a_heredoc_that_breaks_a_critical_rule_is_denied_before_it_runs(project:
         ("grep -rl foo . | xargs sed -i 's/a/b/'", []),  # its files come from the pipe
         (
             "(cd a && sed -i s/x/y/ f); pushd b && sed -i s/x/y/ g; popd; sed -i s/x/y/ h",
-            [("a", ["-e", "s/x/y/"], ["f"]), ("b", ["-e", "s/x/y/"], ["g"]),
-             ("", ["-e", "s/x/y/"], ["h"])],
-        ),  # fmt: skip
+            [
+                ("a", ["-e", "s/x/y/"], ["f"]),
+                ("b", ["-e", "s/x/y/"], ["g"]),
+                ("", ["-e", "s/x/y/"], ["h"]),
+            ],
+        ),
     ],
 )
 def test_sed_edits(command: str, edits: list[tuple[str, list[str], list[str]]]) -> None:
