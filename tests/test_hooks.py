@@ -483,6 +483,10 @@ def test_shell_words_split_like_shlex(command: str) -> None:
         ("git mv billing payments", ["billing", "payments"]),
         ("sudo rm -r billing && npm test", ["billing"]),
         ("cd api && ls v2; git checkout main", ["api/v2"]),
+        # a here-document's body is no words: before session 43 its apostrophe opened a
+        # quote that hid the rest of the command
+        ("cat > notes.md <<'EOF'\ndon't\nEOF\nsed -i s/a/b/ billing/x.py", ["notes.md", "s/a/b/", "billing/x.py"]),
+        ("cat <<-EOF | cat\n\tx.py\n\tEOF\ncat y.py", ["y.py"]),
     ],
 )
 def test_bash_words_follow_cd(command: str, words: list[str]) -> None:
@@ -506,6 +510,7 @@ def test_bash_words_follow_cd(command: str, words: list[str]) -> None:
         ("git mv billing payments; git add payments", ["billing", "payments"]),
         ("python gen.py > out/api.json", ["out/api.json"]),  # what gen.py writes: not known
         ("cat <<EOF > gen.py\nx = 1\nEOF", ["gen.py"]),
+        ("cat > clean.sh <<'EOF'\nrm -rf build\nEOF\nchmod +x clean.sh", ["clean.sh"]),  # not `build`
     ],
 )
 def test_bash_writes(command: str, written: list[str]) -> None:
@@ -537,6 +542,38 @@ def test_a_file_changed_by_a_shell_command_is_an_edit_of_the_session(project: Pa
     written = {**call, "session_id": "sh3", "tool_input": {"command": heredoc}}
     note = context_of(hook("post-tool", written, project)[1])
     assert f"{record}:2: front-matter: invalid YAML" in note
+    # a diff applied from a file (since session 43): the files it changed, not the patch
+    (project / "fix.patch").write_text(
+        "--- a/billing/charge.py\n+++ b/billing/charge.py\n@@ -1 +1 @@\n-x = 2\n+x = 3\n"
+    )
+    applied = {**call, "session_id": "sh4", "tool_input": {"command": "git apply fix.patch"}}
+    subprocess.run("git apply fix.patch", shell=True, cwd=project, check=True)
+    assert hook("post-tool", applied, project)[0] == 0
+    view = state.read_view(discover(project).shared_state_dir, "sh4")
+    assert (view.edited, view.read) == (["billing/charge.py"], ["fix.patch"])
+
+
+def test_a_command_after_a_here_document_is_read(project: Path) -> None:
+    """A here-document's body is no part of the command's words. Before session 43 an
+    apostrophe in one (`don't`) opened a quote that hid every command after it: a `sed -i`
+    there that broke the money rule met no decision and no deny; and the body's lines
+    were read as commands."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+    command = (
+        "cat > NOTES.md <<'EOF'\nDon't use floats for money.\nEOF\n"
+        "sed -i 's/x = 1/x = float(1)/' billing/charge.py"
+    )
+    said = _before_shell(project, "ap", command)
+    assert said.get("permissionDecision") == "deny", said
+    assert "D-0001 (critical)" in said["permissionDecisionReason"]
+    write(project, "build/out.txt", "x\n")
+    script = "cat > clean.sh <<'EOF'\nrm -rf build\nEOF\nchmod +x clean.sh"
+    call = {"session_id": "ap2", "cwd": str(project), "tool_name": "Bash"}
+    subprocess.run(script, shell=True, cwd=project, check=True)
+    assert hook("post-tool", {**call, "tool_input": {"command": script}}, project)[0] == 0
+    view = state.read_view(discover(project).shared_state_dir, "ap2")
+    assert view.edited == ["clean.sh"]  # not `build`: the script is written, not run
 
 
 def test_what_a_turns_commands_wrote_is_an_edit_of_the_session(project: Path) -> None:
@@ -769,10 +806,67 @@ def test_a_route_folder_named_with_brackets(project: Path) -> None:
         ("python - <<'EOF'\nprint(1)\nEOF", []),  # into a program, not a file
         ("cat > f.py <<'EOF'\nno end", []),  # never closed: the shell writes nothing sure
         ("cat billing/x.py", []),
+        # since session 43: a `cd` before it, `tee`, another descriptor's redirection
+        ("cd billing && cat > x.py 2>/dev/null <<'EOF'\nx = 1\nEOF", [("billing/x.py", "x = 1\n", False)]),
+        ("tee -a a.py b/c.py >/dev/null <<'EOF'\nz\nEOF", [("a.py", "z\n", True), ("b/c.py", "z\n", True)]),
+        ("cat <<-EOF > x.py\n\tif a:\n\t\tb()\n\tEOF", [("x.py", "if a:\nb()\n", False)]),
+        ("cat head.py - > x.py <<'EOF'\ny\nEOF", []),  # with a file's text too
+        ("cd $D && cat > x.py <<'EOF'\ny\nEOF", []),  # where is not known
     ],
 )
 def test_heredoc_writes(command: str, writes: list[tuple[str, str, bool]]) -> None:
     assert toolpaths.heredoc_writes(command) == writes
+
+
+@pytest.mark.parametrize(
+    ("command", "words", "bodies"),
+    [
+        ("cat <<EOF\na 'b\nEOF\nls", ["cat", "<<", "EOF", ";", "ls"], ["a 'b\n"]),
+        ("cat <<'A' <<B; x\n1\nA\n2\nB", ["cat", "<<", "A", "<<", "B", ";", "x", ";"], ["1\n", "2\n"]),
+        ("cat <<-X\n\t1\n\tX\n", ["cat", "<<", "X", ";"], ["1\n"]),
+        ("cat << -X\n-X\n", ["cat", "<<", "-X", ";"], [""]),  # `<< -X`: its tag is `-X`
+        ("cat <<E\nno end", ["cat", "<<", "E", ";"], [None]),
+        ("cat <<E", ["cat", "<<", "E"], [None]),
+        ("cat <<< 'x'\nls", ["cat", "<<<", "x", ";", "ls"], []),  # a here-string
+        ("echo '<<E'\nls", ["echo", "<<E", ";", "ls"], []),
+    ],
+)
+def test_shell_words_read_here_documents(command: str, words: list[str], bodies: list[str]) -> None:
+    found: list[str | None] = []
+    assert toolpaths.shell_words(command, newline=";", bodies=found) == words
+    assert found == bodies
+
+
+_DIFF = "--- a/billing/x.py\n+++ b/billing/x.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 3\n"
+
+
+@pytest.mark.parametrize(
+    ("command", "read", "diffs"),
+    [
+        (f"git apply <<'EOF'\n{_DIFF}EOF", {}, [("billing/x.py", "b = 3")]),
+        (f"cd svc && patch -p1 <<EOF\n{_DIFF}EOF", {}, [("svc/billing/x.py", "b = 3")]),
+        (f"git apply -R <<'EOF'\n{_DIFF}EOF", {}, [("billing/x.py", "b = 2")]),  # undone
+        (f"patch -p0 <<'EOF'\n{_DIFF}EOF", {}, [("b/billing/x.py", "b = 3")]),
+        # from a file (since session 43), read from the folder the command runs in
+        ("git apply -v --index fix.patch", {"fix.patch": _DIFF}, [("billing/x.py", "b = 3")]),
+        ("cd svc && patch -Np1 < ../fix.diff", {"svc/../fix.diff": _DIFF}, [("svc/billing/x.py", "b = 3")]),
+        ("patch -p1 -i /tmp/f.diff 2>/dev/null", {"/tmp/f.diff": _DIFF}, [("billing/x.py", "b = 3")]),
+        ("patch --strip=1 --input=f.diff", {"f.diff": _DIFF}, [("billing/x.py", "b = 3")]),
+        ("git apply --directory=lib f.diff", {"f.diff": _DIFF}, [("lib/billing/x.py", "b = 3")]),
+        ("git apply gone.patch", {}, []),
+        # nothing written to the work tree, or not sure where
+        ("git apply --check fix.patch", {"fix.patch": _DIFF}, []),
+        ("git apply --cached fix.patch", {"fix.patch": _DIFF}, []),
+        ("patch -p1 --dry-run < f.diff", {"f.diff": _DIFF}, []),
+        ("patch < f.diff", {"f.diff": _DIFF}, []),  # no -p
+        ("patch -p1 billing/x.py f.diff", {"f.diff": _DIFF}, []),  # the file named wins
+        ("patch -d svc -p1 < f.diff", {"f.diff": _DIFF}, []),
+        ("cd ~/w && git apply f.diff", {"f.diff": _DIFF}, []),
+        ("git log -p fix.patch", {"fix.patch": _DIFF}, []),
+    ],
+)
+def test_applied_diffs(command: str, read: dict[str, str], diffs: list[tuple[str, str]]) -> None:
+    assert toolpaths.applied_diffs(command, read.get) == diffs
 
 
 @pytest.mark.parametrize(
@@ -918,12 +1012,21 @@ def test_a_diff_applied_from_a_heredoc_is_read_before_it_runs(project: Path) -> 
         return ("diff --git a/billing/charge.py b/billing/charge.py\n--- a/billing/charge.py\n"
                 f"+++ b/billing/charge.py\n@@ -1 +1,2 @@\n x = 1\n+{line}\n")  # fmt: skip
 
+    undo = diff("y = float(1)").replace("+y", "-y").replace("+1,2", "+1").replace("-1 ", "-1,2 ")
+    (project / "fix.patch").write_text(diff("y = float(1)"))  # not governed: a file to apply
+    (project / "undo.patch").write_text(undo)
     cases = [
         (f"git apply <<'EOF'\n{diff('y = float(1)')}EOF", True),
         (f"patch -p1 <<EOF\n{diff('y = float(1)')}EOF\necho done", True),
         (f"git apply -R <<'EOF'\n{diff('y = float(1)')}EOF", False),
         (f"git apply --check <<'EOF'\n{diff('y = float(1)')}EOF", False),
         (f"patch <<'EOF'\n{diff('y = float(1)')}EOF", False),
+        # since session 43: from a file, from another folder, reversed
+        ("git apply fix.patch", True),
+        ("patch -p1 < fix.patch && rm fix.patch", True),
+        (f"cd billing && patch -p2 < {project}/fix.patch", True),
+        ("git apply -R undo.patch", True),  # puts the removed line back
+        ("git apply --check fix.patch", False),
         (f"git apply <<'EOF'\n{diff('y = 2')}EOF", False),
     ]
     for command, denied in cases:

@@ -475,7 +475,12 @@ SHELL_EDITS = {
     "sed": "sed -i 's/^x = 1$/x = float(1)/' billing/charge.py",
     "git-apply": "git apply <<'EOF'\n--- a/billing/charge.py\n+++ b/billing/charge.py\n"
     "@@ -1 +1 @@\n-x = 1\n+x = float(1)\nEOF",
+    # since session 43: a diff in a file, and a command after a here-document's apostrophe
+    "patch-file": "patch -p1 < fix.patch",
+    "after-a-note": "cat > NOTES.md <<'EOF'\nDon't use floats.\nEOF\n"
+    "sed -i 's/^x = 1$/x = float(1)/' billing/charge.py",
 }
+FIX_PATCH = "--- a/billing/charge.py\n+++ b/billing/charge.py\n@@ -1 +1 @@\n-x = 1\n+x = float(1)\n"
 
 
 @pytest.mark.parametrize("how", sorted(SHELL_EDITS))
@@ -487,8 +492,11 @@ def test_a_shell_edit_that_breaks_a_critical_rule_is_denied(
     float, with `sed -i` (run on a copy by the before-tool hook, `sed --sandbox`) or a
     diff given to `git apply` in a heredoc (its added lines read): the command is denied,
     so the file is never changed, and the model hears why. Before session 42 only the
-    after-tool hook read either, once the file was written."""
+    after-tool hook read either, once the file was written; before session 43, a diff in
+    a file (`patch -p1 < fix.patch`), or a `sed -i` after a here-document with an
+    apostrophe in it."""
     charge = (project / "billing/charge.py").read_text()
+    (project / "fix.patch").write_text(FIX_PATCH)
     edit = SHELL_EDITS[how]
     with FakeModel([shell_step(agent, edit)]) as model:
         command, env = launch(agent, project, agent_home, model)

@@ -18,6 +18,7 @@ from gitmem.pathmap import could_name_a_file
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 PATCH_TOOL = "apply_patch"  # Codex's only file-editing tool
@@ -60,23 +61,37 @@ def _looks_like_path(word: str) -> bool:
     return 1 <= len(ext) <= 8 and all(c in _ALNUM for c in ext)
 
 
-def shell_words(command: str, newline: str | None = None) -> list[str]:
+def shell_words(
+    command: str, newline: str | None = None, bodies: list[str | None] | None = None
+) -> list[str]:
     """Split a shell command into words as ``shlex`` does (POSIX mode, punctuation runs):
     single quotes are literal, inside double quotes a backslash escapes only ``"`` and
     itself, a backslash elsewhere escapes the next character, runs of ``;&|<>()`` are
     operator words. Unlike ``shlex``, ``#`` starts a comment only at the start of a word (as
     in a shell), and an unbalanced quote ends at the end of the command instead of raising
     (an agent's command is evidence, not a script to run). ``newline``: the word an
-    unquoted line break becomes (it ends a command, as ``;`` does), else it is a space."""
+    unquoted line break becomes (it ends a command, as ``;`` does), else it is a space.
+    ``bodies``: given a list, here-documents are read as a shell reads them: the word
+    after a `<<` operator (``<<-``: its `-` dropped) is its tag, and the lines after the
+    line it is on, up to one that is the tag alone (``<<-``: less its leading tabs), are
+    no words but its body, put in ``bodies`` (None where no such line ends it) in the
+    order of the tags. Before session 43 those lines were read as words: an apostrophe in
+    a body (`don't`) opened a quote that hid every command after it, and a body's lines
+    were read as commands (`rm -rf build` in a script written with `cat > x.sh`)."""
     words: list[str] = []
     word: list[str] = []
     started = False  # a word is open (even an empty one, from "")
     i, n = 0, len(command)
+    heredoc = 0  # the next word is a here-document's tag: 1 after `<<`, 2 after `<<-`
+    tags: list[tuple[str, bool]] = []  # (tag, tabs stripped) whose bodies start next line
 
     def close() -> None:
-        nonlocal started
+        nonlocal started, heredoc
         if started:
             words.append("".join(word))
+            if heredoc:
+                tags.append((words[-1], heredoc == 2))
+                heredoc = 0
         word.clear()
         started = False
 
@@ -85,6 +100,11 @@ def shell_words(command: str, newline: str | None = None) -> list[str]:
         if c == "\n" and newline is not None:
             close()
             words.append(newline)
+            heredoc = 0
+            if tags and bodies is not None:
+                i = _read_bodies(command, i + 1, tags, bodies)
+                tags.clear()
+                continue
         elif c in " \t\n\r":
             close()
         elif c == "#" and not started:
@@ -97,6 +117,11 @@ def shell_words(command: str, newline: str | None = None) -> list[str]:
             while j < n and command[j] in _OPERATORS:
                 j += 1
             words.append(command[i:j])
+            heredoc = 0
+            if bodies is not None and words[-1].endswith("<<") and not words[-1].endswith("<<<"):
+                heredoc = 1
+                if command[j : j + 1] == "-":  # `<<-`: the body's leading tabs are dropped
+                    heredoc, j = 2, j + 1
             i = j
             continue
         elif c == "'":
@@ -123,7 +148,32 @@ def shell_words(command: str, newline: str | None = None) -> list[str]:
             word.append(c)
         i += 1
     close()
+    if bodies is not None:
+        bodies.extend(None for _ in tags)  # the command ends on the tag's line
     return words
+
+
+def _read_bodies(
+    command: str, at: int, tags: list[tuple[str, bool]], bodies: list[str | None]
+) -> int:
+    """Read the bodies of ``tags`` from ``command`` at ``at`` (a line's start) into
+    ``bodies``; where the last one ends. A body no tag line ends runs to the end."""
+    n = len(command)
+    for tag, tabs in tags:
+        lines: list[str] = []
+        while True:
+            if at >= n:
+                bodies.append(None)
+                break
+            end = command.find("\n", at)
+            end = n if end < 0 else end
+            line = command[at:end].lstrip("\t") if tabs else command[at:end]
+            at = end + 1
+            if line.rstrip("\r") == tag:
+                bodies.append("".join(lines))
+                break
+            lines.append(line + "\n")
+    return at
 
 
 def _join(base: str, rel: str) -> str:
@@ -201,9 +251,16 @@ def _in_place(flag: str) -> bool:
     return False
 
 
+# A simple command the hooks read further, as the walk found it: (the folder it runs in,
+# relative to the command's cwd; its name; its words after the name, redirections kept;
+# the bodies of its here-documents). A tuple, not a dataclass: this module runs in every
+# tool-call hook, and ``dataclasses`` imports ``re`` and ``inspect``.
+_Run = tuple[str, str, list[str], list[str | None]]
+_RUNS = frozenset(("sed", "cat", "tee", "patch", "git"))  # the names whose runs are kept
+
 # The last command walked: a hook asks for a command's words, then for what it writes
 # (after-tool) or the `sed -i` it runs (before-tool), and walks it once.
-_walked: tuple[str, list[tuple[str, bool]], list[tuple[str, list[str]]]] = ("", [], [])
+_walked: tuple[str, list[tuple[str, bool]], list[_Run]] = ("", [], [])
 
 
 def _bash_paths(command: str) -> list[tuple[str, bool]]:
@@ -211,17 +268,18 @@ def _bash_paths(command: str) -> list[tuple[str, bool]]:
     return _walk(command)[1]
 
 
-def _walk(command: str) -> tuple[str, list[tuple[str, bool]], list[tuple[str, list[str]]]]:
+def _walk(command: str) -> tuple[str, list[tuple[str, bool]], list[_Run]]:
     global _walked
     if _walked[0] != command:
-        seds: list[tuple[str, list[str]]] = []
-        _walked = (command, _walk_shell(command, seds), seds)
+        runs: list[_Run] = []
+        _walked = (command, _walk_shell(command, runs), runs)
     return _walked
 
 
-def _walk_shell(command: str, seds: list[tuple[str, list[str]]]) -> list[tuple[str, bool]]:
-    """The path words of ``command`` (see ``bash_words``); each `sed` it runs where the
-    folder is known goes to ``seds`` as (that folder, its words after `sed`)."""
+def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
+    """The path words of ``command`` (see ``bash_words``); each command named in
+    ``_RUNS`` that it runs where the folder is known goes to ``runs``. Here-documents'
+    bodies are no words (``shell_words``)."""
     out: list[tuple[str, bool]] = []
     base: str | None = ""  # where the command has cd'd to, relative to its cwd
     saved: list[str | None] = []
@@ -232,7 +290,10 @@ def _walk_shell(command: str, seds: list[tuple[str, list[str]]]) -> list[tuple[s
     args: list[int] = []  # where its path words are in ``out``
     target = False  # the next word is a redirection's target (">", ">>", "&>")
     source = False  # ... or an input's ("<"): read, and no argument of the command
-    sed: list[str] = []  # a `sed`'s words after its name
+    run: list[str] = []  # the words after its name, where ``_RUNS`` has the name
+    docs: list[str | None] = []  # the bodies of its here-documents
+    bodies: list[str | None] = []  # the command's here-documents' bodies, in order
+    tag = False  # the next word is a here-document's tag
 
     def written(at: list[int]) -> None:
         for i in at:
@@ -240,19 +301,29 @@ def _walk_shell(command: str, seds: list[tuple[str, list[str]]]) -> list[tuple[s
 
     def ended() -> None:
         written([args[i] for i in _writes(name, flags, len(args))])
-        if name[:1] == ["sed"] and base is not None:
-            seds.append((base, sed.copy()))
-        sed.clear()
+        if name and name[0] in _RUNS and base is not None:
+            runs.append((base, name[0], run.copy(), docs.copy()))
+        run.clear()
+        docs.clear()
 
-    for word in shell_words(command, newline=";"):
+    words = shell_words(command, newline=";", bodies=bodies)
+    for word in words:
+        if tag and not (word and all(c in _OPERATORS for c in word)):
+            tag = False  # a here-document's tag: its body is the command's input
+            docs.append(bodies.pop(0) if bodies else None)
+            if name and name[0] in _RUNS:
+                run.append(word)
+            continue
+        tag = False
         if word and all(c in _OPERATORS for c in word):
             if "<" in word or ">" in word:
                 # a redirection: its target is a path, the command goes on; `>&`, `2>&1`
                 # duplicate a descriptor, `<` and `<<` read
                 target = ">" in word and not word.endswith("&") and "<" not in word
                 source = word == "<"
-                if name[:1] == ["sed"]:
-                    sed.append(word)
+                tag = word.endswith("<<") and not word.endswith("<<<")
+                if name and name[0] in _RUNS:
+                    run.append(word)
                 continue
             ended()
             flags, args, target, source = [], [], False, False
@@ -288,8 +359,8 @@ def _walk_shell(command: str, seds: list[tuple[str, list[str]]]) -> list[tuple[s
             moving = word != "popd"
             start = False
             continue
-        if name[:1] == ["sed"]:
-            sed.append(word)
+        if name and name[0] in _RUNS:
+            run.append(word)
         assignment = start and "=" in word and "/" not in word.split("=", 1)[0]
         if not assignment and (start or name == ["git"]) and not word.startswith("-"):
             name.append(word.rsplit("/", 1)[-1])  # the command, or git's subcommand
@@ -352,75 +423,133 @@ def patched_files(tool_name: str, tool_input: Any) -> list[tuple[str, str]] | No
             files = _patch_files(value)
             if files or tool_name == PATCH_TOOL:
                 return files
-    command = tool_input.get("command")
-    if tool_name == SHELL_TOOL and isinstance(command, str) and "\n+++ " in command:
-        return _applied_diffs(command) or None
     return None
 
 
-def _applied_diffs(command: str) -> list[tuple[str, str]]:
-    """(path, the lines it adds) for each file of a unified diff that a shell command gives
-    `git apply` or `patch -pN` in a heredoc (`git apply <<'EOF'`): what agents do when an
-    edit tool will not take a change. Before session 42 it was read only after it ran. A
-    reversed, checked or dry-run apply writes nothing; `patch` without `-p` is left to
-    the after-tool check (where it strips is not sure)."""
+def applied_diffs(
+    command: str, read: Callable[[str], str | None] | None = None
+) -> list[tuple[str, str]]:
+    """(path, the lines it gains) for each file of each unified diff that ``command`` has
+    `git apply` or `patch` (with `-p`) write: agents apply one when an edit tool will not
+    take a change. The diff is read from a here-document (since session 42) or, with
+    ``read`` (a file's text, or None), from a file named to `git apply`, to `patch -i` or
+    through `<` (since session 43; before, those were read only after they ran). Paths
+    are from the folder the command runs in (a `cd` before it is followed) and its
+    `--directory`. A reversed apply gains the diff's removed lines; a checked, dry-run or
+    index-only one writes nothing in the work tree. `patch` without `-p`, with `-d`, or
+    naming the file to patch is left to the after-tool check (where it writes is not
+    sure from its words)."""
+    if "apply" not in command and "patch" not in command:
+        return []
     out: list[tuple[str, str]] = []
-    lines = command.split("\n")
-    i = 0
-    while i < len(lines):
-        words = shell_words(lines[i])
-        i += 1
-        if "<<" not in words and "<<-" not in words:
+    for folder, name, words, docs in _walk(command)[2]:
+        git = name == "git" and words[:1] == ["apply"]
+        how = _apply_options(git, words[1:] if git else words) if git or name == "patch" else None
+        if how is None:
             continue
-        at = words.index("<<") if "<<" in words else words.index("<<-")
-        strip = _apply_strip(words[:at])
-        tag = words[at + 1] if at + 1 < len(words) else ""
-        if not tag:
-            continue
-        end = i
-        while end < len(lines) and lines[end].strip() != tag:
-            end += 1
-        if strip is not None and end < len(lines):
-            out += _diff_files(lines[i:end], strip)
-        i = end + 1
+        strip, reverse, directory, files = how
+        texts = [doc for doc in docs if doc is not None]
+        for file in files:
+            text = None if read is None else read(file if file[:1] == "/" else _join(folder, file))
+            if text is not None:
+                texts.append(text)
+        where = _join(folder, directory)
+        for text in texts:
+            for path, added in _diff_files(text.split("\n"), strip, reverse):
+                out.append((path if path.startswith("/") else _join(where, path), added))
     return out[:MAX_PATHS]
 
 
-_NO_WRITE = frozenset(("-R", "--reverse", "--check", "--stat", "--numstat", "--summary",
+# `git apply` and `patch` options that write nothing to the work tree
+_NO_WRITE = frozenset(("--check", "--stat", "--numstat", "--summary", "--cached",
                        "--dry-run", "--apply-check"))  # fmt: skip
+_GIT_APPLY_VALUES = frozenset(("--exclude", "--include", "--whitespace", "-C", "--directory"))
+_PATCH_FLAGS = frozenset("NfstuElbRZ")  # short `patch` flags that take no value
+_PATCH_LONG = frozenset(("--forward", "--force", "--silent", "--quiet", "--batch",
+                         "--unified", "--remove-empty-files", "--backup", "--verbose",
+                         "--no-backup-if-mismatch", "--reverse", "--binary"))  # fmt: skip
 
 
-def _apply_strip(words: list[str]) -> int | None:
-    """How many leading path parts the `git apply` or `patch` of ``words`` strips; None
-    when ``words`` hold neither, or one that writes nothing, or a `patch` with no `-p`."""
-    for start in range(len(words)):
-        name = words[start].rsplit("/", 1)[-1]
-        git = name == "git" and words[start + 1 : start + 2] == ["apply"]
-        if git or name == "patch":
-            args = words[start + (2 if git else 1) :]
-            if any(a in _NO_WRITE for a in args):
+def _apply_options(git: bool, args: list[str]) -> tuple[int, bool, str, list[str]] | None:
+    """How the `git apply` (``git``) or `patch` of ``args`` writes: (how many leading
+    path parts it strips, whether reversed, the folder its paths are from, the files the
+    diff is read from); None when it writes nothing, or where or what is not sure."""
+    strip: int | None = 1 if git else None
+    reverse = False
+    directory = ""
+    files: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        value = args[i] if i < len(args) else ""
+        if arg.isdigit() and value[:1] in ("<", ">"):
+            continue  # `2>/dev/null`: the descriptor of a redirection
+        if arg and all(c in _OPERATORS for c in arg):  # a redirection and its target
+            i += 1
+            if arg == "<":
+                files.append(value)
+            continue
+        if arg in _NO_WRITE:
+            return None
+        if arg in ("-R", "--reverse"):
+            reverse = True
+        elif arg.startswith(("--strip=", "--directory=", "--input=")):
+            key, _, given = arg.partition("=")
+            if key == "--strip":
+                if not given.isdigit():
+                    return None
+                strip = int(given)
+            elif key == "--directory" and git:
+                directory = given
+            elif key == "--input" and not git:
+                files.append(given)
+            else:
+                return None  # patch --directory: it moves before reading anything
+        elif arg.startswith("-p"):
+            given, i = (arg[2:], i) if arg[2:] else (value, i + 1)
+            if not given.isdigit():
                 return None
-            for n, arg in enumerate(args):
-                if arg.startswith("-p") and arg != "-p":
-                    return int(arg[2:]) if arg[2:].isdigit() else None
-                if arg == "-p" and n + 1 < len(args):
-                    return int(args[n + 1]) if args[n + 1].isdigit() else None
-                if arg.startswith("--strip="):
-                    return int(arg[8:]) if arg[8:].isdigit() else None
-            return 1 if git else None
-    return None
+            strip = int(given)
+        elif git and arg in _GIT_APPLY_VALUES:
+            directory, i = (value if arg == "--directory" else directory), i + 1
+        elif git and arg.startswith("-"):
+            continue  # --index, -3, -v, --recount, -C3, --exclude=...
+        elif git:
+            files.append(arg)  # `-` is the input, read from a here-document or `<`
+        elif arg in _PATCH_LONG:
+            continue
+        elif arg.startswith("-") and arg != "-":
+            for at, c in enumerate(arg[1:], 1):
+                if c == "R":
+                    reverse = True
+                elif c in "pi":
+                    given, i = (arg[at + 1 :], i) if arg[at + 1 :] else (value, i + 1)
+                    if c == "i":
+                        files.append(given)
+                    elif not given.isdigit():
+                        return None
+                    else:
+                        strip = int(given)
+                    break
+                elif c not in _PATCH_FLAGS:
+                    return None  # -d, -o and the rest: not read
+        else:
+            return None  # `patch FILE`: the file it patches, whatever the diff names
+    return None if strip is None else (strip, reverse, directory, files)
 
 
-def _diff_files(lines: list[str], strip: int) -> list[tuple[str, str]]:
-    """(path less ``strip`` leading parts, its added lines) for each file of a unified
-    diff, its hunks read by their line counts."""
+def _diff_files(lines: list[str], strip: int, reverse: bool = False) -> list[tuple[str, str]]:
+    """(path less ``strip`` leading parts, its added lines: ``reverse``, its removed ones)
+    for each file of a unified diff, its hunks read by their line counts."""
     out: list[tuple[str, list[str]]] = []
+    gains = "-" if reverse else "+"
     i = 0
     while i < len(lines):
         line = lines[i]
         i += 1
         if line.startswith("+++ ") and i >= 2 and lines[i - 2].startswith("--- "):
-            target = line[4:].split("\t", 1)[0].strip()
+            target = (lines[i - 2] if reverse else line)[4:].split("\t", 1)[0].strip()
             parts = target.split("/")
             if target != "/dev/null" and len(parts) > strip:
                 out.append(("/".join(parts[strip:]), []))
@@ -436,8 +565,9 @@ def _diff_files(lines: list[str], strip: int) -> list[tuple[str, str]]:
         while i < len(lines) and (left > 0 or right > 0):
             body = lines[i]
             i += 1
-            if body.startswith("+"):
+            if body.startswith(gains):
                 out[-1][1].append(body[1:])
+            if body.startswith("+"):
                 right -= 1
             elif body.startswith("-"):
                 left -= 1
@@ -475,33 +605,43 @@ def changes(tool_name: str, tool_input: Any) -> list[tuple[str | None, str]]:
     return [(None, added_text(tool_input))]
 
 
-# `cat > path <<'EOF'` (or `cat <<EOF > path`, `>>` to append): the heredoc agents write
-# whole files with through their shell. Its body is the text, as a Write's content is, so
-# the before-tool check can read it against the critical rules (before session 41 only
-# the after-tool hook could, once the file was written). `re` is imported for such a
-# command only (this module runs in every tool-call hook).
-_HEREDOC = r"""(?:^|[;&|]\s*|\n)\s*cat\s+(?:
-      (?P<op1>>>?)\s*(?P<p1>[^\s;&|<>'"]+|'[^']+'|"[^"]+")\s*<<-?\s*(?P<q1>['"]?)(?P<t1>\w+)(?P=q1)
-    | <<-?\s*(?P<q2>['"]?)(?P<t2>\w+)(?P=q2)\s*(?P<op2>>>?)\s*(?P<p2>[^\s;&|<>'"]+|'[^']+'|"[^"]+")
-    )[^\n]*\n"""
-
-
 def heredoc_writes(command: str) -> list[tuple[str, str, bool]]:
-    """(path, body, whether appended) for each `cat` heredoc into a file in ``command``."""
-    if "<<" not in command or "cat" not in command:
+    """(path, body, whether appended) for each here-document that ``command`` writes to a
+    file with `cat` (`cat > path <<'EOF'`, `cat <<EOF >> path`) or, since session 43,
+    `tee [-a] path...`: the heredoc agents write whole files with through their shell.
+    Its body is the text, as a Write's content is, so the before-tool check can read it
+    against the critical rules. Paths are from the folder the command runs in: before
+    session 43 a `cd` before it was not followed, and the file was not found."""
+    if "<<" not in command:
         return []
-    import re
-
     out: list[tuple[str, str, bool]] = []
-    for m in re.finditer(_HEREDOC, command, re.VERBOSE):
-        if len(out) >= MAX_PATHS:
-            break
-        tag = m.group("t1") or m.group("t2")
-        path = (m.group("p1") or m.group("p2")).strip("'\"")
-        rest = command[m.end() :]
-        end = re.search(rf"^\s*{re.escape(tag)}\s*$", rest, re.MULTILINE)
-        if end is not None:
-            out.append((path, rest[: end.start()], (m.group("op1") or m.group("op2")) == ">>"))
+    for folder, name, words, docs in _walk(command)[2]:
+        body = docs[0] if len(docs) == 1 and name in ("cat", "tee") else None
+        if body is None:
+            continue
+        args: list[str] = []
+        written: list[tuple[str, bool]] = []
+        i = 0
+        while i < len(words):
+            word, i = words[i], i + 1
+            if not (word and all(c in _OPERATORS for c in word)):
+                args.append(word)
+                continue
+            target, i = (words[i] if i < len(words) else ""), i + 1  # a redirection's
+            fd = args.pop() if args and args[-1].isdigit() else ""  # `2>err.log`
+            if fd in ("", "1") and word in (">", ">>", ">|", "&>", "&>>"):
+                written = [(target, word.endswith(">>"))]  # the last output is cat's
+        if name == "tee":
+            append = any(a in ("-a", "--append") for a in args)
+            files = [a for a in args if a not in ("-a", "--append")]
+            if any(a.startswith("-") for a in files):
+                continue  # another option: not read
+            written = [(file, append) for file in files]
+        elif args not in ([], ["-"]):
+            continue  # cat of files too: not the heredoc alone
+        for path, append in written:
+            if path and path != "/dev/null" and len(out) < MAX_PATHS:
+                out.append((path if path.startswith("/") else _join(folder, path), body, append))
     return out
 
 
@@ -561,7 +701,8 @@ def sed_edits(command: str) -> list[tuple[str, list[str], list[str]]]:
     add."""
     if "sed" not in command or ("-i" not in command and "--in-place" not in command):
         return []
-    edits = (_sed_edit(folder, words) for folder, words in _walk(command)[2])
+    runs = _walk(command)[2]
+    edits = (_sed_edit(folder, words) for folder, name, words, _ in runs if name == "sed")
     return [edit for edit in edits if edit is not None][:MAX_PATHS]
 
 

@@ -161,11 +161,42 @@ _TOUCHED = "\0gitmem touched"  # the payload's own key for what the call touches
 
 def _raw_touched(payload: dict[str, Any]) -> tuple[list[str], bool]:
     """``toolpaths.touched`` for the call, worked out once however many repositories ask
-    (a shell command's words take tens of microseconds)."""
+    (a shell command's words take tens of microseconds); a shell command's with the files
+    the diffs it applies write (``_diffs``)."""
     found = payload.get(_TOUCHED)
     if found is None:
         tool = str(payload.get("tool_name") or "")
-        found = payload[_TOUCHED] = toolpaths.touched(tool, payload.get("tool_input"))
+        found = toolpaths.touched(tool, payload.get("tool_input"))
+        if found[1] and tool == toolpaths.SHELL_TOOL:
+            words = found[0]
+            found = ([*words, *(p for p, _ in _diffs(payload) if p not in words)], True)
+        payload[_TOUCHED] = found
+    return found
+
+
+_DIFFS = "\0gitmem diffs"  # the payload's own key for the diffs a shell command applies
+MAX_DIFF_BYTES = 1 << 20  # a larger diff file is not read before it is applied
+
+
+def _diffs(payload: dict[str, Any]) -> list[tuple[str, str]]:
+    """(path, the lines it gains) for each file a shell command's `git apply` or `patch`
+    writes (toolpaths.applied_diffs), a diff file read from the command's folder."""
+    found = payload.get(_DIFFS)
+    if found is None:
+        tool_input = payload.get("tool_input")
+        command = tool_input.get("command") if isinstance(tool_input, dict) else None
+        cwd = _cwd(payload)
+
+        def read(path: str) -> str | None:
+            try:
+                with open(os.path.join(cwd, path), "rb") as fh:
+                    data = fh.read(MAX_DIFF_BYTES + 1)
+            except OSError:
+                return None
+            return data.decode("utf-8", "replace") if len(data) <= MAX_DIFF_BYTES else None
+
+        found = toolpaths.applied_diffs(command, read) if isinstance(command, str) else []
+        payload[_DIFFS] = found
     return found
 
 
@@ -419,11 +450,11 @@ def _changes(
 def _shell_changes(
     loc: Location, payload: dict[str, Any], paths: list[str]
 ) -> list[tuple[str, str]]:
-    """(repository path, the lines it gains) for each `cat` heredoc, or `echo` or
-    `printf` of one quoted argument, of a shell command into one of ``paths``
+    """(repository path, the lines it gains) for each `cat` or `tee` heredoc, or `echo`
+    or `printf` of one quoted argument, of a shell command into one of ``paths``
     (toolpaths.heredoc_writes, toolpaths.echo_writes): read as a Write of its text (an
     append: all of it), so a critical rule denies it before it runs; and likewise for
-    each file a `sed -i` edits (``_sed_runs``)."""
+    each file a diff it applies (``_diffs``) or a `sed -i` (``_sed_runs``) edits."""
     tool_input = payload.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
     if not isinstance(command, str):
@@ -436,6 +467,10 @@ def _shell_changes(
             continue
         now = None if append else _current(loc.root, rel)
         out.append((rel, toolpaths.added_text({"content": body}, now)))
+    for raw, added in _diffs(payload):
+        rel = relative(raw, loc.root, loc.common_dir, _cwd(payload), roots)
+        if rel is not None and rel in paths:
+            out.append((rel, added))
     return out + _sed_runs(loc, command, _cwd(payload), paths, roots)
 
 
@@ -630,11 +665,12 @@ def _command_broke_a_rule(
 
 def _shell_written(loc: Location, payload: dict[str, Any], pm: pathmap.PathMap) -> list[str]:
     """The repository paths a shell command wrote, as its words say
-    (``toolpaths.bash_writes``): what `gitmem why`, `sessions --edited` and the commit's
-    session trailer count as the session's edits."""
+    (``toolpaths.bash_writes``) and the diffs it applies (``_diffs``): what `gitmem why`,
+    `sessions --edited` and the commit's session trailer count as the session's edits."""
     tool_input = payload.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
     writes = toolpaths.bash_writes(command) if isinstance(command, str) else []
+    writes += [path for path, _ in _diffs(payload) if path not in writes]
     return repo_paths(loc, writes, _cwd(payload), True, pm) if writes else []
 
 
