@@ -486,7 +486,9 @@ def test_shell_words_split_like_shlex(command: str) -> None:
         # a here-document's body is no words: before session 43 its apostrophe opened a
         # quote that hid the rest of the command
         ("cat > notes.md <<'EOF'\ndon't\nEOF\nsed -i s/a/b/ billing/x.py", ["notes.md", "s/a/b/", "billing/x.py"]),
-        ("cat <<-EOF | cat\n\tx.py\n\tEOF\ncat y.py", ["y.py"]),
+        # ... but its path words are read, after the command's (a script's paths)
+        ("cat <<-EOF | cat\n\tx.py\n\tEOF\ncat y.py", ["y.py", "x.py"]),
+        ("cd svc && python3 - <<'PY'\nopen('billing/x.py', 'w')\nPY", ["svc/billing/x.py"]),
     ],
 )
 def test_bash_words_follow_cd(command: str, words: list[str]) -> None:
@@ -574,6 +576,10 @@ def test_a_command_after_a_here_document_is_read(project: Path) -> None:
     assert hook("post-tool", {**call, "tool_input": {"command": script}}, project)[0] == 0
     view = state.read_view(discover(project).shared_state_dir, "ap2")
     assert view.edited == ["clean.sh"]  # not `build`: the script is written, not run
+    # the paths a script names in its body are read: its file's decision comes
+    script = "python3 - <<'PY'\nfrom pathlib import Path\nPath('billing/charge.py').touch()\nPY"
+    said = _before_shell(project, "ap3", script)
+    assert "D-0001" in said.get("additionalContext", ""), said
 
 
 def test_what_a_turns_commands_wrote_is_an_edit_of_the_session(project: Path) -> None:

@@ -256,6 +256,8 @@ def _in_place(flag: str) -> bool:
 # the bodies of its here-documents). A tuple, not a dataclass: this module runs in every
 # tool-call hook, and ``dataclasses`` imports ``re`` and ``inspect``.
 _Run = tuple[str, str, list[str], list[str | None]]
+# what ends a path word in a here-document's body (code: `open('a/b.py', 'w')`)
+_NOT_IN_PATHS = str.maketrans(dict.fromkeys("'\"`(),;=<>{}", " "))
 _RUNS = frozenset(("sed", "cat", "tee", "patch", "git"))  # the names whose runs are kept
 
 # The last command walked: a hook asks for a command's words, then for what it writes
@@ -279,7 +281,8 @@ def _walk(command: str) -> tuple[str, list[tuple[str, bool]], list[_Run]]:
 def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
     """The path words of ``command`` (see ``bash_words``); each command named in
     ``_RUNS`` that it runs where the folder is known goes to ``runs``. Here-documents'
-    bodies are no words (``shell_words``)."""
+    bodies are no commands (``shell_words``): the path words in them (a script's, given
+    to `python -`) come after the command's own, as read."""
     out: list[tuple[str, bool]] = []
     base: str | None = ""  # where the command has cd'd to, relative to its cwd
     saved: list[str | None] = []
@@ -294,6 +297,7 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
     docs: list[str | None] = []  # the bodies of its here-documents
     bodies: list[str | None] = []  # the command's here-documents' bodies, in order
     tag = False  # the next word is a here-document's tag
+    mentioned: list[tuple[str, bool]] = []  # the path words of here-documents' bodies
 
     def written(at: list[int]) -> None:
         for i in at:
@@ -313,6 +317,12 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
             docs.append(bodies.pop(0) if bodies else None)
             if name and name[0] in _RUNS:
                 run.append(word)
+            if docs[-1] and base is not None:  # a script's paths (`python - <<'PY'`): read
+                mentioned += [
+                    (w if w.startswith("/") else _join(base, w), False)
+                    for w in docs[-1].translate(_NOT_IN_PATHS).split()
+                    if _looks_like_path(w) and "://" not in w
+                ]
             continue
         tag = False
         if word and all(c in _OPERATORS for c in word):
@@ -391,7 +401,7 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
             args.append(len(out))
         out.append((word if word.startswith("/") else _join(base or "", word), redirected))
     ended()
-    return out[:MAX_PATHS]
+    return (out + mentioned)[:MAX_PATHS]  # the command's own words first
 
 
 def _scan(value: Any, key: str, out: list[str], depth: int = 0) -> None:
