@@ -253,6 +253,11 @@ def test_a_patch_is_checked_file_by_file(project: Path) -> None:
     shell = {"tool_name": "Bash", "tool_input": {"command": heredoc + bad + "\n*** End Patch\nEOF"}}
     denied = codex(project, "PreToolUse", {**shell, "session_id": "codex-3"})
     assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"  # type: ignore[index]
+    # ... from the folder it runs in (since session 43: a `cd` before it was not followed)
+    moved = heredoc.replace("billing/charge.py", "charge.py")
+    shell = {"tool_name": "Bash", "tool_input": {"command": f"cd billing && {moved}{bad}\n*** End Patch\nEOF"}}
+    denied = codex(project, "PreToolUse", {**shell, "session_id": "codex-4"})
+    assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"  # type: ignore[index]
 
 
 def twice(project: Path, event: str, payload: dict[str, object]) -> list[dict[str, object] | None]:

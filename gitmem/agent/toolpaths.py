@@ -258,7 +258,7 @@ def _in_place(flag: str) -> bool:
 _Run = tuple[str, str, list[str], list[str | None]]
 # what ends a path word in a here-document's body (code: `open('a/b.py', 'w')`)
 _NOT_IN_PATHS = str.maketrans(dict.fromkeys("'\"`(),;=<>{}", " "))
-_RUNS = frozenset(("sed", "cat", "tee", "patch", "git"))  # the names whose runs are kept
+_RUNS = frozenset(("sed", "cat", "tee", "patch", "git", "apply_patch", "applypatch"))  # kept runs
 
 # The last command walked: a hook asks for a command's words, then for what it writes
 # (after-tool) or the `sed -i` it runs (before-tool), and walks it once.
@@ -424,16 +424,33 @@ def patched_files(tool_name: str, tool_input: Any) -> list[tuple[str, str]] | No
     ``input`` are read too), or a shell command that passes a patch to ``apply_patch``:
     (path, the lines the patch adds to it) for each file it names, in order (a moved
     file's added lines go to its new path). None for any other call. Before session 42
-    OpenCode's ``patchText`` was not read: its patches met no decision and no rule."""
+    OpenCode's ``patchText`` was not read: its patches met no decision and no rule. A
+    shell command's paths are from the folder its `apply_patch` runs in (`cd svc &&
+    apply_patch <<'EOF'`, which Codex runs as a patch too; since session 43)."""
     if not isinstance(tool_input, dict):
         return None
     for key in ("command", "patchText", "patch", "input"):
         value = tool_input.get(key)
         if isinstance(value, str) and (tool_name == PATCH_TOOL or PATCH_START in value):
             files = _patch_files(value)
+            if files and not value.lstrip().startswith(PATCH_START):
+                files = _shell_patch_files(value) or files
             if files or tool_name == PATCH_TOOL:
                 return files
     return None
+
+
+def _shell_patch_files(command: str) -> list[tuple[str, str]]:
+    """``_patch_files`` of each patch a shell command gives `apply_patch` (in a
+    here-document, or its argument), its paths from the folder that runs in."""
+    out: list[tuple[str, str]] = []
+    for folder, name, words, docs in _walk(command)[2]:
+        if name in ("apply_patch", "applypatch"):
+            for patch in [*words, *docs]:
+                if patch is not None and patch.lstrip().startswith(PATCH_START):
+                    out += [(p if p.startswith("/") else _join(folder, p), added)
+                            for p, added in _patch_files(patch)]  # fmt: skip
+    return out[:MAX_PATHS]
 
 
 def applied_diffs(
