@@ -1044,6 +1044,49 @@ def test_a_diff_applied_from_a_heredoc_is_read_before_it_runs(project: Path) -> 
     assert (project / "billing/charge.py").read_text() == "x = 1\ny = 2\n"
 
 
+@pytest.mark.parametrize(
+    ("command", "copies"),
+    [
+        ("cp /tmp/charge.py billing/charge.py", [("/tmp/charge.py", "billing/charge.py", False)]),
+        ("cd billing && mv -f new.py charge.py", [("billing/new.py", "billing/charge.py", False)]),
+        ("cp -t billing a.py b.py", [("a.py", "billing", True), ("b.py", "billing", True)]),
+        ("install -m 644 x.py billing/", [("x.py", "billing/", True)]),
+        ("cp -- -x.py y.py 2>/dev/null", [("-x.py", "y.py", False)]),
+        ("cp *.py billing/", []),  # the shell expands it
+        ("cd ~/w && cp a.py b.py", []),
+    ],
+)
+def test_copied_files(command: str, copies: list[tuple[str, str, bool]]) -> None:
+    assert toolpaths.copied_files(command) == copies
+
+
+def test_a_file_copied_over_a_ruled_one_is_read_before_it_runs(
+    project: Path, tmp_path: Path
+) -> None:
+    """An agent writes the new text elsewhere (`/tmp`, no decision there) and copies or
+    moves it over the file it means to change: since session 43 the source's text is
+    read as a Write of the target, so the money rule denies the command before it runs
+    (before, only after). Into a folder, the file keeps the source's name."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+    (tmp_path / "charge.py").write_text("x = float(1)\n")
+    (tmp_path / "ok.py").write_text("x = 2\n")
+    cases = [
+        (f"cp {tmp_path}/charge.py billing/charge.py", True),
+        (f"cd billing && mv -f {tmp_path}/charge.py .", True),
+        (f"install -m 644 {tmp_path}/charge.py billing/", True),
+        (f"cp {tmp_path}/ok.py billing/charge.py", False),
+        (f"cp {tmp_path}/charge.py docs/charge.py", False),  # not governed
+        ("cp billing/charge.py /tmp/backup.py", False),
+    ]
+    for command, denied in cases:
+        said = _before_shell(project, "cp", command)
+        assert (said.get("permissionDecision") == "deny") is denied, (command, said)
+        if denied:
+            assert "forbids this change to billing/charge.py" in said["permissionDecisionReason"]
+    assert (project / "billing/charge.py").read_text() == "x = 1\n"
+
+
 def test_a_line_the_user_had_not_committed_is_not_the_commands(project: Path) -> None:
     """The turn's check reads what a command added against the file as the turn found it
     (kept in the background when the prompt came), not against the last commit: a

@@ -477,6 +477,7 @@ SHELL_EDITS = {
     "@@ -1 +1 @@\n-x = 1\n+x = float(1)\nEOF",
     # since session 43: a diff in a file, and a command after a here-document's apostrophe
     "patch-file": "patch -p1 < fix.patch",
+    "copy": "cp charge.new billing/charge.py",
     "after-a-note": "cat > NOTES.md <<'EOF'\nDon't use floats.\nEOF\n"
     "sed -i 's/^x = 1$/x = float(1)/' billing/charge.py",
 }
@@ -493,10 +494,11 @@ def test_a_shell_edit_that_breaks_a_critical_rule_is_denied(
     diff given to `git apply` in a heredoc (its added lines read): the command is denied,
     so the file is never changed, and the model hears why. Before session 42 only the
     after-tool hook read either, once the file was written; before session 43, a diff in
-    a file (`patch -p1 < fix.patch`), or a `sed -i` after a here-document with an
-    apostrophe in it."""
+    a file (`patch -p1 < fix.patch`), a file copied over it, or a `sed -i` after a
+    here-document with an apostrophe in it."""
     charge = (project / "billing/charge.py").read_text()
     (project / "fix.patch").write_text(FIX_PATCH)
+    (project / "charge.new").write_text("x = float(1)\n")
     edit = SHELL_EDITS[how]
     with FakeModel([shell_step(agent, edit)]) as model:
         command, env = launch(agent, project, agent_home, model)

@@ -258,7 +258,9 @@ def _in_place(flag: str) -> bool:
 _Run = tuple[str, str, list[str], list[str | None]]
 # what ends a path word in a here-document's body (code: `open('a/b.py', 'w')`)
 _NOT_IN_PATHS = str.maketrans(dict.fromkeys("'\"`(),;=<>{}", " "))
-_RUNS = frozenset(("sed", "cat", "tee", "patch", "git", "apply_patch", "applypatch"))  # kept runs
+_RUNS = frozenset(
+    ("sed", "cat", "tee", "patch", "git", "apply_patch", "applypatch", "cp", "mv", "install")
+)  # the names whose runs are kept
 
 # The last command walked: a hook asks for a command's words, then for what it writes
 # (after-tool) or the `sed -i` it runs (before-tool), and walks it once.
@@ -630,6 +632,61 @@ def changes(tool_name: str, tool_input: Any) -> list[tuple[str | None, str]]:
     if files is not None:
         return [(path, text) for path, text in files if text]
     return [(None, added_text(tool_input))]
+
+
+# `cp`, `mv` and `install` options that take a value (the target folder's are read)
+_COPY_VALUES = frozenset(("-t", "--target-directory", "-S", "--suffix", "-m", "--mode",
+                          "-o", "--owner", "-g", "--group"))  # fmt: skip
+
+
+def copied_files(command: str) -> list[tuple[str, str, bool]]:
+    """(source, target, whether the target is a folder) for each file that a `cp`, `mv`
+    or `install` of ``command`` puts at a path, both from the folder it runs in: agents
+    write a file elsewhere (`/tmp/charge.py`) and then copy or move it over the one they
+    mean to change. The before-tool check reads the source as a Write of the target
+    (since session 43; before, only after it ran). A target is a folder when it is given
+    by `-t` or ends in `/`; else the hook looks. Sources the shell expands (`*.py`) are
+    not read."""
+    if "cp" not in command and "mv" not in command and "install" not in command:
+        return []
+    out: list[tuple[str, str, bool]] = []
+    for folder, name, words, _ in _walk(command)[2]:
+        if name not in ("cp", "mv", "install"):
+            continue
+        args: list[str] = []
+        into = ""  # -t FOLDER
+        i, flags = 0, True
+        while i < len(words):
+            word, i = words[i], i + 1
+            value = words[i] if i < len(words) else ""
+            if word.isdigit() and value[:1] in ("<", ">"):
+                continue  # `2>/dev/null`: a descriptor's redirection
+            if word and all(c in _OPERATORS for c in word):
+                i += 1  # a redirection and its target
+            elif flags and word == "--":
+                flags = False
+            elif flags and word.startswith("-") and word != "-":
+                key, eq, given = word.partition("=")
+                if key in _COPY_VALUES and not eq:
+                    given, i = value, i + 1
+                elif key[:2] in ("-t", "-S", "-m", "-o", "-g") and not key.startswith("--"):
+                    given = key[2:]  # -tFOLDER
+                    key = key[:2]
+                if key in ("-t", "--target-directory"):
+                    into = given
+            else:
+                args.append(word)
+        sources, target = (args, into) if into else (args[:-1], args[-1] if args else "")
+        if not sources or not target or any(c in "".join(sources) for c in _WILD):
+            continue
+        folded = bool(into) or target.endswith("/") or len(sources) > 1
+        for source in sources:
+            out.append((
+                source if source.startswith("/") else _join(folder, source),
+                target if target.startswith("/") else _join(folder, target),
+                folded,
+            ))  # fmt: skip
+    return out[:MAX_PATHS]
 
 
 def heredoc_writes(command: str) -> list[tuple[str, str, bool]]:

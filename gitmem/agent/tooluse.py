@@ -169,7 +169,8 @@ def _raw_touched(payload: dict[str, Any]) -> tuple[list[str], bool]:
         found = toolpaths.touched(tool, payload.get("tool_input"))
         if found[1] and tool == toolpaths.SHELL_TOOL:
             words = found[0]
-            found = ([*words, *(p for p, _ in _diffs(payload) if p not in words)], True)
+            more = [p for p, _ in [*_diffs(payload), *_copies(payload)] if p not in words]
+            found = ([*words, *more], True)
         payload[_TOUCHED] = found
     return found
 
@@ -197,6 +198,29 @@ def _diffs(payload: dict[str, Any]) -> list[tuple[str, str]]:
 
         found = toolpaths.applied_diffs(command, read) if isinstance(command, str) else []
         payload[_DIFFS] = found
+    return found
+
+
+_COPIES = "\0gitmem copies"  # ... and for the files it copies or moves
+
+
+def _copies(payload: dict[str, Any]) -> list[tuple[str, str]]:
+    """(path, the file whose text it will hold) for each file a shell command's `cp`,
+    `mv` or `install` puts there (toolpaths.copied_files); into a folder, under the
+    source's name. Read by ``_shell_changes`` where a rule governs the path."""
+    found = payload.get(_COPIES)
+    if found is None:
+        tool_input = payload.get("tool_input")
+        command = tool_input.get("command") if isinstance(tool_input, dict) else None
+        cwd = _cwd(payload)
+        found = []
+        for source, target, folded in (
+            toolpaths.copied_files(command) if isinstance(command, str) else []
+        ):
+            if folded or os.path.isdir(os.path.join(cwd, target)):
+                target = os.path.join(target, os.path.basename(source))
+            found.append((target, os.path.join(cwd, source)))
+        payload[_COPIES] = found
     return found
 
 
@@ -454,7 +478,8 @@ def _shell_changes(
     or `printf` of one quoted argument, of a shell command into one of ``paths``
     (toolpaths.heredoc_writes, toolpaths.echo_writes): read as a Write of its text (an
     append: all of it), so a critical rule denies it before it runs; and likewise for
-    each file a diff it applies (``_diffs``) or a `sed -i` (``_sed_runs``) edits."""
+    each file a diff it applies (``_diffs``), a `cp` or `mv` (``_copies``) or a `sed -i`
+    (``_sed_runs``) changes."""
     tool_input = payload.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
     if not isinstance(command, str):
@@ -471,6 +496,11 @@ def _shell_changes(
         rel = relative(raw, loc.root, loc.common_dir, _cwd(payload), roots)
         if rel is not None and rel in paths:
             out.append((rel, added))
+    for raw, source in _copies(payload):
+        rel = relative(raw, loc.root, loc.common_dir, _cwd(payload), roots)
+        text = _current("/", source) if rel is not None and rel in paths else None
+        if rel is not None and text is not None and os.path.isfile(source):
+            out.append((rel, toolpaths.added_text({"content": text}, _current(loc.root, rel))))
     return out + _sed_runs(loc, command, _cwd(payload), paths, roots)
 
 
