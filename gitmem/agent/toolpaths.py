@@ -320,11 +320,11 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
             if name and name[0] in _RUNS:
                 run.append(word)
             if docs[-1] and base is not None:  # a script's paths (`python - <<'PY'`): read
-                mentioned += [
-                    (w if w.startswith("/") else _join(base, w), False)
-                    for w in docs[-1].translate(_NOT_IN_PATHS).split()
-                    if _looks_like_path(w) and "://" not in w
-                ]
+                for w in docs[-1].translate(_NOT_IN_PATHS).split():
+                    if len(mentioned) >= MAX_PATHS:
+                        break
+                    if _looks_like_path(w) and "://" not in w:
+                        mentioned.append((w if w.startswith("/") else _join(base, w), False))
             continue
         tag = False
         if word and all(c in _OPERATORS for c in word):
