@@ -489,6 +489,10 @@ def test_shell_words_split_like_shlex(command: str) -> None:
         # ... but its path words are read, after the command's (a script's paths)
         ("cat <<-EOF | cat\n\tx.py\n\tEOF\ncat y.py", ["y.py", "x.py"]),
         ("cd svc && python3 - <<'PY'\nopen('billing/x.py', 'w')\nPY", ["svc/billing/x.py"]),
+        # a command given to a shell as a string is walked too, from where it starts
+        ("cd svc && bash -lc 'cd api && cat x.py'", ["svc/api/x.py"]),
+        ("timeout -k 5 2.5m sh -c \"cat a.py\"; cat b.py", ["a.py", "b.py"]),
+        ("bash scripts/run.sh", ["scripts/run.sh"]),
     ],
 )
 def test_bash_words_follow_cd(command: str, words: list[str]) -> None:
@@ -513,6 +517,7 @@ def test_bash_words_follow_cd(command: str, words: list[str]) -> None:
         ("python gen.py > out/api.json", ["out/api.json"]),  # what gen.py writes: not known
         ("cat <<EOF > gen.py\nx = 1\nEOF", ["gen.py"]),
         ("cat > clean.sh <<'EOF'\nrm -rf build\nEOF\nchmod +x clean.sh", ["clean.sh"]),  # not `build`
+        ("timeout 60 bash -c 'sed -i s/1/2/ billing/charge.py'", ["s/1/2/", "billing/charge.py"]),
     ],
 )
 def test_bash_writes(command: str, written: list[str]) -> None:
@@ -994,6 +999,8 @@ def test_a_sed_edit_that_breaks_a_critical_rule_is_denied_before_it_runs(
         (f"sed -i 's/x = 1/x = float(1)/w {leak}' billing/charge.py", False),  # refused
         (f"sed -i '1e touch {ran}' billing/charge.py", False),
         ("sed -i ':a;ba' billing/charge.py", False),  # loops: cut off
+        # in a string given to a shell (since session 43)
+        ("timeout 30 bash -lc \"cd billing && sed -i 's/x = 1/x = float(1)/' charge.py\"", True),
     ]
     for command, denied in cases:
         said = _before_shell(project, "sd", command)
@@ -1054,6 +1061,7 @@ def test_a_diff_applied_from_a_heredoc_is_read_before_it_runs(project: Path) -> 
         ("cp -- -x.py y.py 2>/dev/null", [("-x.py", "y.py", False)]),
         ("cp *.py billing/", []),  # the shell expands it
         ("cd ~/w && cp a.py b.py", []),
+        ("cd svc && bash -lc 'cp /tmp/a.py b.py'", [("/tmp/a.py", "svc/b.py", False)]),
     ],
 )
 def test_copied_files(command: str, copies: list[tuple[str, str, bool]]) -> None:

@@ -300,6 +300,8 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
     bodies: list[str | None] = []  # the command's here-documents' bodies, in order
     tag = False  # the next word is a here-document's tag
     mentioned: list[tuple[str, bool]] = []  # the path words of here-documents' bodies
+    script = False  # the next word is a command a shell is given to run (`bash -c`)
+    timing = False  # after `timeout`: its duration comes before the command
 
     def written(at: list[int]) -> None:
         for i in at:
@@ -346,7 +348,7 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
                     base = saved.pop()
             if moving:
                 base = None  # a bare `cd`: the home folder
-            start, moving = True, False
+            start, moving, timing, script = True, False, False, False
             name = []
             continue
         redirected, read_in = target, source  # this word is a redirection's
@@ -375,19 +377,28 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
             run.append(word)
         assignment = start and "=" in word and "/" not in word.split("=", 1)[0]
         if not assignment and (start or name == ["git"]) and not word.startswith("-"):
+            if timing and (word.isdigit() or word[:-1].replace(".", "", 1).isdigit()):
+                continue  # `timeout 60 ...`: its duration, then the command
             name.append(word.rsplit("/", 1)[-1])  # the command, or git's subcommand
-            start = name[0] in _WRAPPERS  # `sudo rm -r billing`: the next word is it
+            timing = name == ["timeout"]
+            start = name[0] in _WRAPPERS or timing  # `sudo rm -r billing`: the next word is it
             if start:
                 name = []
             if not _looks_like_path(word):
                 continue  # else a script run by its path (`./scripts/deploy.sh`)
         start = start or assignment  # `VAR=x cd dir` still starts a command
+        if script:  # `bash -c 'cd a && sed -i ... x.py'`: the string is a command
+            script = False
+            if base is not None and not (redirected or read_in):
+                _nest(word, base, out, runs)
+            continue
         if "://" in word:
             continue
         if "=" in word and not word.startswith(("./", "/")):
             word = word.split("=", 1)[1]  # VAR=path, --opt=path
         elif word.startswith("-"):
             flags.append(word)
+            script = name[:1] != [] and name[0] in _SHELLS and _runs_a_string(word)
             continue
         word = word.strip("'\"")
         takes_paths = name[-1:] and (
@@ -404,6 +415,25 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
         out.append((word if word.startswith("/") else _join(base or "", word), redirected))
     ended()
     return (out + mentioned)[:MAX_PATHS]  # the command's own words first
+
+
+_SHELLS = frozenset(("bash", "sh", "zsh", "dash", "ksh"))
+
+
+def _runs_a_string(flag: str) -> bool:
+    """Whether a shell's flag makes it run its next argument (`-c`, `-lc`, `-ec`)."""
+    return flag[:1] == "-" and flag[1:2] != "-" and "c" in flag[1:]
+
+
+def _nest(command: str, base: str, out: list[tuple[str, bool]], runs: list[_Run]) -> None:
+    """Walk a command that a shell is given as a string (`bash -lc '...'`, which agents
+    and `timeout` wrappers run), from the folder ``base`` it starts in: its path words go
+    to ``out`` and its runs to ``runs``, as the outer command's would (since session 43;
+    before, the string was one word, and nothing in it was read)."""
+    inner: list[_Run] = []
+    for path, written in _walk_shell(command, inner):
+        out.append((path if path.startswith("/") else _join(base, path), written))
+    runs += [(f if f.startswith("/") else _join(base, f), n, w, d) for f, n, w, d in inner]
 
 
 def _scan(value: Any, key: str, out: list[str], depth: int = 0) -> None:
