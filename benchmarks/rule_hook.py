@@ -9,10 +9,12 @@ each run, next to `python -c pass`. With `--baseline OTHER/bin/gitmem-hook` (ano
 install, e.g. an older release in its own virtual environment) both take turns run after
 run, each in its own copy of the demo (made by its own `gitmem demo`).
 
-    python benchmarks/rule_hook.py [--runs 31] [--baseline /path/to/other/bin/gitmem-hook] [--sed]
+    python benchmarks/rule_hook.py [--runs 31] [--baseline /path/to/other/bin/gitmem-hook] [--sed] [--shell]
 
 ``--sed`` also times the same change made with `sed -i` through the shell tool, which the
-hook runs on a copy of the file (`sed --sandbox`) since session 42.
+hook runs on a copy of the file (`sed --sandbox`) since session 42. ``--shell`` times the
+same change as a file copied over it (`cp`, read as a Write since session 43) and, for
+the cost of the shell walk alone, a command that only reads the folder (`ls`).
 
 Run it with the Python of a clean, non-editable install, as docs/performance.md says.
 """
@@ -35,7 +37,12 @@ from benchlib import hook_installs, interleaved_ms
 SED = "sed -i 's/    \\.\\.\\./    amount = Money(5)/' paydash/billing/refund.py"
 
 
-def _payload(root: Path, counter: itertools.count[int], sed: bool = False) -> Callable[[], str]:
+# the same change as a file written elsewhere and copied over (read as a Write), and a read
+COPY = "cp ../refund.new paydash/billing/refund.py"
+READ = "ls paydash/billing && git status --short paydash/billing"
+
+
+def _payload(root: Path, counter: itertools.count[int], shell: str = "") -> Callable[[], str]:
     edit = {
         "file_path": str(root / "paydash/billing/refund.py"),
         "old_string": "    ...",
@@ -48,8 +55,8 @@ def _payload(root: Path, counter: itertools.count[int], sed: bool = False) -> Ca
                 "session_id": f"bench-{next(counter)}",
                 "cwd": str(root),
                 "hook_event_name": "PreToolUse",
-                "tool_name": "Bash" if sed else "Edit",
-                "tool_input": {"command": SED} if sed else edit,
+                "tool_name": "Bash" if shell else "Edit",
+                "tool_input": {"command": shell} if shell else edit,
                 "transcript_path": None,
                 "permission_mode": "default",
             }
@@ -63,6 +70,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=31)
     ap.add_argument("--baseline", default=None, help="Another install's gitmem-hook.")
     ap.add_argument("--sed", action="store_true", help="Also the same change as a `sed -i`.")
+    ap.add_argument("--shell", action="store_true", help="Also a `cp` over it, and an `ls`.")
     args = ap.parse_args()
     installs = hook_installs(args.baseline)
     root = Path(tempfile.mkdtemp(prefix="gitmem-rule-bench-"))
@@ -76,9 +84,19 @@ def main() -> int:
             subprocess.run([gitmem, "demo", str(demo)], capture_output=True, check=True)
             cmds[label] = ([hook, "claude", "pre-tool"], _payload(demo, counter))
             cwds[label] = demo
-            if args.sed:
-                cmds[f"{label} (sed -i)"] = ([hook, "claude", "pre-tool"], _payload(demo, counter, True))
-                cwds[f"{label} (sed -i)"] = demo
+            shells = {"sed -i": SED} if args.sed else {}
+            if args.shell:
+                shells |= {"cp": COPY, "ls": READ}
+                refund = (demo / "paydash/billing/refund.py").read_text()
+                (root / "refund.new").write_text(
+                    refund.replace("    ...", "    amount = Money(5)", 1)
+                )
+            for how, shell in shells.items():
+                cmds[f"{label} ({how})"] = (
+                    [hook, "claude", "pre-tool"],
+                    _payload(demo, counter, shell),
+                )
+                cwds[f"{label} ({how})"] = demo
         for label in list(cmds):
             for _ in range(2):  # byte-code and the table, untimed
                 subprocess.run(cmds[label][0], cwd=cwds[label], input=cmds[label][1](), text=True,
@@ -94,6 +112,10 @@ def main() -> int:
         print(f"  this / baseline {found['this'] / found['baseline']:.2f}")
     if args.sed:
         print(f"  sed -i / Edit   {found['this (sed -i)'] / found['this']:.2f}")
+    if args.shell:
+        print(f"  cp / Edit       {found['this (cp)'] / found['this']:.2f}")
+        if args.baseline:
+            print(f"  ls: this / baseline {found['this (ls)'] / found['baseline (ls)']:.2f}")
     return 0
 
 
