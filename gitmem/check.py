@@ -273,15 +273,15 @@ def whole_files(
     """{path: [(line number, text)]} for every line of each file, ``paths`` taken from
     ``cwd`` (default: the current folder)."""
     from gitmem.paths import to_repo_relative
+    from gitmem.readfile import read_regular
 
     out: dict[str, list[tuple[int, str]]] = {}
     for raw in paths:
         rel = to_repo_relative(raw, repo, cwd or os.getcwd())
         if rel is None:
             continue
-        try:
-            text = (repo.root / rel).read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        text = read_regular(str(repo.root / rel))  # a FIFO or a device: no text
+        if text is None:
             out.setdefault(rel, [])
             continue
         out[rel] = list(enumerate(text.splitlines(), start=1))

@@ -1095,6 +1095,36 @@ def test_a_file_copied_over_a_ruled_one_is_read_before_it_runs(
     assert (project / "billing/charge.py").read_text() == "x = 1\n"
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_a_command_names_does_not_block_the_hook(project: Path, tmp_path: Path) -> None:
+    """A command may name a FIFO, which blocks whoever opens it until a writer comes:
+    `cp /tmp/fifo billing/charge.py` (read as a Write since session 43) held the
+    pre-tool hook until its time ran out, and so would `git apply FIFO` and a FIFO in the
+    work tree. Files are now opened without waiting, and only regular files are read."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    os.mkfifo(project / "billing" / "pipe")
+    call = {"session_id": "ff", "cwd": str(project), "tool_name": "Bash"}
+    for event, command in [
+        ("pre-tool", f"cp {fifo} billing/charge.py"),
+        ("pre-tool", f"git apply {fifo} && patch -p1 < {fifo}"),
+        ("pre-tool", "sed -i 's/a/b/' billing/pipe"),
+        ("post-tool", "echo 'x = 1' > billing/pipe"),
+    ]:
+        started = time.monotonic()
+        code, _, err = hook(event, {**call, "tool_input": {"command": command}}, project)
+        assert (code, err) == (0, "") and time.monotonic() - started < 30, command
+    edit = {"session_id": "ff", "cwd": str(project), "tool_name": "Write"}
+    edit["tool_input"] = {"file_path": str(project / "billing/pipe"), "content": "y = float(1)\n"}
+    said = json.loads(hook("pre-tool", edit, project)[1])["hookSpecificOutput"]
+    assert said["permissionDecision"] == "deny"  # its text now is not known: all of it is read
+    check = subprocess.run([str(GITMEM), "check", "billing/pipe", "billing/charge.py"], cwd=project,
+                           capture_output=True, text=True, timeout=30)  # fmt: skip
+    assert check.returncode == 0, check.stderr
+
+
 def test_a_line_the_user_had_not_committed_is_not_the_commands(project: Path) -> None:
     """The turn's check reads what a command added against the file as the turn found it
     (kept in the background when the prompt came), not against the last commit: a

@@ -609,6 +609,9 @@ def _added(loc: Location, paths: list[str], base: dict[str, str | None]) -> list
     return [(p, out[p]) for p in paths if p in out]
 
 
+MAX_WHOLE_BYTES = 64 << 20  # a new file larger than this is read the other way (git's)
+
+
 def _gained_since(root: str, path: str, blob: str | None) -> str | None:
     """The lines of ``path`` (in the work tree at ``root``) that its text in ``blob``
     did not have, joined; all of them when ``blob`` is None (the file was not there).
@@ -616,12 +619,10 @@ def _gained_since(root: str, path: str, blob: str | None) -> str | None:
     Compared by git's own diff, as `gitmem check` reads a commit's (``git diff
     --no-index`` against the blob's text in a temporary file): Python's difflib took 30 s
     over a 30,000-line generated file with one line added, in a hook the agent waits for."""
-    if blob is None:
-        try:
-            with open(os.path.join(root, path), "rb") as whole:
-                return whole.read().decode("utf-8", "replace")
-        except OSError:
-            return None
+    if blob is None:  # a FIFO a command wrote to is no text (and would block the hook)
+        from gitmem.readfile import read_regular
+
+        return read_regular(os.path.join(root, path), MAX_WHOLE_BYTES)
     if not os.path.isfile(os.path.join(root, path)):  # `diff --no-index` says 1 for this too
         return None
     import tempfile

@@ -26,6 +26,7 @@ from gitmem.agent.common import (
     unpack,
 )
 from gitmem.location import Location, link_target, other_repositories, relative, worktree_roots
+from gitmem.readfile import read_regular
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
@@ -189,12 +190,7 @@ def _diffs(payload: dict[str, Any]) -> list[tuple[str, str]]:
         cwd = _cwd(payload)
 
         def read(path: str) -> str | None:
-            try:
-                with open(os.path.join(cwd, path), "rb") as fh:
-                    data = fh.read(MAX_DIFF_BYTES + 1)
-            except OSError:
-                return None
-            return data.decode("utf-8", "replace") if len(data) <= MAX_DIFF_BYTES else None
+            return read_regular(os.path.join(cwd, path), MAX_DIFF_BYTES)
 
         found = toolpaths.applied_diffs(command, read) if isinstance(command, str) else []
         payload[_DIFFS] = found
@@ -498,8 +494,8 @@ def _shell_changes(
             out.append((rel, added))
     for raw, source in _copies(payload):
         rel = relative(raw, loc.root, loc.common_dir, _cwd(payload), roots)
-        text = _current("/", source) if rel is not None and rel in paths else None
-        if rel is not None and text is not None and os.path.isfile(source):
+        text = read_regular(source, MAX_CURRENT_BYTES) if rel is not None and rel in paths else None
+        if rel is not None and text is not None:
             out.append((rel, toolpaths.added_text({"content": text}, _current(loc.root, rel))))
     return out + _sed_runs(loc, command, _cwd(payload), paths, roots)
 
@@ -561,14 +557,7 @@ MAX_CURRENT_BYTES = 4 << 20
 def _current(root: str, path: str) -> str | None:
     """The text of ``path`` in the work tree now; None where it is missing, too large or
     unreadable (a Write's every line is then read against the rules)."""
-    try:
-        with open(os.path.join(root, path), "rb") as fh:
-            data = fh.read(MAX_CURRENT_BYTES + 1)
-    except OSError:
-        return None
-    if len(data) > MAX_CURRENT_BYTES:
-        return None
-    return data.decode("utf-8", "replace")
+    return read_regular(os.path.join(root, path), MAX_CURRENT_BYTES)
 
 
 def _check_rules(
