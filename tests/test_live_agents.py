@@ -478,6 +478,7 @@ SHELL_EDITS = {
     # since session 43: a diff in a file, and a command after a here-document's apostrophe
     "patch-file": "patch -p1 < fix.patch",
     "copy": "cp charge.new billing/charge.py",
+    "bash-c": "bash -c \"sed -i 's/^x = 1$/x = float(1)/' billing/charge.py\"",
     "after-a-note": "cat > NOTES.md <<'EOF'\nDon't use floats.\nEOF\n"
     "sed -i 's/^x = 1$/x = float(1)/' billing/charge.py",
 }
@@ -494,8 +495,8 @@ def test_a_shell_edit_that_breaks_a_critical_rule_is_denied(
     diff given to `git apply` in a heredoc (its added lines read): the command is denied,
     so the file is never changed, and the model hears why. Before session 42 only the
     after-tool hook read either, once the file was written; before session 43, a diff in
-    a file (`patch -p1 < fix.patch`), a file copied over it, or a `sed -i` after a
-    here-document with an apostrophe in it."""
+    a file (`patch -p1 < fix.patch`), a file copied over it, a `sed -i` in a string given
+    to `bash -c`, or one after a here-document with an apostrophe in it."""
     charge = (project / "billing/charge.py").read_text()
     (project / "fix.patch").write_text(FIX_PATCH)
     (project / "charge.new").write_text("x = float(1)\n")
