@@ -1095,6 +1095,55 @@ def test_a_file_copied_over_a_ruled_one_is_read_before_it_runs(
     assert (project / "billing/charge.py").read_text() == "x = 1\n"
 
 
+@pytest.mark.parametrize(
+    ("command", "commits"),
+    [
+        ('git commit --no-verify -m "x"', [("", False, False, [])]),
+        ('git commit -anm "fix it"', [("", True, False, [])]),
+        ("cd svc && git commit -n -m x -- a.py", [("svc", False, False, ["a.py"])]),
+        ("git -c core.hooksPath=/dev/null commit -m x", [("", False, False, [])]),
+        ("HUSKY=0 git commit -m x", [("", False, False, [])]),
+        ("git commit --no-ver -F msg.txt billing/x.py", [("", False, False, ["billing/x.py"])]),
+        ("git -C sub commit -n -i a.py 2>&1", [("sub", False, True, ["a.py"])]),
+        ('git commit -m "-n" && git push --no-verify', []),  # -n is the message
+        ("git commit -m x", []),
+    ],
+)
+def test_unhooked_commits(command: str, commits: list[tuple[str, bool, bool, list[str]]]) -> None:
+    assert toolpaths.unhooked_commits(command) == commits
+
+
+def test_a_commit_that_skips_the_hooks_is_checked_before_it_runs(project: Path) -> None:
+    """An agent whose commit the pre-commit check refused retries it with `--no-verify`
+    (or `-n`, `HUSKY=0`, `git -c core.hooksPath=...`), which skips gitmem's commit-time
+    check too. Since session 43 the before-tool hook reads what such a commit would
+    commit, as that check does, and denies it when a critical rule is broken; a commit
+    that breaks none, one with the hooks, and an override, go through."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+    write(project, "billing/charge.py", "x = 1\ny = float(x)\n")
+    git(project, "add", "billing/charge.py")
+    cases = [
+        ("git commit --no-verify -m 'charge'", True),
+        ("git add -A && HUSKY=0 git commit -m charge", True),
+        ("cd billing && git -c core.hooksPath=/dev/null commit -qm charge", True),
+        ("git commit -m charge", False),  # the hooks run: the commit-time check sees to it
+        ("GITMEM_OVERRIDE='D-0001 a migration' git commit -n -m charge", False),
+        ("git commit -n -m docs -- docs/readme.md", False),  # only that file is committed
+    ]
+    for command, denied in cases:
+        said = _before_shell(project, "nv", command)
+        assert (said.get("permissionDecision") == "deny") is denied, (command, said)
+        if denied:
+            reason = said["permissionDecisionReason"]
+            assert "skips the repository's hooks" in reason and "D-0001 (critical)" in reason
+    git(project, "reset", "-q")
+    write(project, "docs/readme.md", "notes\n")
+    git(project, "add", "docs/readme.md")  # staged: fine; the work tree's billing is not
+    assert "permissionDecision" not in _before_shell(project, "nv", "git commit -n -m docs")
+    assert _before_shell(project, "nv", "git commit -an -m all")["permissionDecision"] == "deny"
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_a_fifo_a_command_names_does_not_block_the_hook(project: Path, tmp_path: Path) -> None:
     """A command may name a FIFO, which blocks whoever opens it until a writer comes:

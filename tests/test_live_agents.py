@@ -510,6 +510,26 @@ def test_a_shell_edit_that_breaks_a_critical_rule_is_denied(
     assert told, [r.text()[-500:] for r in model.conversation]
 
 
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_commit_that_skips_the_hooks_is_denied(
+    agent: str, project: Path, agent_home: Path
+) -> None:
+    """A change that breaks the money rule is staged (the user's, or an agent's from
+    before gitmem); the agent commits it with `--no-verify`, as agents do when a hook
+    refuses a commit. Since session 43 the before-tool hook reads what that commit would
+    commit: the command is denied, no commit is made, and the model hears why."""
+    (project / "billing/charge.py").write_text("x = float(1)\n")
+    git(project, "add", "billing/charge.py")
+    head = git(project, "rev-parse", "HEAD")
+    with FakeModel([shell_step(agent, "git commit --no-verify -m 'Make the amount a float'")]) as model:
+        command, env = launch(agent, project, agent_home, model)
+        run_agent(command("Commit the staged change"), project, env)
+    assert_no_hook_errors(project)
+    assert git(project, "rev-parse", "HEAD") == head
+    told = [r for r in model.conversation if "skips the repository's hooks" in r.text()]
+    assert told, [r.text()[-500:] for r in model.conversation]
+
+
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "qwen"])
 def test_a_line_the_user_had_not_committed_is_not_the_scripts(
     agent: str, project: Path, agent_home: Path

@@ -69,12 +69,16 @@ class _Shown:
 
 
 def check_rules(
-    changes: list[tuple[str, str]], table: Table, root: str
+    changes: list[tuple[str, str]],
+    table: Table,
+    root: str,
+    overridden: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """One pass of the rules of the decisions governing each changed file over the text
     about to be written to it, ``changes`` being (repository path, new text) pairs: (a
     deny answer if a critical rule matched, advisory lines for warning and info rules,
-    said even when the decision itself was already shown this session)."""
+    said even when the decision itself was already shown this session). The decisions
+    ``overridden`` (`GITMEM_OVERRIDE`, for a commit) are passed over."""
     from gitmem.rules import violations_in
 
     advisories: list[str] = []
@@ -83,7 +87,7 @@ def check_rules(
         if not lines:
             continue
         for m in governing(table, [path], root):
-            if not m.entry.rules:
+            if not m.entry.rules or m.entry.id in overridden:
                 continue
             found = violations_in(m.entry, path, lines)[:1]
             if not found:

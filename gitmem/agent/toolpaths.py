@@ -719,6 +719,74 @@ def copied_files(command: str) -> list[tuple[str, str, bool]]:
     return out[:MAX_PATHS]
 
 
+# git's own options that take a value (before its subcommand), and `git commit`'s
+_GIT_VALUES = frozenset(("-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"))
+_COMMIT_VALUES = frozenset(("--message", "--file", "--author", "--date", "--template",
+                            "--reuse-message", "--reedit-message", "--fixup", "--squash",
+                            "--cleanup", "--trailer", "--pathspec-from-file"))  # fmt: skip
+# what turns the hook managers' hooks off for a command (husky, lefthook)
+_HOOKS_OFF = ("HUSKY=0", "HUSKY_SKIP_HOOKS=1", "LEFTHOOK=0")
+
+
+def unhooked_commits(command: str) -> list[tuple[str, bool, bool, list[str]]]:
+    """Each `git commit` of ``command`` that runs without the repository's commit hooks,
+    so without gitmem's commit-time check: `--no-verify` (`-n`, an abbreviation),
+    `git -c core.hooksPath=...`, or a hook manager turned off (`HUSKY=0`). Agents retry a
+    commit so when a hook refuses it. As (the folder it runs in, `-a`, `--include`, its
+    pathspecs). Since session 43: the before-tool check reads what it would commit."""
+    if "commit" not in command:
+        return []
+    off = any(word in _HOOKS_OFF for word in shell_words(command))
+    out: list[tuple[str, bool, bool, list[str]]] = []
+    for folder, name, words, _ in _walk(command)[2]:
+        skip = off
+        i = 0
+        while name == "git" and i < len(words) and words[i].startswith("-"):
+            option, i = words[i], i + 1
+            if option in _GIT_VALUES and i < len(words):
+                value, i = words[i], i + 1
+                if option == "-c" and value.lower().startswith("core.hookspath="):
+                    skip = True
+                elif option == "-C":
+                    folder = value if value.startswith("/") else _join(folder, value)
+        if name != "git" or words[i : i + 1] != ["commit"]:
+            continue
+        every = include = False
+        paths: list[str] = []
+        args = words[i + 1 :]
+        j = 0
+        while j < len(args):
+            arg, j = args[j], j + 1
+            if arg.isdigit() and args[j : j + 1] and args[j][:1] in ("<", ">"):
+                continue  # `2>&1`: a descriptor's redirection
+            if arg and all(c in _OPERATORS for c in arg):
+                j += 1  # a redirection and its target
+            elif arg == "--":
+                paths += args[j:]
+                break
+            elif arg.startswith("--"):
+                key = arg.split("=", 1)[0]
+                skip = skip or (len(key) >= 6 and "--no-verify".startswith(key))
+                every = every or key == "--all"
+                include = include or key == "--include"
+                j += key in _COMMIT_VALUES and "=" not in arg
+            elif arg.startswith("-") and arg != "-":
+                for at, c in enumerate(arg[1:], 1):
+                    skip = skip or c == "n"
+                    every = every or c == "a"
+                    include = include or c == "i"
+                    if c in "mFcCt":  # their value: the rest of the word, or the next
+                        j += at == len(arg) - 1
+                        break
+                    if c in "uS":  # an optional value, in the same word
+                        break
+            else:
+                paths.append(arg)
+        if skip:
+            out.append((folder, every, include, paths))
+    return out
+
+
 def heredoc_writes(command: str) -> list[tuple[str, str, bool]]:
     """(path, body, whether appended) for each here-document that ``command`` writes to a
     file with `cat` (`cat > path <<'EOF'`, `cat <<EOF >> path`) or, since session 43,

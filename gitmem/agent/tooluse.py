@@ -25,7 +25,14 @@ from gitmem.agent.common import (
     refreshed_inline,
     unpack,
 )
-from gitmem.location import Location, link_target, other_repositories, relative, worktree_roots
+from gitmem.location import (
+    Location,
+    link_target,
+    other_repositories,
+    relative,
+    repository_of,
+    worktree_roots,
+)
 from gitmem.readfile import read_regular
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
@@ -416,6 +423,9 @@ def _pre_tool(
     pm = open_map(loc, current=edit)
     if pm is None:
         return None
+    denied = _unhooked_commit(loc, payload)
+    if denied is not None:
+        return denied
     with _Reading(loc, pm):
         tool, paths = _touched(loc, payload, pm)
         if not paths:
@@ -444,6 +454,69 @@ def _pre_tool(
     if result is not None:
         text += "\n" + unpack(result)[1]
     return context("pre-tool", text)
+
+
+def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """A deny for a `git commit` in this repository that skips its commit hooks
+    (toolpaths.unhooked_commits: `--no-verify`, `HUSKY=0`, ...) when what it would commit
+    breaks a critical rule, read as the commit-time check reads it: the lines the staged
+    changes add (with `-a` or pathspecs, those of the work tree against HEAD). An agent
+    whose commit a hook refused retries it so, and before session 43 that commit went in
+    unchecked. A commit that breaks no critical rule goes through: gitmem checks its own
+    decisions, not the other hooks. `GITMEM_OVERRIDE` (in the command or the agent's
+    environment) passes its decision over, as the commit-time check does."""
+    tool_input = payload.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    if payload.get("tool_name") != toolpaths.SHELL_TOOL or not isinstance(command, str):
+        return None
+    commits = toolpaths.unhooked_commits(command)
+    if not commits:
+        return None
+    from gitmem.check import added_lines
+    from gitmem.errors import GitmemError
+
+    cwd = _cwd(payload)
+    roots = worktree_roots(loc.root, loc.common_dir)
+    changes: dict[str, list[tuple[int, str]]] = {}
+    try:
+        for folder, every, include, pathspecs in commits:
+            where = os.path.normpath(os.path.join(cwd, folder))
+            found = repository_of(where)
+            if found is None or found.root != loc.root:
+                continue  # another repository's commit: its own hooks see to it
+            rels = [relative(os.path.join(where, p), loc.root, loc.common_dir, cwd, roots)
+                    for p in pathspecs]  # fmt: skip
+            spec = [r for r in rels if r is not None]
+            if every or spec:
+                changes.update(added_lines(loc.repo(), ["HEAD", "--", *([] if every else spec)]))
+            if include or not (every or spec):
+                changes.update(added_lines(loc.repo(), ["--cached"]))
+    except GitmemError:
+        return None  # no commit yet, or git failed: the commit goes as it would
+    given = [w[16:] for w in toolpaths.shell_words(command) if w.startswith("GITMEM_OVERRIDE=")]
+    given.append(os.environ.get("GITMEM_OVERRIDE", ""))
+    overridden = frozenset(value.split()[0] for value in given if value.strip())
+    from gitmem.agent import claude
+    from gitmem.agent.prompt import open_table
+
+    table = open_table(loc)
+    if table is None:
+        return None
+    try:
+        pairs = [(p, "\n".join(text for _, text in lines)) for p, lines in changes.items()]
+        denied, _ = claude.check_rules(pairs, table, loc.root, overridden)
+    finally:
+        table.close()
+    if denied is None:
+        return None
+    specific = denied["hookSpecificOutput"]
+    specific["permissionDecisionReason"] = (
+        "This commit skips the repository's hooks, and with them gitmem's commit-time "
+        f"check, which it would not pass. {specific['permissionDecisionReason']} Change the "
+        "code to follow the decision (or, if the decision is wrong, tell the user) rather "
+        "than skipping the check."
+    )
+    return denied
 
 
 def _changes(
