@@ -1103,6 +1103,8 @@ def test_a_file_copied_over_a_ruled_one_is_read_before_it_runs(
         ("cd svc && git commit -n -m x -- a.py", [("svc", False, False, ["a.py"])]),
         ("git -c core.hooksPath=/dev/null commit -m x", [("", False, False, [])]),
         ("HUSKY=0 git commit -m x", [("", False, False, [])]),
+        ("SKIP=ruff,gitmem-check git commit -m x", [("", False, False, [])]),
+        ("SKIP=ruff git commit -m x", []),
         ("git commit --no-ver -F msg.txt billing/x.py", [("", False, False, ["billing/x.py"])]),
         ("git -C sub commit -n -i a.py 2>&1", [("sub", False, True, ["a.py"])]),
         ('git commit -m "-n" && git push --no-verify', []),  # -n is the message

@@ -731,12 +731,16 @@ _HOOKS_OFF = ("HUSKY=0", "HUSKY_SKIP_HOOKS=1", "LEFTHOOK=0")
 def unhooked_commits(command: str) -> list[tuple[str, bool, bool, list[str]]]:
     """Each `git commit` of ``command`` that runs without the repository's commit hooks,
     so without gitmem's commit-time check: `--no-verify` (`-n`, an abbreviation),
-    `git -c core.hooksPath=...`, or a hook manager turned off (`HUSKY=0`). Agents retry a
+    `git -c core.hooksPath=...`, or a hook manager turned off (`HUSKY=0`, pre-commit's
+    `SKIP=gitmem-check`). Agents retry a
     commit so when a hook refuses it. As (the folder it runs in, `-a`, `--include`, its
     pathspecs). Since session 43: the before-tool check reads what it would commit."""
     if "commit" not in command:
         return []
-    off = any(word in _HOOKS_OFF for word in shell_words(command))
+    off = any(  # pre-commit's `SKIP=gitmem-check,...` too
+        word in _HOOKS_OFF or (word[:5] == "SKIP=" and "gitmem-check" in word[5:].split(","))
+        for word in shell_words(command)
+    )
     out: list[tuple[str, bool, bool, list[str]]] = []
     for folder, name, words, _ in _walk(command)[2]:
         skip = off
