@@ -913,6 +913,18 @@ def _before_shell(project: Path, session: str, command: str) -> dict[str, Any]:
     return said
 
 
+def _assert_denied(
+    project: Path, session: str, cases: list[tuple[str, bool]], *reasons: str
+) -> None:
+    """Each (command, whether it is denied) of ``cases`` through the pre-tool hook: denied
+    or not as said, and a deny's reason holding each of ``reasons``."""
+    for command, denied in cases:
+        said = _before_shell(project, session, command)
+        assert (said.get("permissionDecision") == "deny") is denied, (command, said)
+        for reason in reasons if denied else ():
+            assert reason in said["permissionDecisionReason"], (command, said)
+
+
 def test_a_heredoc_that_breaks_a_critical_rule_is_denied_before_it_runs(project: Path) -> None:
     """`cat > billing/charge.py <<'EOF'` (or `echo '…' >>`, `printf '…' >`, and since
     session 42 `echo '…' | tee -a`) is a Write
@@ -935,9 +947,7 @@ def test_a_heredoc_that_breaks_a_critical_rule_is_denied_before_it_runs(project:
         ("echo 'amount = float(total)' | tee -a billing/charge.py > /dev/null", True),
         ("printf 'cents = 5\\n' | tee billing/new.py", False),
     ]
-    for command, denied in cases:
-        said = _before_shell(project, "hd", command)
-        assert (said.get("permissionDecision") == "deny") is denied, (command, said)
+    _assert_denied(project, "hd", cases)
 
 
 @pytest.mark.parametrize(
@@ -1002,12 +1012,7 @@ def test_a_sed_edit_that_breaks_a_critical_rule_is_denied_before_it_runs(
         # in a string given to a shell (since session 43)
         ("timeout 30 bash -lc \"cd billing && sed -i 's/x = 1/x = float(1)/' charge.py\"", True),
     ]
-    for command, denied in cases:
-        said = _before_shell(project, "sd", command)
-        assert (said.get("permissionDecision") == "deny") is denied, (command, said)
-        if denied:
-            assert "D-0001 (critical)" in said["permissionDecisionReason"]
-            assert "float(" in said["permissionDecisionReason"]
+    _assert_denied(project, "sd", cases, "D-0001 (critical)", "float(")
     assert not leak.exists() and not ran.exists()
     assert git(project, "status", "--porcelain") == ""  # nothing was edited
 
@@ -1042,11 +1047,7 @@ def test_a_diff_applied_from_a_heredoc_is_read_before_it_runs(project: Path) -> 
         ("git apply --check fix.patch", False),
         (f"git apply <<'EOF'\n{diff('y = 2')}EOF", False),
     ]
-    for command, denied in cases:
-        said = _before_shell(project, "ga", command)
-        assert (said.get("permissionDecision") == "deny") is denied, (command, said)
-        if denied:
-            assert "forbids this change to billing/charge.py" in said["permissionDecisionReason"]
+    _assert_denied(project, "ga", cases, "forbids this change to billing/charge.py")
     subprocess.run(cases[-1][0], shell=True, cwd=project, check=True)
     assert (project / "billing/charge.py").read_text() == "x = 1\ny = 2\n"
 
@@ -1087,11 +1088,7 @@ def test_a_file_copied_over_a_ruled_one_is_read_before_it_runs(
         (f"cp {tmp_path}/charge.py docs/charge.py", False),  # not governed
         ("cp billing/charge.py /tmp/backup.py", False),
     ]
-    for command, denied in cases:
-        said = _before_shell(project, "cp", command)
-        assert (said.get("permissionDecision") == "deny") is denied, (command, said)
-        if denied:
-            assert "forbids this change to billing/charge.py" in said["permissionDecisionReason"]
+    _assert_denied(project, "cp", cases, "forbids this change to billing/charge.py")
     assert (project / "billing/charge.py").read_text() == "x = 1\n"
 
 
@@ -1133,12 +1130,7 @@ def test_a_commit_that_skips_the_hooks_is_checked_before_it_runs(project: Path) 
         ("GITMEM_OVERRIDE='D-0001 a migration' git commit -n -m charge", False),
         ("git commit -n -m docs -- docs/readme.md", False),  # only that file is committed
     ]
-    for command, denied in cases:
-        said = _before_shell(project, "nv", command)
-        assert (said.get("permissionDecision") == "deny") is denied, (command, said)
-        if denied:
-            reason = said["permissionDecisionReason"]
-            assert "skips the repository's hooks" in reason and "D-0001 (critical)" in reason
+    _assert_denied(project, "nv", cases, "skips the repository's hooks", "D-0001 (critical)")
     git(project, "reset", "-q")
     write(project, "docs/readme.md", "notes\n")
     git(project, "add", "docs/readme.md")  # staged: fine; the work tree's billing is not
