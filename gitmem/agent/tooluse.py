@@ -192,14 +192,13 @@ def _diffs(payload: dict[str, Any]) -> list[tuple[str, str]]:
     writes (toolpaths.applied_diffs), a diff file read from the command's folder."""
     found = payload.get(_DIFFS)
     if found is None:
-        tool_input = payload.get("tool_input")
-        command = tool_input.get("command") if isinstance(tool_input, dict) else None
+        command = _command(payload)
         cwd = _cwd(payload)
 
         def read(path: str) -> str | None:
             return read_regular(os.path.join(cwd, path), MAX_DIFF_BYTES)
 
-        found = toolpaths.applied_diffs(command, read) if isinstance(command, str) else []
+        found = toolpaths.applied_diffs(command, read) if command is not None else []
         payload[_DIFFS] = found
     return found
 
@@ -213,13 +212,10 @@ def _copies(payload: dict[str, Any]) -> list[tuple[str, str]]:
     source's name. Read by ``_shell_changes`` where a rule governs the path."""
     found = payload.get(_COPIES)
     if found is None:
-        tool_input = payload.get("tool_input")
-        command = tool_input.get("command") if isinstance(tool_input, dict) else None
+        command = _command(payload)
         cwd = _cwd(payload)
         found = []
-        for source, target, folded in (
-            toolpaths.copied_files(command) if isinstance(command, str) else []
-        ):
+        for source, target, folded in toolpaths.copied_files(command) if command else []:
             if folded or os.path.isdir(os.path.join(cwd, target)):
                 target = os.path.join(target, os.path.basename(source))
             found.append((target, os.path.join(cwd, source)))
@@ -230,6 +226,13 @@ def _copies(payload: dict[str, Any]) -> list[tuple[str, str]]:
 def _cwd(payload: dict[str, Any]) -> str:
     cwd = payload.get("cwd")
     return cwd if isinstance(cwd, str) and cwd else os.getcwd()
+
+
+def _command(payload: dict[str, Any]) -> str | None:
+    """The shell command of a call (any tool's ``command`` string)."""
+    tool_input = payload.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    return command if isinstance(command, str) else None
 
 
 # ------------------------------------------------------------------------------ events
@@ -465,9 +468,8 @@ def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] |
     unchecked. A commit that breaks no critical rule goes through: gitmem checks its own
     decisions, not the other hooks. `GITMEM_OVERRIDE` (in the command or the agent's
     environment) passes its decision over, as the commit-time check does."""
-    tool_input = payload.get("tool_input")
-    command = tool_input.get("command") if isinstance(tool_input, dict) else None
-    if payload.get("tool_name") != toolpaths.SHELL_TOOL or not isinstance(command, str):
+    command = _command(payload)
+    if payload.get("tool_name") != toolpaths.SHELL_TOOL or command is None:
         return None
     commits = toolpaths.unhooked_commits(command)
     if not commits:
@@ -549,9 +551,8 @@ def _shell_changes(
     append: all of it), so a critical rule denies it before it runs; and likewise for
     each file a diff it applies (``_diffs``), a `cp` or `mv` (``_copies``) or a `sed -i`
     (``_sed_runs``) changes."""
-    tool_input = payload.get("tool_input")
-    command = tool_input.get("command") if isinstance(tool_input, dict) else None
-    if not isinstance(command, str):
+    command = _command(payload)
+    if command is None:
         return []
     roots = worktree_roots(loc.root, loc.common_dir)
     out: list[tuple[str, str]] = []
@@ -759,9 +760,8 @@ def _shell_written(loc: Location, payload: dict[str, Any], pm: pathmap.PathMap) 
     """The repository paths a shell command wrote, as its words say
     (``toolpaths.bash_writes``) and the diffs it applies (``_diffs``): what `gitmem why`,
     `sessions --edited` and the commit's session trailer count as the session's edits."""
-    tool_input = payload.get("tool_input")
-    command = tool_input.get("command") if isinstance(tool_input, dict) else None
-    writes = toolpaths.bash_writes(command) if isinstance(command, str) else []
+    command = _command(payload)
+    writes = toolpaths.bash_writes(command) if command is not None else []
     writes += [path for path, _ in _diffs(payload) if path not in writes]
     return repo_paths(loc, writes, _cwd(payload), True, pm) if writes else []
 
