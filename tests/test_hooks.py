@@ -1055,25 +1055,31 @@ def test_a_diff_applied_from_a_heredoc_is_read_before_it_runs(project: Path) -> 
 @pytest.mark.parametrize(
     ("command", "copies"),
     [
-        ("cp /tmp/charge.py billing/charge.py", [("/tmp/charge.py", "billing/charge.py", False)]),
-        ("cd billing && mv -f new.py charge.py", [("billing/new.py", "billing/charge.py", False)]),
-        ("cp -t billing a.py b.py", [("a.py", "billing", True), ("b.py", "billing", True)]),
-        ("install -m 644 x.py billing/", [("x.py", "billing/", True)]),
-        ("cp -- -x.py y.py 2>/dev/null", [("-x.py", "y.py", False)]),
+        ("cp /tmp/charge.py billing/charge.py", [("/tmp/charge.py", "billing/charge.py", False, False)]),
+        ("cd billing && mv -f new.py charge.py", [("billing/new.py", "billing/charge.py", False, False)]),
+        ("cp -t billing a.py b.py", [("a.py", "billing", True, False), ("b.py", "billing", True, False)]),
+        ("install -m 644 x.py billing/", [("x.py", "billing/", True, False)]),
+        ("cp -- -x.py y.py 2>/dev/null", [("-x.py", "y.py", False, False)]),
         ("cp *.py billing/", []),  # the shell expands it
         ("cd ~/w && cp a.py b.py", []),
-        ("cd svc && bash -lc 'cp /tmp/a.py b.py'", [("/tmp/a.py", "svc/b.py", False)]),
+        ("cd svc && bash -lc 'cp /tmp/a.py b.py'", [("/tmp/a.py", "svc/b.py", False, False)]),
+        # `cat` of files into one: the first replaces it, the rest (or all, `>>`) append
+        ("cat a.py b.py > x.py 2>&1", [("a.py", "x.py", False, False), ("b.py", "x.py", False, True)]),
+        ("cat /tmp/a.py >> x.py", [("/tmp/a.py", "x.py", False, True)]),
+        ("cat -n a.py > x.py", []),  # numbered: not the file's text
+        ("cat - > x.py", []),
+        ("cat > x.py <<'EOF'\ny\nEOF", []),  # a heredoc: heredoc_writes
     ],
 )
-def test_copied_files(command: str, copies: list[tuple[str, str, bool]]) -> None:
+def test_copied_files(command: str, copies: list[tuple[str, str, bool, bool]]) -> None:
     assert toolpaths.copied_files(command) == copies
 
 
 def test_a_file_copied_over_a_ruled_one_is_read_before_it_runs(
     project: Path, tmp_path: Path
 ) -> None:
-    """An agent writes the new text elsewhere (`/tmp`, no decision there) and copies or
-    moves it over the file it means to change: since session 43 the source's text is
+    """An agent writes the new text elsewhere (`/tmp`, no decision there) and copies,
+    moves or `cat`s it over the file it means to change: since session 43 the source's text is
     read as a Write of the target, so the money rule denies the command before it runs
     (before, only after). Into a folder, the file keeps the source's name."""
     write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
@@ -1084,6 +1090,8 @@ def test_a_file_copied_over_a_ruled_one_is_read_before_it_runs(
         (f"cp {tmp_path}/charge.py billing/charge.py", True),
         (f"cd billing && mv -f {tmp_path}/charge.py .", True),
         (f"install -m 644 {tmp_path}/charge.py billing/", True),
+        (f"cat {tmp_path}/charge.py > billing/charge.py", True),
+        (f"cat {tmp_path}/charge.py >> billing/charge.py", True),
         (f"cp {tmp_path}/ok.py billing/charge.py", False),
         (f"cp {tmp_path}/charge.py docs/charge.py", False),  # not governed
         ("cp billing/charge.py /tmp/backup.py", False),

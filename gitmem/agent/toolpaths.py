@@ -669,33 +669,38 @@ _COPY_VALUES = frozenset(("-t", "--target-directory", "-S", "--suffix", "-m", "-
                           "-o", "--owner", "-g", "--group"))  # fmt: skip
 
 
-def copied_files(command: str) -> list[tuple[str, str, bool]]:
-    """(source, target, whether the target is a folder) for each file that a `cp`, `mv`
-    or `install` of ``command`` puts at a path, both from the folder it runs in: agents
-    write a file elsewhere (`/tmp/charge.py`) and then copy or move it over the one they
-    mean to change. The before-tool check reads the source as a Write of the target
-    (since session 43; before, only after it ran). A target is a folder when it is given
-    by `-t` or ends in `/`; else the hook looks. Sources the shell expands (`*.py`) are
-    not read."""
-    if "cp" not in command and "mv" not in command and "install" not in command:
+def copied_files(command: str) -> list[tuple[str, str, bool, bool]]:
+    """(source, target, whether the target is a folder, whether appended to) for each
+    file that a `cp`, `mv` or `install` of ``command`` puts at a path, or that `cat`
+    writes into one (`cat /tmp/new.py > billing/x.py`, `>>`), both from the folder it
+    runs in: agents write a file elsewhere (`/tmp/charge.py`) and then copy or move it
+    over the one they mean to change. The before-tool check reads the source as a Write
+    of the target (since session 43; before, only after it ran). A target is a folder
+    when it is given by `-t` or ends in `/`; else the hook looks. Sources the shell
+    expands (`*.py`), and a `cat` with options or of its input, are not read."""
+    if not any(name in command for name in ("cp", "mv", "install", "cat")):
         return []
-    out: list[tuple[str, str, bool]] = []
-    for folder, name, words, _ in _walk(command)[2]:
-        if name not in ("cp", "mv", "install"):
+    out: list[tuple[str, str, bool, bool]] = []
+    for folder, name, words, docs in _walk(command)[2]:
+        if name not in ("cp", "mv", "install", "cat") or docs:
             continue
         args: list[str] = []
+        output: tuple[str, bool] | None = None  # where `cat` writes, and whether appends
         into = ""  # -t FOLDER
-        i, flags = 0, True
+        i, flags, options = 0, True, False
         while i < len(words):
             word, i = words[i], i + 1
             value = words[i] if i < len(words) else ""
             if word.isdigit() and value[:1] in ("<", ">"):
-                continue  # `2>/dev/null`: a descriptor's redirection
-            if word and all(c in _OPERATORS for c in word):
+                i += 2  # `2>/dev/null`: another descriptor's redirection
+            elif word and all(c in _OPERATORS for c in word):
                 i += 1  # a redirection and its target
+                if word in (">", ">>", ">|", "&>", "&>>"):
+                    output = (value, word.endswith(">>"))
             elif flags and word == "--":
                 flags = False
             elif flags and word.startswith("-") and word != "-":
+                options = True
                 key, eq, given = word.partition("=")
                 if key in _COPY_VALUES and not eq:
                     given, i = value, i + 1
@@ -706,15 +711,22 @@ def copied_files(command: str) -> list[tuple[str, str, bool]]:
                     into = given
             else:
                 args.append(word)
-        sources, target = (args, into) if into else (args[:-1], args[-1] if args else "")
+        append = False
+        if name == "cat":
+            if output is None or options or not args or "-" in args:
+                continue
+            sources, (target, append) = args, output
+        else:
+            sources, target = (args, into) if into else (args[:-1], args[-1] if args else "")
         if not sources or not target or any(c in "".join(sources) for c in _WILD):
             continue
-        folded = bool(into) or target.endswith("/") or len(sources) > 1
+        folded = name != "cat" and (bool(into) or target.endswith("/") or len(sources) > 1)
         for source in sources:
             out.append((
                 source if source.startswith("/") else _join(folder, source),
                 target if target.startswith("/") else _join(folder, target),
                 folded,
+                append or (name == "cat" and source != sources[0]),
             ))  # fmt: skip
     return out[:MAX_PATHS]
 

@@ -177,7 +177,8 @@ def _raw_touched(payload: dict[str, Any]) -> tuple[list[str], bool]:
         found = toolpaths.touched(tool, payload.get("tool_input"))
         if found[1] and tool == toolpaths.SHELL_TOOL:
             words = found[0]
-            more = [p for p, _ in [*_diffs(payload), *_copies(payload)] if p not in words]
+            copied = [path for path, _, _ in _copies(payload)]
+            more = [p for p in [*(p for p, _ in _diffs(payload)), *copied] if p not in words]
             found = ([*words, *more], True)
         payload[_TOUCHED] = found
     return found
@@ -206,19 +207,20 @@ def _diffs(payload: dict[str, Any]) -> list[tuple[str, str]]:
 _COPIES = "\0gitmem copies"  # ... and for the files it copies or moves
 
 
-def _copies(payload: dict[str, Any]) -> list[tuple[str, str]]:
-    """(path, the file whose text it will hold) for each file a shell command's `cp`,
-    `mv` or `install` puts there (toolpaths.copied_files); into a folder, under the
-    source's name. Read by ``_shell_changes`` where a rule governs the path."""
+def _copies(payload: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    """(path, the file whose text it will hold, whether it is appended) for each file a
+    shell command's `cp`, `mv`, `install` or `cat` puts there (toolpaths.copied_files);
+    into a folder, under the source's name. Read by ``_shell_changes`` where a rule
+    governs the path."""
     found = payload.get(_COPIES)
     if found is None:
         command = _command(payload)
         cwd = _cwd(payload)
         found = []
-        for source, target, folded in toolpaths.copied_files(command) if command else []:
+        for source, target, folded, append in toolpaths.copied_files(command) if command else []:
             if folded or os.path.isdir(os.path.join(cwd, target)):
                 target = os.path.join(target, os.path.basename(source))
-            found.append((target, os.path.join(cwd, source)))
+            found.append((target, os.path.join(cwd, source), append))
         payload[_COPIES] = found
     return found
 
@@ -566,11 +568,12 @@ def _shell_changes(
         rel = relative(raw, loc.root, loc.common_dir, _cwd(payload), roots)
         if rel is not None and rel in paths:
             out.append((rel, added))
-    for raw, source in _copies(payload):
+    for raw, source, append in _copies(payload):
         rel = relative(raw, loc.root, loc.common_dir, _cwd(payload), roots)
         text = read_regular(source, MAX_CURRENT_BYTES) if rel is not None and rel in paths else None
         if rel is not None and text is not None:
-            out.append((rel, toolpaths.added_text({"content": text}, _current(loc.root, rel))))
+            now = None if append else _current(loc.root, rel)
+            out.append((rel, toolpaths.added_text({"content": text}, now)))
     return out + _sed_runs(loc, command, _cwd(payload), paths, roots)
 
 
