@@ -252,10 +252,12 @@ def _in_place(flag: str) -> bool:
 
 
 # A simple command the hooks read further, as the walk found it: (the folder it runs in,
-# relative to the command's cwd; its name; its words after the name, redirections kept;
-# the bodies of its here-documents). A tuple, not a dataclass: this module runs in every
-# tool-call hook, and ``dataclasses`` imports ``re`` and ``inspect``.
-_Run = tuple[str, str, list[str], list[str | None]]
+# relative to the command's cwd; its name; its words after the name but its
+# redirections; those, as (operator with its descriptor, `2>`; target), a heredoc's
+# target its tag; the bodies of its here-documents). A tuple, not a dataclass: this
+# module runs in every tool-call hook, and ``dataclasses`` imports ``re`` and ``inspect``.
+_Run = tuple[str, str, list[str], list[tuple[str, str]], list[str | None]]
+_OUTPUTS = frozenset((">", ">>", ">|", "&>", "&>>", "1>", "1>>", "1>|"))  # into stdout's file
 # what ends a path word in a here-document's body (code: `open('a/b.py', 'w')`)
 _NOT_IN_PATHS = str.maketrans(dict.fromkeys("'\"`(),;=<>{}", " "))
 _RUNS = frozenset(
@@ -296,6 +298,8 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
     target = False  # the next word is a redirection's target (">", ">>", "&>")
     source = False  # ... or an input's ("<"): read, and no argument of the command
     run: list[str] = []  # the words after its name, where ``_RUNS`` has the name
+    redirects: list[tuple[str, str]] = []  # ... and its redirections
+    redirect = ""  # the redirection whose target is the next word (for ``redirects``)
     docs: list[str | None] = []  # the bodies of its here-documents
     bodies: list[str | None] = []  # the command's here-documents' bodies, in order
     tag = False  # the next word is a here-document's tag
@@ -310,8 +314,9 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
     def ended() -> None:
         written([args[i] for i in _writes(name, flags, len(args))])
         if name and name[0] in _RUNS and base is not None:
-            runs.append((base, name[0], run.copy(), docs.copy()))
+            runs.append((base, name[0], run.copy(), redirects.copy(), docs.copy()))
         run.clear()
+        redirects.clear()
         docs.clear()
 
     words = shell_words(command, newline=";", bodies=bodies)
@@ -319,8 +324,9 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
         if tag and not (word and all(c in _OPERATORS for c in word)):
             tag = False  # a here-document's tag: its body is the command's input
             docs.append(bodies.pop(0) if bodies else None)
-            if name and name[0] in _RUNS:
-                run.append(word)
+            if redirect:
+                redirects.append((redirect, word))
+                redirect = ""
             if docs[-1] and base is not None:  # a script's paths (`python - <<'PY'`): read
                 for w in docs[-1].translate(_NOT_IN_PATHS).split():
                     if len(mentioned) >= MAX_PATHS:
@@ -330,14 +336,15 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
             continue
         tag = False
         if word and all(c in _OPERATORS for c in word):
+            redirect = ""
             if "<" in word or ">" in word:
                 # a redirection: its target is a path, the command goes on; `>&`, `2>&1`
                 # duplicate a descriptor, `<` and `<<` read
                 target = ">" in word and not word.endswith("&") and "<" not in word
                 source = word == "<"
                 tag = word.endswith("<<") and not word.endswith("<<<")
-                if name and name[0] in _RUNS:
-                    run.append(word)
+                if name and name[0] in _RUNS:  # `2>err.log`: the descriptor is no word
+                    redirect = (run.pop() if run and run[-1].isdigit() else "") + word
                 continue
             ended()
             flags, args, target, source = [], [], False, False
@@ -373,7 +380,10 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
             moving = word != "popd"
             start = False
             continue
-        if name and name[0] in _RUNS:
+        if redirect:
+            redirects.append((redirect, word))
+            redirect = ""
+        elif name and name[0] in _RUNS:
             run.append(word)
         assignment = start and "=" in word and "/" not in word.split("=", 1)[0]
         if not assignment and (start or name == ["git"]) and not word.startswith("-"):
@@ -433,7 +443,7 @@ def _nest(command: str, base: str, out: list[tuple[str, bool]], runs: list[_Run]
     inner: list[_Run] = []
     for path, written in _walk_shell(command, inner):
         out.append((path if path.startswith("/") else _join(base, path), written))
-    runs += [(f if f.startswith("/") else _join(base, f), n, w, d) for f, n, w, d in inner]
+    runs += [(f if f.startswith("/") else _join(base, f), n, w, r, d) for f, n, w, r, d in inner]
 
 
 def _scan(value: Any, key: str, out: list[str], depth: int = 0) -> None:
@@ -476,7 +486,7 @@ def _shell_patch_files(command: str) -> list[tuple[str, str]]:
     """``_patch_files`` of each patch a shell command gives `apply_patch` (in a
     here-document, or its argument), its paths from the folder that runs in."""
     out: list[tuple[str, str]] = []
-    for folder, name, words, docs in _walk(command)[2]:
+    for folder, name, words, _, docs in _walk(command)[2]:
         if name in ("apply_patch", "applypatch"):
             for patch in [*words, *docs]:
                 if patch is not None and patch.lstrip().startswith(PATCH_START):
@@ -501,12 +511,15 @@ def applied_diffs(
     if "apply" not in command and "patch" not in command:
         return []
     out: list[tuple[str, str]] = []
-    for folder, name, words, docs in _walk(command)[2]:
+    for folder, name, words, redirects, docs in _walk(command)[2]:
         git = name == "git" and words[:1] == ["apply"]
-        how = _apply_options(git, words[1:] if git else words) if git or name == "patch" else None
+        if not (git or name == "patch"):
+            continue
+        how = _apply_options(git, words[1:] if git else words)
         if how is None:
             continue
         strip, reverse, directory, files = how
+        files += [file for op, file in redirects if op == "<"]
         texts = [doc for doc in docs if doc is not None]
         for file in files:
             text = None if read is None else read(file if file[:1] == "/" else _join(folder, file))
@@ -531,8 +544,9 @@ _PATCH_LONG = frozenset(("--forward", "--force", "--silent", "--quiet", "--batch
 
 def _apply_options(git: bool, args: list[str]) -> tuple[int, bool, str, list[str]] | None:
     """How the `git apply` (``git``) or `patch` of ``args`` writes: (how many leading
-    path parts it strips, whether reversed, the folder its paths are from, the files the
-    diff is read from); None when it writes nothing, or where or what is not sure."""
+    path parts it strips, whether reversed, the folder its paths are from, the files it
+    names to read the diff from); None when it writes nothing, or where or what is not
+    sure."""
     strip: int | None = 1 if git else None
     reverse = False
     directory = ""
@@ -542,13 +556,6 @@ def _apply_options(git: bool, args: list[str]) -> tuple[int, bool, str, list[str
         arg = args[i]
         i += 1
         value = args[i] if i < len(args) else ""
-        if arg.isdigit() and value[:1] in ("<", ">"):
-            continue  # `2>/dev/null`: the descriptor of a redirection
-        if arg and all(c in _OPERATORS for c in arg):  # a redirection and its target
-            i += 1
-            if arg == "<":
-                files.append(value)
-            continue
         if arg in _NO_WRITE:
             return None
         if arg in ("-R", "--reverse"):
@@ -664,6 +671,13 @@ def changes(tool_name: str, tool_input: Any) -> list[tuple[str | None, str]]:
     return [(None, added_text(tool_input))]
 
 
+def _output(redirects: list[tuple[str, str]]) -> tuple[str, bool] | None:
+    """Where a command's output goes among its ``redirects`` (the last one to a file
+    wins), and whether it is appended to; None for the terminal or a pipe."""
+    found = [(target, op.endswith(">>")) for op, target in redirects if op in _OUTPUTS]
+    return found[-1] if found else None
+
+
 # `cp`, `mv` and `install` options that take a value (the target folder's are read)
 _COPY_VALUES = frozenset(("-t", "--target-directory", "-S", "--suffix", "-m", "--mode",
                           "-o", "--owner", "-g", "--group"))  # fmt: skip
@@ -681,23 +695,16 @@ def copied_files(command: str) -> list[tuple[str, str, bool, bool]]:
     if not any(name in command for name in ("cp", "mv", "install", "cat")):
         return []
     out: list[tuple[str, str, bool, bool]] = []
-    for folder, name, words, docs in _walk(command)[2]:
+    for folder, name, words, redirects, docs in _walk(command)[2]:
         if name not in ("cp", "mv", "install", "cat") or docs:
             continue
         args: list[str] = []
-        output: tuple[str, bool] | None = None  # where `cat` writes, and whether appends
         into = ""  # -t FOLDER
         i, flags, options = 0, True, False
         while i < len(words):
             word, i = words[i], i + 1
             value = words[i] if i < len(words) else ""
-            if word.isdigit() and value[:1] in ("<", ">"):
-                i += 2  # `2>/dev/null`: another descriptor's redirection
-            elif word and all(c in _OPERATORS for c in word):
-                i += 1  # a redirection and its target
-                if word in (">", ">>", ">|", "&>", "&>>"):
-                    output = (value, word.endswith(">>"))
-            elif flags and word == "--":
+            if flags and word == "--":
                 flags = False
             elif flags and word.startswith("-") and word != "-":
                 options = True
@@ -713,6 +720,7 @@ def copied_files(command: str) -> list[tuple[str, str, bool, bool]]:
                 args.append(word)
         append = False
         if name == "cat":
+            output = _output(redirects)
             if output is None or options or not args or "-" in args:
                 continue
             sources, (target, append) = args, output
@@ -744,17 +752,17 @@ def unhooked_commits(command: str) -> list[tuple[str, bool, bool, list[str]]]:
     """Each `git commit` of ``command`` that runs without the repository's commit hooks,
     so without gitmem's commit-time check: `--no-verify` (`-n`, an abbreviation),
     `git -c core.hooksPath=...`, or a hook manager turned off (`HUSKY=0`, pre-commit's
-    `SKIP=gitmem-check`). Agents retry a
-    commit so when a hook refuses it. As (the folder it runs in, `-a`, `--include`, its
-    pathspecs). Since session 43: the before-tool check reads what it would commit."""
+    `SKIP=gitmem-check`). Agents retry a commit so when a hook refuses it. As (the folder
+    it runs in, `-a`, `--include`, its pathspecs). Since session 43: the before-tool
+    check reads what it would commit."""
     if "commit" not in command:
         return []
-    off = any(  # pre-commit's `SKIP=gitmem-check,...` too
+    off = any(key in command for key in ("HUSKY", "LEFTHOOK", "SKIP=")) and any(
         word in _HOOKS_OFF or (word[:5] == "SKIP=" and "gitmem-check" in word[5:].split(","))
-        for word in shell_words(command)
+        for word in shell_words(command)  # the words a plain commit is not split into again
     )
     out: list[tuple[str, bool, bool, list[str]]] = []
-    for folder, name, words, _ in _walk(command)[2]:
+    for folder, name, words, _, _ in _walk(command)[2]:
         skip = off
         i = 0
         while name == "git" and i < len(words) and words[i].startswith("-"):
@@ -773,11 +781,7 @@ def unhooked_commits(command: str) -> list[tuple[str, bool, bool, list[str]]]:
         j = 0
         while j < len(args):
             arg, j = args[j], j + 1
-            if arg.isdigit() and args[j : j + 1] and args[j][:1] in ("<", ">"):
-                continue  # `2>&1`: a descriptor's redirection
-            if arg and all(c in _OPERATORS for c in arg):
-                j += 1  # a redirection and its target
-            elif arg == "--":
+            if arg == "--":
                 paths += args[j:]
                 break
             elif arg.startswith("--"):
@@ -813,22 +817,12 @@ def heredoc_writes(command: str) -> list[tuple[str, str, bool]]:
     if "<<" not in command:
         return []
     out: list[tuple[str, str, bool]] = []
-    for folder, name, words, docs in _walk(command)[2]:
+    for folder, name, args, redirects, docs in _walk(command)[2]:
         body = docs[0] if len(docs) == 1 and name in ("cat", "tee") else None
         if body is None:
             continue
-        args: list[str] = []
-        written: list[tuple[str, bool]] = []
-        i = 0
-        while i < len(words):
-            word, i = words[i], i + 1
-            if not (word and all(c in _OPERATORS for c in word)):
-                args.append(word)
-                continue
-            target, i = (words[i] if i < len(words) else ""), i + 1  # a redirection's
-            fd = args.pop() if args and args[-1].isdigit() else ""  # `2>err.log`
-            if fd in ("", "1") and word in (">", ">>", ">|", "&>", "&>>"):
-                written = [(target, word.endswith(">>"))]  # the last output is cat's
+        output = _output(redirects)
+        written = [] if output is None else [output]
         if name == "tee":
             append = any(a in ("-a", "--append") for a in args)
             files = [a for a in args if a not in ("-a", "--append")]
@@ -900,7 +894,7 @@ def sed_edits(command: str) -> list[tuple[str, list[str], list[str]]]:
     if "sed" not in command or ("-i" not in command and "--in-place" not in command):
         return []
     runs = _walk(command)[2]
-    edits = (_sed_edit(folder, words) for folder, name, words, _ in runs if name == "sed")
+    edits = (_sed_edit(folder, words) for folder, name, words, _, _ in runs if name == "sed")
     return [edit for edit in edits if edit is not None][:MAX_PATHS]
 
 
@@ -913,11 +907,6 @@ def _sed_edit(folder: str, words: list[str]) -> tuple[str, list[str], list[str]]
     while i < len(words):
         word = words[i]
         i += 1
-        if word.isdigit() and i < len(words) and words[i][:1] in "<>":
-            continue  # `2>/dev/null`: the descriptor of a redirection
-        if word[:1] in "<>":
-            i += 1  # a redirection and its target
-            continue
         if word == "--":
             files.extend(words[i:])
             break
