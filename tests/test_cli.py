@@ -107,6 +107,21 @@ def test_new_numbers_and_supersedes(repo: Path) -> None:
     assert run("lint")[0] == 0
 
 
+def test_a_title_and_a_query_may_be_given_unquoted(repo: Path, no_model: None) -> None:
+    """As adr-tools takes a title (`adr new Use PostgreSQL`); before session 44 both were
+    "Got unexpected extra argument"."""
+    code, out, err = run("new", "Use", "integer", "money", "-g", "billing/**")
+    assert code == 0, err
+    assert out.strip() == ".continuity/decisions/0001-use-integer-money.md"
+    assert store.load(repo).by_id["D-0001"].title == "Use integer money"
+    code, out, err = run("search", "integer", "money", "--no-daemon", "--json")
+    assert code == 0, err
+    assert [h["id"] for h in json.loads(out)["hits"]] == ["D-0001"]
+    assert run("search", "integer money", "--no-daemon", "--json")[1] == out
+    code, _, err = run("new")
+    assert code == 2 and "Missing argument 'TITLE...'" in err
+
+
 def test_new_rejects_bad_input(repo: Path) -> None:
     code, _, err = run("new", "X", "--glob", "a/[b")
     assert code == 1 and "--glob" in err

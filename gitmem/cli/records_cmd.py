@@ -27,7 +27,7 @@ from gitmem.table import Entry
 
 
 @click.command()
-@click.argument("title")
+@click.argument("words", metavar="TITLE...", nargs=-1, required=True)
 @click.option(
     "--template",
     "-t",
@@ -49,7 +49,7 @@ from gitmem.table import Entry
 )
 @expected_errors
 def new(
-    title: str,
+    words: tuple[str, ...],
     template: str,
     globs: tuple[str, ...],
     tags: tuple[str, ...],
@@ -63,7 +63,10 @@ def new(
     With --status accepted, the records named by --supersedes are marked superseded.
     With --in DIR, the record is the next ADR of that log: numbered, named and headed as
     its newest one is, its globs kept in .continuity/imported.yaml.
+
+    The title may be given unquoted, as adr-tools takes it: `gitmem new Use queues`.
     """
+    title = " ".join(words)
     repo = current_repo()
     write: Callable[..., Path] = records.new
     if log is not None:

@@ -12,7 +12,7 @@ from gitmem.search import search as run_search
 
 
 @click.command()
-@click.argument("query", required=False, default="")
+@click.argument("words", metavar="[QUERY]...", nargs=-1)
 @click.option("--path", "-p", "paths", multiple=True, help="A path being touched (repeat).")
 @click.option(
     "-k", "k", type=click.IntRange(min=1), default=10, show_default=True, help="How many results."
@@ -27,13 +27,20 @@ from gitmem.search import search as run_search
 @json_option
 @expected_errors
 def search(
-    query: str, paths: tuple[str, ...], k: int, budget: int | None, no_daemon: bool, json_: bool
+    words: tuple[str, ...],
+    paths: tuple[str, ...],
+    k: int,
+    budget: int | None,
+    no_daemon: bool,
+    json_: bool,
 ) -> None:
     """Rank the decisions relevant to QUERY and the touched --path(s).
 
     Shows each result's fused score and its rank and score from every ranker (path, bm25,
-    embed). Uses the warm daemon when one runs, else retrieves in-process.
+    embed). Uses the warm daemon when one runs, else retrieves in-process. The query may
+    be given unquoted: `gitmem search retry payments` (before session 44 an error).
     """
+    query = " ".join(words)
     if not query and not paths:
         raise click.UsageError("give a QUERY, one or more --path, or both")
     repo = current_repo()
