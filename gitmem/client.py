@@ -37,10 +37,10 @@ def compat() -> str:
     return f"{__version__}/{SCHEMA_VERSION}"
 
 
-def socket_path(repo: Repo | Location) -> str:
-    """``<git-dir>/gitmem/watch.sock``, or a short path in /tmp when that is too long for
-    a Unix socket (about 100 bytes)."""
-    path = os.path.join(os.fspath(repo.state_dir), "watch.sock")
+def socket_path(repo: Repo | Location, folder: str | None = None) -> str:
+    """``<state dir>/watch.sock`` (``folder``: another state folder's), or a short path in
+    /tmp when that is too long for a Unix socket (about 100 bytes)."""
+    path = os.path.join(folder or os.fspath(repo.state_dir), "watch.sock")
     if len(path.encode()) < 100:
         return path
     import hashlib
@@ -54,7 +54,11 @@ def request(
 ) -> Any:
     path = socket_path(repo)
     if not os.path.exists(path):
-        return None
+        # where this process keeps its state aside (a sandbox that keeps .git read-only:
+        # gitmem.location.state_dir_of), the daemon started outside listens in .git
+        path = socket_path(repo, os.path.join(os.fspath(repo.git_dir), "gitmem"))
+        if not os.path.exists(path):
+            return None
     reply = _exchange(path, {**payload, "compat": compat()}, timeout)
     if not isinstance(reply, dict) or not reply.get("ok"):
         return None

@@ -408,6 +408,16 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
             said += " (`gitmem lint` lists them)"
         checks.append(Check("lint", report.errors == 0, said))
     checks.append(_capture_check(repo))
+    primary = repo.git_dir / "gitmem"
+    if repo.state_dir != primary:  # see gitmem.location.state_dir_of
+        checks.append(
+            Check(
+                "state",
+                True,
+                f"{primary} cannot be written here (a read-only mount or an agent's "
+                f"sandbox): the table and the index are kept in {repo.state_dir}",
+            )
+        )
     table = Table.open(compiler.table_path(repo))
     fresh = table is not None and is_fresh(table, repo.root, full=True)
     table_full = table.meta("full") if table is not None else None

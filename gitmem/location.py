@@ -17,6 +17,8 @@ from gitmem.errors import NotARepositoryError
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gitmem.repo import Repo
 
 _ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
@@ -35,7 +37,7 @@ class Location:
     @property
     def state_dir(self) -> str:
         """Derived state for this work tree (see ``Repo.state_dir``)."""
-        return os.path.join(self.git_dir, "gitmem")
+        return state_dir_of(self.git_dir)
 
     @property
     def shared_state_dir(self) -> str:
@@ -76,6 +78,140 @@ def sparse_excluded(
 
     out = leangit.output(["ls-files", "-t", "-z", "--", folder], loc.root)
     return any(entry.startswith("S ") for entry in (out or "").split("\0"))
+
+
+# Derived state (the table, the path map, the search index) lives in <git-dir>/gitmem.
+# Where that cannot be written, it is kept in this user's own folder in a temporary
+# directory instead, one per git directory, so that the read commands still answer: a
+# repository mounted read-only (a container's `-v repo:/src:ro`), or an agent's sandbox
+# that keeps .git read-only while the agent runs gitmem (Codex's workspace-write and
+# read-only modes; the latter leaves only /dev/shm writable). Before session 44 `search`,
+# `why`, `list`, `check` and `stale` each stopped there with a traceback as soon as a
+# record had changed since the table was last compiled (`gitmem new` in the sandbox, a
+# pull outside it). What is kept aside is checked for freshness as the git directory's
+# own state is; the logs and sessions (``shared_state_dir``) are not moved: they are read
+# where the hooks, which run outside such sandboxes, write them.
+_STATE: dict[str, str] = {}
+_TEMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")  # after $TMPDIR and $XDG_RUNTIME_DIR
+# the files of the state folder copied aside (table.TABLE_NAME, pathmap.MAP_NAME,
+# stalenote.CACHE_NAME; tests/test_state.py holds them to those), and its index/
+SEEDED = ("table.sqlite", "pathmap.bin", "stale.json")
+
+
+def state_dir_of(git_dir: str) -> str:
+    """Where the derived state of the work tree whose git directory is ``git_dir`` is
+    read and written: ``<git_dir>/gitmem``, or, where that cannot be written, the folder
+    ``state_aside`` gives. One ``access`` call per process and git directory."""
+    found = _STATE.get(git_dir)
+    if found is None:
+        primary = os.path.join(git_dir, "gitmem")
+        probe = primary if os.path.isdir(primary) else git_dir
+        writable = not os.path.isdir(probe) or os.access(probe, os.W_OK)
+        found = primary if writable else (state_aside(git_dir) or primary)
+        if found != primary:
+            _seed(primary, found)
+        _STATE[git_dir] = found
+    return found
+
+
+def _seed(primary: str, aside: str) -> None:
+    """Copy into ``aside`` what the git directory's own state folder holds that is newer
+    there (the table and the path map, the search index's current generation): what the
+    hooks keep up to date outside the sandbox is used, not built again (embedding every
+    record: seconds). Copies keep their times, so each is copied once. Best effort: what
+    is not copied is built."""
+    import shutil
+
+    try:
+        os.makedirs(aside, exist_ok=True)
+    except OSError:
+        return
+    for name in SEEDED:
+        source, target = os.path.join(primary, name), os.path.join(aside, name)
+        try:
+            if os.path.isfile(source) and _newer(source, target):
+                _copy_atomically(source, target, shutil.copy2)
+        except OSError:
+            continue
+    index, into = os.path.join(primary, "index"), os.path.join(aside, "index")
+    current = os.path.join(index, "CURRENT")
+    try:
+        if not _newer(current, os.path.join(into, "CURRENT")):
+            return
+        with open(current, encoding="utf-8") as fh:
+            gen = fh.read().strip()
+        if not gen or os.sep in gen or not os.path.isdir(os.path.join(index, gen)):
+            return
+        os.makedirs(into, exist_ok=True)
+        if not os.path.isdir(os.path.join(into, gen)):
+            _copy_atomically(os.path.join(index, gen), os.path.join(into, gen), shutil.copytree)
+        _copy_atomically(current, os.path.join(into, "CURRENT"), shutil.copy2)
+    except (OSError, shutil.Error):
+        return
+
+
+def _newer(source: str, target: str) -> bool:
+    try:
+        made = os.stat(source).st_mtime_ns
+    except OSError:
+        return False
+    try:
+        return made > os.stat(target).st_mtime_ns
+    except OSError:
+        return True
+
+
+def _copy_atomically(source: str, target: str, copy: Callable[[str, str], object]) -> None:
+    """``copy`` to a name of this process's, then renamed over ``target``: another
+    process reads the old file or the new one whole. A folder another process has put
+    in place meanwhile is kept."""
+    import shutil
+
+    aside = f"{target}.{os.getpid()}.tmp"
+    try:
+        copy(source, aside)
+        if os.path.isdir(aside):
+            try:
+                os.rename(aside, target)
+            except OSError:  # there already: another process copied it first
+                shutil.rmtree(aside, ignore_errors=True)
+            return
+        os.replace(aside, target)
+    finally:
+        if os.path.lexists(aside):
+            if os.path.isdir(aside):
+                shutil.rmtree(aside, ignore_errors=True)
+            else:
+                os.unlink(aside)
+
+
+def state_aside(git_dir: str) -> str | None:
+    """``<temp>/gitmem-<uid>/state-<hash of the git directory>``: in the first of
+    ``$TMPDIR``, /tmp, /var/tmp, ``$XDG_RUNTIME_DIR`` and /dev/shm where this user has, or
+    can make, a folder of their own (mode 0700, theirs, not a link: the table holds the
+    decisions' text, which is given to agents). None where there is none."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # pragma: no cover - Windows: no sandbox of this kind is known
+        return None
+    import hashlib
+    import stat
+
+    uid = getuid()
+    key = hashlib.sha256(os.path.realpath(git_dir).encode()).hexdigest()[:16]
+    bases = [os.environ.get("TMPDIR", ""), *_TEMP_DIRS[:2]]
+    bases += [os.environ.get("XDG_RUNTIME_DIR", ""), _TEMP_DIRS[2]]
+    for base in filter(None, bases):
+        folder = os.path.join(base, f"gitmem-{uid}")
+        try:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            st = os.lstat(folder)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid or st.st_mode & 0o077:
+            continue  # another user's folder, or a link
+        if os.access(folder, os.W_OK):
+            return os.path.join(folder, f"state-{key}")
+    return None
 
 
 def location_of(repo: Repo) -> Location:

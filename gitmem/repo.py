@@ -31,8 +31,10 @@ class Repo(NamedTuple):
 
     @property
     def state_dir(self) -> Path:
-        """Derived state for this work tree (its decisions may differ from other worktrees')."""
-        return self.git_dir / "gitmem"
+        """Derived state for this work tree (its decisions may differ from other worktrees'):
+        ``<git_dir>/gitmem``, or where that cannot be written a folder of this user's in a
+        temporary directory (see ``gitmem.location.state_dir_of``)."""
+        return Path(location.state_dir_of(str(self.git_dir)))
 
     @property
     def shared_state_dir(self) -> Path:

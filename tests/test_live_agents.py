@@ -998,3 +998,33 @@ def test_codex_with_its_hooks_feature_off(project: Path, agent_home: Path) -> No
         run_agent(command(PROMPT), project, env)
     assert_outcome(project, model)
     assert "ok  codex trust" in gitmem(project, env, "doctor", "--no-model")
+
+
+def test_gitmem_run_by_codex_in_its_sandbox(
+    project: Path, agent_home: Path, tmp_path: Path
+) -> None:
+    """Codex's sandbox for a trusted project (`-s workspace-write`, what its Auto mode
+    runs) keeps `.git` read-only for the commands the model runs. The model records a
+    decision with `gitmem new` (an unquoted title, as adr-tools takes one), then searches
+    for it and asks `why`: before session 44 the search stopped with a traceback, since
+    the index could not be refreshed in `.git` (gitmem.location.state_dir_of), and the
+    traceback was all the model got."""
+    exe = shutil.which("gitmem")
+    assert exe
+    steps = [shell_step("codex", f"{exe} new Webhooks are always queued -g 'api/**'"),
+             shell_step("codex", f"{exe} search webhooks queued -k 1"),
+             shell_step("codex", f"{exe} why api/routes.py")]  # fmt: skip
+    (tmp_path / "temp").mkdir()
+    with FakeModel(steps) as model:
+        command, env = launch("codex", project, agent_home, model)
+        env["TMPDIR"] = str(tmp_path / "temp")
+        argv = command("Record that webhooks are queued")
+        argv[argv.index("--dangerously-bypass-approvals-and-sandbox")] = "-s=workspace-write"
+        run_agent(argv, project, env)
+    assert model.steps_taken == len(steps)
+    final = model.conversation[-1].text()
+    assert "Traceback" not in final, final[-3000:]
+    assert "1. D-0003 Webhooks are always queued" in final, final[-3000:]  # the search
+    assert "matched api/** · .continuity/decisions/0003-webhooks-are-always-queued.md" in final
+    assert '"sandbox_mode":"workspace-write"' in final  # Codex's own account of the turn
+    assert_no_hook_errors(project)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -55,8 +56,21 @@ def expected_errors(func: F) -> F:
             return func(*args, **kwargs)
         except GitmemError as exc:
             raise click.ClickException(str(exc)) from exc
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:
+                raise  # click ends quietly when the reader of stdout has gone
+            raise click.ClickException(os_error(exc)) from exc
 
     return wrapper  # type: ignore[return-value]
+
+
+def os_error(exc: OSError) -> str:
+    """An operating-system error as one line that names the file: a full disk, a
+    read-only folder, a permission refused (before session 44 a traceback)."""
+    where = f" {exc.filename}" if exc.filename else ""
+    if exc.filename2:
+        where += f" -> {exc.filename2}"
+    return f"cannot use{where}: {exc.strerror or exc}"
 
 
 def current_repo(*, sparse_warning: bool = True) -> Repo:
