@@ -1,10 +1,16 @@
 """`gitmem check --staged` on a commit that touches 1,000 files (target: <= 1 s).
 
     python benchmarks/check_speed.py [--files 1000] [--decisions 200] [--runs 5]
+    python benchmarks/check_speed.py --tree 200000 [--decisions 60] [--baseline GITMEM]
 
 Each file gets 20 added lines; decisions carry forbid rules over the touched folders, so
 every added line is matched against the rules of every decision governing its file.
 Prints the median wall time of the CLI as a fresh process, next to `python -c pass`.
+
+`--tree N`: a one-line change in a repository of N committed files (a monorepo), each
+decision governing one service's folder. Prints `check --staged` and `lint`, next to `git
+status` (which every commit pays anyway), and with `--baseline` the same commands of
+another install (its `gitmem` executable), measured alternately in the same run.
 """
 
 from __future__ import annotations
@@ -28,12 +34,64 @@ ENV = {
 }
 
 
+def tree(files: int, decisions: int, runs: int, baseline: str | None) -> None:
+    root = Path(tempfile.mkdtemp(prefix="gitmem-tree-bench-"))
+    try:
+        subprocess.run(["git", "init", "-q", str(root)], check=True, env=ENV)
+        services = max(decisions, files // 1000)
+        for n in range(files):
+            path = root / "services" / f"svc{n % services}" / f"mod{n // 20 % 50}" / f"f{n}.py"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"x = {n}\n")
+        ddir = root / ".continuity" / "decisions"
+        ddir.mkdir(parents=True)
+        for i in range(1, decisions + 1):
+            (ddir / f"{i:04d}-d.md").write_text(
+                f"---\ntitle: Service {i} decision\nstatus: accepted\n"
+                f"globs: ['services/svc{i}/**']\n---\nx\n"
+            )
+        subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=ENV)
+        subprocess.run(["git", "commit", "-qm", "tree"], cwd=root, check=True, env=ENV)
+        with (root / "services" / "svc5" / "mod0" / "f5.py").open("a") as fh:
+            fh.write("y = 1\n")
+        subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=ENV)
+        installs = {"this": shutil.which("gitmem") or "gitmem"}
+        if baseline:
+            installs["baseline"] = baseline
+        for exe in installs.values():  # the table compiled, as the hooks keep it
+            subprocess.run([exe, "why", "services/svc1"], cwd=root, env=ENV, capture_output=True)
+        rows: dict[str, list[float]] = {}
+        for _ in range(2):  # alternately: these machines are noisy
+            rows.setdefault("git status", []).append(
+                wall_ms(["git", "status", "--short"], root, runs, env=ENV)
+            )
+            for name, exe in installs.items():
+                for cmd in (["check", "--staged"], ["lint"]):
+                    label = f"{name}: gitmem {' '.join(cmd)}"
+                    rows.setdefault(label, []).append(
+                        wall_ms([exe, *cmd], root, runs, env=ENV, check=False)
+                    )
+        print(
+            f"{files} files, {decisions} decisions, a one-line change (median of {runs}, two rounds)"
+        )
+        for label, times in rows.items():
+            print(f"  {label:32} {' / '.join(f'{t:.0f}' for t in times)} ms")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--files", type=int, default=1000)
-    ap.add_argument("--decisions", type=int, default=200)
+    ap.add_argument("--decisions", type=int, default=None)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--tree", type=int, default=None, metavar="N")
+    ap.add_argument("--baseline", default=None, metavar="GITMEM")
     args = ap.parse_args()
+    if args.tree:
+        tree(args.tree, args.decisions or 60, args.runs, args.baseline)
+        return 0
+    args.decisions = args.decisions or 200
     root = Path(tempfile.mkdtemp(prefix="gitmem-check-bench-"))
     try:
         subprocess.run(["git", "init", "-q", str(root)], check=True, env=ENV)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from gitmem import git, markup
 from gitmem.errors import DecisionNotFoundError, GitCommandError, GitmemError
+from gitmem.globs import Files, lookup_key
 from gitmem.model import Problem
 from gitmem.repo import Repo
 from gitmem.rules import Violation, violations_in
@@ -321,7 +322,7 @@ def _range_error(repo: Repo, rev_range: str | None, exc: GitCommandError) -> Git
     )
 
 
-def _glob_warnings_possible(table: Table, files: list[str]) -> bool:
+def _glob_warnings_possible(table: Table, files: Files) -> bool:
     """Whether `lint.unmatched_globs` or `lint.exclusions_only` may have something to say,
     from the table's compiled patterns, without loading the records: a decision whose
     patterns all exclude, or a pattern that matches none of ``files``. Never False where
@@ -332,11 +333,10 @@ def _glob_warnings_possible(table: Table, files: list[str]) -> bool:
         patterns = table.patterns(entry)
         if patterns and all(p[3] for p in patterns):
             return True
-        for _kind, _literal, regex, negated, _glob, _ in patterns:
+        for _kind, _literal, regex, negated, glob, _ in patterns:
             if negated or regex in matched:
                 continue
-            search = re.compile(regex).search  # as `globs.matches_any` does
-            if not any(search(f) for f in files):
+            if not files.any_match(regex, lookup_key(glob)):  # as `globs.matches_any` does
                 return True
             matched.add(regex)
     return False
@@ -367,7 +367,8 @@ def check(
                 seen.add(m.entry.id)
                 groups.setdefault(m.entry.id, (m.entry, []))[1].append(path)
                 found.extend(violations_in(m.entry, path, lines))
-        glob_warnings = _glob_warnings_possible(table, git.ls_files(repo.root))
+        files = Files(git.ls_files(repo.root))
+        glob_warnings = _glob_warnings_possible(table, files)
     finally:
         table.close()
     overrides = _overrides(repo, rev_range)
@@ -386,7 +387,7 @@ def check(
         # problems of the changed records, and globs that no longer match any file (a
         # change may have moved or deleted the code they govern)
         problems = [p for p in catalog.problems if p.file in changed_records]
-        problems += lint.unmatched_globs(repo, catalog)
+        problems += lint.unmatched_globs(repo, catalog, files)
         problems += lint.exclusions_only(catalog)
         left = [dataclasses.replace(m, line=_globs_line(catalog, m.entry.id)) for m in left]
         problems.sort(key=lambda p: (p.file, p.line, p.key, p.message))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gitmem import git, store
-from gitmem.globs import compile_globs, matches_any
+from gitmem.globs import Files, compile_globs, matches_any
 from gitmem.model import Problem
 from gitmem.repo import Repo
 from gitmem.vocab import counted
@@ -43,9 +43,13 @@ def lint(repo: Repo) -> LintReport:
     return LintReport(checked=len(catalog.decisions), problems=tuple(problems))
 
 
-def unmatched_globs(repo: Repo, catalog: store.Catalog) -> list[Problem]:
-    """A positive glob that matches no tracked (or untracked, unignored) file is stale."""
-    files = git.ls_files(repo.root)
+def unmatched_globs(
+    repo: Repo, catalog: store.Catalog, files: Files | None = None
+) -> list[Problem]:
+    """A positive glob that matches no tracked (or untracked, unignored) file is stale.
+    ``files``: those files, if the caller has them."""
+    if files is None:
+        files = Files(git.ls_files(repo.root))
     out = []
     cache: dict[str, bool] = {}
     for d in catalog.decisions:

@@ -38,7 +38,7 @@ from gitmem import docrefs, export, git, tasks, vocab
 from gitmem.agent.stalenote import CACHE_NAME, CACHE_VERSION, NAMES
 from gitmem.entities import route_path
 from gitmem.fsutil import atomic_write
-from gitmem.globs import matches_any
+from gitmem.globs import Files, matches_any
 from gitmem.repo import Repo
 from gitmem.table import Entry, Table
 
@@ -147,6 +147,7 @@ class _Tree:
             for i in range(1, len(parts) + 1):
                 self.dirs.add("/".join(parts[:i]))
         self._tails: set[str] | None = None
+        self._indexed: Files | None = None
 
     # By file name, and by folder (name -> path), built once: each missing reference had
     # looked for its name in every tracked path, 16 s for a 2,000-line CLAUDE.md in a
@@ -188,7 +189,9 @@ class _Tree:
         return rel in self._tails
 
     def glob_matches(self, pattern: str) -> bool:
-        return matches_any(pattern, self.files)
+        if self._indexed is None:
+            self._indexed = Files(self.files)
+        return matches_any(pattern, self._indexed)
 
     def suggest(self, rel: str) -> str | None:
         """Where a missing path went: the commit that moved or deleted it, else the same
