@@ -440,9 +440,55 @@ MANAGER_CONFIGS = {
 }
 
 
-def staged_paths(repo: Repo) -> list[str]:
-    _, out, _ = git.run(["diff", "--cached", "--name-only", "-z", "--no-ext-diff"], cwd=repo.root)
+def staged_paths(repo: Repo, *, amend: bool = False) -> list[str]:
+    """The files the commit being made changes: the staged ones, and with ``amend`` those
+    of the commit it replaces too (the index against HEAD's parent, or against nothing
+    for the first commit)."""
+    base: list[str] = []
+    if amend:
+        code, out, _ = git.run(["rev-parse", "-q", "--verify", "HEAD^"], repo.root, check=False)
+        if code != 0:  # the first commit: against the empty tree (SHA-1's or SHA-256's)
+            _, out, _ = git.run(["hash-object", "-t", "tree", os.devnull], repo.root)
+        base = [out.strip()]
+    args = ["diff", "--cached", "--name-only", "-z", "--no-ext-diff", *base]
+    _, out, _ = git.run(args, cwd=repo.root)
     return [p for p in out.split("\0") if p]
+
+
+# `git commit --amend` and its abbreviations (`--am` is unambiguous among commit's options)
+_AMEND = ("--am", "--ame", "--amen", "--amend")
+# commit's options whose value is the next word (`-m --amend` is a message)
+_VALUED = {"-m", "--message", "-F", "--file", "-c", "-C", "--reuse-message",
+           "--reedit-message", "--author", "--date", "-t", "--template",
+           "--fixup", "--squash", "--cleanup", "--trailer"}  # fmt: skip
+
+
+def amending(source: str, sha: str, pid: int | None = None) -> bool:
+    """Whether the commit being prepared replaces HEAD (`git commit --amend`). git tells
+    prepare-commit-msg only "commit HEAD" (as for `-c HEAD` or `-C HEAD`, which make a new
+    commit), and with `-m` only "message", as for any commit. The git process running the
+    hook says it: its command line, found among this process's ancestors (``pid``: the
+    first to look at) in /proc (Linux). Without /proc, "commit HEAD" is taken for the
+    amend it nearly always is."""
+    pid = os.getppid() if pid is None else pid
+    for _ in range(8):  # the shim's shell, a hook manager's processes, then git
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                argv = [a.decode("utf-8", "surrogateescape") for a in fh.read().split(b"\0")]
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                parent = int(fh.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return source == "commit" and sha == "HEAD"
+        if argv and os.path.basename(argv[0]) == "git" and "commit" in argv:
+            words = argv[argv.index("commit") + 1 :]
+            return any(
+                w in _AMEND and (i == 0 or words[i - 1] not in _VALUED)
+                for i, w in enumerate(words[: words.index("--") if "--" in words else None])
+            )
+        if parent <= 1:
+            break
+        pid = parent
+    return source == "commit" and sha == "HEAD"
 
 
 def staged_decisions(table: Table, paths: list[str]) -> list[str]:
@@ -514,9 +560,12 @@ def _waiting_ref(repo: Repo, session_id: str) -> str | None:
     return str(first.get("ref") or "") if isinstance(first, dict) else None
 
 
-def add_trailer(repo: Repo, message_file: Path, source: str = "") -> list[str]:
-    """Add ``Decisions: D-0001, D-0002`` for the staged files' governing decisions, and a
-    ``Gitmem-Session:`` line for each captured agent session that edited one of them."""
+def add_trailer(repo: Repo, message_file: Path, source: str = "", sha: str = "") -> list[str]:
+    """Add ``Decisions: D-0001, D-0002`` for the governing decisions of the files the
+    commit changes, and a ``Gitmem-Session:`` line for each captured agent session that
+    edited one of them. An amended commit's files are its own and the staged ones: before
+    session 44 they were the staged ones alone, so `--amend --no-edit` replaced the
+    trailer with the decisions of the last change only, and `--amend -m` wrote none."""
     if source in ("merge", "squash"):
         return []
     from gitmem.table import open_current
@@ -526,7 +575,7 @@ def add_trailer(repo: Repo, message_file: Path, source: str = "") -> list[str]:
     try:
         if table.meta("commit_trailers") == "0":
             return []
-        paths = staged_paths(repo)
+        paths = staged_paths(repo, amend=amending(source, sha))
         ids = staged_decisions(table, paths)
     finally:
         table.close()

@@ -70,6 +70,54 @@ def test_shims_block_violations_add_trailers_and_keep_the_hook_they_replace(proj
     assert not (hooks / "prepare-commit-msg").exists()
 
 
+def test_an_amended_commit_names_the_decisions_of_all_its_files(project: Path) -> None:
+    """`git commit --amend` makes a commit of the commit it replaces and of what is staged:
+    its trailer names the decisions of both. Before session 44 it named the staged files'
+    alone: `--amend --no-edit` after a fix to one file dropped the other's decision, and
+    `--amend -m` (or a first commit amended) wrote no trailer at all."""
+    write(project, ".continuity/decisions/0002-api.md",
+          "---\ntitle: API by header\nstatus: accepted\nglobs: [api/**]\n---\nx\n")  # fmt: skip
+    commit_all(project, "api decision")
+    assert CliRunner().invoke(cli, ["install", "git"]).exit_code == 0
+
+    def message() -> str:
+        return git(project, "log", "-1", "--format=%B")
+
+    def run(*args: str) -> None:
+        proc = subprocess.run(["git", "commit", "-q", *args], cwd=project, capture_output=True,
+                              text=True, timeout=120)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+
+    write(project, "billing/charge.py", "x = 2\n")
+    write(project, "api/routes.py", "r = 1\n")
+    git(project, "add", "-A")
+    run("-m", "both")
+    assert "Decisions: D-0002, D-0001" in message()
+    write(project, "api/routes.py", "r = 2\n")
+    git(project, "add", "-A")
+    run("--amend", "--no-edit")
+    assert message().count("Decisions:") == 1 and "Decisions: D-0002, D-0001" in message()
+    run("--amend", "-m", "both, reworded")
+    assert message().startswith("both, reworded") and "Decisions: D-0002, D-0001" in message()
+    run("--am", "-m", "abbreviated")
+    assert "Decisions: D-0002, D-0001" in message()
+    run("--allow-empty", "-m", "--amend")  # a new, empty commit whose message is `--amend`
+    assert message().strip() == "--amend"
+    git(project, "checkout", "-q", "--orphan", "fresh")
+    run("-m", "first")
+    run("--amend", "-m", "first, amended")  # a first commit: against the empty tree
+    assert "Decisions: D-0002, D-0001" in message(), message()
+
+
+def test_without_proc_commit_head_is_taken_for_an_amend(tmp_path: Path) -> None:
+    from gitmem.githooks import amending
+
+    gone = 2**22 + 12345  # above Linux's default pid_max: no such process
+    assert amending("commit", "HEAD", pid=gone)
+    assert not amending("message", "", pid=gone)
+    assert not amending("commit", "abc1234", pid=gone)  # `-C abc1234`: a new commit
+
+
 def test_hooks_path_and_trailer_switch(project: Path) -> None:
     custom = project / "ci-hooks"
     git(project, "config", "core.hooksPath", "ci-hooks")

@@ -90,5 +90,4 @@ def trailers(message_file: str, source: str, sha: str) -> None:
 
     from gitmem import githooks
 
-    del sha
-    githooks.add_trailer(current_repo(), Path(message_file), source)
+    githooks.add_trailer(current_repo(), Path(message_file), source, sha)
