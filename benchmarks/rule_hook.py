@@ -14,7 +14,9 @@ run, each in its own copy of the demo (made by its own `gitmem demo`).
 ``--sed`` also times the same change made with `sed -i` through the shell tool, which the
 hook runs on a copy of the file (`sed --sandbox`) since session 42. ``--shell`` times the
 same change as a file copied over it (`cp`, read as a Write since session 43) and, for
-the cost of the shell walk alone, a command that only reads the folder (`ls`).
+the cost of the shell walk alone, a command that only reads the folder (`ls`), and the
+`sed -i` given its file by `grep -rl … | xargs` (the listing run before it, since
+session 44).
 
 Run it with the Python of a clean, non-editable install, as docs/performance.md says.
 """
@@ -40,6 +42,10 @@ SED = "sed -i 's/    \\.\\.\\./    amount = Money(5)/' paydash/billing/refund.py
 # the same change as a file written elsewhere and copied over (read as a Write), and a read
 COPY = "cp ../refund.new paydash/billing/refund.py"
 READ = "ls paydash/billing && git status --short paydash/billing"
+XARGS = (
+    "grep -rl '    \\.\\.\\.' paydash/billing | xargs sed -i "
+    "'s/    \\.\\.\\./    amount = Money(5)/'"
+)
 
 
 def _payload(root: Path, counter: itertools.count[int], shell: str = "") -> Callable[[], str]:
@@ -86,7 +92,7 @@ def main() -> int:
             cwds[label] = demo
             shells = {"sed -i": SED} if args.sed else {}
             if args.shell:
-                shells |= {"cp": COPY, "ls": READ}
+                shells |= {"cp": COPY, "ls": READ, "xargs": XARGS}
                 refund = (demo / "paydash/billing/refund.py").read_text()
                 (root / "refund.new").write_text(
                     refund.replace("    ...", "    amount = Money(5)", 1)
@@ -114,6 +120,7 @@ def main() -> int:
         print(f"  sed -i / Edit   {found['this (sed -i)'] / found['this']:.2f}")
     if args.shell:
         print(f"  cp / Edit       {found['this (cp)'] / found['this']:.2f}")
+        print(f"  xargs / Edit    {found['this (xargs)'] / found['this']:.2f}")
         if args.baseline:
             print(f"  ls: this / baseline {found['this (ls)'] / found['baseline (ls)']:.2f}")
     return 0

@@ -1017,6 +1017,69 @@ def test_a_sed_edit_that_breaks_a_critical_rule_is_denied_before_it_runs(
     assert git(project, "status", "--porcelain") == ""  # nothing was edited
 
 
+@pytest.mark.parametrize(
+    ("command", "listed"),
+    [
+        ("find billing -name '*.py' -exec sed -i 's/a/b/' {} +",
+         [("", ["-e", "s/a/b/"], ["find", "billing", "-name", "*.py", "-print0"], True)]),
+        ("find . -type f -exec sed -i -E 's/(a)/b/' {} \\;",
+         [("", ["-E", "-e", "s/(a)/b/"], ["find", ".", "-type", "f", "-print0"], True)]),
+        ("grep -rl 'int(' billing | xargs sed -i 's/a/b/'",
+         [("", ["-e", "s/a/b/"], ["grep", "-rl", "int(", "billing"], False)]),
+        ("cd billing && rg -l amount | xargs -r -n 10 sed -i.bak 's/a/b/'",
+         [("billing", ["-e", "s/a/b/"], ["rg", "-l", "amount"], False)]),
+        ("git grep -l amount -- src | xargs -I{} sed -i 's/a/b/' {}",
+         [("", ["-e", "s/a/b/"], ["git", "grep", "-l", "amount", "--", "src"], False)]),
+        ("grep -rlZ x . | xargs -0 sed -i s/a/b/",
+         [("", ["-e", "s/a/b/"], ["grep", "-rlZ", "x", "."], True)]),
+        ("git ls-files '*.py' | xargs sed -i s/a/b/",
+         [("", ["-e", "s/a/b/"], ["git", "ls-files", "*.py"], False)]),
+        ("grep -rl x . | sort | xargs sed -i s/a/b/", []),  # the listing is sort's
+        ("grep -r x . | xargs sed -i s/a/b/", []),  # lines, not names
+        ("rg --pre ./unzip.sh -l x | xargs sed -i s/a/b/", []),  # rg would run a program
+        ("find . -delete -exec sed -i s/a/b/ {} +", []),  # find would delete
+        ("find . -exec sed -i s/a/b/ {} extra.py +", []),
+        ("grep -rl x . | xargs -a list.txt sed -i s/a/b/", []),  # an xargs option not read
+        ("grep -rl x . | xargs sed s/a/b/", []),  # not in place
+        ("grep -rl x . ; xargs sed -i s/a/b/", []),  # no pipe
+    ],
+)  # fmt: skip
+def test_listed_seds(command: str, listed: list[tuple[str, list[str], list[str], bool]]) -> None:
+    assert toolpaths.listed_seds(command) == listed
+
+
+@pytest.mark.skipif(
+    subprocess.run(["sed", "--sandbox", "p"], input=b"", capture_output=True).returncode != 0,
+    reason="not GNU sed: `sed -i` is read only after it runs",
+)
+def test_a_sed_given_its_files_by_another_command_is_denied_before_it_runs(
+    project: Path,
+) -> None:
+    """`grep -rl X | xargs sed -i` and `find -exec sed -i {} +`, how agents rename across
+    files: the before-tool check runs the listing (it only reads) to learn the files,
+    then the sed on a copy of each that a rule governs. Before session 44 such a sed met
+    a critical rule only once it had written the files."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    write(project, "docs/notes.py", "x = 1\n")
+    commit_all(project, "a rule")
+    float_ = "'s/x = 1/x = float(1)/'"
+    cases = [
+        (f"grep -rl 'x = 1' billing | xargs sed -i {float_}", True),
+        (f"grep -rlZ 'x = 1' . | xargs -0 -r sed -i.bak {float_}", True),
+        (f"cd billing && grep -l 'x = 1' *.py | xargs -I{{}} sed -i {float_} {{}}", True),
+        (f"git grep -l 'x = 1' | xargs sed -i {float_}", True),
+        (f"find . -name '*.py' -exec sed -i {float_} {{}} +", True),
+        (f"find billing -type f -exec sed -i {float_} {{}} \\;", True),
+        (f"git ls-files billing | xargs sed -i {float_}", True),
+        ("grep -rl 'x = 1' billing | xargs sed -i 's/x = 1/x = 2/'", False),
+        (f"grep -rl 'no such text' billing | xargs -r sed -i {float_}", False),
+        (f"grep -rl 'x = 1' docs | xargs sed -i {float_}", False),  # not governed
+        (f"find docs -name '*.py' -exec sed -i {float_} {{}} +", False),
+    ]
+    _assert_denied(project, "xs", cases, "D-0001 (critical)", "float(")
+    assert git(project, "status", "--porcelain") == ""  # nothing was edited
+
+
 def test_a_diff_applied_from_a_heredoc_is_read_before_it_runs(project: Path) -> None:
     """`git apply <<'EOF'` (or `patch -p1`), what agents run when an edit tool will not
     take a change: the diff's added lines are read as a patch's are, so the money rule

@@ -261,8 +261,24 @@ _OUTPUTS = frozenset((">", ">>", ">|", "&>", "&>>", "1>", "1>>", "1>|"))  # into
 # what ends a path word in a here-document's body (code: `open('a/b.py', 'w')`)
 _NOT_IN_PATHS = str.maketrans(dict.fromkeys("'\"`(),;=<>{}", " "))
 _RUNS = frozenset(
-    ("sed", "cat", "tee", "patch", "git", "apply_patch", "applypatch", "cp", "mv", "install")
-)  # the names whose runs are kept
+    (
+        "sed",
+        "cat",
+        "tee",
+        "patch",
+        "git",
+        "apply_patch",
+        "applypatch",
+        "cp",
+        "mv",
+        "install",
+        "find",
+        "xargs",
+        "grep",
+        "rg",
+    )
+)  # the names whose runs are kept (any other command's run is kept nameless, so that
+# which runs are joined by a pipe is known: `grep -l x | sort | xargs sed`)
 
 # The last command walked: a hook asks for a command's words, then for what it writes
 # (after-tool) or the `sed -i` it runs (before-tool), and walks it once.
@@ -315,6 +331,8 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
         written([args[i] for i in _writes(name, flags, len(args))])
         if name and name[0] in _RUNS and base is not None:
             runs.append((base, name[0], run.copy(), redirects.copy(), docs.copy()))
+        else:
+            runs.append(("", "", [], [], []))
         run.clear()
         redirects.clear()
         docs.clear()
@@ -346,6 +364,8 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
                 if name and name[0] in _RUNS:  # `2>err.log`: the descriptor is no word
                     redirect = (run.pop() if run and run[-1].isdigit() else "") + word
                 continue
+            if word in ("|", "|&"):  # its output is the next command's input
+                redirects.append(("|", ""))
             ended()
             flags, args, target, source = [], [], False, False
             for c in word:  # `(`, `)`, and a run of them with others: `);`, `&& (`
@@ -896,6 +916,119 @@ def sed_edits(command: str) -> list[tuple[str, list[str], list[str]]]:
     runs = _walk(command)[2]
     edits = (_sed_edit(folder, words) for folder, name, words, _, _ in runs if name == "sed")
     return [edit for edit in edits if edit is not None][:MAX_PATHS]
+
+
+# `sed -i` given its files by another command. That command is run by the before-tool
+# check to list them (read-only: only the producers and options below, whose runs read and
+# print), its output split as xargs splits it.
+_LISTED = "\0files"  # where sed's words get the listed files
+# find's actions other than printing: a `find` holding one is not run
+_FIND_ACTIONS = frozenset(
+    ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls")
+)
+# xargs' options that only say how many files go to each run (sed edits them all the same)
+_XARGS_FLAGS = frozenset(("-0", "--null", "-r", "--no-run-if-empty", "-t", "--verbose", "-x",
+                          "--exit"))  # fmt: skip
+_XARGS_VALUED = frozenset(("-n", "-P", "-L", "-s", "--max-args", "--max-procs",
+                           "--max-lines", "--max-chars"))  # fmt: skip
+
+
+def listed_seds(command: str) -> list[tuple[str, list[str], list[str], bool]]:
+    """Each `sed -i` of ``command`` whose files another command lists, as (its folder,
+    relative to the command's cwd; sed's arguments as ``sed_edits`` gives them; the
+    command that lists the files, to run from that folder; whether it separates them with
+    NULs): `find ... -exec sed -i SCRIPT {} +` (`\\;` too; the find run with `-print0`
+    in place of its `-exec`), and `grep -l`, `rg -l`, `git grep -l`, `git ls-files` or a
+    printing `find` piped into `xargs [-0 -r -n N -P N -I R] sed -i SCRIPT`. Agents rename
+    across files so; before session 44 a critical rule met such a `sed -i` only once it
+    had written the files. Anything else (other options of xargs, `rg --pre`, a
+    producer that runs commands, several `-exec`s) is left to the after-tool check."""
+    if "sed" not in command or ("-i" not in command and "--in-place" not in command):
+        return []
+    runs = _walk(command)[2]
+    out: list[tuple[str, list[str], list[str], bool]] = []
+    for at, (folder, name, words, _, _) in enumerate(runs):
+        found = None
+        if name == "find":
+            found = _find_exec_sed(folder, words)
+        elif name == "xargs" and at and ("|", "") in runs[at - 1][3]:
+            before = runs[at - 1]
+            found = _xargs_sed(folder, words, before[1], before[2]) if before[0] == folder else None
+        if found is not None:
+            out.append(found)
+    return out[:MAX_PATHS]
+
+
+def _find_exec_sed(folder: str, words: list[str]) -> tuple[str, list[str], list[str], bool] | None:
+    if words.count("-exec") != 1 or any(w in _FIND_ACTIONS for w in words if w != "-exec"):
+        return None
+    at = words.index("-exec")
+    clause = words[at + 1 :]
+    end = next((i for i, w in enumerate(clause) if w in ("+", ";")), len(clause))
+    if clause[:1] != ["sed"] or clause[end + 1 :] or end < 2 or clause[end - 1] != "{}":
+        return None  # sed, its words, `{}`, then `+` (`\;` ends the command: not a word)
+    edit = _sed_edit(folder, [_LISTED if w == "{}" else w for w in clause[1:end]])
+    if edit is None or edit[2] != [_LISTED]:
+        return None
+    return folder, edit[1], ["find", *words[:at], "-print0"], True
+
+
+def _xargs_sed(
+    folder: str, words: list[str], producer: str, given: list[str]
+) -> tuple[str, list[str], list[str], bool] | None:
+    nul, replace, i = False, "", 0
+    while i < len(words) and words[i].startswith("-"):
+        word = words[i]
+        i += 1
+        name, eq, _ = word.partition("=")
+        if word in _XARGS_FLAGS:
+            nul = nul or word in ("-0", "--null")
+        elif name in _XARGS_VALUED:
+            i += 0 if eq else 1
+        elif word[:2] in ("-n", "-P", "-L", "-s") and word[2:].isdigit():
+            pass
+        elif word.startswith("-I") or name == "--replace":
+            replace = word[2:] if word.startswith("-I") else (eq and word.split("=", 1)[1])
+            if not replace:
+                if word.startswith("--") or i >= len(words):
+                    return None
+                replace, i = words[i], i + 1
+        else:
+            return None  # -a FILE, -d, -E, -i (xargs' own), ...: not read
+    if words[i : i + 1] != ["sed"]:
+        return None
+    sed = words[i + 1 :]
+    sed = [_LISTED if w == replace else w for w in sed] if replace else [*sed, _LISTED]
+    edit = _sed_edit(folder, sed)
+    if edit is None or edit[2] != [_LISTED]:
+        return None
+    argv = _producer(producer, given)
+    if argv is None:
+        return None
+    return folder, edit[1], argv, nul
+
+
+def _producer(name: str, words: list[str]) -> list[str] | None:
+    """The command that lists the files, as run before the command to read them, or
+    None where it is not one that only reads and prints file names."""
+    flags = [w for w in words if w.startswith("-") and not w.startswith("--")]
+    lists = "--files-with-matches" in words or any("l" in w[1:] for w in flags)
+    if name == "grep" and (lists or "--files-without-match" in words):
+        return ["grep", *words]
+    runs_programs = any(w.startswith(("--pre", "--search-zip")) for w in words) or any(
+        "z" in w[1:] for w in flags
+    )  # rg's preprocessor and decompressors
+    if name == "rg" and lists and not runs_programs:
+        return ["rg", *words]
+    if name == "git" and words[:1] == ["grep"]:
+        named = "--name-only" in words or "--files-with-matches" in words or lists
+        if named and not any(w.startswith(("-O", "--open-files-in-pager")) for w in words):
+            return ["git", *words]
+    if name == "git" and words[:1] == ["ls-files"]:
+        return ["git", *words]
+    if name == "find" and not any(w in _FIND_ACTIONS for w in words):
+        return ["find", *words]
+    return None
 
 
 def _sed_edit(folder: str, words: list[str]) -> tuple[str, list[str], list[str]] | None:

@@ -178,7 +178,10 @@ def _raw_touched(payload: dict[str, Any]) -> tuple[list[str], bool]:
         if found[1] and tool == toolpaths.SHELL_TOOL:
             words = found[0]
             copied = [path for path, _, _ in _copies(payload)]
-            more = [p for p in [*(p for p, _ in _diffs(payload)), *copied] if p not in words]
+            listed = [os.path.join(f, name) for f, _, names in _listed(payload) for name in names]
+            more = [
+                p for p in [*(p for p, _ in _diffs(payload)), *copied, *listed] if p not in words
+            ]
             found = ([*words, *more], True)
         payload[_TOUCHED] = found
     return found
@@ -223,6 +226,67 @@ def _copies(payload: dict[str, Any]) -> list[tuple[str, str, bool]]:
             found.append((target, os.path.join(cwd, source), append))
         payload[_COPIES] = found
     return found
+
+
+_LISTED = "\0gitmem listed"  # ... and for the files a `sed -i` is given by another command
+_BEFORE = "\0gitmem before"  # set before the call runs (pre_tool)
+MAX_LISTED = 256  # files of a listing read (each is a path the call touches)
+LIST_TIMEOUT_S = 2.0  # how long the listing may run before the call
+
+
+def _listed(payload: dict[str, Any]) -> list[tuple[str, list[str], list[str]]]:
+    """(folder, sed's arguments, the files, from that folder) for each `sed -i` of a shell
+    command that another command gives its files (toolpaths.listed_seds: `find -exec sed`,
+    `grep -rl X | xargs sed`), before the call runs: that command, which only reads and
+    prints names, is run from the same folder to list them (at most MAX_LISTED; nothing
+    where it fails or runs past LIST_TIMEOUT_S: the after-tool check reads what the
+    command wrote). After the call the listing would differ (the files are renamed), so
+    it is only run before."""
+    found = payload.get(_LISTED)
+    if found is None:
+        found = []
+        command = _command(payload)
+        if command is not None and payload.get(_BEFORE):
+            cwd = _cwd(payload)
+            for folder, args, argv, nul in toolpaths.listed_seds(command):
+                names = _listing(argv, os.path.join(cwd, folder), nul)
+                if names:
+                    found.append((folder, args, names))
+        payload[_LISTED] = found
+    return found
+
+
+def _listing(argv: list[str], where: str, nul: bool) -> list[str]:
+    """The names ``argv`` prints, run from ``where``; a word with `*`, `?` or `[` (not an
+    option) is first expanded as the shell would (`grep -l x *.py`), and kept as it is
+    where it matches nothing (as bash does; a quoted pattern so kept matches nothing)."""
+    import subprocess
+
+    from gitmem import leangit
+
+    if any(c in w for w in argv[1:] if not w.startswith("-") for c in "*?["):
+        import glob
+
+        expanded = [argv[0]]
+        for word in argv[1:]:
+            found = [] if word.startswith("-") else sorted(glob.glob(word, root_dir=where))
+            expanded += found or [word]
+        argv = expanded
+    try:
+        proc = subprocess.run(
+            argv,
+            cwd=where,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=LIST_TIMEOUT_S,
+            env=leangit.environment(),
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    if proc.returncode not in (0, 1):  # 1: grep found nothing
+        return []
+    text = proc.stdout.decode("utf-8", "surrogateescape")
+    return [name for name in (text.split("\0") if nul else text.split()) if name][:MAX_LISTED]
 
 
 def _cwd(payload: dict[str, Any]) -> str:
@@ -413,6 +477,7 @@ def pre_tool(
     if _subagent(loc, payload, True):
         return None
     _mark_shell(loc, payload, end=False)
+    payload[_BEFORE] = True  # the call has not run: what lists a sed's files may be run
     return _each_repo(
         "pre-tool",
         loc,
@@ -574,7 +639,8 @@ def _shell_changes(
         if rel is not None and text is not None:
             now = None if append else _current(loc.root, rel)
             out.append((rel, toolpaths.added_text({"content": text}, now)))
-    return out + _sed_runs(loc, command, _cwd(payload), paths, roots)
+    edits = [*toolpaths.sed_edits(command), *_listed(payload)]
+    return out + _sed_runs(loc, edits, _cwd(payload), paths, roots)
 
 
 # How long the before-tool check lets `sed --sandbox` run a command's `sed -i` on a copy
@@ -583,7 +649,11 @@ SED_TIMEOUT_S = 2.0
 
 
 def _sed_runs(
-    loc: Location, command: str, cwd: str, paths: list[str], roots: list[str]
+    loc: Location,
+    edits: list[tuple[str, list[str], list[str]]],
+    cwd: str,
+    paths: list[str],
+    roots: list[str],
 ) -> list[tuple[str, str]]:
     """(repository path, the lines it gains) for each file of ``paths`` that a `sed -i`
     of ``command`` edits (toolpaths.sed_edits), found by running that sed on a copy of
@@ -591,8 +661,7 @@ def _sed_runs(
     and where it is missing (BSD sed) or the script fails, nothing is read before the
     command runs (the after-tool check reads the file it wrote). Several edits of one
     file run in turn. Before session 42 a critical rule met `sed -i` only once it had
-    written the file."""
-    edits = toolpaths.sed_edits(command)
+    written the file. ``edits``: as toolpaths.sed_edits gives them."""
     if not edits:
         return []
     import subprocess
