@@ -15,8 +15,8 @@ run, each in its own copy of the demo (made by its own `gitmem demo`).
 hook runs on a copy of the file (`sed --sandbox`) since session 42. ``--shell`` times the
 same change as a file copied over it (`cp`, read as a Write since session 43) and, for
 the cost of the shell walk alone, a command that only reads the folder (`ls`), and the
-`sed -i` given its file by `grep -rl … | xargs` (the listing run before it, since
-session 44).
+`sed -i` given its file by `grep -rl … | xargs` (the listing run before it) and the
+same change as a `perl -pi` substitution (read with `re`; both since session 44).
 
 Run it with the Python of a clean, non-editable install, as docs/performance.md says.
 """
@@ -42,6 +42,7 @@ SED = "sed -i 's/    \\.\\.\\./    amount = Money(5)/' paydash/billing/refund.py
 # the same change as a file written elsewhere and copied over (read as a Write), and a read
 COPY = "cp ../refund.new paydash/billing/refund.py"
 READ = "ls paydash/billing && git status --short paydash/billing"
+PERL = "perl -pi -e 's/    \\.\\.\\./    amount = Money(5)/' paydash/billing/refund.py"
 XARGS = (
     "grep -rl '    \\.\\.\\.' paydash/billing | xargs sed -i "
     "'s/    \\.\\.\\./    amount = Money(5)/'"
@@ -92,7 +93,7 @@ def main() -> int:
             cwds[label] = demo
             shells = {"sed -i": SED} if args.sed else {}
             if args.shell:
-                shells |= {"cp": COPY, "ls": READ, "xargs": XARGS}
+                shells |= {"cp": COPY, "ls": READ, "xargs": XARGS, "perl": PERL}
                 refund = (demo / "paydash/billing/refund.py").read_text()
                 (root / "refund.new").write_text(
                     refund.replace("    ...", "    amount = Money(5)", 1)
@@ -121,6 +122,7 @@ def main() -> int:
     if args.shell:
         print(f"  cp / Edit       {found['this (cp)'] / found['this']:.2f}")
         print(f"  xargs / Edit    {found['this (xargs)'] / found['this']:.2f}")
+        print(f"  perl / Edit     {found['this (perl)'] / found['this']:.2f}")
         if args.baseline:
             print(f"  ls: this / baseline {found['this (ls)'] / found['baseline (ls)']:.2f}")
     return 0

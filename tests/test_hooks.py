@@ -1080,6 +1080,51 @@ def test_a_sed_given_its_files_by_another_command_is_denied_before_it_runs(
     assert git(project, "status", "--porcelain") == ""  # nothing was edited
 
 
+@pytest.mark.parametrize(
+    ("command", "edits"),
+    [
+        ("perl -pi -e 's/a/b/' x.py", [("", ["s/a/b/", "lines"], ["x.py"])]),
+        ("cd src && perl -0777 -pi.bak -e 's{a}{b}gs' x.py y.py",
+         [("src", ["s{a}{b}gs", "all"], ["x.py", "y.py"])]),
+        ("perl -i -pe 's/a/b/' -e 's/c/d/' x.py", [("", ["s/a/b/\ns/c/d/", "lines"], ["x.py"])]),
+        ("perl -lpi -e 's/a/b/' x.py", [("", ["s/a/b/", "lines", "chomp"], ["x.py"])]),
+        ("perl -0pi -e 's/a/b/' x.py", [("", ["s/a/b/", "nul"], ["x.py"])]),
+        ("perl -ne 'print' x.py", []),  # not in place
+        ("perl -pi -MPOSIX -e 's/a/b/' x.py", []),  # a module: not read
+        ("perl -pi fix.pl x.py", []),  # a script in a file
+        ("perl -0777 -lpi -e 's/a/b/' x.py", []),
+    ],
+)  # fmt: skip
+def test_perl_edits(command: str, edits: list[tuple[str, list[str], list[str]]]) -> None:
+    assert toolpaths.perl_edits(command) == edits
+
+
+def test_a_perl_substitution_that_breaks_a_critical_rule_is_denied_before_it_runs(
+    project: Path,
+) -> None:
+    """`perl -pi -e 's/…/…/'`, the other edit agents make through their shell: perl has
+    no sandbox, so its substitutions are done with Python's `re` where they read the same
+    (gitmem.agent.perlsub, held to perl by tests/test_perlsub.py) and what they add is
+    read as an Edit's new lines. A script with more than that (a variable, code) is left
+    to the after-tool check. Before session 44 every `perl -pi` was."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    write(project, "docs/notes.py", "x = 1\n")
+    commit_all(project, "a rule")
+    cases = [
+        ("perl -pi -e 's/x = 1/x = float(1)/' billing/charge.py", True),
+        ("perl -i -pe 's{x = 1}{x = float(1)}g' billing/charge.py", True),
+        ("perl -pi -e 's/(x) = 1/$1 = float(1)/' billing/charge.py", True),
+        ("cd billing && perl -0777 -pi.bak -e 's/x = 1\\n/x = float(1)\\n/s' charge.py", True),
+        ("grep -rl 'x = 1' billing | xargs perl -pi -e 's/1/float(1)/'", False),  # not read
+        ("perl -pi -e 's/x = 1/x = 2/' billing/charge.py", False),
+        ("perl -pi -e 's/x = 1/x = float($y)/' billing/charge.py", False),  # a variable
+        ("perl -ne 'print' billing/charge.py", False),
+        ("perl -pi -e 's/x = 1/x = float(1)/' docs/notes.py", False),  # not governed
+    ]
+    _assert_denied(project, "pl", cases, "D-0001 (critical)", "float(")
+    assert git(project, "status", "--porcelain") == ""  # nothing was edited
+
+
 def test_a_diff_applied_from_a_heredoc_is_read_before_it_runs(project: Path) -> None:
     """`git apply <<'EOF'` (or `patch -p1`), what agents run when an edit tool will not
     take a change: the diff's added lines are read as a patch's are, so the money rule

@@ -261,23 +261,10 @@ _OUTPUTS = frozenset((">", ">>", ">|", "&>", "&>>", "1>", "1>>", "1>|"))  # into
 # what ends a path word in a here-document's body (code: `open('a/b.py', 'w')`)
 _NOT_IN_PATHS = str.maketrans(dict.fromkeys("'\"`(),;=<>{}", " "))
 _RUNS = frozenset(
-    (
-        "sed",
-        "cat",
-        "tee",
-        "patch",
-        "git",
-        "apply_patch",
-        "applypatch",
-        "cp",
-        "mv",
-        "install",
-        "find",
-        "xargs",
-        "grep",
-        "rg",
-    )
-)  # the names whose runs are kept (any other command's run is kept nameless, so that
+    ("sed", "cat", "tee", "patch", "git", "apply_patch", "applypatch", "cp", "mv", "install",
+     "find", "xargs", "grep", "rg", "perl")
+)  # fmt: skip
+# the names whose runs are kept (any other command's run is kept nameless, so that
 # which runs are joined by a pipe is known: `grep -l x | sort | xargs sed`)
 
 # The last command walked: a hook asks for a command's words, then for what it writes
@@ -916,6 +903,74 @@ def sed_edits(command: str) -> list[tuple[str, list[str], list[str]]]:
     runs = _walk(command)[2]
     edits = (_sed_edit(folder, words) for folder, name, words, _, _ in runs if name == "sed")
     return [edit for edit in edits if edit is not None][:MAX_PATHS]
+
+
+def perl_edits(command: str) -> list[tuple[str, list[str], list[str]]]:
+    """Each `perl -pi -e SCRIPT FILE...` of ``command`` (`-i.bak`, `-0777` for the whole
+    file at once, `-0`, `-l`, several `-e`), as (its folder; [the script, what ends a
+    record ("lines", "nul" or "all"), then "chomp" for `-l`]; the files, from that
+    folder), for gitmem.agent.perlsub
+    to read (since session 44: before, a critical rule met it only once it had written
+    the files). Other options (`-n`, `-a`, `-M`, a script in a file) are not read."""
+    if "perl" not in command or "-" not in command:
+        return []
+    out: list[tuple[str, list[str], list[str]]] = []
+    for folder, name, words, _, _ in _walk(command)[2]:
+        edit = _perl_edit(words) if name == "perl" else None
+        if edit is not None:
+            out.append((folder, *edit))
+    return out[:MAX_PATHS]
+
+
+def _perl_edit(words: list[str]) -> tuple[list[str], list[str]] | None:
+    scripts: list[str] = []
+    printing = in_place = chomp = False
+    ends = "lines"  # what ends a record: "lines", "nul" (-0) or "all" (-0777)
+    i = 0
+    while i < len(words) and words[i].startswith("-") and words[i] != "-":
+        word = words[i]
+        i += 1
+        if word == "--":
+            break
+        at = 1
+        while at < len(word):
+            c = word[at]
+            at += 1
+            if c == "p":
+                printing = True
+            elif c == "i":
+                in_place = True
+                break  # the rest is the backup's suffix
+            elif c in "eE":
+                script = word[at:]
+                if not script:
+                    if i >= len(words):
+                        return None
+                    script, i = words[i], i + 1
+                scripts.append(script)
+                break
+            elif c == "0":
+                digits = ""
+                while at < len(word) and word[at] in "01234567":
+                    digits += word[at]
+                    at += 1
+                if digits not in ("", "777"):
+                    return None  # a record separator other than NUL or none
+                ends = "all" if digits else "nul"
+            elif c == "l" and not word[at : at + 1].isdigit():
+                chomp = True
+            elif c in "wWX":
+                pass
+            elif c == "C":
+                break  # Unicode switches: the rest of the word
+            else:
+                return None  # -n, -a, -F, -M, -I, -s, ...
+    files = words[i:]
+    if not (printing and in_place and scripts and files) or "-" in files:
+        return None
+    if chomp and ends != "lines":
+        return None  # what `-l` then ends a record with depends on the options' order
+    return ["\n".join(scripts), ends, *(["chomp"] if chomp else [])], files
 
 
 # `sed -i` given its files by another command. That command is run by the before-tool

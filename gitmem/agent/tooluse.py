@@ -474,10 +474,10 @@ def pre_tool(
     ``rules_only``: the deny, or other rules' advisories, alone (for agents whose
     before-tool hook cannot add context: the runner holds them for the call's result or
     drops them, and the after-tool hook brings the decisions)."""
+    payload[_BEFORE] = True  # the call has not run: what lists a sed's files may be run
     if _subagent(loc, payload, True):
         return None
     _mark_shell(loc, payload, end=False)
-    payload[_BEFORE] = True  # the call has not run: what lists a sed's files may be run
     return _each_repo(
         "pre-tool",
         loc,
@@ -640,7 +640,8 @@ def _shell_changes(
             now = None if append else _current(loc.root, rel)
             out.append((rel, toolpaths.added_text({"content": text}, now)))
     edits = [*toolpaths.sed_edits(command), *_listed(payload)]
-    return out + _sed_runs(loc, edits, _cwd(payload), paths, roots)
+    out += _sed_runs(loc, edits, _cwd(payload), paths, roots)
+    return out + _perl_runs(loc, toolpaths.perl_edits(command), _cwd(payload), paths, roots)
 
 
 # How long the before-tool check lets `sed --sandbox` run a command's `sed -i` on a copy
@@ -692,6 +693,42 @@ def _sed_runs(
             if proc.returncode != 0:
                 return []  # an error, or a sed with no sandbox: nothing read before it runs
             after[rel] = proc.stdout.decode("utf-8", "replace")
+    return [(rel, toolpaths.added_text({"content": after[rel]}, before[rel])) for rel in after]
+
+
+def _perl_runs(
+    loc: Location,
+    edits: list[tuple[str, list[str], list[str]]],
+    cwd: str,
+    paths: list[str],
+    roots: list[str],
+) -> list[tuple[str, str]]:
+    """``_sed_runs`` for `perl -pi -e 's/…/…/'` (toolpaths.perl_edits): perl cannot be
+    run on a copy safely (its script is code), so its substitutions are done with `re`
+    (gitmem.agent.perlsub), and a script that is more than substitutions perlsub reads
+    the same is left to the after-tool check, with nothing read before it runs."""
+    if not edits:
+        return []
+    from gitmem.agent import perlsub
+
+    before: dict[str, str] = {}
+    after: dict[str, str] = {}
+    for folder, (script, *modes), files in edits:
+        subs = perlsub.substitutions(script)
+        if subs is None:
+            return []
+        for word in files:
+            rel = relative(os.path.join(folder, word), loc.root, loc.common_dir, cwd, roots)
+            if rel is None or rel not in paths:
+                continue
+            text = after.get(rel)
+            if text is None:
+                text = _current(loc.root, rel)
+                if text is None:
+                    continue
+                before[rel] = text
+            ends = {"lines": "\n", "nul": "\0"}.get(modes[0])
+            after[rel] = perlsub.apply(subs, text, ends=ends, chomp="chomp" in modes)
     return [(rel, toolpaths.added_text({"content": after[rel]}, before[rel])) for rel in after]
 
 
