@@ -656,17 +656,72 @@ def _sed_runs(
     paths: list[str],
     roots: list[str],
 ) -> list[tuple[str, str]]:
-    """(repository path, the lines it gains) for each file of ``paths`` that a `sed -i`
-    of ``command`` edits (toolpaths.sed_edits), found by running that sed on a copy of
-    the file's text: ``--sandbox`` (GNU sed) runs no command and reads or writes no file,
-    and where it is missing (BSD sed) or the script fails, nothing is read before the
-    command runs (the after-tool check reads the file it wrote). Several edits of one
-    file run in turn. Before session 42 a critical rule met `sed -i` only once it had
-    written the file. ``edits``: as toolpaths.sed_edits gives them."""
+    """``_edit_runs`` of each `sed -i` (``edits``: as toolpaths.sed_edits gives them), a
+    file's text after it found by running that sed on a copy: ``--sandbox`` (GNU sed)
+    runs no command and reads or writes no file, and where it is missing (BSD sed) or the
+    script fails, nothing is read before the command runs (the after-tool check reads the
+    file it wrote). Before session 42 a critical rule met `sed -i` only once it had
+    written the file."""
     if not edits:
         return []
     import subprocess
 
+    def run(folder: str, args: list[str], text: str) -> str | None:
+        try:
+            proc = subprocess.run(
+                ["sed", "--sandbox", *args],
+                input=text.encode("utf-8"),
+                capture_output=True,
+                cwd=os.path.join(cwd, folder),
+                timeout=SED_TIMEOUT_S,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if proc.returncode != 0:
+            return None  # an error, or a sed with no sandbox
+        return proc.stdout.decode("utf-8", "replace")
+
+    return _edit_runs(loc, edits, cwd, paths, roots, run)
+
+
+def _perl_runs(
+    loc: Location,
+    edits: list[tuple[str, list[str], list[str]]],
+    cwd: str,
+    paths: list[str],
+    roots: list[str],
+) -> list[tuple[str, str]]:
+    """``_edit_runs`` of each `perl -pi -e 's/…/…/'` (toolpaths.perl_edits): perl cannot
+    be run on a copy safely (its script is code), so its substitutions are done with `re`
+    (gitmem.agent.perlsub); a script that is more than substitutions perlsub reads the
+    same is left to the after-tool check (before session 44, every one was)."""
+    if not edits:
+        return []
+    from gitmem.agent import perlsub
+
+    def run(folder: str, args: list[str], text: str) -> str | None:
+        script, ends, *more = args
+        subs = perlsub.substitutions(script)
+        if subs is None:
+            return None
+        record_end = {"lines": "\n", "nul": "\0"}.get(ends)
+        return perlsub.apply(subs, text, ends=record_end, chomp="chomp" in more)
+
+    return _edit_runs(loc, edits, cwd, paths, roots, run)
+
+
+def _edit_runs(
+    loc: Location,
+    edits: list[tuple[str, list[str], list[str]]],
+    cwd: str,
+    paths: list[str],
+    roots: list[str],
+    run: Callable[[str, list[str], str], str | None],
+) -> list[tuple[str, str]]:
+    """(repository path, the lines it gains) for each file of ``paths`` that one of
+    ``edits`` (its folder, its arguments, its files from that folder) changes in place,
+    ``run`` giving a file's text after it (None: not known, and then nothing is read
+    before the command runs). Several edits of one file run in turn."""
     before: dict[str, str] = {}
     after: dict[str, str] = {}
     for folder, args, files in edits:
@@ -680,55 +735,10 @@ def _sed_runs(
                 if text is None:
                     continue
                 before[rel] = text
-            try:
-                proc = subprocess.run(
-                    ["sed", "--sandbox", *args],
-                    input=text.encode("utf-8"),
-                    capture_output=True,
-                    cwd=os.path.join(cwd, folder),
-                    timeout=SED_TIMEOUT_S,
-                )
-            except (OSError, subprocess.TimeoutExpired):
+            changed = run(folder, args, text)
+            if changed is None:
                 return []
-            if proc.returncode != 0:
-                return []  # an error, or a sed with no sandbox: nothing read before it runs
-            after[rel] = proc.stdout.decode("utf-8", "replace")
-    return [(rel, toolpaths.added_text({"content": after[rel]}, before[rel])) for rel in after]
-
-
-def _perl_runs(
-    loc: Location,
-    edits: list[tuple[str, list[str], list[str]]],
-    cwd: str,
-    paths: list[str],
-    roots: list[str],
-) -> list[tuple[str, str]]:
-    """``_sed_runs`` for `perl -pi -e 's/…/…/'` (toolpaths.perl_edits): perl cannot be
-    run on a copy safely (its script is code), so its substitutions are done with `re`
-    (gitmem.agent.perlsub), and a script that is more than substitutions perlsub reads
-    the same is left to the after-tool check, with nothing read before it runs."""
-    if not edits:
-        return []
-    from gitmem.agent import perlsub
-
-    before: dict[str, str] = {}
-    after: dict[str, str] = {}
-    for folder, (script, *modes), files in edits:
-        subs = perlsub.substitutions(script)
-        if subs is None:
-            return []
-        for word in files:
-            rel = relative(os.path.join(folder, word), loc.root, loc.common_dir, cwd, roots)
-            if rel is None or rel not in paths:
-                continue
-            text = after.get(rel)
-            if text is None:
-                text = _current(loc.root, rel)
-                if text is None:
-                    continue
-                before[rel] = text
-            ends = {"lines": "\n", "nul": "\0"}.get(modes[0])
-            after[rel] = perlsub.apply(subs, text, ends=ends, chomp="chomp" in modes)
+            after[rel] = changed
     return [(rel, toolpaths.added_text({"content": after[rel]}, before[rel])) for rel in after]
 
 
