@@ -616,8 +616,9 @@ def _shell_changes(
     or `printf` of one quoted argument, of a shell command into one of ``paths``
     (toolpaths.heredoc_writes, toolpaths.echo_writes): read as a Write of its text (an
     append: all of it), so a critical rule denies it before it runs; and likewise for
-    each file a diff it applies (``_diffs``), a `cp` or `mv` (``_copies``) or a `sed -i`
-    (``_sed_runs``) changes."""
+    each file a diff it applies (``_diffs``), a `cp` or `mv` (``_copies``), a `sed -i`
+    (``_sed_text``; its files listed by another command too: ``_listed``) or a `perl -pi`
+    (``_perl_text``) changes."""
     command = _command(payload)
     if command is None:
         return []
@@ -639,9 +640,10 @@ def _shell_changes(
         if rel is not None and text is not None:
             now = None if append else _current(loc.root, rel)
             out.append((rel, toolpaths.added_text({"content": text}, now)))
-    edits = [*toolpaths.sed_edits(command), *_listed(payload)]
-    out += _sed_runs(loc, edits, _cwd(payload), paths, roots)
-    return out + _perl_runs(loc, toolpaths.perl_edits(command), _cwd(payload), paths, roots)
+    cwd = _cwd(payload)
+    seds = [*toolpaths.sed_edits(command), *_listed(payload)]
+    out += _edit_runs(loc, seds, cwd, paths, roots, _sed_text(cwd))
+    return out + _edit_runs(loc, toolpaths.perl_edits(command), cwd, paths, roots, _perl_text)
 
 
 # How long the before-tool check lets `sed --sandbox` run a command's `sed -i` on a copy
@@ -649,24 +651,15 @@ def _shell_changes(
 SED_TIMEOUT_S = 2.0
 
 
-def _sed_runs(
-    loc: Location,
-    edits: list[tuple[str, list[str], list[str]]],
-    cwd: str,
-    paths: list[str],
-    roots: list[str],
-) -> list[tuple[str, str]]:
-    """``_edit_runs`` of each `sed -i` (``edits``: as toolpaths.sed_edits gives them), a
-    file's text after it found by running that sed on a copy: ``--sandbox`` (GNU sed)
-    runs no command and reads or writes no file, and where it is missing (BSD sed) or the
-    script fails, nothing is read before the command runs (the after-tool check reads the
-    file it wrote). Before session 42 a critical rule met `sed -i` only once it had
-    written the file."""
-    if not edits:
-        return []
-    import subprocess
+def _sed_text(cwd: str) -> Callable[[str, list[str], str], str | None]:
+    """For ``_edit_runs``: a file's text after a `sed -i` (toolpaths.sed_edits), found by
+    running that sed on a copy: ``--sandbox`` (GNU sed) runs no command and reads or
+    writes no file; where it is missing (BSD sed) or the script fails, None. Before
+    session 42 a critical rule met `sed -i` only once it had written the file."""
 
     def run(folder: str, args: list[str], text: str) -> str | None:
+        import subprocess
+
         try:
             proc = subprocess.run(
                 ["sed", "--sandbox", *args],
@@ -681,33 +674,23 @@ def _sed_runs(
             return None  # an error, or a sed with no sandbox
         return proc.stdout.decode("utf-8", "replace")
 
-    return _edit_runs(loc, edits, cwd, paths, roots, run)
+    return run
 
 
-def _perl_runs(
-    loc: Location,
-    edits: list[tuple[str, list[str], list[str]]],
-    cwd: str,
-    paths: list[str],
-    roots: list[str],
-) -> list[tuple[str, str]]:
-    """``_edit_runs`` of each `perl -pi -e 's/…/…/'` (toolpaths.perl_edits): perl cannot
-    be run on a copy safely (its script is code), so its substitutions are done with `re`
-    (gitmem.agent.perlsub); a script that is more than substitutions perlsub reads the
-    same is left to the after-tool check (before session 44, every one was)."""
-    if not edits:
-        return []
+def _perl_text(folder: str, args: list[str], text: str) -> str | None:
+    """For ``_edit_runs``: a file's text after a `perl -pi -e 's/…/…/'`
+    (toolpaths.perl_edits). Perl cannot be run on a copy safely (its script is code), so
+    its substitutions are done with `re` (gitmem.agent.perlsub); None for a script that
+    is more than substitutions perlsub reads as perl does (before session 44, every one
+    was read only after it ran)."""
     from gitmem.agent import perlsub
 
-    def run(folder: str, args: list[str], text: str) -> str | None:
-        script, ends, *more = args
-        subs = perlsub.substitutions(script)
-        if subs is None:
-            return None
-        record_end = {"lines": "\n", "nul": "\0"}.get(ends)
-        return perlsub.apply(subs, text, ends=record_end, chomp="chomp" in more)
-
-    return _edit_runs(loc, edits, cwd, paths, roots, run)
+    script, ends, *more = args
+    subs = perlsub.substitutions(script)
+    if subs is None:
+        return None
+    record_end = {"lines": "\n", "nul": "\0"}.get(ends)
+    return perlsub.apply(subs, text, ends=record_end, chomp="chomp" in more)
 
 
 def _edit_runs(
