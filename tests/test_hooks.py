@@ -1061,6 +1061,8 @@ def test_a_sed_given_its_files_by_another_command_is_denied_before_it_runs(
     a critical rule only once it had written the files."""
     write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
     write(project, "docs/notes.py", "x = 1\n")
+    write(project, "billing/a.py", "")  # a name `*.py` would expand to, if not quoted
+    write(project, "a.py", "")
     commit_all(project, "a rule")
     float_ = "'s/x = 1/x = float(1)/'"
     cases = [
@@ -1070,6 +1072,8 @@ def test_a_sed_given_its_files_by_another_command_is_denied_before_it_runs(
         (f"git grep -l 'x = 1' | xargs sed -i {float_}", True),
         (f"find . -name '*.py' -exec sed -i {float_} {{}} +", True),
         (f"find billing -type f -exec sed -i {float_} {{}} \\;", True),
+        (f"cd billing && find . -name '*.py' -exec sed -i {float_} {{}} +", True),  # a.py here
+        (f"git ls-files '*.py' | xargs sed -i {float_}", True),  # quoted: git's pattern
         (f"git ls-files billing | xargs sed -i {float_}", True),
         ("grep -rl 'x = 1' billing | xargs sed -i 's/x = 1/x = 2/'", False),
         (f"grep -rl 'no such text' billing | xargs -r sed -i {float_}", False),

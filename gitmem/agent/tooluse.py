@@ -249,27 +249,32 @@ def _listed(payload: dict[str, Any]) -> list[tuple[str, list[str], list[str]]]:
         if command is not None and payload.get(_BEFORE):
             cwd = _cwd(payload)
             for folder, args, argv, nul in toolpaths.listed_seds(command):
-                names = _listing(argv, os.path.join(cwd, folder), nul)
+                names = _listing(argv, os.path.join(cwd, folder), nul, command)
                 if names:
                     found.append((folder, args, names))
         payload[_LISTED] = found
     return found
 
 
-def _listing(argv: list[str], where: str, nul: bool) -> list[str]:
-    """The names ``argv`` prints, run from ``where``; a word with `*`, `?` or `[` (not an
-    option) is first expanded as the shell would (`grep -l x *.py`), and kept as it is
-    where it matches nothing (as bash does; a quoted pattern so kept matches nothing)."""
+def _listing(argv: list[str], where: str, nul: bool, command: str) -> list[str]:
+    """The names ``argv`` prints, run from ``where``. A word with `*`, `?` or `[` that
+    ``command`` does not quote (`grep -l x *.py`, not `find . -name '*.py'`) is first
+    expanded as the shell would, and kept as it is where it matches nothing, as bash
+    does."""
     import subprocess
 
     from gitmem import leangit
+
+    def quoted(word: str) -> bool:
+        return f"'{word}'" in command or f'"{word}"' in command
 
     if any(c in w for w in argv[1:] if not w.startswith("-") for c in "*?["):
         import glob
 
         expanded = [argv[0]]
         for word in argv[1:]:
-            found = [] if word.startswith("-") else sorted(glob.glob(word, root_dir=where))
+            globbed = not word.startswith("-") and any(c in word for c in "*?[")
+            found = sorted(glob.glob(word, root_dir=where)) if globbed and not quoted(word) else []
             expanded += found or [word]
         argv = expanded
     try:
