@@ -1038,6 +1038,7 @@ def test_a_sed_edit_that_breaks_a_critical_rule_is_denied_before_it_runs(
         ("grep -r x . | xargs sed -i s/a/b/", []),  # lines, not names
         ("rg --pre ./unzip.sh -l x | xargs sed -i s/a/b/", []),  # rg would run a program
         ("find . -delete -exec sed -i s/a/b/ {} +", []),  # find would delete
+        ("git grep --textconv -l x | xargs sed -i s/a/b/", []),  # git would run drivers
         ("find . -exec sed -i s/a/b/ {} extra.py +", []),
         ("grep -rl x . | xargs -a list.txt sed -i s/a/b/", []),  # an xargs option not read
         ("grep -rl x . | xargs sed s/a/b/", []),  # not in place

@@ -1077,7 +1077,8 @@ def _producer(name: str, words: list[str]) -> list[str] | None:
         return ["rg", *words]
     if name == "git" and words[:1] == ["grep"]:
         named = "--name-only" in words or "--files-with-matches" in words or lists
-        if named and not any(w.startswith(("-O", "--open-files-in-pager")) for w in words):
+        runs = ("-O", "--open-files-in-pager", "--textconv")  # a pager, textconv drivers
+        if named and not any(w.startswith(runs) for w in words):
             return ["git", *words]
     if name == "git" and words[:1] == ["ls-files"]:
         return ["git", *words]
