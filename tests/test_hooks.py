@@ -1027,7 +1027,7 @@ def test_a_sed_edit_that_breaks_a_critical_rule_is_denied_before_it_runs(
         ("grep -rl 'int(' billing | xargs sed -i 's/a/b/'",
          [("", ["-e", "s/a/b/"], ["grep", "-rl", "int(", "billing"], False)]),
         ("cd billing && rg -l amount | xargs -r -n 10 sed -i.bak 's/a/b/'",
-         [("billing", ["-e", "s/a/b/"], ["rg", "-l", "amount"], False)]),
+         [("billing", ["-e", "s/a/b/"], ["rg", "--no-config", "-l", "amount"], False)]),
         ("git grep -l amount -- src | xargs -I{} sed -i 's/a/b/' {}",
          [("", ["-e", "s/a/b/"], ["git", "grep", "-l", "amount", "--", "src"], False)]),
         ("grep -rlZ x . | xargs -0 sed -i s/a/b/",

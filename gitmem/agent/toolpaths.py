@@ -1074,7 +1074,7 @@ def _producer(name: str, words: list[str]) -> list[str] | None:
         "z" in w[1:] for w in flags
     )  # rg's preprocessor and decompressors
     if name == "rg" and lists and not runs_programs:
-        return ["rg", *words]
+        return ["rg", "--no-config", *words]  # a config file may name a preprocessor
     if name == "git" and words[:1] == ["grep"]:
         named = "--name-only" in words or "--files-with-matches" in words or lists
         runs = ("-O", "--open-files-in-pager", "--textconv")  # a pager, textconv drivers
