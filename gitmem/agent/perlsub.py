@@ -10,6 +10,10 @@ patterns and replacements use only what reads the same in both (groups, `$1` and
 Anything else, a variable interpolated, `\\U`, an `e` flag, code around the substitution,
 returns None, and the command is left to the after-tool check, which reads what perl
 wrote. Imported only for a command that runs `perl -i`.
+
+One difference is left: without `-C`, perl reads bytes and Python here reads characters,
+so a `.` or a class meeting a non-ASCII character matches one byte of it in perl and the
+whole character here (the differential test, tests/test_perlsub.py, uses ASCII text).
 """
 
 from __future__ import annotations
