@@ -19,6 +19,7 @@ whole character here (the differential test, tests/test_perlsub.py, uses ASCII t
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable
 
 _PAIRS = {"{": "}", "[": "]", "(": ")", "<": ">"}
@@ -156,8 +157,12 @@ def _pattern(text: str, flags: str) -> re.Pattern[str] | None:
     for f in flags:
         mode |= _FLAGS.get(f, 0)
     try:
-        return re.compile(pattern, mode)
-    except (re.error, OverflowError):
+        with warnings.catch_warnings():
+            # Python 3.10 takes `x(?i)y` for the whole pattern's flag (with a warning;
+            # 3.11 refuses it), where Perl reads it from there on: not read
+            warnings.simplefilter("error")
+            return re.compile(pattern, mode)
+    except (re.error, OverflowError, Warning):
         return None
 
 
