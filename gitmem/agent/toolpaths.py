@@ -888,6 +888,12 @@ _SED_DROP = frozenset(
 )  # fmt: skip
 
 
+def _may_sed_in_place(command: str) -> bool:
+    """Whether ``command`` may hold a `sed -i` (a substring test: the walk is skipped
+    for the others)."""
+    return "sed" in command and ("-i" in command or "--in-place" in command)
+
+
 def sed_edits(command: str) -> list[tuple[str, list[str], list[str]]]:
     """Each `sed -i` (``--in-place``, ``-i.bak``, ``-ni``) of ``command`` whose words are
     all read (GNU sed's options) and whose folder is known (``bash_words`` follows the
@@ -898,7 +904,7 @@ def sed_edits(command: str) -> list[tuple[str, list[str], list[str]]]:
     ``inspect``. The before-tool check runs each on a copy of the files' text (``sed
     --sandbox``, which runs no command and reads or writes no file) to read what it would
     add."""
-    if "sed" not in command or ("-i" not in command and "--in-place" not in command):
+    if not _may_sed_in_place(command):
         return []
     runs = _walk(command)[2]
     edits = (_sed_edit(folder, words) for folder, name, words, _, _ in runs if name == "sed")
@@ -998,7 +1004,7 @@ def listed_seds(command: str) -> list[tuple[str, list[str], list[str], bool]]:
     across files so; before session 44 a critical rule met such a `sed -i` only once it
     had written the files. Anything else (other options of xargs, `rg --pre`, a
     producer that runs commands, several `-exec`s) is left to the after-tool check."""
-    if "sed" not in command or ("-i" not in command and "--in-place" not in command):
+    if not _may_sed_in_place(command):
         return []
     runs = _walk(command)[2]
     out: list[tuple[str, list[str], list[str], bool]] = []
