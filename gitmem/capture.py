@@ -118,27 +118,21 @@ NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 
 def _spill_root() -> str:
-    """This user's folder in memory: under ``$XDG_RUNTIME_DIR`` (the user's own tmpfs,
-    where systemd provides one), else under ``/dev/shm``."""
-    return os.path.join(os.environ.get("XDG_RUNTIME_DIR") or "/dev/shm", f"gitmem-{os.getuid()}")
+    """Where this user's folder in memory is made: ``$XDG_RUNTIME_DIR`` (the user's own
+    tmpfs, where systemd provides one), else /dev/shm."""
+    return os.environ.get("XDG_RUNTIME_DIR") or "/dev/shm"
 
 
 def spill_dir(repo: Repo | Location, create: bool = True) -> str | None:
-    """The repository's spill folder (one per repository, under ``_spill_root``). None
-    where there is no such folder in memory, or it is not this user's alone (it holds
-    prompts), or, without ``create``, nothing ever spilled for this user."""
+    """The repository's spill folder (one per repository, in this user's folder under
+    ``_spill_root``: ``location.own_folder``). None where there is no such folder in
+    memory, or it is not this user's alone (it holds prompts), or, without ``create``,
+    nothing ever spilled for this user."""
     import hashlib
-    import stat
 
-    root = _spill_root()
-    try:
-        if create:
-            os.makedirs(root, mode=0o700, exist_ok=True)
-        st = os.lstat(root)
-    except OSError:
+    root = location.own_folder(_spill_root(), create=create)
+    if root is None:
         return None
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
-        return None  # another user's folder, or a link: never write prompts there
     common = os.path.realpath(os.fspath(repo.shared_state_dir))
     return os.path.join(root, hashlib.sha256(common.encode()).hexdigest()[:16])
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from gitmem import leanjson
+from gitmem.location import git_state_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ def request(
     if not os.path.exists(path):
         # where this process keeps its state aside (a sandbox that keeps .git read-only:
         # gitmem.location.state_dir_of), the daemon started outside listens in .git
-        path = socket_path(repo, os.path.join(os.fspath(repo.git_dir), "gitmem"))
+        path = socket_path(repo, git_state_dir(os.fspath(repo.git_dir)))
         if not os.path.exists(path):
             return None
     reply = _exchange(path, {**payload, "compat": compat()}, timeout)

@@ -17,7 +17,7 @@ from gitmem.agent import claudesettings, copilot, foldertrust, gemini, install, 
 from gitmem.agent.runner import ERROR_LOG, RUNS_EVERY_SCOPE, STATUS_DIR
 from gitmem.errors import GitmemError, UnsafeRepositoryError
 from gitmem.indexfiles import is_stale
-from gitmem.location import SPARSE_NOTE, location_of, sparse_excluded
+from gitmem.location import SPARSE_NOTE, git_state_dir, location_of, sparse_excluded
 from gitmem.repo import Repo
 from gitmem.table import Table, is_fresh
 from gitmem.vocab import counted
@@ -408,7 +408,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
             said += " (`gitmem lint` lists them)"
         checks.append(Check("lint", report.errors == 0, said))
     checks.append(_capture_check(repo))
-    primary = repo.git_dir / "gitmem"
+    primary = Path(git_state_dir(str(repo.git_dir)))
     if repo.state_dir != primary:  # see gitmem.location.state_dir_of
         checks.append(
             Check(

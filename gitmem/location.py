@@ -104,7 +104,7 @@ def state_dir_of(git_dir: str) -> str:
     ``state_aside`` gives. One ``access`` call per process and git directory."""
     found = _STATE.get(git_dir)
     if found is None:
-        primary = os.path.join(git_dir, "gitmem")
+        primary = git_state_dir(git_dir)
         probe = primary if os.path.isdir(primary) else git_dir
         writable = not os.path.isdir(probe) or os.access(probe, os.W_OK)
         found = primary if writable else (state_aside(git_dir) or primary)
@@ -112,6 +112,12 @@ def state_dir_of(git_dir: str) -> str:
             _seed(primary, found)
         _STATE[git_dir] = found
     return found
+
+
+def git_state_dir(git_dir: str) -> str:
+    """``<git_dir>/gitmem``: where derived state is kept when the git directory can be
+    written, and where the hooks (which run outside agents' sandboxes) keep it."""
+    return os.path.join(git_dir, "gitmem")
 
 
 def _seed(primary: str, aside: str) -> None:
@@ -188,30 +194,41 @@ def _copy_atomically(source: str, target: str, copy: Callable[[str, str], object
 def state_aside(git_dir: str) -> str | None:
     """``<temp>/gitmem-<uid>/state-<hash of the git directory>``: in the first of
     ``$TMPDIR``, /tmp, /var/tmp, ``$XDG_RUNTIME_DIR`` and /dev/shm where this user has, or
-    can make, a folder of their own (mode 0700, theirs, not a link: the table holds the
-    decisions' text, which is given to agents). None where there is none."""
-    getuid = getattr(os, "getuid", None)
-    if getuid is None:  # pragma: no cover - Windows: no sandbox of this kind is known
-        return None
+    can make, a folder of their own (``own_folder``: the table holds the decisions' text,
+    which is given to agents). None where there is none."""
     import hashlib
+
+    key = hashlib.sha256(os.path.realpath(git_dir).encode()).hexdigest()[:16]
+    *disks, memory = _TEMP_DIRS
+    bases = [os.environ.get("TMPDIR", ""), *disks, os.environ.get("XDG_RUNTIME_DIR", ""), memory]
+    for base in filter(None, bases):
+        folder = own_folder(base)
+        if folder is not None and os.access(folder, os.W_OK):
+            return os.path.join(folder, f"state-{key}")
+    return None
+
+
+def own_folder(base: str, *, create: bool = True) -> str | None:
+    """``<base>/gitmem-<uid>``, this user's folder there, made (mode 0700) with
+    ``create``; None where it is missing, or not this user's alone (another user's, a
+    link, open to others): what is kept there (prompts spilled from a full disk, the
+    decisions' text) must be neither read nor planted by another user."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # pragma: no cover - Windows: no such folders are made
+        return None
     import stat
 
     uid = getuid()
-    key = hashlib.sha256(os.path.realpath(git_dir).encode()).hexdigest()[:16]
-    bases = [os.environ.get("TMPDIR", ""), *_TEMP_DIRS[:2]]
-    bases += [os.environ.get("XDG_RUNTIME_DIR", ""), _TEMP_DIRS[2]]
-    for base in filter(None, bases):
-        folder = os.path.join(base, f"gitmem-{uid}")
-        try:
+    folder = os.path.join(base, f"gitmem-{uid}")
+    try:
+        if create:
             os.makedirs(folder, mode=0o700, exist_ok=True)
-            st = os.lstat(folder)
-        except OSError:
-            continue
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid or st.st_mode & 0o077:
-            continue  # another user's folder, or a link
-        if os.access(folder, os.W_OK):
-            return os.path.join(folder, f"state-{key}")
-    return None
+        st = os.lstat(folder)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid or st.st_mode & 0o077:
+        return None
+    return folder
 
 
 def location_of(repo: Repo) -> Location:
