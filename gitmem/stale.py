@@ -126,13 +126,27 @@ def check(repo: Repo, only: list[str] | None = None) -> StaleReport:
     table = compiler.ensure(repo)
     try:
         checker = _Checker(repo.root, tree, table)
-        for doc in docs:
+        for doc in _read_once(repo.root, docs):
             checker.check_file(doc)
         checker.check_symbols()
-        findings = sorted(checker.findings, key=lambda f: (f.file, f.line, f.kind, f.ref))
+        # a path written twice on one line is one stale line, said once
+        findings = sorted(set(checker.findings), key=lambda f: (f.file, f.line, f.kind, f.ref))
         return StaleReport(tuple(docs), checker.count, tuple(findings), tuple(checker.notes))
     finally:
         table.close()
+
+
+def _read_once(root: Path, docs: list[str]) -> list[str]:
+    """The instruction files to read: one of each set that are one file, as `ln -s
+    AGENTS.md CLAUDE.md` makes them (how projects give Claude Code and the other agents one
+    text): the file itself where it is among them, else the first link to it. Read under
+    each name (before session 45), every stale line was said twice, to the user and in the
+    agent's session-start note."""
+    first: dict[str, str] = {}
+    for doc in sorted(docs, key=lambda d: os.path.islink(root / d)):  # files, then links
+        first.setdefault(os.path.realpath(root / doc), doc)
+    kept = set(first.values())
+    return [d for d in docs if d in kept]
 
 
 class _Tree:

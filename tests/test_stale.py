@@ -526,6 +526,35 @@ def test_what_real_instruction_files_say_is_not_taken_for_stale(repo: Path) -> N
     assert "`pkg/providers.py` does not exist (`pkg/providers/` is a folder now)" in said
 
 
+def test_a_file_linked_under_two_names_is_read_once(repo: Path) -> None:
+    """`ln -s AGENTS.md CLAUDE.md`, as openai-agents and pydantic-ai ship it (their PyPI
+    sdists): every stale line of AGENTS.md was said twice, once under each name, and a
+    path written twice on a line twice more (inspect-ai's AGENTS.md)."""
+    write(repo, "AGENTS.md", "# Agents\n\nNever change `src/ui/gen.py` (reset `src/ui/gen.py` after a merge).\n"
+          "Run `scripts/check.sh`; see `docs/gone.md`.\n")  # fmt: skip
+    write(repo, "scripts/check.sh", "#!/bin/sh\n")
+    (repo / "CLAUDE.md").symlink_to("AGENTS.md")
+    write(repo, "pkg/AGENTS.md", "Tests: `tests/pkg/test_a.py`.\n")
+    (repo / "pkg" / "CLAUDE.md").symlink_to("AGENTS.md")
+    (repo / "pkg" / "GEMINI.md").symlink_to("../AGENTS.md")  # another folder's file
+    commit_all(repo)
+    code, report = stale(repo)
+    assert code == 1
+    assert report["files"] == ["AGENTS.md", "CLAUDE.md", "pkg/AGENTS.md", "pkg/CLAUDE.md",
+                               "pkg/GEMINI.md"]  # fmt: skip
+    findings = report["findings"]
+    assert isinstance(findings, list)
+    assert sorted((f["file"], f["line"], f["ref"]) for f in findings) == [
+        ("AGENTS.md", 3, "src/ui/gen.py"),
+        ("AGENTS.md", 4, "docs/gone.md"),
+        ("pkg/AGENTS.md", 1, "tests/pkg/test_a.py"),
+    ]
+    # named alone, a link is read under the name it is given
+    code, report = stale(repo, "pkg/GEMINI.md")
+    assert found(report) == {("pkg/GEMINI.md", 3, "path", "src/ui/gen.py"),
+                             ("pkg/GEMINI.md", 4, "path", "docs/gone.md")}  # fmt: skip
+
+
 def test_cargo_go_and_hatch_commands_are_read() -> None:
     lines = [
         "```sh",
