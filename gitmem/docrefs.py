@@ -22,13 +22,18 @@ A line that negates or contrasts ("never", "instead of", "no longer", "supersede
 is a prohibition or history, where a missing name is the intended state: it is skipped.
 So is a line holding ``gitmem:ignore`` (an HTML comment, say), and the line after one
 holding ``gitmem:ignore-next-line``.
+
+A name given as an example ("e.g. `changelog.d/123.fixed.rst`") is stale only if the
+repository once held it. Naming conventions (``PascalCase``) and placeholder names
+(``my_package.flows.run``) are not symbols; a path without an extension is a module where a
+file is that path with one (``models/__init__``, ``src/lib/utils``).
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gitmem.entities import ROUTE_SEGMENT, route_path
 from gitmem.sections import headings
@@ -52,6 +57,14 @@ _HISTORY = re.compile(
 _NEGATION = re.compile(
     r"\b(?:never|not|don'?t|doesn'?t|shouldn'?t|won'?t|can'?t|cannot|avoid|instead|"
     r"rather than|forbid(?:den)?|banned|prohibited|nor)\b|\N{CROSS MARK}|\N{NO ENTRY SIGN}",
+    re.IGNORECASE,
+)
+# What introduces an example, just before a code span: "(e.g. `changelog.d/123.fixed.rst`)"
+# (anyio's AGENTS.md), "for example `my_package.flows.flow_func`". Not "examples:", which
+# points at real files to follow ("Canonical examples: `types/content.py`").
+_EXAMPLE = re.compile(
+    r"(?:\be\.\s?g\.?|\beg\.|\bfor (?:example|instance))[\s,:]*"
+    r"(?:`[^`]*`[\s,/]*(?:(?:or|and)\s+)?)*$",  # the next ones of a list: "e.g. `a`, `b`"
     re.IGNORECASE,
 )
 SHELL_LANGS = frozenset({"", "sh", "bash", "shell", "console", "zsh", "fish", "shell-session"})
@@ -97,6 +110,9 @@ class Ref:
     line: int
     anchored: bool = True
     link: bool = False  # a Markdown link target: relative to the file, "/x" at the root
+    # given as an example ("(e.g. `changelog.d/123.fixed.rst`)"): a made-up name, unless
+    # the repository once held it
+    example: bool = False
 
 
 def sections(lines: list[str]) -> list[Section]:
@@ -178,7 +194,10 @@ def _prose_line(line: str, n: int) -> list[Ref]:
             out.append(Ref("path", target.split("#", 1)[0].split("?", 1)[0], n, link=True))
         rest = rest[: m.start()] + " " * (m.end() - m.start()) + rest[m.end() :]
     for m in _SPAN.finditer(rest):
-        out.extend(_span(m.group(2).strip(), n))
+        refs = _span(m.group(2).strip(), n)
+        if refs and _EXAMPLE.search(rest, 0, m.start()):
+            refs = [replace(r, example=True) for r in refs]
+        out.extend(refs)
     rest = _SPAN.sub(" ", rest)
     for token in _TOKEN.findall(re.sub(r"\b[a-z][a-z0-9+.-]*://\S+", " ", rest)):
         token = token.lstrip("([").rstrip(".,;:!?)]")
@@ -476,10 +495,27 @@ def _symbol(token: str) -> str | None:
     last = parts[-1]
     if last.upper() == last:  # ALL_CAPS, or digits and underscores
         return None
+    if _CASE_STYLE.fullmatch(last) or _placeholder_name(parts):
+        return None
     mixed = "_" in last.strip("_") or re.search(r"[a-z][A-Z]|[A-Z].*[A-Z]", last)
     if len(parts) == 1 and not mixed:
         return None
     return name
+
+
+# Names of naming conventions: "Classes: `PascalCase`" (strands-agents' AGENTS.md).
+_CASE_STYLE = re.compile(
+    r"(?:lower|upper|screaming|capital)?_?(?:snake|camel|pascal|kebab|title|train|"
+    r"dromedary|macro|flat|cobol|ada)_?case",
+    re.IGNORECASE,
+)
+
+
+def _placeholder_name(parts: list[str]) -> bool:
+    """A symbol made up for an example: `my_package.flows.flow_func`, `foo.bar`."""
+    return bool(re.match(r"(?:my|your|some)_", parts[0], re.IGNORECASE)) or any(
+        p.lower() in ("foo", "bar", "baz", "qux", "quux") for p in parts
+    )
 
 
 def _import(token: str) -> bool:

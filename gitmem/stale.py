@@ -149,6 +149,40 @@ def _read_once(root: Path, docs: list[str]) -> list[str]:
     return [d for d in docs if d in kept]
 
 
+# File names most repositories hold several of, or one at the root: another file of the
+# name is where a missing one went only if it is in a folder of the same name. Before
+# session 45, a missing `.agents/references/README.md` got "did you mean `README.md`?".
+_COMMON_STEMS = frozenset(
+    {"readme", "index", "__init__", "__main__", "main", "mod", "lib", "page", "layout",
+     "route", "conftest", "setup", "package", "pyproject", "cargo", "go", "makefile",
+     "dockerfile", "license", "changelog", "contributing", "agents", "claude", "gemini",
+     "skill", "config", "settings", "utils", "types", "constants", "app", "server",
+     "client", "cli", "base", "models", "schema", "schemas", "test", "tests"}
+)  # fmt: skip
+
+
+def _nearest(rel: str, named: list[str]) -> str | None:
+    """Of the files ``named`` as ``rel`` is, the one in the folders most like its own (the
+    most folder names in common, leading, as a folder removed from a path leaves them, or
+    trailing, as a moved folder does; the first in path order where they tie), if any
+    shares one, or the name is rare enough to say where it went on its own."""
+    folders = rel.split("/")[:-1]
+
+    def shared(path: str) -> int:
+        theirs = path.split("/")[:-1]
+        ends = [0, 0]
+        for end, (mine, other) in enumerate(((folders, theirs), (folders[::-1], theirs[::-1]))):
+            while ends[end] < min(len(mine), len(other)) and mine[ends[end]] == other[ends[end]]:
+                ends[end] += 1
+        return max(ends)
+
+    best = max(named, key=shared, default=None)  # max keeps the first of a tie
+    if best is None or shared(best) > 0:
+        return best
+    stem = rel.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+    return best if len(named) == 1 and stem not in _COMMON_STEMS else None
+
+
 class _Tree:
     """The repository's files and folders, with lookups by path, tail and glob."""
 
@@ -192,6 +226,13 @@ class _Tree:
     def is_dir(self, rel: str) -> bool:
         return rel in self.dirs or (self.root / rel).is_dir()
 
+    def stem_of(self, rel: str) -> bool:
+        """A file is ``rel`` with an extension (``models/__init__.py`` for
+        ``models/__init__``): how Python and TypeScript code name a module."""
+        folder, _, name = rel.rpartition("/")
+        siblings = self._by_folder.get(folder, {})
+        return any(b.startswith(name + ".") and p in self.files for b, p in siblings.items())
+
     def has_tail(self, rel: str) -> bool:
         """Some tracked path ends with ``/rel`` (a doc's shorthand for a nested path)."""
         if self._tails is None:
@@ -217,9 +258,9 @@ class _Tree:
         if dot and "/" not in rel[len(stem) :] and self.is_dir(stem):
             return f"`{stem}/` is a folder now"  # a module that became a package
         name = rel.rsplit("/", 1)[-1]
-        moved = self._by_name.get(name)
+        moved = _nearest(rel, self._by_name.get(name, []))
         if moved:
-            return f"did you mean `{moved[0]}`?"
+            return f"did you mean `{moved}`?"
         siblings = self._by_folder.get(rel.rpartition("/")[0], {})
         close = difflib.get_close_matches(name, sorted(siblings), n=1, cutoff=0.75)
         return f"did you mean `{siblings[close[0]]}`?" if close else None
@@ -327,6 +368,8 @@ class _Checker:
                 if rel is not None:
                     named.setdefault(sec.line, set()).add(rel)
             elif ref.kind == "symbol":
+                if ref.example:
+                    continue  # "e.g. `my_handler()`": a made-up name as often as not
                 self.count += 1
                 word = re.split(r"\.|::", ref.value)[-1]
                 self._symbols.setdefault(word, []).append((doc, ref.line, section, ref.value))
@@ -384,8 +427,20 @@ class _Checker:
                 if c in self.by_file:
                     self.check_decision(doc, ref.line, section, self.by_file[c])
                 return c
+        for c in candidates:
+            if "." not in c.rsplit("/", 1)[-1] and self.tree.stem_of(c):
+                return None  # a module named as code imports it: `models/__init__`, `lib/utils`
         if not ref.link and self.tree.has_tail(value):
             return None  # a shorthand for a nested path ("cli/main.py", "conftest.py")
+        if ref.example:
+            # one the repository never held is made up ("e.g. `changelog.d/123.fixed.rst`",
+            # anyio's AGENTS.md): stale only if it was here once
+            gone = self.tree.history(candidates[-1])
+            if gone:
+                self.add(
+                    doc, ref.line, section, "path", value, f"`{value}` does not exist ({gone})"
+                )
+            return None
         if not ref.link and "/" not in value:
             # A bare name the repository never held names someone's file elsewhere
             # ("add a model to `config.json`" in $HOME): stale only if it was here once.

@@ -526,6 +526,49 @@ def test_what_real_instruction_files_say_is_not_taken_for_stale(repo: Path) -> N
     assert "`pkg/providers.py` does not exist (`pkg/providers/` is a folder now)" in said
 
 
+EXAMPLES_MD = """\
+# Conventions
+
+Name the fragment `changelog.d/<number>.<type>.rst` (e.g. `changelog.d/123.fixed.rst`).
+Entry points, for example `my_package.flows.flow_func`, or e.g. `jobs/nightly.py`, `jobs/gone.py`.
+- **Classes**: `PascalCase`; functions `snake_case`, `lowerCamelCase` in JS.
+- A model imported early in `models/__init__` or `web/lib/utils` must not import `models/events`.
+- See `docs/adr/README.md` and `tools/build/README.md`.
+"""
+
+
+def test_examples_conventions_and_module_names_are_not_taken_for_stale(repo: Path) -> None:
+    """Lines as anyio's, prefect's and strands-agents' AGENTS.md write them (their PyPI
+    sdists): a name given "e.g.", a naming convention, a placeholder module, a module
+    named as code imports it. Each was flagged; and a missing README.md deep in a folder
+    was told "did you mean `README.md`?" of the one at the root (openai-agents')."""
+    write(repo, "models/__init__.py", "")
+    write(repo, "web/lib/utils.ts", "")
+    write(repo, "README.md", "# Project\n")
+    write(repo, "jobs/gone.py", "")
+    write(repo, "tools/README.md", "")
+    commit_all(repo)
+    git(repo, "rm", "-q", "jobs/gone.py")
+    commit_all(repo, "drop the gone job")
+    write(repo, "AGENTS.md", EXAMPLES_MD)
+    commit_all(repo)
+    code, report = stale(repo)
+    assert code == 1
+    assert found(report) == {
+        ("AGENTS.md", 4, "path", "jobs/gone.py"),  # an example the repository once held
+        ("AGENTS.md", 6, "path", "models/events"),  # no module of that name
+        ("AGENTS.md", 7, "path", "docs/adr/README.md"),
+        ("AGENTS.md", 7, "path", "tools/build/README.md"),
+    }
+    said = messages(report)
+    assert said["jobs/gone.py"].startswith("`jobs/gone.py` does not exist (deleted in ")
+    assert said["docs/adr/README.md"] == "`docs/adr/README.md` does not exist"
+    # the one in a folder of the same name is still said
+    assert said["tools/build/README.md"] == (
+        "`tools/build/README.md` does not exist (did you mean `tools/README.md`?)"
+    )
+
+
 def test_a_file_linked_under_two_names_is_read_once(repo: Path) -> None:
     """`ln -s AGENTS.md CLAUDE.md`, as openai-agents and pydantic-ai ship it (their PyPI
     sdists): every stale line of AGENTS.md was said twice, once under each name, and a
