@@ -1021,20 +1021,39 @@ def test_a_sed_edit_that_breaks_a_critical_rule_is_denied_before_it_runs(
     ("command", "listed"),
     [
         ("find billing -name '*.py' -exec sed -i 's/a/b/' {} +",
-         [("", ["-e", "s/a/b/"], ["find", "billing", "-name", "*.py", "-print0"], True)]),
+         [("", "sed", ["-e", "s/a/b/"], [["find", "billing", "-name", "*.py", "-print0"]], True)]),
         ("find . -type f -exec sed -i -E 's/(a)/b/' {} \\;",
-         [("", ["-E", "-e", "s/(a)/b/"], ["find", ".", "-type", "f", "-print0"], True)]),
+         [("", "sed", ["-E", "-e", "s/(a)/b/"], [["find", ".", "-type", "f", "-print0"]], True)]),
         ("grep -rl 'int(' billing | xargs sed -i 's/a/b/'",
-         [("", ["-e", "s/a/b/"], ["grep", "-rl", "int(", "billing"], False)]),
+         [("", "sed", ["-e", "s/a/b/"], [["grep", "-rl", "int(", "billing"]], False)]),
         ("cd billing && rg -l amount | xargs -r -n 10 sed -i.bak 's/a/b/'",
-         [("billing", ["-e", "s/a/b/"], ["rg", "--no-config", "-l", "amount"], False)]),
+         [("billing", "sed", ["-e", "s/a/b/"], [["rg", "--no-config", "-l", "amount"]], False)]),
         ("git grep -l amount -- src | xargs -I{} sed -i 's/a/b/' {}",
-         [("", ["-e", "s/a/b/"], ["git", "grep", "-l", "amount", "--", "src"], False)]),
+         [("", "sed", ["-e", "s/a/b/"], [["git", "grep", "-l", "amount", "--", "src"]], False)]),
         ("grep -rlZ x . | xargs -0 sed -i s/a/b/",
-         [("", ["-e", "s/a/b/"], ["grep", "-rlZ", "x", "."], True)]),
+         [("", "sed", ["-e", "s/a/b/"], [["grep", "-rlZ", "x", "."]], True)]),
         ("git ls-files '*.py' | xargs sed -i s/a/b/",
-         [("", ["-e", "s/a/b/"], ["git", "ls-files", "*.py"], False)]),
-        ("grep -rl x . | sort | xargs sed -i s/a/b/", []),  # the listing is sort's
+         [("", "sed", ["-e", "s/a/b/"], [["git", "ls-files", "*.py"]], False)]),
+        # perl, and filters between the listing and xargs (since session 45)
+        ("grep -rl x src | xargs perl -pi -e 's/a/b/g'",
+         [("", "perl", ["s/a/b/g", "lines"], [["grep", "-rl", "x", "src"]], False)]),
+        ("find . -name '*.py' -exec perl -0777 -pi -e 's/a/b/' {} +",
+         [("", "perl", ["s/a/b/", "all"], [["find", ".", "-name", "*.py", "-print0"]], True)]),
+        ("grep -rl x . | grep -v -e test -e spec | sort -u | head -20 | xargs sed -i s/a/b/",
+         [("", "sed", ["-e", "s/a/b/"], [["grep", "-rl", "x", "."],
+           ["grep", "-v", "-e", "test", "-e", "spec"], ["sort", "-u"], ["head", "-20"]], False)]),
+        ("rg -l x | sed 's|^./||' | tr -d '\\r' | xargs sed -i s/a/b/",
+         [("", "sed", ["-e", "s/a/b/"], [["rg", "--no-config", "-l", "x"],
+           ["sed", "--sandbox", "-e", "s|^./||"], ["tr", "-d", "\\r"]], False)]),
+        ("grep -rl x . | sort -o list | xargs sed -i s/a/b/", []),  # sort would write
+        ("grep -rl x . | grep -r y | xargs sed -i s/a/b/", []),  # a search of files
+        ("grep -rl x . | grep y more.txt | xargs sed -i s/a/b/", []),  # a file operand
+        ("grep -rl x . | uniq - out.txt | xargs sed -i s/a/b/", []),  # uniq would write
+        ("grep -rl x . | tail -f | xargs sed -i s/a/b/", []),
+        ("grep -rl x . | sed -i s/x/y/ f | xargs sed -i s/a/b/", []),
+        ("grep -rl x . | awk '{print}' | xargs sed -i s/a/b/", []),  # a program: not run
+        ("cat list.txt | grep -v y | xargs sed -i s/a/b/", []),  # no listing of files
+        ("grep -rl x . | xargs perl -ne 'print'", []),  # not in place
         ("grep -r x . | xargs sed -i s/a/b/", []),  # lines, not names
         ("rg --pre ./unzip.sh -l x | xargs sed -i s/a/b/", []),  # rg would run a program
         ("find . -delete -exec sed -i s/a/b/ {} +", []),  # find would delete
@@ -1045,8 +1064,10 @@ def test_a_sed_edit_that_breaks_a_critical_rule_is_denied_before_it_runs(
         ("grep -rl x . ; xargs sed -i s/a/b/", []),  # no pipe
     ],
 )  # fmt: skip
-def test_listed_seds(command: str, listed: list[tuple[str, list[str], list[str], bool]]) -> None:
-    assert toolpaths.listed_seds(command) == listed
+def test_listed_edits(
+    command: str, listed: list[tuple[str, str, list[str], list[list[str]], bool]]
+) -> None:
+    assert toolpaths.listed_edits(command) == listed
 
 
 @pytest.mark.skipif(
@@ -1080,6 +1101,14 @@ def test_a_sed_given_its_files_by_another_command_is_denied_before_it_runs(
         (f"grep -rl 'no such text' billing | xargs -r sed -i {float_}", False),
         (f"grep -rl 'x = 1' docs | xargs sed -i {float_}", False),  # not governed
         (f"find docs -name '*.py' -exec sed -i {float_} {{}} +", False),
+        # filtered, and perl (since session 45)
+        (f"grep -rl 'x = 1' . | grep -v docs/ | sort | xargs sed -i {float_}", True),
+        (f"git ls-files | grep '[.]py$' | head -50 | xargs sed -i {float_}", True),
+        (f"grep -rl 'x = 1' . | sed 's|^[.]/||' | xargs sed -i {float_}", True),
+        ("grep -rl 'x = 1' billing | xargs perl -pi -e 's/x = 1/x = float(1)/'", True),
+        ("find billing -name '*.py' -exec perl -pi -e 's/1/float(1)/' {} +", True),
+        (f"grep -rl 'x = 1' . | grep -v billing/ | xargs sed -i {float_}", False),  # docs only
+        (f"grep -rl 'x = 1' . | sed 'w leak.txt' | xargs sed -i {float_}", False),  # refused
     ]
     _assert_denied(project, "xs", cases, "D-0001 (critical)", "float(")
     assert git(project, "status", "--porcelain") == ""  # nothing was edited
@@ -1120,7 +1149,6 @@ def test_a_perl_substitution_that_breaks_a_critical_rule_is_denied_before_it_run
         ("perl -i -pe 's{x = 1}{x = float(1)}g' billing/charge.py", True),
         ("perl -pi -e 's/(x) = 1/$1 = float(1)/' billing/charge.py", True),
         ("cd billing && perl -0777 -pi.bak -e 's/x = 1\\n/x = float(1)\\n/s' charge.py", True),
-        ("grep -rl 'x = 1' billing | xargs perl -pi -e 's/1/float(1)/'", False),  # not read
         ("perl -pi -e 's/x = 1/x = 2/' billing/charge.py", False),
         ("perl -pi -e 's/x = 1/x = float($y)/' billing/charge.py", False),  # a variable
         ("perl -ne 'print' billing/charge.py", False),

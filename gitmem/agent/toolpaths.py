@@ -262,7 +262,8 @@ _OUTPUTS = frozenset((">", ">>", ">|", "&>", "&>>", "1>", "1>>", "1>|"))  # into
 _NOT_IN_PATHS = str.maketrans(dict.fromkeys("'\"`(),;=<>{}", " "))
 _RUNS = frozenset(
     ("sed", "cat", "tee", "patch", "git", "apply_patch", "applypatch", "cp", "mv", "install",
-     "find", "xargs", "grep", "rg", "perl")
+     "find", "xargs", "grep", "rg", "perl", "egrep", "fgrep", "sort", "uniq", "head", "tail",
+     "cut", "tr")
 )  # fmt: skip
 # the names whose runs are kept (any other command's run is kept nameless, so that
 # which runs are joined by a pipe is known: `grep -l x | sort | xargs sed`)
@@ -994,49 +995,90 @@ _XARGS_VALUED = frozenset(("-n", "-P", "-L", "-s", "--max-args", "--max-procs",
                            "--max-lines", "--max-chars"))  # fmt: skip
 
 
-def listed_seds(command: str) -> list[tuple[str, list[str], list[str], bool]]:
-    """Each `sed -i` of ``command`` whose files another command lists, as (its folder,
-    relative to the command's cwd; sed's arguments as ``sed_edits`` gives them; the
-    command that lists the files, to run from that folder; whether it separates them with
-    NULs): `find ... -exec sed -i SCRIPT {} +` (`\\;` too; the find run with `-print0`
-    in place of its `-exec`), and `grep -l`, `rg -l`, `git grep -l`, `git ls-files` or a
-    printing `find` piped into `xargs [-0 -r -n N -P N -I R] sed -i SCRIPT`. Agents rename
+def listed_edits(
+    command: str,
+) -> list[tuple[str, str, list[str], list[list[str]], bool]]:
+    """Each `sed -i` or `perl -pi` of ``command`` whose files another command lists, as
+    (its folder, relative to the command's cwd; "sed" or "perl"; its arguments as
+    ``sed_edits`` or ``perl_edits`` give them; the commands that list the files, a
+    pipeline to run from that folder; whether it separates them with NULs): `find ...
+    -exec sed -i SCRIPT {} +` (`\\;` too; the find run with `-print0` in place of its
+    `-exec`), and `grep -l`, `rg -l`, `git grep -l`, `git ls-files` or a printing `find`
+    piped into `xargs [-0 -r -n N -P N -I R] sed -i SCRIPT`, through filters that only
+    read their input (`grep -v test`, `sort -u`, `head -20`: ``_filter``). Agents rename
     across files so; before session 44 a critical rule met such a `sed -i` only once it
-    had written the files. Anything else (other options of xargs, `rg --pre`, a
-    producer that runs commands, several `-exec`s) is left to the after-tool check."""
-    if not _may_sed_in_place(command):
+    had written the files, before session 45 a `perl -pi` or a filtered listing. Anything
+    else (other options of xargs, `rg --pre`, a producer that runs commands, several
+    `-exec`s) is left to the after-tool check."""
+    if not (_may_sed_in_place(command) or _may_perl_in_place(command)):
         return []
     runs = _walk(command)[2]
-    out: list[tuple[str, list[str], list[str], bool]] = []
+    out: list[tuple[str, str, list[str], list[list[str]], bool]] = []
     for at, (folder, name, words, _, _) in enumerate(runs):
         found = None
         if name == "find":
-            found = _find_exec_sed(folder, words)
+            found = _find_exec(folder, words)
         elif name == "xargs" and at and ("|", "") in runs[at - 1][3]:
-            before = runs[at - 1]
-            found = _xargs_sed(folder, words, before[1], before[2]) if before[0] == folder else None
+            listing = _listing_pipeline(runs, at, folder)
+            found = _xargs_edit(folder, words, listing) if listing else None
         if found is not None:
             out.append(found)
     return out[:MAX_PATHS]
 
 
-def _find_exec_sed(folder: str, words: list[str]) -> tuple[str, list[str], list[str], bool] | None:
+def _may_perl_in_place(command: str) -> bool:
+    return "perl" in command and "-" in command
+
+
+def _listed_editor(folder: str, words: list[str]) -> tuple[str, list[str]] | None:
+    """("sed" or "perl", its arguments) for an in-place edit of the listed files alone
+    (``_LISTED`` where they go), as ``_sed_edit`` and ``_perl_edit`` read it."""
+    if words[:1] == ["sed"]:
+        edit = _sed_edit(folder, words[1:])
+        return ("sed", edit[1]) if edit is not None and edit[2] == [_LISTED] else None
+    if words[:1] == ["perl"]:
+        perl = _perl_edit(words[1:])
+        return ("perl", perl[0]) if perl is not None and perl[1] == [_LISTED] else None
+    return None
+
+
+def _find_exec(
+    folder: str, words: list[str]
+) -> tuple[str, str, list[str], list[list[str]], bool] | None:
     if words.count("-exec") != 1 or any(w in _FIND_ACTIONS for w in words if w != "-exec"):
         return None
     at = words.index("-exec")
     clause = words[at + 1 :]
     end = next((i for i, w in enumerate(clause) if w in ("+", ";")), len(clause))
-    if clause[:1] != ["sed"] or clause[end + 1 :] or end < 2 or clause[end - 1] != "{}":
-        return None  # sed, its words, `{}`, then `+` (`\;` ends the command: not a word)
-    edit = _sed_edit(folder, [_LISTED if w == "{}" else w for w in clause[1:end]])
-    if edit is None or edit[2] != [_LISTED]:
+    if clause[end + 1 :] or end < 2 or clause[end - 1] != "{}":
+        return None  # the editor, its words, `{}`, then `+` (`\;` ends the command: not a word)
+    edit = _listed_editor(folder, [_LISTED if w == "{}" else w for w in clause[:end]])
+    if edit is None:
         return None
-    return folder, edit[1], ["find", *words[:at], "-print0"], True
+    return folder, edit[0], edit[1], [["find", *words[:at], "-print0"]], True
 
 
-def _xargs_sed(
-    folder: str, words: list[str], producer: str, given: list[str]
-) -> tuple[str, list[str], list[str], bool] | None:
+def _listing_pipeline(runs: list[_Run], at: int, folder: str) -> list[list[str]] | None:
+    """The commands piped into the xargs at ``runs[at]``, as run to list its files: a
+    producer (``_producer``), then the filters after it (``_filter``); None where one of
+    them is neither, or runs elsewhere."""
+    filters: list[list[str]] = []
+    j = at - 1
+    while j >= 0 and runs[j][0] == folder:
+        _, name, words, _, _ = runs[j]
+        piped_into = j > 0 and ("|", "") in runs[j - 1][3]
+        argv = _filter(name, words) if piped_into else None
+        if argv is None:
+            producer = _producer(name, words)
+            return [producer, *filters] if producer is not None else None
+        filters.insert(0, argv)
+        j -= 1
+    return None
+
+
+def _xargs_edit(
+    folder: str, words: list[str], listing: list[list[str]]
+) -> tuple[str, str, list[str], list[list[str]], bool] | None:
     nul, replace, i = False, "", 0
     while i < len(words) and words[i].startswith("-"):
         word = words[i]
@@ -1056,17 +1098,76 @@ def _xargs_sed(
                 replace, i = words[i], i + 1
         else:
             return None  # -a FILE, -d, -E, -i (xargs' own), ...: not read
-    if words[i : i + 1] != ["sed"]:
+    run = words[i:]
+    run = [_LISTED if w == replace else w for w in run] if replace else [*run, _LISTED]
+    edit = _listed_editor(folder, run)
+    if edit is None:
         return None
-    sed = words[i + 1 :]
-    sed = [_LISTED if w == replace else w for w in sed] if replace else [*sed, _LISTED]
-    edit = _sed_edit(folder, sed)
-    if edit is None or edit[2] != [_LISTED]:
+    return folder, edit[0], edit[1], listing, nul
+
+
+# Filters between a listing and xargs that only read their input and print (no file
+# operand, no output file, no program run): their options, by command. A value-taking
+# option is followed by ":" (its value in the same word or the next).
+_FILTERS = {
+    "grep": ("vixwFEGPcsZzhHUay", "emABCd", ("--invert-match", "--ignore-case",
+             "--fixed-strings", "--extended-regexp", "--word-regexp", "--line-regexp",
+             "--null-data", "--null")),
+    "egrep": ("vixwsZzhH", "emABC", ()),
+    "fgrep": ("vixwsZzhH", "emABC", ()),
+    "sort": ("bdfgiMhnRrVuzs", "ktS", ("--unique", "--reverse", "--zero-terminated")),
+    "uniq": ("cdDiuz", "fsw", ()),
+    "head": ("qvz", "nc", ()),
+    "tail": ("qvzr", "nc", ()),
+    "cut": ("sz", "dfcb", ("--complement",)),
+    "tr": ("dsc", "", ()),
+}  # fmt: skip
+
+
+def _filter(name: str, words: list[str]) -> list[str] | None:
+    """``name words`` as run between a listing and xargs, where it only reads its input
+    and prints (the options in ``_FILTERS``, and no file operand: grep takes one pattern
+    unless `-e` gives them, tr its two sets; a sed its script, run with ``--sandbox``);
+    else None."""
+    if name == "sed":
+        read = _sed_words(words)
+        return ["sed", "--sandbox", *read[0]] if read and not (read[1] or read[2]) else None
+    spec = _FILTERS.get(name)
+    if spec is None:
         return None
-    argv = _producer(producer, given)
-    if argv is None:
-        return None
-    return folder, edit[1], argv, nul
+    flags, valued, long = spec
+    operands: list[str] = []
+    patterns = 0  # grep's -e
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word == "--":
+            operands += words[i:]
+            break
+        if word.startswith("--"):
+            if word.partition("=")[0] not in long:
+                return None  # --output, --files0-from, --follow, ...
+            continue
+        if not word.startswith("-") or word == "-":
+            operands.append(word)
+            continue
+        if name in ("head", "tail") and word[1:].isdigit():
+            continue  # `head -20`
+        for at, c in enumerate(word[1:], 1):
+            if c in valued:
+                i += at == len(word) - 1  # its value is the next word
+                patterns += c == "e"
+                break
+            if c not in flags:
+                return None  # -r (a search of files), -f (a file), -o (sort's output)
+    if name == "tr":
+        reads_input = 1 <= len(operands) <= 2
+    elif name.endswith("grep"):
+        reads_input = len(operands) == (0 if patterns else 1)
+    else:
+        reads_input = not operands
+    return [name, *words] if reads_input else None
 
 
 def _producer(name: str, words: list[str]) -> list[str] | None:
@@ -1094,6 +1195,18 @@ def _producer(name: str, words: list[str]) -> list[str] | None:
 
 
 def _sed_edit(folder: str, words: list[str]) -> tuple[str, list[str], list[str]] | None:
+    read = _sed_words(words)
+    if read is None:
+        return None
+    args, files, in_place = read
+    if not (in_place and files) or "-" in files:
+        return None
+    return folder, args, files
+
+
+def _sed_words(words: list[str]) -> tuple[list[str], list[str], bool] | None:
+    """sed's arguments (its script and the options that change what it prints), its
+    files, and whether it edits them in place; None for a word not read or no script."""
     args: list[str] = []
     files: list[str] = []
     script = False  # a script is given (-e, -f, or the first word that is no option)
@@ -1145,9 +1258,7 @@ def _sed_edit(folder: str, words: list[str]) -> tuple[str, list[str], list[str]]
                 args.append(_SED_KEEP[c])
             elif c not in _SED_DROP:
                 return None
-    if not (in_place and script and files) or "-" in files:
-        return None
-    return folder, args, files
+    return (args, files, in_place) if script else None
 
 
 def added_text(tool_input: Any, current: str | None = None) -> str:

@@ -178,7 +178,7 @@ def _raw_touched(payload: dict[str, Any]) -> tuple[list[str], bool]:
         if found[1] and tool == toolpaths.SHELL_TOOL:
             words = found[0]
             copied = [path for path, _, _ in _copies(payload)]
-            listed = [os.path.join(f, name) for f, _, names in _listed(payload) for name in names]
+            listed = [os.path.join(f, n) for f, _, _, names in _listed(payload) for n in names]
             more = [
                 p for p in [*(p for p, _ in _diffs(payload)), *copied, *listed] if p not in words
             ]
@@ -234,41 +234,45 @@ MAX_LISTED = 256  # files of a listing read (each is a path the call touches)
 LIST_TIMEOUT_S = 2.0  # how long the listing may run before the call
 
 
-def _listed(payload: dict[str, Any]) -> list[tuple[str, list[str], list[str]]]:
-    """(folder, sed's arguments, the files, from that folder) for each `sed -i` of a shell
-    command that another command gives its files (toolpaths.listed_seds: `find -exec sed`,
-    `grep -rl X | xargs sed`), before the call runs: that command, which only reads and
-    prints names, is run from the same folder to list them (at most MAX_LISTED; nothing
-    where it fails or runs past LIST_TIMEOUT_S: the after-tool check reads what the
-    command wrote). After the call the listing would differ (the files are renamed), so
-    it is only run before."""
+def _listed(payload: dict[str, Any]) -> list[tuple[str, str, list[str], list[str]]]:
+    """(folder, "sed" or "perl", its arguments, the files, from that folder) for each
+    `sed -i` or `perl -pi` of a shell command that other commands give its files
+    (toolpaths.listed_edits: `find -exec sed`, `grep -rl X | grep -v test | xargs sed`),
+    before the call runs: those commands, which only read and print names, are run from
+    the same folder to list them (at most MAX_LISTED; nothing where one fails or they run
+    past LIST_TIMEOUT_S: the after-tool check reads what the command wrote). After the
+    call the listing would differ (the files are renamed), so it is only run before."""
     found = payload.get(_LISTED)
     if found is None:
         found = []
         command = _command(payload)
         if command is not None and payload.get(_BEFORE):
             cwd = _cwd(payload)
-            for folder, args, argv, nul in toolpaths.listed_seds(command):
-                names = _listing(argv, os.path.join(cwd, folder), nul, command)
+            for folder, editor, args, pipeline, nul in toolpaths.listed_edits(command):
+                names = _listing(pipeline, os.path.join(cwd, folder), nul, command)
                 if names:
-                    found.append((folder, args, names))
+                    found.append((folder, editor, args, names))
         payload[_LISTED] = found
     return found
 
 
-def _listing(argv: list[str], where: str, nul: bool, command: str) -> list[str]:
-    """The names ``argv`` prints, run from ``where``. A word with `*`, `?` or `[` that
-    ``command`` does not quote (`grep -l x *.py`, not `find . -name '*.py'`) is first
-    expanded as the shell would, and kept as it is where it matches nothing, as bash
-    does."""
+def _listing(pipeline: list[list[str]], where: str, nul: bool, command: str) -> list[str]:
+    """The names the last of ``pipeline`` prints, each command's output the next one's
+    input, run from ``where``. A word with `*`, `?` or `[` that ``command`` does not quote
+    (`grep -l x *.py`, not `find . -name '*.py'`) is first expanded as the shell would,
+    and kept as it is where it matches nothing, as bash does."""
+    import signal
     import subprocess
+    import time
 
     from gitmem import leangit
 
     def quoted(word: str) -> bool:
         return f"'{word}'" in command or f'"{word}"' in command
 
-    if any(c in w for w in argv[1:] if not w.startswith("-") for c in "*?["):
+    def expand(argv: list[str]) -> list[str]:
+        if not any(c in w for w in argv[1:] if not w.startswith("-") for c in "*?["):
+            return argv
         import glob
 
         expanded = [argv[0]]
@@ -276,21 +280,37 @@ def _listing(argv: list[str], where: str, nul: bool, command: str) -> list[str]:
             globbed = not word.startswith("-") and any(c in word for c in "*?[")
             found = sorted(glob.glob(word, root_dir=where)) if globbed and not quoted(word) else []
             expanded += found or [word]
-        argv = expanded
+        return expanded
+
+    procs: list[subprocess.Popen[bytes]] = []
+    deadline = time.monotonic() + LIST_TIMEOUT_S
     try:
-        proc = subprocess.run(
-            argv,
-            cwd=where,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=LIST_TIMEOUT_S,
-            env=leangit.environment(),
-        )
+        for argv in pipeline:
+            given = procs[-1].stdout if procs else None
+            env = leangit.environment()
+            procs.append(
+                subprocess.Popen(
+                    expand(argv),
+                    cwd=where,
+                    stdin=given if given is not None else subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    env=env,
+                )
+            )
+            if given is not None:
+                given.close()  # the next command holds it: an early exit reaches this one
+        out = procs[-1].communicate(timeout=LIST_TIMEOUT_S)[0]
+        codes = [p.wait(timeout=max(0.0, deadline - time.monotonic())) for p in procs]
     except (OSError, subprocess.TimeoutExpired):
+        for proc in procs:
+            proc.kill()
+            proc.wait()
         return []
-    if proc.returncode not in (0, 1):  # 1: grep found nothing
+    # 1: grep found nothing; a command before `head` may be cut off by its closed pipe
+    if codes[-1] not in (0, 1) or any(c not in (0, 1, -signal.SIGPIPE) for c in codes):
         return []
-    text = proc.stdout.decode("utf-8", "surrogateescape")
+    text = out.decode("utf-8", "surrogateescape")
     return [name for name in (text.split("\0") if nul else text.split()) if name][:MAX_LISTED]
 
 
@@ -622,8 +642,8 @@ def _shell_changes(
     (toolpaths.heredoc_writes, toolpaths.echo_writes): read as a Write of its text (an
     append: all of it), so a critical rule denies it before it runs; and likewise for
     each file a diff it applies (``_diffs``), a `cp` or `mv` (``_copies``), a `sed -i`
-    (``_sed_text``; its files listed by another command too: ``_listed``) or a `perl -pi`
-    (``_perl_text``) changes."""
+    (``_sed_text``) or a `perl -pi` (``_perl_text``) changes, their files listed by other
+    commands too (``_listed``)."""
     command = _command(payload)
     if command is None:
         return []
@@ -646,9 +666,11 @@ def _shell_changes(
             now = None if append else _current(loc.root, rel)
             out.append((rel, toolpaths.added_text({"content": text}, now)))
     cwd = _cwd(payload)
-    seds = [*toolpaths.sed_edits(command), *_listed(payload)]
+    listed = _listed(payload)
+    seds = [*toolpaths.sed_edits(command), *((f, a, n) for f, e, a, n in listed if e == "sed")]
     out += _edit_runs(loc, seds, cwd, paths, roots, _sed_text(cwd))
-    return out + _edit_runs(loc, toolpaths.perl_edits(command), cwd, paths, roots, _perl_text)
+    perls = [*toolpaths.perl_edits(command), *((f, a, n) for f, e, a, n in listed if e == "perl")]
+    return out + _edit_runs(loc, perls, cwd, paths, roots, _perl_text)
 
 
 # How long the before-tool check lets `sed --sandbox` run a command's `sed -i` on a copy
