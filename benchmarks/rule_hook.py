@@ -16,7 +16,9 @@ hook runs on a copy of the file (`sed --sandbox`) since session 42. ``--shell`` 
 same change as a file copied over it (`cp`, read as a Write since session 43) and, for
 the cost of the shell walk alone, a command that only reads the folder (`ls`), and the
 `sed -i` given its file by `grep -rl … | xargs` (the listing run before it) and the
-same change as a `perl -pi` substitution (read with `re`; both since session 44).
+same change as a `perl -pi` substitution (read with `re`; both since session 44), and
+that `perl -pi` given its file through a filtered listing, `grep -rl … | grep -v … |
+sort | xargs perl -pi` (the listing run as a pipeline; since session 45).
 
 Run it with the Python of a clean, non-editable install, as docs/performance.md says.
 """
@@ -45,6 +47,10 @@ READ = "ls paydash/billing && git status --short paydash/billing"
 PERL = "perl -pi -e 's/    \\.\\.\\./    amount = Money(5)/' paydash/billing/refund.py"
 XARGS = (
     "grep -rl '    \\.\\.\\.' paydash/billing | xargs sed -i "
+    "'s/    \\.\\.\\./    amount = Money(5)/'"
+)
+FILTERED = (
+    "grep -rl '    \\.\\.\\.' paydash | grep -v experimental | sort | xargs perl -pi -e "
     "'s/    \\.\\.\\./    amount = Money(5)/'"
 )
 
@@ -93,7 +99,8 @@ def main() -> int:
             cwds[label] = demo
             shells = {"sed -i": SED} if args.sed else {}
             if args.shell:
-                shells |= {"cp": COPY, "ls": READ, "xargs": XARGS, "perl": PERL}
+                shells |= {"cp": COPY, "ls": READ, "xargs": XARGS, "perl": PERL,
+                           "filtered": FILTERED}
                 refund = (demo / "paydash/billing/refund.py").read_text()
                 (root / "refund.new").write_text(
                     refund.replace("    ...", "    amount = Money(5)", 1)
@@ -123,6 +130,7 @@ def main() -> int:
         print(f"  cp / Edit       {found['this (cp)'] / found['this']:.2f}")
         print(f"  xargs / Edit    {found['this (xargs)'] / found['this']:.2f}")
         print(f"  perl / Edit     {found['this (perl)'] / found['this']:.2f}")
+        print(f"  filtered / Edit {found['this (filtered)'] / found['this']:.2f}")
         if args.baseline:
             print(f"  ls: this / baseline {found['this (ls)'] / found['baseline (ls)']:.2f}")
     return 0
