@@ -99,8 +99,13 @@ def main() -> int:
             cwds[label] = demo
             shells = {"sed -i": SED} if args.sed else {}
             if args.shell:
-                shells |= {"cp": COPY, "ls": READ, "xargs": XARGS, "perl": PERL,
-                           "filtered": FILTERED}
+                shells |= {
+                    "cp": COPY,
+                    "ls": READ,
+                    "xargs": XARGS,
+                    "perl": PERL,
+                    "filtered": FILTERED,
+                }
                 refund = (demo / "paydash/billing/refund.py").read_text()
                 (root / "refund.new").write_text(
                     refund.replace("    ...", "    amount = Money(5)", 1)
