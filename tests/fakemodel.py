@@ -15,6 +15,7 @@ hook denied a call.
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -81,6 +82,7 @@ class FakeModel:
         self.think_s = think_s  # how long the model takes to answer with a step, as real ones do
         self.threads = {marker: list(script) for marker, script in (threads or {}).items()}
         self.requests: list[Request] = []
+        self.run = secrets.token_hex(4)  # this model's part of its tool calls' ids
         self._lock = threading.Lock()
         self._taken = 0
         handler = type("Handler", (_Handler,), {"model": self})
@@ -170,7 +172,9 @@ class _Handler(BaseHTTPRequestHandler):
         if step is not None:
             block: dict[str, Any] = {
                 "type": "tool_use",
-                "id": f"toolu_{len(self.model.requests):04d}",
+                # unique across runs, as a real model's are: Claude Code resuming a session
+                # puts a hook's context after every result of the call id it names
+                "id": f"toolu_{self.model.run}{len(self.model.requests):04d}",
                 "name": step.name,
                 "input": step.arguments,
             }
@@ -178,7 +182,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             block, stop = {"type": "text", "text": "Done."}, "end_turn"
         message = {
-            "id": f"msg_{len(self.model.requests)}",
+            "id": f"msg_{self.model.run}{len(self.model.requests)}",  # unique, as above
             "type": "message",
             "role": "assistant",
             "model": body.get("model", "fake"),
@@ -220,7 +224,7 @@ class _Handler(BaseHTTPRequestHandler):
             item = {
                 "type": "message",
                 "role": "assistant",
-                "id": f"msg_{len(self.model.requests)}",
+                "id": f"msg_{self.model.run}{len(self.model.requests)}",  # unique, as above
                 "status": "completed",
                 "content": [{"type": "output_text", "text": "Done.", "annotations": []}],
             }

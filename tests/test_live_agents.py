@@ -22,6 +22,7 @@ import os
 import shutil
 import subprocess
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -630,6 +631,40 @@ def test_the_prompt_brings_its_decisions(agent: str, project: Path, agent_home: 
     final = model.conversation[-1].text()
     assert final.count(API_TITLE) == 1, final[-3000:]
     assert final.count(MONEY_TITLE) == 1, final[-3000:]
+
+
+def test_a_rewound_claude_session_is_shown_the_decisions_again(
+    project: Path, agent_home: Path
+) -> None:
+    """Claude Code takes a session back to an earlier message (`/rewind`, or `--resume
+    ID --resume-session-at MESSAGE` as here): what the hooks showed after it is gone from
+    the model's context, under the same session id. Before session 45 gitmem took the API
+    decision, shown when the model first read the API file, for shown still, and the
+    model read the file again after the rewind without it (gitmem.agent.rewind)."""
+    api = str(project / "api/routes.py")
+    sid = str(uuid.uuid4())
+    with FakeModel([Step("Read", {"file_path": api})]) as model:
+        command, env = launch("claude", project, agent_home, model)
+        run_agent([*command("Look at the routes"), "--session-id", sid], project, env)
+    assert model.conversation[-1].text().count(API_TITLE) == 1
+    transcript = next(agent_home.rglob(f"{sid}.jsonl"))
+    lines = [json.loads(line) for line in transcript.read_text().splitlines()]
+    first = next(e["uuid"] for e in lines if e.get("type") == "user")  # the first prompt
+    with FakeModel([Step("Read", {"file_path": api})]) as model:
+        command, env = launch("claude", project, agent_home, model)
+        again = [*command("Look at the routes once more"), "--resume", sid,
+                 "--resume-session-at", first]  # fmt: skip
+        run_agent(again, project, env)
+    assert_no_hook_errors(project)
+    final = model.conversation[-1].text()
+    assert "Look at the routes once more" in final
+    assert final.count(API_TITLE) == 1, final[-3000:]  # shown again, once
+    # resumed as it is, the session has it in its context: not shown a third time
+    with FakeModel([Step("Read", {"file_path": api})]) as model:
+        command, env = launch("claude", project, agent_home, model)
+        run_agent([*command("And the routes again"), "--resume", sid], project, env)
+    final = model.conversation[-1].text()
+    assert "And the routes again" in final and final.count(API_TITLE) == 1, final[-3000:]
 
 
 def test_qwen_code_runs_the_tool_hooks_for_file_tools_only(

@@ -215,6 +215,11 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         payload[AGENT_KEY] = agent
         if _again(shared, agent, event, payload, raw):
             return _emit(out, _nothing(agent, event))
+        rewound = False  # what was shown after a rewind's point is gone from the context
+        if agent == "claude" and event in ("prompt", "pre-tool", "post-tool", "stop"):
+            from gitmem.agent import rewind
+
+            rewound = rewind.check(shared, payload)
         # where the before-tool hook cannot add context, the after-tool hook informs
         # (with what was held for it, see HELD)
         informed_after = agent in INFORMED_AFTER
@@ -227,7 +232,9 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
 
             if agent in DIGEST_AT_FIRST_RESULT and not visiting:  # no digest of its own
                 _first_digest(loc, payload)
-            result = tooluse.post_tool(loc, payload, every_touch=informed_after)
+            # a rewind noted only now (Claude Code had not yet written the prompt when the
+            # call's before-tool hook looked): what the call touched is shown after it
+            result = tooluse.post_tool(loc, payload, every_touch=informed_after or rewound)
         elif event == "post-tool-failure":
             from gitmem.agent import tooluse
 

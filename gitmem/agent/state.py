@@ -94,7 +94,9 @@ def context_of(payload: dict[str, object]) -> str:
 # "noted", the claims) is skipped without parsing. A long session's file is mostly "got",
 # "read" and "edited" lines, and every hook reads the view: only the session's end needs
 # the paths (``paths``), so the others skip those too.
-_VIEW_KINDS = frozenset(("shown", "reset", "closed", "held", "released", "elsewhere", "subagent"))
+_VIEW_KINDS = frozenset(
+    ("shown", "reset", "rewound", "closed", "held", "released", "elsewhere", "subagent")
+)
 _PATH_KINDS = frozenset(("read", "edited"))
 _EDITED = frozenset(("edited",))
 
@@ -120,8 +122,9 @@ def items(lines: list[str], kinds: frozenset[str]) -> Iterator[dict[str, Any]]:
 
 def _parse(lines: list[str], context: str | None = "", paths: bool = True) -> SessionView:
     wanted = _VIEW_KINDS | _PATH_KINDS if paths else _VIEW_KINDS
-    by_window: dict[str, set[str]] = {}  # context window -> decisions shown there
-    all_shown: set[str] = set()
+    # context window -> decisions shown there, each with when it was first shown
+    by_window: dict[str, dict[str, float]] = {}
+    all_shown: set[str] = set()  # ever, a reset or a rewind notwithstanding
     read: list[str] = []
     edited: list[str] = []
     closed = False
@@ -132,9 +135,17 @@ def _parse(lines: list[str], context: str | None = "", paths: bool = True) -> Se
     for item in items(lines, wanted):
         kind = item["k"]
         if kind == "shown":
-            ids = [str(i) for i in item.get("ids", [])]
-            all_shown.update(ids)
-            by_window.setdefault(str(item.get("a") or ""), set()).update(ids)
+            window = by_window.setdefault(str(item.get("a") or ""), {})
+            when = item.get("t")
+            for i in item.get("ids", []):
+                window.setdefault(str(i), when if isinstance(when, (int, float)) else 0.0)
+                all_shown.add(str(i))
+        elif kind == "rewound":  # Claude Code went back (gitmem.agent.rewind)
+            since = item.get("since")
+            if isinstance(since, (int, float)):
+                for window in by_window.values():
+                    for i in [i for i, when in window.items() if when > since]:
+                        del window[i]
         elif kind == "reset":
             by_window.clear()
             at = item.get("at")
@@ -157,7 +168,7 @@ def _parse(lines: list[str], context: str | None = "", paths: bool = True) -> Se
             else:
                 running = max(0, running - 1)
     subagent = f"subagent-{started}" if running else ""
-    shown = by_window.get(subagent if context is None else context, set())
+    shown = set(by_window.get(subagent if context is None else context, {}))
     return SessionView(
         shown, read, edited, closed, [t for t in held if t], reset_at, all_shown, subagent,
         elsewhere,

@@ -1,0 +1,224 @@
+"""Claude Code's rewind: what the hooks showed the agent after the point it went back to is
+gone from its context.
+
+gitmem shows each decision once per session (gitmem.agent.state). Claude Code can take a
+session back to an earlier message: `/rewind` (Esc Esc) restores the conversation to
+before a prompt, `claude -p --resume ID --resume-session-at MESSAGE` goes on from a
+message, and the Agent SDK does both. The session keeps its id, so before session 45
+gitmem went on taking the decisions it had shown after that point for shown, and the
+agent, its context cut back, never saw them again (run for real: Claude Code 2.1.332
+read the API file again after `--resume-session-at` and got nothing).
+
+No hook says that a session went back. Its transcript does (``transcript_path``, JSON
+lines, each message with a ``uuid`` and its ``parentUuid``; seen in 2.1.332): a user's
+prompt follows the conversation's latest message, and after a rewind it follows an
+earlier one, with the messages that were cut between them. So each hook of a Claude Code
+session that may show decisions (prompt, before and after a tool, the turn's end) reads
+what the transcript gained since the session's last look (a few hundred bytes to a tool
+result's size; only the user's prompts are parsed), and where a prompt's parent is
+followed by messages of the conversation before the prompt (a user's or the model's, not
+a subagent's), notes it in the session's state (``rewound``: the time of the parent); the
+decisions shown after that time count as not shown (gitmem.agent.state). Claude Code
+writes the prompt after the prompt hook ran (seen in 2.1.332): so the rewind is noted by
+the next hook, the first tool call's of that turn, or its end; decisions the prompt alone
+brings (no path of theirs touched) come again from the next prompt on.
+
+Where the transcript is missing, unreadable or of another shape, nothing is noted: the
+session goes on as before (a decision may then stay unshown after a rewind, as before).
+Going back too far the other way costs only tokens: a decision shown again.
+"""
+
+from __future__ import annotations
+
+import os
+
+from gitmem import leanjson
+from gitmem.agent import state
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
+
+REWOUND = "rewound"  # the session's state line: ``since``, the time gone back to
+# the larger lines are tool results and file snapshots: no prompt of the user's is this long
+MAX_PROMPT_LINE = 1 << 20
+
+
+def check(shared_dir: str, payload: dict[str, Any]) -> bool:
+    """Note in the session's state a rewind its transcript shows since the last look
+    (see the module docstring); whether one was noted. The first look at a session's
+    transcript only notes how long it is."""
+    path = payload.get("transcript_path")
+    sid = str(payload.get("session_id") or "")
+    if not isinstance(path, str) or not path or not sid:
+        return False
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return False
+    mark_file = state.session_file(shared_dir, sid)[: -len(".jsonl")] + ".transcript"
+    since: float | None = None
+    with state.open_session(shared_dir, sid) as session:
+        offset = _mark(mark_file)
+        if offset == size:
+            return False
+        if offset is None or offset > size:  # a first look, or another file: from here on
+            _save(mark_file, size)
+            return False
+        try:
+            with open(path, "rb") as fh:
+                fh.seek(offset)
+                data = fh.read(size - offset)
+                end = data.rfind(b"\n") + 1  # whole lines only: the rest is read next time
+                since = _went_back(fh, data[:end], offset)
+        except OSError:
+            return False
+        if since is not None:
+            session.append(REWOUND, since=since)
+        _save(mark_file, offset + end)
+    return since is not None
+
+
+def _mark(mark_file: str) -> int | None:
+    """How far the session's transcript was read; None before the first look."""
+    try:
+        with open(mark_file, encoding="ascii") as fh:
+            return int(fh.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _save(mark_file: str, offset: int) -> None:
+    tmp = f"{mark_file}.{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="ascii") as fh:
+            fh.write(str(offset))
+        os.replace(tmp, mark_file)
+    except OSError:
+        pass  # read again next time: a rewind is found then, or was already noted
+
+
+def _went_back(fh: BinaryIO, data: bytes, offset: int) -> float | None:
+    """The time of the message the last rewind in ``data`` (the transcript's bytes from
+    ``offset``, whole lines; ``fh`` the file) went back to; None where none did."""
+    since: float | None = None
+    at = 0
+    while at < len(data):
+        nl = data.find(b"\n", at)
+        line, start, at = data[at:nl], at, nl + 1
+        if len(line) > MAX_PROMPT_LINE or b'"type":"user"' not in line:
+            continue
+        item = _load(line)
+        if item is None or not _prompt(item):
+            continue
+        parent = item.get("parentUuid")
+        if parent is None:  # back to before the first message: is there one?
+            if _messages_between(fh, 0, offset + start, own=False):
+                since = 0.0
+            continue
+        if not isinstance(parent, str):
+            continue
+        needle = f'"uuid":"{parent}"'.encode()
+        found = data.rfind(needle, 0, start)
+        where = offset + found if found >= 0 else _find_back(fh, needle, offset)
+        when = _cut_after(fh, where + len(needle), offset + start) if where >= 0 else None
+        since = when if when is not None else since
+    return since
+
+
+BLOCK = 1 << 16  # the transcript is read backwards from a prompt in blocks of this, growing
+
+
+def _find_back(fh: BinaryIO, needle: bytes, end: int) -> int:
+    """Where ``needle`` last occurs in the file before ``end``; -1 if nowhere."""
+    size = BLOCK
+    while end > 0:
+        start = max(0, end - size)
+        fh.seek(start)
+        block = fh.read(end - start + len(needle) - 1)  # a needle across the boundary too
+        found = block.rfind(needle)
+        if found >= 0:
+            return start + found
+        end, size = start, size * 4
+    return -1
+
+
+def _cut_after(fh: BinaryIO, after: int, until: int) -> float | None:
+    """The time of the message whose ``"uuid"`` ends at ``after`` where messages of the
+    conversation follow its line before ``until`` (a prompt's position): those were cut
+    from the conversation the prompt goes on; else None (it follows the latest message)."""
+    fh.seek(after)
+    head = fh.read(64)
+    stamp = head[len(b',"timestamp":"') :].split(b'"', 1)[0]  # uuid, then timestamp: 2.1.332
+    if not head.startswith(b',"timestamp":"') or not stamp:
+        return None
+    if not _messages_between(fh, after, until, own=True):
+        return None
+    return _epoch(stamp.decode("ascii", "replace"))
+
+
+def _messages_between(fh: BinaryIO, after: int, until: int, *, own: bool) -> bool:
+    """Whether a message of the conversation (a user's or the model's, not a subagent's)
+    begins a line of the file between ``after`` and ``until``; ``own``: ``after`` is in
+    a line that does not count (the message gone back to)."""
+    at, rest = after, b""
+    while at < until:
+        fh.seek(at)
+        block = fh.read(min(until - at, BLOCK * 4))
+        if not block:
+            break
+        at += len(block)
+        lines = (rest + block).split(b"\n")
+        rest = lines.pop()  # a line that goes on in the next block
+        if own:
+            if not lines:
+                rest = b""  # the message's own line, longer than a block: not needed
+                continue
+            lines, own = lines[1:], False
+        for line in lines:
+            message = b'"type":"user"' in line or b'"type":"assistant"' in line
+            if message and line.startswith(b'{"parentUuid"') and b'"isSidechain":false' in line:
+                return True
+    return False
+
+
+def _load(line: bytes) -> dict[str, Any] | None:
+    try:
+        item = leanjson.loads(line.decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    return item if isinstance(item, dict) else None
+
+
+def _prompt(item: dict[str, Any]) -> bool:
+    """A prompt of the user's in the main conversation (not a tool's result, a subagent's
+    message, or one Claude Code adds itself)."""
+    if item.get("type") != "user" or item.get("isSidechain") or item.get("isMeta"):
+        return False
+    message = item.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return True
+    return isinstance(content, list) and not any(
+        isinstance(block, dict) and block.get("type") == "tool_result" for block in content
+    )
+
+
+def _epoch(stamp: str) -> float | None:
+    """Seconds since the epoch of an ISO 8601 UTC time as Claude Code writes it
+    ("2026-11-27T23:48:36.355Z"), without importing datetime."""
+    try:
+        date, _, clock = stamp.rstrip("Z").partition("T")
+        year, month, day = (int(p) for p in date.split("-"))
+        hours, minutes, seconds = clock.split(":")
+        secs = float(seconds)
+    except ValueError:
+        return None
+    # days since 1970-01-01 (Howard Hinnant's days_from_civil)
+    y = year - (month <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    days = era * 146097 + doe - 719468
+    return days * 86400 + int(hours) * 3600 + int(minutes) * 60 + secs
