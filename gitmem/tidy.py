@@ -52,10 +52,13 @@ def tidy(shared_dir: Path, *, force: bool = False) -> int:
         except FileNotFoundError:
             continue
         for name in names:
-            if name.endswith(".jsonl"):
-                try:
-                    path = os.path.join(folder, name)
+            path = os.path.join(folder, name)
+            try:
+                if name.endswith(".jsonl"):
                     removed += remove_idle(path, idle, only_empty=only_empty)
-                except OSError:
-                    continue  # unreadable or racing another tidy: next time
+                elif name.endswith(".transcript") and time.time() - os.stat(path).st_mtime > idle:
+                    os.unlink(path)  # how far a session's transcript was read (gitmem.agent.rewind)
+                    removed += 1
+            except OSError:
+                continue  # unreadable or racing another tidy: next time
     return removed

@@ -450,7 +450,8 @@ def test_sync_keeps_unpushed_sessions_under_fetch_prune(project: Path, tmp_path:
 def test_the_flusher_removes_the_files_of_sessions_long_over(project: Path) -> None:
     """Each session leaves a state file and a write-ahead file in the git directory. The
     background flusher removes them once idle (two weeks; an empty write-ahead file after
-    a day), and never a write-ahead file that still holds records."""
+    a day), and never a write-ahead file that still holds records; and, since session 45,
+    the note of how far the session's transcript was read."""
     r = discover(project)
     for sid in ("old", "recent"):
         payload = {"session_id": sid, "cwd": str(project), "prompt": "may refunds use floats?"}
@@ -466,16 +467,20 @@ def test_the_flusher_removes_the_files_of_sessions_long_over(project: Path) -> N
         for sid in ("old", "recent")
     }
     files["capture", "unflushed"] = shared / "capture" / "unflushed.jsonl"
+    for sid in ("old", "recent"):  # how far each session's transcript was read (rewind)
+        files["marks", sid] = shared / "sessions" / f"{sid}.transcript"
+        files["marks", sid].write_text("1024")
     assert all(f.is_file() for f in files.values())
     assert wait_for(lambda: files["capture", "recent"].stat().st_size == 0)
     weeks_ago = time.time() - 15 * 24 * 3600
-    for key in (("sessions", "old"), ("capture", "old"), ("capture", "unflushed")):
+    for key in (("sessions", "old"), ("capture", "old"), ("capture", "unflushed"), ("marks", "old")):
         os.utime(files[key], (weeks_ago, weeks_ago))
     os.utime(shared / "tidied", (weeks_ago, weeks_ago))  # the flushers above tidied just now
     env = {**os.environ, "HOME": SANDBOX_HOME}
     flush = [str(GITMEM), "capture", "flush", "--session", "recent"]
     assert subprocess.run(flush, cwd=project, env=env, capture_output=True).returncode == 0
-    assert {k for k, f in files.items() if not f.exists()} == {("sessions", "old"), ("capture", "old")}
+    gone = {k for k, f in files.items() if not f.exists()}
+    assert gone == {("sessions", "old"), ("capture", "old"), ("marks", "old")}
     assert len(capture.records(r, "refs/gitmem/sessions/alice/old")) == 1  # the capture stays
     # a session that comes back starts a fresh file
     hook("prompt", {"session_id": "old", "cwd": str(project), "prompt": "floats for refunds?"}, project)
