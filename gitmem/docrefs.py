@@ -60,10 +60,13 @@ _NEGATION = re.compile(
     re.IGNORECASE,
 )
 # What introduces an example, just before a code span: "(e.g. `changelog.d/123.fixed.rst`)"
-# (anyio's AGENTS.md), "for example `my_package.flows.flow_func`". Not "examples:", which
+# (anyio's AGENTS.md), "for example `my_package.flows.flow_func`", a file yet to be made ("A
+# new `src/pyinfra/operations/mytool.py` is ...", pyinfra's). Not "examples:", which
 # points at real files to follow ("Canonical examples: `types/content.py`").
 _EXAMPLE = re.compile(
-    r"(?:\be\.\s?g\.?|\beg\.|\bfor (?:example|instance))[\s,:]*"
+    r"(?:\be\.\s?g\.?|\beg\.|\bfor (?:example|instance)"
+    r"|\ba new(?:\s+(?:file|module|package|folder|directory|test|page|script|component))?)"
+    r"[\s,:]*"
     r"(?:`[^`]*`[\s,/]*(?:(?:or|and)\s+)?)*$",  # the next ones of a list: "e.g. `a`, `b`"
     re.IGNORECASE,
 )
@@ -163,7 +166,8 @@ def references(lines: list[str]) -> list[Ref]:
             continue
         if _HISTORY.search(line):
             continue
-        refs = _prose_line(line, n)
+        # a sentence wrapped before a code span goes on from the line above
+        refs = _prose_line(line, n, lines[n - 2] if n > 1 else "")
         if _NEGATION.search(line):
             refs = [r for r in refs if r.kind == "path"]
         out.extend(refs)
@@ -183,7 +187,9 @@ def _fence_state(line: str, fence: str) -> str:
     return fence
 
 
-def _prose_line(line: str, n: int) -> list[Ref]:
+def _prose_line(line: str, n: int, above: str = "") -> list[Ref]:
+    """The references of a line of prose; ``above``, the line before it, for what
+    introduces a code span the line begins with ("A new\\n`src/x.py` is ...")."""
     out: list[Ref] = []
     # links outside code spans (a span may show link syntax: "links as `[text](url)`")
     masked = _SPAN.sub(lambda m: " " * len(m.group(0)), line)
@@ -195,7 +201,10 @@ def _prose_line(line: str, n: int) -> list[Ref]:
         rest = rest[: m.start()] + " " * (m.end() - m.start()) + rest[m.end() :]
     for m in _SPAN.finditer(rest):
         refs = _span(m.group(2).strip(), n)
-        if refs and _EXAMPLE.search(rest, 0, m.start()):
+        lead = rest[: m.start()]
+        if not lead.strip():
+            lead = f"{above.rstrip()} {lead}"
+        if refs and _EXAMPLE.search(lead):
             refs = [replace(r, example=True) for r in refs]
         out.extend(refs)
     rest = _SPAN.sub(" ", rest)

@@ -534,13 +534,15 @@ Entry points, for example `my_package.flows.flow_func`, or e.g. `jobs/nightly.py
 - **Classes**: `PascalCase`; functions `snake_case`, `lowerCamelCase` in JS.
 - A model imported early in `models/__init__` or `web/lib/utils` must not import `models/events`.
 - See `docs/adr/README.md` and `tools/build/README.md`.
+- A new `jobs/weekly.py` is picked up at once; so is a new file `jobs/gone.py`. And a new
+`jobs/daily.py`, wrapped as pyinfra's AGENTS.md wraps it.
 """
 
 
 def test_examples_conventions_and_module_names_are_not_taken_for_stale(repo: Path) -> None:
-    """Lines as anyio's, prefect's and strands-agents' AGENTS.md write them (their PyPI
-    sdists): a name given "e.g.", a naming convention, a placeholder module, a module
-    named as code imports it. Each was flagged; and a missing README.md deep in a folder
+    """Lines as anyio's, prefect's, strands-agents' and pyinfra's AGENTS.md write them
+    (their PyPI sdists): a name given "e.g.", a naming convention, a placeholder module, a
+    module named as code imports it, a file to be made ("a new `…`"). Each was flagged; and a missing README.md deep in a folder
     was told "did you mean `README.md`?" of the one at the root (openai-agents')."""
     write(repo, "models/__init__.py", "")
     write(repo, "web/lib/utils.ts", "")
@@ -559,6 +561,7 @@ def test_examples_conventions_and_module_names_are_not_taken_for_stale(repo: Pat
         ("AGENTS.md", 6, "path", "models/events"),  # no module of that name
         ("AGENTS.md", 7, "path", "docs/adr/README.md"),
         ("AGENTS.md", 7, "path", "tools/build/README.md"),
+        ("AGENTS.md", 8, "path", "jobs/gone.py"),  # to be made, but the repository had it
     }
     said = messages(report)
     assert said["jobs/gone.py"].startswith("`jobs/gone.py` does not exist (deleted in ")
