@@ -189,6 +189,13 @@ def test_no_rewind_in_a_session_that_goes_on(project: Path, tmp_path: Path) -> N
     transcript.tool_round(1)
     transcript.message("user", "a subagent's task", sidechain=True)
     transcript.message("assistant", [{"type": "text", "text": "sub"}], sidechain=True)
+    # a subagent's own call, naming its own transcript: its context is counted apart
+    sub = Transcript(tmp_path / "agent-1.jsonl")
+    sub.prompt("a subagent's task")
+    payload = {"session_id": sid, "transcript_path": str(sub.path), "cwd": str(project),
+               "hook_event_name": "PreToolUse", "tool_name": "Read", "agent_id": "a1",
+               "tool_input": {"file_path": str(project / "api/routes.py")}}  # fmt: skip
+    assert "Version the API" in context_of(hook("pre-tool", payload, project)[1])
     transcript.prompt("And again")
     assert read(project, sid, transcript, "api/routes.py") == ""
     transcript.tool_round(2)

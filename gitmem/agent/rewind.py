@@ -50,13 +50,13 @@ def check(shared_dir: str, payload: dict[str, Any]) -> bool:
     transcript only notes how long it is."""
     path = payload.get("transcript_path")
     sid = str(payload.get("session_id") or "")
-    if not isinstance(path, str) or not path or not sid:
-        return False
+    if not isinstance(path, str) or not path or not sid or payload.get("agent_id"):
+        return False  # a subagent's call: its context is its own, and goes back with none
     try:
         size = os.stat(path).st_size
     except OSError:
         return False
-    mark_file = state.session_file(shared_dir, sid)[: -len(".jsonl")] + ".transcript"
+    mark_file = _mark_file(shared_dir, sid, path)
     since: float | None = None
     with state.open_session(shared_dir, sid) as session:
         offset = _mark(mark_file)
@@ -77,6 +77,16 @@ def check(shared_dir: str, payload: dict[str, Any]) -> bool:
             session.append(REWOUND, since=since)
         _save(mark_file, offset + end)
     return since is not None
+
+
+def _mark_file(shared_dir: str, sid: str, path: str) -> str:
+    """Where how far the transcript at ``path`` was read is kept: beside the session's
+    state, one for each transcript the session's hooks name."""
+    key = 0x811C9DC5  # FNV-1a, 32 bits: a name, not a secret (no zlib or hashlib import)
+    for byte in path.encode("utf-8", "replace"):
+        key = ((key ^ byte) * 0x01000193) & 0xFFFFFFFF
+    name = state.session_file(shared_dir, sid)[: -len(".jsonl")]
+    return f"{name}.{key:08x}.transcript"
 
 
 def _mark(mark_file: str) -> int | None:
