@@ -108,3 +108,22 @@ def hook_installs(baseline: str | None) -> dict[str, str]:
     if ours is None:
         sys.exit("gitmem-hook is not installed in this environment")
     return {"this": ours, **({"baseline": baseline} if baseline else {})}
+
+
+def install_demos(root: Path, installs: Mapping[str, str]) -> dict[str, Path]:
+    """A copy of the demo repository for each install (label -> its `gitmem-hook`), made
+    by that install's own `gitmem demo`, under ``root``."""
+    demos: dict[str, Path] = {}
+    for label, hook in installs.items():
+        demo = demos[label] = root / label
+        gitmem = str(Path(hook).with_name("gitmem"))
+        subprocess.run([gitmem, "demo", str(demo)], capture_output=True, check=True)
+    return demos
+
+
+def warm(cmds: Mapping[str, tuple[list[str], Callable[[], str]]], cwds: Mapping[str, Path]) -> None:
+    """Run each command twice, untimed: byte-code, the table and what a first call
+    notes, before the timed runs."""
+    for name, (cmd, stdin) in cmds.items():
+        for _ in range(2):
+            subprocess.run(cmd, cwd=cwds[name], input=stdin(), text=True, capture_output=True)

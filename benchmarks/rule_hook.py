@@ -29,13 +29,12 @@ import argparse
 import itertools
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from benchlib import hook_installs, interleaved_ms
+from benchlib import hook_installs, install_demos, interleaved_ms, warm
 
 # the same change made through the shell: the hook runs it on a copy (`sed --sandbox`)
 SED = "sed -i 's/    \\.\\.\\./    amount = Money(5)/' paydash/billing/refund.py"
@@ -91,10 +90,8 @@ def main() -> int:
     try:
         cmds: dict[str, tuple[list[str], Callable[[], str]]] = {}
         cwds: dict[str, Path] = {}
-        for label, hook in installs.items():
-            demo = root / label
-            gitmem = str(Path(hook).with_name("gitmem"))
-            subprocess.run([gitmem, "demo", str(demo)], capture_output=True, check=True)
+        for label, demo in install_demos(root, installs).items():
+            hook = installs[label]
             cmds[label] = ([hook, "claude", "pre-tool"], _payload(demo, counter))
             cwds[label] = demo
             shells = {"sed -i": SED} if args.sed else {}
@@ -116,10 +113,7 @@ def main() -> int:
                     _payload(demo, counter, shell),
                 )
                 cwds[f"{label} ({how})"] = demo
-        for label in list(cmds):
-            for _ in range(2):  # byte-code and the table, untimed
-                subprocess.run(cmds[label][0], cwd=cwds[label], input=cmds[label][1](), text=True,
-                               capture_output=True)  # fmt: skip
+        warm(cmds, cwds)
         cmds["python -c pass"] = ([sys.executable, "-c", "pass"], str)
         found = interleaved_ms(cmds, root, args.runs, cwds)
     finally:

@@ -31,7 +31,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from benchlib import hook_installs, interleaved_ms, wait_for_detached
+from benchlib import hook_installs, install_demos, interleaved_ms, wait_for_detached
 
 COMMAND = "make test"
 
@@ -83,11 +83,9 @@ def main() -> int:
     counter = itertools.count()
     results: dict[str, dict[str, float]] = {}
     try:
-        demos: dict[str, Path] = {}
+        demos = install_demos(root, installs)
         for label, hook in installs.items():
-            demo = demos[label] = root / label
-            gitmem = str(Path(hook).with_name("gitmem"))
-            subprocess.run([gitmem, "demo", str(demo)], capture_output=True, check=True)
+            demo = demos[label]
             sid = f"calls-{label}"  # a captured session for the pre- and post-tool calls
             _hook(hook, "prompt", demo, {"session_id": sid, "cwd": str(demo), "prompt": "go"})
             charge = demo / "paydash" / "billing" / "charge.py"  # the user's, not committed

@@ -20,14 +20,13 @@ import argparse
 import itertools
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from benchlib import hook_installs, interleaved_ms
+from benchlib import hook_installs, install_demos, interleaved_ms, warm
 
 
 def _line(n: int, kind: str, content: object, parent: str) -> str:
@@ -90,10 +89,8 @@ def main() -> int:
     try:
         cmds: dict[str, tuple[list[str], Callable[[], str]]] = {}
         cwds: dict[str, Path] = {}
-        for label, hook in installs.items():
-            demo = root / label
-            gitmem = str(Path(hook).with_name("gitmem"))
-            subprocess.run([gitmem, "demo", str(demo)], capture_output=True, check=True)
+        for label, demo in install_demos(root, installs).items():
+            hook = installs[label]
             transcript = _Transcript(root / f"{label}.jsonl", args.mb, args.result_kb)
             for how, given in (("transcript", transcript), ("none", None)):
                 if label == "baseline" and given is None:
@@ -101,10 +98,7 @@ def main() -> int:
                 name = f"{label} ({how})"
                 cmds[name] = ([hook, "claude", "pre-tool"], _payload(demo, given, f"bench-{how}"))
                 cwds[name] = demo
-        for name in cmds:
-            for _ in range(2):  # byte-code, the table and each session's first look, untimed
-                subprocess.run(cmds[name][0], cwd=cwds[name], input=cmds[name][1](), text=True,
-                               capture_output=True)  # fmt: skip
+        warm(cmds, cwds)  # each session's first look at its transcript too
         cmds["python -c pass"] = ([sys.executable, "-c", "pass"], str)
         found = interleaved_ms(cmds, root, args.runs, cwds)
     finally:
