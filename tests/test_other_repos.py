@@ -285,6 +285,34 @@ def test_another_repositorys_decisions_come_again_after_compaction(
     assert not (top / ".git" / "gitmem").exists()  # still nothing of gitmem's there
 
 
+def test_another_repositorys_decisions_come_again_after_a_rewind(
+    superproject: Path, tmp_path: Path
+) -> None:
+    """A Claude Code session taken back to before the message after which a submodule's
+    decision was shown (gitmem.agent.rewind): the submodule forgets it too."""
+    from test_rewind import Transcript
+
+    target = superproject / "libs/pay/billing/charge.py"
+    transcript = Transcript(tmp_path / "r1.jsonl")
+
+    def shown(use: str) -> str:
+        payload = {
+            **_read(superproject, target, "r1", use),
+            "transcript_path": str(transcript.path),
+        }
+        answer = run_agent_hook(superproject, f"{HOOK} pre-tool", payload)
+        return "" if answer is None else _context(answer)
+
+    first = transcript.prompt("Look at the payments library")
+    assert "Money is integer cents" in shown("t1")
+    transcript.tool_round(1)
+    transcript.prompt("And again")
+    assert shown("t2") == ""  # shown already
+    transcript.tool_round(2)
+    transcript.prompt("The payments library, another way", parent=first)  # cut back to it
+    assert "Money is integer cents" in shown("t3")
+
+
 def test_the_session_start_names_the_submodules_that_keep_decisions(
     superproject: Path, tmp_path: Path
 ) -> None:

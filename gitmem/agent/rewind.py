@@ -75,6 +75,8 @@ def check(shared_dir: str, payload: dict[str, Any]) -> bool:
             return False
         if since is not None:
             session.append(REWOUND, since=since)
+            # and where other repositories (a submodule's) showed this session decisions
+            state.echo(session.view().elsewhere, sid, REWOUND, since=since)
         _save(mark_file, offset + end)
     return since is not None
 
@@ -109,7 +111,7 @@ def _save(mark_file: str, offset: int) -> None:
 
 
 def _went_back(fh: BinaryIO, data: bytes, offset: int) -> float | None:
-    """The time of the message the last rewind in ``data`` (the transcript's bytes from
+    """The time of the earliest message a rewind in ``data`` (the transcript's bytes from
     ``offset``, whole lines; ``fh`` the file) went back to; None where none did."""
     since: float | None = None
     at = 0
@@ -125,14 +127,15 @@ def _went_back(fh: BinaryIO, data: bytes, offset: int) -> float | None:
         if parent is None:  # back to before the first message: is there one?
             if _messages_between(fh, 0, offset + start, own=False):
                 since = 0.0
-            continue
+            continue  # (no earlier time than that)
         if not isinstance(parent, str):
             continue
         needle = f'"uuid":"{parent}"'.encode()
         found = data.rfind(needle, 0, start)
         where = offset + found if found >= 0 else _find_back(fh, needle, offset)
         when = _cut_after(fh, where + len(needle), offset + start) if where >= 0 else None
-        since = when if when is not None else since
+        if when is not None:
+            since = when if since is None else min(since, when)
     return since
 
 
