@@ -56,8 +56,9 @@ def tidy(shared_dir: Path, *, force: bool = False) -> int:
             try:
                 if name.endswith(".jsonl"):
                     removed += remove_idle(path, idle, only_empty=only_empty)
-                elif name.endswith(".transcript") and time.time() - os.stat(path).st_mtime > idle:
-                    os.unlink(path)  # how far a session's transcript was read (gitmem.agent.rewind)
+                elif ".transcript" in name and time.time() - os.stat(path).st_mtime > idle:
+                    # how far a transcript was read (gitmem.agent.rewind), or a write of it cut off
+                    os.unlink(path)
                     removed += 1
             except OSError:
                 continue  # unreadable or racing another tidy: next time
