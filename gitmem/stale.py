@@ -432,19 +432,12 @@ class _Checker:
                 return None  # a module named as code imports it: `models/__init__`, `lib/utils`
         if not ref.link and self.tree.has_tail(value):
             return None  # a shorthand for a nested path ("cli/main.py", "conftest.py")
-        if ref.example:
-            # one the repository never held is made up ("e.g. `changelog.d/123.fixed.rst`",
-            # anyio's AGENTS.md): stale only if it was here once
-            gone = self.tree.history(candidates[-1])
-            if gone:
-                self.add(
-                    doc, ref.line, section, "path", value, f"`{value}` does not exist ({gone})"
-                )
-            return None
-        if not ref.link and "/" not in value:
-            # A bare name the repository never held names someone's file elsewhere
-            # ("add a model to `config.json`" in $HOME): stale only if it was here once.
-            gone = self.tree.history(value)
+        if ref.example or (not ref.link and "/" not in value):
+            # One the repository never held is made up, given as an example ("e.g.
+            # `changelog.d/123.fixed.rst`", anyio's AGENTS.md), or a bare name of someone's
+            # file elsewhere ("add a model to `config.json`" in $HOME): stale only if it was
+            # here once.
+            gone = self.tree.history(candidates[-1] if ref.example else value)
             if gone:
                 msg = f"`{value}` does not exist ({gone})"
                 self.add(doc, ref.line, section, "path", value, msg)

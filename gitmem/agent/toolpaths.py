@@ -919,7 +919,7 @@ def perl_edits(command: str) -> list[tuple[str, list[str], list[str]]]:
     folder), for gitmem.agent.perlsub
     to read (since session 44: before, a critical rule met it only once it had written
     the files). Other options (`-n`, `-a`, `-M`, a script in a file) are not read."""
-    if "perl" not in command or "-" not in command:
+    if not _may_perl_in_place(command):
         return []
     out: list[tuple[str, list[str], list[str]]] = []
     for folder, name, words, _, _ in _walk(command)[2]:
