@@ -57,9 +57,11 @@ def check(shared_dir: str, payload: dict[str, Any]) -> bool:
     except OSError:
         return False
     mark_file = _mark_file(shared_dir, sid, path)
+    if _mark(mark_file) == size:
+        return False  # nothing new: the session's lock is not taken
     since: float | None = None
     with state.open_session(shared_dir, sid) as session:
-        offset = _mark(mark_file)
+        offset = _mark(mark_file)  # again, under the lock: a parallel hook may have read on
         if offset == size:
             return False
         if offset is None or offset > size:  # a first look, or another file: from here on
