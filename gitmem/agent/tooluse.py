@@ -284,10 +284,10 @@ def _listing(pipeline: list[list[str]], where: str, nul: bool, command: str) -> 
 
     procs: list[subprocess.Popen[bytes]] = []
     deadline = time.monotonic() + LIST_TIMEOUT_S
+    env = leangit.environment()
     try:
         for argv in pipeline:
             given = procs[-1].stdout if procs else None
-            env = leangit.environment()
             procs.append(
                 subprocess.Popen(
                     expand(argv),
@@ -300,7 +300,7 @@ def _listing(pipeline: list[list[str]], where: str, nul: bool, command: str) -> 
             )
             if given is not None:
                 given.close()  # the next command holds it: an early exit reaches this one
-        out = procs[-1].communicate(timeout=LIST_TIMEOUT_S)[0]
+        out = procs[-1].communicate(timeout=max(0.0, deadline - time.monotonic()))[0]
         codes = [p.wait(timeout=max(0.0, deadline - time.monotonic())) for p in procs]
     except (OSError, subprocess.TimeoutExpired):
         for proc in procs:
