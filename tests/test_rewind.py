@@ -231,3 +231,211 @@ def test_a_session_without_a_transcript_goes_on_as_before(project: Path, tmp_pat
 def test_transcript_times(stamp: str, epoch: float | None) -> None:
     found = rewind._epoch(stamp)
     assert found == epoch if epoch is None else found == pytest.approx(epoch, abs=1e-6)
+
+
+# Gemini CLI and Qwen Code: their hooks, run as installed (`gitmem install gemini|qwen`),
+# given transcripts written as each writes its own (lines in the shapes Gemini CLI 0.61.0
+# and Qwen Code 0.24.4 wrote in interactive runs, `/rewind` among them). The live runs are
+# tests/test_live_agents.py::test_a_rewound_session_is_shown_the_decisions_again.
+
+
+def stamp() -> str:
+    time.sleep(0.02)  # hooks and records a moment apart, as in a real session
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
+
+
+class GeminiTranscript:
+    """A session file as Gemini CLI writes it: JSON lines, each a message (``id``,
+    ``timestamp``, ``type``, ``content``) or an update (``$set``, ``$rewindTo``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.messages: list[dict[str, object]] = []
+        self.count = 0
+        self._line({"sessionId": "gemini-1", "projectHash": "0" * 64, "startTime": stamp(),
+                    "lastUpdated": stamp(), "kind": "main"})  # fmt: skip
+        context = {"id": "c0", "timestamp": stamp(), "type": "user",
+                   "content": [{"text": "<session_context>\nThis is the Gemini CLI."}]}  # fmt: skip
+        self._line({"$set": {"messages": [context]}})
+
+    def _line(self, entry: dict[str, object]) -> None:
+        with self.path.open("a") as fh:
+            fh.write(json.dumps(entry, separators=(",", ":")) + "\n")
+
+    def message(self, kind: str, content: object) -> str:
+        self.count += 1
+        entry = {"id": f"{self.count:08x}-gemini", "timestamp": stamp(), "type": kind,
+                 "content": content}  # fmt: skip
+        self.messages.append(entry)
+        self._line(entry)
+        self._line({"$set": {"lastUpdated": stamp()}})
+        return str(entry["id"])
+
+    def prompt(self, text: str) -> str:
+        return self.message("user", [{"text": text}])
+
+    def tool_round(self) -> None:
+        self.message("gemini", "")
+        self.message("user", [{"functionResponse": {"id": "r", "name": "read_file"}}])
+        self.message("gemini", "Done.")
+
+    def rewind_to(self, prompt: str) -> None:
+        """`/rewind` to before ``prompt``: the messages before it are set again, but for
+        those that begin ``<session_context>`` or ``<hook_context>`` (the session-start
+        digest), which Gemini CLI leaves out of the conversation it rebuilds (0.61.0's
+        isIgnoredUserContent; seen: the requests after a rewind held neither)."""
+        index = next(i for i, m in enumerate(self.messages) if m["id"] == prompt)
+        self.messages = [m for m in self.messages[:index] if not ignored(m)]
+        self._line({"$rewindTo": prompt})
+        self._line({"$set": {"messages": self.messages, "lastUpdated": stamp()}})
+
+
+def ignored(message: dict[str, object]) -> bool:
+    content = message["content"]
+    text = "".join(str(p.get("text", "")) for p in content) if isinstance(content, list) else ""
+    return message["type"] == "user" and text.strip().startswith(("<session_context>", "<hook"))
+
+
+def gemini_hook(project: Path, transcript: Path, event: str, **payload: object) -> str:
+    from test_gemini import context as answer_context
+    from test_gemini import run_hook as run_gemini_hook
+
+    full = {"transcript_path": str(transcript), **payload}
+    return answer_context(run_gemini_hook(project, event, full))
+
+
+def gemini_read(project: Path, transcript: Path, path: str) -> str:
+    read = {"tool_name": "read_file", "tool_input": {"file_path": str(project / path)},
+            "tool_response": {"llmContent": "", "returnDisplay": ""}}  # fmt: skip
+    return gemini_hook(project, transcript, "AfterTool", **read)
+
+
+def test_a_gemini_session_gone_back_is_shown_again_what_it_lost(repo: Path) -> None:
+    from click.testing import CliRunner
+    from conftest import agent_project
+
+    from gitmem.cli.main import cli
+
+    project = agent_project(repo)
+    assert CliRunner().invoke(cli, ["install", "gemini"]).exit_code == 0
+    transcript = GeminiTranscript(project.parent / "session.jsonl")
+    digest = gemini_hook(project, transcript.path, "SessionStart", source="startup")
+    assert "Money is integer cents" in digest
+    transcript.message("user", [{"text": f"<hook_context>{digest}</hook_context>"}])
+    gemini_hook(project, transcript.path, "BeforeAgent", prompt="Look at the routes")
+    first = transcript.prompt("Look at the routes")
+    assert "Version the API with a header" in gemini_read(project, transcript.path, "api/routes.py")
+    transcript.tool_round()
+    gemini_hook(project, transcript.path, "BeforeAgent", prompt="Thanks")
+    second = transcript.prompt("Thanks")
+    transcript.message("gemini", "Done.")
+    # back to before the second prompt: the first turn, and what it was shown, stay; the
+    # digest goes (Gemini CLI leaves it out of the conversation it rebuilds)
+    transcript.rewind_to(second)
+    gemini_hook(project, transcript.path, "BeforeAgent", prompt="Thanks again")
+    transcript.prompt("Thanks again")
+    assert gemini_read(project, transcript.path, "api/routes.py") == ""
+    assert "Money is integer cents" in gemini_read(project, transcript.path, "billing/charge.py")
+    transcript.tool_round()
+    # back to before the first: all of it goes; the prompt's own decisions come at once
+    # (the rewind is written before the prompt's hook runs)
+    transcript.rewind_to(first)
+    asked = "How are the routes in api/routes.py versioned?"
+    assert "Version the API with a header" in gemini_hook(
+        project, transcript.path, "BeforeAgent", prompt=asked
+    )
+    transcript.prompt(asked)
+    assert gemini_read(project, transcript.path, "api/routes.py") == ""  # once
+    assert "Money is integer cents" in gemini_read(project, transcript.path, "billing/charge.py")
+    assert gemini_read(project, transcript.path, "billing/charge.py") == ""
+    assert not (project / ".git/gitmem/hook-errors.log").exists()
+
+
+class QwenTranscript:
+    """A chat file as Qwen Code writes it: JSON lines, each a record with ``uuid``,
+    ``parentUuid``, ``sessionId``, ``timestamp``, ``type`` (and ``subtype``), chained."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.leaf: str | None = None
+        self.count = 0
+        self.turns: list[str | None] = []  # each prompt's parent
+        path.write_text("")
+
+    def record(self, kind: str, **fields: object) -> str:
+        self.count += 1
+        uid = f"{self.count:08x}-0000-4000-8000-000000000000"
+        entry = {"uuid": uid, "parentUuid": self.leaf, "sessionId": "qwen-1",
+                 "timestamp": stamp(), "type": kind, "cwd": "/w", "version": "0.24.4",
+                 **fields}  # fmt: skip
+        with self.path.open("a") as fh:
+            fh.write(json.dumps(entry, separators=(",", ":")) + "\n")
+        self.leaf = uid
+        return uid
+
+    def prompt(self, text: str) -> None:
+        self.turns.append(self.leaf)
+        self.record("user", message={"role": "user", "parts": [{"text": text}]})
+        self.record("system", subtype="file_history_snapshot", systemPayload={})
+
+    def tool_round(self) -> None:
+        self.record("assistant", message={"role": "model", "parts": [{"functionCall": {}}]})
+        self.record("tool_result", message={"role": "user", "parts": [{"functionResponse": {}}]})
+        self.record("assistant", message={"role": "model", "parts": [{"text": "Done."}]})
+
+    def rewind_to(self, turn: int) -> None:
+        """`/rewind` to before the prompt of ``turn`` (0: the first)."""
+        self.leaf = self.turns[turn]
+        self.turns = self.turns[:turn]
+        self.record("system", subtype="rewind", systemPayload={"truncatedCount": 5})
+
+
+def qwen_hook(project: Path, transcript: Path, event: str, **payload: object) -> str:
+    from test_qwen import context as answer_context
+    from test_qwen import run_hook as run_qwen_hook
+
+    full = {"transcript_path": str(transcript), **payload}
+    return answer_context(run_qwen_hook(project, event, full))
+
+
+def qwen_read(project: Path, transcript: Path, path: str) -> str:
+    read = {"tool_name": "read_file", "tool_input": {"file_path": str(project / path)},
+            "tool_response": {"llmContent": "", "returnDisplay": ""}}  # fmt: skip
+    return qwen_hook(project, transcript, "PostToolUse", **read)
+
+
+def test_a_qwen_session_gone_back_is_shown_again_what_it_lost(repo: Path) -> None:
+    """Qwen Code's digest is in its system prompt, which a rewind keeps (seen in 0.24.4):
+    the digest's decisions stay shown, what came after the point is shown again."""
+    from click.testing import CliRunner
+    from conftest import agent_project
+
+    from gitmem.cli.main import cli
+
+    project = agent_project(repo)
+    assert CliRunner().invoke(cli, ["install", "qwen"]).exit_code == 0
+    transcript = QwenTranscript(project.parent / "chat.jsonl")
+    digest = qwen_hook(project, transcript.path, "SessionStart", source="startup", model="m")
+    assert "Money is integer cents" in digest
+    qwen_hook(project, transcript.path, "UserPromptSubmit", prompt="Look at the routes")
+    transcript.prompt("Look at the routes")
+    assert "Version the API with a header" in qwen_read(project, transcript.path, "api/routes.py")
+    transcript.tool_round()
+    qwen_hook(project, transcript.path, "UserPromptSubmit", prompt="Thanks")
+    transcript.prompt("Thanks")
+    transcript.record("assistant", message={"role": "model", "parts": [{"text": "Done."}]})
+    transcript.rewind_to(1)  # the first turn stays
+    qwen_hook(project, transcript.path, "UserPromptSubmit", prompt="Thanks again")
+    transcript.prompt("Thanks again")
+    assert qwen_read(project, transcript.path, "api/routes.py") == ""
+    transcript.tool_round()
+    transcript.rewind_to(0)  # none stays but the system prompt
+    asked = "How are the routes in api/routes.py versioned?"
+    assert "Version the API with a header" in qwen_hook(
+        project, transcript.path, "UserPromptSubmit", prompt=asked
+    )
+    transcript.prompt(asked)
+    assert qwen_read(project, transcript.path, "api/routes.py") == ""  # once
+    assert qwen_read(project, transcript.path, "billing/charge.py") == ""  # the digest's
+    assert not (project / ".git/gitmem/hook-errors.log").exists()

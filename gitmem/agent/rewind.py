@@ -23,6 +23,25 @@ writes the prompt after the prompt hook ran (seen in 2.1.332): so the rewind is 
 the next hook, the first tool call's of that turn, or its end; decisions the prompt alone
 brings (no path of theirs touched) come again from the next prompt on.
 
+Gemini CLI (`/rewind`, Esc Esc; seen in 0.61.0) and Qwen Code (its `/rewind`, Esc Esc;
+seen in 0.24.4) go back too, and say so in their transcripts: Gemini appends
+``{"$rewindTo": ID}`` (the prompt gone back to before) and then ``{"$set": {"messages":
+[...]}}``, the conversation as it now is; Qwen Code appends a ``system`` record of subtype
+``rewind`` whose ``parentUuid`` is the last record kept (null: none). Both write the
+rewind before the next prompt, so its hook notes it and the prompt's own decisions come
+at once. The time gone back to is that of the latest message kept (Gemini: the latest
+``timestamp`` in the messages set; none kept, as when the first prompt was gone back
+to, 0); Gemini's hooks ran before the message they added to was written (seen: the
+prompt's hook 95 ms before the prompt), so what a hook showed after the latest kept
+message is gone with what followed it. Qwen Code keeps the session-start digest in the
+system prompt, which a rewind leaves as it is (seen: the digest in every request after
+one), so its ``rewound`` line says the digest stays (``digest``). Gemini CLI's digest is a
+message of the conversation, one Gemini CLI leaves out of the conversation it rebuilds at
+every rewind (its isIgnoredUserContent: a user message that begins ``<hook_context>``;
+seen: the requests after a rewind held neither the digest nor the session context), so
+its ``rewound`` line says the digest went, whatever the time gone back to. (A prompt's
+own context is a part after the prompt's text in the same message: kept with it.)
+
 Where the transcript is missing, unreadable or of another shape, nothing is noted: the
 session goes on as before (a decision may then stay unshown after a rewind, as before).
 Going back too far the other way costs only tokens: a decision shown again.
@@ -37,20 +56,27 @@ from gitmem.agent import state
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, BinaryIO
+
+    # (the transcript, its new whole lines, where they begin) -> the time gone back to
+    Reader = Callable[[BinaryIO, bytes, int], "float | None"]
 
 REWOUND = "rewound"  # the session's state line: ``since``, the time gone back to
 # the larger lines are tool results and file snapshots: no prompt of the user's is this long
 MAX_PROMPT_LINE = 1 << 20
 
 
-def check(shared_dir: str, payload: dict[str, Any]) -> bool:
-    """Note in the session's state a rewind its transcript shows since the last look
-    (see the module docstring); whether one was noted. The first look at a session's
+def check(shared_dir: str, payload: dict[str, Any], agent: str = "claude") -> bool:
+    """Note in the session's state a rewind ``agent``'s transcript shows since the last
+    look (see the module docstring); whether one was noted. The first look at a session's
     transcript only notes how long it is."""
+    reader = READERS.get(agent)
     path = payload.get("transcript_path")
     sid = str(payload.get("session_id") or "")
-    if not isinstance(path, str) or not path or not sid or payload.get("agent_id"):
+    if reader is None or not isinstance(path, str) or not path or not sid:
+        return False
+    if payload.get("agent_id"):
         return False  # a subagent's call: its context is its own, and goes back with none
     try:
         size = os.stat(path).st_size
@@ -72,13 +98,14 @@ def check(shared_dir: str, payload: dict[str, Any]) -> bool:
                 fh.seek(offset)
                 data = fh.read(size - offset)
                 end = data.rfind(b"\n") + 1  # whole lines only: the rest is read next time
-                since = _went_back(fh, data[:end], offset)
+                since = reader(fh, data[:end], offset)
         except OSError:
             return False
         if since is not None:
-            session.append(REWOUND, since=since)
+            kept = {"digest": DIGEST[agent]} if agent in DIGEST else {}
+            session.append(REWOUND, since=since, **kept)
             # and where other repositories (a submodule's) showed this session decisions
-            state.echo(session.view().elsewhere, sid, REWOUND, since=since)
+            state.echo(session.view().elsewhere, sid, REWOUND, since=since, **kept)
         _save(mark_file, offset + end)
     return since is not None
 
@@ -113,8 +140,9 @@ def _save(mark_file: str, offset: int) -> None:
 
 
 def _went_back(fh: BinaryIO, data: bytes, offset: int) -> float | None:
-    """The time of the earliest message a rewind in ``data`` (the transcript's bytes from
-    ``offset``, whole lines; ``fh`` the file) went back to; None where none did."""
+    """Claude Code's: the time of the earliest message a rewind in ``data`` (the
+    transcript's bytes from ``offset``, whole lines; ``fh`` the file) went back to; None
+    where none did."""
     since: float | None = None
     at = 0
     while at < len(data):
@@ -237,3 +265,97 @@ def _epoch(stamp: str) -> float | None:
     doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
     days = era * 146097 + doe - 719468
     return days * 86400 + int(hours) * 3600 + int(minutes) * 60 + secs
+
+
+def _gemini_went_back(fh: BinaryIO, data: bytes, offset: int) -> float | None:
+    """Gemini CLI's: the time of the latest message kept by the earliest rewind in
+    ``data`` (a ``$rewindTo`` line, and the ``$set`` of the messages kept after it)."""
+    since: float | None = None
+    gone_to: bytes | None = None  # the id of a rewind's prompt, till its messages come
+    for line in data.split(b"\n"):
+        if line.startswith(b'{"$rewindTo":"'):
+            if gone_to is not None:  # (no messages set after the last one)
+                since = _earliest(since, _gemini_prompt_time(fh, gone_to, offset))
+            gone_to = line[len(b'{"$rewindTo":"') :].split(b'"', 1)[0]
+        elif gone_to is not None and line.startswith(b'{"$set":{"messages":['):
+            kept = 0.0 if line.startswith(b'{"$set":{"messages":[]') else _latest_time(line)
+            since, gone_to = _earliest(since, kept), None
+    if gone_to is not None:
+        since = _earliest(since, _gemini_prompt_time(fh, gone_to, offset))
+    return since
+
+
+def _gemini_prompt_time(fh: BinaryIO, prompt: bytes, end: int) -> float | None:
+    """Where no messages were set after a rewind (not so in 0.61.0): the time of the
+    prompt gone back to (what its own hook showed, just before, is then taken for kept)."""
+    needle = b'{"id":"' + prompt + b'","timestamp":"'
+    where = _find_back(fh, needle, end)
+    if where < 0:
+        return None
+    fh.seek(where + len(needle))
+    return _epoch(fh.read(40).split(b'"', 1)[0].decode("ascii", "replace"))
+
+
+def _latest_time(line: bytes) -> float | None:
+    """The latest ``"timestamp"`` in a line of Gemini CLI's transcript (a message's, a
+    tool call's)."""
+    latest: float | None = None
+    key = b'"timestamp":"'
+    at = line.find(key)
+    while at >= 0:
+        at += len(key)
+        when = _epoch(line[at : line.find(b'"', at)].decode("ascii", "replace"))
+        latest = _latest(latest, when)
+        at = line.find(key, at)
+    return latest
+
+
+def _qwen_went_back(fh: BinaryIO, data: bytes, offset: int) -> float | None:
+    """Qwen Code's: the time of the latest record kept by the earliest rewind in ``data``
+    (a ``system`` record of subtype ``rewind``, whose ``parentUuid`` is that record)."""
+    since: float | None = None
+    at = 0
+    while at < len(data):
+        nl = data.find(b"\n", at)
+        line, start, at = data[at:nl], at, nl + 1
+        if b'"subtype":"rewind"' not in line or b'"type":"system"' not in line:
+            continue
+        item = _load(line)
+        if item is None or item.get("type") != "system" or item.get("subtype") != "rewind":
+            continue
+        parent = item.get("parentUuid")
+        if parent is None:  # back to before the first prompt
+            return 0.0
+        if not isinstance(parent, str):
+            continue
+        needle = f'"uuid":"{parent}"'.encode()
+        found = data.rfind(needle, 0, start)
+        where = offset + found if found >= 0 else _find_back(fh, needle, offset)
+        if where >= 0:
+            fh.seek(where)
+            head = fh.read(512)  # uuid, parentUuid, sessionId, timestamp: 0.24.4
+            key = head.find(b'"timestamp":"')
+            if key >= 0:
+                stamp = head[key + len(b'"timestamp":"') :].split(b'"', 1)[0]
+                since = _earliest(since, _epoch(stamp.decode("ascii", "replace")))
+    return since
+
+
+def _earliest(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
+def _latest(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else max(a, b)
+
+
+# each agent whose rewinds are read, and how
+READERS: dict[str, Reader] = {
+    "claude": _went_back,
+    "gemini": _gemini_went_back,
+    "qwen": _qwen_went_back,
+}
+# what a rewind does to the session-start digest, whatever the time gone back to: kept
+# (True: Qwen Code's, in the system prompt) or cut (False: Gemini CLI's, a message of the
+# conversation it leaves out when it rebuilds it); by the time otherwise (Claude Code)
+DIGEST = {"qwen": True, "gemini": False}

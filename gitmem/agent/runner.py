@@ -73,6 +73,9 @@ DIGEST_AT_FIRST_RESULT = ("cline",)
 # whether two of its events can read the same (the same file read twice in one
 # generation), is not known, and a dropped event costs more than a repeated one.
 RUNS_EVERY_SCOPE = ("codex", "copilot", "cline")
+# The agents whose rewinds (a session taken back to an earlier message) gitmem reads from
+# their transcripts (gitmem.agent.rewind.READERS: kept in step; no import on this path)
+REWINDS = ("claude", "gemini", "qwen")
 # The agents whose events may reach gitmem twice: those, and Claude Code, which runs a
 # plugin's hooks beside the settings' (seen running 2.1.328 with gitmem's plugin and
 # `gitmem install claude`: every event twice). Claude Code stamps tool events only (a
@@ -216,10 +219,10 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         if _again(shared, agent, event, payload, raw):
             return _emit(out, _nothing(agent, event))
         rewound = False  # what was shown after a rewind's point is gone from the context
-        if agent == "claude" and event in ("prompt", "pre-tool", "post-tool", "stop"):
+        if agent in REWINDS and event in ("prompt", "pre-tool", "post-tool", "stop"):
             from gitmem.agent import rewind
 
-            rewound = rewind.check(shared, payload)
+            rewound = rewind.check(shared, payload, agent)
         # where the before-tool hook cannot add context, the after-tool hook informs
         # (with what was held for it, see HELD)
         informed_after = agent in INFORMED_AFTER

@@ -124,6 +124,7 @@ def _parse(lines: list[str], context: str | None = "", paths: bool = True) -> Se
     wanted = _VIEW_KINDS | _PATH_KINDS if paths else _VIEW_KINDS
     # context window -> decisions shown there, each with when it was first shown
     by_window: dict[str, dict[str, float]] = {}
+    digest: set[str] = set()  # what the session-start digest showed (the main window's)
     all_shown: set[str] = set()  # ever, a reset or a rewind notwithstanding
     read: list[str] = []
     edited: list[str] = []
@@ -140,14 +141,21 @@ def _parse(lines: list[str], context: str | None = "", paths: bool = True) -> Se
             for i in item.get("ids", []):
                 window.setdefault(str(i), when if isinstance(when, (int, float)) else 0.0)
                 all_shown.add(str(i))
-        elif kind == "rewound":  # Claude Code went back (gitmem.agent.rewind)
+            if str(item.get("event") or "").startswith("session-start"):
+                digest.update(str(i) for i in item.get("ids", []))
+        elif kind == "rewound":  # the session went back (gitmem.agent.rewind)
             since = item.get("since")
+            # the session-start digest stayed (True) or went (False) whatever its time
+            kept = digest if item.get("digest") is True else set()
+            cut = digest if item.get("digest") is False else set()
             if isinstance(since, (int, float)):
                 for window in by_window.values():
-                    for i in [i for i, when in window.items() if when > since]:
-                        del window[i]
+                    for i, when in list(window.items()):
+                        if (when > since or i in cut) and i not in kept:
+                            del window[i]
         elif kind == "reset":
             by_window.clear()
+            digest.clear()
             at = item.get("at")
             reset_at = at if isinstance(at, int) else reset_at
         elif kind == "read":
