@@ -115,6 +115,11 @@ def test_a_codex_session_gets_the_decisions(project: Path) -> None:
     # after Codex compacts its context, what was shown may be shown again
     assert codex(project, "PostCompact", {"trigger": "auto"}) is None
     assert "D-0002" in context(codex(project, "PreToolUse", edit))
+    # and the next prompt brings back the digest's pinned and critical decision, which
+    # no session-start hook re-sends after Codex compacts (Claude Code's does)
+    again = context(codex(project, "UserPromptSubmit", {"prompt": "Go on"}))
+    assert "D-0001" in again and "your context lost them" in again
+    assert codex(project, "UserPromptSubmit", {"prompt": "Go on, please"}) is None  # once
     answer = codex(project, "PostToolUse", {**edit, "tool_response": "Success"})
     assert answer is None  # already shown; the edit is recorded
     view = state.read_view(discover(project).shared_state_dir, "codex-1")

@@ -19,7 +19,7 @@ import os
 
 from gitmem import budget
 from gitmem.agent import state
-from gitmem.agent.common import CHARS_PER_TOKEN, context
+from gitmem.agent.common import CHARS_PER_TOKEN, Shown, context
 from gitmem.agent.runner import AGENT_KEY
 from gitmem.vocab import SEVERITY_RANK
 
@@ -50,19 +50,6 @@ def governing(table: Table, paths: list[str], root: str) -> list[Match]:
     from gitmem.table import sort_key
 
     return sorted(seen.values(), key=sort_key)
-
-
-class _Shown:
-    """Adapter: a table entry as ``budget.Shown``."""
-
-    def __init__(self, e: Any) -> None:
-        self.id = e.id
-        self.title = e.title
-        self.status = e.effective_status
-        self.severity = e.severity
-        self.file = e.file
-        self.summary = e.summary
-        self.superseded_by = tuple(e.superseded_by)
 
 
 # ------------------------------------------------------------------------------ events
@@ -186,7 +173,7 @@ def _session_digest(
             if not fresh or remaining < 200:
                 continue
             text, ids = budget.render(
-                [(_Shown(e), None) for e in fresh],
+                [(Shown(e), None) for e in fresh],
                 budget_tokens=remaining // CHARS_PER_TOKEN,
                 chars_per_token=CHARS_PER_TOKEN,
                 header=header,

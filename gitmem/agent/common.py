@@ -133,3 +133,16 @@ def strongest(found: list[tuple[str, dict[str, Any]]], *keys: str) -> tuple[str,
         if isinstance(value, bool):
             last = (scope, value)
     return last
+
+
+class Shown:
+    """Adapter: a table entry as ``budget.Shown`` (its status is the effective one)."""
+
+    def __init__(self, e: Any) -> None:
+        self.id = e.id
+        self.title = e.title
+        self.status = e.effective_status
+        self.severity = e.severity
+        self.file = e.file
+        self.summary = e.summary
+        self.superseded_by = tuple(e.superseded_by)

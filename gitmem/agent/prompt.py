@@ -17,6 +17,7 @@ from gitmem import budget, leanjson
 from gitmem.agent import state
 from gitmem.agent.common import (
     CHARS_PER_TOKEN,
+    Shown,
     build_inline,
     context,
     refresh_in_background,
@@ -258,24 +259,57 @@ def _prompt_context(
     hits = _retrieve(loc, text, cwd if isinstance(cwd, str) and cwd else os.getcwd(), table)
     top_bm25 = max((float(h.ranks["bm25"][1]) for h in hits if "bm25" in h.ranks), default=0.0)
     relevant = [h for h in hits if _relevant(h, top_bm25)][:PROMPT_MAX_HITS]
-    if not relevant:
-        return None
     sid = str(payload.get("session_id") or "")
     with state.open_session(loc.shared_state_dir, sid) as session:
-        shown = session.view().shown
-        fresh = [h for h in relevant if h.id not in shown]
-        if not fresh:
+        view = session.view()
+        lost = _lost_pinned(view, table)
+        fresh = [h for h in relevant if h.id not in view.shown and h.id not in lost]
+        parts: list[str] = []
+        shown: list[str] = []
+        remaining = BUDGET_PROMPT
+        if lost:
+            text, ids = budget.render(
+                [(Shown(e), None) for e in lost.values()],
+                budget_tokens=BUDGET_PROMPT // 2,
+                chars_per_token=CHARS_PER_TOKEN,
+                header=LOST_HEADER,
+                more_hint="`gitmem list` shows all decisions.",
+            )
+            parts.append(text)
+            shown.extend(ids)
+            remaining -= len(text) // CHARS_PER_TOKEN
+        if fresh:
+            text, ids = budget.render(
+                [(h, h.glob) for h in fresh],
+                budget_tokens=remaining,
+                chars_per_token=CHARS_PER_TOKEN,
+                more_hint="`gitmem search` shows them.",
+            )
+            parts.append(text)
+            shown.extend(ids)
+        if not shown:
             return None
-        rendered, ids = budget.render(
-            [(h, h.glob) for h in fresh],
-            budget_tokens=BUDGET_PROMPT,
-            chars_per_token=CHARS_PER_TOKEN,
-            more_hint="`gitmem search` shows them.",
-        )
-        if ids:
-            session.append("shown", ids=ids, event="prompt")
-            injected.extend(ids)
-    return context("prompt", rendered)
+        session.append("shown", ids=shown, event="prompt")
+        injected.extend(shown)
+    return context("prompt", "\n\n".join(p for p in parts if p))
+
+
+# Said before the pinned and critical decisions a prompt brings back (_lost_pinned)
+LOST_HEADER = "Pinned and critical project decisions (again: your context lost them):"
+
+
+def _lost_pinned(view: state.SessionView, table: Table) -> dict[str, Any]:
+    """The pinned and critical decisions the session was shown (its digest) that left the
+    agent's context since: taken out by a compaction that no session-start hook answered
+    (Codex, Gemini CLI), or by a rewind (Gemini CLI leaves its digest out of the
+    conversation it rebuilds; gitmem.agent.rewind). The next prompt brings them back, as
+    Claude Code's session-start hook does after a compaction; the others come back as the
+    work reaches their paths. Only where something shown was lost is the table asked."""
+    gone = view.all_shown - view.shown
+    if not gone:
+        return {}
+    pinned = table.where("pin = 1 OR severity = 'critical'", limit=50)
+    return {e.id: e for e in pinned if e.id in gone}
 
 
 def _relevant(hit: Hit, top_bm25: float) -> bool:
