@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 from conftest import agent_binary, agent_project, decision, git, write
 from fakemodel import FakeModel, Step, offline
+from terminal import Terminal
 
 from gitmem.agent import install
 from gitmem.repo import discover
@@ -665,6 +666,60 @@ def test_a_rewound_claude_session_is_shown_the_decisions_again(
         run_agent([*command("And the routes again"), "--resume", sid], project, env)
     final = model.conversation[-1].text()
     assert "And the routes again" in final and final.count(API_TITLE) == 1, final[-3000:]
+
+
+@pytest.mark.parametrize("agent", ["gemini", "qwen"])
+def test_an_interactive_rewind_shows_the_decisions_again(
+    agent: str, project: Path, agent_home: Path, tmp_path: Path
+) -> None:
+    """Gemini CLI's and Qwen Code's `/rewind` (Esc Esc), in their terminal UIs: the user
+    goes back to before the first prompt, whose turn read the API file, and asks again.
+    Before session 46 the model read the file again without its decision (gitmem took it
+    for shown); Gemini CLI also leaves the session-start digest out of the conversation
+    it rebuilds, so its pinned money decision was gone too (gitmem.agent.rewind)."""
+    read = Step("read_file", {"file_path": str(project / "api/routes.py")})
+    with FakeModel([read]) as model:
+        command, env = launch(agent, project, agent_home, model)
+        argv = [a for a in command(PROMPT) if a not in ("-p", PROMPT)]
+        with Terminal(argv, project, env, tmp_path) as term:
+            term.wait_for("Type your message")
+            term.type("Look at the routes")
+            wait_until(lambda: model.steps_taken == 1 and "Done." in term.screen(), term)
+            asked = len(model.requests)
+            term.type("Thanks")
+            wait_until(lambda: len(model.requests) > asked and term.screen().count("Done.") > 1,
+                       term)  # fmt: skip
+            term.keys("Escape", "Escape")
+            if agent == "gemini":
+                term.wait_for("Stay at current position")
+                term.select("Look at the routes", "●")
+                term.keys("Enter")
+                term.wait_for("Rewind conversation")
+            else:
+                term.wait_for("Rewind Conversation")
+                term.select("Look at the routes", "›")
+                term.keys("Enter")
+                term.wait_for("Restore conversation only")
+            term.keys("Enter")
+            time.sleep(1)
+            model.steps.append(read)
+            term.keys("C-u")  # the prompt gone back to is given back to edit
+            term.type("Look at the routes once more")
+            # the request after the read: the prompt, and the file's text in its result
+            wait_until(lambda: "once more" in (text := model.conversation[-1].text())
+                       and "def routes" in text, term)  # fmt: skip
+    assert_no_hook_errors(project)
+    final = model.conversation[-1].text()
+    assert "Look at the routes once more" in final and "Thanks" not in final, final[-3000:]
+    assert final.count(API_TITLE) == 1, final[-3000:]  # shown again, once
+    assert final.count(MONEY_TITLE) == 1, final[-3000:]  # the digest's, kept or given back
+
+
+def wait_until(done: Callable[[], bool], term: Terminal, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < deadline, f"timed out; the terminal shows:\n{term.screen()}"
+        time.sleep(0.3)
 
 
 def test_qwen_code_runs_the_tool_hooks_for_file_tools_only(
