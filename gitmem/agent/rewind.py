@@ -270,6 +270,8 @@ def _epoch(stamp: str) -> float | None:
 def _gemini_went_back(fh: BinaryIO, data: bytes, offset: int) -> float | None:
     """Gemini CLI's: the time of the latest message kept by the earliest rewind in
     ``data`` (a ``$rewindTo`` line, and the ``$set`` of the messages kept after it)."""
+    if b'{"$rewindTo":' not in data:
+        return None
     since: float | None = None
     gone_to: bytes | None = None  # the id of a rewind's prompt, till its messages come
     for line in data.split(b"\n"):
@@ -313,6 +315,8 @@ def _latest_time(line: bytes) -> float | None:
 def _qwen_went_back(fh: BinaryIO, data: bytes, offset: int) -> float | None:
     """Qwen Code's: the time of the latest record kept by the earliest rewind in ``data``
     (a ``system`` record of subtype ``rewind``, whose ``parentUuid`` is that record)."""
+    if b'"subtype":"rewind"' not in data:
+        return None
     since: float | None = None
     at = 0
     while at < len(data):
