@@ -42,8 +42,9 @@ class Terminal:
     def __exit__(self, *exc: object) -> None:
         self._tmux("kill-server")
 
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p")
+    def screen(self, escapes: bool = False) -> str:
+        """What the pane shows; with ``escapes``, with its colours and attributes."""
+        return self._tmux("capture-pane", "-p", *(["-e"] if escapes else []))
 
     def keys(self, *keys: str) -> None:
         """Keys by tmux's names (Enter, Escape, Up, C-u), a moment apart, as typed."""
@@ -68,10 +69,14 @@ class Terminal:
                 raise AssertionError(f"the terminal never showed {text!r}:\n{screen}")
             time.sleep(0.3)
 
-    def select(self, line: str, marker: str, timeout: float = 20) -> None:
-        """Move up a list until the line ``marker`` marks holds ``line``."""
+    def select(self, line: str, marker: str | None, key: str = "Up", timeout: float = 20) -> None:
+        """Press ``key`` until the row that holds ``line`` is marked: by ``marker``, or
+        (None) shown in reverse video."""
         deadline = time.monotonic() + timeout
-        while not any(marker in row and line in row for row in self.screen().splitlines()):
+        while not any(
+            line in row and (marker in row if marker else "\x1b[7m" in row or "\x1b[0;7m" in row)
+            for row in self.screen(escapes=marker is None).splitlines()
+        ):
             if time.monotonic() > deadline:
                 raise AssertionError(f"{line!r} never selected:\n{self.screen()}")
-            self.keys("Up")
+            self.keys(key)

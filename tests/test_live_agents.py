@@ -668,21 +668,30 @@ def test_a_rewound_claude_session_is_shown_the_decisions_again(
     assert "And the routes again" in final and final.count(API_TITLE) == 1, final[-3000:]
 
 
-@pytest.mark.parametrize("agent", ["gemini", "qwen"])
+@pytest.mark.parametrize("agent", ["gemini", "qwen", "codex"])
 def test_an_interactive_rewind_shows_the_decisions_again(
     agent: str, project: Path, agent_home: Path, tmp_path: Path
 ) -> None:
-    """Gemini CLI's and Qwen Code's `/rewind` (Esc Esc), in their terminal UIs: the user
-    goes back to before the first prompt, whose turn read the API file, and asks again.
-    Before session 46 the model read the file again without its decision (gitmem took it
-    for shown); Gemini CLI also leaves the session-start digest out of the conversation
-    it rebuilds, so its pinned money decision was gone too (gitmem.agent.rewind)."""
-    read = Step("read_file", {"file_path": str(project / "api/routes.py")})
+    """Gemini CLI's and Qwen Code's `/rewind` and Codex's backtrack (Esc Esc), in their
+    terminal UIs: the user goes back to before the first prompt, whose turn read the API
+    file, and asks again. Before session 46 the model read the file again without its
+    decision (gitmem took it for shown); Gemini CLI and Codex also cut the session-start
+    digest, so the pinned money decision was gone too (gitmem.agent.rewind)."""
+    api = str(project / "api/routes.py")
+    read = (shell_step("codex", f"cat {api}") if agent == "codex"
+            else Step("read_file", {"file_path": api}))  # fmt: skip
     with FakeModel([read]) as model:
         command, env = launch(agent, project, agent_home, model)
-        argv = [a for a in command(PROMPT) if a not in ("-p", PROMPT)]
+        argv = [a for a in command(PROMPT) if a not in ("-p", "exec", PROMPT)]
+        ready = "Ask Codex to do anything" if agent == "codex" else "Type your message"
         with Terminal(argv, project, env, tmp_path) as term:
-            term.wait_for("Type your message")
+            if agent == "codex":  # a new model offered at the first start: the one set
+                wait_until(lambda: "Use existing model" in (screen := term.screen())
+                           or ready in screen, term)  # fmt: skip
+                if "Use existing model" in term.screen():
+                    term.select("Use existing model", "›", key="Down")
+                    term.keys("Enter")
+            term.wait_for(ready)
             term.type("Look at the routes")
             wait_until(lambda: model.steps_taken == 1 and "Done." in term.screen(), term)
             asked = len(model.requests)
@@ -695,6 +704,9 @@ def test_an_interactive_rewind_shows_the_decisions_again(
                 term.select("Look at the routes", "●")
                 term.keys("Enter")
                 term.wait_for("Rewind conversation")
+            elif agent == "codex":
+                term.wait_for("Browsing transcript")
+                term.select("Look at the routes", None, key="Left")
             else:
                 term.wait_for("Rewind Conversation")
                 term.select("Look at the routes", "›")

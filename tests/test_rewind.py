@@ -439,3 +439,99 @@ def test_a_qwen_session_gone_back_is_shown_again_what_it_lost(repo: Path) -> Non
     assert qwen_read(project, transcript.path, "api/routes.py") == ""  # once
     assert qwen_read(project, transcript.path, "billing/charge.py") == ""  # the digest's
     assert not (project / ".git/gitmem/hook-errors.log").exists()
+
+
+class CodexRollout:
+    """A Codex session's rollout files as Codex 0.171.0 writes them: numbered records
+    (``{"timestamp":…,"ordinal":N,"type":…,"payload":…}``), a new file for the session
+    at each rewind, its ``session_meta`` numbered as the first record cut."""
+
+    def __init__(self, sessions: Path, sid: str) -> None:
+        self.folder = sessions / "2026" / "11" / "28"
+        self.folder.mkdir(parents=True)
+        self.sid = sid
+        self.next = 0
+        self.turns: list[int] = []  # each turn's first number
+        self.path = self._file("")
+
+    def _file(self, thread: str) -> Path:
+        name = f"rollout-2026-11-28T02-{len(self.turns):02d}-00-{self.sid}{thread}.jsonl"
+        path = self.folder / name
+        self.path = path
+        self.record("session_meta", {"session_id": self.sid, "id": self.sid,
+                                     "base_instructions": {"text": "x" * 300}})  # fmt: skip
+        return path
+
+    def record(self, kind: str, payload: dict[str, object]) -> None:
+        line = {"timestamp": stamp(), "ordinal": self.next, "type": kind, "payload": payload}
+        with self.path.open("a") as fh:
+            fh.write(json.dumps(line, separators=(",", ":")) + "\n")
+        self.next += 1
+
+    def turn_starts(self) -> None:
+        # the first turn's records begin with the file (the session's opening context,
+        # the digest among it, is written in that turn: going back to it cuts them all)
+        self.turns.append(self.next if self.turns else 0)
+        self.record("event_msg", {"type": "task_started"})
+        self.record("turn_context", {"cwd": "/w"})
+
+    def prompt(self, text: str) -> None:
+        self.record("response_item", {"type": "message", "role": "user",
+                                      "content": [{"type": "input_text", "text": text}]})  # fmt: skip
+
+    def turn_ends(self) -> None:
+        self.record("response_item", {"type": "message", "role": "assistant"})
+        self.record("event_msg", {"type": "task_complete"})
+
+    def rewind_to(self, turn: int) -> None:
+        """Esc Esc, the ``turn``'s prompt (0: the first), Enter: a new file."""
+        self.next = self.turns[turn]
+        self.turns = self.turns[:turn]
+        self._file(f"_{turn:08x}-0000-7000-8000-000000000000")
+
+
+def test_a_codex_session_gone_back_is_shown_again_what_it_lost(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Codex's backtrack (Esc Esc, Enter) goes on in a new rollout file and sends
+    SessionStart ``resume`` naming it: the digest comes again where its decisions were
+    cut, and a decision shown after the point is shown again; one shown before stays."""
+    from click.testing import CliRunner
+    from conftest import agent_project
+    from test_codex import codex, context
+
+    from gitmem.cli.main import cli
+
+    project = agent_project(repo)
+    assert CliRunner().invoke(cli, ["install", "codex"]).exit_code == 0
+    rollout = CodexRollout(tmp_path / "sessions", "codex-1")
+
+    def hook(event: str, **payload: object) -> str:
+        return context(codex(project, event, {"transcript_path": str(rollout.path), **payload}))
+
+    def turn(prompt: str, read: str | None = None) -> str:
+        rollout.turn_starts()
+        hook("UserPromptSubmit", prompt=prompt)
+        rollout.prompt(prompt)
+        said = ""
+        if read:
+            said = hook("PreToolUse", tool_name="Bash", tool_input={"command": f"cat {read}"})
+        rollout.turn_ends()
+        hook("Stop", stop_hook_active=False)
+        return said
+
+    assert "Money is integer cents" in hook("SessionStart", source="startup")
+    assert "Version the API" in turn("Look at the routes", "api/routes.py")
+    turn("Thanks")
+    # back to before the second prompt: the first turn stays, and what it was shown
+    rollout.rewind_to(1)
+    assert hook("SessionStart", source="resume") == ""
+    assert turn("Routes again", "api/routes.py") == ""
+    # back to before the first: the digest comes again, and the API decision after a read
+    rollout.rewind_to(0)
+    assert "Money is integer cents" in hook("SessionStart", source="resume")
+    assert "Version the API" in turn("Routes once more", "api/routes.py")
+    # a plain `codex resume` goes on in the file it names: nothing was cut
+    assert hook("SessionStart", source="resume") == ""
+    assert turn("And again", "api/routes.py") == ""
+    assert not (project / ".git/gitmem/hook-errors.log").exists()

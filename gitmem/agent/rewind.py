@@ -345,6 +345,124 @@ def _qwen_went_back(fh: BinaryIO, data: bytes, offset: int) -> float | None:
     return since
 
 
+def codex_session(shared_dir: str, payload: dict[str, Any]) -> bool:
+    """At Codex's SessionStart: note a rewind (its backtrack, Esc Esc then Enter in the
+    TUI; seen in 0.171.0) in the session's state; whether one was noted.
+
+    Codex keeps a session's history in rollout files of numbered records (``ordinal``).
+    A rewind starts a new file for the session (its name the session's id and a new
+    thread's) whose first record, its ``session_meta``, takes the number of the first
+    record cut; the records before it are kept from the files before. Codex then sends
+    SessionStart again, source ``resume``, naming the new file (``transcript_path``),
+    where a plain `codex resume` names the file it goes on writing. So a resume naming a
+    file no hook of the session named before, whose first number another file of the
+    session holds, went back to before that record: what the hooks showed from that
+    record's time on is gone (the turn's first records come before its prompt's hook,
+    seen). The session-start digest then brings back what of it was pinned."""
+    path = payload.get("transcript_path")
+    sid = str(payload.get("session_id") or "")
+    if not isinstance(path, str) or not path or not sid:
+        return False
+    mark_file = _mark_file(shared_dir, sid, path)
+    seen = _mark(mark_file) is not None
+    try:
+        size = os.stat(path).st_size
+        with open(path, "rb") as fh:
+            head = fh.read(160)
+    except OSError:
+        return False
+    _save(mark_file, size)  # named now: a later resume naming it goes on from it
+    first = _ordinal(head, b"session_meta")
+    if seen or payload.get("source") != "resume" or first is None:
+        return False
+    since = _cut_at(path, sid, first)
+    if since is None:
+        return False
+    with state.open_session(shared_dir, sid) as session:
+        session.append(REWOUND, since=since)
+        state.echo(session.view().elsewhere, sid, REWOUND, since=since)
+    return True
+
+
+def _ordinal(line: bytes, kind: bytes) -> int | None:
+    """The number of a rollout record of ``kind`` from the head of its line
+    (``{"timestamp":"…","ordinal":N,"type":"…"``, as 0.171.0 writes them)."""
+    key = b',"ordinal":'
+    at = line.find(key)
+    end = line.find(b",", at + len(key)) if at >= 0 else -1
+    if end < 0 or not line[end:].startswith(b',"type":"' + kind + b'"'):
+        return None
+    number = line[at + len(key) : end]
+    return int(number) if number.isdigit() else None
+
+
+def _cut_at(path: str, sid: str, ordinal: int) -> float | None:
+    """The time of record ``ordinal`` in the session's other rollout file that last
+    changed and holds one (the branch the rewind left), a moment before; None where none
+    does. Its own folder first, then the other days' (``sessions/YYYY/MM/DD``)."""
+    folder = os.path.dirname(path)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(folder)))
+    candidates: list[tuple[float, str]] = []
+    for day in [folder, *_day_folders(root, folder)]:
+        try:
+            names = [n for n in os.listdir(day) if sid in n and n.endswith(".jsonl")]
+        except OSError:
+            continue
+        for name in names:
+            other = os.path.join(day, name)
+            changed = _mtime(other)
+            if other != path and changed is not None:
+                candidates.append((changed, other))
+        if candidates:
+            break
+    needle = f',"ordinal":{ordinal},"type":"'.encode()
+    for _, other in sorted(candidates, reverse=True):
+        try:
+            with open(other, "rb") as fh:
+                where = _find_back(fh, needle, os.fstat(fh.fileno()).st_size)
+                if where < 0:
+                    continue
+                fh.seek(max(0, where - 64))
+                head = fh.read(min(where, 64))
+        except OSError:
+            continue
+        stamp = head.rsplit(b'{"timestamp":"', 1)[-1].split(b'"', 1)[0]
+        when = _epoch(stamp.decode("ascii", "replace"))
+        if when is not None:
+            return when - 0.001
+    return None
+
+
+def _day_folders(root: str, but: str) -> list[str]:
+    """The day folders under Codex's ``sessions`` folder, newest first, but ``but``."""
+    found: list[str] = []
+    try:
+        years = sorted(os.listdir(root), reverse=True)
+    except OSError:
+        return found
+    for year in years:
+        for month in sorted(_listdir(os.path.join(root, year)), reverse=True):
+            for day in sorted(_listdir(os.path.join(root, year, month)), reverse=True):
+                folder = os.path.join(root, year, month, day)
+                if folder != but:
+                    found.append(folder)
+    return found
+
+
+def _mtime(path: str) -> float | None:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None
+
+
+def _listdir(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
 def _earliest(a: float | None, b: float | None) -> float | None:
     return b if a is None else a if b is None else min(a, b)
 

@@ -251,6 +251,10 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
 
             if event == "session-start":
                 claude.autostart_daemon(loc)
+            if event == "session-start" and agent == "codex":
+                from gitmem.agent import rewind
+
+                rewind.codex_session(shared, payload)  # before the digest, which it informs
             if event == "session-start" and agent in DIGEST_AT_FIRST_RESULT:
                 result = None  # see _first_digest
             else:
