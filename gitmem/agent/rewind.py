@@ -42,6 +42,9 @@ seen: the requests after a rewind held neither the digest nor the session contex
 its ``rewound`` line says the digest went, whatever the time gone back to. (A prompt's
 own context is a part after the prompt's text in the same message: kept with it.)
 
+Codex (its backtrack; seen in 0.171.0) goes on in a new rollout file and sends
+SessionStart ``resume`` naming it: see ``codex_session``.
+
 Where the transcript is missing, unreadable or of another shape, nothing is noted: the
 session goes on as before (a decision may then stay unshown after a rewind, as before).
 Going back too far the other way costs only tokens: a decision shown again.
@@ -399,22 +402,17 @@ def _ordinal(line: bytes, kind: bytes) -> int | None:
 def _cut_at(path: str, sid: str, ordinal: int) -> float | None:
     """The time of record ``ordinal`` in the session's other rollout file that last
     changed and holds one (the branch the rewind left), a moment before; None where none
-    does. Its own folder first, then the other days' (``sessions/YYYY/MM/DD``)."""
+    does. The session's files are looked for in every day's folder of Codex's sessions
+    (``sessions/YYYY/MM/DD``: a session may go on past midnight); this runs at a resume."""
     folder = os.path.dirname(path)
     root = os.path.dirname(os.path.dirname(os.path.dirname(folder)))
     candidates: list[tuple[float, str]] = []
-    for day in [folder, *_day_folders(root, folder)]:
-        try:
-            names = [n for n in os.listdir(day) if sid in n and n.endswith(".jsonl")]
-        except OSError:
-            continue
-        for name in names:
+    for day in _day_folders(root) or [folder]:
+        for name in _listdir(day):
             other = os.path.join(day, name)
-            changed = _mtime(other)
+            changed = _mtime(other) if sid in name and name.endswith(".jsonl") else None
             if other != path and changed is not None:
                 candidates.append((changed, other))
-        if candidates:
-            break
     needle = f',"ordinal":{ordinal},"type":"'.encode()
     for _, other in sorted(candidates, reverse=True):
         try:
@@ -433,20 +431,14 @@ def _cut_at(path: str, sid: str, ordinal: int) -> float | None:
     return None
 
 
-def _day_folders(root: str, but: str) -> list[str]:
-    """The day folders under Codex's ``sessions`` folder, newest first, but ``but``."""
-    found: list[str] = []
-    try:
-        years = sorted(os.listdir(root), reverse=True)
-    except OSError:
-        return found
-    for year in years:
-        for month in sorted(_listdir(os.path.join(root, year)), reverse=True):
-            for day in sorted(_listdir(os.path.join(root, year, month)), reverse=True):
-                folder = os.path.join(root, year, month, day)
-                if folder != but:
-                    found.append(folder)
-    return found
+def _day_folders(root: str) -> list[str]:
+    """The day folders under Codex's ``sessions`` folder ``root``."""
+    return [
+        os.path.join(root, year, month, day)
+        for year in _listdir(root)
+        for month in _listdir(os.path.join(root, year))
+        for day in _listdir(os.path.join(root, year, month))
+    ]
 
 
 def _mtime(path: str) -> float | None:
