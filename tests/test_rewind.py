@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
+import test_gemini
+import test_qwen
 from conftest import commit_all, decision, write
 from test_hooks import context_of, hook
 from test_hooks import pytestmark as needs_install
@@ -297,18 +299,28 @@ def ignored(message: dict[str, object]) -> bool:
     return message["type"] == "user" and text.strip().startswith(("<session_context>", "<hook"))
 
 
-def gemini_hook(project: Path, transcript: Path, event: str, **payload: object) -> str:
-    from test_gemini import context as answer_context
-    from test_gemini import run_hook as run_gemini_hook
-
+def agent_hook(agent: str, project: Path, transcript: Path, event: str, **payload: object) -> str:
+    """The context ``agent``'s (gemini's, qwen's) hook for ``event`` answers, run as
+    installed, given ``transcript``."""
+    module = {"gemini": test_gemini, "qwen": test_qwen}[agent]
     full = {"transcript_path": str(transcript), **payload}
-    return answer_context(run_gemini_hook(project, event, full))
+    return module.context(module.run_hook(project, event, full))
+
+
+def agent_read(agent: str, project: Path, transcript: Path, path: str) -> str:
+    """What ``agent`` is told after its read_file tool read ``path``."""
+    read = {"tool_name": "read_file", "tool_input": {"file_path": str(project / path)},
+            "tool_response": {"llmContent": "", "returnDisplay": ""}}  # fmt: skip
+    event = {"gemini": "AfterTool", "qwen": "PostToolUse"}[agent]
+    return agent_hook(agent, project, transcript, event, **read)
+
+
+def gemini_hook(project: Path, transcript: Path, event: str, **payload: object) -> str:
+    return agent_hook("gemini", project, transcript, event, **payload)
 
 
 def gemini_read(project: Path, transcript: Path, path: str) -> str:
-    read = {"tool_name": "read_file", "tool_input": {"file_path": str(project / path)},
-            "tool_response": {"llmContent": "", "returnDisplay": ""}}  # fmt: skip
-    return gemini_hook(project, transcript, "AfterTool", **read)
+    return agent_read("gemini", project, transcript, path)
 
 
 def test_a_gemini_session_gone_back_is_shown_again_what_it_lost(repo: Path) -> None:
@@ -392,17 +404,11 @@ class QwenTranscript:
 
 
 def qwen_hook(project: Path, transcript: Path, event: str, **payload: object) -> str:
-    from test_qwen import context as answer_context
-    from test_qwen import run_hook as run_qwen_hook
-
-    full = {"transcript_path": str(transcript), **payload}
-    return answer_context(run_qwen_hook(project, event, full))
+    return agent_hook("qwen", project, transcript, event, **payload)
 
 
 def qwen_read(project: Path, transcript: Path, path: str) -> str:
-    read = {"tool_name": "read_file", "tool_input": {"file_path": str(project / path)},
-            "tool_response": {"llmContent": "", "returnDisplay": ""}}  # fmt: skip
-    return qwen_hook(project, transcript, "PostToolUse", **read)
+    return agent_read("qwen", project, transcript, path)
 
 
 def test_a_qwen_session_gone_back_is_shown_again_what_it_lost(repo: Path) -> None:
