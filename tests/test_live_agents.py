@@ -727,6 +727,33 @@ def test_an_interactive_rewind_shows_the_decisions_again(
     assert final.count(MONEY_TITLE) == 1, final[-3000:]  # the digest's, kept or given back
 
 
+def test_a_cancelled_gemini_turn_shows_its_decisions_again(
+    project: Path, agent_home: Path, tmp_path: Path
+) -> None:
+    """Esc while Gemini CLI works: 0.61.0 rolls the turn out of the conversation, and
+    what the hooks showed in it with it. Before session 46 the model, asked about the API
+    file after a cancelled turn had read it, got no decision (gitmem took it for shown)."""
+    read = Step("read_file", {"file_path": str(project / "api/routes.py")})
+    with FakeModel([read, read], think_s=4) as model:
+        command, env = launch("gemini", project, agent_home, model)
+        argv = [a for a in command(PROMPT) if a not in ("-p", PROMPT)]
+        with Terminal(argv, project, env, tmp_path) as term:
+            term.wait_for("Type your message")
+            term.type("Look at the routes")
+            wait_until(lambda: model.steps_taken == 2, term)  # the model "thinks" on
+            term.keys("Escape")
+            term.wait_for("Request cancelled")
+            wait_until(lambda: "Done." in term.screen(), term)
+            term.type("How are the routes in api/routes.py versioned?")
+            wait_until(lambda: "versioned" in model.conversation[-1].text(), term)
+            time.sleep(1)
+    assert_no_hook_errors(project)
+    final = model.conversation[-1].text()
+    assert "Look at the routes" not in final, final[-3000:]  # rolled back
+    assert final.count(API_TITLE) == 1, final[-3000:]  # shown again, once
+    assert final.count(MONEY_TITLE) == 1, final[-3000:]  # the digest, kept
+
+
 def wait_until(done: Callable[[], bool], term: Terminal, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while not done():

@@ -259,7 +259,12 @@ class GeminiTranscript:
                     "lastUpdated": stamp(), "kind": "main"})  # fmt: skip
         context = {"id": "c0", "timestamp": stamp(), "type": "user",
                    "content": [{"text": "<session_context>\nThis is the Gemini CLI."}]}  # fmt: skip
-        self._line({"$set": {"messages": [context]}})
+        self.messages.append(context)
+        self.set_messages()
+
+    def set_messages(self) -> None:
+        """The conversation as it now is, set (``$set``, with the time it was written)."""
+        self._line({"$set": {"messages": self.messages, "lastUpdated": stamp()}})
 
     def _line(self, entry: dict[str, object]) -> None:
         with self.path.open("a") as fh:
@@ -290,7 +295,53 @@ class GeminiTranscript:
         index = next(i for i, m in enumerate(self.messages) if m["id"] == prompt)
         self.messages = [m for m in self.messages[:index] if not ignored(m)]
         self._line({"$rewindTo": prompt})
-        self._line({"$set": {"messages": self.messages, "lastUpdated": stamp()}})
+        self.set_messages()
+
+    def cancel_turn(self, prompt: str) -> None:
+        """Esc while the model works on ``prompt``'s turn: Gemini CLI 0.61.0 rolls the
+        conversation back to before the prompt (the digest stays) and goes on."""
+        index = next(i for i, m in enumerate(self.messages) if m["id"] == prompt)
+        self.messages = self.messages[:index]
+        self.set_messages()
+        self.message("user", [{"text": "[System: You successfully executed a tool ...]"}])
+        self.message("gemini", "Done.")
+
+
+def test_a_gemini_turn_cancelled_or_resumed_is_shown_again_what_it_lost(repo: Path) -> None:
+    """A turn the user cancels (Esc) is rolled back out of Gemini CLI's conversation,
+    and what the hooks showed in it with it: run for real in 0.61.0, the model was asked
+    about api/routes.py after a cancelled turn had read it, and got no decision. A
+    resumed session (`gemini --resume`) goes on in a new file that begins with the
+    conversation set, without the digest (the requests after one held neither)."""
+    from click.testing import CliRunner
+    from conftest import agent_project
+
+    from gitmem.cli.main import cli
+
+    project = agent_project(repo)
+    assert CliRunner().invoke(cli, ["install", "gemini"]).exit_code == 0
+    transcript = GeminiTranscript(project.parent / "session.jsonl")
+    digest = gemini_hook(project, transcript.path, "SessionStart", source="startup")
+    transcript.message("user", [{"text": f"<hook_context>{digest}</hook_context>"}])
+    # the first look at a new session's file, which begins with a conversation set: the
+    # digest written after it stays
+    assert gemini_hook(project, transcript.path, "BeforeAgent", prompt="Look around") == ""
+    first = transcript.prompt("Look around")
+    assert "Version the API with a header" in gemini_read(project, transcript.path, "api/routes.py")
+    transcript.message("gemini", "")
+    transcript.cancel_turn(first)
+    asked = "How are the routes in api/routes.py versioned?"
+    said = gemini_hook(project, transcript.path, "BeforeAgent", prompt=asked)
+    assert "Version the API with a header" in said and "Money is integer cents" not in said
+    transcript.prompt(asked)
+    assert gemini_read(project, transcript.path, "api/routes.py") == ""  # once
+    transcript.message("gemini", "Done.")
+    # `gemini --resume`: a new file, the conversation set at its start, no digest in it
+    resumed = GeminiTranscript(project.parent / "resumed.jsonl")
+    gemini_hook(project, resumed.path, "SessionStart", source="resume")
+    said = gemini_hook(project, resumed.path, "BeforeAgent", prompt="Go on")
+    assert "Money is integer cents" in said and "your context lost them" in said
+    assert not (project / ".git/gitmem/hook-errors.log").exists()
 
 
 def ignored(message: dict[str, object]) -> bool:

@@ -62,8 +62,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, BinaryIO
 
-    # (the transcript, its new whole lines, where they begin) -> the time gone back to
-    Reader = Callable[[BinaryIO, bytes, int], "float | None"]
+    # (the transcript, its new whole lines, where they begin) -> the ``rewound`` line's
+    # fields (``since``: the time gone back to; see gitmem.agent.state), or None
+    Reader = Callable[[BinaryIO, bytes, int], "dict[str, Any] | None"]
 
 REWOUND = "rewound"  # the session's state line: ``since``, the time gone back to
 # the larger lines are tool results and file snapshots: no prompt of the user's is this long
@@ -88,11 +89,13 @@ def check(shared_dir: str, payload: dict[str, Any], agent: str = "claude") -> bo
     mark_file = _mark_file(shared_dir, sid, path)
     if _mark(mark_file) == size:
         return False  # nothing new: the session's lock is not taken
-    since: float | None = None
+    cut: dict[str, Any] | None = None
     with state.open_session(shared_dir, sid) as session:
         offset = _mark(mark_file)  # again, under the lock: a parallel hook may have read on
         if offset == size:
             return False
+        if offset is None and agent in READ_FROM_START and size <= FIRST_LOOK_MAX:
+            offset = 0  # a file that begins with the conversation it goes on (a resume)
         if offset is None or offset > size:  # a first look, or another file: from here on
             _save(mark_file, size)
             return False
@@ -101,16 +104,15 @@ def check(shared_dir: str, payload: dict[str, Any], agent: str = "claude") -> bo
                 fh.seek(offset)
                 data = fh.read(size - offset)
                 end = data.rfind(b"\n") + 1  # whole lines only: the rest is read next time
-                since = reader(fh, data[:end], offset)
+                cut = reader(fh, data[:end], offset)
         except OSError:
             return False
-        if since is not None:
-            kept = {"digest": DIGEST[agent]} if agent in DIGEST else {}
-            session.append(REWOUND, since=since, **kept)
+        if cut is not None:
+            session.append(REWOUND, **cut)
             # and where other repositories (a submodule's) showed this session decisions
-            state.echo(session.view().elsewhere, sid, REWOUND, since=since, **kept)
+            state.echo(session.view().elsewhere, sid, REWOUND, **cut)
         _save(mark_file, offset + end)
-    return since is not None
+    return cut is not None
 
 
 def _mark_file(shared_dir: str, sid: str, path: str) -> str:
@@ -140,6 +142,12 @@ def _save(mark_file: str, offset: int) -> None:
         os.replace(tmp, mark_file)
     except OSError:
         pass  # read again next time: a rewind is found then, or was already noted
+
+
+def _claude_went_back(fh: BinaryIO, data: bytes, offset: int) -> dict[str, Any] | None:
+    """Claude Code's: the ``rewound`` line, for a rewind in ``data``."""
+    since = _went_back(fh, data, offset)
+    return None if since is None else {"since": since}
 
 
 def _went_back(fh: BinaryIO, data: bytes, offset: int) -> float | None:
@@ -270,27 +278,61 @@ def _epoch(stamp: str) -> float | None:
     return days * 86400 + int(hours) * 3600 + int(minutes) * 60 + secs
 
 
-def _gemini_went_back(fh: BinaryIO, data: bytes, offset: int) -> float | None:
-    """Gemini CLI's: the time of the latest message kept by the earliest rewind in
-    ``data`` (a ``$rewindTo`` line, and the ``$set`` of the messages kept after it)."""
-    if b'{"$rewindTo":' not in data:
-        return None
-    since: float | None = None
+def _gemini_went_back(fh: BinaryIO, data: bytes, offset: int) -> dict[str, Any] | None:
+    """Gemini CLI's: the ``rewound`` line for the conversations set in ``data`` (the
+    earliest cut), or for a ``$rewindTo`` no messages were set after."""
+    cut: dict[str, Any] | None = None
     gone_to: bytes | None = None  # the id of a rewind's prompt, till its messages come
-    for line in data.split(b"\n"):
+    at = 0
+    while at < len(data):
+        nl = data.find(b"\n", at)
+        line, at = data[at:nl], nl + 1
         if line.startswith(b'{"$rewindTo":"'):
             if gone_to is not None:  # (no messages set after the last one)
-                since = _earliest(since, _gemini_prompt_time(fh, gone_to, offset))
+                cut = _earlier(cut, _gemini_prompt_time(fh, gone_to, offset))
             gone_to = line[len(b'{"$rewindTo":"') :].split(b'"', 1)[0]
-        elif gone_to is not None and line.startswith(b'{"$set":{"messages":['):
-            kept = 0.0 if line.startswith(b'{"$set":{"messages":[]') else _latest_time(line)
-            since, gone_to = _earliest(since, kept), None
+        elif line.startswith(b'{"$set":{"messages":['):
+            gone_to = None
+            cut = _earlier(cut, _gemini_set(line, data[at:]))
     if gone_to is not None:
-        since = _earliest(since, _gemini_prompt_time(fh, gone_to, offset))
-    return since
+        cut = _earlier(cut, _gemini_prompt_time(fh, gone_to, offset))
+    return cut
 
 
-def _gemini_prompt_time(fh: BinaryIO, prompt: bytes, end: int) -> float | None:
+def _gemini_set(line: bytes, after: bytes) -> dict[str, Any] | None:
+    """The ``rewound`` line for a ``$set`` of Gemini CLI's messages: its conversation
+    now, written at its ``lastUpdated`` (0.61.0 writes one at a rewind, at a cancelled
+    turn's roll-back, at a resume, and as a session starts). What the hooks showed after
+    the latest message it keeps and before it was written is gone; so is the digest (a
+    message of its own that begins ``<hook_context>``) where neither it nor what was
+    written after it holds one (Gemini CLI leaves it out when it rebuilds the
+    conversation)."""
+    key = b'"lastUpdated":"'
+    at = line.rfind(key)
+    written = _epoch(line[at + len(key) :].split(b'"', 1)[0].decode("ascii", "replace"))
+    if at < 0 or written is None:
+        return None
+    kept = 0.0 if line.startswith(b'{"$set":{"messages":[]') else _latest_time(line[:at])
+    if kept is None:
+        return None
+    digest = b'"content":[{"text":"<hook_context>'
+    cut: dict[str, Any] = {"since": kept, "until": written}
+    if digest not in line and digest not in after:
+        cut["digest"] = False
+    return cut if kept < written or "digest" in cut else None
+
+
+def _earlier(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Of two cuts, the one that goes further back (a digest cut by either, cut)."""
+    if a is None or b is None:
+        return a or b
+    first = dict(a if a["since"] <= b["since"] else b)
+    if a.get("digest") is False or b.get("digest") is False:
+        first["digest"] = False
+    return first
+
+
+def _gemini_prompt_time(fh: BinaryIO, prompt: bytes, end: int) -> dict[str, Any] | None:
     """Where no messages were set after a rewind (not so in 0.61.0): the time of the
     prompt gone back to (what its own hook showed, just before, is then taken for kept)."""
     needle = b'{"id":"' + prompt + b'","timestamp":"'
@@ -298,7 +340,8 @@ def _gemini_prompt_time(fh: BinaryIO, prompt: bytes, end: int) -> float | None:
     if where < 0:
         return None
     fh.seek(where + len(needle))
-    return _epoch(fh.read(40).split(b'"', 1)[0].decode("ascii", "replace"))
+    since = _epoch(fh.read(40).split(b'"', 1)[0].decode("ascii", "replace"))
+    return None if since is None else {"since": since, "digest": False}
 
 
 def _latest_time(line: bytes) -> float | None:
@@ -315,11 +358,12 @@ def _latest_time(line: bytes) -> float | None:
     return latest
 
 
-def _qwen_went_back(fh: BinaryIO, data: bytes, offset: int) -> float | None:
+def _qwen_went_back(fh: BinaryIO, data: bytes, offset: int) -> dict[str, Any] | None:
     """Qwen Code's: the time of the latest record kept by the earliest rewind in ``data``
     (a ``system`` record of subtype ``rewind``, whose ``parentUuid`` is that record)."""
     if b'"subtype":"rewind"' not in data:
         return None
+    # its digest is in the system prompt, which a rewind keeps (seen in 0.24.4)
     since: float | None = None
     at = 0
     while at < len(data):
@@ -332,7 +376,7 @@ def _qwen_went_back(fh: BinaryIO, data: bytes, offset: int) -> float | None:
             continue
         parent = item.get("parentUuid")
         if parent is None:  # back to before the first prompt
-            return 0.0
+            return {"since": 0.0, "digest": True}
         if not isinstance(parent, str):
             continue
         needle = f'"uuid":"{parent}"'.encode()
@@ -345,7 +389,7 @@ def _qwen_went_back(fh: BinaryIO, data: bytes, offset: int) -> float | None:
             if key >= 0:
                 stamp = head[key + len(b'"timestamp":"') :].split(b'"', 1)[0]
                 since = _earliest(since, _epoch(stamp.decode("ascii", "replace")))
-    return since
+    return None if since is None else {"since": since, "digest": True}
 
 
 def codex_session(shared_dir: str, payload: dict[str, Any]) -> bool:
@@ -465,11 +509,13 @@ def _latest(a: float | None, b: float | None) -> float | None:
 
 # each agent whose rewinds are read, and how
 READERS: dict[str, Reader] = {
-    "claude": _went_back,
+    "claude": _claude_went_back,
     "gemini": _gemini_went_back,
     "qwen": _qwen_went_back,
 }
-# what a rewind does to the session-start digest, whatever the time gone back to: kept
-# (True: Qwen Code's, in the system prompt) or cut (False: Gemini CLI's, a message of the
-# conversation it leaves out when it rebuilds it); by the time otherwise (Claude Code)
-DIGEST = {"qwen": True, "gemini": False}
+# The agents whose transcript is read from its start at the first look, if no longer
+# than FIRST_LOOK_MAX: Gemini CLI's resume begins a file with the conversation it goes on
+# (a first look elsewhere only notes how long the file is: reading a long one from the
+# start once took 8.5 s, session 45)
+READ_FROM_START = frozenset(("gemini",))
+FIRST_LOOK_MAX = 1 << 20

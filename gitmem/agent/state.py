@@ -141,17 +141,23 @@ def _parse(lines: list[str], context: str | None = "", paths: bool = True) -> Se
             for i in item.get("ids", []):
                 window.setdefault(str(i), when if isinstance(when, (int, float)) else 0.0)
                 all_shown.add(str(i))
+            # the decisions whose latest showing was the digest's
             if str(item.get("event") or "").startswith("session-start"):
                 digest.update(str(i) for i in item.get("ids", []))
+            else:
+                digest.difference_update(str(i) for i in item.get("ids", []))
         elif kind == "rewound":  # the session went back (gitmem.agent.rewind)
             since = item.get("since")
             # the session-start digest stayed (True) or went (False) whatever its time
             kept = digest if item.get("digest") is True else set()
             cut = digest if item.get("digest") is False else set()
+            # (shown after ``until``, if given, it came after the cut: kept)
+            until = item.get("until")
+            end = until if isinstance(until, (int, float)) else float("inf")
             if isinstance(since, (int, float)):
                 for window in by_window.values():
                     for i, when in list(window.items()):
-                        if (when > since or i in cut) and i not in kept:
+                        if (since < when <= end or i in cut) and i not in kept:
                             del window[i]
         elif kind == "reset":
             by_window.clear()
