@@ -281,6 +281,8 @@ def _epoch(stamp: str) -> float | None:
 def _gemini_went_back(fh: BinaryIO, data: bytes, offset: int) -> dict[str, Any] | None:
     """Gemini CLI's: the ``rewound`` line for the conversations set in ``data`` (the
     earliest cut), or for a ``$rewindTo`` no messages were set after."""
+    if b'{"$rewindTo":' not in data and b'{"$set":{"messages":' not in data:
+        return None  # (most looks: a turn's messages, read no further)
     cut: dict[str, Any] | None = None
     gone_to: bytes | None = None  # the id of a rewind's prompt, till its messages come
     at = 0
