@@ -592,3 +592,13 @@ def test_a_codex_session_gone_back_is_shown_again_what_it_lost(
     assert hook("SessionStart", source="resume") == ""
     assert turn("And again", "api/routes.py") == ""
     assert not (project / ".git/gitmem/hook-errors.log").exists()
+
+
+def test_two_conversations_set_in_one_read_are_one_cut() -> None:
+    """Two `$set`s read at once (a rewind, then a cancelled turn): from the earlier point
+    to the later end, the digest cut if either cut it."""
+    a = {"since": 10.0, "until": 20.0}
+    b = {"since": 15.0, "until": 30.0, "digest": False}
+    assert rewind._earlier(a, b) == {"since": 10.0, "until": 30.0, "digest": False}
+    assert rewind._earlier(a, {"since": 12.0}) == {"since": 10.0}  # no end: none
+    assert rewind._earlier(None, a) == a and rewind._earlier(a, None) == a

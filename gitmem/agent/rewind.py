@@ -311,8 +311,10 @@ def _gemini_set(line: bytes, after: bytes) -> dict[str, Any] | None:
     conversation)."""
     key = b'"lastUpdated":"'
     at = line.rfind(key)
+    if at < 0:
+        return None
     written = _epoch(line[at + len(key) :].split(b'"', 1)[0].decode("ascii", "replace"))
-    if at < 0 or written is None:
+    if written is None:
         return None
     kept = 0.0 if line.startswith(b'{"$set":{"messages":[]') else _latest_time(line[:at])
     if kept is None:
@@ -325,13 +327,16 @@ def _gemini_set(line: bytes, after: bytes) -> dict[str, Any] | None:
 
 
 def _earlier(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Of two cuts, the one that goes further back (a digest cut by either, cut)."""
+    """Two cuts as one: from the earlier point to the later end (none: no end), a
+    digest cut by either, cut."""
     if a is None or b is None:
         return a or b
-    first = dict(a if a["since"] <= b["since"] else b)
+    both = {"since": min(a["since"], b["since"])}
+    if "until" in a and "until" in b:
+        both["until"] = max(a["until"], b["until"])
     if a.get("digest") is False or b.get("digest") is False:
-        first["digest"] = False
-    return first
+        both["digest"] = False
+    return both
 
 
 def _gemini_prompt_time(fh: BinaryIO, prompt: bytes, end: int) -> dict[str, Any] | None:
