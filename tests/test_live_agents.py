@@ -684,13 +684,11 @@ def test_an_interactive_rewind_shows_the_decisions_again(
         command, env = launch(agent, project, agent_home, model)
         argv = [a for a in command(PROMPT) if a not in ("-p", "exec", PROMPT)]
         ready = "Ask Codex to do anything" if agent == "codex" else "Type your message"
+        if agent == "codex":  # as answered once: Codex's TUI offers a newer model at the
+            # first start (0.171.0), a dialog that may come after the composer is drawn
+            with (agent_home / ".codex" / "config.toml").open("a") as fh:
+                fh.write('[notice.model_migrations]\n"gpt-5.5" = "gpt-6-sol"\n')
         with Terminal(argv, project, env, tmp_path) as term:
-            if agent == "codex":  # a new model offered at the first start: the one set
-                wait_until(lambda: "Use existing model" in (screen := term.screen())
-                           or ready in screen, term)  # fmt: skip
-                if "Use existing model" in term.screen():
-                    term.select("Use existing model", "›", key="Down")
-                    term.keys("Enter")
             term.wait_for(ready)
             term.type("Look at the routes")
             wait_until(lambda: model.steps_taken == 1 and "Done." in term.screen(), term)
