@@ -251,20 +251,25 @@ class GeminiTranscript:
     """A session file as Gemini CLI writes it: JSON lines, each a message (``id``,
     ``timestamp``, ``type``, ``content``) or an update (``$set``, ``$rewindTo``)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, resumed: list[dict[str, object]] | None = None) -> None:
+        """A new session's file, or with ``resumed`` the file `gemini --resume` goes on
+        in: its conversation set at its start (as 0.61.0 sets it: the session context
+        and the messages, without the digest)."""
         self.path = path
         self.messages: list[dict[str, object]] = []
         self.count = 0
-        self._line({"sessionId": "gemini-1", "projectHash": "0" * 64, "startTime": stamp(),
-                    "lastUpdated": stamp(), "kind": "main"})  # fmt: skip
-        context = {"id": "c0", "timestamp": stamp(), "type": "user",
+        now = stamp()
+        self._line({"sessionId": "gemini-1", "projectHash": "0" * 64, "startTime": now,
+                    "lastUpdated": now, "kind": "main"})  # fmt: skip
+        context = {"id": "c0", "timestamp": now, "type": "user",
                    "content": [{"text": "<session_context>\nThis is the Gemini CLI."}]}  # fmt: skip
-        self.messages.append(context)
-        self.set_messages()
+        self.messages = [context, *(m for m in resumed or [] if not ignored(m))]
+        self.set_messages(now if resumed is None else stamp())
 
-    def set_messages(self) -> None:
-        """The conversation as it now is, set (``$set``, with the time it was written)."""
-        self._line({"$set": {"messages": self.messages, "lastUpdated": stamp()}})
+    def set_messages(self, written: str | None = None) -> None:
+        """The conversation as it now is, set (``$set``, with the time it was written: a
+        new session's, that of its first message)."""
+        self._line({"$set": {"messages": self.messages, "lastUpdated": written or stamp()}})
 
     def _line(self, entry: dict[str, object]) -> None:
         with self.path.open("a") as fh:
@@ -326,6 +331,11 @@ def test_a_gemini_turn_cancelled_or_resumed_is_shown_again_what_it_lost(repo: Pa
     # the first look at a new session's file, which begins with a conversation set: the
     # digest written after it stays
     assert gemini_hook(project, transcript.path, "BeforeAgent", prompt="Look around") == ""
+    headless = GeminiTranscript(project.parent / "headless.jsonl")  # `gemini -p`: the
+    # digest is written after the first prompt's hook ran (seen): still no cut
+    assert "Money" in gemini_hook(project, headless.path, "SessionStart", session_id="g2")
+    said = gemini_hook(project, headless.path, "BeforeAgent", prompt="Hi", session_id="g2")
+    assert said == ""
     first = transcript.prompt("Look around")
     assert "Version the API with a header" in gemini_read(project, transcript.path, "api/routes.py")
     transcript.message("gemini", "")
@@ -337,7 +347,7 @@ def test_a_gemini_turn_cancelled_or_resumed_is_shown_again_what_it_lost(repo: Pa
     assert gemini_read(project, transcript.path, "api/routes.py") == ""  # once
     transcript.message("gemini", "Done.")
     # `gemini --resume`: a new file, the conversation set at its start, no digest in it
-    resumed = GeminiTranscript(project.parent / "resumed.jsonl")
+    resumed = GeminiTranscript(project.parent / "resumed.jsonl", transcript.messages[1:])
     gemini_hook(project, resumed.path, "SessionStart", source="resume")
     said = gemini_hook(project, resumed.path, "BeforeAgent", prompt="Go on")
     assert "Money is integer cents" in said and "your context lost them" in said

@@ -320,10 +320,12 @@ def _gemini_set(line: bytes, after: bytes) -> dict[str, Any] | None:
     if kept is None:
         return None
     digest = b'"content":[{"text":"<hook_context>'
+    if kept >= written:  # (stamped as its latest message: the conversation begins)
+        return None  # a new session's, written before its digest was (seen headless)
     cut: dict[str, Any] = {"since": kept, "until": written}
     if digest not in line and digest not in after:
         cut["digest"] = False
-    return cut if kept < written or "digest" in cut else None
+    return cut
 
 
 def _earlier(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[str, Any] | None:
