@@ -336,6 +336,17 @@ def test_a_gemini_turn_cancelled_or_resumed_is_shown_again_what_it_lost(repo: Pa
     assert "Money" in gemini_hook(project, headless.path, "SessionStart", session_id="g2")
     said = gemini_hook(project, headless.path, "BeforeAgent", prompt="Hi", session_id="g2")
     assert said == ""
+    headless.message("user", [{"text": "<hook_context>the digest</hook_context>"}])
+    headless.prompt("Hi")
+    headless.message("gemini", "Done.")
+    # resumed in the same file: the conversation set again without the digest, its
+    # session context stamped anew as it is set (seen in 0.61.0)
+    now = stamp()
+    headless.messages = [{**headless.messages[0], "timestamp": now},
+                         *(m for m in headless.messages[1:] if not ignored(m))]  # fmt: skip
+    headless.set_messages(now)
+    said = gemini_hook(project, headless.path, "BeforeAgent", prompt="Go on", session_id="g2")
+    assert "Money is integer cents" in said
     first = transcript.prompt("Look around")
     assert "Version the API with a header" in gemini_read(project, transcript.path, "api/routes.py")
     transcript.message("gemini", "")

@@ -316,13 +316,14 @@ def _gemini_set(line: bytes, after: bytes) -> dict[str, Any] | None:
     written = _epoch(line[at + len(key) :].split(b'"', 1)[0].decode("ascii", "replace"))
     if written is None:
         return None
-    kept = 0.0 if line.startswith(b'{"$set":{"messages":[]') else _latest_time(line[:at])
-    if kept is None:
-        return None
+    kept = 0.0  # none kept: back to before the first prompt
+    if not line.startswith(b'{"$set":{"messages":[]'):
+        latest = _latest_message(line[:at])
+        if latest is None:  # the session context alone: a new session's (its digest is
+            return None  # written after, headless after the first prompt's hook: seen)
+        kept = latest
     digest = b'"content":[{"text":"<hook_context>'
-    if kept >= written:  # (stamped as its latest message: the conversation begins)
-        return None  # a new session's, written before its digest was (seen headless)
-    cut: dict[str, Any] = {"since": kept, "until": written}
+    cut: dict[str, Any] = {"since": min(kept, written), "until": written}
     if digest not in line and digest not in after:
         cut["digest"] = False
     return cut
@@ -353,17 +354,22 @@ def _gemini_prompt_time(fh: BinaryIO, prompt: bytes, end: int) -> dict[str, Any]
     return None if since is None else {"since": since, "digest": False}
 
 
-def _latest_time(line: bytes) -> float | None:
-    """The latest ``"timestamp"`` in a line of Gemini CLI's transcript (a message's, a
-    tool call's)."""
+def _latest_message(line: bytes) -> float | None:
+    """The time of the latest message of the conversation a ``$set`` holds (a message
+    begins ``{"id":…,"timestamp":…``), but for the session context (Gemini CLI stamps it
+    anew as it sets the conversation, seen at a resume); None where it holds no other."""
     latest: float | None = None
-    key = b'"timestamp":"'
-    at = line.find(key)
+    context = b',"type":"user","content":[{"text":"<session_context>'
+    key = b'","timestamp":"'
+    at = line.find(b'{"id":"')
     while at >= 0:
-        at += len(key)
-        when = _epoch(line[at : line.find(b'"', at)].decode("ascii", "replace"))
-        latest = _latest(latest, when)
-        at = line.find(key, at)
+        end = line.find(b'"', at + 7)
+        if end > 0 and line.startswith(key, end):
+            stamp_end = line.find(b'"', end + len(key))
+            if not line.startswith(context, stamp_end + 1):
+                when = _epoch(line[end + len(key) : stamp_end].decode("ascii", "replace"))
+                latest = _latest(latest, when)
+        at = line.find(b'{"id":"', at + 7)
     return latest
 
 
