@@ -623,3 +623,11 @@ def test_two_conversations_set_in_one_read_are_one_cut() -> None:
     assert rewind._earlier(a, b) == {"since": 10.0, "until": 30.0, "digest": False}
     assert rewind._earlier(a, {"since": 12.0}) == {"since": 10.0}  # no end: none
     assert rewind._earlier(None, a) == a and rewind._earlier(a, None) == a
+
+
+def test_the_runner_reads_the_rewinds_of_the_agents_with_a_reader() -> None:
+    """runner.REWINDS is kept in step with rewind.READERS (the runner does not import
+    rewind for the other agents' hooks)."""
+    from gitmem.agent import runner
+
+    assert set(runner.REWINDS) == set(rewind.READERS)

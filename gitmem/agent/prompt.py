@@ -277,7 +277,7 @@ def _prompt_context(
             )
             parts.append(text)
             shown.extend(ids)
-            remaining -= len(text) // CHARS_PER_TOKEN
+            remaining -= budget.cost(text, CHARS_PER_TOKEN) // CHARS_PER_TOKEN
         if fresh:
             text, ids = budget.render(
                 [(h, h.glob) for h in fresh],

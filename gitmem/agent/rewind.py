@@ -108,11 +108,16 @@ def check(shared_dir: str, payload: dict[str, Any], agent: str = "claude") -> bo
         except OSError:
             return False
         if cut is not None:
-            session.append(REWOUND, **cut)
-            # and where other repositories (a submodule's) showed this session decisions
-            state.echo(session.view().elsewhere, sid, REWOUND, **cut)
+            _note(session, sid, cut)
         _save(mark_file, offset + end)
     return cut is not None
+
+
+def _note(session: state.Session, sid: str, cut: dict[str, Any]) -> None:
+    """The ``rewound`` line, in the session's state and where other repositories (a
+    submodule's) showed this session decisions."""
+    session.append(REWOUND, **cut)
+    state.echo(session.view().elsewhere, sid, REWOUND, **cut)
 
 
 def _mark_file(shared_dir: str, sid: str, path: str) -> str:
@@ -349,9 +354,19 @@ def _gemini_prompt_time(fh: BinaryIO, prompt: bytes, end: int) -> dict[str, Any]
     where = _find_back(fh, needle, end)
     if where < 0:
         return None
-    fh.seek(where + len(needle))
-    since = _epoch(fh.read(40).split(b'"', 1)[0].decode("ascii", "replace"))
+    since = _time_after(fh, where)
     return None if since is None else {"since": since, "digest": False}
+
+
+def _time_after(fh: BinaryIO, where: int) -> float | None:
+    """The first ``"timestamp"`` in the 512 bytes of the file from ``where`` (a record's
+    start: Gemini CLI's and Qwen Code's records give their time among their first keys)."""
+    fh.seek(where)
+    head = fh.read(512)
+    key = head.find(b'"timestamp":"')
+    if key < 0:
+        return None
+    return _epoch(head[key + len(b'"timestamp":"') :].split(b'"', 1)[0].decode("ascii", "replace"))
 
 
 def _latest_message(line: bytes) -> float | None:
@@ -397,13 +412,8 @@ def _qwen_went_back(fh: BinaryIO, data: bytes, offset: int) -> dict[str, Any] | 
         needle = f'"uuid":"{parent}"'.encode()
         found = data.rfind(needle, 0, start)
         where = offset + found if found >= 0 else _find_back(fh, needle, offset)
-        if where >= 0:
-            fh.seek(where)
-            head = fh.read(512)  # uuid, parentUuid, sessionId, timestamp: 0.24.4
-            key = head.find(b'"timestamp":"')
-            if key >= 0:
-                stamp = head[key + len(b'"timestamp":"') :].split(b'"', 1)[0]
-                since = _earliest(since, _epoch(stamp.decode("ascii", "replace")))
+        if where >= 0:  # (uuid, parentUuid, sessionId, timestamp: 0.24.4)
+            since = _earliest(since, _time_after(fh, where))
     return None if since is None else {"since": since, "digest": True}
 
 
@@ -441,8 +451,7 @@ def codex_session(shared_dir: str, payload: dict[str, Any]) -> bool:
     if since is None:
         return False
     with state.open_session(shared_dir, sid) as session:
-        session.append(REWOUND, since=since)
-        state.echo(session.view().elsewhere, sid, REWOUND, since=since)
+        _note(session, sid, {"since": since})
     return True
 
 
