@@ -752,6 +752,36 @@ def test_a_cancelled_gemini_turn_shows_its_decisions_again(
     assert final.count(MONEY_TITLE) == 1, final[-3000:]  # the digest, kept
 
 
+def test_an_opencode_undo_shows_the_decisions_again(
+    project: Path, agent_home: Path, tmp_path: Path
+) -> None:
+    """OpenCode's `/undo`, in its terminal UI, of a session begun headless (`opencode run`)
+    and continued (`opencode -c`): the user takes back the first prompt, whose turn read
+    the API file, and asks about that file. Before session 47 the model got neither the
+    file's decision (gitmem took it for shown) nor the pinned money decision (the digest
+    was part of the message taken back). The plugin that sees the revert never saw the
+    message it goes back to: it asks OpenCode's server when that message was created."""
+    read = Step("read", {"filePath": str(project / "api/routes.py")})
+    with FakeModel([read]) as model:
+        command, env = launch("opencode", project, agent_home, model)
+        run_agent(command("Look at the routes"), project, env)
+        assert model.steps_taken == 1
+        with Terminal([command(PROMPT)[0], "-c"], project, env, tmp_path) as term:
+            term.wait_for("Look at the routes")
+            term.type("/undo")
+            term.wait_for("message reverted")
+            term.keys("C-u")  # the prompt taken back is given back to edit
+            term.type("How are the routes in api/routes.py versioned?")
+            wait_until(lambda: "versioned" in model.conversation[-1].text(), term)
+            time.sleep(1)
+    assert_no_hook_errors(project)
+    final = model.conversation[-1].text()
+    assert "Look at the routes" not in final, final[-3000:]  # taken back
+    # each decision's line, shown again once (the titles alone are in a digest's summary line)
+    assert final.count(f"{API_TITLE}. Clients send") == 1, final[-3000:]
+    assert final.count(f"{MONEY_TITLE}. Amounts are") == 1, final[-3000:]
+
+
 def wait_until(done: Callable[[], bool], term: Terminal, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while not done():

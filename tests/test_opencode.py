@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -67,11 +68,17 @@ DRIVER = """
 import { pathToFileURL } from "node:url";
 const [plugin, directory, script] = process.argv.slice(2);
 const { Gitmem } = await import(pathToFileURL(plugin).href);
-const hooks = await Gitmem({ directory, worktree: directory });
+// OpenCode's server, as the plugin's SDK client asks it for a message (1.18.33): what it
+// holds is set by the script's "server" steps ({ messageID: { info, parts } })
+const held = {};
+const client = { session: { message: async ({ path }) =>
+  held[path.messageID] ? { data: held[path.messageID] } : { error: {}, response: { status: 404 } } } };
+const hooks = await Gitmem({ directory, worktree: directory, client });
 const out = [];
 for (const [name, input, output] of JSON.parse(script)) {
   try {
-    if (name === "event") await hooks.event(input);
+    if (name === "server") Object.assign(held, input);
+    else if (name === "event") await hooks.event(input);
     else await hooks[name](input, output);
     out.push({ name, output });
   } catch (err) {
@@ -182,3 +189,85 @@ def test_a_subagent_session_gets_no_digest_and_its_task_is_not_captured(project:
     from gitmem.repo import discover
 
     assert not Path(capture.wal_path(discover(project), "ses_child")).exists()
+
+
+def _message(mid: str, text: str, created: int) -> dict[str, object]:
+    return {"message": {"id": mid, "sessionID": "ses_1", "time": {"created": created}},
+            "parts": [{"type": "text", "text": text}]}  # fmt: skip
+
+
+def _revert(mid: str) -> list[object]:
+    info = {"id": "ses_1", "revert": {"messageID": mid, "snapshot": "abc"}}
+    return ["event", {"event": {"type": "session.updated",
+                                "properties": {"sessionID": "ses_1", "info": info}}}, None]  # fmt: skip
+
+
+def _said(result: dict[str, object]) -> str:
+    return "\n".join(p["text"] for p in result["output"]["parts"] if p.get("synthetic"))  # type: ignore[index]
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
+@pytest.mark.parametrize("undone", [False, True])
+def test_a_revert_shows_what_it_cut_again(undone: bool, project: Path) -> None:
+    """OpenCode's `/undo` of the first prompt, whose turn read the API file: the next
+    prompt, once OpenCode has cut the messages (the first is gone from its server), gets
+    the pinned decision of the digest and the API decision again (before session 47:
+    neither, gitmem took both for shown). A revert undone (`/redo`: the message is still
+    there) cuts nothing: nothing is shown twice."""
+    assert CliRunner().invoke(cli, ["install", "opencode"]).exit_code == 0
+    now = int(time.time() * 1000)
+    read = {"tool": "read", "sessionID": "ses_1", "callID": "c1"}
+    args = {"filePath": str(project / "api/routes.py")}
+    first = _message("msg_1", "Look at the routes", now)
+    ask = "How are the routes in api/routes.py versioned?"
+    held = {"msg_1": {"info": first["message"], "parts": first["parts"]}}
+    script = [
+        ["server", held, None],
+        ["chat.message", {"sessionID": "ses_1"}, first],
+        ["tool.execute.before", read, {"args": args}],
+        ["tool.execute.after", {**read, "args": args}, {"title": "", "output": "ok", "metadata": {}}],
+        _revert("msg_1"),
+        ["server", {} if undone else {"msg_1": None}, None],  # the next prompt cut it, or not
+        ["chat.message", {"sessionID": "ses_1"}, _message("msg_3", ask, now + 5000)],
+    ]  # fmt: skip
+    results = drive(project, script, os.environ["PATH"])
+    assert "D-0001" in _said(results[1]) and "D-0002" in results[3]["output"]["output"]  # type: ignore[index]
+    again = _said(results[6])
+    if undone:
+        assert again == "", again
+    else:
+        assert "Money is integer cents" in again and "Version the API with a header" in again
+        assert "again: your context lost them" in again, again
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
+def test_a_revert_seen_by_another_process_asks_when_the_message_was_created(
+    project: Path,
+) -> None:
+    """A session continued in a new OpenCode process (`opencode -c`) and reverted there:
+    the plugin never saw the message gone back to, so it asks OpenCode's server when it
+    was created. Only what was shown from then on is cut: here the second prompt's, not
+    the first's (the digest)."""
+    assert CliRunner().invoke(cli, ["install", "opencode"]).exit_code == 0
+    read = {"tool": "read", "sessionID": "ses_1", "callID": "c1"}
+    args = {"filePath": str(project / "api/routes.py")}
+    first = _message("msg_1", "Tidy up", int(time.time() * 1000))
+    said = drive(project, [["chat.message", {"sessionID": "ses_1"}, first]], os.environ["PATH"])
+    assert "D-0001" in _said(said[0])
+    second = _message("msg_2", "Look at the routes", int(time.time() * 1000))
+    drive(project, [
+        ["chat.message", {"sessionID": "ses_1"}, second],
+        ["tool.execute.before", read, {"args": args}],
+        ["tool.execute.after", {**read, "args": args}, {"title": "", "output": "ok", "metadata": {}}],
+    ], os.environ["PATH"])  # fmt: skip
+    ask = _message("msg_3", "How are the routes in api/routes.py versioned?",
+                   int(time.time() * 1000))  # fmt: skip
+    results = drive(project, [
+        ["server", {"msg_2": {"info": second["message"], "parts": second["parts"]}}, None],
+        _revert("msg_2"),
+        ["server", {"msg_2": None}, None],
+        ["chat.message", {"sessionID": "ses_1"}, ask],
+    ], os.environ["PATH"])  # fmt: skip
+    again = _said(results[3])
+    assert "Version the API with a header. Clients send" in again, again
+    assert "Money is integer cents. Amounts are" not in again, again  # the digest was kept

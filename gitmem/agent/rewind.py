@@ -43,7 +43,9 @@ its ``rewound`` line says the digest went, whatever the time gone back to. (A pr
 own context is a part after the prompt's text in the same message: kept with it.)
 
 Codex (its backtrack; seen in 0.171.0) goes on in a new rollout file and sends
-SessionStart ``resume`` naming it: see ``codex_session``.
+SessionStart ``resume`` naming it: see ``codex_session``. OpenCode (`/undo`; seen in
+1.18.33) keeps no transcript file: gitmem's plugin follows its reverts and says when the
+cut began: see ``opencode_revert``.
 
 Where the transcript is missing, unreadable or of another shape, nothing is noted: the
 session goes on as before (a decision may then stay unshown after a rewind, as before).
@@ -452,6 +454,30 @@ def codex_session(shared_dir: str, payload: dict[str, Any]) -> bool:
         return False
     with state.open_session(shared_dir, sid) as session:
         _note(session, sid, {"since": since})
+    return True
+
+
+def opencode_revert(shared_dir: str, payload: dict[str, Any]) -> bool:
+    """OpenCode's revert (`/undo`; "revert" on a message in its apps): the next prompt
+    cuts the messages it took back, and gitmem's plugin then sends, with that prompt's
+    first hook (its prompt hook, or the digest's where the plugin's process sees the
+    session for the first time), when the first of them was created (``rewound_at``, ms
+    since the epoch; 0: not known).
+    What the hooks showed from then on is gone; the session-start digest, a part of the
+    session's first message, with it when that message was cut. Noted before the
+    digest and the prompt's retrieval, so what was cut and the prompt's own decisions
+    come at once (seen in 1.18.33: before
+    session 47 the prompt after an `/undo` of the first one came without the digest, and
+    without the decisions of the file it named)."""
+    at = payload.get("rewound_at")
+    sid = str(payload.get("session_id") or "")
+    if isinstance(at, bool) or not isinstance(at, (int, float)) or at < 0 or not sid:
+        return False
+    if payload.get("parent_agent_id"):
+        return False  # a subagent's task: its session is not the one the user reverts
+    with state.open_session(shared_dir, sid) as session:
+        # hooks run after the message they answer was created: shown at or after ``at``
+        _note(session, sid, {"since": max(0.0, at / 1000 - 0.001)})
     return True
 
 

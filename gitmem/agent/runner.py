@@ -223,6 +223,10 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             from gitmem.agent import rewind
 
             rewound = rewind.check(shared, payload, agent)
+        elif agent == "opencode" and "rewound_at" in payload:  # its first hook of a prompt
+            from gitmem.agent import rewind
+
+            rewind.opencode_revert(shared, payload)  # before the digest or the retrieval
         # where the before-tool hook cannot add context, the after-tool hook informs
         # (with what was held for it, see HELD)
         informed_after = agent in INFORMED_AFTER

@@ -13,7 +13,11 @@
 //     context waits for the tool's output;
 //   - after a tool: the decisions governing what it touched, appended to its output;
 //   - session.idle: the end of a turn (the capture is flushed); session.compacted: what was
-//     shown may be shown again.
+//     shown may be shown again;
+//   - a revert (`/undo`, "revert" on a message): once the next prompt has cut the messages
+//     it took back, that prompt tells gitmem when the first of them was created
+//     (`rewound_at`): what was shown from then on is gone from the model's context, so it
+//     may be shown again (gitmem.agent.rewind). A revert undone (`/redo`) cuts nothing.
 // Fail open: a hook that cannot run, times out or answers nonsense changes nothing. Where
 // gitmem cannot run at all (not installed on a teammate's machine, or not on OpenCode's
 // PATH), a session's first message says so once (MISSING_NOTE, as gitmem's other agents
@@ -81,6 +85,29 @@ export const Gitmem = async (input) => {
   const started = new Set();
   const parents = new Map(); // a subagent's session -> the session that started it
   const waiting = new Map(); // callID -> context found before the tool ran
+  const created = new Map(); // message -> when OpenCode created it (ms)
+  const reverts = new Map(); // session -> its pending revert: { messageID, partID, at }
+  const cut = new Set(); // the messages reverts were cut at (a late event does not bring one back)
+  // A message as OpenCode's server has it ({ info, parts }); null: gone; undefined: unknown
+  const lookUp = async (sessionID, messageID) => {
+    try {
+      const res = await input.client.session.message({ path: { id: sessionID, messageID } });
+      if (res?.data?.info) return res.data;
+      if (res?.response?.status === 404) return null;
+    } catch {}
+    return undefined;
+  };
+  // The revert the next prompt of session `sid` made: when the first message it cut was
+  // created (ms; 0 when not known: everything counts as cut), or undefined (none, or undone)
+  const cutAt = async (sid) => {
+    const back = reverts.get(sid);
+    if (!back) return undefined;
+    reverts.delete(sid);
+    const now = await lookUp(sid, back.messageID);
+    if (now && !(back.partID && !now.parts?.some((p) => p.id === back.partID))) return undefined;
+    cut.add(back.messageID);
+    return back.at ?? 0;
+  };
   const base = (sessionID, event) => ({ session_id: sessionID, cwd: directory, hook_event_name: event });
   const say = (output, text) =>
     output.parts.push({
@@ -95,10 +122,19 @@ export const Gitmem = async (input) => {
     "chat.message": async (input, output) => {
       const sid = input.sessionID;
       const parent = parents.get(sid);
+      if (output.message?.id) created.set(output.message.id, output.message.time?.created);
+      // told to the first hook this message runs (the digest's, in a process continuing a
+      // session: it then shows what the cut took)
+      let rewoundAt = await cutAt(sid);
+      const rewind = () => {
+        const told = rewoundAt === undefined ? {} : { rewound_at: rewoundAt };
+        rewoundAt = undefined;
+        return told;
+      };
       if (!started.has(sid)) {
         started.add(sid);
         if (!parent) {
-          const start = await run("session-start", { ...base(sid, "SessionStart"), source: "startup" });
+          const start = await run("session-start", { ...base(sid, "SessionStart"), source: "startup", ...rewind() });
           if (start === DID_NOT_RUN) say(output, MISSING_NOTE);
           else if (contextOf(start)) say(output, contextOf(start));
         }
@@ -111,6 +147,7 @@ export const Gitmem = async (input) => {
         ...base(sid, "UserPromptSubmit"),
         prompt,
         ...(parent ? { parent_agent_id: parent } : {}),
+        ...rewind(),
       });
       if (contextOf(answer)) say(output, contextOf(answer));
     },
@@ -139,6 +176,13 @@ export const Gitmem = async (input) => {
     event: async ({ event }) => {
       const info = event?.properties?.info;
       if (event?.type === "session.created" && info?.id && info?.parentID) parents.set(info.id, info.parentID);
+      if (event?.type === "message.updated" && info?.id && info?.time?.created) created.set(info.id, info.time.created);
+      const back = event?.type === "session.updated" ? info?.revert : undefined;
+      if (back?.messageID && !cut.has(back.messageID) && reverts.get(info.id)?.messageID !== back.messageID) {
+        const pending = { messageID: back.messageID, partID: back.partID, at: created.get(back.messageID) };
+        reverts.set(info.id, pending);
+        pending.at ??= (await lookUp(info.id, back.messageID))?.info?.time?.created;
+      }
       const sid = event?.properties?.sessionID;
       if (!sid) return;
       if (event.type === "session.idle") await run("stop", base(sid, "Stop"));
