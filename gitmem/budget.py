@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 def line(d: Shown, glob: str | None, level: int) -> str:
     state = d.status if not d.superseded_by else f"superseded by {', '.join(d.superseded_by)}"
     scope = f" governs {glob}" if glob else " applies"
+    # (gitmem.agent.rewind._shown_in reads the id back from a transcript: keep the form)
     head = f"Project decision {d.id} ({state}, {d.severity}){scope}: {d.title.rstrip('.')}."
     if level >= 1 and d.summary:
         head += f" {d.summary}"

@@ -752,6 +752,38 @@ def test_a_cancelled_gemini_turn_shows_its_decisions_again(
     assert final.count(MONEY_TITLE) == 1, final[-3000:]  # the digest, kept
 
 
+def test_a_resumed_gemini_chat_shows_what_its_checkpoint_lacks(
+    project: Path, agent_home: Path, tmp_path: Path
+) -> None:
+    """Gemini CLI's `/chat save a`, a turn that reads the API file, `/chat resume a`: the
+    conversation is the checkpoint's again. Before session 47 the model, asked about the
+    API file, got the money decision twice (once in the checkpoint's first message) and
+    the API decision not at all (gitmem took it for shown)."""
+    read = Step("read_file", {"file_path": str(project / "api/routes.py")})
+    with FakeModel([]) as model:
+        command, env = launch("gemini", project, agent_home, model)
+        argv = [a for a in command(PROMPT) if a not in ("-p", PROMPT)]
+        with Terminal(argv, project, env, tmp_path) as term:
+            term.wait_for("Type your message")
+            term.type("Hello")
+            wait_until(lambda: "Done." in term.screen(), term)
+            term.type("/chat save a")
+            term.wait_for("checkpoint saved with tag: a")
+            model.steps.append(read)
+            term.type("Look at the routes")
+            wait_until(lambda: model.steps_taken == 1 and term.screen().count("Done.") > 1, term)
+            term.type("/chat resume a")
+            time.sleep(2)
+            term.type("How are the routes in api/routes.py versioned?")
+            wait_until(lambda: "versioned" in model.conversation[-1].text(), term)
+            time.sleep(1)
+    assert_no_hook_errors(project)
+    final = model.conversation[-1].text()
+    assert "Look at the routes" not in final and "Hello" in final, final[-3000:]
+    assert final.count(f"{API_TITLE}. Clients send") == 1, final[-3000:]
+    assert final.count(f"{MONEY_TITLE}. Amounts are") == 1, final[-3000:]
+
+
 def test_an_opencode_undo_shows_the_decisions_again(
     project: Path, agent_home: Path, tmp_path: Path
 ) -> None:

@@ -311,6 +311,63 @@ class GeminiTranscript:
         self.message("user", [{"text": "[System: You successfully executed a tool ...]"}])
         self.message("gemini", "Done.")
 
+    def chat_resume(self, saved: list[dict[str, object]]) -> None:
+        """`/chat resume TAG` of the conversation ``saved`` (`/chat save TAG`): set
+        again, every message stamped at the resume's time, the user's first messages (the
+        session context, the digest, the first prompt) one message (seen in 0.61.0)."""
+        now = stamp()
+        merged: list[dict[str, object]] = []
+        for m in saved:
+            if merged and m["type"] == merged[-1]["type"] == "user":
+                merged[-1] = {**merged[-1], "content": [*merged[-1]["content"], *m["content"]]}  # type: ignore[misc]
+            else:
+                merged.append({**m, "timestamp": now})
+        self.messages = merged
+        self.set_messages(stamp())
+
+
+def test_a_gemini_chat_resumed_is_shown_again_what_its_checkpoint_lacks(repo: Path) -> None:
+    """`/chat save a`, a turn that reads the API file, `/chat resume a`: the model's
+    conversation is the checkpoint's again, which holds the digest but not the API
+    decision. Run for real in 0.61.0: before session 47 the model, asked about
+    api/routes.py, got the money decision a second time and not the API decision
+    (every message of the set is stamped at the resume, so nothing seemed cut but the
+    digest, which is not a message of its own there). What the set's <hook_context>
+    parts name counts as shown; the rest, as not."""
+    from click.testing import CliRunner
+    from conftest import agent_project
+
+    from gitmem.cli.main import cli
+
+    project = agent_project(repo)
+    assert CliRunner().invoke(cli, ["install", "gemini"]).exit_code == 0
+    transcript = GeminiTranscript(project.parent / "session.jsonl")
+    digest = gemini_hook(project, transcript.path, "SessionStart", source="startup")
+    transcript.message("user", [{"text": f"<hook_context>{digest}</hook_context>"}])
+    assert gemini_hook(project, transcript.path, "BeforeAgent", prompt="Hello") == ""
+    transcript.prompt("Hello")
+    transcript.message("gemini", "Done.")
+    saved = list(transcript.messages)  # /chat save a
+    transcript.prompt("Look at the routes")
+    told = gemini_read(project, transcript.path, "api/routes.py")
+    assert "Version the API with a header" in told
+    transcript.message("gemini", "")
+    result = {"output": f"def routes(): ...\n\n<hook_context>{told}</hook_context>"}
+    transcript.message("user", [{"functionResponse": {"id": "r", "name": "read_file",
+                                                      "response": result}}])  # fmt: skip
+    transcript.message("gemini", "Done.")
+    after_read = list(transcript.messages)  # /chat save b
+    transcript.chat_resume(saved)
+    asked = "How are the routes in api/routes.py versioned?"
+    said = gemini_hook(project, transcript.path, "BeforeAgent", prompt=asked)
+    assert "Version the API with a header" in said, said
+    assert "Money is integer cents" not in said, said  # the checkpoint holds the digest
+    transcript.prompt(asked)
+    transcript.message("gemini", "Done.")
+    transcript.chat_resume(after_read)  # its tool result holds the API decision
+    assert gemini_hook(project, transcript.path, "BeforeAgent", prompt=asked) == ""
+    assert not (project / ".git/gitmem/hook-errors.log").exists()
+
 
 def test_a_gemini_turn_cancelled_or_resumed_is_shown_again_what_it_lost(repo: Path) -> None:
     """A turn the user cancels (Esc) is rolled back out of Gemini CLI's conversation,

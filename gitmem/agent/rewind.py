@@ -325,9 +325,15 @@ def _gemini_set(line: bytes, after: bytes) -> dict[str, Any] | None:
         return None
     kept = 0.0  # none kept: back to before the first prompt
     if not line.startswith(b'{"$set":{"messages":[]'):
-        latest = _latest_message(line[:at])
-        if latest is None:  # the session context alone: a new session's (its digest is
+        stamps = _message_times(line[:at])
+        if not stamps:  # the session context alone: a new session's (its digest is
             return None  # written after, headless after the first prompt's hook: seen)
+        latest = max(stamps)
+        if len(stamps) == 1 and latest > written - RESTAMPED_S:
+            # a conversation loaded and stamped anew as it was set (`/chat resume TAG`,
+            # seen in 0.61.0: every message at the resume's time): its times say nothing,
+            # its text says what the model has (the hooks' <hook_context>)
+            return {"since": 0.0, "until": written, "kept": _shown_in(line[:at])}
         kept = latest
     digest = b'"content":[{"text":"<hook_context>'
     cut: dict[str, Any] = {"since": min(kept, written), "until": written}
@@ -336,12 +342,35 @@ def _gemini_set(line: bytes, after: bytes) -> dict[str, Any] | None:
     return cut
 
 
+# A conversation set whose messages all bear one stamp, less than this before the set was
+# written, was loaded from elsewhere, not kept (those a rewind or a roll-back keeps bear
+# their own times, the latest older: the user typed the turn that was cut)
+RESTAMPED_S = 1.0
+
+
+def _shown_in(line: bytes) -> list[str]:
+    """The decisions the hooks' answers in a conversation set name (Gemini CLI keeps
+    each in a ``<hook_context>``: the digest and a prompt's in a message's text, a tool's
+    in its result)."""
+    import re  # (only here: a hook's usual path needs none)
+
+    # as gitmem.budget and the rules' denials name a decision (ids: letters, digits, -_.:)
+    named = re.compile(rb"Project decision ([A-Za-z0-9_.:-]+) \(")
+    found: set[str] = set()
+    for part in line.split(b"<hook_context>")[1:]:
+        text = part.split(b"</hook_context>", 1)[0]
+        found.update(m.decode("ascii") for m in named.findall(text))
+    return sorted(found)
+
+
 def _earlier(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[str, Any] | None:
     """Two cuts as one: from the earlier point to the later end (none: no end), a
-    digest cut by either, cut."""
+    digest cut by either, cut; kept, what both keep."""
     if a is None or b is None:
         return a or b
-    both = {"since": min(a["since"], b["since"])}
+    both: dict[str, Any] = {"since": min(a["since"], b["since"])}
+    if "kept" in a and "kept" in b:
+        both["kept"] = sorted(set(a["kept"]) & set(b["kept"]))
     if "until" in a and "until" in b:
         both["until"] = max(a["until"], b["until"])
     if a.get("digest") is False or b.get("digest") is False:
@@ -371,11 +400,11 @@ def _time_after(fh: BinaryIO, where: int) -> float | None:
     return _epoch(head[key + len(b'"timestamp":"') :].split(b'"', 1)[0].decode("ascii", "replace"))
 
 
-def _latest_message(line: bytes) -> float | None:
-    """The time of the latest message of the conversation a ``$set`` holds (a message
-    begins ``{"id":…,"timestamp":…``), but for the session context (Gemini CLI stamps it
-    anew as it sets the conversation, seen at a resume); None where it holds no other."""
-    latest: float | None = None
+def _message_times(line: bytes) -> set[float]:
+    """The times of the messages of the conversation a ``$set`` holds (a message begins
+    ``{"id":…,"timestamp":…``), but for the session context (Gemini CLI stamps it anew
+    as it sets the conversation, seen at a resume)."""
+    stamps: set[float] = set()
     context = b',"type":"user","content":[{"text":"<session_context>'
     key = b'","timestamp":"'
     at = line.find(b'{"id":"')
@@ -385,9 +414,10 @@ def _latest_message(line: bytes) -> float | None:
             stamp_end = line.find(b'"', end + len(key))
             if not line.startswith(context, stamp_end + 1):
                 when = _epoch(line[end + len(key) : stamp_end].decode("ascii", "replace"))
-                latest = _latest(latest, when)
+                if when is not None:
+                    stamps.add(when)
         at = line.find(b'{"id":"', at + 7)
-    return latest
+    return stamps
 
 
 def _qwen_went_back(fh: BinaryIO, data: bytes, offset: int) -> dict[str, Any] | None:
@@ -551,10 +581,6 @@ def _listdir(folder: str) -> list[str]:
 
 def _earliest(a: float | None, b: float | None) -> float | None:
     return b if a is None else a if b is None else min(a, b)
-
-
-def _latest(a: float | None, b: float | None) -> float | None:
-    return b if a is None else a if b is None else max(a, b)
 
 
 # each agent whose rewinds are read, and how

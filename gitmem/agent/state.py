@@ -150,6 +150,8 @@ def _parse(lines: list[str], context: str | None = "", paths: bool = True) -> Se
             since = item.get("since")
             # the session-start digest stayed (True) or went (False) whatever its time
             kept = digest if item.get("digest") is True else set()
+            # what the conversation the session went back to holds, whatever its time
+            kept = kept | {str(i) for i in item.get("kept") or ()}
             cut = digest if item.get("digest") is False else set()
             # (shown after ``until``, if given, it came after the cut: kept)
             until = item.get("until")
