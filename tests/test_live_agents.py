@@ -752,6 +752,32 @@ def test_a_cancelled_gemini_turn_shows_its_decisions_again(
     assert final.count(MONEY_TITLE) == 1, final[-3000:]  # the digest, kept
 
 
+def test_a_qwen_prompt_cancelled_at_once_shows_its_decisions_again(
+    project: Path, agent_home: Path, tmp_path: Path
+) -> None:
+    """Esc before Qwen Code's model answers: 0.24.4 takes the prompt out of the
+    conversation and gives it back to the input; the user sends it again. Before session
+    47 the model then got the prompt without the API decision it names (gitmem took it
+    for shown when the cancelled prompt's hook showed it)."""
+    read = Step("read_file", {"file_path": str(project / "billing/charge.py")})
+    with FakeModel([read], think_s=8) as model:
+        command, env = launch("qwen", project, agent_home, model)
+        argv = [a for a in command(PROMPT) if a not in ("-p", PROMPT)]
+        with Terminal(argv, project, env, tmp_path) as term:
+            term.wait_for("Type your message")
+            term.type("How are the routes in api/routes.py versioned?")
+            wait_until(lambda: len(model.requests) == 1, term)  # the model "thinks"
+            term.keys("Escape")
+            wait_until(lambda: "* How are the routes" in term.screen(), term)  # given back
+            term.keys("Enter")
+            wait_until(lambda: len(model.requests) > 1 and "Done." in term.screen(), term)
+            time.sleep(1)
+    assert_no_hook_errors(project)
+    final = model.conversation[-1].text()
+    assert final.count("How are the routes in api/routes.py") == 1, final[-3000:]  # taken out
+    assert final.count(f"{API_TITLE}. Clients send") == 1, final[-3000:]
+
+
 def test_a_resumed_gemini_chat_shows_what_its_checkpoint_lacks(
     project: Path, agent_home: Path, tmp_path: Path
 ) -> None:

@@ -709,3 +709,35 @@ def test_an_opencode_revert_is_noted_only_given_its_time(at: object, tmp_path: P
     assert state.read_view(shared, "ses_1").shown == {"D-0001"}  # shown before the cut
     assert rewind.opencode_revert(shared, {**payload, "rewound_at": int(shown_at * 1000)})
     assert state.read_view(shared, "ses_1").shown == set()
+
+
+def test_a_qwen_prompt_cancelled_at_once_is_shown_its_decisions_again(repo: Path) -> None:
+    """Esc before Qwen Code's model answers: the prompt leaves the conversation (its
+    record stays, with no answer after it) and comes back to the input. Sent again, it
+    gets its decisions again (before session 47: nothing, taken for shown). A prompt that
+    was answered, or a rewind's record after it, is no such thing."""
+    from click.testing import CliRunner
+    from conftest import agent_project
+
+    from gitmem.cli.main import cli
+
+    project = agent_project(repo)
+    assert CliRunner().invoke(cli, ["install", "qwen"]).exit_code == 0
+    transcript = QwenTranscript(project.parent / "chat.jsonl")
+    qwen_hook(project, transcript.path, "SessionStart", source="startup", model="m")
+    asked = "How are the routes in api/routes.py versioned?"
+    for _ in range(2):  # the first prompt cancelled, then a later one
+        said = qwen_hook(project, transcript.path, "UserPromptSubmit", prompt=asked)
+        assert "Version the API with a header" in said, said
+        transcript.prompt(asked)  # written after its hook; Esc: no answer
+    said = qwen_hook(project, transcript.path, "UserPromptSubmit", prompt=asked)
+    assert "Version the API with a header" in said and "Money" not in said  # the digest stays
+    transcript.prompt(asked)
+    transcript.tool_round()  # answered
+    assert qwen_hook(project, transcript.path, "UserPromptSubmit", prompt=asked) == ""
+    transcript.prompt(asked)
+    transcript.record("system", subtype="ui_telemetry", systemPayload={})
+    transcript.record("assistant", message={"role": "model", "parts": [{"text": "Done."}]})
+    transcript.record("system", subtype="ui_telemetry", systemPayload={})
+    assert qwen_hook(project, transcript.path, "UserPromptSubmit", prompt=asked) == ""
+    assert not (project / ".git/gitmem/hook-errors.log").exists()

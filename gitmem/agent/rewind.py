@@ -449,6 +449,76 @@ def _qwen_went_back(fh: BinaryIO, data: bytes, offset: int) -> dict[str, Any] | 
     return None if since is None else {"since": since, "digest": True}
 
 
+def qwen_unanswered(shared_dir: str, payload: dict[str, Any]) -> bool:
+    """At Qwen Code's prompt: note that its previous prompt was cancelled before anything
+    ran; whether one was noted.
+
+    Esc before the model's first answer (seen in 0.24.4): Qwen Code takes the prompt out
+    of the conversation and gives it back to the input to edit (its auto-restore). Its
+    record stays in the transcript, after its hook ran, with no answer after it, and the
+    next prompt's record follows it as if nothing happened. Before session 47 the prompt,
+    sent again, came without its decisions: gitmem took them for shown. So a prompt whose
+    transcript ends with a prompt of the user's (system records aside: those follow every
+    prompt) went back to the record before that one: what was shown from then on is gone
+    (the digest, in the system prompt, stays). A prompt that failed is read the same way:
+    its decisions shown again cost tokens only."""
+    path = payload.get("transcript_path")
+    sid = str(payload.get("session_id") or "")
+    if not isinstance(path, str) or not path or not sid or payload.get("agent_id"):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            last = _last_record(fh)
+            if last is None or last.get("type") != "user" or not _said(last):
+                return False
+            parent = last.get("parentUuid")
+            if parent is None:
+                since: float | None = 0.0  # the session's first prompt
+            elif isinstance(parent, str):
+                where = _find_back(fh, f'"uuid":"{parent}"'.encode(), os.fstat(fh.fileno()).st_size)
+                since = _time_after(fh, where) if where >= 0 else None
+            else:
+                since = None
+    except OSError:
+        return False
+    if since is None:
+        return False
+    with state.open_session(shared_dir, sid) as session:
+        _note(session, sid, {"since": since, "digest": True})
+    return True
+
+
+def _last_record(fh: BinaryIO) -> dict[str, Any] | None:
+    """The last record of a Qwen Code transcript that is not a ``system`` one (those are
+    small: read back in blocks, up to 1 MiB from the end)."""
+    end = fh.seek(0, os.SEEK_END)
+    size = 1 << 14
+    while True:
+        start = max(0, end - size)
+        fh.seek(start)
+        block = fh.read(end - start)
+        lines = block.split(b"\n")
+        whole = lines if start == 0 else lines[1:]  # the first may be cut
+        for line in reversed(whole):
+            if not line.strip() or b'"type":"system"' in line:
+                continue
+            return _load(line)
+        if start == 0 or size >= 1 << 20:
+            return None
+        size *= 4
+
+
+def _said(record: dict[str, Any]) -> bool:
+    """Whether a ``user`` record is a prompt of the user's (text), not a tool's result."""
+    message = record.get("message")
+    parts = message.get("parts") if isinstance(message, dict) else None
+    return (
+        isinstance(parts, list)
+        and any(isinstance(p, dict) and isinstance(p.get("text"), str) for p in parts)
+        and not any(isinstance(p, dict) and "functionResponse" in p for p in parts)
+    )
+
+
 def codex_session(shared_dir: str, payload: dict[str, Any]) -> bool:
     """At Codex's SessionStart: note a rewind (its backtrack, Esc Esc then Enter in the
     TUI; seen in 0.171.0) in the session's state; whether one was noted.

@@ -223,6 +223,8 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             from gitmem.agent import rewind
 
             rewound = rewind.check(shared, payload, agent)
+            if agent == "qwen" and event == "prompt":  # the previous one, cancelled at once?
+                rewound = rewind.qwen_unanswered(shared, payload) or rewound
         elif agent == "opencode" and "rewound_at" in payload:  # its first hook of a prompt
             from gitmem.agent import rewind
 
