@@ -563,12 +563,12 @@ def opencode_revert(shared_dir: str, payload: dict[str, Any]) -> bool:
     first hook (its prompt hook, or the digest's where the plugin's process sees the
     session for the first time), when the first of them was created (``rewound_at``, ms
     since the epoch; 0: not known).
-    What the hooks showed from then on is gone; the session-start digest, a part of the
-    session's first message, with it when that message was cut. Noted before the
+
+    What the hooks showed from then on is gone, the session-start digest with it when
+    the session's first message was cut (the digest is a part of it). Noted before the
     digest and the prompt's retrieval, so what was cut and the prompt's own decisions
-    come at once (seen in 1.18.33: before
-    session 47 the prompt after an `/undo` of the first one came without the digest, and
-    without the decisions of the file it named)."""
+    come at once. Seen in 1.18.33: before session 47 the prompt after an `/undo` of the
+    first one came without the digest, and without the decisions of the file it named."""
     at = payload.get("rewound_at")
     sid = str(payload.get("session_id") or "")
     if isinstance(at, bool) or not isinstance(at, (int, float)) or at < 0 or not sid:

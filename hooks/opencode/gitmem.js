@@ -81,7 +81,7 @@ export const Gitmem = async (input) => {
   const loaded = (globalThis[LOADED] ??= new WeakSet());
   if (loaded.has(input)) return {};
   loaded.add(input);
-  const { directory } = input;
+  const { directory, client } = input;
   const started = new Set();
   const parents = new Map(); // a subagent's session -> the session that started it
   const waiting = new Map(); // callID -> context found before the tool ran
@@ -91,7 +91,7 @@ export const Gitmem = async (input) => {
   // A message as OpenCode's server has it ({ info, parts }); null: gone; undefined: unknown
   const lookUp = async (sessionID, messageID) => {
     try {
-      const res = await input.client.session.message({ path: { id: sessionID, messageID } });
+      const res = await client.session.message({ path: { id: sessionID, messageID } });
       if (res?.data?.info) return res.data;
       if (res?.response?.status === 404) return null;
     } catch {}
