@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -180,3 +181,81 @@ def test_a_subagents_task_is_answered_not_captured(project: Path) -> None:
     from gitmem import capture
 
     assert not Path(capture.wal_path(discover(project), "sub-1")).exists()
+
+
+class CopilotEvents:
+    """A session's events file as Copilot CLI 1.0.102 writes it
+    (``$COPILOT_HOME/session-state/SESSION/events.jsonl``): one event a line, ``type``,
+    ``data``, ``id``, ``timestamp``, ``parentId``."""
+
+    def __init__(self, home: Path, sid: str) -> None:
+        self.path = home / "session-state" / sid / "events.jsonl"
+        self.path.parent.mkdir(parents=True)
+        self.lines: list[str] = []
+        self.turns: list[int] = []  # where each turn's user.message is
+        self.event("session.start", {"sessionId": sid, "copilotVersion": "1.0.102"})
+
+    def event(self, kind: str, data: dict[str, object]) -> None:
+        time.sleep(0.02)  # events and hooks a moment apart, as in a real session
+        now = time.time()
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
+        parent = json.loads(self.lines[-1])["id"] if self.lines else None
+        self.lines.append(json.dumps({"type": kind, "data": data, "id": f"e{len(self.lines)}",
+                                      "timestamp": stamp, "parentId": parent},
+                                     separators=(",", ":")))  # fmt: skip
+        self.path.write_text("".join(f"{line}\n" for line in self.lines))
+
+    def hook(self, project: Path, event: str, kind: str, **payload: object) -> str:
+        """The hook for ``event`` run as Copilot CLI runs it, its events around it."""
+        self.event("hook.start", {"hookType": kind, "input": {"sessionId": "copilot-1"}})
+        stamp = json.loads(self.lines[-1])["timestamp"]  # (the same prompt twice is no redelivery)
+        answer = run_hook(project, event, {"timestamp": stamp, **payload})
+        self.event("hook.end", {"hookType": kind, "success": True})
+        out = answer or {}
+        return str(out.get("additionalContext") or out.get("hookSpecificOutput") or "")
+
+    def turn(self, text: str) -> None:
+        """The prompt's turn, after its hook: the user's message, an answer."""
+        self.turns.append(len(self.lines))
+        self.event("user.message", {"content": text})
+        self.event("assistant.turn_start", {"turnId": "0"})
+        self.event("assistant.message", {"content": "Done."})
+        self.event("assistant.turn_end", {"turnId": "0"})
+
+    def rewind(self, turn: int) -> None:
+        """`/rewind` to before ``turn`` (0: the first): the file cut back to before its
+        message, and the marker."""
+        self.lines = self.lines[: self.turns[turn]]
+        self.turns = self.turns[:turn]
+        self.event("session.info", {"message": "Rewound the conversation.", "infoType": "rewind"})
+
+
+def test_a_rewind_shows_again_what_it_cut(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Copilot CLI's `/rewind`: the events file is cut back and marked; the next prompt
+    gets again what the hooks showed after the point (before session 47: nothing, run
+    for real in 1.0.102), and, back to before the first turn, the digest's pinned
+    decision. A prompt with no rewind before it gets nothing twice."""
+    monkeypatch.setenv("COPILOT_HOME", str(tmp_path / "copilot"))
+    assert CliRunner().invoke(cli, ["install", "copilot"]).exit_code == 0
+    events = CopilotEvents(tmp_path / "copilot", "copilot-1")
+    assert "D-0001" in events.hook(project, "SessionStart", "sessionStart", source="new")
+    events.hook(project, "UserPromptSubmit", "userPromptSubmitted", prompt="Hello")
+    events.turn("Hello")
+    asked = "How are the routes in api/routes.py versioned?"
+    assert "D-0002" in events.hook(project, "UserPromptSubmit", "userPromptSubmitted", prompt=asked)
+    events.turn(asked)
+    assert events.hook(project, "UserPromptSubmit", "userPromptSubmitted", prompt=asked) == ""
+    events.turn(asked)
+    events.rewind(1)  # back to before the second turn: the first, and the digest, kept
+    said = events.hook(project, "UserPromptSubmit", "userPromptSubmitted", prompt=asked)
+    assert "D-0002" in said and "D-0001" not in said, said
+    events.turn(asked)
+    events.rewind(0)  # back to before the first: all of it
+    said = events.hook(project, "UserPromptSubmit", "userPromptSubmitted", prompt=asked)
+    assert "D-0002" in said and "D-0001" in said and "your context lost them" in said, said
+    events.turn(asked)
+    assert events.hook(project, "UserPromptSubmit", "userPromptSubmitted", prompt=asked) == ""
+    assert not (discover(project).shared_state_dir / "hook-errors.log").exists()
+

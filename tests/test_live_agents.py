@@ -752,6 +752,38 @@ def test_a_cancelled_gemini_turn_shows_its_decisions_again(
     assert final.count(MONEY_TITLE) == 1, final[-3000:]  # the digest, kept
 
 
+def test_a_copilot_rewind_shows_the_decisions_again(
+    project: Path, agent_home: Path, tmp_path: Path
+) -> None:
+    """Copilot CLI's `/rewind` (1.0.102, in its terminal UI), back to before the first
+    turn, which read the API file, then a question about that file. Before session 47
+    the model got neither the API decision (gitmem took it for shown) nor the pinned
+    money decision (the digest went with the first turn)."""
+    read = Step("view", {"path": str(project / "api/routes.py")})
+    with FakeModel([read]) as model:
+        command, env = launch("copilot", project, agent_home, model)
+        argv = [a for a in command(PROMPT) if a not in ("-p", PROMPT)]
+        with Terminal(argv, project, env, tmp_path) as term:
+            term.wait_for("/ commands")
+            term.type("Look at the routes")
+            wait_until(lambda: model.steps_taken == 1 and "Done." in term.screen(), term)
+            term.type("/rewind")
+            term.wait_for("Rewind to a previous point")
+            term.keys("Enter")
+            term.wait_for("Conversation only")
+            term.keys("Enter")
+            term.wait_for("Rewound the conversation")
+            term.keys("C-u")  # the prompt gone back to is given back to edit
+            term.type("How are the routes in api/routes.py versioned?")
+            wait_until(lambda: "versioned" in model.conversation[-1].text(), term)
+            time.sleep(1)
+    assert_no_hook_errors(project)
+    final = model.conversation[-1].text()
+    assert "Look at the routes" not in final, final[-3000:]  # gone back
+    assert final.count(f"{API_TITLE}. Clients send") == 1, final[-3000:]
+    assert final.count(f"{MONEY_TITLE}. Amounts are") == 1, final[-3000:]
+
+
 def test_a_qwen_prompt_cancelled_at_once_shows_its_decisions_again(
     project: Path, agent_home: Path, tmp_path: Path
 ) -> None:

@@ -519,6 +519,71 @@ def _said(record: dict[str, Any]) -> bool:
     )
 
 
+def copilot_rewound(shared_dir: str, payload: dict[str, Any]) -> bool:
+    """At Copilot CLI's prompt: note a `/rewind` (or `/undo`) made since the previous
+    prompt; whether one was noted.
+
+    Copilot CLI 1.0.102 keeps a session's events in
+    ``$COPILOT_HOME/session-state/SESSION/events.jsonl`` (its stop hook names the file;
+    the others do not). `/rewind` cuts the file back to before the turn gone back to and
+    appends a ``session.info`` event of ``infoType`` ``rewind``; the next prompt's hook
+    events follow it, then its ``user.message``. Before session 47 the model, asked about
+    the API file after going back to before the turn that read it, got neither its
+    decision nor the digest (run for real). So a prompt whose events file ends with such
+    a marker and hook events went back to the latest event of the conversation kept
+    before it (a message, a turn, a tool's): what the hooks showed after it is gone; with
+    none kept, all of it, the digest too (part of the first turn)."""
+    sid = str(payload.get("session_id") or "")
+    path = payload.get("transcript_path")
+    if not isinstance(path, str) or not path:
+        if not sid or "/" in sid or sid.startswith("."):
+            return False
+        home = os.environ.get("COPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".copilot")
+        path = os.path.join(home, "session-state", sid, "events.jsonl")
+    if not sid or payload.get("parent_agent_id"):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            end = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, end - (1 << 14)))
+            tail = fh.read()
+            marker = tail.rfind(b'"infoType":"rewind"')
+            if marker < 0 or b'{"type":"user.message"' in tail[marker:]:
+                return False  # no rewind since the previous prompt's message
+            line = tail.rfind(b"\n", 0, marker) + 1
+            since = _copilot_kept(fh, end - len(tail) + line)
+    except OSError:
+        return False
+    with state.open_session(shared_dir, sid) as session:
+        _note(session, sid, {"since": since})
+    return True
+
+
+def _copilot_kept(fh: BinaryIO, end: int) -> float:
+    """The time of the latest event of the conversation before ``end`` in Copilot CLI's
+    events file (not a hook's or the session's own); 0.0 where there is none."""
+    size = 1 << 14
+    while end > 0:
+        start = max(0, end - size)
+        fh.seek(start)
+        lines = fh.read(end - start).split(b"\n")
+        whole = lines if start == 0 else lines[1:]  # the first may be cut
+        for line in reversed(whole):
+            if not line.startswith(b'{"type":"') or line.startswith(
+                (b'{"type":"hook.', b'{"type":"session.')
+            ):
+                continue
+            at = line.rfind(b'"timestamp":"')  # the event's own: after its data
+            when = _epoch(line[at + 13 :].split(b'"', 1)[0].decode("ascii", "replace"))
+            if at >= 0 and when is not None:
+                return when
+        if start == 0:
+            break
+        end = start + len(lines[0])  # the cut line, whole, next time
+        size *= 4
+    return 0.0
+
+
 def codex_session(shared_dir: str, payload: dict[str, Any]) -> bool:
     """At Codex's SessionStart: note a rewind (its backtrack, Esc Esc then Enter in the
     TUI; seen in 0.171.0) in the session's state; whether one was noted.

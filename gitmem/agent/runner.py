@@ -225,6 +225,10 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             rewound = rewind.check(shared, payload, agent)
             if agent == "qwen" and event == "prompt":  # the previous one, cancelled at once?
                 rewound = rewind.qwen_unanswered(shared, payload) or rewound
+        elif agent == "copilot" and event == "prompt":
+            from gitmem.agent import rewind
+
+            rewind.copilot_rewound(shared, payload)  # before the prompt's retrieval
         elif agent == "opencode" and "rewound_at" in payload:  # its first hook of a prompt
             from gitmem.agent import rewind
 
