@@ -742,14 +742,8 @@ def test_a_cancelled_gemini_turn_shows_its_decisions_again(
             term.keys("Escape")
             term.wait_for("Request cancelled")
             wait_until(lambda: "Done." in term.screen(), term)
-            term.type("How are the routes in api/routes.py versioned?")
-            wait_until(lambda: "versioned" in model.conversation[-1].text(), term)
-            time.sleep(1)
-    assert_no_hook_errors(project)
-    final = model.conversation[-1].text()
-    assert "Look at the routes" not in final, final[-3000:]  # rolled back
-    assert final.count(API_TITLE) == 1, final[-3000:]  # shown again, once
-    assert final.count(MONEY_TITLE) == 1, final[-3000:]  # the digest, kept
+            ask_about_the_routes(term, model)
+    shown_once_each(project, model, gone="Look at the routes")  # rolled back; the digest kept
 
 
 def test_a_copilot_rewind_shows_the_decisions_again(
@@ -774,14 +768,8 @@ def test_a_copilot_rewind_shows_the_decisions_again(
             term.keys("Enter")
             term.wait_for("Rewound the conversation")
             term.keys("C-u")  # the prompt gone back to is given back to edit
-            term.type("How are the routes in api/routes.py versioned?")
-            wait_until(lambda: "versioned" in model.conversation[-1].text(), term)
-            time.sleep(1)
-    assert_no_hook_errors(project)
-    final = model.conversation[-1].text()
-    assert "Look at the routes" not in final, final[-3000:]  # gone back
-    assert final.count(f"{API_TITLE}. Clients send") == 1, final[-3000:]
-    assert final.count(f"{MONEY_TITLE}. Amounts are") == 1, final[-3000:]
+            ask_about_the_routes(term, model)
+    shown_once_each(project, model, gone="Look at the routes")
 
 
 def test_a_qwen_prompt_cancelled_at_once_shows_its_decisions_again(
@@ -832,14 +820,8 @@ def test_a_resumed_gemini_chat_shows_what_its_checkpoint_lacks(
             wait_until(lambda: model.steps_taken == 1 and term.screen().count("Done.") > 1, term)
             term.type("/chat resume a")
             time.sleep(2)
-            term.type("How are the routes in api/routes.py versioned?")
-            wait_until(lambda: "versioned" in model.conversation[-1].text(), term)
-            time.sleep(1)
-    assert_no_hook_errors(project)
-    final = model.conversation[-1].text()
-    assert "Look at the routes" not in final and "Hello" in final, final[-3000:]
-    assert final.count(f"{API_TITLE}. Clients send") == 1, final[-3000:]
-    assert final.count(f"{MONEY_TITLE}. Amounts are") == 1, final[-3000:]
+            ask_about_the_routes(term, model)
+    assert "Hello" in shown_once_each(project, model, gone="Look at the routes")
 
 
 def test_an_opencode_undo_shows_the_decisions_again(
@@ -861,15 +843,27 @@ def test_an_opencode_undo_shows_the_decisions_again(
             term.type("/undo")
             term.wait_for("message reverted")
             term.keys("C-u")  # the prompt taken back is given back to edit
-            term.type("How are the routes in api/routes.py versioned?")
-            wait_until(lambda: "versioned" in model.conversation[-1].text(), term)
-            time.sleep(1)
+            ask_about_the_routes(term, model)
+    shown_once_each(project, model, gone="Look at the routes")  # taken back
+
+
+def ask_about_the_routes(term: Terminal, model: FakeModel) -> None:
+    """Ask about the API file, as a user types it, and wait for the model's request."""
+    term.type("How are the routes in api/routes.py versioned?")
+    wait_until(lambda: "versioned" in model.conversation[-1].text(), term)
+    time.sleep(1)  # the turn's last hooks
+
+
+def shown_once_each(project: Path, model: FakeModel, gone: str) -> str:
+    """The last request's text, once sure that no hook failed, that ``gone`` is not in
+    it and that the API decision's line and the money decision's are, once each (their
+    titles alone may also be in a digest's summary line)."""
     assert_no_hook_errors(project)
     final = model.conversation[-1].text()
-    assert "Look at the routes" not in final, final[-3000:]  # taken back
-    # each decision's line, shown again once (the titles alone are in a digest's summary line)
+    assert gone not in final, final[-3000:]
     assert final.count(f"{API_TITLE}. Clients send") == 1, final[-3000:]
     assert final.count(f"{MONEY_TITLE}. Amounts are") == 1, final[-3000:]
+    return final
 
 
 def wait_until(done: Callable[[], bool], term: Terminal, timeout: float = 60) -> None:

@@ -326,14 +326,10 @@ class GeminiTranscript:
         self.set_messages(stamp())
 
 
-def test_a_gemini_chat_resumed_is_shown_again_what_its_checkpoint_lacks(repo: Path) -> None:
-    """`/chat save a`, a turn that reads the API file, `/chat resume a`: the model's
-    conversation is the checkpoint's again, which holds the digest but not the API
-    decision. Run for real in 0.61.0: before session 47 the model, asked about
-    api/routes.py, got the money decision a second time and not the API decision
-    (every message of the set is stamped at the resume, so nothing seemed cut but the
-    digest, which is not a message of its own there). What the set's <hook_context>
-    parts name counts as shown; the rest, as not."""
+def gemini_session(repo: Path) -> tuple[Path, GeminiTranscript]:
+    """gitmem installed for Gemini CLI in ``repo``, and a session begun there: its
+    transcript, holding the session-start digest (the pinned money decision) as Gemini
+    CLI writes it, a message of its own."""
     from click.testing import CliRunner
     from conftest import agent_project
 
@@ -343,7 +339,20 @@ def test_a_gemini_chat_resumed_is_shown_again_what_its_checkpoint_lacks(repo: Pa
     assert CliRunner().invoke(cli, ["install", "gemini"]).exit_code == 0
     transcript = GeminiTranscript(project.parent / "session.jsonl")
     digest = gemini_hook(project, transcript.path, "SessionStart", source="startup")
+    assert "Money is integer cents" in digest
     transcript.message("user", [{"text": f"<hook_context>{digest}</hook_context>"}])
+    return project, transcript
+
+
+def test_a_gemini_chat_resumed_is_shown_again_what_its_checkpoint_lacks(repo: Path) -> None:
+    """`/chat save a`, a turn that reads the API file, `/chat resume a`: the model's
+    conversation is the checkpoint's again, which holds the digest but not the API
+    decision. Run for real in 0.61.0: before session 47 the model, asked about
+    api/routes.py, got the money decision a second time and not the API decision
+    (every message of the set is stamped at the resume, so nothing seemed cut but the
+    digest, which is not a message of its own there). What the set's <hook_context>
+    parts name counts as shown; the rest, as not."""
+    project, transcript = gemini_session(repo)
     assert gemini_hook(project, transcript.path, "BeforeAgent", prompt="Hello") == ""
     transcript.prompt("Hello")
     transcript.message("gemini", "Done.")
@@ -375,16 +384,7 @@ def test_a_gemini_turn_cancelled_or_resumed_is_shown_again_what_it_lost(repo: Pa
     about api/routes.py after a cancelled turn had read it, and got no decision. A
     resumed session (`gemini --resume`) goes on in a new file that begins with the
     conversation set, without the digest (the requests after one held neither)."""
-    from click.testing import CliRunner
-    from conftest import agent_project
-
-    from gitmem.cli.main import cli
-
-    project = agent_project(repo)
-    assert CliRunner().invoke(cli, ["install", "gemini"]).exit_code == 0
-    transcript = GeminiTranscript(project.parent / "session.jsonl")
-    digest = gemini_hook(project, transcript.path, "SessionStart", source="startup")
-    transcript.message("user", [{"text": f"<hook_context>{digest}</hook_context>"}])
+    project, transcript = gemini_session(repo)
     # the first look at a new session's file, which begins with a conversation set: the
     # digest written after it stays
     assert gemini_hook(project, transcript.path, "BeforeAgent", prompt="Look around") == ""
@@ -453,17 +453,7 @@ def gemini_read(project: Path, transcript: Path, path: str) -> str:
 
 
 def test_a_gemini_session_gone_back_is_shown_again_what_it_lost(repo: Path) -> None:
-    from click.testing import CliRunner
-    from conftest import agent_project
-
-    from gitmem.cli.main import cli
-
-    project = agent_project(repo)
-    assert CliRunner().invoke(cli, ["install", "gemini"]).exit_code == 0
-    transcript = GeminiTranscript(project.parent / "session.jsonl")
-    digest = gemini_hook(project, transcript.path, "SessionStart", source="startup")
-    assert "Money is integer cents" in digest
-    transcript.message("user", [{"text": f"<hook_context>{digest}</hook_context>"}])
+    project, transcript = gemini_session(repo)
     gemini_hook(project, transcript.path, "BeforeAgent", prompt="Look at the routes")
     first = transcript.prompt("Look at the routes")
     assert "Version the API with a header" in gemini_read(project, transcript.path, "api/routes.py")
