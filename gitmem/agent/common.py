@@ -29,6 +29,15 @@ HOOK_EVENT_NAMES = {
 }
 
 
+def user_folder(spec: str, home: str) -> str:
+    """An agent's user folder, from ``"VARIABLE:default"``: where the agent reads it from
+    (seen in each agent's code: CLAUDE_CONFIG_DIR replaces ~/.claude, GEMINI_CLI_HOME the
+    home of ~/.gemini, QWEN_HOME ~/.qwen, CODEX_HOME ~/.codex, COPILOT_HOME ~/.copilot)."""
+    variable, _, default = spec.partition(":")
+    folder = os.environ.get(variable, "").strip()
+    return os.path.expanduser(folder) if folder else os.path.join(home, default)
+
+
 def unpack(result: dict[str, Any] | None) -> tuple[str | None, str]:
     """What a hook answer says: the deny's reason (None when it does not deny) and the
     context it adds ("" for none). The other agents' answers are written from these."""

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gitmem import fsutil
-from gitmem.agent.common import without_comments
+from gitmem.agent.common import user_folder, without_comments
 from gitmem.agent.gemini import TOOL_MATCHER as GEMINI_TOOL_MATCHER
 from gitmem.agent.qwen import TOOL_MATCHER as QWEN_TOOL_MATCHER
 from gitmem.errors import GitmemError
@@ -82,12 +82,8 @@ class Agent:
             return root / rel
         if base == "home":
             return home / rel
-        # "VARIABLE:default under home": where the agent reads its user folder from (seen in
-        # each agent's code: CLAUDE_CONFIG_DIR replaces ~/.claude, GEMINI_CLI_HOME the home
-        # of ~/.gemini, QWEN_HOME ~/.qwen, CODEX_HOME ~/.codex, COPILOT_HOME ~/.copilot)
-        variable, _, default = base.partition(":")
-        folder = os.environ.get(variable, "").strip()
-        return (Path(os.path.expanduser(folder)) if folder else home / default) / rel
+        # "VARIABLE:default under home": where the agent reads its user folder from
+        return Path(user_folder(base, str(home))) / rel
 
 
 TOOL_MATCHER = "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|LS|Bash|mcp__.*"

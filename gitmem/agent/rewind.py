@@ -58,6 +58,7 @@ import os
 
 from gitmem import leanjson
 from gitmem.agent import state
+from gitmem.agent.common import user_folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -538,7 +539,7 @@ def copilot_rewound(shared_dir: str, payload: dict[str, Any]) -> bool:
     if not isinstance(path, str) or not path:
         if not sid or "/" in sid or sid.startswith("."):
             return False
-        home = os.environ.get("COPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".copilot")
+        home = user_folder("COPILOT_HOME:.copilot", os.path.expanduser("~"))
         path = os.path.join(home, "session-state", sid, "events.jsonl")
     if not sid or payload.get("parent_agent_id"):
         return False
