@@ -731,3 +731,17 @@ def test_a_qwen_prompt_cancelled_at_once_is_shown_its_decisions_again(repo: Path
     transcript.record("system", subtype="ui_telemetry", systemPayload={})
     assert qwen_hook(project, transcript.path, "UserPromptSubmit", prompt=asked) == ""
     assert not (project / ".git/gitmem/hook-errors.log").exists()
+
+
+def test_lines_are_read_back_whole_across_blocks() -> None:
+    """The backwards reader behind Qwen Code's and Copilot CLI's end-of-file checks:
+    every line once, whole, the last first, lines longer than a block included."""
+    import io
+    import random
+
+    from gitmem.agent.rewind import _lines_back
+
+    lines = [b"x" * random.Random(i).randint(0, 40000) + str(i).encode() for i in range(300)]
+    data = b"\n".join(lines) + b"\n"
+    got = [line for line in _lines_back(io.BytesIO(data), len(data), len(data)) if line]
+    assert got == lines[::-1]

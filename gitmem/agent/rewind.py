@@ -62,7 +62,7 @@ from gitmem.agent.common import user_folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any, BinaryIO
 
     # (the transcript, its new whole lines, where they begin) -> the ``rewound`` line's
@@ -491,21 +491,25 @@ def qwen_unanswered(shared_dir: str, payload: dict[str, Any]) -> bool:
 
 def _last_record(fh: BinaryIO) -> dict[str, Any] | None:
     """The last record of a Qwen Code transcript that is not a ``system`` one (those are
-    small: read back in blocks, up to 1 MiB from the end)."""
-    end = fh.seek(0, os.SEEK_END)
+    small: up to 1 MiB from the end is read)."""
+    for line in _lines_back(fh, fh.seek(0, os.SEEK_END), 1 << 20):
+        if line.strip() and b'"type":"system"' not in line:
+            return _load(line)
+    return None
+
+
+def _lines_back(fh: BinaryIO, end: int, most: int) -> Iterator[bytes]:
+    """The whole lines of the file before ``end``, the last first, read back in blocks
+    that grow (16 KiB, then four times as much each), at most ``most`` bytes of them."""
     size = 1 << 14
-    while True:
+    while end > 0:
         start = max(0, end - size)
         fh.seek(start)
-        block = fh.read(end - start)
-        lines = block.split(b"\n")
-        whole = lines if start == 0 else lines[1:]  # the first may be cut
-        for line in reversed(whole):
-            if not line.strip() or b'"type":"system"' in line:
-                continue
-            return _load(line)
-        if start == 0 or size >= 1 << 20:
-            return None
+        lines = fh.read(end - start).split(b"\n")
+        yield from reversed(lines if start == 0 else lines[1:])  # the first may be cut
+        if start == 0 or size >= most:
+            return
+        end = start + len(lines[0])  # the cut line, whole, next time
         size *= 4
 
 
@@ -563,25 +567,15 @@ def copilot_rewound(shared_dir: str, payload: dict[str, Any]) -> bool:
 def _copilot_kept(fh: BinaryIO, end: int) -> float:
     """The time of the latest event of the conversation before ``end`` in Copilot CLI's
     events file (not a hook's or the session's own); 0.0 where there is none."""
-    size = 1 << 14
-    while end > 0:
-        start = max(0, end - size)
-        fh.seek(start)
-        lines = fh.read(end - start).split(b"\n")
-        whole = lines if start == 0 else lines[1:]  # the first may be cut
-        for line in reversed(whole):
-            if not line.startswith(b'{"type":"') or line.startswith(
-                (b'{"type":"hook.', b'{"type":"session.')
-            ):
-                continue
-            at = line.rfind(b'"timestamp":"')  # the event's own: after its data
-            when = _epoch(line[at + 13 :].split(b'"', 1)[0].decode("ascii", "replace"))
-            if at >= 0 and when is not None:
-                return when
-        if start == 0:
-            break
-        end = start + len(lines[0])  # the cut line, whole, next time
-        size *= 4
+    for line in _lines_back(fh, end, end):
+        if not line.startswith(b'{"type":"') or line.startswith(
+            (b'{"type":"hook.', b'{"type":"session.')
+        ):
+            continue
+        at = line.rfind(b'"timestamp":"')  # the event's own: after its data
+        when = _epoch(line[at + 13 :].split(b'"', 1)[0].decode("ascii", "replace"))
+        if at >= 0 and when is not None:
+            return when
     return 0.0
 
 
