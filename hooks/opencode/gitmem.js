@@ -85,9 +85,7 @@ export const Gitmem = async (input) => {
   const started = new Set();
   const parents = new Map(); // a subagent's session -> the session that started it
   const waiting = new Map(); // callID -> context found before the tool ran
-  const created = new Map(); // message -> when OpenCode created it (ms)
   const reverts = new Map(); // session -> its pending revert: { messageID, partID, at }
-  const cut = new Set(); // the messages reverts were cut at (a late event does not bring one back)
   // A message as OpenCode's server has it ({ info, parts }); null: gone; undefined: unknown
   const lookUp = async (sessionID, messageID) => {
     try {
@@ -97,16 +95,17 @@ export const Gitmem = async (input) => {
     } catch {}
     return undefined;
   };
+  // Whether what a revert goes back to is cut from the session (the message, or from the
+  // part it names); unknown counts as cut
+  const isCut = (message, back) =>
+    !message || Boolean(back.partID && !message.parts?.some((p) => p.id === back.partID));
   // The revert the next prompt of session `sid` made: when the first message it cut was
   // created (ms; 0 when not known: everything counts as cut), or undefined (none, or undone)
   const cutAt = async (sid) => {
     const back = reverts.get(sid);
     if (!back) return undefined;
     reverts.delete(sid);
-    const now = await lookUp(sid, back.messageID);
-    if (now && !(back.partID && !now.parts?.some((p) => p.id === back.partID))) return undefined;
-    cut.add(back.messageID);
-    return back.at ?? 0;
+    return isCut(await lookUp(sid, back.messageID), back) ? back.at ?? 0 : undefined;
   };
   const base = (sessionID, event) => ({ session_id: sessionID, cwd: directory, hook_event_name: event });
   const say = (output, text) =>
@@ -122,7 +121,6 @@ export const Gitmem = async (input) => {
     "chat.message": async (input, output) => {
       const sid = input.sessionID;
       const parent = parents.get(sid);
-      if (output.message?.id) created.set(output.message.id, output.message.time?.created);
       // told to the first hook this message runs (the digest's, in a process continuing a
       // session: it then shows what the cut took)
       let rewoundAt = await cutAt(sid);
@@ -176,12 +174,14 @@ export const Gitmem = async (input) => {
     event: async ({ event }) => {
       const info = event?.properties?.info;
       if (event?.type === "session.created" && info?.id && info?.parentID) parents.set(info.id, info.parentID);
-      if (event?.type === "message.updated" && info?.id && info?.time?.created) created.set(info.id, info.time.created);
       const back = event?.type === "session.updated" ? info?.revert : undefined;
-      if (back?.messageID && !cut.has(back.messageID) && reverts.get(info.id)?.messageID !== back.messageID) {
-        const pending = { messageID: back.messageID, partID: back.partID, at: created.get(back.messageID) };
+      if (back?.messageID && reverts.get(info.id)?.messageID !== back.messageID) {
+        // when the message gone back to was created, asked while it is still there
+        const pending = { messageID: back.messageID, partID: back.partID };
         reverts.set(info.id, pending);
-        pending.at ??= (await lookUp(info.id, back.messageID))?.info?.time?.created;
+        const message = await lookUp(info.id, back.messageID);
+        if (message !== undefined && isCut(message, pending)) reverts.delete(info.id); // a late event
+        else pending.at = message?.info?.time?.created;
       }
       const sid = event?.properties?.sessionID;
       if (!sid) return;
