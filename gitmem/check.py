@@ -26,6 +26,7 @@ from gitmem import git, markup
 from gitmem.errors import DecisionNotFoundError, GitCommandError, GitmemError
 from gitmem.globs import Files, lookup_key
 from gitmem.model import Problem
+from gitmem.paths import to_repo_relative
 from gitmem.repo import Repo
 from gitmem.rules import Violation, violations_in
 from gitmem.table import Entry, Table, open_current
@@ -78,6 +79,9 @@ class Report:
     overrides: dict[str, str] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
     moved_out: tuple[MovedOut, ...] = ()
+    # (path as given, why nothing was checked there) for the PATH arguments that name no
+    # file of the repository: a typo must not read as "no decision governs these changes"
+    unchecked: tuple[tuple[str, str], ...] = ()
 
     @property
     def blocked(self) -> bool:
@@ -273,7 +277,6 @@ def whole_files(
 ) -> dict[str, list[tuple[int, str]]]:
     """{path: [(line number, text)]} for every line of each file, ``paths`` taken from
     ``cwd`` (default: the current folder)."""
-    from gitmem.paths import to_repo_relative
     from gitmem.readfile import read_regular
 
     out: dict[str, list[tuple[int, str]]] = {}
@@ -287,6 +290,40 @@ def whole_files(
             continue
         out[rel] = list(enumerate(text.splitlines(), start=1))
     return out
+
+
+def named_files(
+    repo: Repo, paths: list[str], files: Files, cwd: str | None = None
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """The repository files ``paths`` (taken from ``cwd``, default the current folder)
+    name, a folder standing for the ``files`` under it (those git tracks or would track:
+    ``.`` is the whole work tree, as `ruff check .` or `git add .` read it); and (path, why)
+    for each path that names none. Before session 48 a folder was read as one file with no
+    lines, and `gitmem check src/` said "no decision governs these changes" over a file in
+    it that broke a critical rule."""
+    named: dict[str, None] = {}
+    unchecked: list[tuple[str, str]] = []
+    for raw in paths:
+        rel = to_repo_relative(raw, repo, cwd or os.getcwd()) if raw else None
+        if rel is None:
+            unchecked.append((raw, "outside this repository"))
+            continue
+        full = repo.root / rel
+        if full.is_dir() and not (rel and (full / ".git").exists()):  # a submodule: one entry
+            under = list(files.candidates(f"p:{rel}") if rel else files)
+            named.update((f, None) for f in under if os.path.lexists(repo.root / f))
+            if not any(os.path.lexists(repo.root / f) for f in under):
+                unchecked.append((raw, "a folder holding no file git tracks or would track"))
+        elif os.path.lexists(full):
+            named[rel] = None
+        else:
+            hint = " (a revision range? `gitmem check --range A..B`)" if ".." in raw else ""
+            unchecked.append((raw, f"no such file or folder{hint}"))
+    return list(named), unchecked
+
+
+def _lines(repo: Repo, rel: str) -> list[tuple[int, str]]:
+    return whole_files(repo, [rel], cwd=str(repo.root)).get(rel, [])
 
 
 def _overrides(repo: Repo, rev_range: str | None) -> dict[str, str]:
@@ -350,8 +387,15 @@ def check(
     paths: list[str] | None = None,
 ) -> Report:
     diff_args = [rev_range] if rev_range else ["--cached"] if staged else []
+    files = Files(git.ls_files(repo.root)) if paths else None
+    unchecked: list[tuple[str, str]] = []
+    changes: dict[str, list[tuple[int, str]] | None]  # None: a named file, read if ruled
     try:
-        changes = whole_files(repo, paths) if paths else added_lines(repo, diff_args)
+        if paths and files is not None:
+            named, unchecked = named_files(repo, paths, files)
+            changes = dict.fromkeys(named)
+        else:
+            changes = dict(added_lines(repo, diff_args))
     except GitCommandError as exc:
         raise _range_error(repo, rev_range, exc) from exc
     table = open_current(repo)
@@ -366,8 +410,10 @@ def check(
                     continue
                 seen.add(m.entry.id)
                 groups.setdefault(m.entry.id, (m.entry, []))[1].append(path)
-                found.extend(violations_in(m.entry, path, lines))
-        files = Files(git.ls_files(repo.root))
+                if m.entry.rules and lines is None:  # `check .`: read only what a rule reads
+                    lines = _lines(repo, path)
+                found.extend(violations_in(m.entry, path, lines or []))
+        files = files or Files(git.ls_files(repo.root))
         glob_warnings = _glob_warnings_possible(table, files)
     finally:
         table.close()
@@ -399,4 +445,5 @@ def check(
         overrides=overrides,
         problems=tuple(problems),
         moved_out=tuple(left),
+        unchecked=tuple(unchecked),
     )

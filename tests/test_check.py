@@ -122,6 +122,52 @@ def test_paths_mode_and_changed_records_are_linted(project: Path) -> None:
     )
 
 
+def test_a_folder_is_checked_file_by_file(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`gitmem check src/` or `gitmem check .`, as `ruff check .` is run: every file git
+    tracks or would track under the folder. Before session 48 a folder was read as one
+    file with no lines: "no decision governs these changes", exit 0, over a critical
+    rule broken in it."""
+    write(project, "billing/sub/new.py", "amount = float(price)\n")  # untracked
+    write(project, ".gitignore", "billing/gen/\n")
+    write(project, "billing/gen/out.py", "x = float(1)\n")  # ignored: not in `check billing`
+    code, out = run("check", "billing")
+    assert code == 1 and "billing/sub/new.py:1: decision D-0001" in out
+    assert "billing/gen/out.py" not in out
+    code, out = run("check", ".")
+    assert code == 1 and "billing/sub/new.py:1: decision D-0001" in out
+    monkeypatch.chdir(project / "billing" / "sub")
+    code, out = run("check", ".")
+    assert code == 1 and "billing/sub/new.py:1" in out
+    code, out = run("check", "../gen/out.py")  # named, an ignored file is read
+    assert code == 1 and "billing/gen/out.py:1: decision D-0001" in out
+    code, out = run("check", "../gen")
+    assert code == 2 and "no decision governs" not in out
+
+
+def test_a_path_that_names_nothing_is_not_a_pass(project: Path) -> None:
+    """A typo, a revision range without --range, a path outside the repository: said on
+    stderr, exit 2, never "no decision governs these changes"."""
+    write(project, "billing/charge.py", "total = float(cents)\n")
+    for args, said in (
+        (["billing/charge.pyy"], "billing/charge.pyy: no such file or folder"),
+        (["HEAD~1..HEAD"], "(a revision range? `gitmem check --range A..B`)"),
+        (["/"], "/: outside this repository"),
+    ):
+        result = CliRunner().invoke(cli, ["check", *args])
+        assert result.exit_code == 2, result.output
+        assert said in result.stderr and "not checked" in result.stderr
+        assert "no decision governs" not in result.stdout
+    result = CliRunner().invoke(cli, ["check", "billing/charge.py", "nope.py"])
+    assert result.exit_code == 1  # what was checked blocks; what was not is still said
+    assert "nope.py: no such file or folder" in result.stderr
+    code, out = run("check", "--json", "api", "billing/charge.py")
+    data = json.loads(out)
+    assert data["unchecked"] == [{"path": "api", "reason": "no such file or folder"}]
+    assert data["blocked"] is True and data["violations"][0]["file"] == "billing/charge.py"
+
+
 def test_pathological_pattern_does_not_hang(project: Path) -> None:
     write(
         project,

@@ -18,7 +18,8 @@ def check(staged: bool, rev_range: str | None, paths: tuple[str, ...], json_: bo
     Without options: the unstaged changes; --staged: the index; --range A..B: commits
     (e.g. origin/main...HEAD in CI); PATH...: whole files. A critical decision's rule
     violation exits 1; warning and info print only. Exceptions: a `Decision-Override: ID
-    reason` commit trailer (ranges) or GITMEM_OVERRIDE="ID reason" (staged).
+    reason` commit trailer (ranges) or GITMEM_OVERRIDE="ID reason" (staged). A folder
+    stands for its files (`gitmem check .`: every file); a PATH naming nothing exits 2.
     """
     from gitmem import check as core  # not at the top: `trailers` runs at every commit too
 
@@ -53,6 +54,7 @@ def check(staged: bool, rev_range: str | None, paths: tuple[str, ...], json_: bo
                     }
                     for m in report.moved_out
                 ],
+                "unchecked": [{"path": path, "reason": why} for path, why in report.unchecked],
                 "blocked": report.blocked,
             }
         )
@@ -72,10 +74,15 @@ def check(staged: bool, rev_range: str | None, paths: tuple[str, ...], json_: bo
             click.echo(p.format())
         for m in report.moved_out:
             click.echo(m.format())
-        if not report.governing and not report.problems and not report.moved_out:
+        quiet = not report.governing and not report.problems and not report.moved_out
+        if quiet and (report.files or not report.unchecked):
             out.print("no decision governs these changes")
+    for path, why in report.unchecked:
+        click.echo(f"gitmem check: {path}: {why}: not checked", err=True)
     if report.blocked:
         raise SystemExit(1)
+    if report.unchecked:
+        raise SystemExit(2)  # as for a usage error: what was asked was not all checked
 
 
 @click.command()
