@@ -162,7 +162,7 @@ def test_a_path_that_names_nothing_is_not_a_pass(project: Path) -> None:
     result = CliRunner().invoke(cli, ["check", "billing/charge.py", "nope.py"])
     assert result.exit_code == 1  # what was checked blocks; what was not is still said
     assert "nope.py: no such file or folder" in result.stderr
-    code, out = run("check", "--json", "api", "billing/charge.py")
+    _, out = run("check", "--json", "api", "billing/charge.py")
     data = json.loads(out)
     assert data["unchecked"] == [{"path": "api", "reason": "no such file or folder"}]
     assert data["blocked"] is True and data["violations"][0]["file"] == "billing/charge.py"

@@ -133,6 +133,41 @@ def test_human_output(project: Path) -> None:
     assert "nothing/here.txt: no decision governs this path" in result.stdout
 
 
+def test_a_folder_names_the_decisions_governing_files_under_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`why src` where decisions govern src/billing/** and src/api/**: before session 48
+    it said only "no decision governs this path". Now the current decisions governing
+    files under the folder (not the folder itself), with how many files each."""
+    write(project, "billing/new.py", "")  # untracked, not ignored: counted
+    write(project, ".gitignore", "billing/build/\n")
+    write(project, "billing/build/gen.py", "")  # ignored: not counted
+    (report,) = why_json(["."])
+    assert report["decisions"] == [] and report["files_under"] == 10
+    under = {u["id"]: (u["files"], u["example"]) for u in report["under"]}  # type: ignore[union-attr]
+    assert under == {
+        "D-0001": (2, "billing/charge.py"),  # critical first; not experimental/, not build/
+        "D-0005": (4, "api/routes.py"),
+        "D-0002": (1, "billing/charge.py"),
+        "D-0004": (1, "api/routes.py"),  # D-0003 is superseded: not named
+    }
+    assert [u["id"] for u in report["under"]][:2] == ["D-0001", "D-0005"]  # type: ignore[index]
+    (billing,) = why_json(["billing"])  # D-0001 governs billing itself; D-0002 one file
+    assert [d["id"] for d in billing["decisions"]] == ["D-0001"]  # type: ignore[index]
+    assert [u["id"] for u in billing["under"]] == ["D-0005", "D-0002"]  # type: ignore[union-attr]
+    (charge,) = why_json(["billing/charge.py"])
+    assert charge["under"] == [] and charge["files_under"] is None
+    monkeypatch.chdir(project / "billing")
+    out = CliRunner().invoke(cli, ["why", "experimental"]).stdout
+    assert "billing/experimental: no decision governs this folder itself" in out
+    assert "governing files under it (1 file):" in out
+    assert "D-0005 All Python  info, 1 file, e.g. billing/experimental/fx.py" in out
+    assert "`gitmem why billing/experimental/PATH` explains one" in out
+    monkeypatch.setattr("gitmem.why.UNDER_MAX_FILES", 3)
+    out = CliRunner().invoke(cli, ["why", ".."]).stdout
+    assert "10 files under it: name a narrower folder to see the others" in out
+
+
 def test_not_a_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["why", "x"])

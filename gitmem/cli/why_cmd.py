@@ -56,7 +56,9 @@ def _print(reports: list[core.PathReport], json_: bool, no_provenance: bool) -> 
         else:
             shown = report.path or "."
         if not report.decisions:
-            out.print(f"[bold]{escape(shown)}[/]: no decision governs this path")
+            itself = "this folder itself" if report.files_under is not None else "this path"
+            out.print(f"[bold]{escape(shown)}[/]: no decision governs {itself}")
+            _print_under(report)
             _print_sessions(report)
             continue
         out.print(f"[bold]{escape(shown)}[/]")
@@ -85,7 +87,28 @@ def _print(reports: list[core.PathReport], json_: bool, no_provenance: bool) -> 
                 )
             elif not no_provenance:
                 out.print("    [dim]not committed yet[/]")
+        _print_under(report)
         _print_sessions(report)
+
+
+def _print_under(report: core.PathReport) -> None:
+    """For a folder: the decisions that govern files under it, not the folder itself."""
+    total = report.files_under
+    if total is None or (not report.under and total <= core.UNDER_MAX_FILES):
+        return
+    out = stdout()
+    where = escape(report.path or "")
+    if total > core.UNDER_MAX_FILES:
+        out.print(f"  [dim]{total:,} files under it: name a narrower folder to see the others[/]")
+        return
+    out.print(f"  governing files under it ({counted(total, 'file')}):")
+    for u in report.under:
+        out.print(
+            f"    [cyan]{escape(u.id)}[/] {escape(u.title)}  [dim]{u.severity}, "
+            f"{counted(u.files, 'file')}, e.g. {escape(u.example)}[/]"
+        )
+    one = f"{where}/PATH" if report.path else "PATH"
+    out.print(f"    [dim]`gitmem why {one}` explains one[/]")
 
 
 def _print_sessions(report: core.PathReport) -> None:
