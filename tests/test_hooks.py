@@ -893,7 +893,15 @@ def test_applied_diffs(command: str, read: dict[str, str], diffs: list[tuple[str
         ("printf 'a\\nb\\n' | sudo tee --append c.py", [("c.py", "a\nb\n", True)]),
         ("echo 'a' | tee x.py y.py", []),  # two files: not read
         ("echo 'a' | tee -i x.py", []),
-        ("echo 'x' > out.txt 2>&1", []),
+        # its errors elsewhere, and from the folder a `cd` moved to (both since session 48)
+        ("echo 'x' > out.txt 2>&1", [("out.txt", "x", False)]),
+        ("echo 'x' > a.py 1>&2", []),  # its output is not the file's
+        ("cd billing && echo 'y = 2' >> a.py", [("billing/a.py", "y = 2", True)]),
+        ("cd b; cd c && printf 'a\\n' > x.py 2>/dev/null", [("b/c/x.py", "a\n", False)]),
+        ("cd billing && echo 'a' | tee -a x.py", [("billing/x.py", "a", True)]),
+        ("(cd billing && ls); echo 'a' > x.py", [("x.py", "a", False)]),
+        ("cd billing && echo 'a' > /srv/x.py", [("/srv/x.py", "a", False)]),
+        ("cd \"$D\" && echo 'a' > x.py", []),  # where it goes is not known
     ],
 )
 def test_echo_writes(command: str, writes: list[tuple[str, str, bool]]) -> None:
@@ -946,6 +954,10 @@ def test_a_heredoc_that_breaks_a_critical_rule_is_denied_before_it_runs(project:
         ("echo 'x = 3' > billing/charge.py", False),
         ("echo 'amount = float(total)' | tee -a billing/charge.py > /dev/null", True),
         ("printf 'cents = 5\\n' | tee billing/new.py", False),
+        # since session 48: from the folder a `cd` moved to, and its errors elsewhere
+        ("cd billing && echo 'amount = float(total)' >> charge.py", True),
+        ("echo 'amount = float(total)' >> billing/charge.py 2>&1", True),
+        ("cd billing && echo 'cents = 5' >> charge.py", False),
     ]
     _assert_denied(project, "hd", cases)
 

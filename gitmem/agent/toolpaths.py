@@ -847,18 +847,22 @@ def heredoc_writes(command: str) -> list[tuple[str, str, bool]]:
 
 # `echo 'text' > path`, `printf '%s\n' 'text' >> path`: a line or two written through the
 # shell, its text in one quoted argument (in double quotes, none that the shell expands);
-# or piped into `tee [-a] path` (since session 42), its output thrown away or not.
+# or piped into `tee [-a] path` (since session 42), its output thrown away or not. Its
+# errors may go elsewhere (`2>&1`, `2>/dev/null`: since session 48).
 _ECHO = r"""(?:^|[;&|]\s*|\n)\s*(?P<cmd>echo|printf)\s+(?:-[neE]+\s+)*
     (?:'%s\\n'\s+|"%s\\n"\s+)?
     (?:'(?P<s>[^']*)'|"(?P<d>[^"$`\\]*)")\s*
     (?:(?P<op>>>?)|(?P<pipe>\|\s*(?:sudo\s+)?tee\s+(?P<tee>(?:-a|--append)\s+)?))\s*
     (?P<path>[^\s;&|<>'"-][^\s;&|<>'"]*|'[^']+'|"[^"]+")
-    (?(pipe)(?:\s*>\s*/dev/null)?)\s*(?=$|[;&|\n])"""
+    (?(pipe)(?:\s*>\s*/dev/null)?)(?:\s+2>&1|\s+2>>?\s*[^\s;&|<>'"]+)*\s*(?=$|[;&|\n])"""
 
 
 def echo_writes(command: str) -> list[tuple[str, str, bool]]:
     """(path, text, whether appended) for each `echo` or `printf` of one quoted argument
-    into a file in ``command``; an escaped newline is read as one."""
+    into a file in ``command``; an escaped newline is read as one. A relative path is
+    from the folder the command has moved to by then (`cd pkg && echo '…' >> x.py`: before
+    session 48 from the one it began in, so the file was not found and nothing was read);
+    after a `cd` to a folder not written out, the write is not read."""
     if (">" not in command and "tee" not in command) or (
         "echo" not in command and "printf" not in command
     ):
@@ -872,8 +876,21 @@ def echo_writes(command: str) -> list[tuple[str, str, bool]]:
         text = m.group("s") if m.group("s") is not None else m.group("d")
         path = m.group("path").strip("'\"")
         append = m.group("op") == ">>" or m.group("tee") is not None
+        if not path.startswith("/"):
+            folder = _folder_at(command[: m.start("cmd")]) if "cd" in command else ""
+            if folder is None:
+                continue
+            path = _join(folder, path)
         out.append((path, text.replace("\\n", "\n"), append))
     return out
+
+
+def _folder_at(before: str) -> str | None:
+    """The folder, relative to the command's own, that the part of a command ``before``
+    a simple command has moved to (``cd``, ``pushd``, a subshell's end: as ``_walk``
+    follows them); None where it is not known (`cd "$X"`)."""
+    runs = _walk(before + "\ncat")[2]  # where a `cat` run after it would run
+    return runs[-1][0] if runs and runs[-1][1] == "cat" else None
 
 
 # GNU sed's options that change what it prints (kept when the edit is run on a copy) and
