@@ -490,6 +490,8 @@ SHELL_EDITS = {
     # since session 45: perl given its files, through a filter of the listing
     "xargs-filtered-perl": "grep -rl 'x = 1' . | grep -v docs/ | sort"
     " | xargs perl -pi -e 's/^x = 1$/x = float(1)/'",
+    # since session 48: an echo after a cd
+    "cd-echo": "cd billing && echo 'amount = float(total)' >> charge.py 2>&1",
 }
 FIX_PATCH = "--- a/billing/charge.py\n+++ b/billing/charge.py\n@@ -1 +1 @@\n-x = 1\n+x = float(1)\n"
 
@@ -507,7 +509,8 @@ def test_a_shell_edit_that_breaks_a_critical_rule_is_denied(
     a file (`patch -p1 < fix.patch`), a file copied over it, a `sed -i` in a string given
     to `bash -c`, or one after a here-document with an apostrophe in it; before session 44,
     a `sed -i` given its files by `grep -rl … | xargs` or `find … -exec`, or `perl -pi`;
-    before session 45, a `perl -pi` given its files, or a listing through a filter."""
+    before session 45, a `perl -pi` given its files, or a listing through a filter; before
+    session 48, an `echo` into a file after a `cd`."""
     charge = (project / "billing/charge.py").read_text()
     (project / "fix.patch").write_text(FIX_PATCH)
     (project / "charge.new").write_text("x = float(1)\n")
