@@ -165,8 +165,8 @@ def _parse_fast(
         data = loader.constructor.construct_document(node)
     except Exception:
         return None
-    if not isinstance(data, dict) or list(data) != list(key_lines):
-        return None
+    if not isinstance(data, dict) or list(data) != list(key_lines) or _oversized(data):
+        return None  # the round-trip loader reports an oversized value with its line
     plain = _plain(data)
     assert isinstance(plain, dict)
     return plain, key_lines, item_lines
@@ -211,9 +211,62 @@ def _parse_round_trip(
                 except (KeyError, TypeError):
                     lines.append(line)
             item_lines[str(key)] = tuple(lines)
+    big = _oversized(data)
+    if big is not None:
+        line = key_lines.get(big, 2)
+        said = f"expands to more than {MAX_VALUES:,} values through YAML aliases, or holds itself"
+        return None, [Problem(file, line, big, f"{said}: the record is not read")]
     plain = _plain(data)
     assert isinstance(plain, dict)
     return Parsed(plain, key_lines, item_lines, body, body_line), []
+
+
+# A record's front matter holds tens of values. YAML aliases let a few lines stand for
+# billions (nine anchors of nine aliases each: 9**9), or for a list that holds itself: read
+# as plain values, either took `gitmem lint`, the commit check and the hooks' table refresh
+# minutes of CPU, or crashed them (RecursionError), and no record loaded (session 48). Past
+# this many values the record is left out with an error; the others load.
+MAX_VALUES = 10_000
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _oversized(data: dict[Any, Any]) -> str | None:
+    """The first key whose value, expanded, passes MAX_VALUES values with the ones before
+    it, or holds itself; None when all is well. Each shared (aliased) container is counted
+    once per use but walked once."""
+    sizes: dict[int, int] = {}
+    total = 0
+    for key, value in data.items():
+        try:
+            total += _size(value, sizes, set())
+        except (_TooLarge, RecursionError):
+            return str(key)
+        if total > MAX_VALUES:
+            return str(key)
+    return None
+
+
+def _size(value: Any, sizes: dict[int, int], walking: set[int]) -> int:
+    if not isinstance(value, dict | list):
+        return 1
+    known = sizes.get(id(value))
+    if known is not None:
+        return known
+    if id(value) in walking:
+        raise _TooLarge  # holds itself
+    walking.add(id(value))
+    items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
+    n = 1
+    for key, item in items:
+        n += _size(key, sizes, walking) + _size(item, sizes, walking)
+        if n > MAX_VALUES:
+            raise _TooLarge
+    walking.discard(id(value))
+    sizes[id(value)] = n
+    return n
 
 
 def _plain(value: Any) -> Any:

@@ -405,3 +405,38 @@ def test_a_record_left_in_merge_conflict(project: Path) -> None:
     shown = gitmem(project, "show", "D-0001")
     assert "We do the thing." in shown.stdout and "We do it." not in shown.stdout
     assert "<<<<<<<" not in shown.stdout and ">>>>>>>" not in shown.stdout
+
+
+def alias_bomb(levels: int = 9) -> str:
+    """Front matter in which nine anchors of nine aliases each stand for 9**9 values: a
+    dozen lines, read as plain values, that no machine finishes."""
+    lines = ["---", "title: Aliases", "status: accepted", 'a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
+    for i in range(1, levels):
+        lines.append(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]")
+    return "\n".join([*lines, f"globs: *a{levels - 1}", "---", "## Decision", "", "Bomb.", ""])
+
+
+def test_front_matter_that_yaml_aliases_make_endless(project: Path) -> None:
+    """YAML aliases let a few lines stand for billions of values, or a list hold itself.
+    Before session 48 the first took `gitmem lint`, `list` and the hooks' table refresh
+    minutes of CPU (never finished here), and the second crashed them (RecursionError),
+    so that no record loaded. Now such a record is left out, or loads in part, with file,
+    line and key, and the others load; an edit's hook answers at once."""
+    write(project, ".continuity/decisions/0003-bomb.md", alias_bomb())
+    write(
+        project,
+        ".continuity/decisions/0004-loop.md",
+        "---\ntitle: Loop\nstatus: accepted\ntags: &t [money, *t]\n---\nBody.\n",
+    )
+    run = {"cwd": project, "capture_output": True, "text": True, "timeout": 30}
+    lint = subprocess.run([str(GITMEM), "lint"], **run)  # type: ignore[call-overload]
+    assert lint.returncode == 1
+    said = "expands to more than 10,000 values through YAML aliases, or holds itself"
+    assert f".continuity/decisions/0003-bomb.md:7: a3: {said}" in lint.stdout
+    assert ".continuity/decisions/0004-loop.md:4: tags: item 2: expected a string" in lint.stdout
+    listed = subprocess.run([str(GITMEM), "list"], **run)  # type: ignore[call-overload]
+    assert "Money is integer cents" in listed.stdout and "Loop" in listed.stdout
+    assert "Aliases" not in listed.stdout and "0003-bomb.md:7" in listed.stderr
+    edit = {"file_path": str(project / "billing/charge.py"), "old_string": "x", "new_string": "y"}
+    payload = {"session_id": "bomb", "cwd": str(project), "tool_name": "Edit", "tool_input": edit}
+    assert "Money is integer cents" in context(project, "pre-tool", payload)
