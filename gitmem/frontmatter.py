@@ -111,7 +111,10 @@ def _parse(text: str, file: str) -> tuple[Parsed | None, list[Problem]]:
         if text.lstrip("\ufeff").startswith("---"):
             problems.append(Problem(file, 1, "front-matter", "the `---` block is never closed"))
         return Parsed(None, {}, {}, body, body_line), problems
-    fast = _parse_fast(fm)
+    try:
+        fast = _parse_fast(fm)
+    except RecursionError:  # the round-trip reader would take seconds to fail the same way
+        return None, [_too_deep(fm, file)]
     if fast is not None:
         data, key_lines, item_lines = fast
         return Parsed(data, key_lines, item_lines, body, body_line), []
@@ -163,6 +166,8 @@ def _parse_fast(
             if value_node.id == "sequence":
                 item_lines[key] = tuple(i.start_mark.line + 2 for i in value_node.value)
         data = loader.constructor.construct_document(node)
+    except RecursionError:
+        raise
     except Exception:
         return None
     if not isinstance(data, dict) or list(data) != list(key_lines) or _oversized(data):
@@ -181,6 +186,8 @@ def _parse_round_trip(
     yaml = YAML(typ="rt")
     try:
         data = yaml.load(fm)
+    except RecursionError:  # `[[[[…]]]]` thousands deep: ruamel reads nesting recursively
+        return None, [_too_deep(fm, file)]
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = (mark.line + 2) if mark is not None else 1
@@ -219,6 +226,16 @@ def _parse_round_trip(
     plain = _plain(data)
     assert isinstance(plain, dict)
     return Parsed(plain, key_lines, item_lines, body, body_line), []
+
+
+def _too_deep(fm: str, file: str) -> Problem:
+    """Front matter nested too deeply for the YAML reader (it recurses), named at the line
+    that opens the most brackets or block-sequence dashes, where such nesting begins."""
+    lines = fm.splitlines() or [""]
+    scores = [sum(line.count(c) for c in "[{-") for line in lines]
+    at = scores.index(max(scores))
+    key = lines[at].split(":", 1)[0].strip() or "front-matter"
+    return Problem(file, at + 2, key, "nested too deeply to read: the record is not read")
 
 
 # A record's front matter holds tens of values. YAML aliases let a few lines stand for

@@ -419,8 +419,8 @@ def alias_bomb(levels: int = 9) -> str:
 def test_front_matter_that_yaml_aliases_make_endless(project: Path) -> None:
     """YAML aliases let a few lines stand for billions of values, or a list hold itself.
     Before session 48 the first took `gitmem lint`, `list` and the hooks' table refresh
-    minutes of CPU (never finished here), and the second crashed them (RecursionError),
-    so that no record loaded. Now such a record is left out, or loads in part, with file,
+    minutes of CPU (never finished here), and the second crashed them (RecursionError), as
+    did brackets nested thousands deep, so that no record loaded. Now such a record is left out, or loads in part, with file,
     line and key, and the others load; an edit's hook answers at once."""
     write(project, ".continuity/decisions/0003-bomb.md", alias_bomb())
     write(
@@ -428,12 +428,15 @@ def test_front_matter_that_yaml_aliases_make_endless(project: Path) -> None:
         ".continuity/decisions/0004-loop.md",
         "---\ntitle: Loop\nstatus: accepted\ntags: &t [money, *t]\n---\nBody.\n",
     )
+    deep = "[" * 3000 + "]" * 3000  # the YAML reader recurses: it crashed the same way
+    write(project, ".continuity/decisions/0005-deep.md", f"---\ntitle: Deep\nglobs: {deep}\n---\n")
     run = {"cwd": project, "capture_output": True, "text": True, "timeout": 30}
     lint = subprocess.run([str(GITMEM), "lint"], **run)  # type: ignore[call-overload]
     assert lint.returncode == 1
     said = "expands to more than 10,000 values through YAML aliases, or holds itself"
     assert f".continuity/decisions/0003-bomb.md:7: a3: {said}" in lint.stdout
     assert ".continuity/decisions/0004-loop.md:4: tags: item 2: expected a string" in lint.stdout
+    assert ".continuity/decisions/0005-deep.md:3: globs: nested too deeply to read" in lint.stdout
     listed = subprocess.run([str(GITMEM), "list"], **run)  # type: ignore[call-overload]
     assert "Money is integer cents" in listed.stdout and "Loop" in listed.stdout
     assert "Aliases" not in listed.stdout and "0003-bomb.md:7" in listed.stderr
