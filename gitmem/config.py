@@ -199,6 +199,10 @@ def _yaml_mapping(
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+    from gitmem.frontmatter import MAX_NESTING, nesting, too_deep
+
+    if nesting(text) > MAX_NESTING:  # the reader recurses, and takes seconds to fail
+        return None, [too_deep(text, rel, first=1)], {}
     try:
         data = YAML(typ="rt").load(text)
     except MarkedYAMLError as exc:
@@ -207,6 +211,8 @@ def _yaml_mapping(
         return None, [Problem(rel, line, "yaml", f"invalid YAML: {exc.problem}")], {}
     except YAMLError as exc:
         return None, [Problem(rel, 1, "yaml", f"invalid YAML: {exc}")], {}
+    except RecursionError:  # nested deeply otherwise (session 48: a traceback)
+        return None, [too_deep(text, rel, first=1)], {}
     if data is None:
         return {}, [], {}
     if not isinstance(data, dict):

@@ -111,10 +111,12 @@ def _parse(text: str, file: str) -> tuple[Parsed | None, list[Problem]]:
         if text.lstrip("\ufeff").startswith("---"):
             problems.append(Problem(file, 1, "front-matter", "the `---` block is never closed"))
         return Parsed(None, {}, {}, body, body_line), problems
+    if fm.count("[") + fm.count("{") > MAX_NESTING and nesting(fm) > MAX_NESTING:
+        return None, [too_deep(fm, file)]
     try:
         fast = _parse_fast(fm)
     except RecursionError:  # the round-trip reader would take seconds to fail the same way
-        return None, [_too_deep(fm, file)]
+        return None, [too_deep(fm, file)]
     if fast is not None:
         data, key_lines, item_lines = fast
         return Parsed(data, key_lines, item_lines, body, body_line), []
@@ -187,7 +189,7 @@ def _parse_round_trip(
     try:
         data = yaml.load(fm)
     except RecursionError:  # `[[[[…]]]]` thousands deep: ruamel reads nesting recursively
-        return None, [_too_deep(fm, file)]
+        return None, [too_deep(fm, file)]
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = (mark.line + 2) if mark is not None else 1
@@ -228,14 +230,44 @@ def _parse_round_trip(
     return Parsed(plain, key_lines, item_lines, body, body_line), []
 
 
-def _too_deep(fm: str, file: str) -> Problem:
-    """Front matter nested too deeply for the YAML reader (it recurses), named at the line
-    that opens the most brackets or block-sequence dashes, where such nesting begins."""
-    lines = fm.splitlines() or [""]
+# How deep YAML's brackets may nest before a file is refused unread. The reader recurses
+# (~1,000 levels crash it) and ruamel's round-trip scanner took ~5 s to fail on 3,000; no
+# record or settings file nests more than a few levels.
+MAX_NESTING = 100
+
+
+def nesting(text: str) -> int:
+    """The deepest nesting of flow brackets (``[``, ``{``) in YAML ``text``, quoted
+    scalars and comments aside: a linear scan, to refuse what the reader cannot read."""
+    depth = deepest = 0
+    quote = ""
+    comment = False
+    for c in text:
+        if comment:
+            comment = c != "\n"
+        elif quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "#":
+            comment = True
+        elif c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+def too_deep(text: str, file: str, first: int = 2) -> Problem:
+    """YAML nested too deeply for the reader (it recurses), named at the line that opens
+    the most brackets or block-sequence dashes, where such nesting begins. ``first``: the
+    file's line number of ``text``'s first line (a record's front matter starts at 2)."""
+    lines = text.splitlines() or [""]
     scores = [sum(line.count(c) for c in "[{-") for line in lines]
     at = scores.index(max(scores))
-    key = lines[at].split(":", 1)[0].strip() or "front-matter"
-    return Problem(file, at + 2, key, "nested too deeply to read: the record is not read")
+    key = lines[at].split(":", 1)[0].strip() or "yaml"
+    return Problem(file, at + first, key, "nested too deeply to read: the file is not read")
 
 
 # A record's front matter holds tens of values. YAML aliases let a few lines stand for

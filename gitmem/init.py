@@ -118,6 +118,8 @@ def _rt_load(path: Path) -> Any:
         return yaml, yaml.load(fsutil.read_text(path))
     except fsutil.NotUtf8 as exc:
         raise GitmemError(f"{path}:{exc.line}: {exc}; nothing was changed") from None
+    except RecursionError:  # nested too deeply to read: `gitmem lint` names the line
+        raise GitmemError(f"{path}: nested too deeply to read; nothing was changed") from None
 
 
 def _dump(yaml: Any, data: Any) -> str:

@@ -221,7 +221,7 @@ def taskfile_tasks(taskfile: Path) -> set[str] | None:
 
     try:
         data = YAML(typ="safe").load(taskfile.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, YAMLError):
+    except (OSError, UnicodeDecodeError, YAMLError, RecursionError):
         return None
     if not isinstance(data, dict) or data.get("includes"):
         return None

@@ -302,6 +302,21 @@ def test_a_settings_file_with_errors(project: Path) -> None:
     assert "so gitmem does not apply those decisions or its settings as written" in start
 
 
+def test_a_settings_file_nested_too_deeply(project: Path) -> None:
+    """Brackets nested thousands deep in `.continuity/config.yaml`: before session 48 a
+    traceback from every command (the YAML reader recurses), after ~5 s a read. Now it is
+    named as a settings file with errors, at once, and the records load."""
+    config = project / ".continuity/config.yaml"
+    config.parent.mkdir(exist_ok=True)
+    with config.open("a", encoding="utf-8") as f:
+        f.write("capture_redact: " + "[" * 3000 + "]" * 3000 + "\n")
+    line = len(config.read_text(encoding="utf-8").splitlines())
+    proc = gitmem(project, "list")
+    assert proc.returncode == 0 and "Money is integer cents" in proc.stdout, proc.stderr
+    said = f".continuity/config.yaml:{line}: capture_redact: nested too deeply to read"
+    assert said in proc.stderr
+
+
 def test_a_file_saved_in_another_encoding(repo: Path) -> None:
     """A byte that is not UTF-8 (an editor that saved Windows-1252) is named by line and
     column. In `.continuity/config.yaml` it crashed every command with a traceback, and the
