@@ -55,6 +55,22 @@ def compiled(site: Path, module: str) -> bool:
     return Path(importlib.util.cache_from_source(str(source))).exists()
 
 
+def run_copy(
+    site: Path, project: Path, args: list[str], stdin: str = "", prefix: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    """``python ARGS`` in ``project`` with the copy in ``site`` ahead of the installed
+    gitmem, PYTHONDONTWRITEBYTECODE set; ``prefix``: a command to run it under."""
+    return subprocess.run(
+        [*prefix, sys.executable, *args],
+        input=stdin,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env_for(site),
+    )
+
+
 def test_a_hook_keeps_its_bytecode(repo: Path, bare_copy: Path) -> None:
     project = agent_project(repo)
     payload = {
@@ -64,15 +80,8 @@ def test_a_hook_keeps_its_bytecode(repo: Path, bare_copy: Path) -> None:
         "tool_input": {"file_path": str(project / "billing/charge.py")},
         "cwd": str(project),
     }
-    proc = subprocess.run(
-        [sys.executable, str(HOOK_SCRIPT), "claude", "pre-tool"],
-        input=json.dumps(payload),
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env_for(bare_copy),
-    )
+    args = [str(HOOK_SCRIPT), "claude", "pre-tool"]
+    proc = run_copy(bare_copy, project, args, json.dumps(payload))
     assert proc.returncode == 0 and "Money is integer cents" in proc.stdout, proc.stderr
     # the copy answered, and what it imported is compiled for the next hook
     assert compiled(bare_copy, "agent/runner.py")
@@ -83,14 +92,7 @@ def test_a_command_keeps_its_bytecode(repo: Path, bare_copy: Path) -> None:
     """`python -m gitmem` as the background jobs run it; pip's `gitmem` wrapper calls the
     same gitmem.entry.main."""
     project = agent_project(repo)
-    proc = subprocess.run(
-        [sys.executable, "-m", "gitmem", "why", "billing/charge.py"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env_for(bare_copy),
-    )
+    proc = run_copy(bare_copy, project, ["-m", "gitmem", "why", "billing/charge.py"])
     assert proc.returncode == 0 and "Money is integer cents" in proc.stdout, proc.stderr
     assert compiled(bare_copy, "why.py")
     assert compiled(bare_copy, "cli/main.py")
@@ -107,26 +109,21 @@ def read_only(bare_copy: Path) -> Iterator[Path]:
         folder.chmod(0o755)
 
 
-def as_a_user_who_cannot_write() -> list[str]:
+def as_a_user_who_cannot_write() -> tuple[str, ...]:
     """A command prefix under which the read-only copy cannot be written. Root writes any
     folder (CAP_DAC_OVERRIDE): without that capability it is held to the folder's mode,
     and still reads its own 0700 virtual environment."""
     if os.geteuid() != 0:
-        return []
+        return ()
     setpriv = shutil.which("setpriv")
     if setpriv is None:
         pytest.skip("running as root without setpriv (util-linux) to drop CAP_DAC_OVERRIDE")
-    return [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
+    return (setpriv, "--bounding-set=-dac_override,-dac_read_search")
 
 
-def doctor_bytecode(project: Path, site: Path, prefix: list[str]) -> list[dict[str, object]]:
-    proc = subprocess.run(
-        [*prefix, sys.executable, "-m", "gitmem", "doctor", "--no-model", "--json"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env_for(site),
+def doctor_bytecode(project: Path, site: Path, prefix: tuple[str, ...]) -> list[dict[str, object]]:
+    proc = run_copy(
+        site, project, ["-m", "gitmem", "doctor", "--no-model", "--json"], prefix=prefix
     )
     assert proc.stdout, proc.stderr
     checks: list[dict[str, object]] = json.loads(proc.stdout)["checks"]
