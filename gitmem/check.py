@@ -310,9 +310,9 @@ def named_files(
             continue
         full = repo.root / rel
         if full.is_dir() and not (rel and (full / ".git").exists()):  # a submodule: one entry
-            under = list(files.candidates(f"p:{rel}") if rel else files)
-            named.update((f, None) for f in under if os.path.lexists(repo.root / f))
-            if not any(os.path.lexists(repo.root / f) for f in under):
+            present = [f for f in files.under(rel) if os.path.lexists(repo.root / f)]
+            named.update(dict.fromkeys(present))
+            if not present:
                 unchecked.append((raw, "a folder holding no file git tracks or would track"))
         elif os.path.lexists(full):
             named[rel] = None
@@ -413,7 +413,8 @@ def check(
                 if m.entry.rules and lines is None:  # `check .`: read only what a rule reads
                     lines = _lines(repo, path)
                 found.extend(violations_in(m.entry, path, lines or []))
-        files = files or Files(git.ls_files(repo.root))
+        if files is None:
+            files = Files(git.ls_files(repo.root))
         glob_warnings = _glob_warnings_possible(table, files)
     finally:
         table.close()

@@ -144,6 +144,10 @@ class Files:
         search = re.compile(regex).search
         return any(search(f) for f in self.candidates(key))
 
+    def under(self, folder: str) -> list[str]:
+        """The files under ``folder`` (repository-relative; "" for the root: all)."""
+        return [f for f in self._under(folder) if f != folder] if folder else list(self)
+
     def candidates(self, key: str | None) -> Iterable[str]:
         """The files that have ``key`` among their ``path_keys`` (all of them for the
         catch-all key or none)."""

@@ -204,9 +204,7 @@ def _is_dir(repo: Repo, rel: str) -> bool:
 def _under(table: Table, report: PathReport, files: Files) -> PathReport:
     """``report`` of a folder, with the current decisions governing files under it that it
     does not already name."""
-    rel = report.path or ""
-    inside = list(files.candidates(f"p:{rel}") if rel else files)
-    inside = [f for f in inside if f != rel]
+    inside = files.under(report.path or "")
     if len(inside) > UNDER_MAX_FILES:
         return replace(report, files_under=len(inside))
     named = {d.id for d in report.decisions}
