@@ -78,7 +78,8 @@ def main() -> None:
             if name != "python_pass_ms" and "Project decision" not in out.stdout:
                 sys.exit(f"{name}: the hook did not answer: {out.stderr.strip()}")
         # the run above gave `now` its bytecode: time from none, as an install leaves it
-        shutil.rmtree(now), bare_copy(now)
+        shutil.rmtree(now)
+        bare_copy(now)
         res = interleaved_ms(cmds, project, args.runs)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -199,9 +199,9 @@ def _yaml_mapping(
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-    from gitmem.frontmatter import MAX_NESTING, nesting, too_deep
+    from gitmem.frontmatter import too_deep, too_nested
 
-    if nesting(text) > MAX_NESTING:  # the reader recurses, and takes seconds to fail
+    if too_nested(text):  # the reader recurses, and takes seconds to fail
         return None, [too_deep(text, rel, first=1)], {}
     try:
         data = YAML(typ="rt").load(text)

@@ -111,7 +111,7 @@ def _parse(text: str, file: str) -> tuple[Parsed | None, list[Problem]]:
         if text.lstrip("\ufeff").startswith("---"):
             problems.append(Problem(file, 1, "front-matter", "the `---` block is never closed"))
         return Parsed(None, {}, {}, body, body_line), problems
-    if fm.count("[") + fm.count("{") > MAX_NESTING and nesting(fm) > MAX_NESTING:
+    if too_nested(fm):
         return None, [too_deep(fm, file)]
     try:
         fast = _parse_fast(fm)
@@ -259,6 +259,12 @@ def nesting(text: str) -> int:
     return deepest
 
 
+def too_nested(text: str) -> bool:
+    """Whether YAML ``text`` nests its brackets past MAX_NESTING: counted first (at C
+    speed), scanned only where there are that many brackets at all."""
+    return text.count("[") + text.count("{") > MAX_NESTING and nesting(text) > MAX_NESTING
+
+
 def too_deep(text: str, file: str, first: int = 2) -> Problem:
     """YAML nested too deeply for the reader (it recurses), named at the line that opens
     the most brackets or block-sequence dashes, where such nesting begins. ``first``: the
@@ -284,8 +290,9 @@ class _TooLarge(Exception):
 
 def _oversized(data: dict[Any, Any]) -> str | None:
     """The first key whose value, expanded, passes MAX_VALUES values with the ones before
-    it, or holds itself; None when all is well. Each shared (aliased) container is counted
-    once per use but walked once."""
+    it, or holds itself; None when all is well. A container counts one, and each of its
+    entries its key (a list's: its slot) and its value; a shared (aliased) container is
+    counted at each use but walked once."""
     sizes: dict[int, int] = {}
     total = 0
     for key, value in data.items():
@@ -307,9 +314,8 @@ def _size(value: Any, sizes: dict[int, int], walking: set[int]) -> int:
     if id(value) in walking:
         raise _TooLarge  # holds itself
     walking.add(id(value))
-    items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
     n = 1
-    for key, item in items:
+    for key, item in value.items() if isinstance(value, dict) else enumerate(value):
         n += _size(key, sizes, walking) + _size(item, sizes, walking)
         if n > MAX_VALUES:
             raise _TooLarge

@@ -88,11 +88,7 @@ def _refuse_other_files(target: Path) -> None:
         return
     if not target.is_dir():
         raise GitmemError(f"{target}: not a folder")
-    other = sorted(
-        p.name
-        for p in target.iterdir()
-        if p.name not in MODEL_FILES and not p.name.startswith(".model-")
-    )
+    other = sorted(p.name for p in target.iterdir() if p.name not in MODEL_FILES)
     if other:
         shown = ", ".join(other[:3]) + (", …" if len(other) > 3 else "")
         raise GitmemError(
