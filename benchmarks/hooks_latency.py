@@ -1,7 +1,7 @@
 """Agent-hook latency: `gitmem-hook claude EVENT` as Claude Code runs it (a fresh process
 per event), next to `python -c pass`, at 100 and 10,000 decisions.
 
-    python benchmarks/hooks_latency.py [--sizes 100,10000] [--runs 21] [--json]
+    python benchmarks/hooks_latency.py [--sizes 100,10000] [--runs 21] [--baseline PATH] [--json]
 
 Targets (issue 4): pre-tool p50 <= 1.5x `python -c pass` and flat from 100 to 10,000
 decisions; prompt p50 <= 3x; session-start <= 150 ms. Prompt runs without a daemon
@@ -10,7 +10,10 @@ decisions; prompt p50 <= 3x; session-start <= 150 ms. Prompt runs without a daem
 Run it with the Python of a clean virtual environment (`pip install .`): the ratio is only
 meaningful when `python -c pass` is what a user's interpreter costs. A `.pth` file that
 imports packages at start-up (some sandboxes inject one) inflates the baseline and flatters
-every ratio; the script prints what `site` costs so that shows.
+every ratio; the script prints what `site` costs so that shows. With `--baseline
+OTHER/bin/gitmem-hook` (another install, e.g. an older release in its own virtual
+environment), its pre-tool, prompt and session-start hooks take turns with these, so that
+the two installs compare on a noisy machine.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from gitmem.agent import install
 from gitmem.repo import Repo, discover
 
 
-def bench(n: int, runs: int) -> dict[str, float | int]:
+def bench(n: int, runs: int, baseline: str | None = None) -> dict[str, float | int]:
     tmp = Path(tempfile.mkdtemp(prefix=f"gitmem-hooks-{n}-"))
     try:
         probes = make_repo(tmp, n)
@@ -57,9 +60,24 @@ def bench(n: int, runs: int) -> dict[str, float | int]:
         nothing = {"tool_name": "Read", "tool_input": {"file_path": str(tmp / "README.md")}}
         ask = {"prompt": "Refactor handler 7 in service 0 module 3 to retry with backoff"}
         res: dict[str, float | int] = {"decisions": n}
+        other: dict[str, tuple[list[str], Callable[[], str]]] = {}
+        if baseline is not None:
+            other = {
+                "baseline_pre_tool_ms": ([baseline, "claude", "pre-tool"], lambda: payload(pre)),
+                "baseline_pre_tool_nomatch_ms": (
+                    [baseline, "claude", "pre-tool"],
+                    lambda: payload(nothing),
+                ),
+                "baseline_prompt_ms": ([baseline, "claude", "prompt"], lambda: payload(ask)),
+                "baseline_session_start_ms": (
+                    [baseline, "claude", "session-start"],
+                    lambda: payload({"source": "startup"}),
+                ),
+            }
         res.update(
             interleaved_ms(
                 {
+                    **other,
                     "python_pass_ms": ([py, "-c", "pass"], lambda: ""),
                     "pre_tool_ms": ([hook, "claude", "pre-tool"], lambda: payload(pre)),
                     "pre_tool_nomatch_ms": (
@@ -221,9 +239,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description="agent hook latency")
     ap.add_argument("--sizes", default="100,10000")
     ap.add_argument("--runs", type=int, default=21)
+    ap.add_argument("--baseline", default=None, help="Another install's gitmem-hook.")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    rows = [bench(int(s), args.runs) for s in args.sizes.split(",")]
+    rows = [bench(int(s), args.runs, args.baseline) for s in args.sizes.split(",")]
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -239,6 +258,16 @@ def main() -> int:
             f"{r['pre_tool_nomatch_ms']:>10.1f} ms {float(r['pre_tool_nomatch_ms']) / b:>4.2f}x "
             f"{r['prompt_ms']:>7.1f} ms {float(r['prompt_ms']) / b:>4.2f}x "
             f"{r['session_start_ms']:>11.1f} ms"
+        )
+    for r in rows if args.baseline else []:
+        b = float(r["python_pass_ms"])
+        print(
+            f"{'baseline':>9} {'':>15} {r['baseline_pre_tool_ms']:>7.1f} ms"
+            f" {float(r['baseline_pre_tool_ms']) / b:>4.2f}x"
+            f" {r['baseline_pre_tool_nomatch_ms']:>10.1f} ms"
+            f" {float(r['baseline_pre_tool_nomatch_ms']) / b:>4.2f}x"
+            f" {r['baseline_prompt_ms']:>7.1f} ms {float(r['baseline_prompt_ms']) / b:>4.2f}x"
+            f" {r['baseline_session_start_ms']:>11.1f} ms  ({args.baseline}, at {r['decisions']})"
         )
     for r in rows:
         print(

@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
         from gitmem.agent import runner
 
         if args[1] in runner.AGENTS:
-            return runner.run(args[1], args[2] if len(args) > 2 else "")
+            runner.exit_now(runner.run(args[1], args[2] if len(args) > 2 else ""))
     if len(args) == 3 and args[0] == "_turn-start":  # gitmem.agent.prompt.TURN_JOB
         # The prompt hook's background job (gitmem.agent.claude.turn_start_job): it races
         # the agent's first command, so it loads neither click nor rich (~110 -> ~40 ms).

@@ -329,6 +329,26 @@ def test_errors_are_logged_for_doctor(project: Path) -> None:
     assert "pre-tool" in data["last_events"]
 
 
+def test_doctor_reads_when_each_hook_last_ran(project: Path) -> None:
+    """The status file is overwritten in place (runner.STATUS_BYTES), not replaced: each
+    write must cover the one before, longer or shorter, so that doctor reads the latest."""
+    status = project / ".git" / "gitmem" / "hook-status"
+    status.mkdir(parents=True, exist_ok=True)
+    # as an earlier version wrote it (whole), and longer than a write now is
+    (status / "claude-prompt.json").write_text(json.dumps({"time": 1.0, "ms": 1.0, "x": "y" * 200}))
+    (status / "claude-pre-tool.json").write_text('{"time": 2.0, "ms": 12345678.25}')
+    for event, payload in (
+        ("pre-tool", tool_call("st", project, "billing/charge.py")),
+        ("prompt", {"session_id": "st", "cwd": str(project), "prompt": "hello"}),
+    ):
+        before = time.time()
+        assert hook(event, payload, project)[0] == 0
+        data = json.loads((status / f"claude-{event}.json").read_text())
+        assert data["time"] >= before and 0 < data["ms"] < 60_000
+    result = CliRunner().invoke(cli, ["doctor", "--no-model", "--json"])
+    last = json.loads(result.stdout)["last_events"]
+    assert last["pre-tool"]["time"] >= before - 60 and last["prompt"]["time"] >= before
+
 def test_outside_a_repository(tmp_path: Path) -> None:
     code, out, err = hook(
         "pre-tool",

@@ -21,7 +21,7 @@ from gitmem import leanjson
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, NoReturn
 
     from gitmem.location import Location
 
@@ -121,14 +121,29 @@ def _log_error(
         append_log(shared, ERROR_LOG, f"{agent} {event}: {message}")
 
 
+# The width every hook-status file is written at (see _record_success): more than its
+# JSON ever takes, so that each write covers the one before it.
+STATUS_BYTES = 96
+
+
 def _record_success(shared: str, agent: str, event: str, ms: float) -> None:
+    """Note for `gitmem doctor` when ``agent``'s ``event`` hook last ran, and how long it
+    took. Written in place, padded to STATUS_BYTES, rather than replaced: on ext4, renaming
+    a file over another (or truncating one) flushes it to disk first, ~0.5 ms of every
+    hook (measured), where an overwrite costs ~10 µs. A reader that meets a write midway
+    sees bad JSON and skips the file; its only reader, doctor, does (and the next hook
+    writes it whole again)."""
     try:
         folder = os.path.join(shared, STATUS_DIR)
         os.makedirs(folder, exist_ok=True)
-        tmp = os.path.join(folder, f".{agent}-{event}.{os.getpid()}")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(leanjson.dumps({"time": time.time(), "ms": round(ms, 2)}))
-        os.replace(tmp, os.path.join(folder, f"{agent}-{event}.json"))
+        data = leanjson.dumps({"time": time.time(), "ms": round(ms, 2)}).encode()
+        fd = os.open(os.path.join(folder, f"{agent}-{event}.json"), os.O_WRONLY | os.O_CREAT, 0o666)
+        try:
+            os.pwrite(fd, data.ljust(STATUS_BYTES), 0)
+            if os.fstat(fd).st_size > STATUS_BYTES:  # written otherwise before: cut its rest
+                os.ftruncate(fd, STATUS_BYTES)
+        finally:
+            os.close(fd)
     except OSError:
         pass
 
@@ -414,6 +429,22 @@ def _emit(out: Any, result: dict[str, Any] | None) -> int:
         except (OSError, ValueError, TypeError):
             pass
     return 0
+
+
+def exit_now(code: int) -> NoReturn:
+    """End a hook's process with ``code`` once its answer is out, skipping the
+    interpreter's teardown: freeing every module and object one by one costs ~2-3 ms of
+    each hook (measured: `python -c pass` 16.1 ms, with `os._exit(0)` 13.8 ms; with the
+    pre-tool hook's imports 23.4 against 20.0), and nothing a hook leaves needs it: its
+    files are written and closed as it goes (session lines by `os.write`, logs in `with`
+    blocks), its background jobs are processes of their own, and the index table it reads
+    is opened read-only. Only the standard streams hold buffered output: flushed here."""
+    for stream in (sys.stdout, sys.stderr):
+        try:  # noqa: SIM105 (contextlib costs a fresh interpreter ~1 ms)
+            stream.flush()
+        except (OSError, ValueError):  # the agent closed the pipe: nothing more to say
+            pass
+    os._exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:
