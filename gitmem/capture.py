@@ -428,9 +428,10 @@ def forget(repo: Repo, ref: str, remote: str | None = None) -> tuple[int, str]:
     return held, "" if code == 0 else (err or out).strip() or f"git push to {remote} failed"
 
 
-def _bury(repo: Repo) -> list[str]:
+def _bury(repo: Repo) -> tuple[list[str], list[str]]:
     """Delete the sessions that have a tombstone (from this clone or, fetched, another);
-    returns the refs deleted. Two git processes, however many refs."""
+    returns the refs under refs/gitmem/ there were, and those deleted. Two git processes,
+    however many refs."""
     code, out = _git(repo, "for-each-ref", "--format=%(refname)", "refs/gitmem/")
     refs = out.split() if code == 0 else []
     tombs = {r[len(FORGOTTEN_ROOT) + 1 :] for r in refs if r.startswith(FORGOTTEN_ROOT + "/")}
@@ -439,7 +440,13 @@ def _bury(repo: Repo) -> list[str]:
         _git(
             repo, "update-ref", "--stdin", input_="".join(f"delete {r}\n" for r in buried).encode()
         )
-    return buried
+    return refs, buried
+
+
+# What `sync` says where neither this clone nor the remote has captured a session: git
+# refuses to push a refspec that matches no ref ("No refs in common and none specified"),
+# which `gitmem sync` reported as a failure (exit 1) in every new project.
+NOTHING_TO_SYNC = "no captured sessions here or on {remote} yet: nothing to push"
 
 
 def sync(repo: Repo, remote: str) -> tuple[int, str]:
@@ -467,7 +474,10 @@ def sync(repo: Repo, remote: str) -> tuple[int, str]:
         git.fetch_missing(repo.root, promisor, [f"--glob={REF_ROOT}"])
     # a forgotten session the fetch brought (the remote still had it) is deleted here and
     # there; deleting a ref the remote lacks only draws a warning from git
-    there = [f":{ref}" for ref in _bury(repo)]
+    refs, buried = _bury(repo)
+    if not refs:
+        return 0, NOTHING_TO_SYNC.format(remote=remote)
+    there = [f":{ref}" for ref in buried]
     code, out2, err2 = _git3(repo, "push", remote, "refs/gitmem/*:refs/gitmem/*", *there)
     return code, out + out2 if code == 0 else f"push failed: {(err2 or out2).strip()}"
 

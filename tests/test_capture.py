@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SANDBOX_HOME, commit_all, decision, git, write
+from conftest import SANDBOX_HOME, commit_all, decision, git, run_gitmem, write
 
 from gitmem import capture, redact
 from gitmem.cli.main import cli
@@ -423,6 +423,23 @@ def test_sync_with_a_local_bare_remote(project: Path, tmp_path: Path) -> None:
     assert CliRunner().invoke(cli, ["sync"]).exit_code == 0
     recs = capture.records(discover(clone), capture.ref_for("sync1"))
     assert [x["prompt"] for x in recs] == ["shared why"]
+
+
+def test_sync_with_no_session_anywhere_is_not_a_failure(project: Path, tmp_path: Path) -> None:
+    """A new project and a remote with no session yet: before, git's refusal to push a
+    refspec matching no ref ("No refs in common and none specified") was `gitmem sync`'s
+    error, exit 1. After the first capture the same sync pushes it."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(project, "remote", "add", "origin", str(remote))
+    proc = run_gitmem(project, "sync")
+    assert proc.returncode == 0, proc.stderr
+    assert "nothing to push" in proc.stdout and proc.stderr == ""
+    capture.append(discover(project), "first", {"kind": "prompt", "prompt": "p", "user": "a"})
+    proc = run_gitmem(project, "sync")
+    assert proc.returncode == 0 and "synced" in proc.stdout, proc.stderr
+    assert capture.ref_for("first") in git(remote, "for-each-ref", "refs/gitmem")
+    assert run_gitmem(project, "sync", "nowhere").returncode == 1  # a failure still is one
 
 
 def test_sync_keeps_unpushed_sessions_under_fetch_prune(project: Path, tmp_path: Path) -> None:

@@ -212,7 +212,10 @@ def sync(remote: str) -> None:
     code, out = core.sync(repo, remote)
     if code != 0:
         raise GitmemError(out.strip() or f"git push/fetch to {remote} failed")
-    click.echo(f"synced refs/gitmem/* with {remote}")
+    if out == core.NOTHING_TO_SYNC.format(remote=remote):
+        click.echo(out)
+    else:
+        click.echo(f"synced refs/gitmem/* with {remote}")
 
 
 def _note_unfinished(repo: Repo) -> list[str]:
