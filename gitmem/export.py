@@ -91,6 +91,8 @@ class Plan:
     skipped: tuple[Skipped, ...] = ()
     largest: int = 0  # characters of the largest file exported (written or unchanged)
     split: bool = False  # one file per decision
+    # files of the user's own where an export would go (no mark): left as they are
+    foreign: tuple[str, ...] = ()
 
     @property
     def changes(self) -> int:
@@ -103,6 +105,7 @@ class Plan:
             "unchanged": list(self.unchanged),
             "skipped": [{"id": s.id, "reason": s.reason} for s in self.skipped],
             "split": self.split,
+            "foreign": list(self.foreign),
         }
 
 
@@ -155,6 +158,7 @@ def plan(
             wanted[target.path_of(d.id)] = render(target, d, include, exclude)
     write: dict[str, str] = {}
     unchanged: list[str] = []
+    foreign: list[str] = []
     for rel, text in wanted.items():
         path = repo.root / rel
         try:
@@ -163,11 +167,16 @@ def plan(
             current = None
         if current == text:
             unchanged.append(rel)
+        elif os.path.lexists(path) and not generated(path):
+            # the user's own rules under the name gitmem would write (before, replaced)
+            foreign.append(rel)
         else:
             write[rel] = text
     remove = tuple(sorted(rel for rel in existing if rel not in wanted))
     largest = max((len(t) for t in wanted.values()), default=0)
-    return Plan(write, remove, tuple(sorted(unchanged)), tuple(skipped), largest, split)
+    return Plan(
+        write, remove, tuple(sorted(unchanged)), tuple(skipped), largest, split, tuple(foreign)
+    )
 
 
 def apply(repo: Repo, p: Plan) -> None:
