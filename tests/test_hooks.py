@@ -509,6 +509,13 @@ def test_shell_words_split_like_shlex(command: str) -> None:
         # ... but its path words are read, after the command's (a script's paths)
         ("cat <<-EOF | cat\n\tx.py\n\tEOF\ncat y.py", ["y.py", "x.py"]),
         ("cd svc && python3 - <<'PY'\nopen('billing/x.py', 'w')\nPY", ["svc/billing/x.py"]),
+        # ... and so are those of the code an interpreter is given (since session 49)
+        ("cd svc && python3 -c \"open('billing/x.py', 'a')\"", ["svc/billing/x.py"]),
+        ("python3.12 -Bc 'import json; open(\"a/b.json\")' out.txt", ["python3.12", "out.txt", "a/b.json"]),
+        # (words like paths that name no file are dropped later, as a script's are)
+        ("node -e \"require('fs').rmSync('dist/app.js')\"", [".rmSync", "dist/app.js"]),
+        ("perl -ne 'print if /x/' src/a.pl", ["src/a.pl", "/x/"]),
+        ("ruby --version && ruby -e 'File.write(\"lib/v.rb\", 1)'", ["File.write", "lib/v.rb"]),
         # a command given to a shell as a string is walked too, from where it starts
         ("cd svc && bash -lc 'cd api && cat x.py'", ["svc/api/x.py"]),
         ("timeout -k 5 2.5m sh -c \"cat a.py\"; cat b.py", ["a.py", "b.py"]),
@@ -525,7 +532,7 @@ def test_bash_words_follow_cd(command: str, words: list[str]) -> None:
         ("sed -i 's/1/2/' billing/charge.py", ["s/1/2/", "billing/charge.py"]),
         ("sed -n 1p billing/charge.py", []),  # printed, not edited
         ("cd billing && sed -i.bak s/1/2/ charge.py", ["billing/s/1/2/", "billing/charge.py"]),
-        ("perl -pi -e 's/a/b/' x.pl", ["s/a/b/", "x.pl"]),
+        ("perl -pi -e 's/a/b/' x.pl", ["x.pl"]),  # its code is no file (session 49)
         ("perl -Mstrict -e 1 x.pl", []),  # -M takes the rest of its word: no -i there
         ("echo x > notes.txt && cat a.py >> log/out.txt 2>&1", ["notes.txt", "log/out.txt"]),
         ("cat a.py > /dev/null", []),
@@ -605,6 +612,16 @@ def test_a_command_after_a_here_document_is_read(project: Path) -> None:
     script = "python3 - <<'PY'\nfrom pathlib import Path\nPath('billing/charge.py').touch()\nPY"
     said = _before_shell(project, "ap3", script)
     assert "D-0001" in said.get("additionalContext", ""), said
+    # ... and so are those of the code an interpreter is given on its command line
+    # (before session 49: nothing, and the decision came only at the turn's end)
+    for i, script in enumerate(
+        (
+            "python3 -c \"open('billing/charge.py', 'a').write('x = 2.5')\"",
+            "node -e \"require('fs').appendFileSync('billing/charge.py', 'x = 2.5')\"",
+        )
+    ):
+        said = _before_shell(project, f"ap4{i}", script)
+        assert "D-0001" in said.get("additionalContext", ""), said
 
 
 def test_what_a_turns_commands_wrote_is_an_edit_of_the_session(project: Path) -> None:

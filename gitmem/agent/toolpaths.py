@@ -309,6 +309,7 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
     tag = False  # the next word is a here-document's tag
     mentioned: list[tuple[str, bool]] = []  # the path words of here-documents' bodies
     script = False  # the next word is a command a shell is given to run (`bash -c`)
+    code = False  # ... or code an interpreter is given to run (`python3 -c`, `node -e`)
     timing = False  # after `timeout`: its duration comes before the command
 
     def written(at: list[int]) -> None:
@@ -334,11 +335,7 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
                 redirects.append((redirect, word))
                 redirect = ""
             if docs[-1] and base is not None:  # a script's paths (`python - <<'PY'`): read
-                for w in docs[-1].translate(_NOT_IN_PATHS).split():
-                    if len(mentioned) >= MAX_PATHS:
-                        break
-                    if _looks_like_path(w) and "://" not in w:
-                        mentioned.append((w if w.startswith("/") else _join(base, w), False))
+                _mention(docs[-1], base, mentioned)
             continue
         tag = False
         if word and all(c in _OPERATORS for c in word):
@@ -363,7 +360,7 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
                     base = saved.pop()
             if moving:
                 base = None  # a bare `cd`: the home folder
-            start, moving, timing, script = True, False, False, False
+            start, moving, timing, script, code = True, False, False, False, False
             name = []
             continue
         redirected, read_in = target, source  # this word is a redirection's
@@ -410,6 +407,11 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
             if base is not None and not (redirected or read_in):
                 _nest(word, base, out, runs)
             continue
+        if code:  # `python3 -c "open('billing/charge.py', 'a')..."`: as a script's body
+            code = False
+            if base is not None and not (redirected or read_in):
+                _mention(word, base, mentioned)
+                continue
         if "://" in word:
             continue
         if "=" in word and not word.startswith(("./", "/")):
@@ -417,6 +419,7 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
         elif word.startswith("-"):
             flags.append(word)
             script = name[:1] != [] and name[0] in _SHELLS and _runs_a_string(word)
+            code = name[:1] != [] and _runs_code(name[0], word)
             continue
         word = word.strip("'\"")
         takes_paths = name[-1:] and (
@@ -436,6 +439,39 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
 
 
 _SHELLS = frozenset(("bash", "sh", "zsh", "dash", "ksh"))
+# The flags that give an interpreter its code on the command line, by its name (less a
+# version: `python3.12`, `node22`). Agents write files so when their edit tool fails or
+# for many files at once; before session 49 no path in such code reached the hooks, so
+# the decisions governing the files it names came only after it ran.
+_CODE_FLAGS = {  # short flags (the last of a cluster: `perl -ne`), long ones
+    "python": ("c", ()),
+    "node": ("ep", ("--eval", "--print")),
+    "nodejs": ("ep", ("--eval", "--print")),
+    "bun": ("ep", ("--eval", "--print")),
+    "ruby": ("e", ()),
+    "perl": ("eE", ()),
+    "php": ("r", ()),
+    "lua": ("e", ()),
+    "Rscript": ("e", ()),
+}
+
+
+def _runs_code(name: str, flag: str) -> bool:
+    """Whether ``flag`` gives the interpreter ``name`` its code as the next argument."""
+    short, long = _CODE_FLAGS.get(name.rstrip("0123456789.") or name, ("", ()))
+    if flag.startswith("--"):
+        return flag in long
+    return len(flag) > 1 and flag[1:].isalpha() and flag[-1] in short
+
+
+def _mention(text: str, base: str, mentioned: list[tuple[str, bool]]) -> None:
+    """The path words of a script's text (a here-document's body, an interpreter's
+    `-c` code) to ``mentioned``, as read: what the script does with them is unknown."""
+    for w in text.translate(_NOT_IN_PATHS).split():
+        if len(mentioned) >= MAX_PATHS:
+            break
+        if _looks_like_path(w) and "://" not in w:
+            mentioned.append((w if w.startswith("/") else _join(base, w), False))
 
 
 def _runs_a_string(flag: str) -> bool:
