@@ -59,8 +59,9 @@ def new_in_log(
     supersedes: list[str] | None = None,
 ) -> Path:
     """Write the next record of the ADR log in the folder ``log`` and return its path."""
-    from gitmem.records import check_new, slugify
+    from gitmem.records import check_new, one_line, slugify
 
+    title = one_line(title)
     check_new(title, template, status, severity, globs or [])
     src = log_folder(repo, log)
     folder = repo.root / src.path

@@ -77,6 +77,13 @@ def next_number(folder: Path) -> int:
     return highest + 1
 
 
+def one_line(title: str) -> str:
+    """A title as one line, each run of white space one space: a title pasted with its
+    line breaks (or an MCP client's text) became a heading whose second line was body
+    text, and a front-matter title with `\n` in it."""
+    return " ".join(title.split())
+
+
 def check_new(title: str, template: str, status: str, severity: str, globs: list[str]) -> None:
     """What ``gitmem new`` is given, checked before anything is written."""
     if not title.strip():
@@ -107,6 +114,7 @@ def new(
     body: str | None = None,
 ) -> Path:
     """Write the next record and return its path. Safe against a concurrent ``new``."""
+    title = one_line(title)
     check_new(title, template, status, severity, globs or [])
     catalog = store.load(repo.root) if supersedes else None
     resolved = [catalog.get(ref).id for ref in supersedes or []] if catalog else []

@@ -122,6 +122,25 @@ def test_a_title_and_a_query_may_be_given_unquoted(repo: Path, no_model: None) -
     assert code == 2 and "Missing argument 'TITLE...'" in err
 
 
+def test_a_title_is_one_line(repo: Path) -> None:
+    """A title pasted with its line break: before session 49 the heading's second line
+    became body text, and the front matter's title held a `\\n`."""
+    code, out, err = run("new", "Use integer\n  money ", "-t", "madr")
+    assert code == 0, err
+    path = repo / out.strip()
+    assert path.name == "0001-use-integer-money.md"
+    assert store.load(repo).by_id["D-0001"].title == "Use integer money"
+    assert "# Use integer money\n" in path.read_text()
+    write(repo, "docs/adr/0001-record.md", "# 1. Record\n\nDate: 2020-01-01\n\n## Status\n\nAccepted\n")
+    assert run("init", "--adr-dir", "docs/adr")[0] == 0
+    code, out, err = run("new", "--in", "docs/adr", "Split\tthe\r\nbilling  service")
+    assert code == 0, err
+    assert out.strip() == "docs/adr/0002-split-the-billing-service.md"
+    assert "# 2. Split the billing service\n" in (repo / out.strip()).read_text()
+    code, _, err = run("new", " \n\t")
+    assert code == 1 and "the title is empty" in err
+
+
 def test_new_rejects_bad_input(repo: Path) -> None:
     code, _, err = run("new", "X", "--glob", "a/[b")
     assert code == 1 and "--glob" in err
