@@ -40,6 +40,24 @@ from gitmem import index
 from gitmem.agent import install
 from gitmem.repo import discover
 
+RULED = "services/svc0/mod3"  # where RULE_RECORD's critical rule governs
+RULE_RECORD = f"""---
+id: D-9999
+title: Money is integer cents
+status: accepted
+date: 2026-01-01
+severity: critical
+globs: ["{RULED}/**"]
+rules:
+  - forbid: 'float\\('
+    message: amounts are integer cents
+---
+
+## Decision
+
+Amounts are integer cents, never floats.
+"""
+
 
 def _fill(unit: Callable[[int], str], size: int) -> str:
     parts: list[str] = []
@@ -66,6 +84,7 @@ def inputs(size: int) -> dict[str, tuple[str, dict[str, object]]]:
     files = _fill(lambda i: f"services/svc{i % 5}/mod{i % 10}/handler_{i}.py\n", size)
     dotted = _fill(lambda i: "x.", size)
     camel = _fill(lambda i: "Ab", size)
+    code = _fill(lambda i: f"ROW_{i} = {{'id': {i}, 'amount_cents': {i * 7}}}\n", size)
     heredoc = f"cat > services/svc0/mod3/generated.py <<'EOF'\nDATA = '''\n{blob}\n'''\nEOF"
     return {
         "prompt: pasted log": ("prompt", {"prompt": f"why does this fail?\n{log}"}),
@@ -76,6 +95,18 @@ def inputs(size: int) -> dict[str, tuple[str, dict[str, object]]]:
         "pre-tool: heredoc": (
             "pre-tool",
             {"tool_name": "Bash", "tool_input": {"command": heredoc}},
+        ),
+        # a generated file written where a critical rule governs, breaking it on its last
+        # line: every added line is read against the rule (in blocks since session 49)
+        "pre-tool: Write under a rule": (
+            "pre-tool",
+            {
+                "tool_name": "Write",
+                "tool_input": {
+                    "file_path": f"{RULED}/fixtures.py",
+                    "content": code + "T = float(1)\n",
+                },
+            },
         ),
     }
 
@@ -146,6 +177,7 @@ def main() -> None:
     rows: list[dict[str, object]] = []
     try:
         make_repo(tmp, 100)
+        (tmp / ".continuity/decisions/9999-money.md").write_text(RULE_RECORD)
         repo = discover(tmp)
         compiler.build(repo)
         index.build(repo)
@@ -158,6 +190,10 @@ def main() -> None:
                 for _ in range(args.runs):
                     for label, hook in hooks.items():
                         payload = {"session_id": f"L{next(counter)}", "cwd": str(tmp), **fields}
+                        given = fields.get("tool_input")
+                        if isinstance(given, dict) and "file_path" in given:  # absolute
+                            path = str(tmp / str(given["file_path"]))
+                            payload["tool_input"] = {**given, "file_path": path}
                         data = json.dumps(payload).encode()
                         times[label].append(timed([hook, "claude", event], tmp, data, args.cap))
                 for label, ts in times.items():
