@@ -68,6 +68,7 @@ def build_server(repo: Repo) -> object:
     @server.tool(structured_output=False)
     def propose_decision(title: str, rationale: str, globs: list[str] | None = None) -> str:
         """Write a new decision record with status `proposed`, for a human to review."""
+        title = records.one_line(title)  # the heading below too
         try:
             path = records.new(
                 repo,

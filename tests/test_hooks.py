@@ -2308,7 +2308,7 @@ def test_mcp_server_over_stdio(project: Path) -> None:
                 "params": {
                     "name": "propose_decision",
                     "arguments": {
-                        "title": "Use UUIDv7 ids",
+                        "title": "Use UUIDv7\nids",  # one line (since session 49)
                         "rationale": "Sortable ids.",
                         "globs": ["api/**"],
                     },
@@ -2319,6 +2319,7 @@ def test_mcp_server_over_stdio(project: Path) -> None:
         assert proposed["status"] == "proposed"
         record = (project / proposed["file"]).read_text()
         assert "status: proposed" in record and "Sortable ids." in record
+        assert "title: Use UUIDv7 ids\n" in record and "\n# Use UUIDv7 ids\n" in record
     finally:
         proc.kill()
         proc.wait()
