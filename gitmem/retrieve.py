@@ -70,6 +70,35 @@ PATH_WORD_BOOST = 0.5  # words of the touched paths: context, weighed below the 
 ENTITY_BOOST = 2.0  # identifiers, quoted names and paths named in the prompt
 # Globs that gitmem inferred from an ADR's prose are a weaker link than globs a person wrote.
 INFERRED_PATH_WEIGHT = 0.3
+# A file the prompt names by its name alone ("fix the rounding in charge.py"), where no
+# file of that name is where the prompt was written: the repository's files of that name
+# are the touched paths, where it has at most this many (`index.ts` in a monorepo names
+# none of its hundreds). Before session 49 such a name matched no glob, and only its
+# words reached the keyword rankers.
+MAX_NAMESAKES = 3
+MAX_NAMES = 8  # the names looked up per prompt
+
+
+def _bare_name(raw: str) -> bool:
+    """Whether a path the prompt names is a file's name alone (`charge.py`)."""
+    return not any(c in raw for c in "/\\*?[") and "." in raw.strip(".")
+
+
+def files_named(root: str, names: list[str]) -> list[str]:
+    """The files git tracks in the repository at ``root`` named as each of ``names`` is,
+    in any folder, for each name that at most MAX_NAMESAKES files have (one git process,
+    reading the index; none for no name)."""
+    if not names:
+        return []
+    from gitmem import leangit
+
+    specs = [f":(glob)**/{name}" for name in dict.fromkeys(names)]
+    out = leangit.output(("ls-files", "-z", "--", *specs), root, timeout=2.0)
+    by_name: dict[str, list[str]] = {}
+    for rel in (out or "").split("\0"):
+        if rel:
+            by_name.setdefault(rel.rsplit("/", 1)[-1], []).append(rel)
+    return [rel for rels in by_name.values() if len(rels) <= MAX_NAMESAKES for rel in rels]
 
 
 def _first_distinct(words: list[str] | tuple[str, ...], limit: int) -> list[str]:
@@ -491,10 +520,17 @@ class Retriever:
         root, common = str(self.repo.root), str(self.repo.common_dir)
         roots = worktree_roots(root, common)
         found: dict[str, None] = {}  # in order, once each (a list's `in` made 40,000 take 8 s)
+        names: list[str] = []  # the prompt's bare file names that name no file there
         for raw in [*paths, *terms.paths]:
             rel = relative(raw, root, common, cwd or root, roots)
-            if rel is not None:
+            if rel is None:
+                continue
+            if raw in terms.paths and _bare_name(raw) and not os.path.exists(f"{root}/{rel}"):
+                names.append(raw)
+            else:
                 found[rel] = None
+        for rel in files_named(root, names[:MAX_NAMES]):
+            found[rel] = None
         rel_paths = list(found)
         path_words: list[str] = []
         for rel in rel_paths:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from conftest import decision, write
+from conftest import commit_all, decision, write
 
 from gitmem import budget, embed, index, modelkit
 from gitmem.cli.main import cli
@@ -126,6 +126,32 @@ def test_paths_only_touched_and_mentioned(
     assert result.hits[0].id == "D-0001" and result.hits[0].glob == "billing/**"
     mentioned = retrieve(r, "please tidy up api/routes.py", [], embedder=embedder)
     assert mentioned.hits[0].id == "D-0003" and mentioned.hits[0].glob == "api/**"
+
+
+def test_a_file_the_prompt_names_alone_is_found_where_it_is(repo: Path, no_model: None) -> None:
+    """"fix the rounding in charge.py": before session 49 the name matched no glob (there is
+    no `charge.py` at the root), and only its words reached the keyword ranker. Now the
+    files git tracks of that name are the touched paths, where there are at most
+    MAX_NAMESAKES of them; more say nothing of where the prompt means."""
+    from gitmem.retrieve import MAX_NAMESAKES
+
+    project(repo)
+    for i in range(MAX_NAMESAKES + 1):
+        write(repo, f"api/v{i}/handlers.py", "")
+    write(repo, "api/views.py", "")
+    commit_all(repo, "files")
+    r = discover(repo)
+    index.build(r)
+    hit = retrieve(r, "fix the rounding in charge.py", []).hits[0]
+    assert (hit.id, hit.glob) == ("D-0001", "billing/**")
+    assert retrieve(r, "tidy up views.py", []).hits[0].glob == "api/**"
+    assert all(h.glob is None for h in retrieve(r, "fix handlers.py", []).hits)
+    write(repo, "billing/views.py", "")  # two of a name: both
+    commit_all(repo, "another views.py")
+    assert {h.glob for h in retrieve(r, "tidy up views.py", []).hits} >= {"api/**", "billing/**"}
+    # where the prompt is written in a folder holding the file, that file only
+    got = retrieve(r, "tidy up views.py", [], cwd=str(repo / "api")).hits
+    assert [h.glob for h in got if h.glob] == ["api/**"] * len([h for h in got if h.glob])
 
 
 @pytest.mark.parametrize(
