@@ -322,6 +322,31 @@ def named_files(
     return list(named), unchecked
 
 
+def _pathspecs(
+    repo: Repo, paths: list[str], *, staged: bool, cwd: str | None = None
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """Git pathspecs limiting a change (the index's, a range's) to ``paths`` (files or
+    folders, taken from ``cwd``), and (path, why) for each that names nothing: outside the
+    repository, or (``staged``) neither in the work tree nor in the index. A hook manager
+    that gives the staged files (lefthook's `gitmem check --staged {staged_files}`) means
+    their staged change: before session 49 the paths won and their whole files were read,
+    so a line the commit did not add could block it."""
+    specs: list[str] = []
+    unchecked: list[tuple[str, str]] = []
+    tracked = Files(git.ls_files(repo.root)) if staged else None
+    for raw in paths:
+        rel = to_repo_relative(raw, repo, cwd or os.getcwd()) if raw else None
+        if rel is None:
+            unchecked.append((raw, "outside this repository"))
+            continue
+        gone = not os.path.lexists(repo.root / rel) if rel else False
+        if tracked is not None and gone and not tracked.holds(rel):
+            unchecked.append((raw, "no such file or folder"))
+            continue
+        specs.append(f":(top,literal){rel}" if rel else ":(top)")
+    return specs, unchecked
+
+
 def _lines(repo: Repo, rel: str) -> list[tuple[int, str]]:
     return whole_files(repo, [rel], cwd=str(repo.root)).get(rel, [])
 
@@ -387,13 +412,19 @@ def check(
     paths: list[str] | None = None,
 ) -> Report:
     diff_args = [rev_range] if rev_range else ["--cached"] if staged else []
-    files = Files(git.ls_files(repo.root)) if paths else None
     unchecked: list[tuple[str, str]] = []
+    specs: list[str] | None = None  # the change limited to these paths (git pathspecs)
+    if paths and diff_args:  # `--staged {staged_files}` (lefthook): the change to these only
+        specs, unchecked = _pathspecs(repo, paths, staged=staged and not rev_range)
+        diff_args, paths = [*diff_args, "--", *specs], None
+    files = Files(git.ls_files(repo.root)) if paths else None
     changes: dict[str, list[tuple[int, str]] | None]  # None: a named file, read if ruled
     try:
         if paths and files is not None:
             named, unchecked = named_files(repo, paths, files)
             changes = dict.fromkeys(named)
+        elif specs == []:  # every path named nothing here
+            changes = {}
         else:
             changes = dict(added_lines(repo, diff_args))
     except GitCommandError as exc:

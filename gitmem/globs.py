@@ -148,6 +148,10 @@ class Files:
         """The files under ``folder`` (repository-relative; "" for the root: all)."""
         return [f for f in self._under(folder) if f != folder] if folder else list(self)
 
+    def holds(self, path: str) -> bool:
+        """Whether ``path`` is one of the files, or a folder holding some."""
+        return next(self._under(path), None) is not None
+
     def candidates(self, key: str | None) -> Iterable[str]:
         """The files that have ``key`` among their ``path_keys`` (all of them for the
         catch-all key or none)."""

@@ -168,6 +168,37 @@ def test_a_path_that_names_nothing_is_not_a_pass(project: Path) -> None:
     assert data["blocked"] is True and data["violations"][0]["file"] == "billing/charge.py"
 
 
+def test_the_staged_change_to_the_files_named(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """lefthook's `gitmem check --staged {staged_files}`: before session 49 the paths won,
+    their whole files were read, and a line the commit did not add (here, a float in
+    charge.py, not staged) blocked a commit that only added a comment."""
+    write(project, "billing/charge.py", "x = float(1)\n# a comment\n")
+    write(project, "billing/refund.py", "def refund(cents: int) -> int:\n    return cents\n")
+    git(project, "add", "billing/refund.py")
+    code, out = run("check", "--staged", "billing/refund.py", "billing/charge.py")
+    assert code == 0 and "D-0001" in out and "decision D-0001:" not in out
+    git(project, "add", "billing/charge.py")
+    code, out = run("check", "--staged", "billing/refund.py")  # the other staged file: not it
+    assert code == 0 and "billing/charge.py" not in out
+    monkeypatch.chdir(project / "billing")  # named from a subfolder, a folder standing for its files
+    for named in (["charge.py"], ["."], ["../billing"]):
+        code, out = run("check", "--staged", *named)
+        assert code == 1 and "billing/charge.py:1: decision D-0001" in out, named
+    result = CliRunner().invoke(cli, ["check", "--staged", "chrage.py", "refund.py"])
+    assert result.exit_code == 2 and "chrage.py: no such file or folder" in result.stderr
+    assert "no decision governs" not in result.stdout
+    monkeypatch.chdir(project)
+    git(project, "commit", "-q", "-m", "float")
+    code, out = run("check", "--range", "HEAD~1..HEAD", "billing/refund.py")
+    assert code == 0 and "D-0001" in out
+    code, out = run("check", "--range", "HEAD~1..HEAD", "billing")
+    assert code == 1 and "billing/charge.py:1: decision D-0001" in out
+    result = CliRunner().invoke(cli, ["check", "--staged", "--range", "HEAD~1..HEAD"])
+    assert result.exit_code == 2 and "give one" in result.output
+
+
 def test_pathological_pattern_does_not_hang(project: Path) -> None:
     write(
         project,

@@ -16,12 +16,17 @@ def check(staged: bool, rev_range: str | None, paths: tuple[str, ...], json_: bo
     """Show the decisions governing a change and enforce their rules.
 
     Without options: the unstaged changes; --staged: the index; --range A..B: commits
-    (e.g. origin/main...HEAD in CI); PATH...: whole files. A critical decision's rule
-    violation exits 1; warning and info print only. Exceptions: a `Decision-Override: ID
-    reason` commit trailer (ranges) or GITMEM_OVERRIDE="ID reason" (staged). A folder
-    stands for its files (`gitmem check .`: every file); a PATH naming nothing exits 2.
+    (e.g. origin/main...HEAD in CI); PATH...: whole files, or with --staged or --range,
+    that change to these files and folders only (`--staged {staged_files}`). A critical
+    decision's rule violation exits 1; warning and info print only. Exceptions: a
+    `Decision-Override: ID reason` commit trailer (ranges) or GITMEM_OVERRIDE="ID reason"
+    (staged). A folder stands for its files (`gitmem check .`: every file); a PATH
+    naming nothing exits 2.
     """
     from gitmem import check as core  # not at the top: `trailers` runs at every commit too
+
+    if staged and rev_range:
+        raise click.UsageError("--staged checks the index, --range commits: give one")
 
     repo = current_repo()
     report = core.check(repo, staged=staged, rev_range=rev_range, paths=list(paths) or None)
