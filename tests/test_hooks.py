@@ -678,13 +678,15 @@ def test_what_a_turns_commands_wrote_is_an_edit_of_the_session(project: Path) ->
     turn = [r for r in shown["records"] if r.get("kind") == "turn"][-1]
     assert turn["written_by_commands"] == ["docs/new.md"]
 
-    # a session not captured (no prompt of it kept): its shell calls are not marked
+    # a session not captured (no prompt of it kept): its shell calls are marked all the
+    # same (since session 49), for the turn's end to read what they wrote against the
+    # rules (test_a_critical_rule_a_turns_commands_broke_sends_the_agent_back)
     off = {"session_id": "gen2", "cwd": str(project)}
     call = {**off, "tool_name": "Bash", "tool_input": {"command": "cat billing/charge.py"}}
     assert hook("pre-tool", call, project)[0] == 0
     assert hook("post-tool", call, project)[0] == 0
     gen2 = Path(state.session_file(discover(project).shared_state_dir, "gen2")).read_text()
-    assert '"k":"read"' in gen2 and '"k":"shell"' not in gen2
+    assert '"k":"read"' in gen2 and gen2.count('"k":"shell"') == 2
 
 
 def test_a_command_that_rewrites_thousands_of_files_is_counted_for_them(project: Path) -> None:
@@ -710,19 +712,32 @@ def test_a_command_that_rewrites_thousands_of_files_is_counted_for_them(project:
     assert why["sessions"][0]["prompt_behind_edit"] == "reformat the generated code"
 
 
-def test_a_critical_rule_a_turns_commands_broke_sends_the_agent_back(project: Path) -> None:
+@pytest.mark.parametrize("captured", [True, False])
+def test_a_critical_rule_a_turns_commands_broke_sends_the_agent_back(
+    project: Path, captured: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """What a script wrote into billing/ breaks the money decision's rule (no `float(`):
     the turn's end answers Claude Code's "block" with the reason, once (not again when the
-    agent went on because of it), and not for a line the last commit already had."""
+    agent went on because of it), and not for a line the last commit already had. The
+    same where the developer keeps their prompts out of the capture (`GITMEM_CAPTURE=0`):
+    before session 49 that turned this check off too."""
+    if not captured:
+        monkeypatch.setenv("GITMEM_CAPTURE", "0")
     write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
     write(project, "billing/old.py", "legacy = float(1)\n")  # committed before: not the turn's
     commit_all(project, "a rule, and old code")
     base = {"session_id": "r1", "cwd": str(project)}
+    session_file = Path(state.session_file(discover(project).shared_state_dir, "r1"))
     calls = iter(range(10))
 
-    def turn(script: str, **stop: object) -> str:
+    def turn(script: str, changed: bool = False, **stop: object) -> str:
         n = next(calls)
+        bases = session_file.read_text().count('"k":"base"') if changed else 0
         assert hook("prompt", {**base, "prompt": f"regenerate billing ({n})"}, project)[0] == 0
+        deadline = time.time() + 60  # the turn-start job notes the changed files it keeps
+        while changed and session_file.read_text().count('"k":"base"') <= bases:
+            assert time.time() < deadline, session_file.read_text()
+            time.sleep(0.05)
         call = {**base, "tool_name": "Bash", "tool_input": {"command": "./gen.sh"}}
         call["tool_use_id"] = f"toolu_{n}"  # as Claude Code sends: each call its own
         assert hook("pre-tool", call, project)[0] == 0
@@ -740,6 +755,11 @@ def test_a_critical_rule_a_turns_commands_broke_sends_the_agent_back(project: Pa
     assert turn("echo 'more = float(2)' >> billing/gen.py", stop_hook_active=True) == ""
     # compliant lines added to a file whose committed text breaks the rule: not the turn's
     assert turn("echo 'cents = 5' >> billing/old.py") == ""
+    # nor a line the user had not committed when the turn began (the turn-start job's note)
+    write(project, "billing/wip.py", "draft = float(3)\n")
+    assert turn("echo 'cents = 6' >> billing/wip.py", changed=True) == ""
+    captures = discover(project).shared_state_dir / "capture"
+    assert any(captures.glob("*.jsonl")) is captured  # nothing of theirs kept, if off
 
 
 def test_a_critical_rule_a_command_broke_in_a_file_it_names(project: Path) -> None:

@@ -442,18 +442,18 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     sid = str(payload.get("session_id") or "")
     from gitmem import capture
 
-    # only where the session's prompts are captured (capture on, the session not forgotten)
+    # the session's prompts captured (capture on, the session not forgotten)
     captured = os.path.exists(capture.wal_path(loc, sid or "unknown"))
-    by_commands: list[str] = []
-    named: tuple[str, ...] = ()  # what they wrote by name (`sed -i`, `>`): checked too
-    base: dict[str, str | None] | None = None  # the ruled files as the turn found them
-    if captured:  # what the turn's shell commands wrote that their words do not name
-        import time
+    # what the turn's shell commands wrote that their words do not name, and the ruled
+    # files as the turn found them: read against the rules, captured or not (since
+    # session 49; before, turning capture off turned this check off too)
+    import time
 
-        from gitmem.agent import shelleffects
+    from gitmem.agent import shelleffects
 
-        wrote = shelleffects.note_written(loc.shared_state_dir, sid, loc.root, time.time())
-        by_commands, base, named = wrote.paths, wrote.base, wrote.named
+    wrote = shelleffects.note_written(loc.shared_state_dir, sid, loc.root, time.time())
+    by_commands, base = wrote.paths, wrote.base
+    named = wrote.named  # what they wrote by name (`sed -i`, `>`): checked too
     with state.open_session(loc.shared_state_dir, sid) as session:
         edited = state.unnoted_edits(session) if captured else []
         session.append("stop")

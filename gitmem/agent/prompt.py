@@ -106,9 +106,12 @@ def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
             table.close()
         if not payload.get("parent_agent_id"):  # a subagent's task is the agent's words
             record = {"kind": "prompt", "prompt": text, "decisions_injected": injected}
-            if capture(loc, payload, record, settings):
-                turn_began(loc, payload)
-                start_turn_job(loc, payload, began)
+            capture(loc, payload, record, settings)
+            # captured or not: the turn's end reads what its commands wrote against the
+            # rules (before session 49, only where the prompt was captured, so turning
+            # capture off turned that check off too)
+            turn_began(loc, payload)
+            start_turn_job(loc, payload, began)
 
 
 def turn_began(loc: Location, payload: dict[str, Any]) -> None:

@@ -8,7 +8,8 @@ files were no edit of the session's, so `gitmem why` and `sessions --edited` nev
 the session behind them, nor did the commit's ``Gitmem-Session:`` trailer.
 
 So the pre- and post-tool hooks of a shell call mark when it ran (a ``shell`` line in the
-session's state, a lock and an append each; only where the session is captured), and at
+session's state, a lock and an append each; since session 49 whether or not the session's
+prompts are captured: turning capture off turned the rules' check below off too), and at
 the turn's end the stop hook runs one ``git status`` (read-only: it takes no index lock)
 and counts as the session's edits the changed and new files whose modification time falls
 while one of the turn's commands ran (for a turn that never ended, the capture flusher
@@ -157,6 +158,7 @@ def turn(session: state.Session, until: float | None = None) -> Turn:
                 named.update((str(p), None) for p in item.get("paths") or [])
         elif kind == "stop":  # an earlier turn's end looked at its commands
             spans, starts, running, bases = [], [], [], []
+            edited, named = set(), {}  # (where no record notes them: capture off)
         if not isinstance(when, (int, float)):
             continue
         if kind == BASE:  # not a moment of the turn's calls: `previous` stays

@@ -463,19 +463,18 @@ def answers_elsewhere(
 
 def _mark_shell(loc: Location, payload: dict[str, Any], end: bool) -> None:
     """A shell call's start or end, for the files it writes that its words do not name
-    (gitmem.agent.shelleffects); only where the session's prompts are captured, which is
-    where the turn's end reads it. A call that returned while its command runs on in the
-    background is marked so: Claude Code's answer carries ``backgroundTaskId``
-    (``run_in_background``, a command moved there at its timeout or by the user's
-    Ctrl+B), Qwen Code's and Gemini CLI's calls ask ``is_background``."""
+    (gitmem.agent.shelleffects), which the turn's end reads against the critical rules
+    (since session 49 whether or not the session's prompts are captured). A call that
+    returned while its command runs on in the background is marked so: Claude Code's
+    answer carries ``backgroundTaskId`` (``run_in_background``, a command moved there at
+    its timeout or by the user's Ctrl+B), Qwen Code's and Gemini CLI's calls ask
+    ``is_background``."""
     if payload.get("tool_name") != toolpaths.SHELL_TOOL:
         return
-    from gitmem import capture
     from gitmem.agent import shelleffects
 
     sid = str(payload.get("session_id") or "")
-    if os.path.exists(capture.wal_path(loc, sid or "unknown")):
-        shelleffects.mark(loc, sid, end, end and _backgrounded(payload))
+    shelleffects.mark(loc, sid, end, end and _backgrounded(payload))
 
 
 def _backgrounded(payload: dict[str, Any]) -> bool:
