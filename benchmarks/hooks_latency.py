@@ -60,35 +60,28 @@ def bench(n: int, runs: int, baseline: str | None = None) -> dict[str, float | i
         nothing = {"tool_name": "Read", "tool_input": {"file_path": str(tmp / "README.md")}}
         ask = {"prompt": "Refactor handler 7 in service 0 module 3 to retry with backoff"}
         res: dict[str, float | int] = {"decisions": n}
-        other: dict[str, tuple[list[str], Callable[[], str]]] = {}
-        if baseline is not None:
-            other = {
-                "baseline_pre_tool_ms": ([baseline, "claude", "pre-tool"], lambda: payload(pre)),
-                "baseline_pre_tool_nomatch_ms": (
-                    [baseline, "claude", "pre-tool"],
+
+        def events(hook: str, prefix: str) -> dict[str, tuple[list[str], Callable[[], str]]]:
+            """The four timed events of the hook script ``hook``, their keys prefixed."""
+            return {
+                f"{prefix}pre_tool_ms": ([hook, "claude", "pre-tool"], lambda: payload(pre)),
+                f"{prefix}pre_tool_nomatch_ms": (
+                    [hook, "claude", "pre-tool"],
                     lambda: payload(nothing),
                 ),
-                "baseline_prompt_ms": ([baseline, "claude", "prompt"], lambda: payload(ask)),
-                "baseline_session_start_ms": (
-                    [baseline, "claude", "session-start"],
+                f"{prefix}prompt_ms": ([hook, "claude", "prompt"], lambda: payload(ask)),
+                f"{prefix}session_start_ms": (
+                    [hook, "claude", "session-start"],
                     lambda: payload({"source": "startup"}),
                 ),
             }
+
         res.update(
             interleaved_ms(
                 {
-                    **other,
+                    **(events(baseline, "baseline_") if baseline is not None else {}),
                     "python_pass_ms": ([py, "-c", "pass"], lambda: ""),
-                    "pre_tool_ms": ([hook, "claude", "pre-tool"], lambda: payload(pre)),
-                    "pre_tool_nomatch_ms": (
-                        [hook, "claude", "pre-tool"],
-                        lambda: payload(nothing),
-                    ),
-                    "prompt_ms": ([hook, "claude", "prompt"], lambda: payload(ask)),
-                    "session_start_ms": (
-                        [hook, "claude", "session-start"],
-                        lambda: payload({"source": "startup"}),
-                    ),
+                    **events(hook, ""),
                     # as the agents run it: through a shell, plain and guarded (GUARD)
                     "pre_tool_sh_ms": (
                         ["/bin/sh", "-c", f"{hook} claude pre-tool"],
