@@ -322,16 +322,16 @@ def named_files(
     return list(named), unchecked
 
 
-def _pathspecs(
+def _named_in_change(
     repo: Repo, paths: list[str], *, staged: bool, cwd: str | None = None
 ) -> tuple[list[str], list[tuple[str, str]]]:
-    """Git pathspecs limiting a change (the index's, a range's) to ``paths`` (files or
-    folders, taken from ``cwd``), and (path, why) for each that names nothing: outside the
-    repository, or (``staged``) neither in the work tree nor in the index. A hook manager
-    that gives the staged files (lefthook's `gitmem check --staged {staged_files}`) means
-    their staged change: before session 49 the paths won and their whole files were read,
-    so a line the commit did not add could block it."""
-    specs: list[str] = []
+    """The repository paths (files or folders) ``paths`` name, taken from ``cwd``, to
+    limit a change to (the index's, a range's), and (path, why) for each that names
+    nothing: outside the repository, or (``staged``) neither in the work tree nor in the
+    index. A hook manager that gives the staged files (lefthook's `gitmem check --staged
+    {staged_files}`) means their staged change: before session 49 the paths won and their
+    whole files were read, so a line the commit did not add could block it."""
+    rels: list[str] = []
     unchecked: list[tuple[str, str]] = []
     tracked = Files(git.ls_files(repo.root)) if staged else None
     for raw in paths:
@@ -343,8 +343,13 @@ def _pathspecs(
         if tracked is not None and gone and not tracked.holds(rel):
             unchecked.append((raw, "no such file or folder"))
             continue
-        specs.append(f":(top,literal){rel}" if rel else ":(top)")
-    return specs, unchecked
+        rels.append(rel)
+    return rels, unchecked
+
+
+def _within(path: str, rels: list[str]) -> bool:
+    """Whether ``path`` is one of ``rels`` or under one of them ("" is the root)."""
+    return any(not rel or path == rel or path.startswith(rel + "/") for rel in rels)
 
 
 def _lines(repo: Repo, rel: str) -> list[tuple[int, str]]:
@@ -413,25 +418,30 @@ def check(
 ) -> Report:
     diff_args = [rev_range] if rev_range else ["--cached"] if staged else []
     unchecked: list[tuple[str, str]] = []
-    specs: list[str] | None = None  # the change limited to these paths (git pathspecs)
+    limit: list[str] | None = None  # the change to these paths only (repository-relative)
     if paths and diff_args:  # `--staged {staged_files}` (lefthook): the change to these only
-        specs, unchecked = _pathspecs(repo, paths, staged=staged and not rev_range)
-        diff_args, paths = [*diff_args, "--", *specs], None
+        limit, unchecked = _named_in_change(repo, paths, staged=staged and not rev_range)
+        paths = None
     files = Files(git.ls_files(repo.root)) if paths else None
     changes: dict[str, list[tuple[int, str]] | None]  # None: a named file, read if ruled
     try:
         if paths and files is not None:
             named, unchecked = named_files(repo, paths, files)
             changes = dict.fromkeys(named)
-        elif specs == []:  # every path named nothing here
+        elif limit == []:  # every path named nothing here
             changes = {}
         else:
-            changes = dict(added_lines(repo, diff_args))
+            specs = [f":(top,literal){rel}" if rel else ":(top)" for rel in limit or []]
+            changes = dict(added_lines(repo, [*diff_args, "--", *specs] if specs else diff_args))
     except GitCommandError as exc:
         raise _range_error(repo, rev_range, exc) from exc
     table = open_current(repo)
     try:
-        left = [] if paths else moved_out(table, renames(repo, diff_args))
+        # moves from the whole change (a rename's two sides), those touching the paths
+        moves = [] if paths or limit == [] else renames(repo, diff_args)
+        if limit:
+            moves = [(old, new) for old, new in moves if _within(old, limit) or _within(new, limit)]
+        left = moved_out(table, moves) if moves else []
         groups: dict[str, tuple[Entry, list[str]]] = {}
         found: list[Violation] = []
         for path, lines in sorted(changes.items()):

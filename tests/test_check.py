@@ -197,6 +197,12 @@ def test_the_staged_change_to_the_files_named(
     assert code == 1 and "billing/charge.py:1: decision D-0001" in out
     result = CliRunner().invoke(cli, ["check", "--staged", "--range", "HEAD~1..HEAD"])
     assert result.exit_code == 2 and "give one" in result.output
+    # a staged move out of a decision's globs is said for the paths it touches only
+    git(project, "mv", "billing", "money")
+    _, out = run("check", "--staged", "--json", "money")
+    assert [m["id"] for m in json.loads(out)["moved_out"]] == ["D-0001"]
+    _, out = run("check", "--staged", "--json", "docs.md")
+    assert json.loads(out)["moved_out"] == []  # nothing there: nothing checked
 
 
 def test_pathological_pattern_does_not_hang(project: Path) -> None:
