@@ -521,11 +521,11 @@ class Retriever:
         roots = worktree_roots(root, common)
         found: dict[str, None] = {}  # in order, once each (a list's `in` made 40,000 take 8 s)
         names: list[str] = []  # the prompt's bare file names that name no file there
-        for raw in [*paths, *terms.paths]:
+        for raw, named in [*((p, False) for p in paths), *((p, True) for p in terms.paths)]:
             rel = relative(raw, root, common, cwd or root, roots)
             if rel is None:
                 continue
-            if raw in terms.paths and _bare_name(raw) and not os.path.exists(f"{root}/{rel}"):
+            if named and _bare_name(raw) and not os.path.exists(f"{root}/{rel}"):
                 names.append(raw)
             else:
                 found[rel] = None
