@@ -333,16 +333,18 @@ def _named_in_change(
     whole files were read, so a line the commit did not add could block it."""
     rels: list[str] = []
     unchecked: list[tuple[str, str]] = []
-    tracked = Files(git.ls_files(repo.root)) if staged else None
+    tracked: Files | None = None  # the index's files: listed only for a path not on disk
     for raw in paths:
         rel = to_repo_relative(raw, repo, cwd or os.getcwd()) if raw else None
         if rel is None:
             unchecked.append((raw, "outside this repository"))
             continue
-        gone = not os.path.lexists(repo.root / rel) if rel else False
-        if tracked is not None and gone and not tracked.holds(rel):
-            unchecked.append((raw, "no such file or folder"))
-            continue
+        if staged and rel and not os.path.lexists(repo.root / rel):
+            if tracked is None:
+                tracked = Files(git.ls_files(repo.root))
+            if not tracked.holds(rel):
+                unchecked.append((raw, "no such file or folder"))
+                continue
         rels.append(rel)
     return rels, unchecked
 

@@ -184,23 +184,23 @@ def _and_elsewhere(
 
 def capture(
     loc: Location, payload: dict[str, Any], record: dict[str, Any], settings: dict[str, Any]
-) -> bool:
+) -> None:
     """Record the prompt (redacted) in the write-ahead file; a closing record also starts
     a flush. Capture problems are logged for `gitmem doctor` and never cost the agent its
     context. Only in a repository that uses gitmem (it has ``.continuity/``): hooks
     installed for a user run in every repository they open, and one that never adopted
-    gitmem gets no refs of ours. Whether the record was kept."""
+    gitmem gets no refs of ours."""
     try:
         if not settings.get("enabled", True) or not captured_for_this_user():
-            return False
+            return
         if not os.path.isdir(os.path.join(loc.root, ".continuity")):
-            return False
+            return
         from gitmem import capture as wal
         from gitmem import redact
 
         sid = str(payload.get("session_id") or "unknown")
         if os.path.exists(wal.forgotten_marker(loc, sid)):
-            return False  # the user told `gitmem sessions forget` to drop this session
+            return  # the user told `gitmem sessions forget` to drop this session
         if "prompt" in record:
             clean, kinds = redact.redact(
                 str(record["prompt"]), settings.get("redact", []), settings.get("allow", [])
@@ -209,12 +209,10 @@ def capture(
         wal.append(loc, sid, {**wal.base_record(loc, payload), **record})
         if record.get("kind") == "close":
             wal.spawn_flush(loc, sid)  # prompts are flushed by `stop` after each turn
-        return True
     except Exception as exc:
         from gitmem.agent.runner import _log_error
 
         _log_error(loc.shared_state_dir, "capture", f"{type(exc).__name__}: {exc}")
-        return False
 
 
 # `capture:` in config.yaml is the team's setting; a developer who does not want their own
