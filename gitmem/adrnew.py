@@ -65,53 +65,55 @@ def new_in_log(
     check_new(title, template, status, severity, globs or [])
     src = log_folder(repo, log)
     folder = repo.root / src.path
-    files = adrimport.adr_files(folder)
-    numbered = [(n, p) for p in files if (n := adrimport.number_of(p.name)) is not None]
-    dated = sorted(p for p in files if name_date(p.name))
-    if numbered:
-        newest: Path | None = max(numbered, key=lambda item: item[0])[1]
-    else:  # a log named by date (log4brains: 20210304-x.md), or an empty one
-        newest = dated[-1] if dated else None
-    model = fsutil.read_text(newest) if newest is not None else ""
-    if newest is not None and newest.suffix.lower() != ".md":
-        raise GitmemError(
-            f"--in {src.path}: its records are {newest.suffix} files and `gitmem new` writes"
-            " Markdown; write this one as the log's others are written"
-        )
-    front = model.startswith("---\n") or model.startswith("---\r\n")
-    if not front and (tags or severity != "info"):
-        raise GitmemError(
-            f"--in {src.path}: its records keep no front matter, so no tags or severity;"
-            " leave out --tag and --severity"
-        )
     catalog = store.load(repo.root)
     refs = [catalog.get(ref) for ref in supersedes or []]
     replaced = [(d.id, _said(repo.root / d.file, d.id), d.file) for d in refs]
     slug = slugify(title)
-    by_date = bool(dated) and not numbered
-    for attempt in range(100):
-        number = 1 + max((n for n, _ in numbered), default=0)
-        if by_date:
-            name = _dated_name(dated[-1].name, slug, attempt)
-        else:
-            name = _file_name(newest.name if newest is not None else None, number, slug)
-        heading = _heading(model, number, title)
-        text = _render(
-            heading,
-            template=template,
-            status=status,
-            front=front,
-            tags=tags or [],
-            severity=severity,
-            supersedes=replaced,
-            here=src.path,
-        )
-        path = folder / name
-        if fsutil.create_exclusive(path, text):
-            break
-        numbered.append((number, path))  # taken (another writer?): the next number, or -2
-    else:  # pragma: no cover
-        raise GitmemError(f"could not find a free record number in {src.path}")
+    # the log read and its next record created by one writer at a time (fsutil.folder_lock)
+    with fsutil.folder_lock(folder):
+        files = adrimport.adr_files(folder)
+        numbered = [(n, p) for p in files if (n := adrimport.number_of(p.name)) is not None]
+        dated = sorted(p for p in files if name_date(p.name))
+        if numbered:
+            newest: Path | None = max(numbered, key=lambda item: item[0])[1]
+        else:  # a log named by date (log4brains: 20210304-x.md), or an empty one
+            newest = dated[-1] if dated else None
+        model = fsutil.read_text(newest) if newest is not None else ""
+        if newest is not None and newest.suffix.lower() != ".md":
+            raise GitmemError(
+                f"--in {src.path}: its records are {newest.suffix} files and `gitmem new` writes"
+                " Markdown; write this one as the log's others are written"
+            )
+        front = model.startswith("---\n") or model.startswith("---\r\n")
+        if not front and (tags or severity != "info"):
+            raise GitmemError(
+                f"--in {src.path}: its records keep no front matter, so no tags or severity;"
+                " leave out --tag and --severity"
+            )
+        by_date = bool(dated) and not numbered
+        for attempt in range(100):
+            number = 1 + max((n for n, _ in numbered), default=0)
+            if by_date:
+                name = _dated_name(dated[-1].name, slug, attempt)
+            else:
+                name = _file_name(newest.name if newest is not None else None, number, slug)
+            heading = _heading(model, number, title)
+            text = _render(
+                heading,
+                template=template,
+                status=status,
+                front=front,
+                tags=tags or [],
+                severity=severity,
+                supersedes=replaced,
+                here=src.path,
+            )
+            path = folder / name
+            if fsutil.create_exclusive(path, text):
+                break
+            numbered.append((number, path))  # taken (another writer?): the next number, or -2
+        else:  # pragma: no cover
+            raise GitmemError(f"could not find a free record number in {src.path}")
     if status == "accepted":
         for d in refs:
             _mark_superseded(repo.root / d.file, path, heading)

@@ -14,7 +14,9 @@ change.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -52,6 +54,30 @@ def _create_aside(path: Path) -> tuple[int, str]:
         except FileExistsError:
             continue
     raise FileExistsError(f"no free temporary name beside {path}")
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on the folder itself while the block runs: the writers
+    of the next numbered record (``gitmem new``, ``new --in``, the MCP server's
+    ``propose_decision``) each read the highest number and create the next file under it.
+    ``create_exclusive`` alone guards one file name, and two titles make two names: six
+    ``gitmem new`` run at once gave two records ``0010``. The lock is the folder's own,
+    so no lock file is left in the work tree or needed in a git directory that may be
+    read-only. Where the file system has no ``flock`` for a folder (some network file
+    systems), the block runs unlocked, as it did before."""
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        yield
+        return
+    try:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def create_exclusive(path: Path, text: str) -> bool:

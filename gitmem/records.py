@@ -10,7 +10,7 @@ from pathlib import Path
 
 from gitmem import resources, store
 from gitmem.errors import GitmemError
-from gitmem.fsutil import atomic_write, create_exclusive
+from gitmem.fsutil import atomic_write, create_exclusive, folder_lock
 from gitmem.globs import GlobError, compile_globs
 from gitmem.model import SEVERITIES, STATUSES
 from gitmem.repo import Repo
@@ -120,23 +120,23 @@ def new(
     resolved = [catalog.get(ref).id for ref in supersedes or []] if catalog else []
     folder = store.decisions_dir(repo.root)
     slug = slugify(title)
-    for _ in range(100):
-        number = next_number(folder)
-        path = folder / f"{number:04d}-{slug}.md"
-        text = render(
-            title,
-            template=template,
-            status=status,
-            globs=globs,
-            tags=tags,
-            severity=severity,
-            supersedes=resolved,
-            body=body,
-        )
-        if create_exclusive(path, text):
-            break
-    else:  # pragma: no cover
-        raise GitmemError(f"could not find a free record number in {folder}")
+    text = render(
+        title,
+        template=template,
+        status=status,
+        globs=globs,
+        tags=tags,
+        severity=severity,
+        supersedes=resolved,
+        body=body,
+    )
+    with folder_lock(folder):  # the next number read and taken by one writer at a time
+        for _ in range(100):
+            path = folder / f"{next_number(folder):04d}-{slug}.md"
+            if create_exclusive(path, text):
+                break
+        else:  # pragma: no cover
+            raise GitmemError(f"could not find a free record number in {folder}")
     if catalog is not None and status == "accepted":
         for ident in resolved:
             mark_superseded(repo.root / catalog.get(ident).file)

@@ -5,11 +5,13 @@ installed `gitmem`."""
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import commit_all, git, write
+from conftest import SANDBOX_HOME, commit_all, git, write
 from conftest import run_gitmem as gitmem
 
 from gitmem import store
@@ -131,9 +133,13 @@ def test_a_log_with_front_matter_is_written_with_it(repo: Path) -> None:
     rel = new(repo, "Use Pulsar", "--in", "docs/decisions", "-t", "madr", "--tag", "events",
               "--severity", "warning", "--status", "accepted", "--supersedes", "2")  # fmt: skip
     assert rel == "docs/decisions/0003-use-pulsar.md"
-    assert (repo / rel).read_text().startswith(
-        f"---\nstatus: accepted\ndate: {TODAY}\nseverity: warning\ntags: [\"events\"]\n"
-        'supersedes: ["ADR-0002"]\n---\n\n# Use Pulsar\n\n## Context and Problem Statement\n'
+    assert (
+        (repo / rel)
+        .read_text()
+        .startswith(
+            f'---\nstatus: accepted\ndate: {TODAY}\nseverity: warning\ntags: ["events"]\n'
+            'supersedes: ["ADR-0002"]\n---\n\n# Use Pulsar\n\n## Context and Problem Statement\n'
+        )
     )
     catalog = store.load(repo)
     made = catalog.by_id["ADR-0003"]
@@ -151,7 +157,9 @@ def test_what_new_in_cannot_do_is_said_and_nothing_is_written(repo: Path) -> Non
     write(repo, "notes/0001-z.md", "# 1. Z\n")
     commit_all(repo, "logs")
     assert gitmem(repo, "init", "--adr-dir", "docs/rst").returncode == 0
-    before = sorted(p.relative_to(repo).as_posix() for p in repo.rglob("*") if ".git" not in p.parts)
+    before = sorted(
+        p.relative_to(repo).as_posix() for p in repo.rglob("*") if ".git" not in p.parts
+    )
     cases = {
         ("--in", "notes"): "--in notes: not an ADR folder gitmem reads (config.yaml's sources:"
         " docs/rst, doc/adr); `gitmem init --adr-dir notes` reads it",
@@ -168,3 +176,37 @@ def test_what_new_in_cannot_do_is_said_and_nothing_is_written(repo: Path) -> Non
         assert "Traceback" not in done.stderr
     after = sorted(p.relative_to(repo).as_posix() for p in repo.rglob("*") if ".git" not in p.parts)
     assert after == before
+
+
+@pytest.mark.parametrize("where", [".continuity/decisions", "doc/adr"])
+def test_records_written_at_once_each_get_a_number_of_their_own(repo: Path, where: str) -> None:
+    """Before session 50, `gitmem new` read the highest number and created the next file
+    with `O_EXCL`, which guards one file name: two titles are two names, so writers at
+    once (two agents' `propose_decision`, a script) could both take a number. Six run
+    together gave two records `0010`. The folder is now locked while a writer reads and
+    takes its number. Many records already in the folder make each read slower, so that
+    the writers' reads overlap without the lock."""
+    for n in range(1, 301):
+        write(
+            repo,
+            f"{where}/{n:04d}-earlier-{n}.md",
+            f"# {n}. Earlier {n}\n\n## Status\n\nAccepted\n",
+        )
+    initialised(repo)
+    found = shutil.which("gitmem")
+    assert found
+    args = ["--in", where] if where == "doc/adr" else []
+    env = {**os.environ, "HOME": SANDBOX_HOME}
+    writers = [
+        subprocess.Popen([found, "new", f"Written at once {i}", *args], cwd=repo, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for i in range(8)
+    ]  # fmt: skip
+    made = []
+    for w in writers:
+        out, err = w.communicate(timeout=120)
+        assert w.returncode == 0, err
+        made.append(out.strip())
+    numbers = sorted(int(Path(rel).name[:4]) for rel in made)
+    assert numbers == list(range(301, 309)), made
+    assert len({p.name[:4] for p in (repo / where).glob("*.md")}) == 308
