@@ -1,10 +1,11 @@
 """Per-session files removed once their session is long over.
 
-Every agent session leaves two small files in the shared git directory: its state
+Every agent session leaves small files in the shared git directory: its state
 (``gitmem/sessions/<id>.jsonl``: what was shown, read and edited; see gitmem.agent.state)
-and its capture write-ahead file (``gitmem/capture/<id>.jsonl``, empty once flushed). The
-capture flusher, which the stop hook starts in the background at the end of every agent
-turn, removes them when they have been idle long enough, at most once an hour. A session
+with the copy of its view's lines the tool-call hooks read (``<id>.view``), and its
+capture write-ahead file (``gitmem/capture/<id>.jsonl``, empty once flushed). The capture
+flusher, which the stop hook starts in the background at the end of every agent turn,
+removes them when they have been idle long enough, at most once an hour. A session
 resumed after that starts with a fresh state: decisions it was shown before are shown
 again once. Write-ahead files that still hold records are never removed (`gitmem sync`
 commits them). Deletion happens under each file's lock, and the hooks re-open a file
@@ -18,7 +19,7 @@ import os
 import time
 from pathlib import Path
 
-from gitmem.agent.state import sessions_dir
+from gitmem.agent.state import sessions_dir, view_file
 from gitmem.capture import wal_dir
 from gitmem.locked import remove_idle
 
@@ -55,7 +56,9 @@ def tidy(shared_dir: Path, *, force: bool = False) -> int:
             path = os.path.join(folder, name)
             try:
                 if name.endswith(".jsonl"):
-                    removed += remove_idle(path, idle, only_empty=only_empty)
+                    # a session's state file goes with its view file (gitmem.agent.state)
+                    also = None if only_empty else view_file(path)
+                    removed += remove_idle(path, idle, only_empty=only_empty, also=also)
                 elif ".transcript" in name and time.time() - os.stat(path).st_mtime > idle:
                     # how far a transcript was read (gitmem.agent.rewind), or a write of it cut off
                     os.unlink(path)

@@ -1,7 +1,8 @@
 """Per-session state: which decisions were shown, which paths were read and edited.
 
-One append-only JSON-lines file per session under ``<git-common-dir>/gitmem/sessions/``,
-written under an exclusive ``flock`` so that parallel hooks of one session and concurrent
+One append-only JSON-lines file per session under ``<git-common-dir>/gitmem/sessions/``
+(and beside it a copy of the lines the tool-call hooks read: ``view_file``), written under
+an exclusive ``flock`` so that parallel hooks of one session and concurrent
 sessions never lose or duplicate an entry. Runs in every tool-call hook, so it imports
 only built-in modules (no ``json``, ``re``, ``pathlib`` or ``typing``; see gitmem.leanjson).
 """
@@ -80,6 +81,18 @@ def sessions_dir(shared_dir: str | os.PathLike[str]) -> str:
 def session_file(shared_dir: str | os.PathLike[str], session_id: str) -> str:
     name = "".join(c if c in _SAFE else "_" for c in (session_id or "unknown"))[:120]
     return os.path.join(sessions_dir(shared_dir), f"{name or 'unknown'}.jsonl")
+
+
+def view_file(path: str) -> str:
+    """The session's view file beside its state file ``path`` (``<id>.view``: not
+    ``.jsonl``, which every lister of sessions reads as a session): the lines of the kinds
+    the tool-call hooks read (``_VIEW_KINDS``), a copy kept so that they need not read the
+    whole state file. Since session 50: a session of 3,000 tool calls (~0.5 MB, mostly its
+    deliveries, reads and edits) cost each hook +3.5 ms to parse, growing with every call.
+    Written with the state file, under its lock (``Session.append``); made from the state
+    file where it is missing. A line an older gitmem appends (two installs running one
+    session's hooks) reaches only the state file: at worst a decision is shown again."""
+    return (path[: -len(".jsonl")] if path.endswith(".jsonl") else path) + ".view"
 
 
 def context_of(payload: dict[str, object]) -> str:
@@ -247,8 +260,60 @@ class Session:
         """What the session has seen; ``shown``: in the main agent's context window, in
         that of the subagent ``context`` names, or (None) in the one the session is in
         now: an unnamed subagent's while one runs (SessionView.subagent), else the main
-        agent's. The paths read and edited only with ``paths`` (the session's end)."""
-        return _parse(self.text().splitlines(), context, paths)
+        agent's. The paths read and edited only with ``paths`` (the session's end), which
+        reads the whole state file; without them, the view file (``view_file``)."""
+        if paths:
+            return _parse(self.text().splitlines(), context, paths)
+        return _parse(self._view_lines(), context, paths)
+
+    def _view_lines(self) -> list[str]:
+        """The view file's lines: made from the state file where there is none yet (a new
+        session, or one begun before session 50)."""
+        try:
+            with open(view_file(self.path), encoding="utf-8") as fh:
+                return fh.read().splitlines()
+        except FileNotFoundError:
+            return self._seed()
+        except OSError:
+            return self.text().splitlines()
+
+    def _seed(self) -> list[str]:
+        """Write the view file afresh from the state file's lines of the view's kinds (under
+        the state file's lock; written aside and renamed, so that a reader never sees it
+        half written); those lines. Where it cannot be written, the next call tries again."""
+        lines = [leanjson.dumps(item) for item in items(self.text().splitlines(), _VIEW_KINDS)]
+        if self._lock is not None:
+            target = view_file(self.path)
+            tmp = f"{target}.{os.getpid()}.tmp"
+            try:
+                with open(tmp, "w", encoding="utf-8") as fh:
+                    fh.write("".join(line + "\n" for line in lines))
+                os.replace(tmp, target)
+            except OSError:
+                _forget(tmp)
+        return lines
+
+    def _copy_to_view(self, line: str) -> None:
+        """Append the view kind's ``line``, just appended to the state file, to the view
+        file; where there is none yet, make it (from the state file, which holds the line
+        now). Where the append fails, the view file is removed, to be made again whole."""
+        target = view_file(self.path)
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+        except FileNotFoundError:
+            self._seed()
+            return
+        except OSError:
+            _forget(target)
+            return
+        try:
+            data = (line + "\n").encode("utf-8")
+            if os.write(fd, data) != len(data):
+                raise OSError("short write")
+        except OSError:
+            _forget(target)
+        finally:
+            os.close(fd)
 
     def text(self, tail: int = 0) -> str:
         """The file's lines as they are, or only its last ``tail`` bytes (records are
@@ -265,12 +330,22 @@ class Session:
         fh = self._file()
         if fh is None or self._lock is None:
             return False
+        line = leanjson.dumps({"k": kind, "t": round(time.time(), 3), **data})
         try:
-            append_line(fh, leanjson.dumps({"k": kind, "t": round(time.time(), 3), **data}))
+            append_line(fh, line)
         except OSError as exc:
             _unrecorded(exc)
             return False
+        if kind in _VIEW_KINDS:
+            self._copy_to_view(line)
         return True
+
+
+def _forget(path: str) -> None:
+    try:  # noqa: SIM105 (contextlib costs a fresh interpreter ~1 ms)
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def open_session(shared_dir: str | os.PathLike[str], session_id: str) -> Session:
@@ -401,6 +476,14 @@ def _lines(shared_dir: str | os.PathLike[str], session_id: str) -> list[str]:
 def read_view(
     shared_dir: str | os.PathLike[str], session_id: str, context: str = "", paths: bool = True
 ) -> SessionView:
+    """The view, read without the lock: without ``paths``, from the view file where there
+    is one (see ``view_file``)."""
+    if not paths:
+        try:
+            with open(view_file(session_file(shared_dir, session_id)), encoding="utf-8") as fh:
+                return _parse(fh.read().splitlines(), context, paths)
+        except OSError:
+            pass
     return _parse(_lines(shared_dir, session_id), context, paths)
 
 
