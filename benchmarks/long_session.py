@@ -103,7 +103,7 @@ def main() -> int:
             long_, short = found[f"{label}|long|{event}"], found[f"{label}|short|{event}"]
             print(
                 f"  {event:<9} {label:<8} long {long_:6.1f} ms  short {short:6.1f} ms"
-                f"  (+{long_ - short:.1f} ms)"
+                f"  ({long_ - short:+.1f} ms)"
             )
     return 0
 
