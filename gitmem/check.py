@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -82,6 +83,9 @@ class Report:
     # (path as given, why nothing was checked there) for the PATH arguments that name no
     # file of the repository: a typo must not read as "no decision governs these changes"
     unchecked: tuple[tuple[str, str], ...] = ()
+    # the commits a merge in progress brings in: its rules read only what the merge adds
+    # to every side (``new_to_every_parent``)
+    merging: tuple[str, ...] = ()
 
     @property
     def blocked(self) -> bool:
@@ -349,6 +353,42 @@ def _named_in_change(
     return rels, unchecked
 
 
+def merging(repo: Repo) -> list[str]:
+    """The commits a merge in progress brings in (``MERGE_HEAD``: one, several for an
+    octopus merge); none outside a merge."""
+    try:
+        text = (repo.git_dir / "MERGE_HEAD").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return []
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def new_to_every_parent(
+    repo: Repo,
+    changes: Mapping[str, list[tuple[int, str]] | None],
+    others: list[str],
+    specs: list[str],
+    *,
+    cached: bool = True,
+) -> None:
+    """Keep, of the staged ``changes`` (against HEAD), the lines the index adds against
+    each of ``others`` too: what the merge itself brings (a conflict's resolution, an
+    edit made while merging), not what a side had already. A line the merged branch
+    committed was that commit's to answer for, as when the merge needs no resolution
+    (``git merge`` then commits with no pre-commit hook at all); checked here, it blocked
+    the one resolving a conflict over a teammate's line. Line numbers are the index's in
+    every diff, so a line is kept where each diff adds it. In place; every file stays
+    (its decisions are still listed). ``cached=False``: ``changes`` are the work tree's
+    (``git commit -a``), and so is each diff."""
+    for other in others:
+        args = ["--cached", other] if cached else [other]
+        theirs = added_lines(repo, [*args, "--", *specs] if specs else args)
+        for path, lines in changes.items():
+            if lines:
+                kept = {n for n, _ in theirs.get(path, [])}
+                lines[:] = [(n, text) for n, text in lines if n in kept]
+
+
 def _within(path: str, rels: list[str]) -> bool:
     """Whether ``path`` is one of ``rels`` or under one of them ("" is the root)."""
     return any(not rel or path == rel or path.startswith(rel + "/") for rel in rels)
@@ -425,6 +465,7 @@ def check(
         limit, unchecked = _named_in_change(repo, paths, staged=staged and not rev_range)
         paths = None
     files = Files(git.ls_files(repo.root)) if paths else None
+    others = merging(repo) if staged and not rev_range and not paths else []
     changes: dict[str, list[tuple[int, str]] | None]  # None: a named file, read if ruled
     try:
         if paths and files is not None:
@@ -435,6 +476,8 @@ def check(
         else:
             specs = [f":(top,literal){rel}" if rel else ":(top)" for rel in limit or []]
             changes = dict(added_lines(repo, [*diff_args, "--", *specs] if specs else diff_args))
+            if others:
+                new_to_every_parent(repo, changes, others, specs)
     except GitCommandError as exc:
         raise _range_error(repo, rev_range, exc) from exc
     table = open_current(repo)
@@ -490,4 +533,5 @@ def check(
         problems=tuple(problems),
         moved_out=tuple(left),
         unchecked=tuple(unchecked),
+        merging=tuple(others),
     )

@@ -307,3 +307,25 @@ def npm_package(name: str) -> Path:
             pytest.fail(f"GITMEM_REQUIRE_AGENTS=1 but the npm package {name} is not installed")
         pytest.skip(f"the npm package {name} is not installed (README: Development)")
     return found
+
+
+def conflicted_merge(repo: Path) -> None:
+    """A merge of `feature` stopped on a conflict in billing/charge.py: the branch's
+    commit (by a teammate without gitmem's hooks) added `fee = float(cents)`; the merge
+    is resolved by keeping both sides' lines."""
+    base = git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(
+        repo, "billing/charge.py", (repo / "billing/charge.py").read_text() + "fee = float(cents)\n"
+    )
+    commit_all(repo, "teammate: a fee")
+    git(repo, "checkout", "-q", base)
+    write(repo, "billing/charge.py", (repo / "billing/charge.py").read_text() + "# ours\n")
+    commit_all(repo, "ours")
+    merged = subprocess.run(["git", "merge", "feature"], cwd=repo, capture_output=True, text=True)
+    assert merged.returncode != 0 and "CONFLICT" in merged.stdout, merged.stdout
+    text = (repo / "billing/charge.py").read_text()
+    for marker in ("<<<<<<< HEAD\n", "=======\n", ">>>>>>> feature\n"):
+        text = text.replace(marker, "")
+    write(repo, "billing/charge.py", text)
+    git(repo, "add", "billing/charge.py")

@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import RECORD_LOADING, SANDBOX_HOME, commit_all, git, modules_of, write
+from conftest import (
+    RECORD_LOADING,
+    SANDBOX_HOME,
+    commit_all,
+    conflicted_merge,
+    git,
+    modules_of,
+    write,
+)
 
 from gitmem.cli.main import cli
 
@@ -506,3 +514,36 @@ def test_a_rules_paths_compiled_into_the_table_match_as_written(globs: list[str]
              "top.py", "sub/top.py", "db/migrations/1.sql", "migrations/2.sql", "docs"]  # fmt: skip
     assert [rule_applies(compiled, p) for p in paths] == [rule_applies(rule, p) for p in paths]
     assert any(rule_applies(rule, p) for p in paths)
+
+
+def test_a_merge_is_checked_for_what_it_adds_to_both_sides(project: Path) -> None:
+    """Before session 50, the commit that concludes a merge was checked for every line it
+    adds to the current branch: the teammate's `float(` the merged branch had committed
+    blocked the one resolving a conflict (the same merge without a conflict commits with
+    no pre-commit hook at all). The rules now read what the merge adds to every side: a
+    `float(` written while resolving still blocks. Through the installed git hook."""
+    assert GITMEM
+    conflicted_merge(project)
+    subprocess.run([GITMEM, "install", "git"], cwd=project, check=True, capture_output=True)
+    code, out = run("check", "--staged", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["violations"] == [] and data["merging"]
+    assert "D-0001" in [d["id"] for d in data["decisions"]]  # still said
+    write(
+        project, "billing/charge.py", (project / "billing/charge.py").read_text() + "t = float(1)\n"
+    )
+    git(project, "add", "billing/charge.py")
+    env = {**os.environ, "HOME": SANDBOX_HOME}
+    refused = subprocess.run(["git", "commit", "--no-edit"], cwd=project, capture_output=True,
+                             text=True, env=env)  # fmt: skip
+    assert refused.returncode != 0
+    said = refused.stdout + refused.stderr
+    assert "billing/charge.py:5: decision D-0001" in said and ":4:" not in said
+    assert "a merge of" in said
+    lines = (project / "billing/charge.py").read_text().splitlines()
+    write(project, "billing/charge.py", "\n".join(lines[:-1]) + "\n")
+    git(project, "add", "billing/charge.py")
+    done = subprocess.run(["git", "commit", "--no-edit"], cwd=project, capture_output=True,
+                          text=True, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert git(project, "rev-parse", "HEAD^2").strip()  # the merge commit

@@ -21,6 +21,7 @@ from conftest import (
     SANDBOX_HOME,
     age_deliveries,
     commit_all,
+    conflicted_merge,
     decision,
     git,
     run_gitmem,
@@ -1354,6 +1355,25 @@ def test_a_commit_that_skips_the_hooks_is_checked_before_it_runs(project: Path) 
     git(project, "add", "docs/readme.md")  # staged: fine; the work tree's billing is not
     assert "permissionDecision" not in _before_shell(project, "nv", "git commit -n -m docs")
     assert _before_shell(project, "nv", "git commit -an -m all")["permissionDecision"] == "deny"
+
+
+def test_a_merge_committed_past_the_hooks_is_checked_for_what_it_adds(project: Path) -> None:
+    """An agent concluding a merge with `git commit -n` was denied over a line the merged
+    branch had committed (a teammate's `float(`), which the merge did not add; since
+    session 50 the before-tool check reads what the merge adds to both sides, as the
+    commit-time check does. A `float(` the agent wrote while resolving is still denied."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+    conflicted_merge(project)
+    cases = [("git commit -n --no-edit", False), ("git commit -an --no-edit", False)]
+    _assert_denied(project, "mg", cases)
+    write(
+        project, "billing/charge.py", (project / "billing/charge.py").read_text() + "t = float(1)\n"
+    )
+    cases = [("git commit -an --no-edit", True)]
+    _assert_denied(project, "mg", cases, "skips the repository's hooks", "D-0001 (critical)")
+    git(project, "add", "billing/charge.py")
+    _assert_denied(project, "mg", [("git commit -n --no-edit", True)], "D-0001 (critical)")
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")

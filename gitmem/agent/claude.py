@@ -578,8 +578,8 @@ def _added(loc: Location, paths: list[str], base: dict[str, str | None]) -> list
     """(path, the text it gained) for each of ``paths``: against its text in ``base``
     (the blob noted as the turn began; None: the file was not there), else since the last
     commit: a tracked file's added lines, an untracked file's whole text (as `gitmem
-    check` reads them)."""
-    from gitmem.check import added_lines, whole_files
+    check` reads them; in a merge, what the merge adds to every side)."""
+    from gitmem.check import added_lines, merging, new_to_every_parent, whole_files
     from gitmem.errors import GitmemError
 
     out: dict[str, str] = {}
@@ -593,6 +593,7 @@ def _added(loc: Location, paths: list[str], base: dict[str, str | None]) -> list
         repo = loc.repo()
         try:
             lines = added_lines(repo, ["HEAD", "--", *rest])
+            new_to_every_parent(repo, lines, merging(repo), rest, cached=False)
         except GitmemError:  # no commit yet
             lines = {}
         lines.update(whole_files(repo, [p for p in rest if p not in lines], cwd=loc.root))

@@ -565,7 +565,7 @@ def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] |
     commits = toolpaths.unhooked_commits(command)
     if not commits:
         return None
-    from gitmem.check import added_lines
+    from gitmem.check import added_lines, merging, new_to_every_parent
     from gitmem.errors import GitmemError
 
     cwd = _cwd(payload)
@@ -580,10 +580,17 @@ def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] |
             rels = [relative(os.path.join(where, p), loc.root, loc.common_dir, cwd, roots)
                     for p in pathspecs]  # fmt: skip
             spec = [r for r in rels if r is not None]
+            repo = loc.repo()
+            others = merging(repo)  # a merge in progress: what it adds to every side
             if every or spec:
-                changes.update(added_lines(loc.repo(), ["HEAD", "--", *([] if every else spec)]))
+                specs = [] if every else spec
+                tree = added_lines(repo, ["HEAD", "--", *specs])
+                new_to_every_parent(repo, tree, others, specs, cached=False)
+                changes.update(tree)
             if include or not (every or spec):
-                changes.update(added_lines(loc.repo(), ["--cached"]))
+                staged = added_lines(repo, ["--cached"])
+                new_to_every_parent(repo, staged, others, [])
+                changes.update(staged)
     except GitmemError:
         return None  # no commit yet, or git failed: the commit goes as it would
     given = [w[16:] for w in toolpaths.shell_words(command) if w.startswith("GITMEM_OVERRIDE=")]

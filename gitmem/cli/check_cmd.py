@@ -60,6 +60,7 @@ def check(staged: bool, rev_range: str | None, paths: tuple[str, ...], json_: bo
                     for m in report.moved_out
                 ],
                 "unchecked": [{"path": path, "reason": why} for path, why in report.unchecked],
+                "merging": list(report.merging),
                 "blocked": report.blocked,
             }
         )
@@ -84,6 +85,13 @@ def check(staged: bool, rev_range: str | None, paths: tuple[str, ...], json_: bo
             out.print("no decision governs these changes")
     for path, why in report.unchecked:
         click.echo(f"gitmem check: {path}: {why}: not checked", err=True)
+    if report.merging and not json_:
+        merged = ", ".join(c[:10] for c in report.merging)
+        click.echo(
+            f"gitmem check: a merge of {merged}: rules read the lines the merge adds to both"
+            " sides, not those a side already had",
+            err=True,
+        )
     if report.blocked:
         raise SystemExit(1)
     if report.unchecked:
