@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from gitmem import git, markup
 from gitmem.errors import DecisionNotFoundError, GitCommandError, GitmemError
 from gitmem.globs import Files, lookup_key
-from gitmem.model import Problem
+from gitmem.model import CURRENT_STATUSES, Decision, Problem
 from gitmem.paths import to_repo_relative
 from gitmem.repo import Repo
 from gitmem.rules import Violation, violations_in
@@ -389,6 +389,90 @@ def new_to_every_parent(
                 lines[:] = [(n, text) for n, text in lines if n in kept]
 
 
+def _deleted_records(repo: Repo, diff_args: list[str]) -> list[str]:
+    """gitmem's records the change deletes (a deleted file has no added lines, so the
+    added-lines diff leaves it out)."""
+    args = ["diff", "--name-only", "-z", "--no-renames", "--diff-filter=D", *diff_args]
+    _, out, _ = git.run([*args, "--", f":(top){RECORD_DIR}"], cwd=repo.root)
+    return [p for p in out.split("\0") if p.lower().endswith(".md")]
+
+
+RECORD_DIR = ".continuity/decisions/"
+
+
+def _sides(repo: Repo, rev_range: str | None) -> tuple[str, str] | None:
+    """The revisions a change goes from and to, as ``git show REV:path`` names them: HEAD
+    and the index (``""``) for the staged change; A (or the merge base, for ``A...B``)
+    and B (HEAD where left out) for a range; None for a range of another form."""
+    if rev_range is None:
+        return "HEAD", ""
+    sep = "..." if "..." in rev_range else ".." if ".." in rev_range else None
+    if sep is None:
+        return None
+    a, _, b = rev_range.partition(sep)
+    a, b = a or "HEAD", b or "HEAD"
+    if sep == "...":
+        code, out, _ = git.run(["merge-base", a, b], cwd=repo.root, check=False)
+        if code != 0:
+            return None
+        a = out.strip()
+    return a, b
+
+
+def loosened_records(
+    repo: Repo,
+    rev_range: str | None,
+    changed: set[str],
+    deleted: list[str],
+    catalog: store.Catalog,
+) -> list[Problem]:
+    """Warnings for what the change takes from a current critical decision's force: its
+    rule removed, its severity lowered, its status set past it, a glob narrowed, the
+    record deleted or superseded (gitmem.loosened). Said, not blocked: decisions change
+    by review, and this shows the reviewer (the commit's author, CI on a pull request)
+    what would otherwise pass as a one-line diff of a Markdown file."""
+    from gitmem import loosened
+
+    sides = _sides(repo, rev_range)
+    rels = sorted(r for r in changed if r.startswith(RECORD_DIR) and r.lower().endswith(".md"))
+    if sides is None or not (rels or deleted):
+        return []
+    before, after = sides
+
+    def shown(rev: str, rel: str) -> str | None:
+        code, out, _ = git.run(["show", f"{rev}:{rel}"], cwd=repo.root, check=False)
+        return out if code == 0 else None
+
+    def now(rel: str) -> Decision | None:
+        if rel in deleted:  # moved elsewhere (the diff does not pair renames), or gone
+            old = loosened.version(repo.root, rel, shown(before, rel))
+            return catalog.by_id.get(old.id) if old is not None else None
+        return loosened.version(repo.root, rel, shown(after, rel))
+
+    def known(ident: str) -> loosened.Known | None:  # as it was before the change
+        d = catalog.by_id.get(ident)
+        if d is None:
+            return None
+        was = loosened.version(repo.root, d.file, shown(before, d.file)) or d
+        current = was.status in CURRENT_STATUSES  # as declared: superseding makes it past
+        return loosened.Known(d.id, d.title, d.file, was.severity, current, bool(was.rules))
+
+    found = loosened.loosenings(
+        [*rels, *deleted],
+        lambda rel: loosened.version(repo.root, rel, shown(before, rel)),
+        now,
+        known,
+    )
+    merged: dict[str, tuple[loosened.Loosening, list[str]]] = {}
+    for f in found:  # a record's own edit and a new record superseding it: one line
+        _, what = merged.setdefault(f.ident, (f, []))
+        what.extend(w for w in f.what if w not in what)
+    return [
+        Problem(f.file, 1, "loosened", f"{f.ident} (critical): " + "; ".join(what), "warning")
+        for f, what in merged.values()
+    ]
+
+
 def _within(path: str, rels: list[str]) -> bool:
     """Whether ``path`` is one of ``rels`` or under one of them ("" is the root)."""
     return any(not rel or path == rel or path.startswith(rel + "/") for rel in rels)
@@ -512,7 +596,8 @@ def check(
         p for p in changes if p.startswith(".continuity/") or markup.kind(p) is not None
     }
     problems: list[Problem] = []
-    if changed_records or left or glob_warnings:
+    gone_records = _deleted_records(repo, diff_args) if diff_args and not paths else []
+    if changed_records or left or glob_warnings or gone_records:
         from gitmem import compile as compiler
         from gitmem import lint
 
@@ -522,6 +607,8 @@ def check(
         problems = [p for p in catalog.problems if p.file in changed_records]
         problems += lint.unmatched_globs(repo, catalog, files)
         problems += lint.exclusions_only(catalog)
+        if diff_args and not paths:
+            problems += loosened_records(repo, rev_range, changed_records, gone_records, catalog)
         left = [dataclasses.replace(m, line=_globs_line(catalog, m.entry.id)) for m in left]
         problems.sort(key=lambda p: (p.file, p.line, p.key, p.message))
     return Report(

@@ -458,6 +458,20 @@ def check_record(
     return ident, [p for p in problems if p.level == "error"]
 
 
+def decision_in(text: str, sf: SourceFile) -> Decision | None:
+    """The decision the text ``text`` of the record ``sf`` gives, read as `load` reads a
+    file (another version of it: the committed one, the staged one), without its
+    supersession links; None where it gives none."""
+    if sf.source != "continuity":
+        text = markup.to_markdown(text, markup.kind(sf.rel))
+    parsed, _ = frontmatter.parse(text, sf.rel)
+    if parsed is None:
+        return None
+    if sf.source == "continuity":
+        return validate.build(parsed, sf.rel)[0]
+    return _build_adr(parsed, sf, None)[0]
+
+
 def _read_one(root: Path, sf: SourceFile, entry: config.ImportedEntry | None) -> dict[str, object]:
     """Parse one record into a JSON-able payload: decision, problems, successor refs."""
     problems: list[Problem] = []

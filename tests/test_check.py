@@ -547,3 +547,57 @@ def test_a_merge_is_checked_for_what_it_adds_to_both_sides(project: Path) -> Non
                           text=True, env=env)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert git(project, "rev-parse", "HEAD^2").strip()  # the merge commit
+
+
+def test_a_change_that_loosens_a_critical_decision_is_said(project: Path) -> None:
+    """Since session 50: the record of a critical decision is the one way past its rules
+    that no rule checks (an agent stopped by `float(` deletes the rule). A commit that
+    takes from such a decision's force is warned of, never blocked: the rule removed, the
+    severity lowered, the status set past it, a glob narrowed, the record deleted, or a
+    new record superseding it. Adding to a decision, or changing another, says nothing."""
+    record = project / ".continuity/decisions/0001-money.md"
+
+    def staged(text: str | None) -> list[dict[str, object]]:
+        if text is None:
+            git(project, "rm", "-q", str(record))
+        else:
+            record.write_text(text)
+            git(project, "add", "-A")
+        code, out = run("check", "--staged", "--json")
+        git(project, "reset", "-q", "--hard")
+        assert code == 0, out
+        return [p for p in json.loads(out)["problems"] if p["key"] == "loosened"]
+
+    assert staged(RULES.replace("    message: amounts are integer cents\n", "")) == []
+    assert staged(RULES.replace("## Decision", "## Decision\n\nMore said.")) == []
+    no_rule = RULES.replace(RULES[RULES.index("rules:") : RULES.index("---\n## ")], "")
+    found = staged(no_rule)
+    assert found[0]["level"] == "warning" and found[0]["file"] == ".continuity/decisions/0001-money.md"
+    assert found[0]["message"] == "D-0001 (critical): its rule `\\bfloat\\(` removed"
+    found = staged(RULES.replace("severity: critical", "severity: warning").replace(
+        "status: accepted", "status: deprecated").replace('["billing/**"]', '["billing/api/**"]'))  # fmt: skip
+    assert found[0]["message"] == (
+        "D-0001 (critical): status accepted → deprecated; severity critical → warning (its"
+        " rules no longer block); no longer governs billing/**"
+    )
+    assert staged(None)[0]["message"] == "D-0001 (critical): the record removed, or no longer read as a record"
+    git(project, "mv", str(record), str(record.with_name("0001-money-in-cents.md")))
+    code, out = run("check", "--staged", "--json")  # moved, not removed
+    git(project, "reset", "-q", "--hard")
+    assert code == 0 and "loosened" not in out
+    found = staged(RULES.replace('["billing/**"]', '["billing/**", "!billing/legacy/**"]'))
+    assert found[0]["message"] == "D-0001 (critical): now excludes billing/legacy/**"
+    write(project, ".continuity/decisions/0003-floats.md",
+          "---\ntitle: Floats are fine\nstatus: accepted\nsupersedes: [D-0001]\n---\n## Decision\n\nFloats.\n")  # fmt: skip
+    found = staged(RULES)
+    assert [p["message"] for p in found] == [
+        "D-0001 (critical): superseded by D-0003 (.continuity/decisions/0003-floats.md), which"
+        " has no rule of its own"
+    ]
+    # in CI, for the commits of a branch; and in text, as a warning line
+    write(project, ".continuity/decisions/0003-floats.md",
+          "---\ntitle: Floats are fine\nstatus: accepted\nsupersedes: [D-0001]\n---\n## Decision\n\nFloats.\n")  # fmt: skip
+    commit_all(project, "floats")
+    code, out = run("check", "--range", "HEAD~1...HEAD")
+    assert code == 0
+    assert ".continuity/decisions/0001-money.md:1: loosened: warning: D-0001 (critical): superseded by D-0003" in out

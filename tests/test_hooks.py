@@ -1376,6 +1376,41 @@ def test_a_merge_committed_past_the_hooks_is_checked_for_what_it_adds(project: P
     _assert_denied(project, "mg", [("git commit -n --no-edit", True)], "D-0001 (critical)")
 
 
+def test_an_agents_edit_that_loosens_a_critical_decision_is_said(project: Path) -> None:
+    """Since session 50: an agent stopped by a critical rule can edit the record instead
+    of the code. After such an edit (the rule removed, the severity lowered), the agent is
+    told that the decision is the team's and the user sees a systemMessage; once a
+    session for the same loosening; an edit that loosens nothing says nothing of it."""
+    rel = ".continuity/decisions/0001-money.md"
+    write(project, rel, MONEY_RULE)
+    commit_all(project, "a rule")
+    path = project / rel
+
+    def after_edit(session: str) -> dict[str, Any]:
+        call = {"session_id": session, "cwd": str(project), "tool_name": "Edit",
+                "tool_input": {"file_path": str(path), "old_string": "a", "new_string": "b"},
+                "tool_response": {}, "tool_use_id": f"{session}-{next(_CALLS)}"}  # fmt: skip
+        code, out, err = hook("post-tool", call, project)
+        assert (code, err) == (0, "")
+        said: dict[str, Any] = json.loads(out) if out else {}
+        return said
+
+    path.write_text(MONEY_RULE.replace("## Decision", "## Decision\n\nSee also the ledger."))
+    assert "systemMessage" not in after_edit("lo")
+    path.write_text(MONEY_RULE.replace("rules:\n  - forbid: '\\bfloat\\('\n", "").replace(
+        "    message: amounts are integer cents\n", "").replace("severity: critical", "severity: info"))  # fmt: skip
+    said = after_edit("lo")
+    assert said["systemMessage"] == (
+        "gitmem: the agent's edit loosens a critical decision: D-0001 (Money is integer"
+        " cents): severity critical → info (its rules no longer block); its rule"
+        " `\\bfloat\\(` removed"
+    )
+    context = said["hookSpecificOutput"]["additionalContext"]
+    assert "change one only when the user asked for it" in context
+    assert "systemMessage" not in after_edit("lo")  # said once
+    assert "systemMessage" in after_edit("other")  # another session is told too
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_a_fifo_a_command_names_does_not_block_the_hook(project: Path, tmp_path: Path) -> None:
     """A command may name a FIFO, which blocks whoever opens it until a writer comes:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from gitmem.loosened import Loosening
     from gitmem.model import Problem
 
     Hit = tuple[pathmap.Decision, str, int]
@@ -842,6 +843,7 @@ def _after_tool(
         # a shell command's writes to files a rule governs: read against the rules below
         ruled = _ruled(pm, paths, loc.root) if edited and tool == toolpaths.SHELL_TOOL else []
         base: dict[str, str | None] | None = None
+        told_user = ""  # a systemMessage, for what the user must know of the edit
         sid = str(payload.get("session_id") or "")
         with state.open_session(loc.shared_state_dir, sid) as session:
             if edited:  # in which work tree: a commit names the sessions that edited it
@@ -858,6 +860,18 @@ def _after_tool(
             # take the map for fresh (see _fresh): refresh it now, without waiting
             refresh_in_background(loc.root)
             note = "\n\n".join(filter(None, (note, _record_note(loc, paths, _watched(pm)))))
+            loosened = [  # each said once a session, until what it says changes
+                f
+                for f in _loosened(loc, paths)
+                if state.claim(
+                    loc.shared_state_dir,
+                    sid,
+                    "loosened-" + state.fingerprint(f.sentence().encode()),
+                )
+            ]
+            if loosened:
+                note = "\n\n".join(filter(None, (note, _loosened_note(loosened))))
+                told_user = _loosened_message(loosened)
         if _raw_touched(payload)[1]:  # a shell command: it may have moved code away
             note = "\n\n".join(filter(None, (note, _gone_note(loc, pm, touched, sid))))
         if not edited and not every_touch:
@@ -868,7 +882,67 @@ def _after_tool(
     if not note:
         return found
     shown = unpack(found)[1]
-    return context("post-tool", note + ("\n\n" + shown if shown else ""))
+    out = context("post-tool", note + ("\n\n" + shown if shown else ""))
+    return {**out, "systemMessage": told_user} if out is not None and told_user else out
+
+
+def _loosened(loc: Location, paths: list[str]) -> list[Loosening]:
+    """What the edit of gitmem's records among ``paths`` took from a current critical
+    decision's force, against the committed records (gitmem.loosened). Only where a
+    record was edited, as ``_record_note``: a `git show` and the YAML parser for each (at
+    most NOTE_FILES). Its failure costs the note, never the hook (logged)."""
+    records = [p for p in paths if p.startswith(RECORD_DIR) and p.lower().endswith(".md")]
+    if not records:
+        return []
+    try:
+        from pathlib import Path
+
+        from gitmem import leangit, loosened
+        from gitmem.agent.prompt import open_table
+
+        root = Path(loc.root)
+        table = open_table(loc)
+
+        def known(ident: str) -> loosened.Known | None:
+            e = table.get(ident) if table is not None else None
+            if e is None:
+                return None
+            return loosened.Known(e.id, e.title, e.file, e.severity, e.is_current, bool(e.rules))
+
+        try:
+            return loosened.loosenings(
+                records[:NOTE_FILES],
+                lambda rel: loosened.version(
+                    root, rel, leangit.output(["show", f"HEAD:{rel}"], loc.root)
+                ),
+                lambda rel: loosened.on_disk(root, rel),
+                known,
+            )
+        finally:
+            if table is not None:
+                table.close()
+    except Exception as exc:  # fail open: logged for `gitmem doctor`
+        from gitmem.agent.runner import ERROR_LOG, append_log
+
+        append_log(loc.shared_state_dir, ERROR_LOG, f"post-tool loosened check: {exc!r}")
+        return []
+
+
+def _loosened_note(found: list[Loosening]) -> str:
+    """For the agent, after its edit."""
+    said = "; ".join(f.sentence() for f in found)
+    return (
+        f"This edit loosens a critical project decision as committed: {said}. Decisions are"
+        " the team's record: change one only when the user asked for it, and tell the user"
+        " what changed; a rule that stops a change is not a reason to edit the decision."
+    )
+
+
+def _loosened_message(found: list[Loosening]) -> str:
+    """For the user (systemMessage), who may not be watching the record's diff."""
+    return "gitmem: the agent's edit loosens a critical decision: " + "; ".join(
+        f.sentence() for f in found
+    )
 
 
 def _ruled(pm: pathmap.PathMap, paths: list[str], root: str) -> list[str]:
