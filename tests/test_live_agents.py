@@ -279,6 +279,58 @@ def test_a_record_the_agent_writes_with_an_error(
     assert [s["files_edited"] for s in edited_sessions(project, env)] == [[NEW_RECORD]]
 
 
+MONEY_RECORD = ".continuity/decisions/0001-money.md"
+
+
+def loosen_record(agent: str, root: Path) -> list[Step]:
+    """Read the money record, then lower its severity, with each agent's own tools."""
+    path = str(root / MONEY_RECORD)
+    old, new = "severity: critical", "severity: info"
+    if agent == "claude":
+        return [Step("Read", {"file_path": path}),
+                Step("Edit", {"file_path": path, "old_string": old, "new_string": new})]  # fmt: skip
+    if agent == "codex":
+        patch = f"*** Begin Patch\n*** Update File: {MONEY_RECORD}\n@@\n-{old}\n+{new}\n*** End Patch\n"
+        return [Step("exec_command", {"cmd": f"cat {MONEY_RECORD}"}),
+                Step("apply_patch", patch, custom=True)]  # fmt: skip
+    if agent == "opencode":
+        return [Step("read", {"filePath": path}),
+                Step("edit", {"filePath": path, "oldString": old, "newString": new})]  # fmt: skip
+    if agent == "qwen":
+        return [Step("read_file", {"file_path": path}),
+                Step("edit", {"file_path": path, "old_string": old, "new_string": new})]  # fmt: skip
+    if agent == "gemini":
+        return [Step("read_file", {"file_path": MONEY_RECORD}),
+                Step("replace", {"file_path": MONEY_RECORD, "old_string": old, "new_string": new,
+                                 "instruction": "lower the severity"})]  # fmt: skip
+    if agent == "cline":
+        return [Step("read_file", {"path": path}),
+                Step("editor", {"path": path, "old_text": old, "new_text": new}),
+                Step("submit_and_exit", {"summary": "Lowered it", "verified": True})]  # fmt: skip
+    return [Step("view", {"path": path}),
+            Step("edit", {"path": path, "old_str": old, "new_str": new})]  # fmt: skip
+
+
+@pytest.mark.parametrize("agent", AGENT_NAMES)
+def test_an_edit_that_loosens_a_critical_decision(
+    agent: str, project: Path, agent_home: Path
+) -> None:
+    """Since session 50: an agent that lowers a critical decision's severity (the way
+    past its rule that no rule checks) is told, after its edit, that the decision is the
+    team's; Claude Code, Codex, Gemini CLI and Qwen Code show the user a systemMessage,
+    which each takes after a tool call without an error."""
+    steps = loosen_record(agent, project)
+    with FakeModel(steps) as model:
+        command, env = launch(agent, project, agent_home, model, tools="Read Edit Bash Write")
+        run_agent(command("Make the money rule less strict"), project, env)
+    assert model.steps_taken == len(steps)
+    assert "severity: info" in (project / MONEY_RECORD).read_text()
+    final = model.conversation[-1].text()
+    assert "This edit loosens a critical project decision as committed: D-0001" in final, final[-3000:]
+    assert "severity critical → info" in final
+    assert_no_hook_errors(project)
+
+
 def edited_sessions(
     project: Path, env: dict[str, str], path: str = ".continuity"
 ) -> list[dict[str, object]]:
