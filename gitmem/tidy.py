@@ -59,6 +59,9 @@ def tidy(shared_dir: Path, *, force: bool = False) -> int:
                     # a session's state file goes with its view file (gitmem.agent.state)
                     also = None if only_empty else view_file(path)
                     removed += remove_idle(path, idle, only_empty=only_empty, also=also)
+                elif name.endswith(".view") and not os.path.exists(path[:-5] + ".jsonl"):
+                    # its state file removed without it (by a gitmem before session 50)
+                    removed += remove_idle(path, idle)
                 elif ".transcript" in name and time.time() - os.stat(path).st_mtime > idle:
                     # how far a transcript was read (gitmem.agent.rewind), or a write of it cut off
                     os.unlink(path)

@@ -150,3 +150,10 @@ def test_a_long_sessions_view_file_stays_small_and_goes_with_it(tmp_path: Path) 
     assert not os.path.exists(path) and not os.path.exists(side)
     with state.open_session(shared, "long") as session:  # resumed: starts afresh
         assert session.view().shown == set()
+    # a view file whose state file a gitmem before session 50 removed alone goes too
+    with state.open_session(shared, "old") as session:
+        session.append("shown", ids=["D-0001"], event="pre-tool")
+    os.unlink(state.session_file(shared, "old"))
+    orphan = state.view_file(state.session_file(shared, "old"))
+    os.utime(orphan, (old, old))
+    assert tidy.tidy(tmp_path, force=True) == 1 and not os.path.exists(orphan)
