@@ -24,16 +24,25 @@ from gitmem import markup, sections, validate
 from gitmem.entities import PATH_SEGMENT, route_path
 from gitmem.vocab import ADR_STATUS_WORDS, CJK_KEYS, CJK_STATUS_WORDS
 
+# Where ADR tools and guides put a log. A folder of another name is found by its name's
+# words once it holds two numbered records (_numbered_record_folders); these are read from
+# the first record (adr-tools' `adr init` writes `.adr-dir` only for a folder it is given;
+# its README's example is doc/architecture/decisions).
 CANDIDATE_DIRS = (
     "docs/adr",
     "doc/adr",
     "docs/adrs",
     "docs/decisions",
+    "doc/decisions",
     "docs/architecture/decisions",
+    "doc/architecture/decisions",
     "docs/architecture/adr",
+    "docs/architecture/adrs",
     "architecture/decisions",
+    "architecture/adr",
     "adr",
     "adrs",
+    "decisions",
 )
 _NUMBER = re.compile(r"^(?:[A-Za-z]+[-_ ]?)?0*(\d+)")
 _NUMBER_DIGITS = re.compile(r"^((?:[A-Za-z]+[-_ ]?)?)(\d+)")  # the same, with its padding

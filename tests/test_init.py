@@ -505,6 +505,21 @@ def test_supersession_on_lines_of_its_own(repo: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "folder", ["doc/architecture/decisions", "doc/decisions", "architecture/adr", "decisions"]
+)
+def test_a_log_of_one_record_in_a_usual_folder_is_read(repo: Path, folder: str) -> None:
+    """A log begun with one record in a folder the ADR tools and guides use (adr-tools'
+    README: `adr init doc/architecture/decisions`) was not found before session 50: only
+    a name's words found a folder, and only from two records on."""
+    write(repo, f"{folder}/0001-use-postgres.md",
+          "# 1. Use Postgres\n\n## Status\n\nAccepted\n\n## Decision\n\nPostgres.\n")  # fmt: skip
+    commit_all(repo, "a log")
+    result = CliRunner().invoke(cli, ["init"])
+    assert result.exit_code == 0 and f"reading ADRs in place from {folder}/" in result.stdout
+    assert sorted(store.load(repo).by_id) == ["ADR-0001"]
+
+
 def test_adr_dir_names_a_folder_detection_does_not_find(repo: Path) -> None:
     write(repo, "design/records/queue-for-webhooks.md", "# Webhooks go through a queue\n")
     write(repo, "design/records/money.md", "# Money is cents\n\n## Status\n\nAccepted\n")
