@@ -65,19 +65,18 @@ def folder_lock(folder: Path) -> Iterator[None]:
     ``gitmem new`` run at once gave two records ``0010``. The lock is the folder's own,
     so no lock file is left in the work tree or needed in a git directory that may be
     read-only. Where the file system has no ``flock`` for a folder (some network file
-    systems), the block runs unlocked, as it did before."""
-    folder.mkdir(parents=True, exist_ok=True)
-    try:
+    systems), or where the folder is not there, the block runs unlocked."""
+    fd: int | None = None
+    with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        yield
-        return
     try:
-        with contextlib.suppress(OSError):
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
-        os.close(fd)  # closing the descriptor releases the lock
+        if fd is not None:
+            os.close(fd)  # closing the descriptor releases the lock
 
 
 def create_exclusive(path: Path, text: str) -> bool:

@@ -130,6 +130,7 @@ def new(
         supersedes=resolved,
         body=body,
     )
+    folder.mkdir(parents=True, exist_ok=True)
     with folder_lock(folder):  # the next number read and taken by one writer at a time
         for _ in range(100):
             path = folder / f"{next_number(folder):04d}-{slug}.md"

@@ -205,11 +205,13 @@ def renumber(dry_run: bool, json_: bool) -> None:
     came with it are rewritten. Mentions in prose are listed, not changed.
     """
     from gitmem import renumber as core
+    from gitmem.fsutil import folder_lock
 
     repo = current_repo()
-    todo = core.plan(repo)
-    if not dry_run:
-        core.apply(repo, todo)
+    with folder_lock(store.decisions_dir(repo.root)):  # no `gitmem new` takes a number meanwhile
+        todo = core.plan(repo)
+        if not dry_run:
+            core.apply(repo, todo)
     if json_:
         emit_json(
             {
