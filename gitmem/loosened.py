@@ -87,7 +87,9 @@ def superseding(
     longer apply."""
     if after is None or after.status != "accepted":
         return []
-    already = set(before.supersedes) if before is not None else set()
+    # a record accepted now that named them while proposed supersedes them now too
+    accepted = before is not None and before.status == "accepted"
+    already = set(before.supersedes) if before is not None and accepted else set()
     out: list[Loosening] = []
     for ident in after.supersedes:
         old = current(ident)

@@ -601,3 +601,11 @@ def test_a_change_that_loosens_a_critical_decision_is_said(project: Path) -> Non
     code, out = run("check", "--range", "HEAD~1...HEAD")
     assert code == 0
     assert ".continuity/decisions/0001-money.md:1: loosened: warning: D-0001 (critical): superseded by D-0003" in out
+    # a record that named it while proposed supersedes it once accepted
+    floats = project / ".continuity/decisions/0003-floats.md"
+    floats.write_text(floats.read_text().replace("status: accepted", "status: proposed"))
+    commit_all(project, "floats, proposed")
+    floats.write_text(floats.read_text().replace("status: proposed", "status: accepted"))
+    git(project, "add", "-A")
+    code, out = run("check", "--staged")
+    assert code == 0 and "D-0001 (critical): superseded by D-0003" in out
