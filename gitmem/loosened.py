@@ -51,7 +51,8 @@ def compare(before: Decision, after: Decision | None) -> tuple[str, ...]:
     if after.status not in CURRENT_STATUSES:
         what.append(f"status {before.status} → {after.status}")
     if SEVERITY_RANK.get(after.severity, 3) > SEVERITY_RANK["critical"]:
-        what.append(f"severity critical → {after.severity} (its rules no longer block)")
+        block = " (its rules no longer block)" if before.rules else ""
+        what.append(f"severity critical → {after.severity}{block}")
     kept = _rule_words(after)
     for key, forbid in _rule_words(before).items():
         if key not in kept:
