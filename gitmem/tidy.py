@@ -62,10 +62,15 @@ def tidy(shared_dir: Path, *, force: bool = False) -> int:
                 elif name.endswith(".view") and not os.path.exists(path[:-5] + ".jsonl"):
                     # its state file removed without it (by a gitmem before session 50)
                     removed += remove_idle(path, idle)
-                elif ".transcript" in name and time.time() - os.stat(path).st_mtime > idle:
-                    # how far a transcript was read (gitmem.agent.rewind), or a write of it cut off
+                elif (".transcript" in name or ".view." in name) and _idle(path, idle):
+                    # how far a transcript was read (gitmem.agent.rewind), or a write of it
+                    # or of a view file (`<id>.view.<pid>.tmp`) cut off
                     os.unlink(path)
                     removed += 1
             except OSError:
                 continue  # unreadable or racing another tidy: next time
     return removed
+
+
+def _idle(path: str, seconds: float) -> bool:
+    return time.time() - os.stat(path).st_mtime > seconds
