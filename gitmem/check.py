@@ -597,6 +597,8 @@ def check(
     }
     problems: list[Problem] = []
     gone_records = _deleted_records(repo, diff_args) if diff_args and not paths else []
+    if limit is not None:  # `--staged PATH...`: the change to those paths only
+        gone_records = [p for p in gone_records if _within(p, limit)]
     if changed_records or left or glob_warnings or gone_records:
         from gitmem import compile as compiler
         from gitmem import lint

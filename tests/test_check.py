@@ -581,6 +581,10 @@ def test_a_change_that_loosens_a_critical_decision_is_said(project: Path) -> Non
         " rules no longer block); no longer governs billing/**"
     )
     assert staged(None)[0]["message"] == "D-0001 (critical): the record removed, or no longer read as a record"
+    git(project, "rm", "-q", str(record))  # with paths named: only the change to those
+    code, out = run("check", "--staged", "--json", "billing/README.txt")
+    git(project, "reset", "-q", "--hard")
+    assert code == 0 and "loosened" not in out
     git(project, "mv", str(record), str(record.with_name("0001-money-in-cents.md")))
     code, out = run("check", "--staged", "--json")  # moved, not removed
     git(project, "reset", "-q", "--hard")
