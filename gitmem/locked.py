@@ -22,7 +22,7 @@ class LockedFile:
     def __enter__(self) -> IO[str]:
         while True:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            fh = open(self.path, "a+", encoding="utf-8")
+            fh = open(self.path, "a+", encoding="utf-8", errors="replace")
             try:
                 fcntl.flock(fh, fcntl.LOCK_EX)
                 # `remove_idle` may have deleted the file while this waited for the lock: a

@@ -161,3 +161,25 @@ def test_a_long_sessions_view_file_stays_small_and_goes_with_it(tmp_path: Path) 
     Path(cut_off).touch()
     os.utime(cut_off, (old, old))
     assert tidy.tidy(tmp_path, force=True) == 1 and not os.path.exists(cut_off)
+
+
+def test_bytes_that_are_not_utf8_cost_their_line_only(tmp_path: Path) -> None:
+    """A state file or view file holding bytes that are not UTF-8 (gitmem writes ASCII:
+    a disk's or another program's damage) raised UnicodeDecodeError in every hook of the
+    session before session 50, each failing open with nothing said. Such a line is now
+    skipped like a torn one, and the others are read."""
+    shared = str(tmp_path)
+    with state.open_session(shared, "s") as session:
+        session.append("shown", ids=["D-0001"], event="pre-tool")
+    path = state.session_file(shared, "s")
+    for damaged in (path, state.view_file(path)):
+        with open(damaged, "ab") as fh:
+            fh.write(b'\xff\xfe{"k":"shown"\n')
+    with state.open_session(shared, "s") as session:
+        assert session.view().shown == {"D-0001"}
+        assert session.append("shown", ids=["D-0002"], event="pre-tool")
+    os.unlink(state.view_file(path))  # made again from the damaged state file
+    assert state.read_view(shared, "s", paths=False).shown == {"D-0001", "D-0002"}
+    with state.open_session(shared, "s") as session:
+        assert session.view().shown == {"D-0001", "D-0002"}
+    assert state.claim(shared, "s", "digest")

@@ -238,7 +238,9 @@ class Session:
             _unrecorded(exc)
             self._lock = None
             try:
-                self._fh = open(self.path, encoding="utf-8")  # read what is there, if any
+                self._fh = open(
+                    self.path, encoding="utf-8", errors="replace"
+                )  # read what is there, if any
             except OSError:
                 self._fh = None
         self._open = True
@@ -270,7 +272,7 @@ class Session:
         """The view file's lines: made from the state file where there is none yet (a new
         session, or one begun before session 50)."""
         try:
-            with open(view_file(self.path), encoding="utf-8") as fh:
+            with open(view_file(self.path), encoding="utf-8", errors="replace") as fh:
                 return fh.read().splitlines()
         except FileNotFoundError:
             return self._seed()
@@ -467,7 +469,7 @@ def edit_roots(session: Session) -> list[str]:
 def _lines(shared_dir: str | os.PathLike[str], session_id: str) -> list[str]:
     """The session file's lines; none where it cannot be read."""
     try:
-        with open(session_file(shared_dir, session_id), encoding="utf-8") as fh:
+        with open(session_file(shared_dir, session_id), encoding="utf-8", errors="replace") as fh:
             return fh.read().splitlines()
     except OSError:
         return []
@@ -480,7 +482,9 @@ def read_view(
     is one (see ``view_file``)."""
     if not paths:
         try:
-            with open(view_file(session_file(shared_dir, session_id)), encoding="utf-8") as fh:
+            with open(
+                view_file(session_file(shared_dir, session_id)), encoding="utf-8", errors="replace"
+            ) as fh:
                 return _parse(fh.read().splitlines(), context, paths)
         except OSError:
             pass
@@ -492,7 +496,7 @@ def claim(shared_dir: str | os.PathLike[str], session_id: str, kind: str) -> boo
     of parallel hooks, exactly one is; none, where the session cannot be written."""
     marker = '"k":"' + kind + '"'
     try:
-        with open(session_file(shared_dir, session_id), encoding="utf-8") as fh:
+        with open(session_file(shared_dir, session_id), encoding="utf-8", errors="replace") as fh:
             if marker in fh.read():
                 return False  # the common case: no lock taken
     except OSError:
