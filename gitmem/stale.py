@@ -129,6 +129,7 @@ def check(repo: Repo, only: list[str] | None = None) -> StaleReport:
         for doc in _read_once(repo.root, docs):
             checker.check_file(doc)
         checker.check_symbols()
+        checker.check_ignored()
         # a path written twice on one line is one stale line, said once
         findings = sorted(set(checker.findings), key=lambda f: (f.file, f.line, f.kind, f.ref))
         return StaleReport(tuple(docs), checker.count, tuple(findings), tuple(checker.notes))
@@ -331,6 +332,15 @@ _CARGO_WORDS = {"-p": ("package", "package"), "--bin": ("bin", "binary"),
                 "--bench": ("bench", "benchmark")}  # fmt: skip
 
 
+def _sample(glob: str) -> str:
+    """A path the glob matches (`dist/**` -> `dist/x`, `*.gen.ts` -> `x.gen.ts`), to ask
+    git whether it ignores such files."""
+    out = glob.lstrip("/")
+    out = re.sub(r"\[([!^]?)([^\]])[^\]]*\]", lambda m: "x" if m.group(1) else m.group(2), out)
+    out = out.replace("**/", "").replace("/**", "/x").replace("**", "x")
+    return out.replace("*", "x").replace("?", "x") or "x"
+
+
 class _Checker:
     def __init__(self, root: Path, tree: _Tree, table: Table) -> None:
         self.root = root
@@ -344,10 +354,36 @@ class _Checker:
         self._symbols: dict[str, list[tuple[str, int, str, str]]] = {}
         self._tests: dict[str, list[tuple[str, int, str, str]]] = {}  # `go test -run` names
         self._tasks: dict[tuple[str, str], set[str] | None] = {}
+        # paths and globs that name nothing here, each with a path it would name: said
+        # unless git ignores that path (check_ignored)
+        self._unfound: list[tuple[Finding, str]] = []
 
     def add(self, doc: str, line: int, section: str, kind: str, ref: str, msg: str) -> None:
         level = "warning" if kind == "newer-decision" else "error"
         self.findings.append(Finding(doc, line, section, kind, ref, msg, level))
+
+    def add_unfound(
+        self, doc: str, line: int, section: str, kind: str, ref: str, msg: str, probe: str
+    ) -> None:
+        self._unfound.append((Finding(doc, line, section, kind, ref, msg), probe))
+
+    def check_ignored(self) -> None:
+        """Say the paths and globs that name nothing here, but those whose files git
+        ignores: build output (`dist/**`, `build/app.js`), dependencies (`node_modules/`),
+        generated or local files (`*.generated.ts`, `.env.local`). A doc names them to say
+        "never edit" or "the build writes here", and a fresh clone has none of them yet:
+        before session 50 each was an error, and `gitmem stale` as a pre-commit hook
+        stopped the commit. One `git check-ignore` for all of them."""
+        if not self._unfound:
+            return
+        probes = sorted({probe for _, probe in self._unfound})
+        code, out, _ = git.run(
+            ["check-ignore", "--stdin", "-z", "--no-index"], cwd=self.root, check=False,
+            env=git.no_git_env(), timeout=30,
+            input_="".join(p + "\0" for p in probes).encode("utf-8", "surrogateescape"),
+        )  # fmt: skip
+        ignored = set(out.split("\0")) if code == 0 else set()
+        self.findings.extend(f for f, probe in self._unfound if probe not in ignored)
 
     def check_file(self, doc: str) -> None:
         try:
@@ -420,7 +456,10 @@ class _Checker:
         self.count += 1
         if not route and any(ch in value for ch in "*?["):
             if not any(self.tree.glob_matches(c) for c in candidates):
-                self.add(doc, ref.line, section, "glob", value, f"`{value}` matches no file")
+                msg = f"`{value}` matches no file"
+                self.add_unfound(
+                    doc, ref.line, section, "glob", value, msg, _sample(candidates[-1])
+                )
             return None
         for c in candidates:
             if self.tree.exists(c):
@@ -447,7 +486,8 @@ class _Checker:
         where = self.tree.history(missing) if route else self.tree.suggest(missing)
         hint = f" ({where})" if where and f"`{value}`" not in where else ""
         kind = "link" if ref.link else "path"
-        self.add(doc, ref.line, section, kind, value, f"`{value}` does not exist{hint}")
+        msg = f"`{value}` does not exist{hint}"
+        self.add_unfound(doc, ref.line, section, kind, value, msg, missing)
         return None
 
     def check_command(self, doc: str, base: str, ref: docrefs.Ref, section: str) -> None:

@@ -752,3 +752,23 @@ def test_poe_and_taskfile_tasks_are_checked(repo: Path) -> None:
     assert tasks.taskfile_tasks(repo / "web/Taskfile.yml") is None  # namespaced: not guessed
     write(repo, "pyproject.toml", '[tool.poe]\ninclude = "tasks.toml"\n')
     assert tasks.poe_tasks(repo / "pyproject.toml") is None
+
+
+def test_what_git_ignores_is_not_stale_for_being_absent(repo: Path) -> None:
+    """Build output, dependencies and generated files are named to say "never edit" or
+    "the build writes here", and a fresh clone has none: before session 50 each such path
+    or glob was an error, and `gitmem stale` as a pre-commit hook stopped the commit. What
+    git ignores is not said; the same names where git does not ignore them still are."""
+    write(repo, ".gitignore", "dist/\nnode_modules\n*.generated.ts\n")
+    write(repo, "src/app.ts", "export const app = 1;\n")
+    write(repo, "CLAUDE.md", "# App\n\n## Rules\n\n"
+          "- Never edit `dist/**`, `node_modules/**` or `src/*.generated.ts`.\n"
+          "- The build writes `dist/app.js`.\n"
+          "- Never edit `build/**` or `out/app.js`.\n")  # fmt: skip
+    commit_all(repo)
+    code, report = stale(repo)
+    assert code == 1
+    assert found(report) == {
+        ("CLAUDE.md", 7, "glob", "build/**"),
+        ("CLAUDE.md", 7, "path", "out/app.js"),
+    }
