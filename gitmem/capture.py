@@ -449,9 +449,54 @@ def _bury(repo: Repo) -> tuple[list[str], list[str]]:
 NOTHING_TO_SYNC = "no captured sessions here or on {remote} yet: nothing to push"
 
 
+# Where `sync` fetches the remote's sessions to, before taking them into refs/gitmem/:
+# outside it, so that no listing or push of refs/gitmem/* sees them.
+STAGED_ROOT = "refs/gitmem-sync"
+
+
+def _refs_under(repo: Repo, root: str) -> dict[str, str]:
+    code, out = _git(repo, "for-each-ref", "--format=%(refname) %(objectname)", root)
+    pairs = (line.split(" ", 1) for line in out.splitlines() if " " in line)
+    return dict(pairs) if code == 0 else {}
+
+
+def _drop_staged(repo: Repo) -> None:
+    staged = _refs_under(repo, STAGED_ROOT)
+    if staged:
+        _git(repo, "update-ref", "--stdin",
+             input_="".join(f"delete {ref}\n" for ref in staged).encode())  # fmt: skip
+
+
+def _take_fetched(repo: Repo) -> None:
+    """Take the remote's sessions, fetched to STAGED_ROOT, into refs/gitmem/: a session
+    only the remote has, or one the remote has gone on with (its tip has this clone's in
+    its history). A session this clone has gone on with since it last pushed it is kept:
+    before session 50 the fetch wrote the remote's older tip over it, git refused (a
+    non-fast-forward), and the whole sync failed, so a session synced once while it ran,
+    or resumed after, was never pushed again. Each update is conditional on the ref still
+    being what was read (a capture committing meanwhile wins)."""
+    staged = _refs_under(repo, STAGED_ROOT)
+    ours = _refs_under(repo, "refs/gitmem")
+    updates: list[str] = []
+    for staged_ref, theirs in staged.items():
+        ref = "refs/gitmem" + staged_ref[len(STAGED_ROOT) :]
+        mine = ours.get(ref)
+        if mine is None:
+            updates.append(f"create {ref} {theirs}\n")
+        elif mine != theirs and _git(repo, "merge-base", "--is-ancestor", mine, theirs)[0] == 0:
+            updates.append(f"update {ref} {theirs} {mine}\n")
+        # else the same, ours ahead (pushed next), or the two apart (the push says so)
+    if updates and _git(repo, "update-ref", "--stdin", input_="".join(updates).encode())[0]:
+        for line in updates:  # one of them moved meanwhile: the others alone
+            _git(repo, "update-ref", "--stdin", input_=line.encode())
+    _drop_staged(repo)
+
+
 def sync(repo: Repo, remote: str) -> tuple[int, str]:
     """Fetch then push ``refs/gitmem/*`` with explicit refspecs (never configured as the
-    remote's push refspec, which would change what a plain `git push` sends). Never
+    remote's push refspec, which would change what a plain `git push` sends). The fetch
+    goes to STAGED_ROOT, and ``_take_fetched`` takes what this clone lacks or is behind
+    on (see there: a session this clone went on with is kept, to be pushed). Never
     pruning: with the user's ``fetch.prune`` (a common setting) the fetch deleted every
     session not yet on the remote, before the push that was to send it.
 
@@ -465,11 +510,13 @@ def sync(repo: Repo, remote: str) -> tuple[int, str]:
 
     promisor = git.promisor_remote(repo.root)
     whole = ("-c", f"remote.{remote}.partialclonefilter=") if promisor else ()
+    _drop_staged(repo)  # a sync killed midway left them
     code, out, err = _git3(
-        repo, *whole, "fetch", "--no-prune", remote, "refs/gitmem/*:refs/gitmem/*"
+        repo, *whole, "fetch", "--no-prune", remote, f"+refs/gitmem/*:{STAGED_ROOT}/*"
     )
     if code != 0:
         return code, f"fetch failed: {(err or out).strip()}"  # git says why on stderr
+    _take_fetched(repo)
     if promisor:  # the records a plain fetch of the refs, or gitmem before 39, left out
         git.fetch_missing(repo.root, promisor, [f"--glob={REF_ROOT}"])
     # a forgotten session the fetch brought (the remote still had it) is deleted here and

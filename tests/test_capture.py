@@ -425,6 +425,33 @@ def test_sync_with_a_local_bare_remote(project: Path, tmp_path: Path) -> None:
     assert [x["prompt"] for x in recs] == ["shared why"]
 
 
+def test_a_session_synced_while_it_runs_is_synced_again(project: Path, tmp_path: Path) -> None:
+    """Before session 50, the second `gitmem sync` of a session that went on after the
+    first (synced while it ran, or resumed) failed: the fetch wrote the remote's older
+    tip over this clone's, git refused the non-fast-forward, and nothing was pushed. Now
+    this clone's newer tip is kept and pushed, and a clone behind takes the remote's."""
+    r = discover(project)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(project, "remote", "add", "origin", str(remote))
+    ref = capture.ref_for("long")
+    capture.append(r, "long", {"kind": "prompt", "prompt": "first", "user": "alice"})
+    assert run_gitmem(project, "sync").returncode == 0
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(remote), str(clone))
+    assert run_gitmem(clone, "sync").returncode == 0  # the clone has "first"
+    capture.append(r, "long", {"kind": "prompt", "prompt": "second", "user": "alice"})
+    capture.flush(r, "long")
+    proc = run_gitmem(project, "sync")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [x["prompt"] for x in capture.records(r, ref)] == ["first", "second"]
+    assert git(remote, "rev-parse", ref) == git(project, "rev-parse", ref)
+    proc = run_gitmem(clone, "sync")  # behind the remote: takes its tip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [x["prompt"] for x in capture.records(discover(clone), ref)] == ["first", "second"]
+    assert "gitmem-sync" not in git(project, "for-each-ref") + git(clone, "for-each-ref")
+
+
 def test_sync_with_no_session_anywhere_is_not_a_failure(project: Path, tmp_path: Path) -> None:
     """A new project and a remote with no session yet: before, git's refusal to push a
     refspec matching no ref ("No refs in common and none specified") was `gitmem sync`'s
