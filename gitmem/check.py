@@ -389,15 +389,15 @@ def new_to_every_parent(
                 lines[:] = [(n, text) for n, text in lines if n in kept]
 
 
+RECORD_DIR = ".continuity/decisions/"  # gitmem's own records (as gitmem.agent.tooluse's)
+
+
 def _deleted_records(repo: Repo, diff_args: list[str]) -> list[str]:
     """gitmem's records the change deletes (a deleted file has no added lines, so the
     added-lines diff leaves it out)."""
     args = ["diff", "--name-only", "-z", "--no-renames", "--diff-filter=D", *diff_args]
     _, out, _ = git.run([*args, "--", f":(top){RECORD_DIR}"], cwd=repo.root)
     return [p for p in out.split("\0") if p.lower().endswith(".md")]
-
-
-RECORD_DIR = ".continuity/decisions/"
 
 
 def _sides(repo: Repo, rev_range: str | None) -> tuple[str, str] | None:
@@ -439,9 +439,13 @@ def loosened_records(
         return []
     before, after = sides
 
+    texts: dict[tuple[str, str], str | None] = {}  # a record's side read once
+
     def shown(rev: str, rel: str) -> str | None:
-        code, out, _ = git.run(["show", f"{rev}:{rel}"], cwd=repo.root, check=False)
-        return out if code == 0 else None
+        if (rev, rel) not in texts:
+            code, out, _ = git.run(["show", f"{rev}:{rel}"], cwd=repo.root, check=False)
+            texts[rev, rel] = out if code == 0 else None
+        return texts[rev, rel]
 
     def now(rel: str) -> Decision | None:
         if rel in deleted:  # moved elsewhere (the diff does not pair renames), or gone

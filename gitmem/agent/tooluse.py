@@ -886,12 +886,17 @@ def _after_tool(
     return {**out, "systemMessage": told_user} if out is not None and told_user else out
 
 
+def _own_records(paths: list[str]) -> list[str]:
+    """Those of ``paths`` that are gitmem's own records (``.continuity/decisions/*.md``)."""
+    return [p for p in paths if p.startswith(RECORD_DIR) and p.lower().endswith(".md")]
+
+
 def _loosened(loc: Location, paths: list[str]) -> list[Loosening]:
     """What the edit of gitmem's records among ``paths`` took from a current critical
     decision's force, against the committed records (gitmem.loosened). Only where a
     record was edited, as ``_record_note``: a `git show` and the YAML parser for each (at
     most NOTE_FILES). Its failure costs the note, never the hook (logged)."""
-    records = [p for p in paths if p.startswith(RECORD_DIR) and p.lower().endswith(".md")]
+    records = _own_records(paths)
     if not records:
         return []
     try:
@@ -1103,7 +1108,7 @@ def _record_note(loc: Location, paths: list[str], watched: list[str]) -> str:
     event (~0.13 s more, measured). Its failure costs the note, never the hook; the
     reason goes to the error log for `gitmem doctor`."""
     folders = [w.rstrip("/") + "/" for w in watched if not w.startswith(".continuity/")]
-    records = [p for p in paths if p.startswith(RECORD_DIR) and p.lower().endswith(".md")]
+    records = _own_records(paths)
     in_place = [p for p in paths if p.startswith(tuple(folders))]
     settings = [p for p in paths if p in SETTINGS_FILES]
     if not records and not in_place and not settings:
