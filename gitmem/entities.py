@@ -17,6 +17,21 @@ from gitmem.pathmap import could_name_a_file
 # minified file pasted whole) made every word boundary scan to its end for "://", and
 # 200,000 characters kept the prompt hook busy for minutes (measured in session 40).
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+", re.IGNORECASE)
+# A link to a file names the file. An editor's or a terminal's link holds its absolute path
+# (`file:///home/me/app/src/x.py`, `vscode://file/home/me/app/src/x.py:12:3`, Cursor's
+# `cursor://file/...`); a code host's holds its path in the repository (GitHub's
+# `https://github.com/o/r/blob/main/src/x.py#L12`, GitLab's `/-/blob/`, Gitea's
+# `/src/branch/main/`, Bitbucket's `/src/<ref>/`). Before session 51 a link was dropped
+# whole, so a prompt that pasted one named no path. Matched from a link's start (``match``),
+# so a long link costs one pass.
+_LOCAL_LINK = re.compile(r"(?:file://[^/\s]*|[a-z][a-z0-9-]{0,30}://file)(/[^\s#?]+)", re.I)
+_HOSTED_LINK = re.compile(
+    r"https?://[^/\s]+/\S+?/(?:-/)?(?:blob|tree|raw|blame|src(?:/(?:branch|tag|commit))?)"
+    r"/[^/\s]+/([^\s#?]+)",
+    re.I,
+)
+_LINE_SUFFIX = re.compile(r"(?::\d+){1,2}$")
+_DRIVE = re.compile(r"^/[A-Za-z]:/")
 _QUOTED = re.compile(r"`([^`\n]{2,80})`|\"([^\"\n]{2,80})\"|'([^'\n]{2,80})'")
 # A route segment of the frameworks that name folders and files after URL parameters and
 # groups: Next.js `[slug]`, `[...all]`, `[[...opt]]`, `(marketing)`; SvelteKit, Astro and
@@ -85,6 +100,10 @@ _NOT_EXT = {"e.g", "i.e", "etc", "vs", "a.k.a"}
 # list of 40,000 file names kept the prompt hook busy for ~3 s; the first thousand (a
 # large change's file list) stand for the rest, whose decisions are mostly the same.
 MAX_PATHS = 1000
+# The distinct words and code names of a text the keyword rankers read, at most
+# (`retrieve.MAX_QUERY_WORDS`, `retrieve.MAX_QUERY_ENTITIES`).
+MAX_WORDS = 4000
+MAX_IDENTIFIERS = 1000
 STOPWORDS = frozenset(
     {
         "a",
@@ -150,7 +169,7 @@ STOPWORDS = frozenset(
 
 
 class QueryTerms:
-    __slots__ = ("identifiers", "paths", "quoted", "words")
+    __slots__ = ("hosted", "identifiers", "paths", "quoted", "words")
 
     def __init__(
         self,
@@ -158,11 +177,38 @@ class QueryTerms:
         identifiers: tuple[str, ...],  # dotted, snake_case, CamelCase, mixedCase names
         quoted: tuple[str, ...],
         words: tuple[str, ...],  # every word, lowercased, in order
+        hosted: tuple[str, ...] = (),  # paths of code-host links: of some repository
     ) -> None:
         self.paths = paths
         self.identifiers = identifiers
         self.quoted = quoted
         self.words = words
+        self.hosted = hosted
+
+
+def linked_path(url: str) -> tuple[str, bool] | None:
+    """The path a link to a file names, and whether it is a code host's (a path in some
+    repository, maybe another's) rather than a local one (absolute); None for another link."""
+    local = _LOCAL_LINK.match(url)
+    found = local or _HOSTED_LINK.match(url)
+    if found is None:
+        return None
+    path = found.group(1)
+    # what closes the prose around a link: `(see file:///x.py)`, `<…>`, "…", a full stop;
+    # a bracket the path opened itself stays (Next.js `app/(site)/page.tsx`)
+    while path.endswith(tuple(".,;:'\"`>]}*")) or (
+        path.endswith(")") and path.count(")") > path.count("(")
+    ):
+        path = path[:-1]
+    if "%" in path:
+        from urllib.parse import unquote
+
+        path = unquote(path)
+    if local:
+        path = _LINE_SUFFIX.sub("", path)
+        path = path[1:] if _DRIVE.match(path) else path  # file:///C:/x -> C:/x
+    path = path.rstrip("/")
+    return (path, local is None) if path.strip("/") else None
 
 
 def is_identifier(token: str) -> bool:
@@ -170,7 +216,7 @@ def is_identifier(token: str) -> bool:
         return all(part for part in token.split("."))
     if "_" in token.strip("_"):
         return True
-    return bool(re.search(r"[a-z][A-Z]|[A-Z][a-z]+[A-Z]", token))
+    return bool(_MIXED_CASE.search(token))
 
 
 def split_words(token: str) -> list[str]:
@@ -184,27 +230,57 @@ def split_words(token: str) -> list[str]:
     return out
 
 
+_MIXED_CASE = re.compile(r"[a-z][A-Z]|[A-Z][a-z]+[A-Z]")
+_EXTENSION = re.compile(r"\.[A-Za-z]")
+
+
+@functools.lru_cache(maxsize=4)  # the prompt hook reads a prompt's paths, then ranks it
 def extract(text: str) -> QueryTerms:
-    clean = _URL.sub(" ", text)
+    """What ``text`` names: its links' and paths (first MAX_PATHS), identifiers (first
+    MAX_IDENTIFIERS distinct), quoted spans and words (first MAX_WORDS distinct, lowercased).
+    No ranker reads further, and a pasted log of megabytes was read whole before session
+    51 (a 5.7 MB prompt kept the prompt hook busy 6 s; each token was tested in Python)."""
+    links: list[str] = []
+    hosted: list[str] = []
+
+    def take(match: re.Match[str]) -> str:
+        found = linked_path(match.group(0))
+        if found is not None and len(links) + len(hosted) < MAX_PATHS:
+            (hosted if found[1] else links).append(found[0])
+        return " "
+
+    clean = _URL.sub(take, text) if "://" in text else text
     quoted = tuple(dict.fromkeys(a or b or c for a, b, c in _QUOTED.findall(clean)))
-    paths: list[str] = []
+    paths: list[str] = links
     for match in _PATHLIKE.finditer(clean):
         token = match.group(1).rstrip(".,;:")
         low = token.lower()
         if low in _NOT_EXT or token.replace(".", "").isdigit():
             continue
-        if "/" not in token and not re.search(r"\.[A-Za-z]", token):
+        if "/" not in token and not _EXTENSION.search(token):
             continue
         if not could_name_a_file(token):  # base64, or a generated blob
             continue
         paths.append(token.lstrip("./") if token.startswith("./") else token)
         if len(paths) >= MAX_PATHS:
             break
-    identifiers = [
-        m for m in _IDENT.findall(clean) if is_identifier(m) and m.lower() not in _NOT_EXT
-    ]
-    words = tuple(w.lower() for w in _WORD.findall(cjk_pairs(clean)))
-    return QueryTerms(tuple(dict.fromkeys(paths)), tuple(dict.fromkeys(identifiers)), quoted, words)
+    identifiers: list[str] = []
+    for token in dict.fromkeys(_IDENT.findall(clean)):  # each distinct name tested once
+        if is_identifier(token) and token.lower() not in _NOT_EXT:
+            identifiers.append(token)
+            if len(identifiers) >= MAX_IDENTIFIERS:
+                break
+    # distinct before lowercased: each spelling is lowered once (the same words, in the
+    # order their first spelling comes, as lowering each occurrence gave)
+    distinct = dict.fromkeys(_WORD.findall(cjk_pairs(clean)))
+    words = tuple(dict.fromkeys(w.lower() for w in distinct))[:MAX_WORDS]
+    return QueryTerms(
+        tuple(dict.fromkeys(paths)),
+        tuple(identifiers),
+        quoted,
+        words,
+        tuple(dict.fromkeys(hosted)),
+    )
 
 
 # What well-known files configure, in the words decision records use for it. A tool-call

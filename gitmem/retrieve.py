@@ -64,8 +64,8 @@ MAX_QUERY_TERMS = 64
 # entities (identifiers, quoted names, paths). Each goes through the analyzer (Whoosh's
 # stemmer among it), and a 1 MB paste took the daemon 4-6 s to analyse before scoring 64
 # terms of it (session 40); a real prompt (a commit message, a task) is far below both.
-MAX_QUERY_WORDS = 4000
-MAX_QUERY_ENTITIES = 1000
+MAX_QUERY_WORDS = entities.MAX_WORDS
+MAX_QUERY_ENTITIES = entities.MAX_IDENTIFIERS
 PATH_WORD_BOOST = 0.5  # words of the touched paths: context, weighed below the prompt
 ENTITY_BOOST = 2.0  # identifiers, quoted names and paths named in the prompt
 # Globs that gitmem inferred from an ADR's prose are a weaker link than globs a person wrote.
@@ -531,6 +531,11 @@ class Retriever:
                 found[rel] = None
         for rel in files_named(root, names[:MAX_NAMES]):
             found[rel] = None
+        # a code host's link names a path of some repository: this one's where it is here
+        # (a link to another project's file is no path of this one)
+        for raw in terms.hosted[:MAX_NAMES]:
+            if ".." not in raw.split("/") and os.path.exists(f"{root}/{raw}"):
+                found[raw] = None
         rel_paths = list(found)
         path_words: list[str] = []
         for rel in rel_paths:

@@ -172,6 +172,35 @@ def test_a_prompt_names_route_paths_whole(prompt: str, paths: list[str]) -> None
     assert list(entities.extract(prompt).paths) == paths
 
 
+def test_a_link_to_a_file_names_the_file(repo: Path, no_model: None) -> None:
+    """A prompt that pasted a link to a file (an editor's `file://` or `vscode://file/…:12`,
+    a code host's `…/blob/main/billing/charge.py#L3`) named no path before session 51: the
+    link was dropped whole. A code host's path counts where this repository has it (a link
+    to another project's file names no file here)."""
+    project(repo)
+    commit_all(repo, "files")
+    r = discover(repo)
+    index.build(r)
+    root = repo.resolve().as_posix()
+    for prompt in [
+        f"fix the rounding in file://{root}/billing/charge.py please",
+        f"fix the rounding in [charge](file://{root}/billing/charge.py).",
+        f"fix the rounding at vscode://file{root}/billing/charge.py:12:3",
+        f"fix the rounding at cursor://file{root}/billing/charge%2Epy:12",
+        "fix the rounding (https://github.com/acme/pay/blob/main/billing/charge.py#L10-L20)",
+        "fix the rounding at https://gitlab.example.com/g/pay/-/blob/v2/billing/charge.py?plain=1",
+        "fix the rounding at https://gitea.example.com/acme/pay/src/branch/main/billing/charge.py",
+    ]:
+        hit = retrieve(r, prompt, []).hits[0]
+        assert (hit.id, hit.glob) == ("D-0001", "billing/**"), prompt
+    elsewhere = retrieve(r, "fix https://github.com/acme/other/blob/main/billing/ledger.py", [])
+    assert all(h.glob is None for h in elsewhere.hits)
+    pull = retrieve(r, "see https://github.com/acme/pay/pull/3", [])
+    assert all(h.glob is None for h in pull.hits)
+    escaping = retrieve(r, "see https://github.com/a/b/blob/main/../billing/charge.py", [])
+    assert all(h.glob is None for h in escaping.hits)
+
+
 def test_allowed_restricts_candidates(repo: Path, embedder: embed.Embedder) -> None:
     project(repo)
     r = discover(repo)
