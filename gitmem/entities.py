@@ -104,6 +104,7 @@ MAX_PATHS = 1000
 # (`retrieve.MAX_QUERY_WORDS`, `retrieve.MAX_QUERY_ENTITIES`).
 MAX_WORDS = 4000
 MAX_IDENTIFIERS = 1000
+MAX_IDENTIFIER_CHARS = 255  # NAME_MAX: a code name is no longer than a file's
 STOPWORDS = frozenset(
     {
         "a",
@@ -266,7 +267,12 @@ def extract(text: str) -> QueryTerms:
             break
     identifiers: list[str] = []
     for token in dict.fromkeys(_IDENT.findall(clean)):  # each distinct name tested once
-        if is_identifier(token) and token.lower() not in _NOT_EXT:
+        # longer than a file's name: a minified run ("x.x.x…"), no name of code
+        if (
+            len(token) <= MAX_IDENTIFIER_CHARS
+            and is_identifier(token)
+            and token.lower() not in _NOT_EXT
+        ):
             identifiers.append(token)
             if len(identifiers) >= MAX_IDENTIFIERS:
                 break

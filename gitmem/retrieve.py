@@ -66,6 +66,7 @@ MAX_QUERY_TERMS = 64
 # terms of it (session 40); a real prompt (a commit message, a task) is far below both.
 MAX_QUERY_WORDS = entities.MAX_WORDS
 MAX_QUERY_ENTITIES = entities.MAX_IDENTIFIERS
+MAX_ENTITY_CHARS = 100_000
 PATH_WORD_BOOST = 0.5  # words of the touched paths: context, weighed below the prompt
 ENTITY_BOOST = 2.0  # identifiers, quoted names and paths named in the prompt
 # Globs that gitmem inferred from an ADR's prose are a weaker link than globs a person wrote.
@@ -106,8 +107,17 @@ def _first_distinct(words: list[str] | tuple[str, ...], limit: int) -> list[str]
 
 
 def _entities(terms: entities.QueryTerms) -> list[str]:
-    """The prompt's identifiers, quoted names and paths the keyword rankers boost."""
-    return [*terms.identifiers, *terms.quoted, *terms.paths][:MAX_QUERY_ENTITIES]
+    """The prompt's identifiers, quoted names and paths the keyword rankers boost: at most
+    MAX_QUERY_ENTITIES of them, of MAX_ENTITY_CHARS in all (each is split into words and
+    analysed; a thousand paths of thousands of characters are no query)."""
+    out: list[str] = []
+    chars = 0
+    for entity in [*terms.identifiers, *terms.quoted, *terms.paths][:MAX_QUERY_ENTITIES]:
+        chars += len(entity)
+        if chars > MAX_ENTITY_CHARS:
+            break
+        out.append(entity)
+    return out
 
 
 class Hit:

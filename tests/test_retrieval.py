@@ -575,6 +575,28 @@ def test_a_long_prompt_is_ranked_by_its_first_distinct_words(repo: Path, no_mode
             r.close()
 
 
+def test_a_prompt_is_read_to_what_its_rankers_use() -> None:
+    """`extract` keeps a prompt's first MAX_WORDS distinct words (lowercased, in the order
+    of their first spelling) and its first MAX_IDENTIFIERS distinct code names, and a run
+    longer than a file name ("x.x.x…", a minified file pasted whole) is no code name: it was
+    split into millions of words for the keyword ranker (5 MB: 9-16 s, past the hook's
+    10 s; before session 51)."""
+    from gitmem import entities
+
+    text = "Kafka KAFKA kafka İstanbul " + " ".join(f"w{i}" for i in range(5000))
+    words = entities.extract(text).words
+    assert words[:3] == ("kafka", "i̇stanbul", "w0") and len(words) == entities.MAX_WORDS
+    assert words[-1] == f"w{entities.MAX_WORDS - 3}"
+    names = " ".join(f"user_id{i}" for i in range(1500))
+    assert entities.extract(names).identifiers == tuple(
+        f"user_id{i}" for i in range(entities.MAX_IDENTIFIERS)
+    )
+    run = "x." * 2_000 + "x"
+    assert entities.extract(f"what is {run} in BillingService?").identifiers == (
+        "BillingService",
+    )
+
+
 def test_a_records_first_200000_characters_are_keyword_indexed(
     repo: Path, no_model: None
 ) -> None:
