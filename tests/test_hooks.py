@@ -1376,6 +1376,44 @@ def test_a_merge_committed_past_the_hooks_is_checked_for_what_it_adds(project: P
     _assert_denied(project, "mg", [("git commit -n --no-edit", True)], "D-0001 (critical)")
 
 
+def test_a_merge_a_turns_commands_made_is_read_for_what_it_adds(project: Path) -> None:
+    """An agent's `git merge` stopped on a conflict, and its commands resolved it: the
+    turn's end read every line the merge brought since HEAD, so a teammate's `float(`
+    already committed on the merged branch sent the agent back (its resolution broke no
+    rule). Since session 50 it reads what the merge adds to both sides, as the
+    commit-time check does; a `float(` the agent's commands write still sends it back."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+    main = git(project, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    git(project, "checkout", "-q", "-b", "feature")
+    write(project, "billing/charge.py", "x = 1\nfee = float(cents)\n")
+    commit_all(project, "teammate: a fee")
+    git(project, "checkout", "-q", main)
+    write(project, "billing/charge.py", "x = 1\n# ours\n")
+    commit_all(project, "ours")
+    base = {"session_id": "tm", "cwd": str(project)}
+
+    def turn(n: int, command: str) -> str:
+        assert hook("prompt", {**base, "prompt": f"merge the feature branch ({n})"}, project)[0] == 0
+        call = {**base, "tool_name": "Bash", "tool_input": {"command": command}}
+        call["tool_use_id"] = f"toolu_tm{n}"
+        assert hook("pre-tool", call, project)[0] == 0
+        subprocess.run(command, shell=True, cwd=project, check=True, capture_output=True)
+        assert hook("post-tool", call, project)[0] == 0
+        said = {"last_assistant_message": f"Merged ({n}).", "stop_hook_active": False}
+        code, out, err = hook("stop", {**base, **said}, project)
+        assert (code, err) == (0, "")
+        return out
+
+    resolve = "git merge feature; sed -i -e '/^<<<<<<< /d' -e '/^=======$/d' -e '/^>>>>>>> /d' billing/charge.py"  # fmt: skip
+    assert turn(1, resolve) == ""
+    assert (project / ".git/MERGE_HEAD").exists()
+    assert "fee = float(cents)" in (project / "billing/charge.py").read_text()
+    answer = json.loads(turn(2, "echo 'tip = float(1)' >> billing/charge.py"))
+    assert answer["decision"] == "block"
+    assert "tip = float(1)" in answer["reason"] and "fee = float" not in answer["reason"]
+
+
 def test_an_agents_edit_that_loosens_a_critical_decision_is_said(project: Path) -> None:
     """Since session 50: an agent stopped by a critical rule can edit the record instead
     of the code. After such an edit (the rule removed, the severity lowered), the agent is
