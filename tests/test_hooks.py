@@ -1449,6 +1449,40 @@ def test_an_agents_edit_that_loosens_a_critical_decision_is_said(project: Path) 
     assert "systemMessage" in after_edit("other")  # another session is told too
 
 
+def test_a_command_that_deletes_a_critical_decision_is_said(project: Path) -> None:
+    """`rm` of a record, of the records folder or of a glob of records: the command's
+    words name paths that are gone, which no glob governs, so the after-tool hook dropped
+    them and said nothing (before session 51; the commit-time check said it). A `git mv`
+    of a record deletes no decision."""
+    rel = ".continuity/decisions/0001-money.md"
+    write(project, rel, MONEY_RULE)
+    commit_all(project, "a rule")
+    said: list[str] = []
+    for n, command in enumerate(
+        [
+            f"rm {rel}",
+            "rm -r .continuity/decisions",
+            "rm .continuity/decisions/*",
+            f"git rm -q {rel}",
+            f"git mv {rel} .continuity/decisions/0001-integer-cents.md",
+            "rm -rf billing",
+        ]
+    ):
+        git(project, "reset", "-q", "--hard")
+        call = {"session_id": f"rm{n}", "cwd": str(project), "tool_name": "Bash",
+                "tool_input": {"command": command}, "tool_use_id": f"rm-{next(_CALLS)}"}  # fmt: skip
+        assert hook("pre-tool", call, project)[0] == 0
+        subprocess.run(command, shell=True, cwd=project, check=True)
+        code, out, err = hook("post-tool", {**call, "tool_response": {}}, project)
+        assert (code, err) == (0, "")
+        said.append(json.loads(out).get("systemMessage", "") if out else "")
+    gone = (
+        "gitmem: the agent's edit loosens a critical decision: D-0001 (Money is integer"
+        " cents): the record removed, or no longer read as a record"
+    )
+    assert said == [gone, gone, gone, gone, "", ""]
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_a_fifo_a_command_names_does_not_block_the_hook(project: Path, tmp_path: Path) -> None:
     """A command may name a FIFO, which blocks whoever opens it until a writer comes:

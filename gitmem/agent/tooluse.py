@@ -92,11 +92,15 @@ def _watched(pm: pathmap.PathMap) -> list[str]:
     return [str(p) for p in pm.header.get("watched") or []]  # type: ignore[attr-defined]
 
 
-def _records_among(pm: pathmap.PathMap, paths: list[str]) -> bool:
+def _records_among(pm: pathmap.PathMap, paths: list[str], *, folders: bool = False) -> bool:
     """Whether any of these repository paths is one of the map's records or inside one
-    of its record folders."""
+    of its record folders; with ``folders``, or a folder that holds one (`.continuity`)."""
     watched = [w.rstrip("/") for w in _watched(pm)]
-    return any(p == w or p.startswith(w + "/") for p in paths for w in watched)
+    return any(
+        p == w or p.startswith(w + "/") or (folders and w.startswith(p + "/"))
+        for p in paths
+        for w in watched
+    )
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -115,9 +119,12 @@ def repo_paths(
         if rel is None or rel in out:
             continue
         if check_shell and not (
-            os.path.exists(os.path.join(loc.root, rel)) or pm.match(rel) or pm.match(rel, True)
+            os.path.exists(os.path.join(loc.root, rel))
+            or pm.match(rel)
+            or pm.match(rel, True)  # governed as a folder: `billing` after `git mv billing x`
+            or _records_among(pm, [rel], folders=True)  # `rm` of a record, or of its folder
         ):
-            continue  # governed as a folder: `billing` after `git mv billing payments`
+            continue
         out.append(rel)
         target = link_target(real_root, rel)
         if target is not None and target not in out:
@@ -855,7 +862,7 @@ def _after_tool(
 
                 base = shelleffects.turn(session).base
         note = _command_broke_a_rule(loc, ruled, base) if ruled else ""
-        if edited and _records_among(pm, paths):
+        if edited and _records_among(pm, paths, folders=True):
             # an edit in place leaves the folders' mtimes alone, so the next hook would
             # take the map for fresh (see _fresh): refresh it now, without waiting
             refresh_in_background(loc.root)
@@ -891,18 +898,48 @@ def _own_records(paths: list[str]) -> list[str]:
     return [p for p in paths if p.startswith(RECORD_DIR) and p.lower().endswith(".md")]
 
 
+def _may_hold_records(rel: str) -> bool:
+    """Whether ``rel`` is no file of its own that names or holds gitmem's records: a
+    folder (`.continuity`, `.continuity/decisions/`) or a glob (`.continuity/decisions/*`)
+    a command deleted."""
+    folder = RECORD_DIR.rstrip("/")
+    under = rel == folder or rel.startswith(RECORD_DIR) or RECORD_DIR.startswith(rel + "/")
+    return under and not rel.lower().endswith(".md")
+
+
+def _records_gone_with(root: str, words: list[str]) -> list[str]:
+    """The committed records under (or matching) ``words`` that are gone from the work
+    tree: what `rm -r .continuity` or `rm .continuity/decisions/*` deleted."""
+    from fnmatch import fnmatchcase
+
+    from gitmem import leangit
+
+    listed = leangit.output(["ls-tree", "-r", "-z", "--name-only", "HEAD", "--", RECORD_DIR], root)
+    out: list[str] = []
+    for rel in (listed or "").split("\0"):
+        if not _own_records([rel]) or os.path.lexists(os.path.join(root, rel)):
+            continue
+        if any(rel.startswith(w.rstrip("/") + "/") or fnmatchcase(rel, w) for w in words):
+            out.append(rel)
+    return out
+
+
 def _loosened(loc: Location, paths: list[str]) -> list[Loosening]:
     """What the edit of gitmem's records among ``paths`` took from a current critical
     decision's force, against the committed records (gitmem.loosened). Only where a
     record was edited, as ``_record_note``: a `git show` and the YAML parser for each (at
     most NOTE_FILES). Its failure costs the note, never the hook (logged)."""
     records = _own_records(paths)
-    if not records:
+    folders = [p for p in paths if p not in records and _may_hold_records(p)]
+    if not records and not folders:
         return []
     try:
         from pathlib import Path
 
         from gitmem import leangit, loosened
+
+        if folders:
+            records += _records_gone_with(loc.root, folders)
         from gitmem.agent.prompt import open_table
 
         root = Path(loc.root)
