@@ -546,6 +546,17 @@ def test_bash_words_follow_cd(command: str, words: list[str]) -> None:
         ("cat <<EOF > gen.py\nx = 1\nEOF", ["gen.py"]),
         ("cat > clean.sh <<'EOF'\nrm -rf build\nEOF\nchmod +x clean.sh", ["clean.sh"]),  # not `build`
         ("timeout 60 bash -c 'sed -i s/1/2/ billing/charge.py'", ["s/1/2/", "billing/charge.py"]),
+        # since session 51: a download's target, dd's `of=`, sponge, gawk's in-place edit,
+        # and a file `git checkout` takes from another commit
+        ("curl -sSLo billing/rates.py https://x/r.py && cat a.py", ["billing/rates.py"]),
+        ("curl https://x/r.py --output=billing/rates.py", ["billing/rates.py"]),
+        ("curl -H 'A: b' https://x/r.py -o billing/rates.py", ["billing/rates.py"]),
+        ("wget -qO billing/rates.py https://x/r.py", ["billing/rates.py"]),
+        ("wget -qO- https://x/r.py | sponge billing/rates.py", ["billing/rates.py"]),
+        ("dd if=a/b.bin of=billing/rates.bin bs=1k", ["billing/rates.bin"]),
+        ("awk -i inplace '{print}' billing/rates.py; awk -F, 1 x.csv", ["billing/rates.py"]),
+        ("git checkout main -- billing/rates.py", ["billing/rates.py"]),
+        ("curl -O https://x/r.py; wget -o log.txt https://x/r.py", []),  # a name of the URL; a log
     ],
 )
 def test_bash_writes(command: str, written: list[str]) -> None:

@@ -200,10 +200,35 @@ _WRAPPERS = frozenset(("sudo", "env", "time", "nohup", "nice", "command", "exec"
 # sources too), only the last (``cp``, ``ln``: the copy or link made), or every one when
 # the command is given a flag that edits in place (``sed -i``, ``perl -pi``). What a
 # command writes otherwise (a script, a build) is not known from its words.
-_WRITES_ALL = frozenset(("mv", "rm", "rmdir", "touch", "truncate", "tee", "shred", "unlink"))
+_WRITES_ALL = frozenset(
+    ("mv", "rm", "rmdir", "touch", "truncate", "tee", "shred", "unlink", "sponge")
+)
 _WRITES_LAST = frozenset(("cp", "ln", "install", "rsync"))
-_IN_PLACE = frozenset(("sed", "perl", "ruby"))
-_GIT_WRITES = frozenset(("mv", "rm", "restore"))
+_IN_PLACE = frozenset(("sed", "perl", "ruby", "awk", "gawk"))  # gawk's `-i inplace`
+_GIT_WRITES = frozenset(("mv", "rm", "restore", "checkout"))  # `git checkout REF -- PATH`
+# The flags whose value (the next word, or after `=`) is a file the command writes: a
+# download's (`curl -o`, `curl -sSLo`, `wget -O`), dd's `of=`. Before session 51 such a
+# file was read as read, and its decisions were not brought as for a write.
+_OUTPUT_FLAGS: dict[str, tuple[str, ...]] = {
+    "curl": ("-o", "--output"),
+    "wget": ("-O", "--output-document"),
+    "dd": ("of",),
+}
+
+
+def _outputs_to(name: list[str], flag: str) -> bool:
+    """Whether ``flag`` of the command ``name`` gives the file it writes: the flag, or a
+    cluster of short flags that ends with it (`-sSLo`)."""
+    for known in _OUTPUT_FLAGS.get(name[0], ()) if name else ():
+        if flag == known or (
+            len(known) == 2
+            and known[0] == "-"
+            and not flag.startswith("--")
+            and flag[1:].isalpha()
+            and flag.endswith(known[1])
+        ):
+            return True
+    return False
 
 
 def bash_words(command: str) -> list[str]:
@@ -311,6 +336,8 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
     script = False  # the next word is a command a shell is given to run (`bash -c`)
     code = False  # ... or code an interpreter is given to run (`python3 -c`, `node -e`)
     timing = False  # after `timeout`: its duration comes before the command
+    output = False  # the next word is the file a flag names for the command to write
+    outputs: list[int] = []  # where those are in ``out``
 
     def written(at: list[int]) -> None:
         for i in at:
@@ -318,6 +345,8 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
 
     def ended() -> None:
         written([args[i] for i in _writes(name, flags, len(args))])
+        written(outputs)
+        outputs.clear()
         if name and name[0] in _RUNS and base is not None:
             runs.append((base, name[0], run.copy(), redirects.copy(), docs.copy()))
         else:
@@ -365,6 +394,7 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
             continue
         redirected, read_in = target, source  # this word is a redirection's
         target = source = False
+        named_output, output = output, False
         if moving:
             if word.startswith("-") and word != "-":
                 continue  # cd -P, cd -L
@@ -415,9 +445,11 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
         if "://" in word:
             continue
         if "=" in word and not word.startswith(("./", "/")):
-            word = word.split("=", 1)[1]  # VAR=path, --opt=path
+            key, word = word.split("=", 1)  # VAR=path, --opt=path
+            named_output = _outputs_to(name, key)
         elif word.startswith("-"):
             flags.append(word)
+            output = _outputs_to(name, word)
             script = name[:1] != [] and name[0] in _SHELLS and _runs_a_string(word)
             code = name[:1] != [] and _runs_code(name[0], word)
             continue
@@ -431,7 +463,9 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
             continue
         if word == "/dev/null" or (not word.startswith("/") and base is None):
             continue
-        if not (redirected or read_in):
+        if named_output:
+            outputs.append(len(out))
+        elif not (redirected or read_in):
             args.append(len(out))
         out.append((word if word.startswith("/") else _join(base or "", word), redirected))
     ended()
