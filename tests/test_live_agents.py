@@ -331,6 +331,28 @@ def test_an_edit_that_loosens_a_critical_decision(
     assert_no_hook_errors(project)
 
 
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_a_command_that_deletes_a_critical_decision(
+    agent: str, project: Path, agent_home: Path
+) -> None:
+    """Since session 51: a shell command that deletes a critical decision's record (the
+    other way past its rule) is said after it runs, as an edit that loosens one is."""
+    remove = f"rm {MONEY_RECORD}"
+    if agent == "claude":
+        step = Step("Bash", {"command": remove, "description": "drop the money rule"})
+    else:
+        step = Step("exec_command", {"cmd": remove})
+    with FakeModel([step]) as model:
+        command, env = launch(agent, project, agent_home, model)
+        run_agent(command("Get the money rule out of the way"), project, env)
+    assert model.steps_taken == 1
+    assert not (project / MONEY_RECORD).exists()
+    final = model.conversation[-1].text()
+    assert "This edit loosens a critical project decision as committed: D-0001" in final, final[-3000:]
+    assert "the record removed" in final
+    assert_no_hook_errors(project)
+
+
 def edited_sessions(
     project: Path, env: dict[str, str], path: str = ".continuity"
 ) -> list[dict[str, object]]:
