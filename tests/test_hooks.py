@@ -30,6 +30,7 @@ from conftest import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gitmem import __version__
 from gitmem.agent import install, runner, state, toolpaths
 from gitmem.cli.main import cli
 from gitmem.repo import discover
@@ -2436,7 +2437,8 @@ def test_mcp_server_over_stdio(project: Path) -> None:
                 },
             }
         )
-        assert receive()["id"] == 1
+        initialized = receive()
+        assert initialized["result"]["serverInfo"] == {"name": "gitmem", "version": __version__}  # type: ignore[index]
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
         listed = receive()["result"]["tools"]  # type: ignore[index]
@@ -2478,6 +2480,16 @@ def test_mcp_server_over_stdio(project: Path) -> None:
         record = (project / proposed["file"]).read_text()
         assert "status: proposed" in record and "Sortable ids." in record
         assert "title: Use UUIDv7 ids\n" in record and "\n# Use UUIDv7 ids\n" in record
+        # what the user or the model can mend is the tool's error, said (since session 51)
+        for n, (tool, arguments) in enumerate(
+            [("get_decision", {"id": "D-9999"}), ("propose_decision", {"title": " ", "rationale": "x"})]
+        ):
+            call = {"name": tool, "arguments": arguments}
+            send({"jsonrpc": "2.0", "id": 5 + n, "method": "tools/call", "params": call})
+            failed = receive()["result"]
+            assert failed["isError"] is True, failed  # type: ignore[index]
+            said = failed["content"][0]["text"]  # type: ignore[index]
+            assert ("no decision 'D-9999'" if n == 0 else "the title is empty") in said
     finally:
         proc.kill()
         proc.wait()
