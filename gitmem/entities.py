@@ -24,14 +24,21 @@ _URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+", re.IGNORECASE)
 # `/src/branch/main/`, Bitbucket's `/src/<ref>/`). Before session 51 a link was dropped
 # whole, so a prompt that pasted one named no path. Matched from a link's start (``match``),
 # so a long link costs one pass.
-_LOCAL_LINK = re.compile(r"(?:file://[^/\s]*|[a-z][a-z0-9-]{0,30}://file)(/[^\s#?]+)", re.I)
-_HOSTED_LINK = re.compile(
-    r"https?://[^/\s]+/\S+?/(?:-/)?(?:blob|tree|raw|blame|src(?:/(?:branch|tag|commit))?)"
-    r"/[^/\s]+/([^\s#?]+)",
-    re.I,
-)
-_LINE_SUFFIX = re.compile(r"(?::\d+){1,2}$")
-_DRIVE = re.compile(r"^/[A-Za-z]:/")
+# (compiled on a prompt's first link: most prompts have none, and the hook starts afresh)
+
+
+@functools.cache
+def _links() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A local link's pattern, a code host's."""
+    local = re.compile(r"(?:file://[^/\s]*|[a-z][a-z0-9-]{0,30}://file)(/[^\s#?]+)", re.I)
+    hosted = re.compile(
+        r"https?://[^/\s]+/\S+?/(?:-/)?(?:blob|tree|raw|blame|src(?:/(?:branch|tag|commit))?)"
+        r"/[^/\s]+/([^\s#?]+)",
+        re.I,
+    )
+    return local, hosted
+
+
 _QUOTED = re.compile(r"`([^`\n]{2,80})`|\"([^\"\n]{2,80})\"|'([^'\n]{2,80})'")
 # A route segment of the frameworks that name folders and files after URL parameters and
 # groups: Next.js `[slug]`, `[...all]`, `[[...opt]]`, `(marketing)`; SvelteKit, Astro and
@@ -190,8 +197,9 @@ class QueryTerms:
 def linked_path(url: str) -> tuple[str, bool] | None:
     """The path a link to a file names, and whether it is a code host's (a path in some
     repository, maybe another's) rather than a local one (absolute); None for another link."""
-    local = _LOCAL_LINK.match(url)
-    found = local or _HOSTED_LINK.match(url)
+    local_link, hosted_link = _links()
+    local = local_link.match(url)
+    found = local or hosted_link.match(url)
     if found is None:
         return None
     path = found.group(1)
@@ -206,8 +214,11 @@ def linked_path(url: str) -> tuple[str, bool] | None:
 
         path = unquote(path)
     if local:
-        path = _LINE_SUFFIX.sub("", path)
-        path = path[1:] if _DRIVE.match(path) else path  # file:///C:/x -> C:/x
+        for _ in range(2):  # `x.py:12:3`: a line and a column
+            head, _, tail = path.rpartition(":")
+            path = head if head and tail.isdigit() else path
+        drive = path[:1] == "/" and path[2:4] == ":/" and path[1:2].isalpha()
+        path = path[1:] if drive else path  # file:///C:/x -> C:/x
     path = path.rstrip("/")
     return (path, local is None) if path.strip("/") else None
 
