@@ -745,6 +745,29 @@ def test_a_rewound_claude_session_is_shown_the_decisions_again(
     assert "And the routes again" in final and final.count(API_TITLE) == 1, final[-3000:]
 
 
+def test_a_forked_claude_session_is_not_shown_its_decisions_again(
+    project: Path, agent_home: Path
+) -> None:
+    """`claude --resume ID --fork-session` goes on from a session's conversation under a
+    new id (its first hook is the prompt's: no SessionStart). Before session 51 the model
+    read the API file and got the API decision a second time in one context; now what the
+    conversation holds counts as shown (gitmem.agent.rewind._seed)."""
+    api = str(project / "api/routes.py")
+    sid = str(uuid.uuid4())
+    with FakeModel([Step("Read", {"file_path": api})]) as model:
+        command, env = launch("claude", project, agent_home, model)
+        run_agent([*command("Look at the routes"), "--session-id", sid], project, env)
+    assert model.conversation[-1].text().count(API_TITLE) == 1
+    with FakeModel([Step("Read", {"file_path": api})]) as model:
+        command, env = launch("claude", project, agent_home, model)
+        run_agent([*command("Look at them again"), "--resume", sid, "--fork-session"], project, env)
+    assert_no_hook_errors(project)
+    final = model.conversation[-1].text()
+    assert "Look at them again" in final and "Look at the routes" in final  # a fork
+    assert final.count(API_TITLE) == 1, final[-3000:]
+    assert final.count(MONEY_TITLE) == 1, final[-3000:]
+
+
 @pytest.mark.parametrize("agent", ["gemini", "qwen", "codex"])
 def test_an_interactive_rewind_shows_the_decisions_again(
     agent: str, project: Path, agent_home: Path, tmp_path: Path

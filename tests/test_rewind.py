@@ -73,6 +73,18 @@ class Transcript:
     def prompt(self, text: str, parent: str | None = LATEST) -> str:
         return self.message("user", text, parent=parent)
 
+    def attachment(self, text: str, parent: str | None = LATEST) -> str:
+        """A hook's answer as Claude Code keeps it: an attachment whose parent is the
+        message it came with (by default the latest), beside the next message."""
+        self.count += 1
+        uid = f"{self.count:08x}-0000-4000-8000-000000000000"
+        self._line({
+            "parentUuid": self.leaf if parent == LATEST else parent, "isSidechain": False,
+            "attachment": {"type": "hook_additional_context", "content": [text]},
+            "type": "attachment", "uuid": uid, "timestamp": "2026-11-28T20:00:00.000Z",
+        })  # fmt: skip
+        return uid
+
     def tool_round(self, n: int) -> None:
         self.message("assistant", [{"type": "tool_use", "id": f"t{n}", "name": "Read"}])
         self.message("user", [{"type": "tool_result", "tool_use_id": f"t{n}", "content": "x"}])
@@ -205,6 +217,46 @@ def test_no_rewind_in_a_session_that_goes_on(project: Path, tmp_path: Path) -> N
     assert read(project, sid, transcript, "api/routes.py") == ""
     state = (project / ".git/gitmem/sessions" / f"{sid}.jsonl").read_text()
     assert '"k":"rewound"' not in state
+
+
+def test_a_forked_session_is_not_shown_again_what_its_conversation_holds(
+    project: Path, tmp_path: Path
+) -> None:
+    """`claude --resume ID --fork-session` goes on from a session's conversation under a
+    new id, in a transcript that holds a copy of it, and its first hook is the prompt's
+    (2.1.332, run for real): before session 51 every decision shown in it was shown again.
+    Now the first look at such a transcript notes what its conversation holds as shown:
+    what the hooks said along the messages from the latest back (their attachments), not
+    what a rewind cut away. The live run is tests/test_live_agents.py::
+    test_a_forked_claude_session_is_not_shown_its_decisions_again."""
+    parent = Transcript(tmp_path / "parent.jsonl")
+    parent.prompt("Look at the billing code")
+    parent.message("assistant", [{"type": "tool_use", "id": "t1", "name": "Read"}])
+    money = "- Project decision D-0002 (accepted, info) governs billing/**: Money is integer cents."
+    parent.attachment(money)
+    parent.message("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}])
+    parent.message("assistant", [{"type": "text", "text": "Done."}])
+    kept = parent.leaf
+    parent.prompt("Now the routes")  # gone back from: what its turn was told is cut
+    parent.message("assistant", [{"type": "tool_use", "id": "t2", "name": "Read"}])
+    parent.attachment("- Project decision D-0001 (accepted, info) governs api/**: Version the API.")
+    parent.prompt("Something else", parent=kept)
+    parent.message("assistant", [{"type": "text", "text": "Sure."}])
+    sid = "forked"
+    fork = Transcript(tmp_path / f"{sid}.jsonl")
+    fork.path.write_bytes(parent.path.read_bytes())  # the copy Claude Code writes
+    fork.leaf, fork.count = parent.leaf, parent.count
+    assert prompted(project, sid, fork, "Go on") == ""
+    fork.prompt("Go on")
+    assert read(project, sid, fork, "billing/charge.py") == ""  # the model has it
+    assert "Version the API with a header" in read(project, sid, fork, "api/routes.py")
+    state = (project / ".git/gitmem/sessions" / f"{sid}.jsonl").read_text()
+    assert '"ids":["D-0002"],"event":"conversation"' in state
+    # a transcript with no message yet (a new session's: its session start's answer, which
+    # that hook noted itself): nothing is taken from it
+    new = Transcript(tmp_path / "new.jsonl")
+    new.attachment("- Project decision D-0002 (accepted, info) applies: Money.", parent=None)
+    assert "Money is integer cents" in read(project, "new", new, "billing/charge.py")
 
 
 def test_a_session_without_a_transcript_goes_on_as_before(project: Path, tmp_path: Path) -> None:

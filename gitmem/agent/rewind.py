@@ -100,6 +100,8 @@ def check(shared_dir: str, payload: dict[str, Any], agent: str = "claude") -> bo
         if offset is None and agent in READ_FROM_START and size <= FIRST_LOOK_MAX:
             offset = 0  # a file that begins with the conversation it goes on (a resume)
         if offset is None or offset > size:  # a first look, or another file: from here on
+            if offset is None and agent == "claude" and size:
+                _seed(session, path)  # a conversation from before the session's hooks
             _save(mark_file, size)
             return False
         try:
@@ -615,6 +617,106 @@ def codex_session(shared_dir: str, payload: dict[str, Any]) -> bool:
     with state.open_session(shared_dir, sid) as session:
         _note(session, sid, {"since": since})
     return True
+
+
+# a longer transcript is not read at a resume: its decisions are shown again instead
+MAX_TRANSCRIPT = 256 << 20
+
+
+def _seed(session: state.Session, path: str) -> None:
+    """At the first look at a Claude Code session's transcript that already holds a
+    conversation: note the decisions it names as the hooks name them as shown.
+
+    `claude --resume ID --fork-session` (and the Agent SDK's ``forkSession``) goes on
+    from another session's conversation under a new id, in a new transcript holding a copy
+    of that conversation (seen in 2.1.332, where its first hook is the prompt's: no
+    SessionStart); before session 51 every decision the hooks had shown in it was shown
+    again at its first touch, though the model had it already (the API decision twice in
+    one context, run for real). The same for a session resumed after gitmem tidied its idle
+    state away, or one begun before gitmem was installed. The transcript is read once,
+    from its latest message back along ``parentUuid`` (messages a rewind cut are off that
+    chain) to its start or a compaction (whose boundary has no parent)."""
+    ids = _claude_conversation_shown(path)
+    fresh = [i for i in ids if i not in session.view().shown]
+    if fresh:
+        session.append("shown", ids=fresh, event="conversation")
+
+
+def _claude_conversation_shown(path: str) -> list[str]:
+    """The decisions a Claude Code transcript's conversation as it now stands names as the
+    hooks name them (see ``_seed``): in the messages from the latest back along
+    ``parentUuid``, and in the attachments hanging off them (a hook's answer is an
+    attachment whose parent is the message it came with, beside the next message: seen in
+    2.1.332)."""
+    nodes: dict[str, tuple[str | None, bool]] = {}  # uuid: (its parent, an attachment?)
+    named: dict[str, list[str]] = {}
+    leaf: str | None = None
+    try:
+        with open(path, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size > MAX_TRANSCRIPT:
+                return []
+            for line in fh:
+                node = _chain_node(line)
+                if node is None:
+                    continue
+                uuid, parent, sidechain, attachment = node
+                nodes[uuid] = (parent, attachment)
+                if b"Project decision " in line:
+                    named[uuid] = _decisions_named(line)
+                if not sidechain and not attachment:
+                    leaf = uuid
+    except OSError:
+        return []
+    chain: set[str] = set()
+    while leaf is not None and leaf not in chain and leaf in nodes:
+        chain.add(leaf)
+        leaf = nodes[leaf][0]
+    found: set[str] = set()
+    for uuid, ids in named.items():
+        at: str | None = uuid
+        for _ in range(64):  # up through attachments to the message they came with
+            if at is None or at in chain or at not in nodes or not nodes[at][1]:
+                break
+            at = nodes[at][0]
+        if at in chain:
+            found.update(ids)
+    return sorted(found)
+
+
+def _chain_node(line: bytes) -> tuple[str, str | None, bool, bool] | None:
+    """(uuid, parentUuid, isSidechain, an attachment?) of a transcript line that is a node
+    of the conversation tree; a tool's result of megabytes is read by its keys' places
+    (Claude Code writes ``parentUuid`` first and ``uuid`` after the message), not parsed."""
+    if not line.startswith(b'{"parentUuid":'):
+        return None
+    if len(line) <= MAX_PROMPT_LINE:
+        item = _load(line)
+        if item is None or not isinstance(item.get("uuid"), str):
+            return None
+        parent = item.get("parentUuid")
+        return (
+            item["uuid"],
+            parent if isinstance(parent, str) else None,
+            bool(item.get("isSidechain")),
+            item.get("type") == "attachment",
+        )
+    head = line[len(b'{"parentUuid":') :]
+    parent = head[1 : head.find(b'"', 1)].decode("ascii", "replace") if head[:1] == b'"' else None
+    at = line.rfind(b'"uuid":"')
+    if at < 0:
+        return None
+    start = at + len(b'"uuid":"')
+    uuid = line[start : line.find(b'"', start)].decode("ascii", "replace")
+    return uuid, parent, b'"isSidechain":true' in line[:400], b'"attachment":{' in line[:120]
+
+
+def _decisions_named(line: bytes) -> list[str]:
+    """The decisions a line names as gitmem's answers and denials do."""
+    import re  # (only here: a hook's usual path needs none)
+
+    return sorted(
+        {m.decode("ascii") for m in re.findall(rb"Project decision ([A-Za-z0-9_.:-]+) \(", line)}
+    )
 
 
 def opencode_revert(shared_dir: str, payload: dict[str, Any]) -> bool:

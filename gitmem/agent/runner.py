@@ -234,7 +234,11 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         if _again(shared, agent, event, payload, raw):
             return _emit(out, _nothing(agent, event))
         rewound = False  # what was shown after a rewind's point is gone from the context
-        if agent in REWINDS and event in ("prompt", "pre-tool", "post-tool", "stop"):
+        # Claude Code's resume: a conversation gitmem may not know (gitmem.agent.rewind._seed)
+        resumed = (
+            agent == "claude" and event == "session-start" and payload.get("source") == "resume"
+        )
+        if agent in REWINDS and (event in ("prompt", "pre-tool", "post-tool", "stop") or resumed):
             from gitmem.agent import rewind
 
             rewound = rewind.check(shared, payload, agent)
