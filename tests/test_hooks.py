@@ -1495,6 +1495,32 @@ def test_a_command_that_deletes_a_critical_decision_is_said(project: Path) -> No
     assert said == [gone, gone, gone, gone, "", ""]
 
 
+def test_a_hook_run_in_a_folder_since_deleted_still_answers(project: Path) -> None:
+    """The agent's shell went into a folder a command then deleted (`cd build && … &&
+    rm -rf ../build`): Claude Code runs the next hooks there, and names it as the cwd.
+    Before session 51 every hook failed (the current folder could not be looked up), unlogged
+    (the repository was not found either), so a critical rule let `float(` through."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+    gone = project / "build"
+    call = {"session_id": "gone", "cwd": str(gone), "tool_name": "Edit", "tool_use_id": "g1",
+            "tool_input": {"file_path": str(project / "billing/charge.py"),
+                           "old_string": "x = 1", "new_string": "x = float(1)"}}  # fmt: skip
+    prompt = {"session_id": "gone2", "cwd": str(gone), "prompt": "round billing/charge.py"}
+    said = []
+    for event, payload in [("pre-tool", call), ("prompt", prompt)]:
+        gone.mkdir()
+        script = f"cd build && rmdir ../build && exec {GITMEM_HOOK} claude {event}"
+        proc = subprocess.run(["sh", "-c", script], input=json.dumps(payload), cwd=project,
+                              capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "HOME": SANDBOX_HOME})  # fmt: skip
+        assert (proc.returncode, proc.stderr) == (0, "")
+        said.append(json.loads(proc.stdout)["hookSpecificOutput"])
+    assert said[0]["permissionDecision"] == "deny"
+    assert "D-0001 (critical)" in said[0]["permissionDecisionReason"]
+    assert "Money is integer cents" in said[1]["additionalContext"]
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_a_fifo_a_command_names_does_not_block_the_hook(project: Path, tmp_path: Path) -> None:
     """A command may name a FIFO, which blocks whoever opens it until a writer comes:

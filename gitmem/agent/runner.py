@@ -186,9 +186,14 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         from gitmem.location import locate
 
         cwd = payload.get("cwd")
+        cwd = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else None
+        _enter_existing(cwd)
         home: Location | None
         try:
-            home = locate(cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None)
+            # a folder a command deleted (`cd build && … && rm -rf ../build`) is still in
+            # its repository: found from the folders above it (before session 51 the hooks
+            # failed there, and unlogged: the process's folder was gone too)
+            home = locate(cwd)
         except NotARepositoryError:
             home = None
         # A folder that is no repository, or a repository that keeps no decisions (hooks
@@ -297,6 +302,20 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         result = _nothing(agent, event)
     _unrecorded(shared, agent, event)
     return _emit(out, result)
+
+
+def _enter_existing(cwd: str | None) -> None:
+    """Where the agent started this process in a folder since deleted (every lookup of
+    the current folder then fails), go to the nearest folder above it that exists."""
+    try:
+        os.getcwd()
+        return
+    except OSError:
+        pass
+    target = cwd or "/"
+    while not os.path.isdir(target) and os.path.dirname(target) != target:
+        target = os.path.dirname(target)
+    os.chdir(target)
 
 
 def _reached(home: Location | None, event: str, payload: dict[str, Any]) -> list[Location]:
