@@ -331,18 +331,13 @@ def test_an_edit_that_loosens_a_critical_decision(
     assert_no_hook_errors(project)
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex"])
+@pytest.mark.parametrize("agent", AGENTS)
 def test_a_command_that_deletes_a_critical_decision(
     agent: str, project: Path, agent_home: Path
 ) -> None:
     """Since session 51: a shell command that deletes a critical decision's record (the
     other way past its rule) is said after it runs, as an edit that loosens one is."""
-    remove = f"rm {MONEY_RECORD}"
-    if agent == "claude":
-        step = Step("Bash", {"command": remove, "description": "drop the money rule"})
-    else:
-        step = Step("exec_command", {"cmd": remove})
-    with FakeModel([step]) as model:
+    with FakeModel([shell_step(agent, f"rm {MONEY_RECORD}")]) as model:
         command, env = launch(agent, project, agent_home, model)
         run_agent(command("Get the money rule out of the way"), project, env)
     assert model.steps_taken == 1
