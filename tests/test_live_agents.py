@@ -706,6 +706,18 @@ def test_the_prompt_brings_its_decisions(agent: str, project: Path, agent_home: 
     assert final.count(MONEY_TITLE) == 1, final[-3000:]
 
 
+def claude_read_the_routes(project: Path, agent_home: Path) -> tuple[str, str]:
+    """A Claude Code session whose model read the API file and was shown its decision
+    once: (the file, the session's id)."""
+    api = str(project / "api/routes.py")
+    sid = str(uuid.uuid4())
+    with FakeModel([Step("Read", {"file_path": api})]) as model:
+        command, env = launch("claude", project, agent_home, model)
+        run_agent([*command("Look at the routes"), "--session-id", sid], project, env)
+    assert model.conversation[-1].text().count(API_TITLE) == 1
+    return api, sid
+
+
 def test_a_rewound_claude_session_is_shown_the_decisions_again(
     project: Path, agent_home: Path
 ) -> None:
@@ -714,12 +726,7 @@ def test_a_rewound_claude_session_is_shown_the_decisions_again(
     the model's context, under the same session id. Before session 45 gitmem took the API
     decision, shown when the model first read the API file, for shown still, and the
     model read the file again after the rewind without it (gitmem.agent.rewind)."""
-    api = str(project / "api/routes.py")
-    sid = str(uuid.uuid4())
-    with FakeModel([Step("Read", {"file_path": api})]) as model:
-        command, env = launch("claude", project, agent_home, model)
-        run_agent([*command("Look at the routes"), "--session-id", sid], project, env)
-    assert model.conversation[-1].text().count(API_TITLE) == 1
+    api, sid = claude_read_the_routes(project, agent_home)
     transcript = next(agent_home.rglob(f"{sid}.jsonl"))
     lines = [json.loads(line) for line in transcript.read_text().splitlines()]
     first = next(e["uuid"] for e in lines if e.get("type") == "user")  # the first prompt
@@ -747,12 +754,7 @@ def test_a_forked_claude_session_is_not_shown_its_decisions_again(
     new id (its first hook is the prompt's: no SessionStart). Before session 51 the model
     read the API file and got the API decision a second time in one context; now what the
     conversation holds counts as shown (gitmem.agent.rewind._seed)."""
-    api = str(project / "api/routes.py")
-    sid = str(uuid.uuid4())
-    with FakeModel([Step("Read", {"file_path": api})]) as model:
-        command, env = launch("claude", project, agent_home, model)
-        run_agent([*command("Look at the routes"), "--session-id", sid], project, env)
-    assert model.conversation[-1].text().count(API_TITLE) == 1
+    api, sid = claude_read_the_routes(project, agent_home)
     with FakeModel([Step("Read", {"file_path": api})]) as model:
         command, env = launch("claude", project, agent_home, model)
         run_agent([*command("Look at them again"), "--resume", sid, "--fork-session"], project, env)
