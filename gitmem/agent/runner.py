@@ -186,7 +186,7 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         from gitmem.location import locate
 
         cwd = payload.get("cwd")
-        cwd = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else None
+        cwd = cwd if isinstance(cwd, str) and (os.path.isabs(cwd) or os.path.isdir(cwd)) else None
         _enter_existing(cwd)
         home: Location | None
         try:

@@ -937,10 +937,10 @@ def _loosened(loc: Location, paths: list[str]) -> list[Loosening]:
         from pathlib import Path
 
         from gitmem import leangit, loosened
-
-        if folders:
-            records += _records_gone_with(loc.root, folders)
         from gitmem.agent.prompt import open_table
+
+        if folders:  # `rm -r .continuity/decisions`: the records it took
+            records += _records_gone_with(loc.root, folders)
 
         root = Path(loc.root)
         table = open_table(loc)
