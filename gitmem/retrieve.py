@@ -85,6 +85,18 @@ def _bare_name(raw: str) -> bool:
     return not any(c in raw for c in "/\\*?[") and "." in raw.strip(".")
 
 
+def _mentioned(raw: str, root: str, common: str, cwd: str, roots: list[str]) -> str:
+    """A file mention as the agents write one (`@src/app.py`, `@charge.py`: Claude Code,
+    Gemini CLI, Qwen Code, Cursor): the path without its `@`, where that names a file or
+    folder here or a file's name alone; else ``raw`` as written (`@types/node`, a scoped
+    npm package). Before session 51 the `@` stayed, and such a path matched no glob."""
+    bare = raw[1:]
+    rel = relative(bare, root, common, cwd, roots) if bare else None
+    if rel is not None and (_bare_name(bare) or os.path.exists(f"{root}/{rel}")):
+        return bare
+    return raw
+
+
 def files_named(root: str, names: list[str]) -> list[str]:
     """The files git tracks in the repository at ``root`` named as each of ``names`` is,
     in any folder, for each name that at most MAX_NAMESAKES files have (one git process,
@@ -532,6 +544,8 @@ class Retriever:
         found: dict[str, None] = {}  # in order, once each (a list's `in` made 40,000 take 8 s)
         names: list[str] = []  # the prompt's bare file names that name no file there
         for raw, named in [*((p, False) for p in paths), *((p, True) for p in terms.paths)]:
+            if named and raw.startswith("@"):
+                raw = _mentioned(raw, root, common, cwd or root, roots)
             rel = relative(raw, root, common, cwd or root, roots)
             if rel is None:
                 continue

@@ -575,6 +575,26 @@ def test_a_long_prompt_is_ranked_by_its_first_distinct_words(repo: Path, no_mode
             r.close()
 
 
+def test_a_file_mention_names_the_file(repo: Path, no_model: None) -> None:
+    """`@billing/charge.py`, `@charge.py`: how Claude Code, Gemini CLI, Qwen Code and Cursor
+    write a file the user attached to the prompt. Before session 51 the `@` stayed on the
+    path, which then matched no glob. A word like a scoped npm package (`@types/node`)
+    that names nothing here stays what it was."""
+    project(repo)
+    write(repo, "types/node/index.d.ts", "")
+    write(repo, "billing/rates/table.py", "")
+    decision(repo, "0005-types.md", "Vendored type stubs", globs=["types/**"])
+    commit_all(repo, "files")
+    r = discover(repo)
+    index.build(r)
+    for prompt in ["fix the rounding in @billing/charge.py", "fix the rounding in @charge.py",
+                   "look at @billing/rates/ first", f"fix @{repo.resolve().as_posix()}/billing/charge.py"]:  # fmt: skip
+        hit = retrieve(r, prompt, []).hits[0]
+        assert (hit.id, hit.glob) == ("D-0001", "billing/**"), prompt
+    npm = retrieve(r, "bump @types/react in package.json", []).hits
+    assert all(h.glob is None for h in npm)
+
+
 def test_a_prompt_is_read_to_what_its_rankers_use() -> None:
     """`extract` keeps a prompt's first MAX_WORDS distinct words (lowercased, in the order
     of their first spelling) and its first MAX_IDENTIFIERS distinct code names, and a run

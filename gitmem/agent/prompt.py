@@ -141,7 +141,13 @@ def named_paths(payload: dict[str, Any]) -> list[str]:
         return []
     from gitmem import entities
 
-    return list(entities.extract(text).paths)
+    cwd = payload.get("cwd")
+    here = cwd if isinstance(cwd, str) and cwd else os.getcwd()
+    # a file mention (`@sub/x.py`, gitmem.retrieve._mentioned): the path, where it is one
+    return [
+        p[1:] if p.startswith("@") and os.path.exists(os.path.join(here, p[1:])) else p
+        for p in entities.extract(text).paths
+    ]
 
 
 def elsewhere(home: Location | None, payload: dict[str, Any]) -> dict[str, Any] | None:
