@@ -24,12 +24,12 @@ _URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+", re.IGNORECASE)
 # `/src/branch/main/`, Bitbucket's `/src/<ref>/`). Before session 51 a link was dropped
 # whole, so a prompt that pasted one named no path. Matched from a link's start (``match``),
 # so a long link costs one pass.
-# (compiled on a prompt's first link: most prompts have none, and the hook starts afresh)
 
 
 @functools.cache
 def _links() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """A local link's pattern, a code host's."""
+    """A local link's pattern, a code host's: compiled at a prompt's first link (most
+    prompts have none, and each hook is a fresh process)."""
     local = re.compile(r"(?:file://[^/\s]*|[a-z][a-z0-9-]{0,30}://file)(/[^\s#?]+)", re.I)
     hosted = re.compile(
         r"https?://[^/\s]+/\S+?/(?:-/)?(?:blob|tree|raw|blame|src(?:/(?:branch|tag|commit))?)"
@@ -184,7 +184,7 @@ class QueryTerms:
         paths: tuple[str, ...],
         identifiers: tuple[str, ...],  # dotted, snake_case, CamelCase, mixedCase names
         quoted: tuple[str, ...],
-        words: tuple[str, ...],  # every word, lowercased, in order
+        words: tuple[str, ...],  # each word once, lowercased, in order (MAX_WORDS)
         hosted: tuple[str, ...] = (),  # paths of code-host links: of some repository
     ) -> None:
         self.paths = paths
