@@ -242,6 +242,13 @@ def split_words(token: str) -> list[str]:
     return out
 
 
+@functools.cache
+def _folder_mentions() -> re.Pattern[str]:
+    """A top folder as the agents' file mentions write one (`@src/`): a path of one
+    name, which the path pattern leaves out (`and/or` is none), unless the `@` says so."""
+    return re.compile(r"(?<![\w/.@-])@[\w.+-]+/(?![\w/])")
+
+
 _MIXED_CASE = re.compile(r"[a-z][A-Z]|[A-Z][a-z]+[A-Z]")
 _EXTENSION = re.compile(r"\.[A-Za-z]")
 
@@ -276,6 +283,8 @@ def extract(text: str) -> QueryTerms:
         paths.append(token.lstrip("./") if token.startswith("./") else token)
         if len(paths) >= MAX_PATHS:
             break
+    if "@" in clean and len(paths) < MAX_PATHS:  # `@src/`: a folder the user attached
+        paths.extend(_folder_mentions().findall(clean)[: MAX_PATHS - len(paths)])
     identifiers: list[str] = []
     for token in dict.fromkeys(_IDENT.findall(clean)):  # each distinct name tested once
         # longer than a file's name: a minified run ("x.x.x…"), no name of code

@@ -588,7 +588,7 @@ def test_a_file_mention_names_the_file(repo: Path, no_model: None) -> None:
     r = discover(repo)
     index.build(r)
     for prompt in ["fix the rounding in @billing/charge.py", "fix the rounding in @charge.py",
-                   "look at @billing/rates/ first", f"fix @{repo.resolve().as_posix()}/billing/charge.py"]:  # fmt: skip
+                   "look at @billing/rates/ first", "look at @billing/ first", f"fix @{repo.resolve().as_posix()}/billing/charge.py"]:  # fmt: skip
         hit = retrieve(r, prompt, []).hits[0]
         assert (hit.id, hit.glob) == ("D-0001", "billing/**"), prompt
     npm = retrieve(r, "bump @types/react in package.json", []).hits
