@@ -31,7 +31,7 @@ from gitmem.paths import to_repo_relative
 from gitmem.repo import Repo
 from gitmem.rules import Violation, violations_in
 from gitmem.table import Entry, Table, open_current
-from gitmem.vocab import SEVERITY_RANK
+from gitmem.vocab import RECORD_DIR, SEVERITY_RANK, is_own_record
 
 if TYPE_CHECKING:
     from gitmem import store
@@ -389,15 +389,12 @@ def new_to_every_parent(
                 lines[:] = [(n, text) for n, text in lines if n in kept]
 
 
-RECORD_DIR = ".continuity/decisions/"  # gitmem's own records (as gitmem.agent.tooluse's)
-
-
 def _deleted_records(repo: Repo, diff_args: list[str]) -> list[str]:
     """gitmem's records the change deletes (a deleted file has no added lines, so the
     added-lines diff leaves it out)."""
     args = ["diff", "--name-only", "-z", "--no-renames", "--diff-filter=D", *diff_args]
     _, out, _ = git.run([*args, "--", f":(top){RECORD_DIR}"], cwd=repo.root)
-    return [p for p in out.split("\0") if p.lower().endswith(".md")]
+    return [p for p in out.split("\0") if is_own_record(p)]
 
 
 def _sides(repo: Repo, rev_range: str | None) -> tuple[str, str] | None:
@@ -434,7 +431,7 @@ def loosened_records(
     from gitmem import loosened
 
     sides = _sides(repo, rev_range)
-    rels = sorted(r for r in changed if r.startswith(RECORD_DIR) and r.lower().endswith(".md"))
+    rels = sorted(r for r in changed if is_own_record(r))
     if sides is None or not (rels or deleted):
         return []
     before, after = sides

@@ -1,5 +1,15 @@
 """The fixed vocabulary of decision records. Import-light (hook hot path)."""
 
+# gitmem's own records, relative to the repository root (ADR folders read in place are
+# configured apart)
+RECORD_DIR = ".continuity/decisions/"
+
+
+def is_own_record(rel: str) -> bool:
+    """Whether the repository path ``rel`` is one of gitmem's own records."""
+    return rel.startswith(RECORD_DIR) and rel.lower().endswith(".md")
+
+
 STATUSES = ("proposed", "accepted", "deprecated", "superseded", "rejected")
 SEVERITIES = ("critical", "warning", "info")
 SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}

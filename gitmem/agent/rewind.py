@@ -355,14 +355,9 @@ def _shown_in(line: bytes) -> list[str]:
     """The decisions the hooks' answers in a conversation set name (Gemini CLI keeps
     each in a ``<hook_context>``: the digest and a prompt's in a message's text, a tool's
     in its result)."""
-    import re  # (only here: a hook's usual path needs none)
-
-    # as gitmem.budget and the rules' denials name a decision (ids: letters, digits, -_.:)
-    named = re.compile(rb"Project decision ([A-Za-z0-9_.:-]+) \(")
     found: set[str] = set()
     for part in line.split(b"<hook_context>")[1:]:
-        text = part.split(b"</hook_context>", 1)[0]
-        found.update(m.decode("ascii") for m in named.findall(text))
+        found.update(_decisions_named(part.split(b"</hook_context>", 1)[0]))
     return sorted(found)
 
 
@@ -710,12 +705,13 @@ def _chain_node(line: bytes) -> tuple[str, str | None, bool, bool] | None:
     return uuid, parent, b'"isSidechain":true' in line[:400], b'"attachment":{' in line[:120]
 
 
-def _decisions_named(line: bytes) -> list[str]:
-    """The decisions a line names as gitmem's answers and denials do."""
+def _decisions_named(text: bytes) -> list[str]:
+    """The decisions ``text`` names as gitmem.budget and the rules' denials name one (ids:
+    letters, digits, -_.:)."""
     import re  # (only here: a hook's usual path needs none)
 
     return sorted(
-        {m.decode("ascii") for m in re.findall(rb"Project decision ([A-Za-z0-9_.:-]+) \(", line)}
+        {m.decode("ascii") for m in re.findall(rb"Project decision ([A-Za-z0-9_.:-]+) \(", text)}
     )
 
 

@@ -34,6 +34,7 @@ from gitmem.location import (
     worktree_roots,
 )
 from gitmem.readfile import read_regular
+from gitmem.vocab import RECORD_DIR, is_own_record
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
@@ -895,7 +896,7 @@ def _after_tool(
 
 def _own_records(paths: list[str]) -> list[str]:
     """Those of ``paths`` that are gitmem's own records (``.continuity/decisions/*.md``)."""
-    return [p for p in paths if p.startswith(RECORD_DIR) and p.lower().endswith(".md")]
+    return [p for p in paths if is_own_record(p)]
 
 
 def _may_hold_records(rel: str) -> bool:
@@ -1118,9 +1119,8 @@ def _literal_prefix(glob: str) -> str:
     return "/".join(parts)
 
 
-# gitmem's own records; ADRs read in place are checked too (a MADR file's front matter
-# can leave it out just the same)
-RECORD_DIR = ".continuity/decisions/"
+# gitmem's own records (vocab.RECORD_DIR); ADRs read in place are checked too (a MADR
+# file's front matter can leave it out just the same)
 NOTE_FILES = 3
 # gitmem's settings, which an agent edits when asked to (read an ADR folder, turn capture
 # off, review inferred globs): what their errors cost
