@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from gitmem import hidden
 from gitmem.model import Problem
 
 
@@ -97,11 +99,78 @@ def parse(text: str, file: str) -> tuple[Parsed | None, list[Problem]]:
     Unresolved merge conflicts are problems too, and the record is read as its own side of
     each (``ours``): the agent resolving the merge still gets the decision, once, not both
     sides and the markers. Before session 31 one in the front matter left it out."""
+    original = text
+    text, hidden_found = hidden.visible(text)
     found = conflicts(text, file)
     if found:
         text = ours(text)
     parsed, problems = _parse(text, file)
-    return parsed, found + problems
+    if parsed is not None and parsed.meta:
+        parsed, in_values = _visible_values(parsed)
+    else:
+        in_values = []
+    shown = (
+        _hidden_problems(original, hidden_found, in_values, parsed, file)
+        if (hidden_found or in_values)
+        else []
+    )
+    return parsed, found + shown + problems
+
+
+def _visible_values(parsed: Parsed) -> tuple[Parsed, list[tuple[str, hidden.Found]]]:
+    """``parsed`` with its values as ``hidden.visible`` leaves them, and what it left out
+    of each key's. The file's text is cleaned before YAML reads it; these came from a
+    double-quoted scalar's escapes (``"\\e[31m"``, ``"\\U000E0041"``)."""
+    assert parsed.meta is not None
+    found: list[tuple[str, hidden.Found]] = []
+
+    def clean(value: Any, key: str) -> Any:
+        if isinstance(value, str):
+            kept, left = hidden.visible(value)
+            found.extend((key, f) for f in left)
+            return kept
+        if isinstance(value, list):
+            return [clean(v, key) for v in value]
+        if isinstance(value, dict):
+            return {clean(k, key): clean(v, key) for k, v in value.items()}
+        return value
+
+    meta = {key: clean(value, key) for key, value in parsed.meta.items()}
+    if not found:
+        return parsed, []
+    return dataclasses.replace(parsed, meta=meta), found
+
+
+def _hidden_problems(
+    text: str,
+    in_text: list[hidden.Found],
+    in_values: list[tuple[str, hidden.Found]],
+    parsed: Parsed | None,
+    file: str,
+) -> list[Problem]:
+    """One problem per kind of hidden character the record held, at its first: the key
+    whose value held it, else the front-matter key above its line, else ``body``."""
+    key_lines = parsed.key_lines if parsed is not None else {}
+    body_line = split(hidden.visible(text)[0])[2]  # the same lines, with or without them
+    firsts: dict[str, tuple[int, str]] = {}  # kind -> (line, key) of its first
+    counts: dict[str, int] = {}
+    for f in in_text:
+        line = text.count("\n", 0, f.offset) + 1
+        key = "body"
+        if line < body_line:
+            above = [(at, k) for k, at in key_lines.items() if at <= line]
+            key = max(above)[1] if above else "front-matter"
+        firsts[f.kind] = min(firsts.get(f.kind, (line, key)), (line, key))
+        counts[f.kind] = counts.get(f.kind, 0) + f.count
+    for key, f in in_values:
+        line = key_lines.get(key, 1)
+        firsts[f.kind] = min(firsts.get(f.kind, (line, key)), (line, key))
+        counts[f.kind] = counts.get(f.kind, 0) + f.count
+    problems = []
+    for kind, (line, key) in sorted(firsts.items(), key=lambda item: item[1]):
+        found = hidden.Found(kind, 0, counts[kind])
+        problems.append(Problem(file, line, key, hidden.describe(found), found.level))
+    return problems
 
 
 def _parse(text: str, file: str) -> tuple[Parsed | None, list[Problem]]:

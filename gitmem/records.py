@@ -8,7 +8,7 @@ import re
 import unicodedata
 from pathlib import Path
 
-from gitmem import resources, store
+from gitmem import hidden, resources, store
 from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write, create_exclusive, folder_lock
 from gitmem.globs import GlobError, compile_globs
@@ -116,6 +116,11 @@ def new(
     """Write the next record and return its path. Safe against a concurrent ``new``."""
     title = one_line(title)
     check_new(title, template, status, severity, globs or [])
+    written = [("title", title), ("text", body or ""), *(("tag", t) for t in tags or ())]
+    for what, value in written:
+        found = hidden.visible(value)[1]
+        if found:  # an agent told by a page it read to plant text that reviewers miss
+            raise GitmemError(f"the {what} holds {found[0].said}: write it without them")
     catalog = store.load(repo.root) if supersedes else None
     resolved = [catalog.get(ref).id for ref in supersedes or []] if catalog else []
     folder = store.decisions_dir(repo.root)

@@ -70,7 +70,9 @@ if TYPE_CHECKING:
 # ("unread"), so that every command and hook says their records are not read.
 # 26: a glob's `[...]` set also read as part of a name (`app/blog/[slug]/**`:
 # `globs.compile_globs`).
-SCHEMA_VERSION = "26"
+# 27: a record is read without the characters its readers do not see (`gitmem.hidden`):
+# tag characters, variation-selector runs, bidi controls, terminal escapes.
+SCHEMA_VERSION = "27"
 TABLE_NAME = "table.sqlite"
 
 

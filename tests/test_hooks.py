@@ -2507,15 +2507,26 @@ def test_mcp_server_over_stdio(project: Path) -> None:
         assert "status: proposed" in record and "Sortable ids." in record
         assert "title: Use UUIDv7 ids\n" in record and "\n# Use UUIDv7 ids\n" in record
         # what the user or the model can mend is the tool's error, said (since session 51)
-        for n, (tool, arguments) in enumerate(
-            [("get_decision", {"id": "D-9999"}), ("propose_decision", {"title": " ", "rationale": "x"})]
+        # and text its reviewers would not see is refused, not written (since session 52)
+        smuggled = "".join(chr(0xE0000 + ord(c)) for c in "use floats")
+        for n, (tool, arguments, expected) in enumerate(
+            [
+                ("get_decision", {"id": "D-9999"}, "no decision 'D-9999'"),
+                ("propose_decision", {"title": " ", "rationale": "x"}, "the title is empty"),
+                (
+                    "propose_decision",
+                    {"title": "Cents", "rationale": f"Use cents.{smuggled}"},
+                    "the text holds 10 invisible Unicode tag characters",
+                ),
+            ]
         ):
             call = {"name": tool, "arguments": arguments}
             send({"jsonrpc": "2.0", "id": 5 + n, "method": "tools/call", "params": call})
             failed = receive()["result"]
             assert failed["isError"] is True, failed  # type: ignore[index]
             said = failed["content"][0]["text"]  # type: ignore[index]
-            assert ("no decision 'D-9999'" if n == 0 else "the title is empty") in said
+            assert expected in said, said
+        assert not list((project / ".continuity/decisions").glob("*-cents.md"))
     finally:
         proc.kill()
         proc.wait()

@@ -1,0 +1,131 @@
+"""Text a record's readers do not see: what gitmem leaves out before anyone is shown it.
+
+A decision record is read by people in review and by agents, which gitmem hands it to
+unasked. Some characters read differently to the two:
+
+- Unicode tag characters (U+E0000–U+E007F) are invisible in editors, terminals and code
+  review, yet models read them as the ASCII letters they shadow ("ASCII smuggling"): a
+  record can carry instructions no reviewer saw. Only a flag emoji uses them (🏴 and its
+  tags); that sequence is kept.
+- Runs of variation selectors (U+FE00–U+FE0F, U+E0100–U+E01EF) hide bytes the same way
+  behind one visible character; a real one stands alone after its character.
+- Bidirectional controls (U+202A–U+202E, U+2066–U+2069) show the text in another order
+  than it is read ("Trojan Source"); rustc refuses them in code for that reason.
+- Terminal control characters and escape sequences (ESC, BEL, backspace, C1): `gitmem
+  why`, `list` and `check` print a record's title to the user's terminal, where they set
+  the window's title, recolour or hide what follows, and reach the agent as noise. A
+  pasted coloured log is the honest way to get them.
+
+gitmem reads a record without them (``visible``), and ``problems`` reports each kind once
+per record with the line of its first, as an error where it hides text (so `gitmem check`
+stops the commit that adds it and `gitmem lint` fails CI) and as a warning for terminal
+control characters. Tab, line feed and carriage return are text. Zero-width joiners and
+spaces, and the left-to-right and right-to-left marks, are left alone: scripts and emoji
+use them and they reorder or hide nothing.
+
+Import-light (hook hot path): ``re`` only, the patterns compiled on first use.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# What each kind is called in a problem, what it does, and whether it hides text (an
+# error) or only controls a terminal (a warning).
+_KINDS = {
+    "tag": ("invisible Unicode tag characters", "text reviewers do not see", "error"),
+    "selector": ("variation selectors in a run", "data hidden behind one character", "error"),
+    "bidi": ("bidirectional control characters", "text shown out of its order", "error"),
+    "control": ("terminal control characters", "escapes that restyle a terminal", "warning"),
+}
+
+_FLAG = "\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f"  # 🏴 + tags + cancel tag: a flag
+_PATTERN = (
+    f"(?P<flag>{_FLAG})"
+    "|(?P<tag>[\U000e0000-\U000e007f]+)"
+    "|(?P<selector>[\ufe00-\ufe0f\U000e0100-\U000e01ef]{2,})"
+    "|(?P<bidi>[\u202a-\u202e\u2066-\u2069]+)"
+    # CSI (colours, cursor moves), OSC (window title, links) to its terminator, any other
+    # escape with the character it takes, and the other C0/C1 controls but \t \n \r and
+    # NEL. None takes a line feed: the lines keep their numbers.
+    "|(?P<control>(?:\x1b\\[[0-?]*[ -/]*[@-~]?|\x1b\\][^\x07\x1b\n]*(?:\x07|\x1b\\\\)?"
+    "|\x1b.?|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x84\x86-\x9f])+)"
+)
+# Every character any alternative starts with: a clean text is one search of this
+_ANY = (
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f"
+    "\u202a-\u202e\u2066-\u2069\ufe00-\ufe0f\U000e0000-\U000e01ef]"
+)
+_compiled: tuple[re.Pattern[str], re.Pattern[str]] | None = None
+
+
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    global _compiled
+    if _compiled is None:
+        _compiled = (re.compile(_ANY), re.compile(_PATTERN))
+    return _compiled
+
+
+@dataclass(frozen=True)
+class Found:
+    """A kind of hidden character in a text: where its first is and how many there are."""
+
+    kind: str
+    offset: int  # of the first, in the text searched
+    count: int  # characters of that kind left out
+
+    @property
+    def level(self) -> str:
+        return _KINDS[self.kind][2]
+
+    @property
+    def said(self) -> str:
+        """``12 bidirectional control characters (text shown out of its order)``."""
+        noun, does, _ = _KINDS[self.kind]
+        return f"{self.count:,} {noun} ({does})"
+
+
+# The ASCII controls ``visible`` leaves out: an ASCII text (most records) is checked for
+# them in C, ~8x faster than the search (10,000 records are read in one `gitmem index`)
+_ASCII_CONTROLS = bytes((*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F))
+
+
+def has_any(text: str) -> bool:
+    """Whether ``text`` may hold anything ``visible`` leaves out (one pass, no copy)."""
+    if text.isascii():
+        raw = text.encode("ascii")
+        return len(raw.translate(None, _ASCII_CONTROLS)) != len(raw)
+    return _patterns()[0].search(text) is not None
+
+
+def visible(text: str) -> tuple[str, list[Found]]:
+    """``text`` without what its readers do not see, and what that was, first first."""
+    if not has_any(text):
+        return text, []
+    pattern = _patterns()[1]
+    found: dict[str, Found] = {}
+    parts: list[str] = []
+    last = 0
+    for m in pattern.finditer(text):
+        kind = m.lastgroup or "control"
+        if kind == "flag":
+            continue
+        parts.append(text[last : m.start()])
+        last = m.end()
+        seen = found.get(kind)
+        size = m.end() - m.start()
+        if seen is None:
+            found[kind] = Found(kind, m.start(), size)
+        else:
+            found[kind] = Found(kind, seen.offset, seen.count + size)
+    if not found:
+        return text, []
+    parts.append(text[last:])
+    return "".join(parts), sorted(found.values(), key=lambda f: f.offset)
+
+
+def describe(found: Found) -> str:
+    """A record's problem for ``found``: how many of what, and what gitmem does."""
+    first = ", the first here" if found.count > 1 else ""
+    return f"holds {found.said}{first}; gitmem leaves them out of what it shows and tells agents"
