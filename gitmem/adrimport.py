@@ -20,7 +20,7 @@ import re
 from collections import defaultdict
 from pathlib import Path, PurePosixPath
 
-from gitmem import markup, sections, validate
+from gitmem import fsutil, markup, sections, validate
 from gitmem.entities import PATH_SEGMENT, route_path
 from gitmem.vocab import ADR_STATUS_WORDS, CJK_KEYS, CJK_STATUS_WORDS
 
@@ -612,7 +612,10 @@ def infer_logs(
         texts: dict[str, str] = {}
         for path in adr_files(root / folder):
             rel = path.relative_to(root).as_posix()
-            texts[rel] = path.read_text(encoding="utf-8", errors="replace")
+            try:
+                texts[rel] = fsutil.inside(root, rel).read_text("utf-8", errors="replace")
+            except OSError:  # loading says why it is not read
+                continue
         out.update(infer_all(texts, layout))
     return out
 

@@ -78,7 +78,7 @@ def new_in_log(
             newest: Path | None = max(numbered, key=lambda item: item[0])[1]
         else:  # a log named by date (log4brains: 20210304-x.md), or an empty one
             newest = dated[-1] if dated else None
-        model = fsutil.read_text(newest) if newest is not None else ""
+        model = fsutil.read_text(_inside(repo.root, newest)) if newest is not None else ""
         if newest is not None and newest.suffix.lower() != ".md":
             raise GitmemError(
                 f"--in {src.path}: its records are {newest.suffix} files and `gitmem new` writes"
@@ -133,6 +133,14 @@ def _dated_name(model: str, slug: str, attempt: int) -> str:
     today = dt.date.today()
     stamp = today.strftime("%Y%m%d") if model[:8].isdigit() else today.isoformat()
     return f"{stamp}-{slug}{f'-{attempt + 1}' if attempt else ''}.md"
+
+
+def _inside(root: Path, path: Path) -> Path:
+    """``path`` where the work tree holds it (`fsutil.inside`), else a clear error."""
+    try:
+        return fsutil.inside(root, path.relative_to(root).as_posix())
+    except fsutil.NotInRepository as exc:
+        raise GitmemError(f"{path.relative_to(root)}: {exc.strerror}") from None
 
 
 def _said(path: Path, ident: str) -> str:

@@ -79,12 +79,13 @@ def load(root: Path) -> Config:
     path = root / ".continuity" / CONFIG_NAME
     rel = path.relative_to(root).as_posix()
     try:
-        text = fsutil.read_text(path)
+        text = fsutil.read_text(fsutil.inside(root, rel))
     except FileNotFoundError:
         return Config()
     except (OSError, fsutil.NotUtf8) as exc:
         line = exc.line if isinstance(exc, fsutil.NotUtf8) else 1
-        return Config(problems=(Problem(rel, line, "config", f"cannot read: {exc}"),))
+        said = exc.strerror if isinstance(exc, fsutil.NotInRepository) else f"cannot read: {exc}"
+        return Config(problems=(Problem(rel, line, "config", str(said)),))
     data, problems, lines = _yaml_mapping(text, rel)
     if data is None:
         return Config(problems=tuple(problems))
@@ -238,7 +239,9 @@ def load_imported(root: Path) -> tuple[dict[str, ImportedEntry], list[Problem]]:
     path = root / ".continuity" / IMPORTED_NAME
     rel = path.relative_to(root).as_posix()
     try:
-        text = fsutil.read_text(path)
+        text = fsutil.read_text(fsutil.inside(root, rel))
+    except fsutil.NotInRepository as exc:
+        return {}, [Problem(rel, 1, "file", str(exc.strerror))]
     except OSError:
         return {}, []
     except fsutil.NotUtf8 as exc:

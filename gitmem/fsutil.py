@@ -14,8 +14,10 @@ change.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -98,6 +100,32 @@ class NotUtf8(ValueError):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(message)
         self.line = line
+
+
+class NotInRepository(OSError):
+    """A file the repository names that gitmem will not read: a symbolic link out of its
+    work tree, or not a regular file. The message says which."""
+
+
+def inside(root: Path, rel: str) -> Path:
+    """``root / rel``, where it is a file the work tree holds; else `NotInRepository`.
+
+    A record (or an ADR, or gitmem's settings) is a symbolic link git commits as it would
+    any file. gitmem reads it and hands its text to agents unasked, so a link to
+    ``/proc/self/environ``, ``~/.aws/credentials`` or another project's file, in a pull
+    request or a cloned repository, sent what it names to the model's provider; a link
+    to ``/dev/zero`` or ``/dev/stdin`` held a hook until its timeout. Links within the
+    work tree are read; so is a work tree reached through a link of its own."""
+    path = root / rel
+    real = os.path.realpath(path)  # through a linked folder and `..` too
+    top = os.path.realpath(root)
+    if os.path.commonpath([real, top]) != top:
+        linked = os.path.islink(path)
+        said = "a symbolic link out of the repository" if linked else "outside the repository"
+        raise NotInRepository(errno.EACCES, f"{said}: not read", str(path))
+    if not stat.S_ISREG(os.stat(real).st_mode):
+        raise NotInRepository(errno.EACCES, "not a regular file: not read", str(path))
+    return path
 
 
 def read_text(path: Path) -> str:

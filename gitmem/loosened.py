@@ -148,6 +148,6 @@ def on_disk(root: Path, rel: str) -> Decision | None:
             return None
         path, rel = found[0], found[0].relative_to(root).as_posix()
     try:
-        return version(root, rel, fsutil.read_text(path))
+        return version(root, rel, fsutil.read_text(fsutil.inside(root, rel)))
     except (OSError, ValueError):
         return None

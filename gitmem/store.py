@@ -477,10 +477,11 @@ def _read_one(root: Path, sf: SourceFile, entry: config.ImportedEntry | None) ->
     problems: list[Problem] = []
     successors: list[str] = []
     try:
-        text = fsutil.read_text(root / sf.rel)
+        text = fsutil.read_text(fsutil.inside(root, sf.rel))
     except (OSError, fsutil.NotUtf8) as exc:
         line = exc.line if isinstance(exc, fsutil.NotUtf8) else 1
-        problems.append(Problem(sf.rel, line, "file", f"cannot read: {exc}"))
+        said = exc.strerror if isinstance(exc, fsutil.NotInRepository) else f"cannot read: {exc}"
+        problems.append(Problem(sf.rel, line, "file", str(said)))
         return {"decision": None, "problems": [p.to_json() for p in problems], "successors": []}
     if sf.source != "continuity":
         text = markup.to_markdown(text, markup.kind(sf.rel))  # .rst / .adoc ADRs

@@ -72,7 +72,9 @@ if TYPE_CHECKING:
 # `globs.compile_globs`).
 # 27: a record is read without the characters its readers do not see (`gitmem.hidden`):
 # tag characters, variation-selector runs, bidi controls, terminal escapes.
-SCHEMA_VERSION = "27"
+# 28: a record that is a link out of the work tree, or not a regular file, is not read
+# (`fsutil.inside`).
+SCHEMA_VERSION = "28"
 TABLE_NAME = "table.sqlite"
 
 

@@ -458,3 +458,48 @@ def test_front_matter_that_yaml_aliases_make_endless(project: Path) -> None:
     edit = {"file_path": str(project / "billing/charge.py"), "old_string": "x", "new_string": "y"}
     payload = {"session_id": "bomb", "cwd": str(project), "tool_name": "Edit", "tool_input": edit}
     assert "Money is integer cents" in context(project, "pre-tool", payload)
+
+
+def test_a_record_linked_out_of_the_repository_is_not_read(repo: Path, tmp_path: Path) -> None:
+    """A symbolic link is a file git commits: a record linked to a secret outside the
+    work tree (in a pull request, a cloned repository) had its text handed to the agent
+    and from there to the model's provider; one linked to /dev/zero read until memory ran
+    out. Links within the work tree are read (since session 52)."""
+    secret = tmp_path / "credentials"
+    secret.write_text("aws_access_key_id = AKIASECRETKEY\n")
+    write(repo, "billing/charge.py", "x = 1\n")
+    write(repo, "docs/decided.md", "---\ntitle: Refunds post to the ledger\n---\nLedger.\n")
+    decision(repo, "0001-money.md", "Money is integer cents", globs=["billing/**"])
+    records = repo / ".continuity/decisions"
+    (records / "0002-notes.md").symlink_to(secret)
+    (records / "0003-relative.md").symlink_to(f"../../../{tmp_path.name}/credentials")
+    (records / "0004-inside.md").symlink_to("../../docs/decided.md")
+    links = ["0002-notes.md", "0003-relative.md"]
+    if Path("/dev/zero").exists():
+        (records / "0005-zero.md").symlink_to("/dev/zero")
+        links.append("0005-zero.md")
+    # an ADR folder named in config.yaml that climbs out of the work tree
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere/0001-keys.md").write_text("# 1. Keys\n\nAKIASECRETKEY\n")
+    write(repo, ".continuity/config.yaml", "sources:\n  - path: ../elsewhere\n")
+    commit_all(repo, "decisions")
+
+    lint = gitmem(repo, "lint")
+    assert lint.returncode == 1
+    for name in links:
+        said = f".continuity/decisions/{name}:1: file: a symbolic link out of the repository"
+        assert said in lint.stdout, lint.stdout
+    assert "../elsewhere/0001-keys.md:1: file: outside the repository: not read" in lint.stdout
+    listed = gitmem(repo, "list", "--json")
+    assert [r["title"] for r in json.loads(listed.stdout)] == [
+        "Money is integer cents",
+        "Refunds post to the ledger",  # the link within the work tree
+    ]
+    told = session_start(repo, "s1") + context(
+        repo,
+        "prompt",
+        {"session_id": "s1", "cwd": str(repo), "prompt": "where is the aws access key id?"},
+    )
+    assert "Money is integer cents" in told
+    assert "AKIA" not in told
+    assert "AKIA" not in gitmem(repo, "search", "aws access key id", "--no-daemon").stdout
