@@ -150,30 +150,77 @@ def _pattern(kind: str, source: str) -> re.Pattern[str]:
     return rx
 
 
+# A project's own patterns (``capture_redact``) run within this many seconds, together,
+# per text. Python's engine backtracks: `([A-Za-z0-9]+[._-]?)+@corp\.example`, an e-mail
+# pattern as users write them, held the prompt hook past its timeout on a prompt naming
+# one 40-character commit id, so the agent got no decisions and the prompt was not kept.
+# RE2 (which the rules use) would not backtrack, but its \w, \d and \b are ASCII only:
+# a pattern that redacts "josé@corp" in Python would let it through.
+CUSTOM_SECONDS = 2.0
+
+
+class TooSlow(Exception):
+    """A project's pattern ran past CUSTOM_SECONDS: the text is not known to be clean."""
+
+    def __init__(self, kind: str, pattern: str) -> None:
+        super().__init__(f"{kind} ({pattern!r}) ran past {CUSTOM_SECONDS:g} s")
+        self.kind = kind
+        self.pattern = pattern
+
+
+class _Expired(Exception):
+    pass
+
+
+def _expire(signum: int, frame: object) -> None:
+    raise _Expired
+
+
 def redact(
     text: str, extra: Iterable[str] = (), allow: Iterable[str] = ()
 ) -> tuple[str, list[str]]:
-    """Return (clean text, kinds of what was removed)."""
+    """Return (clean text, kinds of what was removed). `TooSlow` where a pattern of
+    ``extra`` ran past CUSTOM_SECONDS (a signal ends it: in the main thread only)."""
     allowed = {a for a in allow if a}
     found: list[str] = []
     lowered = text.casefold()
     patterns = [
-        *(
-            (kind, _pattern(kind, source))
-            for kind, source in PATTERNS
-            if any(cue in lowered for cue in CUES[kind])
-        ),
-        *((f"custom-{i}", re.compile(p)) for i, p in enumerate(extra)),
+        (kind, _pattern(kind, source))
+        for kind, source in PATTERNS
+        if any(cue in lowered for cue in CUES[kind])
     ]
-    for kind, rx in patterns:
+    custom = [(f"custom-{i}", re.compile(p)) for i, p in enumerate(extra)]
 
-        def repl(match: re.Match[str], kind: str = kind) -> str:
+    def run(kind: str, rx: re.Pattern[str], text: str) -> str:
+        def repl(match: re.Match[str]) -> str:
             if match.group(0) in allowed:
                 return match.group(0)
             found.append(kind)
             return f"[REDACTED:{kind}]"
 
-        text = rx.sub(repl, text)
+        return rx.sub(repl, text)
+
+    for kind, rx in patterns:
+        text = run(kind, rx, text)
+    if custom:
+        import signal
+
+        try:
+            before = signal.signal(signal.SIGALRM, _expire)
+        except (ValueError, AttributeError):  # not the main thread, or no SIGALRM
+            before = None
+        kind, rx = custom[0]
+        try:
+            if before is not None:
+                signal.setitimer(signal.ITIMER_REAL, CUSTOM_SECONDS)
+            for kind, rx in custom:
+                text = run(kind, rx, text)
+        except _Expired:
+            raise TooSlow(kind, rx.pattern) from None
+        finally:
+            if before is not None:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, before)
     if len(text) - len(text.translate(_NO_DIGITS)) >= 13:  # C speed: ~0.06 ms at 100 KB
 
         def card(match: re.Match[str]) -> str:

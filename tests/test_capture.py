@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -20,6 +21,7 @@ from gitmem.cli.main import cli
 from gitmem.repo import discover
 
 GITMEM = shutil.which("gitmem")
+GITMEM_HOOK = shutil.which("gitmem-hook")
 pytestmark = pytest.mark.skipif(GITMEM is None, reason="gitmem console script not installed")
 
 
@@ -310,6 +312,51 @@ def test_capture_can_be_switched_off_and_extended(project: Path) -> None:
     assert wait_for(lambda: len(capture.records(r, "refs/gitmem/sessions/alice/on")) == 1)
     rec = capture.records(r, "refs/gitmem/sessions/alice/on")[0]
     assert "ACME-123456" not in rec["prompt"] and "AKIAIOSFODNN7EXAMPLE" in rec["prompt"]
+
+
+def test_a_project_pattern_that_backtracks_does_not_hold_the_prompt(project: Path) -> None:
+    """An e-mail pattern as users write it backtracks without end on a prompt naming a
+    commit id: the prompt hook ran until the agent killed it, the agent got no decisions
+    and the prompt was lost. Now the project's patterns run within a time limit; past it
+    the prompt is not kept (it is not known to be clean), and doctor says why."""
+    write(
+        project,
+        ".continuity/config.yaml",
+        "capture_redact: ['([A-Za-z0-9]+[._-]?)+@corp\\.example', 'ACME-[0-9]{6}']\n",
+    )
+    CliRunner().invoke(cli, ["why", "billing/charge.py"])  # recompile with the new config
+    ask = {
+        "session_id": "slow",
+        "cwd": str(project),
+        "prompt": "floats in billing/charge.py since 4f3a9b2c7d1e8f6a5b4c3d2e1f0a9b8c7d6e5f4a?",
+    }
+    env = {**os.environ, "HOME": SANDBOX_HOME, "GITMEM_USER": "alice"}
+    proc = subprocess.run(
+        [str(GITMEM_HOOK), "claude", "prompt"], input=json.dumps(ask), cwd=project,
+        capture_output=True, text=True, timeout=30, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 0 and "Money is integer cents" in proc.stdout
+    hook("stop", {"session_id": "slow", "cwd": str(project)}, project)
+    r = discover(project)
+    assert wait_for(lambda: len(capture.records(r, "refs/gitmem/sessions/alice/slow")) == 1)
+    rec = capture.records(r, "refs/gitmem/sessions/alice/slow")[0]
+    assert rec["prompt"] == "[REDACTED:custom-0: the pattern ran too long]"
+    assert rec["redacted"] == ["custom-0"]
+    doctor = run_gitmem(project, "doctor", "--no-model")
+    assert "capture_redact custom-0 ('([A-Za-z0-9]+[._-]?)+@corp" in doctor.stdout
+    assert f"ran past 2 s on a prompt of {len(str(ask['prompt']))} characters" in doctor.stdout
+
+    # a text the patterns finish on is redacted as before, the limit restored after
+    assert redact.redact("mail jane.doe@corp.example re ACME-123456", ask_patterns()) == (
+        "mail [REDACTED:custom-0] re [REDACTED:custom-1]",
+        ["custom-0", "custom-1"],
+    )
+    assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def ask_patterns() -> list[str]:
+    return [r"([A-Za-z0-9]+[._-]?)+@corp\.example", "ACME-[0-9]{6}"]
 
 
 def test_a_developer_switches_capture_off_for_themself(project: Path) -> None:

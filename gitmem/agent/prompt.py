@@ -208,9 +208,22 @@ def capture(
         if os.path.exists(wal.forgotten_marker(loc, sid)):
             return  # the user told `gitmem sessions forget` to drop this session
         if "prompt" in record:
-            clean, kinds = redact.redact(
-                str(record["prompt"]), settings.get("redact", []), settings.get("allow", [])
-            )
+            prompt = str(record["prompt"])
+            try:
+                clean, kinds = redact.redact(
+                    prompt, settings.get("redact", []), settings.get("allow", [])
+                )
+            except redact.TooSlow as exc:  # not known to be clean: not kept, and said
+                from gitmem.agent.runner import _log_error
+
+                clean, kinds = f"[REDACTED:{exc.kind}: the pattern ran too long]", [exc.kind]
+                _log_error(
+                    loc.shared_state_dir,
+                    "capture",
+                    f"config.yaml capture_redact {exc} on a prompt of {len(prompt):,}"
+                    " characters, so the prompt was not kept: write it without nested"
+                    " repetition (`(a+)+`)",
+                )
             record = {**record, "prompt": clean, "redacted": kinds}
         wal.append(loc, sid, {**wal.base_record(loc, payload), **record})
         if record.get("kind") == "close":
