@@ -195,15 +195,28 @@ def _uids_on(repo: Repo, ref: str) -> set[str]:
     return set(re.findall(rf"^{TRAILER}: ([0-9a-f]+)$", out, re.MULTILINE))
 
 
+def _utf8(text: str) -> bytes:
+    """``text`` as UTF-8, a lone surrogate as U+FFFD. JSON that JavaScript writes holds one
+    where a string was cut inside an emoji's surrogate pair (``"\\ud83d"``); the encoder
+    refused it, and every flush of that session failed from then on, so none of its
+    prompts was committed."""
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        import re  # the flusher's, not the hooks'
+
+        return re.sub("[\ud800-\udfff]", "\ufffd", text).encode()
+
+
 def _stream(ref: str, tip: str | None, records: list[dict[str, Any]]) -> bytes:
     import json
 
     out: list[bytes] = []
     for n, rec in enumerate(records):
-        body = json.dumps(rec, ensure_ascii=False, indent=1).encode()
+        body = _utf8(json.dumps(rec, ensure_ascii=False, indent=1))
         kind = rec.get("kind", "prompt")
         summary = str(rec.get("prompt") or kind).splitlines()[0][:60] if kind == "prompt" else kind
-        message = f"{SUBJECT}{kind}: {summary}\n\n{TRAILER}: {rec['uid']}\n".encode()
+        message = _utf8(f"{SUBJECT}{kind}: {summary}\n\n{TRAILER}: {rec['uid']}\n")
         ts = int(float(rec.get("time", time.time())))
         who = safe(str(rec.get("user") or "unknown"))
         out.append(f"commit {ref}\n".encode())

@@ -314,6 +314,30 @@ def test_capture_can_be_switched_off_and_extended(project: Path) -> None:
     assert "ACME-123456" not in rec["prompt"] and "AKIAIOSFODNN7EXAMPLE" in rec["prompt"]
 
 
+def test_a_prompt_cut_inside_an_emoji_is_committed_with_the_session(project: Path) -> None:
+    """JavaScript's JSON holds a lone surrogate where a string was cut inside an emoji's
+    pair. The flush could not encode it, and failed on every turn after: none of the
+    session's prompts was committed. It is U+FFFD in the commit now."""
+    env = {**os.environ, "HOME": SANDBOX_HOME, "GITMEM_USER": "alice"}
+    for n, prompt in enumerate(["refunds in billing/charge.py \\ud83d", "and the tests"]):
+        raw = f'{{"session_id": "cut", "cwd": "{project}", "prompt": "{prompt}"}}'
+        proc = subprocess.run(
+            [str(GITMEM_HOOK), "claude", "prompt"], input=raw, cwd=project,
+            capture_output=True, text=True, timeout=60, env=env,
+        )  # fmt: skip
+        assert proc.returncode == 0 and proc.stderr == ""
+        assert ("Money is integer cents" in proc.stdout) == (n == 0)
+        hook("stop", {"session_id": "cut", "cwd": str(project)}, project)
+    r = discover(project)
+    ref = "refs/gitmem/sessions/alice/cut"
+    assert wait_for(lambda: len(capture.records(r, ref)) == 2)
+    assert [rec["prompt"] for rec in capture.records(r, ref)] == [
+        "refunds in billing/charge.py \ufffd",
+        "and the tests",
+    ]
+    assert "capture flush" not in run_gitmem(project, "doctor", "--no-model").stdout
+
+
 def test_a_project_pattern_that_backtracks_does_not_hold_the_prompt(project: Path) -> None:
     """An e-mail pattern as users write it backtracks without end on a prompt naming a
     commit id: the prompt hook ran until the agent killed it, the agent got no decisions
