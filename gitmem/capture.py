@@ -196,16 +196,13 @@ def _uids_on(repo: Repo, ref: str) -> set[str]:
 
 
 def _utf8(text: str) -> bytes:
-    """``text`` as UTF-8, a lone surrogate as U+FFFD. JSON that JavaScript writes holds one
-    where a string was cut inside an emoji's surrogate pair (``"\\ud83d"``); the encoder
-    refused it, and every flush of that session failed from then on, so none of its
+    """``text`` as UTF-8, a lone surrogate (`leanjson.well_formed`) as U+FFFD: the encoder
+    refused one, and every flush of that session failed from then on, so none of its
     prompts was committed."""
     try:
         return text.encode()
     except UnicodeEncodeError:
-        import re  # the flusher's, not the hooks'
-
-        return re.sub("[\ud800-\udfff]", "\ufffd", text).encode()
+        return leanjson.well_formed(text).encode()
 
 
 def _stream(ref: str, tip: str | None, records: list[dict[str, Any]]) -> bytes:

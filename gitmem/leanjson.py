@@ -120,3 +120,10 @@ def _encode(value: object, out: list[str], escape: Callable[[str], str]) -> None
         out.append("]")
     else:
         raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def well_formed(text: str) -> str:
+    """``text`` with each lone surrogate as U+FFFD (a split pair joined), so that it
+    encodes as UTF-8. JSON that JavaScript writes holds one where a string was cut inside
+    an emoji's surrogate pair (``"\\ud83d"``), and both parsers keep it."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")

@@ -1003,6 +1003,25 @@ def _assert_denied(
             assert reason in said["permissionDecisionReason"], (command, said)
 
 
+def test_an_edit_holding_a_lone_surrogate_is_still_checked(project: Path) -> None:
+    """JSON that JavaScript writes holds a lone surrogate where a string was cut inside an
+    emoji's pair. RE2 could not encode the edit's text, the hook failed open, and the
+    critical rule let `float(` through (since session 52 it is read as U+FFFD)."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+    target = json.dumps(str(project / "billing/new.py"))
+    for content, denied in (("x = float(1)  # \\ud83d", True), ("x = 1  # \\ud83d", False)):
+        raw = (
+            f'{{"session_id": "s", "cwd": {json.dumps(str(project))}, "tool_name": "Write",'
+            f' "tool_input": {{"file_path": {target}, "content": "{content}\\n"}}}}'
+        )
+        code, out, err = hook("pre-tool", None, project, raw=raw)
+        assert code == 0 and err == "", err
+        assert ('"permissionDecision":"deny"' in out.replace(" ", "")) == denied, (content, out)
+    log = Path(discover(project).shared_state_dir) / runner.ERROR_LOG
+    assert not log.exists() or "UnicodeEncodeError" not in log.read_text()
+
+
 def test_a_heredoc_that_breaks_a_critical_rule_is_denied_before_it_runs(project: Path) -> None:
     """`cat > billing/charge.py <<'EOF'` (or `echo '…' >>`, `printf '…' >`, and since
     session 42 `echo '…' | tee -a`) is a Write
