@@ -1005,12 +1005,17 @@ def _assert_denied(
 
 def test_an_edit_holding_a_lone_surrogate_is_still_checked(project: Path) -> None:
     """JSON that JavaScript writes holds a lone surrogate where a string was cut inside an
-    emoji's pair. RE2 could not encode the edit's text, the hook failed open, and the
-    critical rule let `float(` through (since session 52 it is read as U+FFFD)."""
+    emoji's pair. RE2 could not encode the edit's text (nor the OS its file name), the
+    hook failed open, and the critical rule let `float(` through. Since session 52 the
+    payload is read as Node writes it: each lone surrogate as U+FFFD."""
     write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
     commit_all(project, "a rule")
-    target = json.dumps(str(project / "billing/new.py"))
-    for content, denied in (("x = float(1)  # \\ud83d", True), ("x = 1  # \\ud83d", False)):
+    new, cut = json.dumps(str(project / "billing/new.py")), f'"{project}/billing/n\\ud83d.py"'
+    for target, content, denied in (
+        (new, "x = float(1)  # \\ud83d", True),
+        (new, "x = 1  # \\ud83d", False),
+        (cut, "x = float(1)", True),  # a file name Node writes with U+FFFD
+    ):
         raw = (
             f'{{"session_id": "s", "cwd": {json.dumps(str(project))}, "tool_name": "Write",'
             f' "tool_input": {{"file_path": {target}, "content": "{content}\\n"}}}}'

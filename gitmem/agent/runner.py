@@ -156,6 +156,25 @@ def _describe(exc: BaseException) -> str:
     return detail + (f" at {where[0].filename}:{where[0].lineno}" if where else "")
 
 
+def _well_formed(value: Any) -> Any:
+    """``value`` with each string's lone surrogates as U+FFFD (`leanjson.well_formed`): as
+    Node writes them to a file or a file name, where an agent's JavaScript cut a string
+    inside an emoji's pair. Left in, each failed the first thing to encode it (RE2, a
+    path, the capture's commit), and the hook failed open: a critical rule let a `float(`
+    through, and the session's capture never committed again."""
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return leanjson.well_formed(value)
+        return value
+    if isinstance(value, dict):
+        return {_well_formed(k): _well_formed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_well_formed(v) for v in value]
+    return value
+
+
 def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
     """One hook event of ``agent`` (``claude`` or ``codex``: the same payloads and
     answers; the others: translated, see TRANSLATED), failing open."""
@@ -173,6 +192,8 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             raise ValueError(f"stdin is not valid JSON: {exc}") from None
         if not isinstance(payload, dict):
             raise ValueError(f"stdin is JSON but not an object: {type(payload).__name__}")
+        if "\\ud" in raw or "\\uD" in raw:  # may hold a surrogate: never in the usual one
+            payload = _well_formed(payload)
         if agent not in AGENTS:
             raise ValueError(f"unknown agent {agent!r}; use one of {', '.join(AGENTS)}")
         # another agent's payload as Claude Code's, before locating the repository (Cursor
