@@ -37,6 +37,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gitmem import fsutil
 from gitmem.fsutil import atomic_write
 from gitmem.globs import brackets_literal, expand_braces
 from gitmem.model import Decision
@@ -93,6 +94,8 @@ class Plan:
     split: bool = False  # one file per decision
     # files of the user's own where an export would go (no mark): left as they are
     foreign: tuple[str, ...] = ()
+    # where an export would go through a symbolic link out of the work tree: not written
+    outside: tuple[str, ...] = ()
 
     @property
     def changes(self) -> int:
@@ -106,6 +109,7 @@ class Plan:
             "skipped": [{"id": s.id, "reason": s.reason} for s in self.skipped],
             "split": self.split,
             "foreign": list(self.foreign),
+            "outside": list(self.outside),
         }
 
 
@@ -159,8 +163,14 @@ def plan(
     write: dict[str, str] = {}
     unchanged: list[str] = []
     foreign: list[str] = []
+    outside: list[str] = []
     for rel, text in wanted.items():
         path = repo.root / rel
+        if fsutil.leaves(repo.root, rel):
+            # `.claude` committed as a link to the user's own ~/.claude: the project's
+            # decisions written there reach every project the user opens (before session 52)
+            outside.append(rel)
+            continue
         try:
             current = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
@@ -172,10 +182,19 @@ def plan(
             foreign.append(rel)
         else:
             write[rel] = text
-    remove = tuple(sorted(rel for rel in existing if rel not in wanted))
+    remove = tuple(
+        sorted(rel for rel in existing if rel not in wanted and not fsutil.leaves(repo.root, rel))
+    )
     largest = max((len(t) for t in wanted.values()), default=0)
     return Plan(
-        write, remove, tuple(sorted(unchanged)), tuple(skipped), largest, split, tuple(foreign)
+        write,
+        remove,
+        tuple(sorted(unchanged)),
+        tuple(skipped),
+        largest,
+        split,
+        tuple(foreign),
+        tuple(sorted(outside)),
     )
 
 

@@ -107,6 +107,14 @@ class NotInRepository(OSError):
     work tree, or not a regular file. The message says which."""
 
 
+def leaves(root: Path, rel: str) -> bool:
+    """Whether ``root / rel`` (a file, or one to be written) resolves outside ``root``:
+    through a symbolic link, of its own or of a folder on its way, or through `..`."""
+    real = os.path.realpath(os.path.join(root, rel))
+    top = os.path.realpath(root)
+    return os.path.commonpath([real, top]) != top
+
+
 def inside(root: Path, rel: str) -> Path:
     """``root / rel``, where it is a file the work tree holds; else `NotInRepository`.
 
@@ -118,8 +126,7 @@ def inside(root: Path, rel: str) -> Path:
     work tree are read; so is a work tree reached through a link of its own."""
     path = root / rel
     real = os.path.realpath(path)  # through a linked folder and `..` too
-    top = os.path.realpath(root)
-    if os.path.commonpath([real, top]) != top:
+    if leaves(root, real):
         linked = os.path.islink(path)
         said = "a symbolic link out of the repository" if linked else "outside the repository"
         raise NotInRepository(errno.EACCES, f"{said}: not read", str(path))

@@ -68,6 +68,12 @@ def export(targets: tuple[str, ...], check: bool, split: bool | None, json_: boo
                 "gitmem's, or delete it to let gitmem write there",
                 markup=False,
             )
+        for rel in plan.outside:
+            err.print(
+                f"error: {rel} leads out of the repository through a symbolic link: not "
+                "written (gitmem writes a project's rules inside its work tree only)",
+                markup=False,
+            )
         skipped = ", ".join(f"{s.id} ({s.reason})" for s in plan.skipped)
         if skipped:
             err.print(f"not exported: {skipped}", markup=False)
@@ -99,7 +105,7 @@ def export(targets: tuple[str, ...], check: bool, split: bool | None, json_: boo
             f"{len(plan.unchanged)} unchanged"
         )
     warn_problems(catalog.errors())  # a left-out record is in no exported file either
-    if (check and plan.changes) or plan.foreign:
+    if (check and plan.changes) or plan.foreign or plan.outside:
         raise SystemExit(1)
 
 
