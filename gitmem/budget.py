@@ -30,14 +30,43 @@ if TYPE_CHECKING:
         def superseded_by(self) -> tuple[str, ...]: ...
 
 
-def line(d: Shown, glob: str | None, level: int) -> str:
+# The least of a title a clipped line keeps (less names nothing), and the most any line
+# does: a title is a line, and a pasted paragraph as one is cut, not shown whole.
+MIN_TITLE = 40
+MAX_TITLE = 240
+
+
+def line(d: Shown, glob: str | None, level: int, title_chars: int | None = None) -> str:
+    """The line that shows ``d``: L1 (``level`` 1: title and summary) or L0 (the title),
+    the title cut to MAX_TITLE characters, or to ``title_chars`` where given."""
     state = d.status if not d.superseded_by else f"superseded by {', '.join(d.superseded_by)}"
     scope = f" governs {glob}" if glob else " applies"
+    title = d.title.rstrip(".")
+    keep = MAX_TITLE if title_chars is None else min(title_chars, MAX_TITLE)
+    if len(title) > keep:
+        title = title[: max(keep - 1, 1)].rstrip() + "…"
     # (gitmem.agent.rewind._shown_in reads the id back from a transcript: keep the form)
-    head = f"Project decision {d.id} ({state}, {d.severity}){scope}: {d.title.rstrip('.')}."
+    stop = "" if title.endswith("…") else "."
+    head = f"Project decision {d.id} ({state}, {d.severity}){scope}: {title}{stop}"
     if level >= 1 and d.summary:
         head += f" {d.summary}"
     return f"- {head} [{d.file}]"
+
+
+def _clipped(d: Shown, glob: str | None, room: int, chars_per_token: int) -> str | None:
+    """``d``'s L0 line with its title cut to fit ``room``, or None where even MIN_TITLE
+    characters of it do not. A title is one line, not a length: a pasted paragraph (or
+    Y-statement) as a record's title made its L0 line larger than a hook's whole budget,
+    and the decision, critical or not, was never shown."""
+    bare = cost(line(d, glob, 0, 0), chars_per_token)
+    wide = cost(d.title, chars_per_token) / max(len(d.title), 1)  # per character, CJK too
+    keep = min(int((room - 1 - bare) / wide) if wide else 0, MAX_TITLE)
+    while keep >= MIN_TITLE:
+        text = line(d, glob, 0, keep)
+        if cost(text, chars_per_token) + 1 <= room:
+            return text
+        keep -= max(keep // 10, 1)  # the title's head is wider than its average
+    return None
 
 
 def cost(text: str, chars_per_token: int = 4) -> int:
@@ -68,16 +97,18 @@ def render(
     for n, (d, glob) in enumerate(items):
         remaining_after = len(items) - n - 1
         room = limit - used - (reserve if remaining_after else 0)
+        text: str | None = None
         for level in (1, 0):
             text = line(d, glob, level)
-            size = cost(text, chars_per_token)
-            if size + 1 <= room:
-                lines.append(text)
-                shown.append(d.id)
-                used += size + 1
+            if cost(text, chars_per_token) + 1 <= room:
                 break
         else:
+            text = _clipped(d, glob, room, chars_per_token)
+        if text is None:
             break
+        lines.append(text)
+        shown.append(d.id)
+        used += cost(text, chars_per_token) + 1
     more = len(items) - len(shown)
     if not shown and not more:
         return "", []

@@ -74,7 +74,8 @@ if TYPE_CHECKING:
 # tag characters, variation-selector runs, bidi controls, terminal escapes.
 # 28: a record that is a link out of the work tree, or not a regular file, is not read
 # (`fsutil.inside`).
-SCHEMA_VERSION = "28"
+# 29: a title longer than agents are given (`budget.MAX_TITLE`) is a warning.
+SCHEMA_VERSION = "29"
 TABLE_NAME = "table.sqlite"
 
 

@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from gitmem import sections
+from gitmem.budget import MAX_TITLE
 from gitmem.frontmatter import Parsed
 from gitmem.globs import GlobError, compile_globs, split_list
 from gitmem.model import SEVERITIES, STATUSES, Decision, Problem, Rule
@@ -202,6 +203,13 @@ def build(
     if not title:
         title = PurePosixPath(file).stem
         err("title", "missing: add `title:` or a `# Heading`")
+    elif len(title) > MAX_TITLE:
+        err(
+            "title",
+            f"{len(title):,} characters: agents are given its first {MAX_TITLE}; say the"
+            " decision in a line, and the rest in the body",
+            level="warning",
+        )
 
     status = (as_str("status") or "").lower()
     if not status:

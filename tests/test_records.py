@@ -373,3 +373,15 @@ def test_a_title_becomes_a_file_name(title: str, slug: str) -> None:
 )
 def test_a_record_in_merge_conflict_reads_as_its_own_side(text: str, read: str) -> None:
     assert frontmatter.ours(text) == read
+
+
+def test_a_title_longer_than_agents_are_given_is_a_warning(repo: Path) -> None:
+    rel = ".continuity/decisions/0001-long.md"
+    title = "Refunds are posted to the ledger first " * 10
+    write(repo, rel, f"---\nstatus: accepted\ntitle: {title.strip()}\n---\n## Decision\n\nx.\n")
+    d, problems = load_one(repo, rel)
+    assert d is not None
+    assert problems == [
+        f"{rel}:3: title: warning: {len(title.strip())} characters: agents are given its first"
+        " 240; say the decision in a line, and the rest in the body"
+    ]

@@ -705,6 +705,39 @@ def test_budget_counts_a_cjk_character_as_a_token() -> None:
     assert budget.cost("plain text") == len("plain text")
 
 
+def test_a_title_longer_than_the_budget_is_cut_not_dropped() -> None:
+    """A pasted paragraph as a record's title made its title-only line larger than the
+    room left, and the render stopped there: that decision, critical or not, and every one
+    after it went unshown. A title is cut now (MAX_TITLE, or to the room), and the lines
+    after it are still given."""
+    from types import SimpleNamespace
+
+    def shown(ident: str, title: str, summary: str = "") -> Any:
+        return SimpleNamespace(
+            id=ident, title=title, status="accepted", severity="critical", file=f"{ident}.md",
+            summary=summary, superseded_by=(),
+        )  # fmt: skip
+
+    long = "Refunds " + "are posted to the ledger first and " * 600
+    items = [(shown("D-1", long, "Refunds go through the ledger."), None)]
+    items += [(shown(f"D-{n}", "Money is integer cents", "Cents."), None) for n in (2, 3)]
+    text, ids = budget.render(items, budget_tokens=250)
+    assert ids == ["D-1", "D-2", "D-3"] and len(text) <= 1000
+    first = text.splitlines()[0]
+    assert first.startswith("- Project decision D-1 (accepted, critical) applies: Refunds are")
+    assert "… Refunds go through the ledger. [D-1.md]" in first  # cut at MAX_TITLE
+    assert len(first) < budget.MAX_TITLE + 120
+    # with less room than its L0 line, the title is cut to fit, the rest counted
+    tight, tight_ids = budget.render(items, budget_tokens=60)
+    assert tight_ids == ["D-1"] and len(tight) <= 240
+    assert tight.endswith("(2 more matching decisions not shown.)")
+    assert "… [D-1.md]" in tight
+    # and in Chinese, whose characters each cost a token
+    chinese = [(shown("D-9", "所有服务的数据存储统一使用" * 100), None)]
+    text, ids = budget.render(chinese, budget_tokens=150)
+    assert ids == ["D-9"] and budget.cost(text) <= 600
+
+
 def test_model_folder_resolution(
     repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
