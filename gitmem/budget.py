@@ -36,15 +36,18 @@ MIN_TITLE = 40
 MAX_TITLE = 240
 
 
+def clip(title: str, keep: int = MAX_TITLE) -> str:
+    """``title`` within ``keep`` characters (MAX_TITLE at most), cut with "…"."""
+    keep = min(keep, MAX_TITLE)
+    return title if len(title) <= keep else title[: max(keep - 1, 1)].rstrip() + "…"
+
+
 def line(d: Shown, glob: str | None, level: int, title_chars: int | None = None) -> str:
     """The line that shows ``d``: L1 (``level`` 1: title and summary) or L0 (the title),
     the title cut to MAX_TITLE characters, or to ``title_chars`` where given."""
     state = d.status if not d.superseded_by else f"superseded by {', '.join(d.superseded_by)}"
     scope = f" governs {glob}" if glob else " applies"
-    title = d.title.rstrip(".")
-    keep = MAX_TITLE if title_chars is None else min(title_chars, MAX_TITLE)
-    if len(title) > keep:
-        title = title[: max(keep - 1, 1)].rstrip() + "…"
+    title = clip(d.title.rstrip("."), MAX_TITLE if title_chars is None else title_chars)
     # (gitmem.agent.rewind._shown_in reads the id back from a transcript: keep the form)
     stop = "" if title.endswith("…") else "."
     head = f"Project decision {d.id} ({state}, {d.severity}){scope}: {title}{stop}"

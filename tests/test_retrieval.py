@@ -732,6 +732,9 @@ def test_a_title_longer_than_the_budget_is_cut_not_dropped() -> None:
     assert tight_ids == ["D-1"] and len(tight) <= 240
     assert tight.endswith("(2 more matching decisions not shown.)")
     assert "… [D-1.md]" in tight
+    # the session start's list of titles cuts them the same way
+    assert budget.clip(long) == long[: budget.MAX_TITLE - 1].rstrip() + "…"
+    assert budget.clip("Money is integer cents") == "Money is integer cents"
     # and in Chinese, whose characters each cost a token
     chinese = [(shown("D-9", "所有服务的数据存储统一使用" * 100), None)]
     text, ids = budget.render(chinese, budget_tokens=150)

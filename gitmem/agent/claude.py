@@ -276,7 +276,7 @@ def _titles(table: Table, current: int, chars: int = TITLES_CHARS) -> str:
     out: list[str] = []
     used = 0
     for e in table.where("1", limit=100, order=_BY_WEIGHT):
-        title = e.title.rstrip(".")
+        title = budget.clip(e.title.rstrip("."))  # a pasted paragraph ended the list here
         if used + len(title) + 2 > chars - 60:  # room for the "more" line
             break
         out.append(title)
