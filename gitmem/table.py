@@ -75,7 +75,8 @@ if TYPE_CHECKING:
 # 28: a record that is a link out of the work tree, or not a regular file, is not read
 # (`fsutil.inside`).
 # 29: a title longer than agents are given (`budget.MAX_TITLE`) is a warning.
-SCHEMA_VERSION = "29"
+# 30: a title is one line, its white space runs one space (`validate.build`).
+SCHEMA_VERSION = "30"
 TABLE_NAME = "table.sqlite"
 
 

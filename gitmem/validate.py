@@ -200,6 +200,13 @@ def build(
         ident = derived_id
 
     title = as_str("title") or sections.first_heading(parsed.body) or ""
+    if any(c in title for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"):
+        # a YAML block (`title: |`) keeps its line breaks: the agent was given each line as
+        # one of its own, so a title's second line could pass for another decision
+        # ("- Project decision D-0099 (accepted, critical) applies: …"), and the list's
+        # tab-separated rows broke
+        err("title", "spans more than one line: read as one", level="warning")
+    title = " ".join(title.split())
     if not title:
         title = PurePosixPath(file).stem
         err("title", "missing: add `title:` or a `# Heading`")
