@@ -140,6 +140,9 @@ def read_text(path: Path) -> str:
     byte-order mark kept). `NotUtf8` names the line and column of the first byte that is
     not UTF-8, where a bare UnicodeDecodeError gave only its offset ("position 1364")."""
     data = path.read_bytes()
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        # PowerShell 5 writes UTF-16 with `>` and `Out-File`; the guess below named Latin-1
+        raise NotUtf8(1, "not UTF-8: saved as UTF-16 (its byte-order mark); save the file as UTF-8")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -117,3 +117,8 @@ def test_read_text_reads_as_text_mode_and_locates_a_bad_byte(tmp_path: Path) -> 
     with pytest.raises(NotUtf8, match="byte 0xe9 at column 8") as caught:
         read_text(path)
     assert caught.value.line == 2
+    # PowerShell 5's `>` writes UTF-16: said as that, not guessed as Latin-1 (since session 52)
+    path.write_bytes("---\ntitle: x\n---\n".encode("utf-16"))
+    with pytest.raises(NotUtf8, match=r"saved as UTF-16 \(its byte-order mark\)") as caught:
+        read_text(path)
+    assert caught.value.line == 1
