@@ -125,7 +125,10 @@ def visible(text: str) -> tuple[str, list[Found]]:
     return "".join(parts), sorted(found.values(), key=lambda f: f.offset)
 
 
-def describe(found: Found) -> str:
-    """A record's problem for ``found``: how many of what, and what gitmem does."""
+LEFT_OUT = "gitmem leaves them out of what it shows and tells agents"
+
+
+def describe(found: Found, then: str = LEFT_OUT) -> str:
+    """A problem's message for ``found``: how many of what, and ``then``: what is done."""
     first = ", the first here" if found.count > 1 else ""
-    return f"holds {found.said}{first}; gitmem leaves them out of what it shows and tells agents"
+    return f"holds {found.said}{first}; {then}"

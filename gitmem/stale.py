@@ -10,7 +10,8 @@ Each reference ``gitmem.docrefs`` finds is checked against the work tree:
   as docs are what goes stale);
 - a ``make`` target, package.json script, ``just`` recipe or project ``python -m`` module
   that is not defined;
-- a decision id whose record is superseded, deprecated or rejected.
+- a decision id whose record is superseded, deprecated or rejected;
+- text that the file's reviewers do not see and the agent reads (``gitmem.hidden``).
 
 These are errors: the line sends the agent somewhere that is not there. A warning (it
 does not fail the run) flags a section naming paths that a current decision governs
@@ -34,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from gitmem import docrefs, export, git, tasks, vocab
+from gitmem import docrefs, export, git, hidden, tasks, vocab
 from gitmem.agent.stalenote import CACHE_NAME, CACHE_VERSION, NAMES
 from gitmem.entities import route_path
 from gitmem.fsutil import atomic_write
@@ -59,7 +60,7 @@ class Finding:
     file: str
     line: int
     section: str
-    kind: str  # path, link, glob, symbol, command, decision, newer-decision
+    kind: str  # path, link, glob, symbol, command, decision, newer-decision, hidden
     ref: str
     message: str
     level: str = "error"  # or "warning", which does not fail the run
@@ -385,6 +386,19 @@ class _Checker:
         ignored = set(out.split("\0")) if code == 0 else set()
         self.findings.extend(f for f, probe in self._unfound if probe not in ignored)
 
+    def check_hidden(self, doc: str, text: str, secs: list[docrefs.Section]) -> None:
+        """Text the agent reads and the file's reviewers do not see (`gitmem.hidden`): the
+        agent loads the file as it is, and "Rules File Backdoor" (Pillar Security, 2025)
+        hid instructions in Cursor's and Copilot's rule files with exactly these. Each
+        kind once, at its first line; an error where it hides text, so that `gitmem
+        stale` as a pre-commit hook stops the commit adding it."""
+        _, found = hidden.visible(text)
+        for f in found:
+            line = text.count("\n", 0, f.offset) + 1
+            section = docrefs.section_of(secs, line).title
+            message = hidden.describe(f, "agents read what no reviewer saw: remove them")
+            self.findings.append(Finding(doc, line, section, "hidden", f.kind, message, f.level))
+
     def check_file(self, doc: str) -> None:
         try:
             text = (self.root / doc).read_text(encoding="utf-8", errors="replace")
@@ -393,6 +407,7 @@ class _Checker:
             return
         lines = text.splitlines()
         secs = docrefs.sections(lines)
+        self.check_hidden(doc, text, secs)
         base = posixpath.dirname(doc)
         named: dict[int, set[str]] = {}  # section (its first line) -> existing paths it names
         cited: dict[int, set[str]] = {}  # section -> decision ids it names
