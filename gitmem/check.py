@@ -107,6 +107,44 @@ DIFF = (
 )
 
 
+def hidden_text(repo: Repo, changes: Mapping[str, list[tuple[int, str]] | None]) -> list[Problem]:
+    """What a change adds that its reviewers do not see and agents read (`gitmem.hidden`),
+    each kind once per file, at its first added line. Invisible tag characters and
+    variation-selector runs anywhere are errors (they stop the commit): hidden
+    instructions in a code comment reach the agent that reads the file as surely as in a
+    rule file. In an agent instruction file bidi controls are errors too, and terminal
+    escapes a warning; in other files bidi controls are a warning ("Trojan Source", but
+    right-to-left text may hold them) and escapes are not said (test fixtures hold them).
+    A decision record's are its own problems, said as it loads (`check` drops these)."""
+    from gitmem import hidden
+    from gitmem.agent.stalenote import is_instruction_file
+
+    out: list[Problem] = []
+    for path, lines in sorted(changes.items()):
+        rules = is_instruction_file(path)
+        if lines is None:
+            if not rules:
+                continue  # `check .` reads a file only where a rule needs it
+            lines = _lines(repo, path)
+        firsts: dict[str, tuple[int, int]] = {}  # kind -> (line, count)
+        for n, text in lines:
+            if not hidden.has_any(text):
+                continue
+            for f in hidden.visible(text)[1]:
+                line, count = firsts.get(f.kind, (n, 0))
+                firsts[f.kind] = (line, count + f.count)
+        for kind, (line, count) in firsts.items():
+            found = hidden.Found(kind, 0, count)
+            level = found.level
+            if not rules and kind in ("bidi", "control"):
+                if kind == "control":
+                    continue
+                level = "warning"
+            message = hidden.describe(found, "agents read what no reviewer saw: remove them")
+            out.append(Problem(path, line, "hidden", message, level))
+    return out
+
+
 def added_lines(repo: Repo, diff_args: list[str]) -> dict[str, list[tuple[int, str]]]:
     """{path: [(new line number, text)]} for the lines a diff adds.
 
@@ -600,20 +638,24 @@ def check(
     gone_records = _deleted_records(repo, diff_args) if diff_args and not paths else []
     if limit is not None:  # `--staged PATH...`: the change to those paths only
         gone_records = [p for p in gone_records if _within(p, limit)]
+    problems += hidden_text(repo, changes)
     if changed_records or left or glob_warnings or gone_records:
         from gitmem import compile as compiler
         from gitmem import lint
 
         catalog = compiler.catalog(repo)  # one load serves the checks below
+        # a record's hidden text is its own problem, with the key that held it
+        records = {d.file for d in catalog.decisions} | {p.file for p in catalog.problems}
+        problems = [p for p in problems if p.file not in records]
         # problems of the changed records, and globs that no longer match any file (a
         # change may have moved or deleted the code they govern)
-        problems = [p for p in catalog.problems if p.file in changed_records]
+        problems += [p for p in catalog.problems if p.file in changed_records]
         problems += lint.unmatched_globs(repo, catalog, files)
         problems += lint.exclusions_only(catalog)
         if diff_args and not paths:
             problems += loosened_records(repo, rev_range, changed_records, gone_records, catalog)
         left = [dataclasses.replace(m, line=_globs_line(catalog, m.entry.id)) for m in left]
-        problems.sort(key=lambda p: (p.file, p.line, p.key, p.message))
+    problems.sort(key=lambda p: (p.file, p.line, p.key, p.message))
     return Report(
         files=tuple(sorted(changes)),
         governing=tuple((e, tuple(files)) for e, files in ordered),

@@ -36,20 +36,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from gitmem import docrefs, export, git, hidden, tasks, vocab
-from gitmem.agent.stalenote import CACHE_NAME, CACHE_VERSION, NAMES
+from gitmem.agent.stalenote import CACHE_NAME, CACHE_VERSION, is_instruction_file
 from gitmem.entities import route_path
 from gitmem.fsutil import atomic_write
 from gitmem.globs import Files, matches_any
 from gitmem.repo import Repo
 from gitmem.table import Entry, Table
 
-# Agent instruction files, by name anywhere in the tree (stalenote.NAMES), or by folder.
-FOLDERS = (
-    (".claude/rules/", (".md",)),
-    (".cursor/rules/", (".mdc", ".md")),
-    (".github/instructions/", (".instructions.md",)),
-)
-SINGLE = frozenset({".github/copilot-instructions.md"})
 # Files whose mentions of a symbol do not count as the code using it.
 DOC_EXTENSIONS = ("md", "mdx", "mdc", "rst", "adoc", "txt")
 _GONE = ("superseded", "deprecated", "rejected")
@@ -100,15 +93,8 @@ class StaleReport:
 
 
 def instruction_files(files: list[str]) -> list[str]:
-    out = []
-    for f in files:
-        name = f.rsplit("/", 1)[-1]
-        if f.startswith(".continuity/"):
-            continue
-        in_folder = any(f.startswith(d) and name.endswith(exts) for d, exts in FOLDERS)
-        if name in NAMES or f in SINGLE or in_folder:
-            out.append(f)
-    return sorted(out)
+    """The agent instruction files among ``files`` (`stalenote.is_instruction_file`)."""
+    return sorted(f for f in files if is_instruction_file(f))
 
 
 def check(repo: Repo, only: list[str] | None = None) -> StaleReport:

@@ -24,6 +24,25 @@ from gitmem.location import Location
 CACHE_NAME = "stale.json"
 CACHE_VERSION = 1
 NAMES = ("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md")
+# and the rule files of these folders, and these files
+FOLDERS = (
+    (".claude/rules/", (".md",)),
+    (".cursor/rules/", (".mdc", ".md")),
+    (".github/instructions/", (".instructions.md",)),
+)
+SINGLE = frozenset({".github/copilot-instructions.md"})
+
+
+def is_instruction_file(rel: str) -> bool:
+    """Whether the repository path ``rel`` is an agent instruction file (gitmem's own
+    records aside), which its agent loads into its context as it is."""
+    name = rel.rsplit("/", 1)[-1]
+    if rel.startswith(".continuity/"):
+        return False
+    in_folder = any(rel.startswith(d) and name.endswith(exts) for d, exts in FOLDERS)
+    return name in NAMES or rel in SINGLE or in_folder
+
+
 MAX_LINES = 6
 MAX_CHARS = 1200
 RETRY_SECONDS = 120  # a refresh started this recently is not started again
