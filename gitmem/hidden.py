@@ -8,7 +8,8 @@ unasked. Some characters read differently to the two:
   record can carry instructions no reviewer saw. Only a flag emoji uses them (🏴 and its
   tags); that sequence is kept.
 - Runs of variation selectors (U+FE00–U+FE0F, U+E0100–U+E01EF) hide bytes the same way
-  behind one visible character; a real one stands alone after its character.
+  behind one visible character; a real one stands alone after its character (an emoji's
+  U+FE0F typed twice, which emoji pickers do, is no run).
 - Bidirectional controls (U+202A–U+202E, U+2066–U+2069) show the text in another order
   than it is read ("Trojan Source"); rustc refuses them in code for that reason.
 - Terminal control characters and escape sequences (ESC, BEL, backspace, C1): `gitmem
@@ -109,8 +110,8 @@ def visible(text: str) -> tuple[str, list[Found]]:
     last = 0
     for m in pattern.finditer(text):
         kind = m.lastgroup or "control"
-        if kind == "flag":
-            continue
+        if kind == "flag" or (kind == "selector" and not m.group().strip("\ufe0e\ufe0f")):
+            continue  # a flag; an emoji's presentation selector typed twice hides nothing
         parts.append(text[last : m.start()])
         last = m.end()
         seen = found.get(kind)

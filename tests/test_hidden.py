@@ -54,6 +54,7 @@ def test_what_readers_do_not_see_is_left_out() -> None:
     assert hidden.visible("a\x1b\nb\x1b]0;t\nc")[0] == "a\nb\nc"
     assert hidden.visible("nothing to see, é 中文 \u200b") == ("nothing to see, é 中文 \u200b", [])
     assert not hidden.has_any("plain text\n\twith a tab")
+    assert hidden.visible("love ❤\ufe0f\ufe0f")[1] == []  # a picker's doubled VS16
 
 
 RECORD = f"""---
