@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from gitmem import capture, git
+from gitmem import capture, git, hidden
 from gitmem.fsutil import atomic_write
 from gitmem.repo import Repo
 from gitmem.vocab import clipped
@@ -30,8 +30,9 @@ from gitmem.vocab import clipped
 # written, so a listing reads from git only the sessions that are new or went on since.
 CACHE = "sessions.json"
 # 2: files edited read from turn records too, and branches (session 34); 3: the branches
-# of every record, not only of the four a summary read (session 39)
-CACHE_VERSION = 3
+# of every record, not only of the four a summary read (session 39); 4: a first line
+# without what its readers do not see (session 52)
+CACHE_VERSION = 4
 PROMPT_WIDTH = 100
 
 
@@ -437,7 +438,11 @@ def _time(record: dict[str, Any]) -> float:
 
 
 def _first_line(prompt: object) -> str:
-    line = next((x.strip() for x in str(prompt or "").splitlines() if x.strip()), "")
+    """A prompt's first line, shortened, without what its readers do not see (a prompt
+    captured before session 52 may hold pasted tag characters: `why` and the MCP server
+    hand this line to agents)."""
+    text = hidden.visible(str(prompt or ""))[0]
+    line = next((x.strip() for x in text.splitlines() if x.strip()), "")
     return clipped(line, PROMPT_WIDTH)
 
 

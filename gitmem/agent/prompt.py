@@ -202,7 +202,7 @@ def capture(
         if not os.path.isdir(os.path.join(loc.root, ".continuity")):
             return
         from gitmem import capture as wal
-        from gitmem import redact
+        from gitmem import hidden, redact
 
         sid = str(payload.get("session_id") or "unknown")
         if os.path.exists(wal.forgotten_marker(loc, sid)):
@@ -224,6 +224,10 @@ def capture(
                     " characters, so the prompt was not kept: write it without nested"
                     " repetition (`(a+)+`)",
                 )
+            # text its typist never saw (tag characters pasted from a page) is not kept:
+            # teammates' agents are given a session's first line by `why` and the MCP server
+            clean, unseen = hidden.visible(clean)
+            kinds += [f"hidden-{f.kind}" for f in unseen]
             record = {**record, "prompt": clean, "redacted": kinds}
         wal.append(loc, sid, {**wal.base_record(loc, payload), **record})
         if record.get("kind") == "close":

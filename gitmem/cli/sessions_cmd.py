@@ -6,7 +6,7 @@ import click
 from rich.markup import escape
 
 from gitmem import capture as core
-from gitmem import sessionlog
+from gitmem import hidden, sessionlog
 from gitmem.agent import state
 from gitmem.cli.output import (
     current_repo,
@@ -183,7 +183,9 @@ def show(ident: str, json_: bool) -> None:
                 f"\n[cyan]{when(r.get('time'))}[/] on {r.get('branch') or '-'} "
                 f"@ {str(r.get('head') or '')[:10]}  decisions shown: {shown}"
             )
-            click.echo(str(r.get("prompt", "")))
+            # as it reads: a prompt captured before session 52 may hold what its typist
+            # never saw (pasted tag characters) or a terminal's escapes
+            click.echo(hidden.visible(str(r.get("prompt", "")))[0])
         else:
             out.print(f"\n[dim]{when(r.get('time'))} session closed ({r.get('reason') or '-'})[/]")
             for key in ("files_edited", "decisions_shown", "retrieval_corrections"):
