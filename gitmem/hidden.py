@@ -81,10 +81,14 @@ class Found:
         return _KINDS[self.kind][2]
 
     @property
+    def named(self) -> str:
+        """``12 bidirectional control characters``."""
+        return f"{self.count:,} {_KINDS[self.kind][0]}"
+
+    @property
     def said(self) -> str:
         """``12 bidirectional control characters (text shown out of its order)``."""
-        noun, does, _ = _KINDS[self.kind]
-        return f"{self.count:,} {noun} ({does})"
+        return f"{self.named} ({_KINDS[self.kind][1]})"
 
 
 # The ASCII controls ``visible`` leaves out: an ASCII text (most records) is checked for
