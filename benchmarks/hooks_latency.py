@@ -52,34 +52,52 @@ def bench(n: int, runs: int, baseline: str | None = None) -> dict[str, float | i
         target = str(tmp / probes[0])
         counter = iter(range(10**9))
 
-        def payload(extra: dict[str, object]) -> str:
+        # The baseline runs in a copy of the repository with state of its own: in one
+        # repository, two installs of different table schemas rebuilt it in turn, and
+        # before session 52 that made both prompt hooks ~10x slower than either alone.
+        other = tmp.parent / f"{tmp.name}-baseline"
+        if baseline is not None:
+            shutil.copytree(tmp, other, symlinks=True)
+            shutil.rmtree(other / ".git" / "gitmem", ignore_errors=True)
+
+        def payload(extra: dict[str, object], root: Path = tmp) -> str:
             # a new session each time, so every call injects (the expensive case)
-            return json.dumps({"session_id": f"b{next(counter)}", "cwd": str(tmp), **extra})
+            return json.dumps({"session_id": f"b{next(counter)}", "cwd": str(root), **extra})
 
         pre = {"tool_name": "Edit", "tool_input": {"file_path": target}}
         nothing = {"tool_name": "Read", "tool_input": {"file_path": str(tmp / "README.md")}}
         ask = {"prompt": "Refactor handler 7 in service 0 module 3 to retry with backoff"}
         res: dict[str, float | int] = {"decisions": n}
 
-        def events(hook: str, prefix: str) -> dict[str, tuple[list[str], Callable[[], str]]]:
-            """The four timed events of the hook script ``hook``, their keys prefixed."""
+        def events(
+            hook: str, prefix: str, root: Path = tmp
+        ) -> dict[str, tuple[list[str], Callable[[], str]]]:
+            """The four timed events of the hook script ``hook`` in ``root``, their keys
+            prefixed."""
+            moved = {"file_path": str(root / probes[0])}
+            gone = {"file_path": str(root / "README.md")}
             return {
-                f"{prefix}pre_tool_ms": ([hook, "claude", "pre-tool"], lambda: payload(pre)),
+                f"{prefix}pre_tool_ms": (
+                    [hook, "claude", "pre-tool"],
+                    lambda: payload({**pre, "tool_input": moved}, root),
+                ),
                 f"{prefix}pre_tool_nomatch_ms": (
                     [hook, "claude", "pre-tool"],
-                    lambda: payload(nothing),
+                    lambda: payload({**nothing, "tool_input": gone}, root),
                 ),
-                f"{prefix}prompt_ms": ([hook, "claude", "prompt"], lambda: payload(ask)),
+                f"{prefix}prompt_ms": ([hook, "claude", "prompt"], lambda: payload(ask, root)),
                 f"{prefix}session_start_ms": (
                     [hook, "claude", "session-start"],
-                    lambda: payload({"source": "startup"}),
+                    lambda: payload({"source": "startup"}, root),
                 ),
             }
+
+        theirs = events(baseline, "baseline_", other) if baseline is not None else {}
 
         res.update(
             interleaved_ms(
                 {
-                    **(events(baseline, "baseline_") if baseline is not None else {}),
+                    **theirs,
                     "python_pass_ms": ([py, "-c", "pass"], lambda: ""),
                     **events(hook, ""),
                     # as the agents run it: through a shell, plain and guarded (GUARD)
@@ -94,6 +112,7 @@ def bench(n: int, runs: int, baseline: str | None = None) -> dict[str, float | i
                 },
                 tmp,
                 runs,
+                cwds={name: other for name in theirs},
             )
         )
         res.update(stop_ms(hook, tmp, ask, pre, runs))
@@ -123,6 +142,7 @@ def bench(n: int, runs: int, baseline: str | None = None) -> dict[str, float | i
         return res
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp.parent / f"{tmp.name}-baseline", ignore_errors=True)
 
 
 def stop_ms(
