@@ -121,9 +121,9 @@ def inside(root: Path, rel: str) -> Path:
     A record (or an ADR, or gitmem's settings) is a symbolic link git commits as it would
     any file. gitmem reads it and hands its text to agents unasked, so a link to
     ``/proc/self/environ``, ``~/.aws/credentials`` or another project's file, in a pull
-    request or a cloned repository, sent what it names to the model's provider; a link
-    to ``/dev/zero`` or ``/dev/stdin`` held a hook until its timeout. Links within the
-    work tree are read; so is a work tree reached through a link of its own."""
+    request or a cloned repository, sent what it names to the model's provider; one to
+    ``/dev/zero`` was read until memory ran out. Links within the work tree are read; so
+    is a work tree reached through a link of its own."""
     path = root / rel
     real = os.path.realpath(path)  # through a linked folder and `..` too
     if leaves(root, real):

@@ -17,12 +17,14 @@ unasked. Some characters read differently to the two:
   the window's title, recolour or hide what follows, and reach the agent as noise. A
   pasted coloured log is the honest way to get them.
 
-gitmem reads a record without them (``visible``), and ``problems`` reports each kind once
-per record with the line of its first, as an error where it hides text (so `gitmem check`
-stops the commit that adds it and `gitmem lint` fails CI) and as a warning for terminal
-control characters. Tab, line feed and carriage return are text. Zero-width joiners and
-spaces, and the left-to-right and right-to-left marks, are left alone: scripts and emoji
-use them and they reorder or hide nothing.
+gitmem reads a record without them (``visible``); `gitmem.frontmatter` reports each kind
+once per record with the line of its first, as an error where it hides text (so `gitmem
+check` stops the commit that adds it and `gitmem lint` fails CI) and as a warning for
+terminal control characters. `gitmem check` and `gitmem stale` read added lines and agent
+instruction files with it, and the prompt hook the user's prompt. Tab, line feed and
+carriage return are text. Zero-width joiners and spaces, and the left-to-right and
+right-to-left marks, are left alone: scripts and emoji use them and they reorder or hide
+nothing.
 
 Import-light (hook hot path): ``re`` only, the patterns compiled on first use.
 """
