@@ -84,8 +84,7 @@ def load(root: Path) -> Config:
         return Config()
     except (OSError, fsutil.NotUtf8) as exc:
         line = exc.line if isinstance(exc, fsutil.NotUtf8) else 1
-        said = exc.strerror if isinstance(exc, fsutil.NotInRepository) else f"cannot read: {exc}"
-        return Config(problems=(Problem(rel, line, "config", str(said)),))
+        return Config(problems=(Problem(rel, line, "config", fsutil.unread(exc)),))
     data, problems, lines = _yaml_mapping(text, rel)
     if data is None:
         return Config(problems=tuple(problems))

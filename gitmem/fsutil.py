@@ -135,6 +135,14 @@ def inside(root: Path, rel: str) -> Path:
     return path
 
 
+def unread(exc: OSError | NotUtf8) -> str:
+    """What a problem says of a file that could not be read: `NotInRepository`'s reason
+    as it is, any other error after "cannot read"."""
+    if isinstance(exc, NotInRepository):
+        return str(exc.strerror)
+    return f"cannot read: {exc}"
+
+
 def read_text(path: Path) -> str:
     """``path`` as ``Path.read_text(encoding="utf-8")`` reads it (newlines translated, a
     byte-order mark kept). `NotUtf8` names the line and column of the first byte that is

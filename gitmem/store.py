@@ -480,8 +480,7 @@ def _read_one(root: Path, sf: SourceFile, entry: config.ImportedEntry | None) ->
         text = fsutil.read_text(fsutil.inside(root, sf.rel))
     except (OSError, fsutil.NotUtf8) as exc:
         line = exc.line if isinstance(exc, fsutil.NotUtf8) else 1
-        said = exc.strerror if isinstance(exc, fsutil.NotInRepository) else f"cannot read: {exc}"
-        problems.append(Problem(sf.rel, line, "file", str(said)))
+        problems.append(Problem(sf.rel, line, "file", fsutil.unread(exc)))
         return {"decision": None, "problems": [p.to_json() for p in problems], "successors": []}
     if sf.source != "continuity":
         text = markup.to_markdown(text, markup.kind(sf.rel))  # .rst / .adoc ADRs
