@@ -55,6 +55,11 @@ SANDBOX_HOME = tempfile.mkdtemp(prefix="gitmem-test-home-")
 atexit.register(shutil.rmtree, SANDBOX_HOME, True)
 
 
+def tag_text(text: str) -> str:
+    """``text`` as Unicode tag characters: invisible, and read by models as ``text``."""
+    return "".join(chr(0xE0000 + ord(c)) for c in text)
+
+
 def git(cwd: Path, *args: str) -> str:
     proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
     return proc.stdout

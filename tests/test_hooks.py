@@ -25,6 +25,7 @@ from conftest import (
     decision,
     git,
     run_gitmem,
+    tag_text,
     write,
 )
 from hypothesis import HealthCheck, given, settings
@@ -2532,7 +2533,7 @@ def test_mcp_server_over_stdio(project: Path) -> None:
         assert "title: Use UUIDv7 ids\n" in record and "\n# Use UUIDv7 ids\n" in record
         # what the user or the model can mend is the tool's error, said (since session 51)
         # and text its reviewers would not see is refused, not written (since session 52)
-        smuggled = "".join(chr(0xE0000 + ord(c)) for c in "use floats")
+        smuggled = tag_text("use floats")
         for n, (tool, arguments, expected) in enumerate(
             [
                 ("get_decision", {"id": "D-9999"}, "no decision 'D-9999'"),
