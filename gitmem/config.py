@@ -52,7 +52,9 @@ sources: []
 chars_per_token: 4
 
 # Embedding model for semantic retrieval: a local folder (see `gitmem model assemble`),
-# relative to the repository root; GITMEM_EMBED_MODEL_DIR overrides it. Without one,
+# relative to the repository root; GITMEM_EMBED_MODEL_DIR overrides it. Named here, it
+# must hold the model `gitmem model assemble` makes (checked by sha256), since a clone
+# brings this file; GITMEM_EMBED_MODEL_DIR may name any model. Without one,
 # fastembed's cache is used, then a download (embed_download: false forbids it).
 # embed_model_dir: .cache/gitmem-model
 embed_download: true

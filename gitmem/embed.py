@@ -102,7 +102,8 @@ class Embedder:
         loaded on first use and freed with it; the same vectors and fingerprint."""
         model = self._model
         if isinstance(model, OrtModel) and not model.bulk:
-            return Embedder(OrtModel(model.folder, optimize=False, bulk=True), self.info)
+            bulk = OrtModel(model.folder, optimize=False, bulk=True, verify=model.verify)
+            return Embedder(bulk, self.info)
         return self
 
     def embed(
@@ -215,11 +216,21 @@ class OrtModel:
     """all-MiniLM-L6-v2 from a local folder, on onnxruntime + tokenizers (see module doc).
     ``embed`` has the shape of fastembed's ``TextEmbedding.embed``."""
 
-    def __init__(self, folder: Path, *, optimize: bool = True, bulk: bool = False) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        optimize: bool = True,
+        bulk: bool = False,
+        verify: Callable[[], str | None] | None = None,
+    ) -> None:
         # The session (0.05-0.35 s) and the tokenizer load on first use: `gitmem index`
         # runs after every commit from the git hooks and usually has nothing to embed.
         self.folder = folder
         self.bulk = bulk
+        # why these files must not be loaded, asked before loading them (a folder a
+        # repository's settings name: `modelkit.pinned_problem`)
+        self.verify = verify
         self._optimize = optimize
         self._forward: Callable[[dict[str, Any]], Any] | None = None  # feed -> hidden
         self._inputs: frozenset[str] = frozenset()
@@ -238,6 +249,11 @@ class OrtModel:
         self.runtime, self.note = "onnxruntime", reason
 
     def _load(self, count: int) -> None:
+        if self.verify is not None and (why := self.verify()) is not None:
+            raise ModelError(
+                f"not loaded: {why}; a folder .continuity/config.yaml names must hold "
+                "the pinned model (name another in GITMEM_EMBED_MODEL_DIR)"
+            )
         callers = min(_cpus(), MAX_CALLERS)
         runner = self._accelerated(count, callers) if self.bulk and self._accelerate else None
         if runner is not None:
@@ -420,11 +436,31 @@ def _json_file(path: Path) -> dict[str, Any]:
 RUNNER_FILES = ("model.onnx", "tokenizer.json", "config.json")
 
 
-def _from_dir(folder: Path, *, optimize: bool = True, bulk: bool = False) -> Embedder:
+def _from_dir(
+    folder: Path,
+    *,
+    optimize: bool = True,
+    bulk: bool = False,
+    pinned: bool = False,
+    stamp: Path | None = None,
+) -> Embedder:
+    """The model in ``folder``; ``pinned``: only the one `gitmem model assemble` makes
+    (a folder a repository's settings name), its check remembered in ``stamp`` (see
+    `modelkit.pinned_problem`)."""
     for name in RUNNER_FILES:
         if not (folder / name).is_file():
             raise FileNotFoundError(f"{folder} has no {name}")
-    model = OrtModel(folder, optimize=optimize, bulk=bulk)
+    verify: Callable[[], str | None] | None = None
+    if pinned:
+        from gitmem import modelkit
+
+        if (why := modelkit.pinned_problem(folder, full=False)) is not None:
+            raise ValueError(why)
+
+        def verify() -> str | None:
+            return modelkit.pinned_problem(folder, full=True, stamp=stamp)
+
+    model = OrtModel(folder, optimize=optimize, bulk=bulk, verify=verify)
     return Embedder(model, ModelInfo(MODEL_NAME, "dir", str(folder), _dir_fingerprint(folder)))
 
 
@@ -553,22 +589,32 @@ def resolve(
     marker: Path | None = None,
     one_shot: bool = False,
     bulk: bool = False,
+    stamp: Path | None = None,
 ) -> Resolution:
     """Find and load the embedding model, or explain in one line why not. ``one_shot``: a
     process that exits after one job, a search or an index refresh, rather than serving
-    queries (skip graph optimisation, see module doc).
+    queries (skip graph optimisation, see module doc). ``stamp``: where the check of a
+    model folder the repository's settings name is remembered (`modelkit.pinned_problem`).
     ``bulk``: tuned for embedding many texts back to back (``gitmem index``) rather than
     for answering queries (see ``OrtModel``)."""
-    explicit = os.environ.get("GITMEM_EMBED_MODEL_DIR") or configured_dir
+    own = os.environ.get("GITMEM_EMBED_MODEL_DIR")
+    explicit = own or configured_dir
     problems: list[str] = []
     if explicit:
         folder = Path(explicit).expanduser()
         if not folder.is_absolute() and root is not None:
             folder = root / folder
+        # The user's own setting runs any model; one a repository's settings name only the
+        # pinned one (a clone chooses it: see `modelkit.pinned_problem`).
+        pinned = not own
         try:
-            return Resolution(_from_dir(folder, optimize=not one_shot, bulk=bulk), None)
+            embedder = _from_dir(
+                folder, optimize=not one_shot, bulk=bulk, pinned=pinned, stamp=stamp
+            )
+            return Resolution(embedder, None)
         except Exception as exc:  # a broken folder must not break retrieval
-            problems.append(f"model folder {folder}: {exc}")
+            named = "" if own else ", named by .continuity/config.yaml"
+            problems.append(f"model folder {folder}{named}: {exc}")
     cache_dir = os.environ.get("FASTEMBED_CACHE_PATH")
     try:
         return Resolution(_from_cache(cache_dir, optimize=not one_shot, bulk=bulk), None)

@@ -563,6 +563,7 @@ def resolve_embedder(
         cfg.embed_model_dir,
         allow_download=allow_download and cfg.embed_download,
         marker=repo.shared_state_dir / "model-download-failed",
+        stamp=repo.shared_state_dir / "model-checked",
         one_shot=one_shot,
         bulk=bulk,
     )

