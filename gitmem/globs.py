@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import NamedTuple
 
-from gitmem.pathmap import governs, path_keys, patterns_of
+from gitmem.pathmap import governs, path_keys, patterns_of, searcher
 
 __all__ = [
     "CompiledGlob",
@@ -141,7 +141,7 @@ class Files:
         return iter(self._files)
 
     def any_match(self, regex: str, key: str | None) -> bool:
-        search = re.compile(regex).search
+        search = searcher(regex)
         return any(search(f) for f in self.candidates(key))
 
     def under(self, folder: str) -> list[str]:

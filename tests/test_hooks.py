@@ -172,6 +172,30 @@ def test_pre_tool_every_tool_shape(
     assert len(out) <= 8000
 
 
+def test_a_glob_that_backtracks_does_not_hold_the_hook(repo: Path) -> None:
+    """Globs compile to regular expressions, and Python's `re` backtracks: with many `*`
+    in one name (`*a*a*a*a*a*b`), a long name that does not match may take it minutes
+    (`*a*a*a*a*b` took 7.4 s on 100 characters; this one, on 200, longer than the 60 s
+    this test waits). Such patterns run on RE2: the hook answers, with the other decision,
+    and the pattern still governs what it matches."""
+    name = "a" * 200 + ".py"
+    write(repo, f"src/{name}", "")
+    write(repo, "src/a_a_a_a_a_b", "")
+    decision(repo, "0001-src.md", "Source layout", globs=["src/**"])
+    decision(repo, "0002-odd.md", "Odd names", globs=["*a*a*a*a*a*b"])
+    commit_all(repo, "decisions")
+    payload = {"session_id": "s1", "cwd": str(repo), "tool_name": "Read"}
+    code, out, err = hook(
+        "pre-tool", {**payload, "tool_input": {"file_path": str(repo / "src" / name)}}, repo
+    )
+    assert code == 0 and err == ""
+    assert "D-0001" in context_of(out) and "D-0002" not in out
+    code, out, err = hook(
+        "pre-tool", {**payload, "tool_input": {"file_path": str(repo / "src/a_a_a_a_a_b")}}, repo
+    )
+    assert code == 0 and err == "" and "D-0002" in context_of(out)
+
+
 def test_pre_tool_nothing_matched_is_empty_and_dedup(project: Path) -> None:
     base = {"session_id": "s1", "cwd": str(project), "tool_name": "Read"}
     code, out, _ = hook(

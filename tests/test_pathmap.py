@@ -57,6 +57,43 @@ def test_string_tests_agree_with_the_regex(glob: str, paths: list[str]) -> None:
             assert pathmap.hit(kind, lit, c.regex, s) == want, (glob, c.regex, kind, lit, s)
 
 
+WILD_PARTS = ["*", "**", "a*", "*a", "*a*", "a?", "[ab]*", "b", "x.py", "*.*"]
+WILD_PATH_PARTS = ["a", "b", "aa", "ab", "ba", "x.py", "a.a", "aab", "", "\n", "a\n"]
+
+
+@st.composite
+def wild_globs_st(draw: st.DrawFn) -> str:
+    """Globs with many unbounded pieces (`*`, `**`): the ones that run on RE2."""
+    parts = draw(st.lists(st.sampled_from(WILD_PARTS), min_size=2, max_size=6))
+    seps = draw(st.lists(st.sampled_from(["/", ""]), min_size=len(parts), max_size=len(parts)))
+    return "".join(p + s for p, s in zip(parts, seps, strict=True)).strip("/") or "*"
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    wild_globs_st(),
+    st.lists(st.lists(st.sampled_from(WILD_PATH_PARTS), min_size=1, max_size=5).map("/".join),
+             min_size=1, max_size=6),
+)  # fmt: skip
+def test_patterns_run_on_re2_match_as_re_does(glob: str, paths: list[str]) -> None:
+    """A pattern Python's `re` could take seconds over runs on RE2 (see
+    `pathmap.LINEAR_FROM`), and must match exactly what `re` matches: short paths, and
+    the same behind a folder long enough to send a three-piece pattern to RE2 too."""
+    try:
+        c = compile_glob(glob)
+    except GlobError:
+        return
+    kind, lit = pathmap.classify(c.regex)
+    search = pathmap.searcher(c.regex)
+    # `re`, the reference, could itself take minutes over a long path with four pieces
+    long = pathmap._linear_from(c.regex) == pathmap.LONG_PATH + 1
+    for path in paths:
+        for s in (path, path + "/", *(["y" * pathmap.LONG_PATH + "/" + path] if long else [])):
+            want = re.search(c.regex, s) is not None
+            assert pathmap.hit(kind, lit, c.regex, s) == want, (glob, c.regex, s)
+            assert search(s) == want, (glob, c.regex, s)
+
+
 BRACKETS = ["[[:upper:]]*.py", "file[[:digit:]].txt", "[[]x]", "[![:lower:]]y",
             "[[:alnum:]_]z", "[[:xdigit:]][[:alpha:]]"]  # fmt: skip
 NAMES = ["Abc.py", "abc.py", "file1.txt", "filex.txt", "[x]", "x]", "Ay", "ay", "1y", "_z",
