@@ -31,7 +31,7 @@ from gitmem.paths import to_repo_relative
 from gitmem.repo import Repo
 from gitmem.rules import Violation, violations_in
 from gitmem.table import Entry, Table, open_current
-from gitmem.vocab import RECORD_DIR, SEVERITY_RANK, is_own_record
+from gitmem.vocab import RECORD_DIR, SEVERITY_RANK, is_own_record, shown_name
 
 if TYPE_CHECKING:
     from gitmem import store
@@ -67,7 +67,8 @@ class MovedOut:
         more = f" (and {extra} more file{'s' if extra > 1 else ''})" if extra else ""
         return (
             f"{self.entry.file}:{self.line}: globs: warning: {self.entry.id} ({self.glob}) "
-            f"governed {old}, which this change moves to {new}{more}, outside its globs{hint}"
+            f"governed {shown_name(old)}, which this change moves to {shown_name(new)}{more}, "
+            f"outside its globs{hint}"
         )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,7 @@ from gitmem import fsutil
 from gitmem.model import Problem
 
 CONFIG_NAME = "config.yaml"
+_PREFIX_OK = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,31}\Z")
 IMPORTED_NAME = "imported.yaml"
 DECISIONS_DIR = "decisions"
 
@@ -108,6 +110,21 @@ def load(root: Path) -> Config:
             where = int(raw_sources.lc.item(idx)[0]) + 1  # type: ignore[attr-defined]
         except (AttributeError, KeyError, TypeError):
             where = lines.get("sources", 1)
+        if not _PREFIX_OK.match(prefix):
+            # it begins every id of the folder's ADRs, which agents are given line by line
+            # ("- Project decision ADR-0007 …"), commit trailers name and links follow: a
+            # line break in it began a line of its own text there (before session 53)
+            shown = prefix if len(prefix) <= 40 else prefix[:39] + "…"
+            problems.append(
+                Problem(
+                    rel,
+                    where,
+                    f"sources[{idx}].id_prefix",
+                    f"{shown!r} is not an id prefix (a letter, then up to 31 letters, digits, "
+                    "`_`, `.` or `-`): using ADR",
+                )
+            )
+            prefix = "ADR"
         # one spelling of the folder (`./docs/adr/` is `docs/adr`): paths are compared to it
         folder = posixpath.normpath(item["path"].replace("\\", "/")).strip("/")
         sources.append(Source(path=folder, id_prefix=prefix, line=where))

@@ -144,3 +144,39 @@ def describe(found: Found, then: str = LEFT_OUT) -> str:
     """A problem's message for ``found``: how many of what, and ``then``: what is done."""
     first = ", the first here" if found.count > 1 else ""
     return f"holds {found.said}{first}; {then}"
+
+
+# A file name is one line: these break it where a reader is shown it (the agent's line
+# ends in `[FILE]`, lint's in `FILE:LINE:`), and git quotes names holding them
+_NAME_BREAKS = frozenset("\t\n\r\x85\u2028\u2029")
+
+
+def in_name(name: str) -> str | None:
+    """What a file name holds that its readers would not read as written (a line break,
+    or a kind ``visible`` leaves out), said for a problem; None for an ordinary name."""
+    if any(c in _NAME_BREAKS for c in name):
+        return "a line break or tab"
+    found = visible(name)[1]
+    return found[0].said if found else None
+
+
+def quoted(name: str) -> str:
+    """``name`` as a terminal or an agent may be shown it: as it is when every character
+    prints as itself, else in double quotes with escapes, as git quotes such names."""
+    if name.isprintable() and not has_any(name):
+        return name
+    out = []
+    for c in name:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif c.isprintable() and not has_any(c):
+            out.append(c)
+        elif c in "\t\n\r":
+            out.append({"\t": "\\t", "\n": "\\n", "\r": "\\r"}[c])
+        elif ord(c) < 0x100:
+            out.append(f"\\x{ord(c):02x}")
+        elif ord(c) < 0x10000:
+            out.append(f"\\u{ord(c):04x}")
+        else:
+            out.append(f"\\U{ord(c):08x}")
+    return '"' + "".join(out) + '"'

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from typing import Any
 
-from gitmem.vocab import CURRENT_STATUSES, SEVERITIES, SEVERITY_RANK, STATUSES
+from gitmem.vocab import CURRENT_STATUSES, SEVERITIES, SEVERITY_RANK, STATUSES, shown_name
 
 __all__ = [
     "CURRENT_STATUSES",
@@ -86,7 +86,7 @@ class Problem:
 
     def format(self) -> str:
         tag = "" if self.level == "error" else f"{self.level}: "
-        return f"{self.file}:{self.line}: {self.key}: {tag}{self.message}"
+        return f"{shown_name(self.file)}:{self.line}: {self.key}: {tag}{self.message}"
 
     def to_json(self) -> dict[str, object]:
         return {

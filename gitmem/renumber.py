@@ -33,6 +33,7 @@ from gitmem import frontmatter, fsutil, git, store
 from gitmem.errors import GitmemError
 from gitmem.repo import Repo
 from gitmem.validate import derive_id, normalize_ref
+from gitmem.vocab import shown_name
 
 PREFIX = "D"  # gitmem records' id prefix (store reads them with it)
 _LEADING_NUMBER = re.compile(r"^(\d+)")
@@ -296,5 +297,5 @@ def _in_place_duplicates(repo: Repo) -> list[str]:
             and p.message.startswith("duplicate id")
             and not p.file.startswith(".continuity/")
         ):
-            out.append(f"{p.file}:{p.line}: {p.message}; rename it by hand")
+            out.append(f"{shown_name(p.file)}:{p.line}: {p.message}; rename it by hand")
     return out

@@ -76,7 +76,9 @@ class Violation:
         return {f: getattr(self, f) for f in self._FIELDS}
 
     def format(self) -> str:
-        return f"{self.file}:{self.line}: decision {self.decision}: {self.message}"
+        from gitmem.vocab import shown_name
+
+        return f"{shown_name(self.file)}:{self.line}: decision {self.decision}: {self.message}"
 
 
 def compile_paths(paths: list[str] | tuple[str, ...]) -> list[list[object]]:

@@ -60,7 +60,7 @@ class Finding:
 
     def format(self) -> str:
         where = f" [{self.section}]" if self.section else ""
-        return f"{self.file}:{self.line}:{where} {self.kind}: {self.message}"
+        return f"{vocab.shown_name(self.file)}:{self.line}:{where} {self.kind}: {self.message}"
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
-from gitmem import adrimport, config, frontmatter, fsutil, markup, sections, validate
+from gitmem import adrimport, config, frontmatter, fsutil, hidden, markup, sections, validate
 from gitmem.errors import DecisionNotFoundError
 from gitmem.globs import GlobError, compile_globs
 from gitmem.model import (
@@ -476,6 +476,14 @@ def _read_one(root: Path, sf: SourceFile, entry: config.ImportedEntry | None) ->
     """Parse one record into a JSON-able payload: decision, problems, successor refs."""
     problems: list[Problem] = []
     successors: list[str] = []
+    odd = hidden.in_name(sf.rel)
+    if odd is not None:
+        # The agent is given a record's file name with its decision (`[FILE]`): a line
+        # break there began a line of the name's own text, and tag characters carried
+        # text no reviewer of the name saw (before session 53)
+        why = f"not read: its name holds {odd}; rename the file"
+        problems.append(Problem(sf.rel, 1, "file", why))
+        return {"decision": None, "problems": [p.to_json() for p in problems], "successors": []}
     try:
         text = fsutil.read_text(fsutil.inside(root, sf.rel))
     except (OSError, fsutil.NotUtf8) as exc:

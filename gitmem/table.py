@@ -32,7 +32,7 @@ from gitmem.pathmap import (
     patterns_of,
     quick_fingerprint,
 )
-from gitmem.vocab import CURRENT_STATUSES, SEVERITY_RANK, clipped
+from gitmem.vocab import CURRENT_STATUSES, SEVERITY_RANK, clipped, shown_name
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~5 ms at hook start
 if TYPE_CHECKING:
@@ -76,7 +76,9 @@ if TYPE_CHECKING:
 # (`fsutil.inside`).
 # 29: a title longer than agents are given (`budget.MAX_TITLE`) is a warning.
 # 30: a title is one line, its white space runs one space (`validate.build`).
-SCHEMA_VERSION = "30"
+# 31: a record whose file name holds a line break or hidden characters is not read
+# (`hidden.in_name`); an ADR folder's `id_prefix` must be one (`config.load`).
+SCHEMA_VERSION = "31"
 TABLE_NAME = "table.sqlite"
 
 
@@ -230,7 +232,7 @@ class Problems:
         """One line per kept file: ``FILE:LINE: key: message``, clipped to ``width``."""
         out = []
         for file, line, key, message, left_out in self.first:
-            text = f"{file}:{line}: {key}: {message}"
+            text = f"{shown_name(file)}:{line}: {key}: {message}"
             out.append(clipped(text, width) + (" (left out)" if left_out else ""))
         return out
 

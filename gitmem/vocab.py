@@ -144,6 +144,17 @@ def clipped(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
+def shown_name(name: str) -> str:
+    """A file's name as a line shows it: as it is, or in quotes with escapes where it holds
+    a line break, a control or a hidden character (``gitmem.hidden.quoted``), so that a
+    name's text never begins a line of its own, restyles a terminal or hides text."""
+    if name.isascii() and name.isprintable():
+        return name
+    from gitmem.hidden import quoted
+
+    return quoted(name)
+
+
 def counted(n: object, noun: str) -> str:
     """``n`` and ``noun``, plural unless one: "1 record", "3 records"."""
     return f"{n} {noun}" + ("" if n == 1 else "s")
