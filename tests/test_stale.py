@@ -800,3 +800,21 @@ def test_text_an_instruction_file_hides_is_said(repo: Path) -> None:
     note = hook_start(repo, "s1").split("no longer match the code")[1]
     assert "CLAUDE.md:4 [Money]: holds 24 invisible Unicode tag characters" in note
     assert smuggled not in note
+
+
+def test_a_rule_file_named_with_escapes_is_named_quoted(repo: Path) -> None:
+    """A rule file's name is the repository's text too: printed as it is, its escapes
+    reached the user's terminal (a window title set) and the agent's note (session 53)."""
+    name = ".claude/rules/db\x1b]0;owned\x07.md"
+    write(repo, name, "See `src/gone.py` for the layout.\n")
+    write(repo, "CLAUDE.md", "# Notes\n")
+    decision(repo, "0001-money.md", "Money is integer cents", globs=["billing/**"])
+    commit_all(repo)
+    proc = subprocess.run(["gitmem", "stale"], cwd=repo, capture_output=True, text=True)
+    assert proc.returncode == 1
+    quoted = '".claude/rules/db\\x1b]0;owned\\x07.md"'
+    assert proc.stdout.startswith(f"{quoted}:1: path: `src/gone.py` does not exist")
+    assert f"{quoted}, CLAUDE.md: " in proc.stderr
+    assert "\x1b" not in proc.stdout + proc.stderr
+    note = hook_start(repo, "s1")
+    assert f"- {quoted}:1: `src/gone.py` does not exist" in note and "\x1b" not in note

@@ -18,6 +18,7 @@ import time
 
 from gitmem import leanjson, location
 from gitmem.location import Location
+from gitmem.vocab import shown_name
 
 # The kept result's name and version, and the instruction files' names: gitmem.stale
 # imports them from here (this module must stay light; that one loads git and the table).
@@ -82,7 +83,7 @@ def note(loc: Location) -> str:
             continue
         if f.get("kind") in ("path", "link") and _exists_now(loc.root, f):
             continue  # made moot by a change since the check
-        where = f"{f['file']}:{f.get('line', 0)}"
+        where = f"{shown_name(str(f['file']))}:{f.get('line', 0)}"
         section = f" [{f['section']}]" if f.get("section") else ""
         lines.append(f"- {where}{section}: {str(f.get('message', ''))[:220]}")
     if not lines:

@@ -3,11 +3,13 @@ from __future__ import annotations
 import os
 
 import click
+from rich.markup import escape
 
 from gitmem import stale as core
 from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stderr
 from gitmem.errors import GitmemError
 from gitmem.paths import to_repo_relative
+from gitmem.vocab import shown_name
 
 
 @click.command()
@@ -45,7 +47,8 @@ def stale(files: tuple[str, ...], json_: bool) -> None:
         err = stderr()
         for note in report.notes:
             err.print(f"[yellow]note:[/] {note}")
-        names = ", ".join(report.files) if len(report.files) <= 4 else f"{len(report.files)} files"
+        shown = ", ".join(escape(shown_name(f)) for f in report.files)
+        names = shown if len(report.files) <= 4 else f"{len(report.files)} files"
         err.print(
             f"{names or 'no instruction files'}: {report.references} references checked, "
             f"{report.errors} stale, {report.warnings} to review"
