@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import click
+from rich.markup import escape
 
 from gitmem import compile as compiler
 from gitmem import init as core
 from gitmem.cli.output import current_repo, expected_errors, stdout
+from gitmem.vocab import shown_name
 
 
 @click.command()
@@ -35,10 +37,11 @@ def init(no_import: bool, adr_dirs: tuple[str, ...]) -> None:
         prefix = report.prefixes.get(folder, "ADR")
         # a second numbered log gets ids of its own (see init.id_prefix): say which
         ids = "" if prefix == "ADR" else f"; ids {prefix}-0001, ..."
-        out.print(f"reading ADRs in place from {folder}/ (added to .continuity/config.yaml{ids})")
+        shown = escape(shown_name(folder))
+        out.print(f"reading ADRs in place from {shown}/ (added to .continuity/config.yaml{ids})")
     for rel in report.imported:
         globs = ", ".join(report.inferred[rel]) or "(none found: add globs by hand)"
-        out.print(f"inferred globs for {rel}: {globs}")
+        out.print(f"inferred globs for {escape(shown_name(rel))}: {escape(globs)}")
     if report.imported:
         out.print("review the inferred globs in .continuity/imported.yaml")
     if not (report.created or report.sources_added or report.imported):
