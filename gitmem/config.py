@@ -13,9 +13,9 @@ from gitmem import fsutil
 from gitmem.model import Problem
 
 CONFIG_NAME = "config.yaml"
-_PREFIX_OK = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,31}\Z")
 IMPORTED_NAME = "imported.yaml"
 DECISIONS_DIR = "decisions"
+_PREFIX_OK = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,31}\Z")  # an ADR folder's `id_prefix`
 
 
 @dataclass(frozen=True)

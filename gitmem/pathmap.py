@@ -228,8 +228,8 @@ def searcher(regex: str) -> Callable[[str], bool]:
 
 
 def classify(regex: str) -> tuple[str, str]:
-    """(kind, literal) of a pathspec regular expression; kind ``re``
-    when no string test is known to be equivalent."""
+    """(kind, literal) of a pathspec regular expression; kind ``re`` when no string test
+    is known to be equivalent."""
     if regex == ".":
         return "all", ""
     if regex.startswith(_ANY):
