@@ -644,6 +644,8 @@ def _aliases(seen: Mapping[str, Decision]) -> Callable[[str, str], str]:
 
     def resolve(ref: str, source: str) -> str:
         ref, _, path = ref.partition(_AT_FILE)
+        if not path and ref not in seen and validate.as_id(ref) in seen:
+            return validate.as_id(ref)  # a record named as its file is: `use redis (draft)`
         if not path and (source == "continuity" or ref in seen):
             return ref
         if not built:
@@ -673,7 +675,7 @@ def _link(
     for d in decisions:
         if d.id in seen:
             other = seen[d.id]
-            stem = PurePosixPath(d.file).stem
+            stem = validate.as_id(PurePosixPath(d.file).stem)
             if d.source != "continuity" and other.source == d.source and stem not in seen:
                 # Numbers restarting in sub-folders of one ADR log (docs/adr/web/0001-x.md,
                 # docs/adr/api/0001-y.md): the record keeps its file name as id, not lost.

@@ -78,7 +78,9 @@ if TYPE_CHECKING:
 # 30: a title is one line, its white space runs one space (`validate.build`).
 # 31: a record whose file name holds a line break or hidden characters is not read
 # (`hidden.in_name`); an ADR folder's `id_prefix` must be one (`config.load`).
-SCHEMA_VERSION = "31"
+# 32: an id taken from a file name has a `-` for each run of spaces and brackets
+# (`validate.as_id`).
+SCHEMA_VERSION = "32"
 TABLE_NAME = "table.sqlite"
 
 

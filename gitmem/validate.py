@@ -79,15 +79,28 @@ def name_date(filename: str) -> str | None:
 
 def derive_id(filename: str, prefix: str = "D") -> tuple[str, int | None]:
     """``0007-billing-no-experimental.md`` -> (``D-0007``, 7); otherwise the file's stem
-    (also for a name that starts with a date: its year is not a number in a series)."""
+    as an id (also for a name that starts with a date: its year is not a number in a
+    series; see ``as_id``)."""
     stem = PurePosixPath(filename).stem
     if name_date(stem):
-        return stem, None
+        return as_id(stem), None
     match = _NUMBERED.match(stem + "-")
     if match:
         number = int(match.group(1))
         return f"{prefix}-{number:04d}", number
-    return stem, None
+    return as_id(stem), None
+
+
+_NOT_IN_ID = re.compile(r"[^\w.:-]+")
+
+
+def as_id(stem: str) -> str:
+    """A file's stem as an id: each run of characters an id cannot hold (spaces, brackets,
+    commas, quotes) becomes one `-`; letters of any script stay. `Use Redis (draft).md`
+    gave the id `Use Redis (draft)` before session 53, which `Decision-Override: ID reason`
+    and GITMEM_OVERRIDE, split at the first space, could not name (a critical rule could
+    not be overridden), and which a `Decisions:` trailer's list could not hold."""
+    return _NOT_IN_ID.sub("-", stem).strip("-") or stem
 
 
 def normalize_ref(value: Any, prefix: str = "D") -> str:

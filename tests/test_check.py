@@ -135,6 +135,31 @@ def test_a_change_that_hides_text_from_its_reviewers_is_stopped(project: Path) -
     ]
 
 
+def test_a_record_named_with_spaces_has_an_id_an_override_can_name(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record's id comes from its file name when it has no `id:` or number. Before
+    session 53 `Money is cents (v2).md` gave the id `Money is cents (v2)`, which
+    `GITMEM_OVERRIDE="ID reason"` and `Decision-Override: ID reason`, split at the first
+    space, could not name: its critical rule could not be overridden at all."""
+    os.remove(project / ".continuity/decisions/0001-money.md")
+    v2 = RULES.replace("status: accepted", "status: accepted\nsupersedes: [Old money]")
+    write(project, ".continuity/decisions/Money is cents (v2).md", v2)
+    write(project, ".continuity/decisions/Old money.md", "---\ntitle: Floats\n---\nOld.\n")
+    commit_all(project, "records named as people name files")
+    code, out = run("list")
+    assert code == 0
+    statuses = dict(line.split("\t")[:2] for line in out.splitlines())
+    assert statuses["Money-is-cents-v2"] == "accepted"
+    assert statuses["Old-money"] == "superseded"  # named as its file is, it still resolves
+    write(project, "billing/charge.py", "x = float(1)\n")
+    git(project, "add", "-A")
+    assert run("check", "--staged")[0] == 1
+    monkeypatch.setenv("GITMEM_OVERRIDE", "Money-is-cents-v2 vendor SDK returns floats")
+    code, out = run("check", "--staged")
+    assert code == 0 and "(overridden: vendor SDK returns floats)" in out
+
+
 def test_override_by_env_and_by_trailer(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(project, "billing/charge.py", "x = float(1)\n")
     git(project, "add", "-A")
