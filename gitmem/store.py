@@ -30,6 +30,7 @@ from gitmem.model import (
     problem_from_json,
 )
 from gitmem.table import Problems
+from gitmem.vocab import shown_name
 
 # rel path -> (signature, payload): what reading one record produced, reused while the
 # file's size and mtime (and, for an ADR, its imported.yaml entry) are unchanged.
@@ -65,7 +66,9 @@ class Catalog:
             if d.id == wanted:
                 return d
         low = wanted.lower()
-        matches = [d for d in self.decisions if d.id.lower() == low]
+        # as written or as its file is named (`Money is cents (v2)`: Money-is-cents-v2)
+        named = {low, validate.as_id(wanted).lower()}
+        matches = [d for d in self.decisions if d.id.lower() in named]
         asked = _NUMBER_ASKED.match(low) if not matches else None
         if asked:
             prefix, number = asked.group(1), int(asked.group(2))
@@ -78,7 +81,8 @@ class Catalog:
             names = ", ".join(d.id for d in matches)
             raise DecisionNotFoundError(f"{ident!r} is ambiguous: {names}")
         found = self.errors()
-        left_out = [f"{f[0]}:{f[1]}: {f[2]}: {f[3]}" for f in found.first if f[4]] if found else []
+        first = found.first if found else []
+        left_out = [f"{shown_name(f[0])}:{f[1]}: {f[2]}: {f[3]}" for f in first if f[4]]
         hint = ""
         if left_out:  # the record asked for may be one of these
             hint = "; left out because of errors (`gitmem lint`): " + "; ".join(left_out)

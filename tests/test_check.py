@@ -152,6 +152,8 @@ def test_a_record_named_with_spaces_has_an_id_an_override_can_name(
     statuses = dict(line.split("\t")[:2] for line in out.splitlines())
     assert statuses["Money-is-cents-v2"] == "accepted"
     assert statuses["Old-money"] == "superseded"  # named as its file is, it still resolves
+    code, out = run("show", "Money is cents (v2)")  # asked for as the file is named
+    assert code == 0 and out.startswith("Money-is-cents-v2 Money is integer cents")
     write(project, "billing/charge.py", "x = float(1)\n")
     git(project, "add", "-A")
     assert run("check", "--staged")[0] == 1
