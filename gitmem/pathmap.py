@@ -195,9 +195,19 @@ def _ends_as_in_re(regex: str) -> str:
     return "".join(out)
 
 
+_SEARCHERS: dict[str, Callable[[str], bool]] = {}
+
+
 def searcher(regex: str) -> Callable[[str], bool]:
     """Whether ``regex`` finds a match in a string (``re.search``), in linear time where
-    ``re`` could take seconds (see ``LINEAR_FROM``)."""
+    ``re`` could take seconds (see ``LINEAR_FROM``); made once per pattern."""
+    found = _SEARCHERS.get(regex)
+    if found is None:
+        found = _SEARCHERS[regex] = _searcher(regex)
+    return found
+
+
+def _searcher(regex: str) -> Callable[[str], bool]:
     import re
 
     search = re.compile(regex).search
@@ -281,11 +291,7 @@ def hit(kind: str, lit: str, regex: str, s: str) -> bool:
             return any(part.endswith(lit) for part in s.split("/"))
         if kind == "all":
             return bool(s)
-    if len(s) >= _linear_from(regex):
-        return searcher(regex)(s)
-    import re
-
-    return re.search(regex, s) is not None
+    return searcher(regex)(s)
 
 
 def governs(patterns: Sequence[Pattern], path: str, is_dir: bool = False) -> tuple[str, int] | None:
