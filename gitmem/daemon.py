@@ -127,6 +127,7 @@ class Daemon:
         resolution = index.resolve_embedder(repo, allow_download=False)
         self.embedder = resolution.embedder
         self.model_warning = resolution.warning
+        self.model_failure: str | None = None  # said once while it lasts (see _reindex)
         if resolution.warning:
             self.problem(f"warning: {resolution.warning}")
         if self.embedder is not None:
@@ -174,6 +175,10 @@ class Daemon:
             )
         if report.runtime_note:
             self.problem(f"warning: {report.runtime_note}")
+        if not report.unchanged and report.model_failure != self.model_failure:
+            self.model_failure = report.model_failure
+            if report.model_failure:
+                self.problem(f"warning: {report.model_failure}")
         self._say_record_errors()
         return report
 

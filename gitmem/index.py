@@ -74,6 +74,9 @@ class BuildReport:
     unchanged: bool = False
     runtime: str | None = None  # what embedded this build's texts (see `embed.Embedder`)
     runtime_note: str | None = None  # why OpenVINO, asked for, did not
+    # why the model, found, failed in this build (an onnxruntime too old for its file...):
+    # the index was written without embeddings, and every caller says so
+    model_failure: str | None = None
 
 
 # Records holding CJK text are keyword-indexed as character pairs since this version: a
@@ -259,9 +262,14 @@ def build(
                 with _beside(write_keyword) as keyword_written:
                     owners, embedded, failure = write_vectors()
                     keyword_written()
+            model_failure = None
             if failure is not None:  # fail open: keyword + path, and say so
                 model_fp = None
-                model_warning = f"{failure}; the index has no embeddings (keyword + path only)"
+                model_failure = (
+                    f"{' '.join(failure.split())}; the index has no embeddings "
+                    "(keyword + path only)"
+                )
+                model_warning = model_failure
             meta = {
                 "format": FORMAT,
                 "model": model_fp,
@@ -288,6 +296,7 @@ def build(
             time.perf_counter() - started,
             runtime=embedder.runtime if embedder is not None and embedded else None,
             runtime_note=embedder.note if embedder is not None and embedded else None,
+            model_failure=model_failure,
         )
 
 

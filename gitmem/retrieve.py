@@ -260,6 +260,11 @@ class Result:
         }
 
 
+# said when an index without embeddings is opened with a model at hand; a search that has
+# just re-indexed and seen the model fail says why instead (gitmem.search)
+NO_EMBEDDINGS = "the index has no embeddings (built without a working model): run `gitmem index`"
+
+
 class Retriever:
     """Holds the table, the Whoosh searcher, the vectors and (optionally) the model."""
 
@@ -365,9 +370,7 @@ class Retriever:
         if self.embedder is None:
             return
         if meta.get("model") is None:
-            self.warnings.append(
-                "the index has no embeddings (built without a working model): run `gitmem index`"
-            )
+            self.warnings.append(NO_EMBEDDINGS)
             return
         if meta["model"] != self.embedder.info.fingerprint:
             self.warnings.append("index built with another embedding model; run `gitmem index`")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gitmem import index
 from gitmem.repo import Repo
-from gitmem.retrieve import Result, Retriever
+from gitmem.retrieve import NO_EMBEDDINGS, Result, Retriever
 
 
 def search(
@@ -28,8 +28,11 @@ def search(
     if retriever.stale or retriever.generation is None:
         # records changed (or no index yet): refresh incrementally, then search
         retriever.close()
-        index.build(repo, embedder=resolution.embedder, model_warning=resolution.warning)
+        built = index.build(repo, embedder=resolution.embedder, model_warning=resolution.warning)
         retriever = Retriever.open(repo, embedder=resolution.embedder)
+        if built.model_failure:  # why, rather than "run `gitmem index`", just run
+            retriever.warnings = [w for w in retriever.warnings if w != NO_EMBEDDINGS]
+            retriever.warnings.append(built.model_failure)
     if resolution.warning:
         retriever.warnings.append(resolution.warning)
     try:

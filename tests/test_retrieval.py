@@ -874,6 +874,39 @@ def test_a_model_that_fails_to_load_degrades_to_keyword_and_path(
     assert any("cannot load the model" in w for w in result.warnings)
 
 
+def test_a_model_that_fails_in_the_build_is_named_by_the_commands(
+    repo: Path, model_dir: Path, tmp_path: Path
+) -> None:
+    """A model found but not loadable (onnxruntime 1.17 reads the pinned model's IR
+    version 10 as "Unsupported model IR version") left `gitmem index` saying "0 chunks
+    embedded" and nothing else, and `gitmem search` saying to run `gitmem index`: the
+    user never learnt why the index had no embeddings. Each command names the failure."""
+    import shutil
+
+    from conftest import run_gitmem
+
+    broken = tmp_path / "broken-model"
+    shutil.copytree(model_dir, broken)
+    (broken / "model.onnx").write_bytes(b"not an onnx file")
+    project(repo)
+    env = {"GITMEM_EMBED_MODEL_DIR": str(broken)}
+    done = run_gitmem(repo, "index", **env)
+    assert done.returncode == 0, done.stderr
+    assert "0 chunks embedded" in done.stdout
+    warned = [line for line in done.stderr.splitlines() if "cannot load the model" in line]
+    assert len(warned) == 1 and warned[0].endswith("(keyword + path only)"), done.stderr
+    assert str(broken) in warned[0]
+    done = run_gitmem(repo, "index", "--json", **env)
+    assert "cannot load the model" in json.loads(done.stdout)["model_failure"]
+    # a record changed: `gitmem search` re-indexes first, and says why without embeddings
+    decision(repo, "0005-logs.md", "Logs are JSON lines")
+    done = run_gitmem(repo, "search", "integer cents for money", **env)
+    assert done.returncode == 0, done.stderr
+    assert "D-0001" in done.stdout
+    assert "cannot load the model" in done.stderr, done.stderr
+    assert "run `gitmem index`" not in done.stderr  # which had just failed the same way
+
+
 def test_a_model_folder_the_repository_names_runs_only_the_pinned_model(
     repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -76,6 +76,8 @@ def demo(directory: str | None) -> None:
     if resolution.warning:
         out.print(f"  [yellow]warning:[/] {escape(resolution.warning)}")
     built = index.build(repo, embedder=resolution.embedder)
+    if built.model_failure:
+        out.print(f"  [yellow]warning:[/] {escape(built.model_failure)}")
     embedded = counted(built.embedded, "chunk")
     out.print(f"  indexed {counted(built.total, 'decision')} ({embedded} embedded)")
     query, touched = "can a refund amount be a float?", "paydash/billing/refund.py"

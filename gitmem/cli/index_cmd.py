@@ -81,12 +81,15 @@ def index(full: bool, no_download: bool, quiet_refresh: bool, json_: bool) -> No
         "embedded_chunks": report.embedded,
         "model": report.model,
         "runtime": report.runtime,
+        "model_failure": report.model_failure,  # why no text was embedded, when the model failed
         "unchanged": report.unchanged,
         "seconds": round(report.seconds, 3),
         "generation": report.generation.name,
     }
     if report.runtime_note:
         err.print(f"[yellow]warning:[/] {escape(report.runtime_note)}")
+    if report.model_failure:
+        err.print(f"[yellow]warning:[/] {escape(report.model_failure)}")
     warn_problems(table_problems(repo))
     if json_:
         emit_json(data)
