@@ -465,8 +465,12 @@ def _from_dir(
 
 
 # fastembed keeps this model in a Hugging Face hub cache, under the repository its
-# registry names for it (fastembed 0.9: this one, with `model.onnx`).
+# registry names for it (fastembed 0.9: this one, with `model.onnx`). fastembed 0.7 and
+# before spelled it `qdrant/...`, and the hub names cache folders as spelled: a cache such
+# a release filled (kept in <temp>/fastembed_cache across upgrades) runs here too, and on
+# gitmem's floor of fastembed, which loads only that spelling, the runner finds its own.
 HUB_REPO = "Qdrant/all-MiniLM-L6-v2-onnx"
+HUB_REPOS = (HUB_REPO, "qdrant/all-MiniLM-L6-v2-onnx")
 
 
 def _cache_root(cache_dir: str | None) -> str:
@@ -481,14 +485,15 @@ def _cache_root(cache_dir: str | None) -> str:
 def cached_snapshot(cache_dir: str | None) -> Path | None:
     """The folder fastembed would load this model from (its cache, as it lays it out), if
     the files are there; found without importing fastembed."""
-    repo = Path(_cache_root(cache_dir)) / ("models--" + HUB_REPO.replace("/", "--"))
-    try:
-        commit = (repo / "refs" / "main").read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    folder = repo / "snapshots" / commit
-    if commit and all((folder / n).is_file() for n in RUNNER_FILES):
-        return folder
+    for spelled in HUB_REPOS:
+        repo = Path(_cache_root(cache_dir)) / ("models--" + spelled.replace("/", "--"))
+        try:
+            commit = (repo / "refs" / "main").read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        folder = repo / "snapshots" / commit
+        if commit and all((folder / n).is_file() for n in RUNNER_FILES):
+            return folder
     return None
 
 

@@ -759,15 +759,22 @@ def test_model_folder_resolution(
     assert "gitmem model assemble" in (res.warning or "")
 
 
-def test_fastembed_cache_runs_without_importing_fastembed(
-    repo: Path, model_dir: Path, tmp_path: Path
-) -> None:
-    """The model in fastembed's cache (laid out as fastembed lays it out: fastembed itself
-    loads this one) runs on gitmem's own runner: the same vectors as fastembed's, the
-    cache's fingerprint, and no fastembed import (~0.4 s for every cold search)."""
+NATIVE_SPELLING = (
+    "from gitmem import embed\n"
+    "embed._no_telemetry()\n"
+    "from fastembed import TextEmbedding\n"
+    "(hf,) = [m.sources.hf for m in TextEmbedding._list_supported_models()"
+    " if m.model == embed.MODEL_NAME]\n"
+    "print(hf)\n"
+)
+
+
+def _hub_cache(cache: Path, spelled: str, model_dir: Path) -> Path:
+    """``model_dir`` laid out in ``cache`` as fastembed lays out a download from the hub
+    repository ``spelled``; returns the repository's folder."""
     import shutil
 
-    hub = tmp_path / "cache" / ("models--" + embed.HUB_REPO.replace("/", "--"))
+    hub = cache / ("models--" + spelled.replace("/", "--"))
     commit = "0123456789abcdef0123456789abcdef01234567"
     shutil.copytree(model_dir, hub / "snapshots" / commit)
     # as in the sentence-transformers repository's file: a stricter `max_length` beside
@@ -776,26 +783,53 @@ def test_fastembed_cache_runs_without_importing_fastembed(
     config.write_text(json.dumps({**json.loads(config.read_text()), "max_length": 128}))
     (hub / "refs").mkdir()
     (hub / "refs" / "main").write_text(commit)
+    return hub
+
+
+@pytest.mark.parametrize("spelled", embed.HUB_REPOS)
+def test_fastembed_cache_runs_without_importing_fastembed(
+    repo: Path, model_dir: Path, tmp_path: Path, spelled: str
+) -> None:
+    """The model in fastembed's cache (laid out as fastembed lays it out: fastembed itself
+    loads this one) runs on gitmem's own runner: the same vectors as fastembed's, the
+    cache's fingerprint, and no fastembed import (~0.4 s for every cold search). fastembed
+    0.7 and before downloaded it as `qdrant/...`: such a cache runs too (session 54: on
+    gitmem's floor of fastembed, this test's own reference found nothing where 0.9 puts it)."""
+    import shutil
+
+    env = {k: v for k, v in os.environ.items() if k != "GITMEM_EMBED_MODEL_DIR"}
+    env.update(FASTEMBED_CACHE_PATH=str(tmp_path / "cache"), HF_HUB_OFFLINE="1")
+    env["HOME"] = str(tmp_path / "home")  # onnxruntime's device id, if telemetry were on
+    native = subprocess.run(  # the spelling of the fastembed installed
+        [sys.executable, "-c", NATIVE_SPELLING], capture_output=True, text=True, env=env
+    ).stdout.strip()
+    assert native in embed.HUB_REPOS
+    hub = _hub_cache(tmp_path / "cache", spelled, model_dir)
+    # fastembed's own vectors, from a cache laid out as the installed fastembed spells it
+    reference = tmp_path / "cache" if native == spelled else tmp_path / "reference"
+    if native != spelled:
+        _hub_cache(reference, native, model_dir)
     texts = ["Money is integer cents.", "Kafka carries domain events " * 40]
     code = (
         "import json, sys\n"
         "from gitmem import embed\n"
         "res = embed.resolve(None)\n"
-        "vecs = res.embedder.embed(sys.argv[1:])\n"
+        "vecs = res.embedder.embed(sys.argv[2:])\n"
         "ours = 'fastembed' not in sys.modules\n"
         "embed._no_telemetry()\n"
         "from fastembed import TextEmbedding\n"
-        "ref = list(TextEmbedding(embed.MODEL_NAME, cache_dir=res.embedder.info.location,"
-        " local_files_only=True).embed(sys.argv[1:]))\n"
+        "ref = list(TextEmbedding(embed.MODEL_NAME, cache_dir=sys.argv[1],"
+        " local_files_only=True).embed(sys.argv[2:]))\n"
         "print(json.dumps({'fastembed_imported': not ours, 'kind': type(res.embedder._model).__name__,"
         " 'fingerprint': res.embedder.info.fingerprint,"
         " 'diff': max(float(abs(a - b).max()) for a, b in zip(vecs, ref))}))\n"
     )
-    env = {k: v for k, v in os.environ.items() if k != "GITMEM_EMBED_MODEL_DIR"}
-    env.update(FASTEMBED_CACHE_PATH=str(tmp_path / "cache"), HF_HUB_OFFLINE="1")
-    env["HOME"] = str(tmp_path / "home")  # onnxruntime's device id, if telemetry were on
     done = subprocess.run(
-        [sys.executable, "-c", code, *texts], capture_output=True, text=True, env=env, cwd=repo
+        [sys.executable, "-c", code, str(reference), *texts],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=repo,
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
