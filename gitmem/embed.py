@@ -74,6 +74,31 @@ class ModelError(RuntimeError):
     """The model folder looked right but the model could not be loaded or run."""
 
 
+def _why(exc: BaseException) -> str:
+    """``exc`` as a reason a user can act on. onnxruntime built for NumPy 1 (1.18 and
+    before) under NumPy 2 fails to import with an empty ImportError (NumPy prints its own
+    story to stderr first): "cannot load the model in DIR:" said nothing (session 54)."""
+    said = str(exc).strip() or type(exc).__name__
+    cause = exc.__cause__ or exc.__context__
+    if not str(exc).strip() and cause is not None:
+        said += f" ({type(cause).__name__}: {str(cause).strip()})"
+    if isinstance(exc, ImportError):
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            ort, numpy = version("onnxruntime"), version("numpy")
+            old = tuple(int(n) for n in ort.split(".")[:2]) < (1, 19)
+            numpy2 = int(numpy.split(".")[0]) >= 2
+        except (PackageNotFoundError, ValueError):
+            return said
+        if old and numpy2:
+            said += (
+                f": onnxruntime {ort} was built for NumPy 1 and cannot run under NumPy "
+                f"{numpy}; `pip install -U onnxruntime`"
+            )
+    return said
+
+
 @dataclass(frozen=True)
 class ModelInfo:
     name: str
@@ -341,7 +366,7 @@ class OrtModel:
             try:
                 self._load(len(texts))
             except Exception as exc:
-                raise ModelError(f"cannot load the model in {self.folder}: {exc}") from exc
+                raise ModelError(f"cannot load the model in {self.folder}: {_why(exc)}") from exc
         encodings = self._tokenizer.encode_batch(texts)
         order = list(range(len(texts)))
         if not in_order:

@@ -941,6 +941,32 @@ def test_a_model_that_fails_in_the_build_is_named_by_the_commands(
     assert "run `gitmem index`" not in done.stderr  # which had just failed the same way
 
 
+def test_a_model_that_cannot_load_says_why_when_its_error_says_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """onnxruntime 1.18 (built for NumPy 1) under NumPy 2 fails to import with an empty
+    ImportError: the reason given was "cannot load the model in DIR:" and nothing more
+    (seen on gitmem's dependency floors, session 54). An empty error is named by its type
+    and cause, and this mismatch by the versions that make it, with the fix."""
+    import importlib.metadata
+
+    versions = {"onnxruntime": "1.18.0", "numpy": "2.2.6"}
+    monkeypatch.setattr(importlib.metadata, "version", versions.__getitem__)
+    why = embed._why(ImportError())
+    assert why.startswith("ImportError: onnxruntime 1.18.0 was built for NumPy 1")
+    assert why.endswith("`pip install -U onnxruntime`")
+    versions["onnxruntime"] = "1.19.0"  # built for NumPy 2, which reads NumPy 1 too
+    assert embed._why(ImportError()) == "ImportError"
+    try:
+        try:
+            raise AttributeError("_ARRAY_API not found")
+        except AttributeError as inner:
+            raise RuntimeError() from inner
+    except RuntimeError as exc:
+        assert embed._why(exc) == "RuntimeError (AttributeError: _ARRAY_API not found)"
+    assert embed._why(OSError("no such file")) == "no such file"
+
+
 def test_a_model_folder_the_repository_names_runs_only_the_pinned_model(
     repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
