@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from gitmem import compile as compiler
-from gitmem import config, index, markup, store
+from gitmem import config, embed, index, markup, store
 from gitmem.agent.runner import append_log
 from gitmem.client import compat as client_compat
 from gitmem.client import socket_path
@@ -131,7 +131,16 @@ class Daemon:
         if resolution.warning:
             self.problem(f"warning: {resolution.warning}")
         if self.embedder is not None:
-            self.embedder.warm()  # queries should not pay for loading the model
+            try:
+                self.embedder.warm()  # queries should not pay for loading the model
+            except embed.ModelError as exc:
+                # fail open: serve keyword + path, and say why (the daemon exited with a
+                # traceback, and hooks that start it started it again, until session 54)
+                self.embedder = None
+                self.model_warning = (
+                    f"{' '.join(str(exc).split())}; answers are ranked by keyword and path only"
+                )
+                self.problem(f"warning: {self.model_warning}")
         primed = compiler.prime(repo) if self._reindex().unchanged else None
         # the first edit then updates rows, and costs what later edits do
         index.warm(primed.decisions if primed is not None else ())

@@ -1488,6 +1488,41 @@ def test_daemon_says_when_a_record_breaks_and_when_it_is_fixed(repo: Path, no_mo
         gc.unfreeze()
 
 
+def test_daemon_serves_keyword_and_path_when_the_model_fails_and_says_why_once(
+    repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A model found but not loadable made `gitmem watch` exit with a traceback as it
+    loaded the model at start (and hooks that start the daemon started it again). It
+    serves keyword + path answers now, and says why once, in its log and its answers."""
+    import gc
+    import shutil
+
+    from gitmem.daemon import Daemon
+
+    broken = tmp_path / "broken-model"
+    shutil.copytree(model_dir, broken)
+    (broken / "model.onnx").write_bytes(b"not an onnx file")
+    monkeypatch.setenv("GITMEM_EMBED_MODEL_DIR", str(broken))
+    project(repo)
+    lines: list[str] = []
+    found = discover(repo)
+    found.state_dir.mkdir(parents=True, exist_ok=True)  # as gitmem.daemon.run does
+    watcher = Daemon(found, idle_seconds=60, log=lines.append)
+    try:
+        said = [line for line in lines if "cannot load the model" in line]
+        assert len(said) == 1 and said[0].endswith("keyword and path only"), lines
+        assert "cannot load the model" in (watcher.repo.state_dir / "watch.log").read_text()
+        decision(repo, "0005-logs.md", "Logs are JSON lines")
+        watcher.update()
+        assert len([line for line in lines if "cannot load the model" in line]) == 1
+        result = watcher.retriever.retrieve("integer cents for money", [])
+        assert result.hits[0].id == "D-0001" and "embedding" not in result.rankers
+        assert any("cannot load the model" in w for w in result.warnings)
+    finally:
+        watcher.retriever.close()
+        gc.unfreeze()
+
+
 def test_daemon_answers_during_a_long_reindex(repo: Path, no_model: None) -> None:
     """A branch switch's re-index runs for tens of seconds. It used to hold the lock every
     query needs, and ran on the thread that accepts connections: queries waited for all of
