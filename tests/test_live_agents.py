@@ -794,12 +794,13 @@ def test_an_interactive_rewind_shows_the_decisions_again(
             term.type("Thanks")
             wait_until(lambda: len(model.requests) > asked and term.screen().count("Done.") > 1,
                        term)  # fmt: skip
-            if agent == "qwen":
-                # Qwen Code runs the Stop hooks after it shows the answer, and an Esc until
-                # the turn is over cancels it instead ("Request cancelled": a CI run on a
-                # loaded machine, and 1 of 3 runs here with the CPUs busy): wait for
+            if agent in ("qwen", "codex"):
+                # Qwen Code and Codex run the Stop hooks after they show the answer, and an
+                # Esc until the turn is over cancels it instead (Qwen Code: "Request
+                # cancelled", a CI run on a loaded machine and 1 of 3 runs here with the CPUs
+                # busy; Codex: "Conversation interrupted", a CI run in session 54): wait for
                 # gitmem's stop hook of this turn to have ended, and press again if not
-                wait_until(lambda: _hook_ended(project, "qwen-stop", thanked), term)
+                wait_until(lambda: _hook_ended(project, f"{agent}-stop", thanked), term)
             term.keys("Escape", "Escape")
             if agent == "gemini":
                 term.wait_for("Stay at current position")
@@ -807,7 +808,12 @@ def test_an_interactive_rewind_shows_the_decisions_again(
                 term.keys("Enter")
                 term.wait_for("Rewind conversation")
             elif agent == "codex":
-                term.wait_for("Browsing transcript")
+                try:
+                    term.wait_for("Browsing transcript", timeout=10)
+                except AssertionError:  # the Esc came while it still ended the turn
+                    assert "Conversation interrupted" in term.screen(), term.screen()
+                    term.keys("Escape", "Escape")
+                    term.wait_for("Browsing transcript")
                 term.select("Look at the routes", None, key="Left")
             else:
                 try:
