@@ -137,9 +137,7 @@ class Daemon:
                 # fail open: serve keyword + path, and say why (the daemon exited with a
                 # traceback, and hooks that start it started it again, until session 54)
                 self.embedder = None
-                self.model_warning = (
-                    f"{' '.join(str(exc).split())}; answers are ranked by keyword and path only"
-                )
+                self.model_warning = f"{exc}; answers are ranked by keyword and path only"
                 self.problem(f"warning: {self.model_warning}")
         primed = compiler.prime(repo) if self._reindex().unchanged else None
         # the first edit then updates rows, and costs what later edits do

@@ -77,11 +77,12 @@ class ModelError(RuntimeError):
 def _why(exc: BaseException) -> str:
     """``exc`` as a reason a user can act on. onnxruntime built for NumPy 1 (1.18 and
     before) under NumPy 2 fails to import with an empty ImportError (NumPy prints its own
-    story to stderr first): "cannot load the model in DIR:" said nothing (session 54)."""
-    said = str(exc).strip() or type(exc).__name__
+    story to stderr first): "cannot load the model in DIR:" said nothing (session 54).
+    On one line (onnxruntime's own messages run over several), as warnings are shown."""
+    said = " ".join(str(exc).split()) or type(exc).__name__
     cause = exc.__cause__ or exc.__context__
     if not str(exc).strip() and cause is not None:
-        said += f" ({type(cause).__name__}: {str(cause).strip()})"
+        said += f" ({type(cause).__name__}: {' '.join(str(cause).split())})"
     if isinstance(exc, ImportError):
         from importlib.metadata import PackageNotFoundError, version
 

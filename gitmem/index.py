@@ -265,10 +265,7 @@ def build(
             model_failure = None
             if failure is not None:  # fail open: keyword + path, and say so
                 model_fp = None
-                model_failure = (
-                    f"{' '.join(failure.split())}; the index has no embeddings "
-                    "(keyword + path only)"
-                )
+                model_failure = f"{failure}; the index has no embeddings (keyword + path only)"
                 model_warning = model_failure
             meta = {
                 "format": FORMAT,

@@ -873,16 +873,22 @@ def test_no_model_in_the_cache_is_told_without_importing_fastembed(
     assert done.stdout.startswith("True True "), done.stdout + done.stderr
 
 
-def test_a_model_that_fails_to_load_degrades_to_keyword_and_path(
-    repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """The model loads on first use: a damaged model file must not break indexing or
-    search (fail open, with the reason in the warnings)."""
+def broken_model(model_dir: Path, tmp_path: Path) -> Path:
+    """A copy of the model folder whose model.onnx is not a model: found, not loadable."""
     import shutil
 
     broken = tmp_path / "broken-model"
     shutil.copytree(model_dir, broken)
     (broken / "model.onnx").write_bytes(b"not an onnx file")
+    return broken
+
+
+def test_a_model_that_fails_to_load_degrades_to_keyword_and_path(
+    repo: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The model loads on first use: a damaged model file must not break indexing or
+    search (fail open, with the reason in the warnings)."""
+    broken = broken_model(model_dir, tmp_path)
     monkeypatch.setenv("GITMEM_EMBED_MODEL_DIR", str(broken))
     project(repo)
     r = discover(repo)
@@ -915,13 +921,9 @@ def test_a_model_that_fails_in_the_build_is_named_by_the_commands(
     version 10 as "Unsupported model IR version") left `gitmem index` saying "0 chunks
     embedded" and nothing else, and `gitmem search` saying to run `gitmem index`: the
     user never learnt why the index had no embeddings. Each command names the failure."""
-    import shutil
-
     from conftest import run_gitmem
 
-    broken = tmp_path / "broken-model"
-    shutil.copytree(model_dir, broken)
-    (broken / "model.onnx").write_bytes(b"not an onnx file")
+    broken = broken_model(model_dir, tmp_path)
     project(repo)
     env = {"GITMEM_EMBED_MODEL_DIR": str(broken)}
     done = run_gitmem(repo, "index", **env)
@@ -1495,13 +1497,10 @@ def test_daemon_serves_keyword_and_path_when_the_model_fails_and_says_why_once(
     loaded the model at start (and hooks that start the daemon started it again). It
     serves keyword + path answers now, and says why once, in its log and its answers."""
     import gc
-    import shutil
 
     from gitmem.daemon import Daemon
 
-    broken = tmp_path / "broken-model"
-    shutil.copytree(model_dir, broken)
-    (broken / "model.onnx").write_bytes(b"not an onnx file")
+    broken = broken_model(model_dir, tmp_path)
     monkeypatch.setenv("GITMEM_EMBED_MODEL_DIR", str(broken))
     project(repo)
     lines: list[str] = []
