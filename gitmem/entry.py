@@ -20,6 +20,10 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     sys.dont_write_bytecode = False  # see above
+    if argv is None:
+        from gitmem import utf8mode
+
+        utf8mode.ensure()  # file names as git and the agents give them (see gitmem.utf8mode)
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) >= 2 and args[0] == "hook":
         # The agent-hook hot path: no click, no rich, fail-open (see gitmem.agent.runner).

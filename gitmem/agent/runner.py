@@ -148,7 +148,7 @@ def _record_success(shared: str, agent: str, event: str, ms: float) -> None:
         pass
 
 
-def _describe(exc: BaseException) -> str:
+def describe(exc: BaseException) -> str:
     import traceback
 
     detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
@@ -321,7 +321,7 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         result = translated(agent, event, result)
         _record_success(shared, agent, event, (time.perf_counter() - started) * 1000)
     except Exception as exc:  # fail open: our bug must never block the agent
-        _log_error(shared or _guess_shared(), event, _describe(exc), agent)
+        _log_error(shared or _guess_shared(), event, describe(exc), agent)
         result = _nothing(agent, event)
     _unrecorded(shared, agent, event)
     return _emit(out, result)
@@ -515,6 +515,10 @@ def main(argv: list[str] | None = None) -> int:
     """``gitmem-hook AGENT EVENT``: the command Claude Code (or Codex) runs. A script of its
     own rather than ``gitmem hook AGENT``, because the console-script wrapper pip generates
     for ``gitmem`` imports ``re`` first (~10 ms here)."""
+    if argv is None:
+        from gitmem import utf8mode
+
+        utf8mode.ensure()  # file names as git and the agents give them (see gitmem.utf8mode)
     args = sys.argv[1:] if argv is None else argv
     if len(args) == 2 and args[0] in AGENTS:
         return run(args[0], args[1])

@@ -389,7 +389,9 @@ def doctor(no_model: bool, json_: bool) -> None:
     else:
         out.print("\nno hook has run yet in this repository")
     if report.errors:
-        out.print("\nlast hook errors (hooks failed open; the agent was not blocked):")
+        out.print(
+            "\nlast hook errors (hooks failed open: neither the agent nor the commit was blocked):"
+        )
         for line in report.errors:
             out.print(f"    {escape(line)}")
     if report.daemon_log:

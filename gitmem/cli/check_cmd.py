@@ -3,7 +3,14 @@ from __future__ import annotations
 import click
 from rich.markup import escape
 
-from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stdout
+from gitmem.cli.output import (
+    current_repo,
+    emit_json,
+    expected_errors,
+    fails_open,
+    json_option,
+    stdout,
+)
 
 
 @click.command()
@@ -11,6 +18,7 @@ from gitmem.cli.output import current_repo, emit_json, expected_errors, json_opt
 @click.option("--range", "rev_range", metavar="A..B", help="Check a revision range (CI).")
 @click.argument("paths", nargs=-1)
 @json_option
+@fails_open("pre-commit", "the commit goes on unchecked", when=lambda args: bool(args["staged"]))
 @expected_errors
 def check(staged: bool, rev_range: str | None, paths: tuple[str, ...], json_: bool) -> None:
     """Show the decisions governing a change and enforce their rules.
@@ -102,6 +110,7 @@ def check(staged: bool, rev_range: str | None, paths: tuple[str, ...], json_: bo
 @click.argument("message_file", type=click.Path(dir_okay=False))
 @click.argument("source", required=False, default="")
 @click.argument("sha", required=False, default="")
+@fails_open("prepare-commit-msg", "the commit goes on without a Decisions trailer")
 @expected_errors
 def trailers(message_file: str, source: str, sha: str) -> None:
     """prepare-commit-msg: add a `Decisions:` trailer naming the decisions that govern the

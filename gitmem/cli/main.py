@@ -86,6 +86,9 @@ def hook(agent: str, event: str) -> None:
 
 
 def run(args: list[str]) -> int:
+    from gitmem.cli.output import fit_streams
+
+    fit_streams()
     try:
         cli.main(args=args, prog_name="gitmem", standalone_mode=True)
     except SystemExit as exc:

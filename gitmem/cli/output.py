@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import json
@@ -40,7 +41,104 @@ def when(ts: object) -> str:
 
 
 def emit_json(data: object) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    # \u escapes where stdout cannot write every character: the same JSON, whole
+    click.echo(json.dumps(data, indent=2, ensure_ascii=not _writes_utf(sys.stdout.encoding)))
+
+
+# The characters gitmem's own text uses, and a title's typography, as ASCII where the
+# output cannot write them. Everything else the output cannot write goes as a \uXXXX
+# escape, which loses nothing.
+PLAIN = {
+    "→": "->",
+    "←": "<-",
+    "…": "...",
+    "—": "--",
+    "–": "-",
+    "‘": "'",
+    "’": "'",
+    "“": '"',
+    "”": '"',
+    "·": "-",
+    "≥": ">=",
+    "≤": "<=",
+    "≠": "!=",
+    "×": "x",
+    "•": "*",
+}
+ESCAPED_NOTE = (
+    "gitmem: this output's encoding ({encoding}) cannot write some characters; they are"
+    " shown as \\uXXXX escapes (PYTHONUTF8=1, or a UTF-8 locale, writes them as they are)"
+)
+
+
+def _writes_utf(encoding: str | None) -> bool:
+    import codecs
+
+    try:
+        return codecs.lookup(encoding or "utf-8").name.startswith("utf")
+    except LookupError:
+        return False
+
+
+def _plain(exc: UnicodeError, *, note: bool = False) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = []
+    for char in exc.object[exc.start : exc.end]:
+        plain = PLAIN.get(char)
+        if plain is None:
+            plain = char.encode("ascii", "backslashreplace").decode("ascii")
+            if note:
+                _note_escapes(exc.encoding)
+        out.append(plain)
+    return "".join(out), exc.end
+
+
+_noted: list[str] = []
+
+
+def _note_escapes(encoding: str) -> None:
+    """Say once, on stderr, that stdout holds escapes (said there, not in stdout's data)."""
+    if _noted:
+        return
+    _noted.append(encoding)
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(ESCAPED_NOTE.format(encoding=encoding) + "\n")
+
+
+def fit_streams() -> None:
+    """Let stdout and stderr write whatever gitmem prints, in any locale.
+
+    Python writes stdout in the locale's encoding: Latin-1 on a server set up that way,
+    Windows-1252 in a pipe on Windows (an agent's shell, a git hook). A decision titled
+    with a `→`, an em dash or a Japanese word made every command that printed it end in a
+    UnicodeEncodeError traceback, and `gitmem check --staged` with it blocked the commit
+    (before session 55). Now what the encoding cannot write is written as ASCII (see PLAIN
+    and `_plain`), said once on stderr; `--json` output escapes it as JSON does.
+
+    A UTF-8 stream is left as it is. An ASCII one writes UTF-8, as click's own output does
+    there: ASCII is what the C locale says when it says nothing of the terminal, which is
+    UTF-8 in practice (Python turns that locale into UTF-8 for the same reason, PEP 538).
+    """
+    import codecs
+
+    from gitmem import utf8mode
+
+    codecs.register_error("gitmem.plain", _plain)
+    codecs.register_error("gitmem.plain-noted", functools.partial(_plain, note=True))
+    for stream, handler in ((sys.stdout, "gitmem.plain-noted"), (sys.stderr, "gitmem.plain")):
+        # run again in UTF-8 mode (gitmem.utf8mode): print in the terminal's encoding again
+        encoding = utf8mode.LOCALE_ENCODING or getattr(stream, "encoding", None) or "utf-8"
+        with contextlib.suppress(LookupError):
+            if codecs.lookup(encoding).name == "ascii":
+                encoding = "utf-8"
+        # not a text stream of its own (a test's capture): left as it is
+        with contextlib.suppress(AttributeError, ValueError, OSError, LookupError):
+            if _writes_utf(encoding):
+                if not _writes_utf(stream.encoding):
+                    stream.reconfigure(encoding=encoding)  # type: ignore[union-attr]
+            else:
+                stream.reconfigure(encoding=encoding, errors=handler)  # type: ignore[union-attr]
 
 
 def json_option(func: F) -> F:
@@ -62,6 +160,54 @@ def expected_errors(func: F) -> F:
             raise click.ClickException(os_error(exc)) from exc
 
     return wrapper  # type: ignore[return-value]
+
+
+def fails_open(
+    hook: str, outcome: str, when: Callable[[dict[str, Any]], bool] = lambda _: True
+) -> Callable[[F], F]:
+    """For a command a git hook runs (``hook``: pre-commit, prepare-commit-msg), where
+    ``when`` holds for its arguments: an error of gitmem's own (anything but an expected
+    one, a usage error or an exit) lets the commit go on. It is said in one line on stderr
+    and logged where `gitmem doctor` shows it, and the command exits 0. Before session 55
+    it ended in a traceback and exit 1, and git refused the commit: a gitmem bug blocked
+    an agent's or a person's work. A critical rule's block (exit 1) and a path that names
+    nothing (exit 2) are deliberate, and stay. `gitmem check --range` in CI keeps failing
+    on an error: there, a check that did not run must not read as a pass."""
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return func(*args, **kwargs)
+            except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+                raise
+            except Exception as exc:
+                if not when(kwargs):
+                    raise
+                _hook_failed(hook, outcome, exc)
+                return None
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def _hook_failed(hook: str, outcome: str, exc: Exception) -> None:
+    from gitmem.agent.runner import ERROR_LOG, append_log, describe
+
+    reason = describe(exc)
+    logged = ""
+    try:
+        from gitmem.location import locate
+
+        append_log(locate(os.getcwd()).shared_state_dir, ERROR_LOG, f"git {hook}: {reason}")
+        logged = "; `gitmem doctor` shows it"
+    except Exception:  # no repository to log in: the line below is all there is
+        pass
+    click.echo(
+        f"gitmem: internal error in the {hook} hook ({reason}); {outcome}{logged}",
+        err=True,
+    )
 
 
 def os_error(exc: OSError) -> str:

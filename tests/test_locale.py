@@ -1,0 +1,267 @@
+"""gitmem under a locale that is not UTF-8, and its git hooks when gitmem itself fails.
+
+A locale's encoding decides what Python writes to stdout and how it names files. Under one
+that is not UTF-8 (Latin-1 on a server set up that way; Windows-1252 in a pipe on Windows;
+here ASCII, which any Linux has: `LC_ALL=C` with the locale coercion and UTF-8 mode turned
+off), every command that printed a `→` or a Japanese title ended in a traceback, a commit
+over a file such a decision governs was refused, and a file named `実験.py` met no rule.
+Each test runs the installed `gitmem` (or `gitmem-hook`, or git with the installed shims).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SANDBOX_HOME, agent_project, commit_all, decision, git, write
+
+# Python's own ASCII locale, with nothing to turn it into UTF-8 (PEP 538 and 540)
+ASCII = {"LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}
+TITLE = "Billing never imports experimental code → 実験禁止 🚫 (café)"
+CJK_FILE = "billing/実験.py"
+
+
+def latin1_locale(folder: Path) -> dict[str, str] | None:
+    """An en_US.ISO-8859-1 locale compiled into ``folder`` (glibc's localedef), as a
+    server set up for Latin-1 has it; None where this machine cannot make one."""
+    if shutil.which("localedef") is None:
+        return None
+    out = folder / "locales"
+    out.mkdir(exist_ok=True)
+    proc = subprocess.run(
+        ["localedef", "-i", "en_US", "-f", "ISO-8859-1", str(out / "en_US.ISO-8859-1")],
+        capture_output=True,
+    )
+    env = {"LOCPATH": str(out), "LC_ALL": "en_US.ISO-8859-1", "LANG": "en_US.ISO-8859-1"}
+    probe = subprocess.run(
+        [sys.executable, "-c", "import sys; print(sys.getfilesystemencoding())"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env, "PYTHONUTF8": "0"},
+    )
+    if proc.returncode not in (0, 1) or probe.stdout.strip() != "iso8859-1":
+        return None  # localedef exits 1 for warnings and still writes the locale
+    return env
+
+
+@dataclass(frozen=True)
+class Locale:
+    env: dict[str, str]
+    encoding: str  # what stdout is written in
+
+
+@pytest.fixture(params=["ascii", "windows-1252 pipe", "latin-1"])
+def locale(request: pytest.FixtureRequest, tmp_path: Path) -> Locale:
+    if request.param == "ascii":
+        return Locale(ASCII, "utf-8")  # as click writes there, and PEP 538 reads it
+    if request.param == "windows-1252 pipe":  # Windows: file names in UTF-8, a pipe in cp1252
+        return Locale({"LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "cp1252"}, "cp1252")
+    env = latin1_locale(tmp_path)
+    if env is None:
+        pytest.skip("no localedef or en_US locale source here to make a Latin-1 locale")
+    return Locale({**env, "PYTHONUTF8": "0"}, "latin-1")
+
+
+def project_with_titles(repo: Path) -> Path:
+    """agent_project plus a critical decision whose title and rule message hold characters
+    neither ASCII nor Latin-1 has, and a file named in Japanese under billing/."""
+    agent_project(repo)
+    decision(
+        repo,
+        "0003-experimental.md",
+        TITLE,
+        globs=["billing/**"],
+        extra=(
+            "severity: critical\nrules:\n  - forbid: 'import experimental'\n"
+            "    message: experimental code stays out of billing — review first\n"
+        ),
+        body="## Decision\n\nExperiments graduate by review (“審査”), not by import.\n",
+    )
+    write(repo, CJK_FILE, "x = 1\n")
+    commit_all(repo, "titles")
+    return repo
+
+
+def gitmem(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[bytes]:
+    found = shutil.which("gitmem")
+    assert found
+    return subprocess.run(
+        [found, *args],
+        cwd=cwd,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "HOME": SANDBOX_HOME, **env},
+    )
+
+
+def test_commands_print_any_title_in_a_locale_that_cannot_write_it(
+    repo: Path, locale: Locale
+) -> None:
+    project_with_titles(repo)
+    for args in (
+        ["list"],
+        ["show", "0003"],
+        ["why", "billing/charge.py"],
+        ["search", "experimental billing code", "--path", "billing/charge.py"],
+        ["check", "billing/charge.py"],
+    ):
+        proc = gitmem(repo, locale.env, *args)
+        assert proc.returncode == 0, (args, proc.stderr.decode(errors="replace"))
+        assert b"Traceback" not in proc.stderr
+        out = proc.stdout.decode(locale.encoding)
+        noted = proc.stderr.decode("ascii").count("cannot write some characters")
+        if locale.encoding == "utf-8":
+            assert TITLE in out, (args, out)
+            assert noted == 0
+        else:  # the arrow as ASCII, the Japanese as escapes; what the encoding has, as is
+            assert "experimental code -> \\u5b9f\\u9a13\\u7981\\u6b62" in out, (args, out)
+            assert "(café)" in out, (args, out)
+            assert noted == 1
+    for args in (["list", "--json"], ["show", "0003", "--json"], ["search", "billing", "--json"]):
+        proc = gitmem(repo, locale.env, *args)
+        assert proc.returncode == 0, (args, proc.stderr.decode(errors="replace"))
+        text = proc.stdout.decode(locale.encoding)  # JSON's own escapes: nothing lost
+        assert TITLE in json.dumps(json.loads(text), ensure_ascii=False)
+        assert b"cannot write" not in proc.stderr
+
+
+def test_a_commit_under_such_a_locale_is_not_refused_by_gitmem(repo: Path, locale: Locale) -> None:
+    """Before session 55, `gitmem check --staged` ended in a UnicodeEncodeError printing
+    the decisions that govern the change, and git refused a commit that broke no rule."""
+    project_with_titles(repo)
+    assert gitmem(repo, {}, "install", "git").returncode == 0
+    write(repo, "billing/charge.py", "x = 2\n")
+    git(repo, "add", "-A")
+    proc = subprocess.run(
+        ["git", "commit", "-m", "change the charge"],
+        cwd=repo,
+        capture_output=True,
+        env={**os.environ, "HOME": SANDBOX_HOME, **locale.env},
+    )
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    err = proc.stderr.decode(locale.encoding)  # git writes the hooks' stdout to stderr
+    shown = "code → 実験" if locale.encoding == "utf-8" else "code -> \\u5b9f\\u9a13"
+    assert f"D-0003 (critical) Billing never imports experimental {shown}" in err
+    assert "Traceback" not in err
+    message = git(repo, "log", "-1", "--format=%B")
+    assert "Decisions: D-0001, D-0003" in message
+
+
+def test_a_critical_rule_holds_for_a_file_named_in_japanese(repo: Path, locale: Locale) -> None:
+    """The file-system encoding follows the locale: under ASCII or Latin-1, Python could
+    not name `billing/実験.py`. Before session 55 the pre-tool hook failed open on it (the
+    float went in), and `gitmem check billing` left it out and passed."""
+    project_with_titles(repo)
+    hook = shutil.which("gitmem-hook")
+    assert hook
+    payload = {
+        "session_id": "s-locale",
+        "cwd": str(repo),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_input": {
+            "file_path": str(repo / CJK_FILE),
+            "old_string": "x = 1",
+            "new_string": "x = float(1)",
+        },
+    }
+    proc = subprocess.run(
+        [hook, "claude", "pre-tool"],
+        input=json.dumps(payload).encode(),
+        cwd=repo,
+        capture_output=True,
+        env={**os.environ, "HOME": SANDBOX_HOME, **locale.env},
+        timeout=60,
+    )
+    assert proc.returncode == 0
+    answer = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "deny"
+    assert "D-0001" in answer["permissionDecisionReason"]
+    assert not (repo / ".git/gitmem/hook-errors.log").exists()
+
+    write(repo, CJK_FILE, "x = float(1)\n")
+    proc = gitmem(repo, locale.env, "check", "billing")
+    assert proc.returncode == 1, proc.stderr.decode(errors="replace")
+    name = CJK_FILE if locale.encoding == "utf-8" else "billing/\\u5b9f\\u9a13.py"
+    assert f"{name}:1: decision D-0001" in proc.stdout.decode(locale.encoding)
+
+
+def test_utf8_mode_is_entered_only_where_file_names_are_not_utf8() -> None:
+    """The entry points run themselves again with `-X utf8` under such a locale (file
+    names as git and the agents give them), keep the terminal's encoding for what they
+    print, and do not pass that on to their own children; under UTF-8 they do not."""
+    code = (
+        "import os, sys\n"
+        "from gitmem import utf8mode\n"
+        "utf8mode.ensure()\n"
+        "print(sys.flags.utf8_mode, utf8mode.LOCALE_ENCODING, utf8mode.ENV in os.environ)\n"
+    )
+    script = [sys.executable, "-c", code]
+    under = subprocess.run(
+        script, capture_output=True, text=True, env={**os.environ, **ASCII}, check=True
+    )
+    assert under.stdout.split() == ["1", "ascii", "False"]
+    plain = subprocess.run(
+        script,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LC_ALL": "C.UTF-8", "PYTHONUTF8": "0"},
+        check=True,
+    )
+    assert plain.stdout.split() == ["0", "None", "False"]
+
+
+FAULT = """\
+import gitmem.check, gitmem.githooks
+
+def fault(*args, **kwargs):
+    raise RuntimeError("injected fault")
+
+gitmem.check.check = gitmem.githooks.add_trailer = fault
+"""
+
+
+def test_a_gitmem_bug_in_a_git_hook_does_not_refuse_the_commit(repo: Path, tmp_path: Path) -> None:
+    """A fault injected into the installed gitmem (a sitecustomize module on PYTHONPATH
+    replaces the check and the trailer with functions that raise): the commit goes
+    through, each hook says so in one line, and `gitmem doctor` shows both. Before
+    session 55 each ended in a traceback and exit 1, and git refused the commit. In CI
+    (`check --range`) the same fault still fails: a check that did not run is no pass."""
+    agent_project(repo)
+    assert gitmem(repo, {}, "install", "git").returncode == 0
+    faults = tmp_path / "faults"
+    faults.mkdir()
+    (faults / "sitecustomize.py").write_text(FAULT)
+    env = {"PYTHONPATH": str(faults)}
+    write(repo, "billing/charge.py", "x = 2\n")
+    git(repo, "add", "-A")
+    proc = subprocess.run(
+        ["git", "commit", "-m", "change the charge"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": SANDBOX_HOME, **env},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert (
+        "gitmem: internal error in the pre-commit hook (RuntimeError: injected fault at "
+        in proc.stderr
+    )
+    assert "; the commit goes on unchecked; `gitmem doctor` shows it" in proc.stderr
+    assert "the commit goes on without a Decisions trailer" in proc.stderr
+    assert git(repo, "log", "-1", "--format=%s").strip() == "change the charge"
+    doctor = gitmem(repo, {}, "doctor").stdout.decode()
+    assert "git pre-commit: RuntimeError: injected fault" in doctor
+    assert "git prepare-commit-msg: RuntimeError: injected fault" in doctor
+
+    ci = gitmem(repo, env, "check", "--range", "HEAD~1..HEAD")
+    assert ci.returncode == 1
+    assert b"RuntimeError: injected fault" in ci.stderr
