@@ -82,14 +82,23 @@ def folder_lock(folder: Path) -> Iterator[None]:
 
 
 def create_exclusive(path: Path, text: str) -> bool:
-    """Create ``path`` only if it does not exist yet; False if another writer won."""
+    """Create ``path`` only if it does not exist yet; False if another writer won. The
+    text is encoded before the file is made, and a write that fails removes it: before
+    session 55 a title holding an undecodable byte (a lone surrogate) left a record cut
+    after its front matter's first line, which then failed to load."""
+    data = text.encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except FileExistsError:
         return False
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise
     return True
 
 

@@ -331,6 +331,12 @@ class Table:
 
     def match(self, path: str, is_dir: bool = False) -> list[Match]:
         """Decisions whose globs govern the repository-relative ``path``, best first."""
+        if not path.isascii():
+            # a name whose bytes are not UTF-8 (git's names are bytes; Python holds such
+            # a byte as a lone surrogate, which SQLite and RE2 refuse): each such byte as
+            # U+FFFD, which wildcards match (before session 55, `gitmem why` on it, and
+            # the check of a commit holding it, ended in a UnicodeEncodeError)
+            path = leanjson.well_formed(path)
         if not could_name_a_file(path):  # (and its keys would pass SQLite's 32,766 `?`)
             return []
         keys = path_keys(path)

@@ -265,3 +265,73 @@ def test_a_gitmem_bug_in_a_git_hook_does_not_refuse_the_commit(repo: Path, tmp_p
     ci = gitmem(repo, env, "check", "--range", "HEAD~1..HEAD")
     assert ci.returncode == 1
     assert b"RuntimeError: injected fault" in ci.stderr
+
+
+def test_a_title_typed_in_a_latin1_terminal_is_written_as_typed(repo: Path, tmp_path: Path) -> None:
+    """gitmem runs itself again in UTF-8 mode under such a locale, where Python would read
+    the title's Latin-1 byte as an escape: the argument is read in the locale's encoding,
+    and the record holds `Café` in UTF-8."""
+    env = latin1_locale(tmp_path)
+    if env is None:
+        pytest.skip("no localedef or en_US locale source here to make a Latin-1 locale")
+    agent_project(repo)
+    found = shutil.which("gitmem")
+    assert found
+    proc = subprocess.run(
+        [os.fsencode(found), b"new", b"Caf\xe9", b"policy"],
+        cwd=repo,
+        capture_output=True,
+        env={**os.environ, "HOME": SANDBOX_HOME, **env, "PYTHONUTF8": "0"},
+    )
+    assert proc.returncode == 0, proc.stderr.decode("latin-1")
+    record = repo / ".continuity/decisions/0003-cafe-policy.md"
+    assert 'title: "Café policy"' in record.read_text(encoding="utf-8")
+
+
+def test_a_title_holding_a_byte_that_is_no_text_is_refused_and_nothing_written(
+    repo: Path,
+) -> None:
+    """In a UTF-8 terminal, a Latin-1 byte pasted into a title: before session 55 a
+    traceback, after a record cut short at its first line (then a UnicodeEncodeError)."""
+    agent_project(repo)
+    found = shutil.which("gitmem")
+    assert found
+    proc = subprocess.run(
+        [os.fsencode(found), b"new", b"Caf\xe9", b"policy"],
+        cwd=repo,
+        capture_output=True,
+        env={**os.environ, "HOME": SANDBOX_HOME, "LC_ALL": "C.UTF-8"},
+    )
+    assert proc.returncode == 2
+    assert b"Invalid value for TITLE: b'Caf\\xe9 policy' holds the byte 0xe9" in proc.stderr
+    assert sorted(p.name for p in (repo / ".continuity/decisions").iterdir()) == [
+        "0001-money.md",
+        "0002-api.md",
+    ]
+
+
+def test_a_file_whose_name_is_not_utf8_meets_its_decisions(repo: Path) -> None:
+    """git keeps names as bytes: a file named in Latin-1 (`café.py` as `caf\\xe9.py`) in a
+    UTF-8 locale. Python holds its byte as a lone surrogate, which SQLite refused: `gitmem
+    why` on it and the check of a commit adding it ended in a UnicodeEncodeError (the
+    commit refused by a gitmem crash, not by the rule it breaks)."""
+    agent_project(repo)
+    name = os.fsdecode(b"billing/caf\xe9.py")
+    (repo / name).write_bytes(b"amount = float(1)\n")
+    env = {"LC_ALL": "C.UTF-8"}
+    why = gitmem(repo, env, "why", name)
+    assert why.returncode == 0, why.stderr.decode(errors="replace")
+    assert why.stdout.startswith(b"billing/caf\xe9.py\n  D-0001 Money is integer cents")
+    as_json = json.loads(gitmem(repo, env, "why", "--json", name).stdout)
+    assert as_json[0]["decisions"][0]["id"] == "D-0001"
+    assert gitmem(repo, {}, "install", "git").returncode == 0
+    git(repo, "add", "-A")
+    proc = subprocess.run(
+        ["git", "commit", "-m", "café"],
+        cwd=repo,
+        capture_output=True,
+        env={**os.environ, "HOME": SANDBOX_HOME, **env},
+    )
+    assert proc.returncode == 1  # the rule's block, not a crash
+    assert b"Traceback" not in proc.stderr
+    assert b'caf\\udce9.py":1: decision D-0001: amounts are integer cents' in proc.stderr

@@ -41,8 +41,14 @@ def when(ts: object) -> str:
 
 
 def emit_json(data: object) -> None:
-    # \u escapes where stdout cannot write every character: the same JSON, whole
-    click.echo(json.dumps(data, indent=2, ensure_ascii=not _writes_utf(sys.stdout.encoding)))
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    try:
+        text.encode(sys.stdout.encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        # \u escapes where stdout cannot write every character (or a file name holds a
+        # byte that is not UTF-8): the same JSON, whole
+        text = json.dumps(data, indent=2)
+    click.echo(text)
 
 
 # The characters gitmem's own text uses, and a title's typography, as ASCII where the
@@ -135,8 +141,9 @@ def fit_streams() -> None:
         # not a text stream of its own (a test's capture): left as it is
         with contextlib.suppress(AttributeError, ValueError, OSError, LookupError):
             if _writes_utf(encoding):
-                if not _writes_utf(stream.encoding):
-                    stream.reconfigure(encoding=encoding)  # type: ignore[union-attr]
+                # a name that is not UTF-8 (git's names are bytes) as its bytes, as git
+                # and ls print it, and as UTF-8 mode does: before session 55, a traceback
+                stream.reconfigure(encoding=encoding, errors="surrogateescape")  # type: ignore[union-attr]
             else:
                 stream.reconfigure(encoding=encoding, errors=handler)  # type: ignore[union-attr]
 

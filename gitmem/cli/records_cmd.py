@@ -26,6 +26,21 @@ from gitmem.resources import TEMPLATES
 from gitmem.table import Entry
 
 
+def _text_argument(name: str, value: str) -> None:
+    """Refuse an argument holding a byte that is not text in this terminal's encoding
+    (Python keeps it as a lone surrogate): written into a record, it is no UTF-8 (before
+    session 55, a traceback)."""
+    bad = next((c for c in value if "\udc80" <= c <= "\udcff"), None)
+    if bad is not None:
+        byte = ord(bad) - 0xDC00
+        raise click.BadParameter(
+            f"{value.encode('utf-8', 'surrogateescape')!r} holds the byte 0x{byte:02x}, which"
+            " is not text in this terminal's encoding (a file's name pasted? its encoding"
+            " differs from the locale's)",
+            param_hint=name,
+        )
+
+
 @click.command()
 @click.argument("words", metavar="TITLE...", nargs=-1, required=True)
 @click.option(
@@ -67,6 +82,9 @@ def new(
     The title may be given unquoted, as adr-tools takes it: `gitmem new Use queues`.
     """
     title = " ".join(words)
+    for name, values in (("TITLE", [title]), ("--glob", globs), ("--tag", tags)):
+        for value in values:
+            _text_argument(name, value)
     repo = current_repo()
     write: Callable[..., Path] = records.new
     if log is not None:
