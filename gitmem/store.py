@@ -59,6 +59,8 @@ class Catalog:
     # the ADR folders config.yaml names that this work tree lacks (in ``problems`` too, as
     # warnings): none of their records is read, which every command and hook must say
     unread: tuple[Problem, ...] = field(default=(), compare=False, repr=False)
+    # record files not read for their name (not UTF-8), as ``problems`` name them
+    unnamed: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     def get(self, ident: str) -> Decision:
         wanted = ident.strip()
@@ -121,11 +123,11 @@ class Catalog:
             if p.level != "error":
                 continue
             errors += 1
-            if p.file in self.cache:
+            if p.file in self.cache or p.file in self.unnamed:
                 records.add(p.file)
             known = first.get(p.file)
             if known is None or p.line < known[1]:
-                left_out = p.file in self.cache and p.file not in kept
+                left_out = p.file in self.unnamed or (p.file in self.cache and p.file not in kept)
                 first[p.file] = (p.file, p.line, p.key, p.message, left_out)
         if not first and not self.unread:
             return None
@@ -255,7 +257,19 @@ def load(
     inferred: dict[str, list[str]] | None = None
     # where imported.yaml did not read (its error says so), no warning for each ADR
     warn = not any(p.level == "error" for p in imp_problems)
-    sources = source_files(root, cfg)
+    sources = []
+    unnamed: set[str] = set()
+    for sf in source_files(root, cfg):
+        byte = _byte_not_utf8(sf.rel)
+        if byte is None:
+            sources.append(sf)
+            continue
+        # git keeps names as bytes, and Python holds this one's odd byte as a lone
+        # surrogate, which SQLite refuses: before session 55 the table could not be
+        # written, and no decision reached any command or agent
+        why = f"not read: its name is not UTF-8 (the byte 0x{byte:02x}); rename the file"
+        unnamed.add(shown_name(sf.rel))
+        problems.append(Problem(shown_name(sf.rel), 1, "file", why))
     for sf in sources:
         entry = imported.get(sf.rel)
         unlisted = entry is None and sf.source != "continuity"
@@ -284,7 +298,18 @@ def load(
         live = {payload for _, payload in new_cache.values()}
         for stale in [k for k in _DECODED if k not in live]:
             del _DECODED[stale]
-    return Catalog(decisions, tuple(problems), new_cache, patterns, reparsed, tuple(unread))
+    return Catalog(
+        decisions, tuple(problems), new_cache, patterns, reparsed, tuple(unread), frozenset(unnamed)
+    )
+
+
+def _byte_not_utf8(name: str) -> int | None:
+    """The first byte of ``name`` (as Python decodes file names, with surrogate escapes)
+    that is not UTF-8; None where it all is."""
+    if name.isascii():
+        return None
+    bad = next((c for c in name if "\udc80" <= c <= "\udcff"), None)
+    return None if bad is None else ord(bad) - 0xDC00
 
 
 def _infer_unlisted(root: Path, cfg: config.Config, wanted: set[str]) -> dict[str, list[str]]:

@@ -510,7 +510,7 @@ def full_fingerprint(
                 parts.append(f"{full}:{st.st_size}:{st.st_mtime_ns}")
                 if stats is not None:
                     stats[full] = (st.st_size, st.st_mtime_ns)
-    data = "\n".join(parts).encode()
+    data = "\n".join(parts).encode("utf-8", "surrogateescape")  # a name may not be UTF-8
     return f"{len(data):x}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
 
 

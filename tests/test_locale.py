@@ -335,3 +335,37 @@ def test_a_file_whose_name_is_not_utf8_meets_its_decisions(repo: Path) -> None:
     assert proc.returncode == 1  # the rule's block, not a crash
     assert b"Traceback" not in proc.stderr
     assert b'caf\\udce9.py":1: decision D-0001: amounts are integer cents' in proc.stderr
+
+
+def test_a_record_whose_name_is_not_utf8_is_left_out_and_the_others_load(repo: Path) -> None:
+    """`0003-caf\\xe9.md`: SQLite refused the name, the table could not be written, and
+    no decision reached any command or agent (before session 55). Now that one record is
+    left out, said by lint, the commands and the session start, and the others load."""
+    agent_project(repo)
+    odd = repo / os.fsdecode(b".continuity/decisions/0003-caf\xe9.md")
+    odd.write_text("---\ntitle: Cafe\nstatus: accepted\nglobs: [api/**]\n---\n# Cafe\n")
+    env = {"LC_ALL": "C.UTF-8"}
+    listed = gitmem(repo, env, "list")
+    assert listed.returncode == 0, listed.stderr.decode(errors="replace")
+    assert [line.split(b"\t")[0] for line in listed.stdout.splitlines()] == [b"D-0001", b"D-0002"]
+    said = (
+        '".continuity/decisions/0003-caf\\udce9.md":1: file: not read: its name is not UTF-8'
+        " (the byte 0xe9); rename the file"
+    )
+    assert "1 decision file has errors and is left out" in listed.stderr.decode()
+    lint = gitmem(repo, env, "lint")
+    assert lint.returncode == 1 and said in lint.stdout.decode()
+    why = gitmem(repo, env, "why", "billing/charge.py")
+    assert why.returncode == 0 and b"D-0001 Money is integer cents" in why.stdout
+    hook = shutil.which("gitmem-hook")
+    assert hook
+    start = subprocess.run(
+        [hook, "claude", "session-start"],
+        input=json.dumps({"session_id": "s-name", "cwd": str(repo), "source": "startup"}),
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": SANDBOX_HOME, **env},
+    )
+    context = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Money is integer cents" in context and said in context
