@@ -488,7 +488,7 @@ def run(repo: Repo, *, idle_seconds: int | None, log: Callable[[str], None]) -> 
     """Run the daemon in the foreground; 0 when it exits, 1 if another one holds the lock."""
     repo.state_dir.mkdir(parents=True, exist_ok=True)
     lock_path = repo.state_dir / "watch.lock"
-    fh = open(lock_path, "w")  # noqa: SIM115 - held for the daemon's lifetime
+    fh = open(lock_path, "w", encoding="utf-8")  # noqa: SIM115 - held for the daemon's lifetime
     try:
         fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:

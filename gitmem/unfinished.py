@@ -90,7 +90,7 @@ def note(repo: Repo, *, idle_s: float = IDLE_S, now: float | None = None) -> lis
         _capture(repo, sid, edited, roots[-1] if roots else None, wrote)
         noted.append(sid)
     try:
-        with open(stamp, "a"):
+        with open(stamp, "a", encoding="utf-8"):
             pass
         os.utime(stamp, (horizon, horizon))
     except OSError:  # a read-only git directory: nothing was noted either
