@@ -63,10 +63,14 @@ def locale(request: pytest.FixtureRequest, tmp_path: Path) -> Locale:
         return Locale(ASCII, "utf-8")  # as click writes there, and PEP 538 reads it
     if request.param == "windows-1252 pipe":  # Windows: file names in UTF-8, a pipe in cp1252
         return Locale({"LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "cp1252"}, "cp1252")
-    env = latin1_locale(tmp_path)
+    return Locale(latin1_or_skip(tmp_path), "latin-1")
+
+
+def latin1_or_skip(folder: Path) -> dict[str, str]:
+    env = latin1_locale(folder)
     if env is None:
         pytest.skip("no localedef or en_US locale source here to make a Latin-1 locale")
-    return Locale({**env, "PYTHONUTF8": "0"}, "latin-1")
+    return {**env, "PYTHONUTF8": "0"}
 
 
 def project_with_titles(repo: Path) -> Path:
@@ -89,7 +93,11 @@ def project_with_titles(repo: Path) -> Path:
     return repo
 
 
-def gitmem(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[bytes]:
+def gitmem(
+    cwd: Path, env: dict[str, str], *args: str | bytes
+) -> subprocess.CompletedProcess[bytes]:
+    """The installed `gitmem` under ``env``; an argument may be bytes (as a terminal
+    gives them), its output too."""
     found = shutil.which("gitmem")
     assert found
     return subprocess.run(
@@ -97,6 +105,21 @@ def gitmem(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedPr
         cwd=cwd,
         capture_output=True,
         timeout=120,
+        env={**os.environ, "HOME": SANDBOX_HOME, **env},
+    )
+
+
+def commit_a_change_with_the_shims(
+    repo: Path, env: dict[str, str], path: str = "billing/charge.py", text: str = "x = 2\n"
+) -> subprocess.CompletedProcess[bytes]:
+    """`gitmem install git`, then `git commit` of a change to ``path`` under ``env``."""
+    assert gitmem(repo, {}, "install", "git").returncode == 0
+    (repo / path).write_text(text, encoding="utf-8")
+    git(repo, "add", "-A")
+    return subprocess.run(
+        ["git", "commit", "-m", "change the charge"],
+        cwd=repo,
+        capture_output=True,
         env={**os.environ, "HOME": SANDBOX_HOME, **env},
     )
 
@@ -136,15 +159,7 @@ def test_a_commit_under_such_a_locale_is_not_refused_by_gitmem(repo: Path, local
     """Before session 55, `gitmem check --staged` ended in a UnicodeEncodeError printing
     the decisions that govern the change, and git refused a commit that broke no rule."""
     project_with_titles(repo)
-    assert gitmem(repo, {}, "install", "git").returncode == 0
-    write(repo, "billing/charge.py", "x = 2\n")
-    git(repo, "add", "-A")
-    proc = subprocess.run(
-        ["git", "commit", "-m", "change the charge"],
-        cwd=repo,
-        capture_output=True,
-        env={**os.environ, "HOME": SANDBOX_HOME, **locale.env},
-    )
+    proc = commit_a_change_with_the_shims(repo, locale.env)
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")
     err = proc.stderr.decode(locale.encoding)  # git writes the hooks' stdout to stderr
     shown = "code → 実験" if locale.encoding == "utf-8" else "code -> \\u5b9f\\u9a13"
@@ -235,28 +250,17 @@ def test_a_gitmem_bug_in_a_git_hook_does_not_refuse_the_commit(repo: Path, tmp_p
     session 55 each ended in a traceback and exit 1, and git refused the commit. In CI
     (`check --range`) the same fault still fails: a check that did not run is no pass."""
     agent_project(repo)
-    assert gitmem(repo, {}, "install", "git").returncode == 0
     faults = tmp_path / "faults"
     faults.mkdir()
     (faults / "sitecustomize.py").write_text(FAULT)
     env = {"PYTHONPATH": str(faults)}
-    write(repo, "billing/charge.py", "x = 2\n")
-    git(repo, "add", "-A")
-    proc = subprocess.run(
-        ["git", "commit", "-m", "change the charge"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HOME": SANDBOX_HOME, **env},
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "Traceback" not in proc.stderr
-    assert (
-        "gitmem: internal error in the pre-commit hook (RuntimeError: injected fault at "
-        in proc.stderr
-    )
-    assert "; the commit goes on unchecked; `gitmem doctor` shows it" in proc.stderr
-    assert "the commit goes on without a Decisions trailer" in proc.stderr
+    proc = commit_a_change_with_the_shims(repo, env)
+    err = proc.stderr.decode()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    assert "gitmem: internal error in the pre-commit hook (RuntimeError: injected fault at " in err
+    assert "; the commit goes on unchecked; `gitmem doctor` shows it" in err
+    assert "the commit goes on without a Decisions trailer" in err
     assert git(repo, "log", "-1", "--format=%s").strip() == "change the charge"
     doctor = gitmem(repo, {}, "doctor").stdout.decode()
     assert "git pre-commit: RuntimeError: injected fault" in doctor
@@ -271,18 +275,9 @@ def test_a_title_typed_in_a_latin1_terminal_is_written_as_typed(repo: Path, tmp_
     """gitmem runs itself again in UTF-8 mode under such a locale, where Python would read
     the title's Latin-1 byte as an escape: the argument is read in the locale's encoding,
     and the record holds `Café` in UTF-8."""
-    env = latin1_locale(tmp_path)
-    if env is None:
-        pytest.skip("no localedef or en_US locale source here to make a Latin-1 locale")
+    env = latin1_or_skip(tmp_path)
     agent_project(repo)
-    found = shutil.which("gitmem")
-    assert found
-    proc = subprocess.run(
-        [os.fsencode(found), b"new", b"Caf\xe9", b"policy"],
-        cwd=repo,
-        capture_output=True,
-        env={**os.environ, "HOME": SANDBOX_HOME, **env, "PYTHONUTF8": "0"},
-    )
+    proc = gitmem(repo, env, b"new", b"Caf\xe9", b"policy")
     assert proc.returncode == 0, proc.stderr.decode("latin-1")
     record = repo / ".continuity/decisions/0003-cafe-policy.md"
     assert 'title: "Café policy"' in record.read_text(encoding="utf-8")
@@ -294,14 +289,7 @@ def test_a_title_holding_a_byte_that_is_no_text_is_refused_and_nothing_written(
     """In a UTF-8 terminal, a Latin-1 byte pasted into a title: before session 55 a
     traceback, after a record cut short at its first line (then a UnicodeEncodeError)."""
     agent_project(repo)
-    found = shutil.which("gitmem")
-    assert found
-    proc = subprocess.run(
-        [os.fsencode(found), b"new", b"Caf\xe9", b"policy"],
-        cwd=repo,
-        capture_output=True,
-        env={**os.environ, "HOME": SANDBOX_HOME, "LC_ALL": "C.UTF-8"},
-    )
+    proc = gitmem(repo, {"LC_ALL": "C.UTF-8"}, b"new", b"Caf\xe9", b"policy")
     assert proc.returncode == 2
     assert b"Invalid value for TITLE: b'Caf\\xe9 policy' holds the byte 0xe9" in proc.stderr
     assert sorted(p.name for p in (repo / ".continuity/decisions").iterdir()) == [
@@ -317,21 +305,14 @@ def test_a_file_whose_name_is_not_utf8_meets_its_decisions(repo: Path) -> None:
     commit refused by a gitmem crash, not by the rule it breaks)."""
     agent_project(repo)
     name = os.fsdecode(b"billing/caf\xe9.py")
-    (repo / name).write_bytes(b"amount = float(1)\n")
+    (repo / name).write_bytes(b"x = 1\n")
     env = {"LC_ALL": "C.UTF-8"}
     why = gitmem(repo, env, "why", name)
     assert why.returncode == 0, why.stderr.decode(errors="replace")
     assert why.stdout.startswith(b"billing/caf\xe9.py\n  D-0001 Money is integer cents")
     as_json = json.loads(gitmem(repo, env, "why", "--json", name).stdout)
     assert as_json[0]["decisions"][0]["id"] == "D-0001"
-    assert gitmem(repo, {}, "install", "git").returncode == 0
-    git(repo, "add", "-A")
-    proc = subprocess.run(
-        ["git", "commit", "-m", "café"],
-        cwd=repo,
-        capture_output=True,
-        env={**os.environ, "HOME": SANDBOX_HOME, **env},
-    )
+    proc = commit_a_change_with_the_shims(repo, env, name, "amount = float(1)\n")
     assert proc.returncode == 1  # the rule's block, not a crash
     assert b"Traceback" not in proc.stderr
     assert b'caf\\udce9.py":1: decision D-0001: amounts are integer cents' in proc.stderr
