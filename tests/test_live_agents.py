@@ -755,7 +755,10 @@ def test_a_forked_claude_session_is_not_shown_its_decisions_again(
     read the API file and got the API decision a second time in one context; now what the
     conversation holds counts as shown (gitmem.agent.rewind._seed)."""
     api, sid = claude_read_the_routes(project, agent_home)
-    with FakeModel([Step("Read", {"file_path": api})]) as model:
+    # a model that takes a while to answer, as real ones do: Claude Code writes the fork's
+    # copy of the conversation within about a second (here, an instant answer's tool call
+    # came before it on a fast machine; see the next test)
+    with FakeModel([Step("Read", {"file_path": api})], think_s=2.0) as model:
         command, env = launch("claude", project, agent_home, model)
         run_agent([*command("Look at them again"), "--resume", sid, "--fork-session"], project, env)
     assert_no_hook_errors(project)
@@ -763,6 +766,29 @@ def test_a_forked_claude_session_is_not_shown_its_decisions_again(
     assert "Look at them again" in final and "Look at the routes" in final  # a fork
     assert final.count(API_TITLE) == 1, final[-3000:]
     assert final.count(MONEY_TITLE) == 1, final[-3000:]
+
+
+def test_a_fork_whose_copy_is_written_after_its_first_tool_call_is_seeded_then(
+    project: Path, agent_home: Path
+) -> None:
+    """Claude Code 2.1.332 writes a fork's transcript lazily: bookkeeping lines (mode,
+    tools-used) first, the copied conversation about a second later. A tool call before
+    that (an instant answer here) finds no message in it. Before session 55 that first
+    look was marked read and the copy was never seeded, so every decision the parent had
+    shown came again at its first touch (the money decision at the billing read). Now the
+    seed waits for a look that finds messages: only the first read, before the copy,
+    cannot know what the conversation holds."""
+    api, sid = claude_read_the_routes(project, agent_home)
+    billing = str(project / "billing/charge.py")
+    steps = [Step("Read", {"file_path": api}), Step("Read", {"file_path": billing})]
+    with FakeModel(steps) as model:
+        command, env = launch("claude", project, agent_home, model)
+        run_agent([*command("Look at them again"), "--resume", sid, "--fork-session"], project, env)
+    assert_no_hook_errors(project)
+    final = model.conversation[-1].text()
+    assert "Look at them again" in final and "Look at the routes" in final  # a fork
+    assert final.count(MONEY_TITLE) == 1, final[-3000:]  # the parent's digest, not again
+    assert final.count(API_TITLE) in (1, 2), final[-3000:]  # 2: read before the copy
 
 
 @pytest.mark.parametrize("agent", ["gemini", "qwen", "codex"])

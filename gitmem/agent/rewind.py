@@ -100,8 +100,13 @@ def check(shared_dir: str, payload: dict[str, Any], agent: str = "claude") -> bo
         if offset is None and agent in READ_FROM_START and size <= FIRST_LOOK_MAX:
             offset = 0  # a file that begins with the conversation it goes on (a resume)
         if offset is None or offset > size:  # a first look, or another file: from here on
-            if offset is None and agent == "claude" and size:
-                _seed(session, path)  # a conversation from before the session's hooks
+            if offset is None and agent == "claude" and size and not _seed(session, path):
+                # no message in it yet: Claude Code 2.1.332 writes a fork's bookkeeping
+                # lines (mode, tools-used, queue-operation) before its first hook and the
+                # copied conversation after it; marked read here, the copy was never
+                # seeded (seen in this session's CI run: the API decision twice in one
+                # context). The next look is a first look again.
+                return False
             _save(mark_file, size)
             return False
         try:
@@ -618,7 +623,7 @@ def codex_session(shared_dir: str, payload: dict[str, Any]) -> bool:
 MAX_TRANSCRIPT = 256 << 20
 
 
-def _seed(session: state.Session, path: str) -> None:
+def _seed(session: state.Session, path: str) -> bool:
     """At the first look at a Claude Code session's transcript that already holds a
     conversation: note the decisions it names as the hooks name them as shown.
 
@@ -630,19 +635,24 @@ def _seed(session: state.Session, path: str) -> None:
     one context, run for real). The same for a session resumed after gitmem tidied its idle
     state away, or one begun before gitmem was installed. The transcript is read once,
     from its latest message back along ``parentUuid`` (messages a rewind cut are off that
-    chain) to its start or a compaction (whose boundary has no parent)."""
+    chain) to its start or a compaction (whose boundary has no parent). False where the
+    transcript holds no message of a conversation yet (see ``check``)."""
     ids = _claude_conversation_shown(path)
+    if ids is None:
+        return False
     fresh = [i for i in ids if i not in session.view().shown]
     if fresh:
         session.append("shown", ids=fresh, event="conversation")
+    return True
 
 
-def _claude_conversation_shown(path: str) -> list[str]:
+def _claude_conversation_shown(path: str) -> list[str] | None:
     """The decisions a Claude Code transcript's conversation as it now stands names as the
     hooks name them (see ``_seed``): in the messages from the latest back along
     ``parentUuid``, and in the attachments hanging off them (a hook's answer is an
     attachment whose parent is the message it came with, beside the next message: seen in
-    2.1.332)."""
+    2.1.332). None where it holds no message of a conversation yet (one that cannot be read
+    is taken as read: [])."""
     nodes: dict[str, tuple[str | None, bool]] = {}  # uuid: (its parent, an attachment?)
     named: dict[str, list[str]] = {}
     leaf: str | None = None
@@ -662,6 +672,8 @@ def _claude_conversation_shown(path: str) -> list[str]:
                     leaf = uuid
     except OSError:
         return []
+    if leaf is None:
+        return None  # no message yet (hooks' attachments, bookkeeping lines at most)
     chain: set[str] = set()
     while leaf is not None and leaf not in chain and leaf in nodes:
         chain.add(leaf)
