@@ -81,6 +81,16 @@ def folder_lock(folder: Path) -> Iterator[None]:
             os.close(fd)  # closing the descriptor releases the lock
 
 
+def undecoded_byte(text: str) -> int | None:
+    """The first byte ``text`` holds as Python holds a byte it could not decode (a lone
+    surrogate escape, U+DC80-U+DCFF: a file name or an argument that is not UTF-8); None
+    where there is none."""
+    if text.isascii():
+        return None
+    bad = next((c for c in text if "\udc80" <= c <= "\udcff"), None)
+    return None if bad is None else ord(bad) - 0xDC00
+
+
 def create_exclusive(path: Path, text: str) -> bool:
     """Create ``path`` only if it does not exist yet; False if another writer won. The
     text is encoded before the file is made, and a write that fails removes it: before

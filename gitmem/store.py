@@ -260,7 +260,7 @@ def load(
     sources = []
     unnamed: set[str] = set()
     for sf in source_files(root, cfg):
-        byte = _byte_not_utf8(sf.rel)
+        byte = fsutil.undecoded_byte(sf.rel)
         if byte is None:
             sources.append(sf)
             continue
@@ -301,15 +301,6 @@ def load(
     return Catalog(
         decisions, tuple(problems), new_cache, patterns, reparsed, tuple(unread), frozenset(unnamed)
     )
-
-
-def _byte_not_utf8(name: str) -> int | None:
-    """The first byte of ``name`` (as Python decodes file names, with surrogate escapes)
-    that is not UTF-8; None where it all is."""
-    if name.isascii():
-        return None
-    bad = next((c for c in name if "\udc80" <= c <= "\udcff"), None)
-    return None if bad is None else ord(bad) - 0xDC00
 
 
 def _infer_unlisted(root: Path, cfg: config.Config, wanted: set[str]) -> dict[str, list[str]]:

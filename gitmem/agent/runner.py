@@ -98,9 +98,10 @@ USAGE = (
 
 def append_log(
     folder: str | os.PathLike[str], name: str, message: str, *, make_folder: bool = True
-) -> None:
+) -> bool:
     """Append a time-stamped line to ``folder/name``, which is rotated to ``name.1`` past
-    ``MAX_LOG_BYTES``. Never raises: a log that cannot be written is not worth a failure."""
+    ``MAX_LOG_BYTES``; whether it was written. Never raises: a log that cannot be written
+    is not worth a failure."""
     try:
         if make_folder:
             os.makedirs(folder, exist_ok=True)
@@ -111,7 +112,8 @@ def append_log(
         with open(log, "a", encoding="utf-8") as fh:
             fh.write(f"{stamp} {message}\n")
     except OSError:
-        pass
+        return False
+    return True
 
 
 def _log_error(

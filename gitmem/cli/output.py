@@ -122,9 +122,10 @@ def fit_streams() -> None:
     (before session 55). Now what the encoding cannot write is written as ASCII (see PLAIN
     and `_plain`), said once on stderr; `--json` output escapes it as JSON does.
 
-    A UTF-8 stream is left as it is. An ASCII one writes UTF-8, as click's own output does
-    there: ASCII is what the C locale says when it says nothing of the terminal, which is
-    UTF-8 in practice (Python turns that locale into UTF-8 for the same reason, PEP 538).
+    A UTF-8 stream writes a file name's bytes that are not UTF-8 as they are (see below).
+    An ASCII one writes UTF-8, as click's own output does there: ASCII is what the C
+    locale says when it says nothing of the terminal, which is UTF-8 in practice (Python
+    turns that locale into UTF-8 for the same reason, PEP 538).
     """
     import codecs
 
@@ -207,8 +208,9 @@ def _hook_failed(hook: str, outcome: str, exc: Exception) -> None:
     try:
         from gitmem.location import locate
 
-        append_log(locate(os.getcwd()).shared_state_dir, ERROR_LOG, f"git {hook}: {reason}")
-        logged = "; `gitmem doctor` shows it"
+        shared = locate(os.getcwd()).shared_state_dir
+        if append_log(shared, ERROR_LOG, f"git {hook}: {reason}"):
+            logged = "; `gitmem doctor` shows it"
     except Exception:  # no repository to log in: the line below is all there is
         pass
     click.echo(

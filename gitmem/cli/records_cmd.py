@@ -30,9 +30,10 @@ def _text_argument(name: str, value: str) -> None:
     """Refuse an argument holding a byte that is not text in this terminal's encoding
     (Python keeps it as a lone surrogate): written into a record, it is no UTF-8 (before
     session 55, a traceback)."""
-    bad = next((c for c in value if "\udc80" <= c <= "\udcff"), None)
-    if bad is not None:
-        byte = ord(bad) - 0xDC00
+    from gitmem.fsutil import undecoded_byte
+
+    byte = undecoded_byte(value)
+    if byte is not None:
         raise click.BadParameter(
             f"{value.encode('utf-8', 'surrogateescape')!r} holds the byte 0x{byte:02x}, which"
             " is not text in this terminal's encoding (a file's name pasted? its encoding"
