@@ -238,6 +238,22 @@ def _bytecode_check(module: str = runner.__file__) -> Check | None:
     )
 
 
+def _locale_check() -> Check | None:
+    """Where the locale does not name files in UTF-8, every gitmem process runs itself
+    again in Python's UTF-8 mode (gitmem.utf8mode): say so, and how to save the cost."""
+    from gitmem import utf8mode
+
+    if utf8mode.RUN_AGAIN_FROM is None:
+        return None
+    return Check(
+        "locale",
+        True,
+        f"this locale names files in {utf8mode.RUN_AGAIN_FROM}, so each gitmem process runs "
+        "itself again in Python's UTF-8 mode (one more interpreter start: ~10 ms more per "
+        "hook, measured); PYTHONUTF8=1 where the agent runs saves it",
+    )
+
+
 def _codex_trust(root: Path) -> Check:
     """Whether Codex will run gitmem's hooks here: it skips untrusted ones silently. Asked
     of Codex itself (`codex app-server`, ~0.3 s) when it is on PATH."""
@@ -613,9 +629,9 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 " (pipx install / venv), or run `gitmem install claude` again",
             )
         )
-    slow = _bytecode_check()
-    if slow is not None:
-        checks.append(slow)
+    for advice in (_bytecode_check(), _locale_check()):
+        if advice is not None:
+            checks.append(advice)
     last: dict[str, dict[str, float]] = {}
     status = repo.shared_state_dir / STATUS_DIR
     if status.is_dir():

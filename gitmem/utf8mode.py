@@ -30,6 +30,8 @@ import sys
 # their locale again).
 ENV = "GITMEM_LOCALE_ENCODING"
 LOCALE_ENCODING: str | None = None
+# in a process run again: the locale's own file-name encoding (for `gitmem doctor`)
+RUN_AGAIN_FROM: str | None = None
 
 
 def ensure() -> None:
@@ -37,11 +39,12 @@ def ensure() -> None:
     process that was run again, note the locale's stdout encoding and read the arguments
     as typed. Returns where nothing is to be done, or where the new process cannot be
     started (it carries on as it is)."""
-    global LOCALE_ENCODING
+    global LOCALE_ENCODING, RUN_AGAIN_FROM
     if sys.flags.utf8_mode:
         if ENV in os.environ:
             stdout, _, typed = os.environ.pop(ENV).partition(";")
             LOCALE_ENCODING = stdout or None
+            RUN_AGAIN_FROM = typed or None
             if typed:
                 _read_as_typed(sys.argv, typed)
         return

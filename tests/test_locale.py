@@ -233,6 +233,15 @@ def test_utf8_mode_is_entered_only_where_file_names_are_not_utf8() -> None:
     assert plain.stdout.split() == ["0", "None", "False"]
 
 
+def test_doctor_says_what_the_locale_costs(repo: Path) -> None:
+    agent_project(repo)
+    said = "this locale names files in ascii, so each gitmem process runs itself again"
+    doctor = gitmem(repo, ASCII, "doctor")
+    assert said in doctor.stdout.decode(), doctor.stdout.decode()
+    assert "PYTHONUTF8=1 where the agent runs saves it" in doctor.stdout.decode()
+    assert b"locale" not in gitmem(repo, {"LC_ALL": "C.UTF-8"}, "doctor").stdout
+
+
 FAULT = """\
 import gitmem.check, gitmem.githooks
 
