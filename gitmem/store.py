@@ -268,8 +268,9 @@ def load(
         # surrogate, which SQLite refuses: before session 55 the table could not be
         # written, and no decision reached any command or agent
         why = f"not read: its name is not UTF-8 (the byte 0x{byte:02x}); rename the file"
-        unnamed.add(shown_name(sf.rel))
-        problems.append(Problem(shown_name(sf.rel), 1, "file", why))
+        shown = shown_name(sf.rel)
+        unnamed.add(shown)
+        problems.append(Problem(shown, 1, "file", why))
     for sf in sources:
         entry = imported.get(sf.rel)
         unlisted = entry is None and sf.source != "continuity"

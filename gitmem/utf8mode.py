@@ -65,14 +65,11 @@ def _read_as_typed(argv: list[str], encoding: str) -> None:
     """Each argument UTF-8 mode could not decode (it holds surrogate escapes) and that
     names no file, decoded in the locale's ``encoding`` instead: a title or a query typed
     in a Latin-1 terminal. One naming a file keeps its bytes (git's names are bytes)."""
+    from gitmem.fsutil import undecoded_byte  # (only in a process run again)
+
     for i, arg in enumerate(argv[1:], 1):
-        if arg.isascii():
-            continue
-        try:
-            arg.encode("utf-8")
+        if undecoded_byte(arg) is None:
             continue  # UTF-8 as typed
-        except UnicodeEncodeError:
-            pass
         raw = os.fsencode(arg)
         if os.path.lexists(raw):
             continue

@@ -100,14 +100,15 @@ def _plain(exc: UnicodeError, *, note: bool = False) -> tuple[str, int]:
     return "".join(out), exc.end
 
 
-_noted: list[str] = []
+_noted = False
 
 
 def _note_escapes(encoding: str) -> None:
     """Say once, on stderr, that stdout holds escapes (said there, not in stdout's data)."""
+    global _noted
     if _noted:
         return
-    _noted.append(encoding)
+    _noted = True
     with contextlib.suppress(OSError, ValueError):
         sys.stderr.write(ESCAPED_NOTE.format(encoding=encoding) + "\n")
 
