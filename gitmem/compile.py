@@ -7,6 +7,7 @@ so readers never see a half-written table and a killed build leaves the old one 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import shutil
@@ -164,6 +165,67 @@ def build(repo: Repo, taken: Fingerprint | None = None) -> store.Catalog:
             catalog.decisions, dict(catalog.cache), identity, rows, keys, blobs
         )
     return catalog
+
+
+@dataclass(frozen=True)
+class InMemory:
+    """A table and a path map compiled into memory, for the process that compiled them."""
+
+    conn: sqlite3.Connection  # the table's, open as long as the process holds this
+    map_data: bytes
+
+    def table(self) -> Table:
+        """The table (closing it leaves the connection open for the next)."""
+        return Table(self.conn, ":memory:", shared=True)
+
+    def path_map(self) -> pathmap.PathMap:
+        opened = pathmap.PathMap.read(io.BytesIO(self.map_data))
+        if opened is None:  # pragma: no cover - encoded by build_in_memory
+            raise ValueError("could not read the path map compiled into memory")
+        return opened
+
+
+def build_in_memory(repo: Repo) -> InMemory:
+    """Compile the table and the path map into memory, writing nothing: for a process
+    whose ``build`` could not write them (``not_written``: the disk full, a quota, a git directory
+    that cannot be written and no folder aside, see ``gitmem.location.state_dir_of``).
+    Its answers are then the records' own, as a written table's would be. Before session
+    56 the commands ended in a traceback there, and the hooks went on with the table
+    compiled before: a critical decision added since, by a `git pull` or the agent, did
+    not hold. The parse cache of the table on disk is used, so only the records changed
+    since are parsed; each such process compiles again (~60 ms at 40 records) until the
+    table can be written."""
+    fp = fingerprint(repo)
+    cache, old_common, old_count, old_drift = _previous(repo)
+    catalog = store.load(repo.root, cache=cache, stats=fp.stats)
+    drift = old_drift + catalog.reparsed + abs(len(catalog.decisions) - old_count)
+    keep = drift <= max(5, old_count // 100) and old_common is not None
+    conn = sqlite3.connect(":memory:", check_same_thread=False)
+    conn.execute("PRAGMA temp_store = MEMORY")  # the common-word list's temporary tables
+    _write(conn, catalog, repo, fp.watch, fp.dirs, fp.quick, fp.full,
+           (old_common or [], drift) if keep else None)  # fmt: skip
+    _, _, blobs, encoded, count = _encode_pathmap(catalog, None)
+    header = {"root": str(repo.root), "watched": fp.watch, "dirs": fp.dirs, "quick": fp.quick}
+    return InMemory(conn, pathmap.encoded({**header, "count": count}, blobs, encoded))
+
+
+def not_written(exc: BaseException) -> str | None:
+    """Why ``build`` (or an index build) failed when it failed to write: an OSError, or
+    SQLite's own "database or disk is full", "disk I/O error", "attempt to write a readonly
+    database", or an error raised while handling one (Whoosh, meeting a full disk as it
+    closes a file, raises "I/O operation on closed file"); None for any other error (a
+    bug: compiling into memory would fail the same)."""
+    seen: BaseException | None = exc
+    for _ in range(4):
+        if seen is None:
+            return None
+        if isinstance(seen, OSError):
+            named = f"{seen.filename}: " if seen.filename else ""
+            return f"{named}{seen.strerror or seen}"
+        if isinstance(seen, sqlite3.OperationalError):
+            return str(seen)
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _recall(path: Path) -> _Compiled | None:

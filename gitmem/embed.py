@@ -606,8 +606,11 @@ def try_download(cache_dir: str | None, marker: Path | None) -> str | None:
         failed, reason = True, f"timed out after {DOWNLOAD_TIMEOUT_S} s"
     if failed:
         if marker is not None:
-            marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.write_text(reason + "\n", encoding="utf-8")
+            try:  # best effort: before session 56 a full disk ended `gitmem index` here
+                marker.parent.mkdir(parents=True, exist_ok=True)
+                marker.write_text(reason + "\n", encoding="utf-8")
+            except OSError:
+                pass
         return f"download failed: {reason}"
     return None
 

@@ -40,10 +40,23 @@ def atomic_write(path: Path, text: str) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise named(exc, path) from None
         raise
+
+
+def named(exc: OSError, path: Path | str) -> OSError:
+    """``exc``, naming ``path`` where it is an OSError that names no file: a write or a
+    close that fails for want of room raises ENOSPC with no file name (before session 56
+    the commands said "cannot use: No space left on device")."""
+    if exc.filename is None and exc.errno is not None:
+        renamed = OSError(exc.errno, exc.strerror, str(path))
+        renamed.__traceback__ = exc.__traceback__
+        return renamed
+    return exc
 
 
 def _create_aside(path: Path) -> tuple[int, str]:
@@ -105,9 +118,11 @@ def create_exclusive(path: Path, text: str) -> bool:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             path.unlink()
+        if isinstance(exc, OSError):
+            raise named(exc, path) from None
         raise
     return True
 

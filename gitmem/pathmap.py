@@ -425,12 +425,17 @@ class PathMap:
     @classmethod
     def open(cls, path: str) -> PathMap | None:
         """Open a map; None when it is missing, truncated or of another version."""
-        from gitmem import leanjson
-
         try:
             fh = open(path, "rb")  # noqa: SIM115 - closed by close()
         except OSError:
             return None
+        return cls.read(fh)
+
+    @classmethod
+    def read(cls, fh: BinaryIO) -> PathMap | None:
+        """A map read from ``fh`` (closed here when it is not one)."""
+        from gitmem import leanjson
+
         try:
             if fh.readline() != MAGIC:
                 raise ValueError("not a path map")
@@ -542,8 +547,29 @@ def write_encoded(
     blobs (``encode_buckets``) and record lines (``encode_row``): a compile re-encodes
     only the records that changed."""
     import contextlib
-    import json
     import tempfile
+
+    folder = os.path.dirname(dest) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".pathmap-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            for part in _parts(header, blobs, rows):
+                fh.write(part)
+        os.replace(tmp, dest)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def encoded(header: dict[str, object], blobs: Sequence[bytes], rows: Sequence[bytes]) -> bytes:
+    """The bytes of the path map ``write_encoded`` writes: for a process that could not
+    write it, which holds it in memory (see ``gitmem.compile.build_in_memory``)."""
+    return b"".join(_parts(header, blobs, rows))
+
+
+def _parts(header: dict[str, object], blobs: Sequence[bytes], rows: Sequence[bytes]) -> list[bytes]:
+    import json
 
     nbuckets = len(blobs)
     offset = 16 * (nbuckets + len(rows))
@@ -552,17 +578,10 @@ def write_encoded(
         table += offset.to_bytes(8, "big") + len(blob).to_bytes(8, "big")
         offset += len(blob)
     head = {**header, "buckets": nbuckets, "records": len(rows)}
-    folder = os.path.dirname(dest) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".pathmap-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(MAGIC)
-            fh.write(json.dumps(head, separators=(",", ":")).encode() + b"\n")
-            fh.write(table)
-            fh.write(b"".join(blobs))
-            fh.write(b"".join(rows))
-        os.replace(tmp, dest)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    return [
+        MAGIC,
+        json.dumps(head, separators=(",", ":")).encode() + b"\n",
+        bytes(table),
+        b"".join(blobs),
+        b"".join(rows),
+    ]

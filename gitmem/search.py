@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gitmem import compile as compiler
 from gitmem import index
 from gitmem.repo import Repo
 from gitmem.retrieve import NO_EMBEDDINGS, Result, Retriever
@@ -28,11 +29,27 @@ def search(
     if retriever.stale or retriever.generation is None:
         # records changed (or no index yet): refresh incrementally, then search
         retriever.close()
-        built = index.build(repo, embedder=resolution.embedder, model_warning=resolution.warning)
-        retriever = Retriever.open(repo, embedder=resolution.embedder)
-        if built.model_failure:  # why, rather than "run `gitmem index`", just run
-            retriever.warnings = [w for w in retriever.warnings if w != NO_EMBEDDINGS]
-            retriever.warnings.append(built.model_failure)
+        try:
+            built = index.build(
+                repo, embedder=resolution.embedder, model_warning=resolution.warning
+            )
+        except Exception as exc:
+            why = compiler.not_written(exc)
+            if why is None:
+                raise
+            # no room for the index (the disk full): the hooks' ranking, from the records
+            # (the table compiled into memory, see table.open_current); before session
+            # 56, a traceback
+            retriever = Retriever.open(repo, light=True)
+            retriever.warnings.append(
+                f"the search index could not be brought up to date ({why}): ranked by "
+                "keyword and path only"
+            )
+        else:
+            retriever = Retriever.open(repo, embedder=resolution.embedder)
+            if built.model_failure:  # why, rather than "run `gitmem index`", just run
+                retriever.warnings = [w for w in retriever.warnings if w != NO_EMBEDDINGS]
+                retriever.warnings.append(built.model_failure)
     if resolution.warning:
         retriever.warnings.append(resolution.warning)
     try:

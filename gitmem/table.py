@@ -17,6 +17,7 @@ It opens SQLite through ``_sqlite3``, the C module that ``sqlite3`` re-exports (
 from __future__ import annotations
 
 import os
+import sys
 
 try:
     import _sqlite3 as sqlite3
@@ -256,9 +257,12 @@ _COLUMNS = (
 
 
 class Table:
-    def __init__(self, conn: sqlite3.Connection, path: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, path: str | os.PathLike[str], *, shared: bool = False
+    ) -> None:
         self._conn = conn
         self.path = path
+        self._shared = shared  # a connection that outlives this table (a table in memory)
         self._raw_patterns: dict[int, object] = {}  # classified on first use (see _patterns)
         self._patterns: dict[int, list[Pattern]] = {}
         self._entries: dict[int, Entry] = {}
@@ -283,7 +287,8 @@ class Table:
         return cls(conn, path)
 
     def close(self) -> None:
-        self._conn.close()
+        if not self._shared:
+            self._conn.close()
 
     def meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
@@ -529,11 +534,38 @@ def open_current(repo: Repo, *, full: bool = True) -> Table:
         table.close()
     from gitmem import compile as compiler
 
-    compiler.build(repo)
+    try:
+        compiler.build(repo)
+    except Exception as exc:
+        why = compiler.not_written(exc)
+        if why is None:
+            raise
+        # the records read all the same, into memory (see compile.build_in_memory)
+        compiled = compiler.build_in_memory(repo)
+        say_unsaved(repo.state_dir, why)
+        return compiled.table()
     fresh = Table.open(path)
     if fresh is None:  # pragma: no cover - the build just wrote it
         raise RuntimeError(f"could not open the table just built at {path}")
     return fresh
+
+
+_SAID: set[str] = set()
+
+
+def say_unsaved(folder: str | os.PathLike[str], why: str, what: str = "this command") -> None:
+    """One line on stderr, once per process and reason, where the table was compiled into
+    memory because it could not be written (``gitmem.compile.build_in_memory``)."""
+    if why in _SAID:
+        return
+    _SAID.add(why)
+    try:  # noqa: SIM105 (contextlib costs a hook ~1 ms)
+        sys.stderr.write(
+            f"gitmem: could not save the compiled decisions in {os.fspath(folder)} ({why}); "
+            f"read them from the records for {what} instead\n"
+        )
+    except (OSError, ValueError):
+        pass
 
 
 def table_problems(repo: Repo) -> Problems | None:

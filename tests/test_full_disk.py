@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import SANDBOX_HOME, commit_all, decision, write
+from conftest import SANDBOX_HOME, commit_all, decision, git, write
 
 from gitmem import capture
 from gitmem.agent import state
@@ -157,14 +157,20 @@ git log --format=%B --glob=refs/gitmem > "$OUT/log"
 """
 
 
-def test_on_a_disk_that_is_really_full(project: Path, tmp_path: Path) -> None:
-    """The disk full for real: a 6 MB tmpfs filled up, in a mount namespace of the test's own
-    (it goes when the process ends: nothing is left mounted)."""
+def private_mounts(tmp_path: Path) -> str:
+    """`unshare`, where it may mount a tmpfs in a mount namespace of its own; else skip."""
     unshare = shutil.which("unshare")
     probe = [str(unshare), "--mount", "--propagation", "private", "sh", "-c",
              f"mount -t tmpfs -o size=1M tmpfs {tmp_path}"]  # fmt: skip
     if unshare is None or subprocess.run(probe, capture_output=True).returncode != 0:
         pytest.skip("no private mount namespace here (unshare --mount is not permitted)")
+    return unshare
+
+
+def test_on_a_disk_that_is_really_full(project: Path, tmp_path: Path) -> None:
+    """The disk full for real: a 6 MB tmpfs filled up, in a mount namespace of the test's own
+    (it goes when the process ends: nothing is left mounted)."""
+    unshare = private_mounts(tmp_path)
     small, out = tmp_path / "small", tmp_path / "out"
     small.mkdir()
     out.mkdir()
@@ -228,3 +234,111 @@ def test_a_prompt_typed_while_the_disk_is_full_waits_in_memory(
     # a folder in memory that is not the user's alone is never written to
     (memory / f"gitmem-{os.getuid()}").chmod(0o755)
     assert capture.spill_path(repo, "spill") is None
+
+
+# ------------------------------------------------------------------ the table on a full disk
+
+PRINTS = "The API never prints"
+
+
+def add_print_rule(root: Path) -> None:
+    """A critical decision with a rule, added after the table was written (a `git pull`,
+    or the agent writing it): the table on disk does not know it."""
+    decision(root, "0002-no-print.md", PRINTS, globs=["api/**"],
+             extra="severity: critical\nrules:\n  - forbid: '\\bprint\\('\n"
+                   "    message: use the logger, not print\n",
+             body="## Decision\n\nThe API logs through the logger.\n")  # fmt: skip
+    write(root, "api/routes.py", "x = 1\n")
+
+
+def gitmem(cwd: Path, *args: str, limit: int | None = None) -> subprocess.CompletedProcess[str]:
+    """The installed `gitmem`, with no file allowed to grow past ``limit`` bytes."""
+    setlimit: Callable[[], None] | None = None
+    if limit is not None:
+        setlimit = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # noqa: E731
+    return subprocess.run([str(GITMEM), *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "HOME": SANDBOX_HOME},
+                          preexec_fn=setlimit)  # fmt: skip
+
+
+def edit(root: Path, session: str, new: str) -> dict[str, object]:
+    return {"session_id": session, "cwd": str(root), "transcript_path": str(root / "t.jsonl"),
+            "hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_use_id": "e1",
+            "tool_input": {"file_path": str(root / "api/routes.py"), "old_string": "x = 1",
+                           "new_string": new}}  # fmt: skip
+
+
+UNSAVED = "gitmem: could not save the compiled decisions in "
+
+
+def test_a_critical_rule_added_while_the_table_cannot_be_written_holds(project: Path) -> None:
+    """The table and the path map cannot be written (nothing may grow): the hooks compile
+    the decisions into memory and answer from them. Before session 56 they used the table
+    compiled before, and the edit that broke the new critical rule went through."""
+    add_print_rule(project)
+    proc = hook("pre-tool", edit(project, "mem", "print(1)"), project, limit=0)
+    assert proc.returncode == 0, proc.stderr
+    specific = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert specific["permissionDecision"] == "deny", proc.stdout
+    assert "use the logger, not print" in specific["permissionDecisionReason"]
+    assert proc.stderr.count(UNSAVED) == 1, proc.stderr  # said once, though read twice
+    prompt = {**payloads(project, "mem")["prompt"], "prompt": "log the request in api/routes.py"}
+    proc = hook("prompt", prompt, project, limit=0)
+    assert PRINTS in context_of(proc.stdout), (proc.stdout, proc.stderr)
+    start = hook("session-start", payloads(project, "mem")["session-start"], project, limit=0)
+    assert start.returncode == 0 and "D-0002" in context_of(start.stdout), start.stdout
+    state_dir = discover(project).state_dir
+    assert not [p.name for p in state_dir.iterdir() if p.name.endswith(".tmp")]
+    # with room again, written as usual, and said no more
+    proc = hook("pre-tool", edit(project, "mem", "log(1)"), project)
+    assert proc.returncode == 0 and UNSAVED not in proc.stderr, proc.stderr
+    assert PRINTS in context_of(proc.stdout)
+
+
+def test_commands_answer_from_the_records_when_the_table_cannot_be_written(
+    project: Path,
+) -> None:
+    """Before session 56 each ended in a traceback (SQLite: "database or disk is full")."""
+    add_print_rule(project)
+    why = gitmem(project, "why", "api/routes.py", limit=0)
+    assert why.returncode == 0 and PRINTS in why.stdout, why.stderr
+    assert UNSAVED in why.stderr and "Traceback" not in why.stderr
+    listed = gitmem(project, "list", "--json", limit=0)
+    assert listed.returncode == 0, listed.stderr
+    assert {d["id"] for d in json.loads(listed.stdout)} == {"D-0001", "D-0002"}
+    write(project, "api/routes.py", "print(1)\n")
+    git(project, "add", "api/routes.py")
+    check = gitmem(project, "check", "--staged", limit=0)
+    assert check.returncode == 1, check.stderr  # refused by the rule, not let through
+    assert "use the logger, not print" in check.stdout + check.stderr
+    found = gitmem(project, "search", "print logger", "--no-daemon", limit=0)
+    assert found.returncode == 0 and "D-0002" in found.stdout, found.stderr
+    assert "the search index could not be brought up to date" in found.stderr
+    stale = gitmem(project, "stale", limit=0)
+    assert "Traceback" not in stale.stderr, stale.stderr
+
+
+def test_an_index_that_cannot_be_written_keeps_the_one_before(project: Path) -> None:
+    repo = discover(project)
+    current = (repo.state_dir / "index" / "CURRENT").read_text()
+    before = sorted(p.name for p in (repo.state_dir / "index").iterdir())
+    add_print_rule(project)
+    proc = gitmem(project, "index", limit=0)
+    assert proc.returncode == 1, proc.stderr
+    assert "Error: the index could not be written (" in proc.stderr, proc.stderr
+    assert "the one built before is kept" in proc.stderr and "Traceback" not in proc.stderr
+    assert (repo.state_dir / "index" / "CURRENT").read_text() == current
+    assert sorted(p.name for p in (repo.state_dir / "index").iterdir()) == before
+    assert not [p.name for p in repo.state_dir.iterdir() if p.name.endswith(".tmp")]
+    proc = gitmem(project, "index")  # room again
+    assert proc.returncode == 0, proc.stderr
+    assert "D-0002" in gitmem(project, "search", "print logger", "--no-daemon").stdout
+
+
+def test_a_record_that_finds_no_room_names_its_file_and_leaves_none(project: Path) -> None:
+    proc = gitmem(project, "new", "Queue retries back off", limit=0)
+    assert proc.returncode == 1
+    made = project / ".continuity" / "decisions" / "0002-queue-retries-back-off.md"
+    assert f"cannot use {made}: File too large" in proc.stderr, proc.stderr
+    assert not made.exists()
+

@@ -117,9 +117,18 @@ def test_the_seeded_names_are_the_state_files() -> None:
 
 
 def test_an_operating_system_error_is_one_line_naming_the_file(repo: Path) -> None:
-    """Before session 44 a traceback."""
+    """Before session 44 a traceback; since session 56 the command answers from the
+    records all the same (compiled into memory), and says in one line why nothing was
+    kept."""
     decision(repo, "0001-a.md", "Alpha")
-    (repo / ".git" / "gitmem").write_text("not a folder")
+    state = repo / ".git" / "gitmem"
+    state.write_text("not a folder")
     proc = run_gitmem(repo, "list")
+    assert proc.returncode == 0 and proc.stdout.startswith("D-0001\taccepted"), proc.stderr
+    assert proc.stderr == (
+        f"gitmem: could not save the compiled decisions in {state} ({state}: File exists); "
+        "read them from the records for this command instead\n"
+    )
+    proc = run_gitmem(repo, "index")  # no answer without writing: one line naming the file
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
-    assert proc.stderr.strip().startswith(f"Error: cannot use {repo / '.git' / 'gitmem'}")
+    assert f"Error: the index could not be written ({state}" in proc.stderr, proc.stderr

@@ -17,6 +17,7 @@ from gitmem import budget, leanjson
 from gitmem.agent import state
 from gitmem.agent.common import (
     CHARS_PER_TOKEN,
+    HELD,
     Shown,
     build_inline,
     context,
@@ -50,6 +51,10 @@ def open_table(
     one, is compiled inline in a repository small enough (``build_inline``); otherwise a
     stale table is used as it is while a background process refreshes it (a hook never
     waits for a big rebuild)."""
+    held = HELD.get(loc.state_dir)
+    if held is not None:
+        found: Table = held.table()
+        return found
     path = os.path.join(loc.state_dir, TABLE_NAME)
     table = Table.open(path)
     if table is not None:
@@ -66,15 +71,23 @@ def open_table(
         # changed records are read again; once per change: ~60 ms more at 40 records, ~100
         # at 1,000), a missing one below (a full build) up to SMALL_REBUILD.
         table.close()
-        refreshed_inline(loc)
-        return Table.open(path)
+        return _compiled(loc, path)
     inline = build_inline(loc.root)
     if inline:
-        refreshed_inline(loc)
-        return Table.open(path)
+        return _compiled(loc, path)
     if inline is not None:
         refresh_in_background(loc.root)
     return None
+
+
+def _compiled(loc: Location, path: str) -> Table | None:
+    """The table compiled now: written at ``path``, or held in memory where it could not
+    be (see ``refreshed_inline``)."""
+    compiled = refreshed_inline(loc)
+    if compiled is None:
+        return Table.open(path)
+    found: Table = compiled.table()
+    return found
 
 
 # Prompts the agent writes itself: Claude Code 2.1 submits a background subagent's report

@@ -19,6 +19,7 @@ from gitmem import budget, pathmap
 from gitmem.agent import state, toolpaths
 from gitmem.agent.common import (
     CHARS_PER_TOKEN,
+    HELD,
     build_inline,
     context,
     refresh_in_background,
@@ -59,6 +60,10 @@ def open_map(loc: Location, *, current: bool = False) -> pathmap.PathMap | None:
     small repositories, and so is a stale one when the map must be ``current``: before an
     edit, whose critical rules a stale map would not know (a decision a `git pull`, a
     checkout or the agent itself just added), so the edit would go through unchecked."""
+    held = HELD.get(loc.state_dir)
+    if held is not None:
+        found: pathmap.PathMap = held.path_map()
+        return found
     where = os.path.join(loc.state_dir, pathmap.MAP_NAME)
     pm = pathmap.PathMap.open(where)
     if pm is not None:
@@ -68,15 +73,23 @@ def open_map(loc: Location, *, current: bool = False) -> pathmap.PathMap | None:
             refresh_in_background(loc.root)
             return pm
         pm.close()
-        refreshed_inline(loc)
-        return pathmap.PathMap.open(where)
+        return _compiled(loc, where)
     inline = build_inline(loc.root)
     if inline:
-        refreshed_inline(loc)
-        return pathmap.PathMap.open(where)
+        return _compiled(loc, where)
     if inline is not None:
         refresh_in_background(loc.root)
     return None
+
+
+def _compiled(loc: Location, where: str) -> pathmap.PathMap | None:
+    """The map compiled now: written at ``where``, or held in memory where it could not
+    be (see ``refreshed_inline``)."""
+    compiled = refreshed_inline(loc)
+    if compiled is None:
+        return pathmap.PathMap.open(where)
+    found: pathmap.PathMap = compiled.path_map()
+    return found
 
 
 def _fresh(pm: pathmap.PathMap, loc: Location) -> bool:

@@ -14,6 +14,7 @@ from gitmem.cli.output import (
     stderr,
     warn_problems,
 )
+from gitmem.errors import GitmemError
 from gitmem.table import table_problems
 from gitmem.vocab import counted
 
@@ -71,6 +72,16 @@ def index(full: bool, no_download: bool, quiet_refresh: bool, json_: bool) -> No
             model_warning=resolution.warning,
             progress=progress,
         )
+    except Exception as exc:
+        from gitmem import compile as compiler
+
+        why = compiler.not_written(exc)
+        if why is None:
+            raise
+        # before session 56, a traceback where SQLite said the disk was full
+        raise GitmemError(
+            f"the index could not be written ({why}); the one built before is kept"
+        ) from exc
     finally:
         if progress is not None:
             bar.stop()

@@ -6,7 +6,15 @@ import click
 from rich.markup import escape
 
 from gitmem import stale as core
-from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stderr
+from gitmem.cli.output import (
+    current_repo,
+    emit_json,
+    expected_errors,
+    json_option,
+    os_error,
+    stderr,
+    warn,
+)
 from gitmem.errors import GitmemError
 from gitmem.paths import to_repo_relative
 from gitmem.vocab import shown_name
@@ -38,7 +46,10 @@ def stale(files: tuple[str, ...], json_: bool) -> None:
             only.append(rel)
     report = core.check(repo, only)
     if only is None:
-        core.write_cache(repo, report)
+        try:
+            core.write_cache(repo, report)
+        except OSError as exc:  # the report stands: before session 56, a bare error
+            warn(f"the result is not kept for the session-start hook: {os_error(exc)}")
     if json_:
         emit_json(report.to_json())
     else:
