@@ -37,6 +37,8 @@ from gitmem.retrieve import Retriever, quick_fresh
 from gitmem.table import table_problems
 
 DEBOUNCE_S = 0.5
+NO_ROOM_RETRY_S = 30.0  # a re-index that found no room is tried again after this
+UNWRITTEN = "the search index could not be brought up to date: ranked by keyword and path only"
 # A query waits for a re-index until it has run this long, and is then answered from the
 # current index: a one-record update takes ~0.45 s (10,000 records), a branch switch's
 # re-index tens of seconds (19 s at 1,500 records), and the prompt hook waits at most
@@ -124,6 +126,7 @@ class Daemon:
         self.config_stat: tuple[int, int, int] | None = None
         self.rewatch_error = ""
         self.watch_checked = time.monotonic()
+        self.unwritten = False  # the last re-index found no room (see _no_room)
         resolution = index.resolve_embedder(repo, allow_download=False)
         self.embedder = resolution.embedder
         self.model_warning = resolution.warning
@@ -139,7 +142,14 @@ class Daemon:
                 self.embedder = None
                 self.model_warning = f"{exc}; answers are ranked by keyword and path only"
                 self.problem(f"warning: {self.model_warning}")
-        primed = compiler.prime(repo) if self._reindex().unchanged else None
+        try:
+            unchanged = self._reindex().unchanged
+        except Exception as exc:
+            if compiler.not_written(exc) is None:
+                raise
+            self._no_room(exc)  # serve from the records, compiled into memory
+            unchanged = False
+        primed = compiler.prime(repo) if unchanged else None
         # the first edit then updates rows, and costs what later edits do
         index.warm(primed.decisions if primed is not None else ())
         self.retriever = self._open()
@@ -154,6 +164,19 @@ class Daemon:
         line = f"watch (pid {os.getpid()}): {message}"
         append_log(self.repo.state_dir, LOG, line, make_folder=False)
 
+    def _no_room(self, exc: Exception) -> None:
+        """A re-index that could not write (the disk full): said, and tried again in
+        NO_ROOM_RETRY_S, with no record changing meanwhile (before session 56 the daemon
+        exited at start, and a failed re-index waited for the next record change).
+        Meanwhile answers come from the records, compiled into memory (see
+        ``gitmem.table.open_current``), ranked by keyword and path."""
+        self.problem(
+            f"re-index failed: {exc}; serving from the records, tried again in "
+            f"{NO_ROOM_RETRY_S:.0f} s"
+        )
+        self.unwritten = True  # the index is older than the records: keyword and path only
+        self.dirty_at = time.monotonic() + NO_ROOM_RETRY_S - DEBOUNCE_S
+
     def code_changed(self) -> bool:
         """True, and the daemon stops, when its gitmem code changed on disk."""
         self.code_checked = time.monotonic()
@@ -166,7 +189,9 @@ class Daemon:
         return True
 
     def _open(self) -> Retriever:
-        r = Retriever.open(self.repo, embedder=self.embedder)
+        r = Retriever.open(self.repo, embedder=self.embedder, light=self.unwritten)
+        if self.unwritten:
+            r.warnings.append(UNWRITTEN)
         if self.model_warning:
             r.warnings.append(self.model_warning)
         return r
@@ -174,6 +199,9 @@ class Daemon:
     def _reindex(self) -> index.BuildReport:
         """Bring the index up to date."""
         report = index.build(self.repo, embedder=self.embedder, model_warning=self.model_warning)
+        if self.unwritten:
+            self.unwritten = False
+            self.log("re-indexed: there is room again")
         if not report.unchanged:
             runtime = f", {report.runtime}" if report.runtime else ""
             self.log(
@@ -252,7 +280,10 @@ class Daemon:
         try:
             report = self._reindex()
         except Exception as exc:  # keep serving the last good index
-            self.problem(f"re-index failed: {exc}")
+            if compiler.not_written(exc) is None:
+                self.problem(f"re-index failed: {exc}")
+            else:
+                self._no_room(exc)
         with self.lock:
             self._reopen_if_moved()
         self.settle_due = True
@@ -267,6 +298,7 @@ class Daemon:
         # a re-index that changed nothing keeps the generation, but may have replaced the
         # table (its folders' times, say): the old one would look stale to every request
         moved = index.current_generation(self.repo) != self.retriever.generation
+        moved = moved or self.retriever.light != self.unwritten
         if moved or not quick_fresh(self.retriever.table, self.repo):
             old = self.retriever
             self.retriever = self._open()
@@ -496,8 +528,8 @@ def run(repo: Repo, *, idle_seconds: int | None, log: Callable[[str], None]) -> 
         fh.close()
         return 1
     try:
-        fh.write(f"{os.getpid()}\n")
-        fh.flush()
+        with contextlib.suppress(OSError):  # for people (the lock is what counts): unbuffered,
+            os.write(fh.fileno(), f"{os.getpid()}\n".encode())  # or close would try again
         idle = idle_seconds or config.load(repo.root).watch_idle_seconds
         Daemon(repo, idle, log).serve()
         return 0
