@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -12,15 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitmem import capture, client, config, daemon, git, index, lint, stale
+from gitmem import capture, client, config, daemon, git, index, lint, pathmap, stale
 from gitmem import compile as compiler
 from gitmem.agent import claudesettings, copilot, foldertrust, gemini, install, qwen, runner
+from gitmem.agent.common import STALE_REFRESH_MAX
 from gitmem.agent.runner import ERROR_LOG, RUNS_EVERY_SCOPE, STATUS_DIR
 from gitmem.errors import GitmemError, UnsafeRepositoryError
 from gitmem.indexfiles import is_stale
 from gitmem.location import SPARSE_NOTE, git_state_dir, location_of, sparse_excluded
 from gitmem.repo import Repo
-from gitmem.table import Table, is_fresh
+from gitmem.table import TABLE_NAME, Table, is_fresh
 from gitmem.vocab import counted
 
 
@@ -236,6 +238,54 @@ def _bytecode_check(module: str = runner.__file__) -> Check | None:
         f"run `{Path(sys.executable).name} -m compileall -q {package}` as its owner (pip "
         "does at install, uv with --compile-bytecode)",
     )
+
+
+# Room always asked for beside what gitmem keeps: a session's captures and state, logs.
+ROOM_SPARE = 1 << 20
+
+
+def _room_check(repo: Repo) -> Check | None:
+    """Where the disk that holds gitmem's state has not the room to write its table, path
+    map and index again (twice what they take now, plus ROOM_SPARE): a full disk, or a
+    quota. None where there is room (or the question cannot be asked)."""
+    folder = repo.state_dir if repo.state_dir.is_dir() else repo.git_dir
+    try:
+        st = os.statvfs(folder)
+    except (OSError, AttributeError):  # no statvfs (Windows)
+        return None
+    free = st.f_bavail * st.f_frsize
+    kept = 0
+    for name in (TABLE_NAME, pathmap.MAP_NAME):
+        with contextlib.suppress(OSError):
+            kept += (folder / name).stat().st_size
+    gen = index.current_generation(repo)
+    if gen is not None:
+        for item in gen.rglob("*"):
+            with contextlib.suppress(OSError):
+                kept += item.stat().st_size if item.is_file() else 0
+    needed = 2 * kept + ROOM_SPARE
+    if free >= needed:
+        return None
+    return Check(
+        "disk",
+        False,
+        f"{_size(free)} free on the disk of {folder}, where gitmem keeps its table and index "
+        f"({_size(needed)} needed to write them again): until there is room, commands and "
+        "hooks compile the decisions in memory (a repository of more than "
+        f"{STALE_REFRESH_MAX} records: the hooks use them as last written), and prompts "
+        "wait to be recorded",
+    )
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    size = float(n)
+    for unit in ("KB", "MB", "GB"):
+        size /= 1024
+        if size < 1024 or unit == "GB":
+            break
+    return f"{size:.1f} {unit}"
 
 
 def _locale_check() -> Check | None:
@@ -458,17 +508,19 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 f"sandbox): the table and the index are kept in {repo.state_dir}",
             )
         )
+    room = _room_check(repo)
+    if room is not None:
+        checks.append(room)
     table = Table.open(compiler.table_path(repo))
     fresh = table is not None and is_fresh(table, repo.root, full=True)
     table_full = table.meta("full") if table is not None else None
     if table is not None:
         table.close()
+    rebuilt = "rebuilt on the next `gitmem why` or hook"
+    if room is not None:
+        rebuilt = "not rebuilt until there is room (see disk): compiled in memory meanwhile"
     checks.append(
-        Check(
-            "match table",
-            fresh,
-            "up to date" if fresh else "missing or stale: rebuilt on the next `gitmem why` or hook",
-        )
+        Check("match table", fresh, "up to date" if fresh else f"missing or stale: {rebuilt}")
     )
     gen = index.current_generation(repo)
     meta = index.read_meta(gen) if gen is not None else None

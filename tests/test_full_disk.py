@@ -342,3 +342,79 @@ def test_a_record_that_finds_no_room_names_its_file_and_leaves_none(project: Pat
     assert f"cannot use {made}: File too large" in proc.stderr, proc.stderr
     assert not made.exists()
 
+
+FILL_AFTER_PULL = """set -e
+mount -t tmpfs -o size=6M tmpfs "$SMALL"
+cp -a "$REPO" "$SMALL/repo"
+cd "$SMALL/repo"
+dd if=/dev/zero of="$SMALL/fill" bs=64K 2>/dev/null || true
+gitmem-hook claude pre-tool < "$OUT/edit.json" > "$OUT/edit.out" 2> "$OUT/edit.err"
+gitmem why api/routes.py > "$OUT/why.out" 2> "$OUT/why.err"
+gitmem index > /dev/null 2> "$OUT/index.err" || echo $? > "$OUT/index.rc"
+gitmem doctor --no-model --json > "$OUT/doctor.json" 2> /dev/null || true
+rm "$SMALL/fill"
+gitmem doctor --no-model --json > "$OUT/doctor-room.json" 2> /dev/null || true
+"""
+
+
+def test_a_rule_added_before_the_disk_filled_holds_on_it(project: Path, tmp_path: Path) -> None:
+    """The disk full for real (a 6 MB tmpfs filled up, as above): SQLite's "database or
+    disk is full". The new rule holds, `why` names the new decision, `gitmem index` says
+    why it stopped, and `gitmem doctor` says how much room there is and what it costs."""
+    unshare = private_mounts(tmp_path)
+    add_print_rule(project)
+    small, out = tmp_path / "small", tmp_path / "out"
+    small.mkdir()
+    out.mkdir()
+    (out / "edit.json").write_text(json.dumps(edit(small / "repo", "full", "print(1)")))
+    env = {**os.environ, "HOME": SANDBOX_HOME, "SMALL": str(small), "REPO": str(project),
+           "OUT": str(out), "XDG_RUNTIME_DIR": ""}  # fmt: skip
+    proc = subprocess.run([unshare, "--mount", "--propagation", "private", "sh", "-c",
+                           FILL_AFTER_PULL], env=env, capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    denied = json.loads((out / "edit.out").read_text())["hookSpecificOutput"]
+    assert denied["permissionDecision"] == "deny", denied
+    assert "(database or disk is full)" in (out / "edit.err").read_text()
+    assert PRINTS in (out / "why.out").read_text(), (out / "why.err").read_text()
+    assert (out / "index.rc").read_text().strip() == "1"
+    assert "the index could not be written (" in (out / "index.err").read_text()
+    checks = {c["name"]: c for c in json.loads((out / "doctor.json").read_text())["checks"]}
+    assert not checks["disk"]["ok"] and checks["disk"]["detail"].startswith("0 B free on the disk")
+    assert "not rebuilt until there is room" in checks["match table"]["detail"]
+    roomy = json.loads((out / "doctor-room.json").read_text())["checks"]
+    assert "disk" not in {c["name"] for c in roomy}
+
+
+def test_the_daemon_serves_when_its_index_cannot_be_written(project: Path, tmp_path: Path) -> None:
+    """`gitmem watch` where nothing may grow: before session 56 it exited at start (its
+    first re-index failed), so every search and hook went without it."""
+    import time
+
+    from gitmem import client
+
+    add_print_rule(project)
+    sandbox = tmp_path / "ort-home"  # onnxruntime writes a device id under ~/.cache
+    sandbox.mkdir()
+    proc = subprocess.Popen(
+        [str(GITMEM), "watch", "--idle", "60"], cwd=project, text=True,
+        env={**os.environ, "HOME": str(sandbox)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0)),
+    )  # fmt: skip
+    try:
+        repo = discover(project)
+        deadline = time.monotonic() + 60
+        while client.ping(repo) is None:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else "watch exited"
+            assert time.monotonic() < deadline, "watch did not serve"
+            time.sleep(0.05)
+        found = gitmem(project, "search", "--json", "print logger")
+        data = json.loads(found.stdout)
+        assert data["served_by"] == "daemon", found.stderr
+        assert data["hits"][0]["id"] == "D-0002"
+        assert "ranked by keyword and path only" in found.stderr
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert "re-index failed: " in err and "serving from the records, tried again in 30 s" in err
+    assert UNSAVED in err
