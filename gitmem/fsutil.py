@@ -31,21 +31,39 @@ def atomic_write(path: Path, text: str) -> None:
         keep: int | None = os.stat(path).st_mode & 0o7777
     except OSError:
         keep = None
+    # exactly the old bits: the umask applied at creation
+    tmp = write_aside(path, text, mode=keep)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_aside(path: Path, text: str, *, mode: int | None = None, executable: bool = False) -> str:
+    """``text`` written whole, and flushed to disk, to a new temporary file beside ``path``
+    (its name returned), for the caller to rename over ``path``: where the write fails
+    (the disk full), the temporary file is removed and the error names ``path``, so
+    nothing is left half-written. ``mode``: its permission bits (else 0666 less the
+    umask); ``executable``: with the execute bits added, as git needs a hook to be."""
     fd, tmp = _create_aside(path)
     try:
-        if keep is not None:
-            os.fchmod(fd, keep)  # exactly the old bits: the umask applied at creation
+        if mode is not None:
+            os.fchmod(fd, mode)
+        if executable:
+            os.fchmod(fd, os.fstat(fd).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
             raise named(exc, path) from None
         raise
+    return tmp
 
 
 def named(exc: OSError, path: Path | str) -> OSError:

@@ -33,6 +33,7 @@ installed or the repository keeps no decision.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import stat
@@ -236,17 +237,28 @@ def _install_shims(folder: Path, skip: tuple[str, ...] = ()) -> list[str]:
             continue
         hook, kept = folder / name, folder / KEPT.format(name)
         old = folder / OLD_KEPT.format(name)
-        if _is_ours(hook) and _keeps_old(hook) and old.exists() and not kept.exists():
-            os.replace(old, kept)
-        if hook.exists() and not _is_ours(hook):
-            if kept.exists():
-                raise GitmemError(f"{hook} and {kept} both exist; move one aside first")
-            os.replace(hook, kept)  # kept byte for byte, mode included
         text = _shim(name, command)
-        if not hook.exists() or hook.read_text(encoding="utf-8") != text:
-            hook.write_text(text, encoding="utf-8")
-            installed.append(name)
-        _executable(hook)
+        if _is_ours(hook) and hook.read_text(encoding="utf-8") == text:
+            _executable(hook)
+            continue
+        # The new shim is written whole beside the hook before anything moves, so a full
+        # disk leaves the hooks as they were. Before session 56 it left an empty hook that
+        # git does not run, the project's own hook moved aside, and a next install that
+        # refused to go on ("both exist").
+        staged = fsutil.write_aside(hook, text, executable=True)
+        try:
+            if _is_ours(hook) and _keeps_old(hook) and old.exists() and not kept.exists():
+                os.replace(old, kept)
+            if hook.exists() and not _is_ours(hook):
+                if kept.exists():
+                    raise GitmemError(f"{hook} and {kept} both exist; move one aside first")
+                os.replace(hook, kept)  # kept byte for byte, mode included
+            os.replace(staged, hook)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(staged)
+            raise
+        installed.append(name)
     return installed
 
 

@@ -418,3 +418,25 @@ def test_the_daemon_serves_when_its_index_cannot_be_written(project: Path, tmp_p
         _, err = proc.communicate(timeout=30)
     assert "re-index failed: " in err and "serving from the records, tried again in 30 s" in err
     assert UNSAVED in err
+
+
+def test_git_hooks_that_find_no_room_are_left_as_they_were(project: Path) -> None:
+    """Before session 56 `gitmem install git` left an empty pre-commit that git does not
+    run, the project's own hook moved aside, and a next install that refused to go on
+    ("both exist; move one aside first")."""
+    hooks = project / ".git" / "hooks"
+    own = hooks / "pre-commit"
+    own.write_text("#!/bin/sh\necho the project own check\n")
+    own.chmod(0o755)
+    before = {p.name: p.read_bytes() for p in hooks.iterdir()}
+    proc = gitmem(project, "install", "git", limit=0)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == f"Error: cannot use {own}: File too large\n"
+    assert {p.name: p.read_bytes() for p in hooks.iterdir()} == before
+    assert own.stat().st_mode & 0o111
+    proc = gitmem(project, "install", "git")  # room again
+    assert proc.returncode == 0, proc.stderr
+    assert (hooks / "pre-commit.before-gitmem").read_text().endswith("own check\n")
+    committed = subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "x"], cwd=project,
+                               capture_output=True, text=True, env={**os.environ, "HOME": SANDBOX_HOME})  # fmt: skip
+    assert committed.returncode == 0 and "the project own check" in committed.stderr
