@@ -765,3 +765,27 @@ def test_forget_with_remote_deletes_it_there_in_one_step(project: Path, tmp_path
     missing = subprocess.run(["gitmem", "sessions", "forget", "nope"], cwd=project,
                              capture_output=True, text=True)  # fmt: skip
     assert missing.returncode == 1 and "no session 'nope'" in missing.stderr
+
+
+@pytest.mark.parametrize("zone", ["Asia/Kolkata", "America/Los_Angeles", "UTC"])
+def test_times_are_shown_in_the_viewers_time_zone(project: Path, zone: str) -> None:
+    """`gitmem sessions` and `sessions show` (and `why`, which names the sessions that
+    edited a path) show times as `git log --date=local` does. Before session 56 they
+    showed UTC, unlabelled: 5.5 or 8 hours off here."""
+    import datetime as dt
+
+    zoneinfo = pytest.importorskip("zoneinfo")
+    try:
+        tz = zoneinfo.ZoneInfo(zone)
+    except zoneinfo.ZoneInfoNotFoundError:
+        pytest.skip(f"no time zone data for {zone} here")
+    session = {"session_id": "tz", "cwd": str(project), "transcript_path": str(project / "t.jsonl")}
+    hook("prompt", {**session, "prompt": "keep billing/charge.py in cents"}, project)
+    assert capture.flush(discover(project), "tz") == 1
+    listed = json.loads(run_gitmem(project, "sessions", "--json").stdout)
+    started = float(listed[0]["started"])
+    local = dt.datetime.fromtimestamp(started, tz).strftime("%Y-%m-%d %H:%M")
+    for args in (["sessions"], ["sessions", "show", "tz"]):
+        shown = run_gitmem(project, *args, TZ=zone)
+        assert shown.returncode == 0, shown.stderr
+        assert local in shown.stdout, (args, local, shown.stdout)

@@ -30,11 +30,14 @@ def stderr() -> Console:
 
 
 def when(ts: object) -> str:
-    """A record's time (seconds since the epoch) as ``YYYY-MM-DD HH:MM`` UTC, else "-"."""
+    """A record's time (seconds since the epoch) as ``YYYY-MM-DD HH:MM`` in the viewer's
+    time zone (``TZ``, else the system's), as `ls -l` and `git log --date=local` show
+    times, else "-". Before session 56 it was UTC, unlabelled: hours off for most users,
+    and beside `git log`'s times."""
     import datetime as dt
 
     try:
-        moment = dt.datetime.fromtimestamp(float(ts), dt.timezone.utc)  # type: ignore[arg-type]
+        moment = dt.datetime.fromtimestamp(float(ts))  # type: ignore[arg-type]
     except (TypeError, ValueError, OverflowError, OSError):
         return "-"
     return moment.strftime("%Y-%m-%d %H:%M")
