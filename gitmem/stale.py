@@ -643,7 +643,7 @@ class _Checker:
     ) -> None:  # fmt: skip
         """Warn where a current decision governing a path a section names is dated after
         the section's last edit."""
-        times, cut = _blame_times(self.root, doc)
+        times, cut, offsets = _blame_times(self.root, doc)
         if not times:
             return
         hidden: dict[str, None] = {}  # decisions a shallow clone's history cannot place
@@ -656,7 +656,9 @@ class _Checker:
             edited = times.get(last, 0)
             if not edited:
                 continue
-            day = time.strftime("%Y-%m-%d", time.gmtime(edited))
+            # the day on the committer's clock (before session 56, UTC's: a section edited
+            # in Tokyo on the morning of a decision's date looked edited the day before)
+            day = time.strftime("%Y-%m-%d", time.gmtime(edited + offsets.get(last, 0)))
             # git puts every line older than a shallow clone's cut at the cut commit: the
             # section was last edited then *or earlier*, so a decision dated up to that day
             # may be newer than the section, and the clone cannot tell
@@ -693,9 +695,12 @@ class _Checker:
             )
 
 
-def _blame_times(root: Path, doc: str) -> tuple[dict[int, int], frozenset[int]]:
+def _blame_times(root: Path, doc: str) -> tuple[dict[int, int], frozenset[int], dict[int, int]]:
     """Line number -> commit time of the line's last change (now for uncommitted lines),
-    and the lines git attributes to a shallow clone's cut (their time is an upper bound)."""
+    the lines git attributes to a shallow clone's cut (their time is an upper bound), and
+    line number -> the committer's UTC offset in seconds (this machine's for uncommitted
+    lines): the day of an edit is the day on its committer's clock, as a record's `date:`
+    is (`gitmem new` writes the author's today)."""
     promisor = git.promisor_remote(root)
     if promisor:  # each version blame reads would be fetched on its own
         git.fetch_missing(root, promisor, ["HEAD", "--", doc])
@@ -710,15 +715,19 @@ def _blame_times(root: Path, doc: str) -> tuple[dict[int, int], frozenset[int]]:
         retry = ["blame", "--porcelain", "--no-ignore-revs-file", "--", doc]
         code, out, _ = git.run(retry, cwd=root, check=False, env=git.no_git_env())
     if code != 0:
-        return {}, frozenset()
+        return {}, frozenset(), {}
+    here = time.localtime().tm_gmtoff
     times: dict[str, int] = {}
+    zones: dict[str, int] = {}
     boundary: set[str] = set()  # a root commit, or a shallow clone's cut
     by_line: dict[int, int] = {}
+    offsets: dict[int, int] = {}
     at: dict[int, str] = {}
     sha, final = "", 0
     for line in out.split("\n"):  # not splitlines: a form feed in a line is text
         if line.startswith("\t"):
             by_line[final] = times.get(sha, int(time.time()))
+            offsets[final] = zones.get(sha, here)
             at[final] = sha
             continue
         parts = line.split(" ")
@@ -726,10 +735,20 @@ def _blame_times(root: Path, doc: str) -> tuple[dict[int, int], frozenset[int]]:
             sha, final = parts[0], int(parts[2])
         elif parts[0] == "committer-time" and len(parts) == 2 and parts[1].isdigit():
             times[sha] = int(parts[1]) if set(sha) != {"0"} else int(time.time())
+        elif parts[0] == "committer-tz" and len(parts) == 2 and set(sha) != {"0"}:
+            zones[sha] = _utc_offset(parts[1], here)
         elif line == "boundary":
             boundary.add(sha)
     cuts = _shallow_cuts(root) if boundary else frozenset()
-    return by_line, frozenset(n for n, s in at.items() if s in cuts)
+    return by_line, frozenset(n for n, s in at.items() if s in cuts), offsets
+
+
+def _utc_offset(tz: str, default: int) -> int:
+    """Git's ``+0900`` / ``-0800`` in seconds (``default`` for anything else)."""
+    if len(tz) != 5 or tz[0] not in "+-" or not tz[1:].isdigit():
+        return default
+    seconds = int(tz[1:3]) * 3600 + int(tz[3:5]) * 60
+    return -seconds if tz[0] == "-" else seconds
 
 
 def _shallow_cuts(root: Path) -> frozenset[str]:

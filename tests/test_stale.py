@@ -818,3 +818,21 @@ def test_a_rule_file_named_with_escapes_is_named_quoted(repo: Path) -> None:
     assert "\x1b" not in proc.stdout + proc.stderr
     note = hook_start(repo, "s1")
     assert f"- {quoted}:1: `src/gone.py` does not exist" in note and "\x1b" not in note
+
+
+def test_a_sections_day_is_its_committers(repo: Path) -> None:
+    """A section edited in Tokyo at 08:00 on 30 November (23:00 UTC on the 29th), and a
+    decision dated that day: decided the same day, not after. Before session 56 the day
+    was UTC's, and the decision was said to be newer than a section 'edited 2026-11-29'."""
+    write(repo, "api/routes.py", "ROUTES = []\n")
+    write(repo, "CLAUDE.md", "# Notes\n\n## API\nRoutes: `api/routes.py`.\n")
+    commit_dated(repo, "2026-11-30T08:00:00+09:00")
+    decision(repo, "0001-grpc.md", "Serve the API over gRPC", globs=["api/**"],
+             extra="date: 2026-11-30\n")  # fmt: skip
+    commit_all(repo)
+    assert stale(repo)[1]["findings"] == []
+    decision(repo, "0001-grpc.md", "Serve the API over gRPC", globs=["api/**"],
+             extra="date: 2026-12-01\n")  # fmt: skip
+    commit_all(repo)
+    (w,) = stale(repo)[1]["findings"]  # type: ignore[misc]
+    assert "decided after this section was last edited (2026-11-30)" in w["message"]
