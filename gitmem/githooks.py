@@ -503,6 +503,40 @@ def amending(source: str, sha: str, pid: int | None = None) -> bool:
     return source == "commit" and sha == "HEAD"
 
 
+# What git keeps while it replays a commit: a cherry-pick's (and a rebase's clean pick's),
+# and a rebase's stopped pick (continued after a conflict, or at an `edit`).
+REPLAYING = ("CHERRY_PICK_HEAD", "REBASE_HEAD")
+
+
+def replayed(repo: Repo, message_file: Path) -> bool:
+    """Whether the commit being prepared replays one with that one's own message: a
+    rebase's pick, clean or continued after a conflict, or a cherry-pick (`-x`'s line
+    after it). Its trailers are the ones it was written with, and stay: before session 56
+    the prepare-commit-msg hook gave a teammate's commit, rebased or cherry-picked, the
+    `Gitmem-Session:` of any agent session that had edited its files that day, and
+    rewrote the messages of every rebased commit. A new commit made while a rebase is
+    stopped has a message of its own, and gets its trailers."""
+    held = [name for name in REPLAYING if (repo.git_dir / name).is_file()]
+    if not held:
+        return False
+    try:
+        prepared = _message_text(message_file.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return False
+    for name in held:
+        code, out, _ = git.run(["log", "-1", "--format=%B", name], cwd=repo.root, check=False)
+        original = _message_text(out) if code == 0 else ""
+        if original and prepared.startswith(original):
+            return True
+    return False
+
+
+def _message_text(text: str) -> str:
+    """A commit message as compared: comment lines out, each line's end trimmed."""
+    lines = [line.rstrip() for line in text.splitlines() if not line.startswith("#")]
+    return "\n".join(lines).strip()
+
+
 def staged_decisions(table: Table, paths: list[str]) -> list[str]:
     """The current decisions governing the staged ``paths``."""
     ids: dict[str, None] = {}
@@ -579,6 +613,8 @@ def add_trailer(repo: Repo, message_file: Path, source: str = "", sha: str = "")
     session 44 they were the staged ones alone, so `--amend --no-edit` replaced the
     trailer with the decisions of the last change only, and `--amend -m` wrote none."""
     if source in ("merge", "squash"):
+        return []
+    if not amending(source, sha) and replayed(repo, message_file):
         return []
     from gitmem.table import open_current
 

@@ -758,3 +758,55 @@ def test_git_lfs_keeps_its_hooks(project: Path) -> None:
     assert subprocess.run(["gitmem", "install", "git"], cwd=project).returncode == 0
     assert (hooks / "post-merge").read_bytes() == lfs_merge
     assert not (hooks / "post-merge.before-gitmem").exists()
+
+
+def test_a_replayed_commit_keeps_its_own_message(project: Path) -> None:
+    """A rebase's picks (clean, and continued after a conflict) and a cherry-pick replay a
+    commit with its own message, which stays as it was written. Before session 56 a
+    teammate's commit, rebased or cherry-picked, was signed with the `Gitmem-Session:` of
+    an agent session that had edited its file that day, and gained a `Decisions:` line."""
+    assert CliRunner().invoke(cli, ["install", "git"]).exit_code == 0
+    _edit(project, "s-agent", "billing/charge.py")  # an agent edited the file today
+    main = git(project, "branch", "--show-current").strip()
+    git(project, "checkout", "-q", "-b", "teammate")
+    write(project, "billing/charge.py", "x = 1  # the teammate's\n")
+    git(project, "add", "-A")  # the teammate's commit, made without gitmem's hooks
+    git(project, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "teammate: note")
+    write(project, "billing/refund.py", "y = 1\n")
+    git(project, "add", "-A")
+    git(project, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "teammate: refund")
+    git(project, "checkout", "-q", main)
+    write(project, "docs/notes.md", "notes\n")
+    git(project, "add", "-A")
+    assert commit(project, "docs").returncode == 0
+    git(project, "checkout", "-q", "teammate")
+    git(project, "rebase", "-q", main)
+    assert git(project, "log", "-2", "--format=%B") == "teammate: refund\n\nteammate: note\n\n"
+    git(project, "checkout", "-q", main)
+    git(project, "cherry-pick", "teammate~1")
+    assert git(project, "log", "-1", "--format=%B") == "teammate: note\n\n"
+    # a conflict the agent resolves: the commit continued keeps the message it had
+    git(project, "checkout", "-q", "-b", "clash", "HEAD~1")
+    write(project, "billing/charge.py", "x = 3\n")
+    git(project, "add", "-A")
+    git(project, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "clash: three")
+    stopped = subprocess.run(["git", "rebase", main], cwd=project, capture_output=True)
+    assert stopped.returncode != 0  # stopped at the conflict
+    _edit(project, "s-agent", "billing/charge.py")
+    write(project, "billing/charge.py", "x = 4\n")
+    git(project, "add", "-A")
+    env = {**os.environ, "GIT_EDITOR": "true"}
+    subprocess.run(["git", "rebase", "--continue"], cwd=project, env=env, check=True,
+                   capture_output=True)  # fmt: skip
+    assert git(project, "log", "-1", "--format=%B") == "clash: three\n\n"
+    # a new commit made while a rebase is stopped is the committer's own: trailers as usual
+    script = "sed -i '1s/^pick/edit/'"
+    subprocess.run(["git", "rebase", "-q", "-i", "HEAD~1"], cwd=project, check=True,
+                   env={**env, "GIT_SEQUENCE_EDITOR": script}, capture_output=True)  # fmt: skip
+    write(project, "billing/charge.py", "x = 5\n")
+    git(project, "add", "-A")
+    assert commit(project, "five, during the rebase").returncode == 0
+    message = git(project, "log", "-1", "--format=%B")
+    assert "Decisions: D-0001\nGitmem-Session: alice/s-agent" in message, message
+    subprocess.run(["git", "rebase", "--continue"], cwd=project, env=env, check=True,
+                   capture_output=True)  # fmt: skip
