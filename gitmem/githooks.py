@@ -531,6 +531,19 @@ def replayed(repo: Repo, message_file: Path) -> bool:
     return False
 
 
+def folding(repo: Repo) -> bool:
+    """Whether a rebase is folding a `fixup` or `squash` into the commit before it (git
+    lists them in ``rebase-merge/current-fixups`` meanwhile): an amend of that commit, whose
+    files are its own and the fold's. Before session 56 `git rebase --autosquash` left the
+    commit the trailer of the fixup's files alone (a fixup of a doc dropped the critical
+    decisions of the code the commit changed)."""
+    fixups = repo.git_dir / "rebase-merge" / "current-fixups"
+    try:
+        return fixups.stat().st_size > 0
+    except OSError:
+        return False
+
+
 def _message_text(text: str) -> str:
     """A commit message as compared: comment lines out, each line's end trimmed."""
     lines = [line.rstrip() for line in text.splitlines() if not line.startswith("#")]
@@ -614,7 +627,8 @@ def add_trailer(repo: Repo, message_file: Path, source: str = "", sha: str = "")
     trailer with the decisions of the last change only, and `--amend -m` wrote none."""
     if source in ("merge", "squash"):
         return []
-    if not amending(source, sha) and replayed(repo, message_file):
+    amend = amending(source, sha) or folding(repo)
+    if not amend and replayed(repo, message_file):
         return []
     from gitmem.table import open_current
 
@@ -623,7 +637,7 @@ def add_trailer(repo: Repo, message_file: Path, source: str = "", sha: str = "")
     try:
         if table.meta("commit_trailers") == "0":
             return []
-        paths = staged_paths(repo, amend=amending(source, sha))
+        paths = staged_paths(repo, amend=amend)
         ids = staged_decisions(table, paths)
     finally:
         table.close()

@@ -810,3 +810,30 @@ def test_a_replayed_commit_keeps_its_own_message(project: Path) -> None:
     assert "Decisions: D-0001\nGitmem-Session: alice/s-agent" in message, message
     subprocess.run(["git", "rebase", "--continue"], cwd=project, env=env, check=True,
                    capture_output=True)  # fmt: skip
+
+
+def test_a_fixup_folded_by_a_rebase_keeps_the_commits_decisions(project: Path) -> None:
+    """`git rebase --autosquash` folds a fixup into its commit, an amend of it: the
+    trailer names the decisions of all its files. Before session 56 it named the fixup's
+    files' alone, and the money decision of the code the commit changed was dropped."""
+    write(project, ".continuity/decisions/0002-docs.md",
+          "---\ntitle: Docs are Markdown\nstatus: accepted\nglobs: [\"docs/**\"]\n---\n"
+          "# Docs are Markdown\n\n## Decision\n\nMarkdown only.\n")  # fmt: skip
+    write(project, "docs/notes.md", "notes\n")
+    commit_all(project, "docs")
+    assert CliRunner().invoke(cli, ["install", "git"]).exit_code == 0
+    main = git(project, "branch", "--show-current").strip()
+    git(project, "checkout", "-q", "-b", "work")
+    write(project, "billing/charge.py", "x = 2\n")
+    git(project, "add", "-A")
+    assert commit(project, "charge two").returncode == 0
+    assert "Decisions: D-0001\n" in git(project, "log", "-1", "--format=%B")
+    write(project, "docs/notes.md", "notes, fixed\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "--fixup", "HEAD")
+    env = {**os.environ, "GIT_SEQUENCE_EDITOR": "true", "GIT_EDITOR": "true"}
+    subprocess.run(["git", "rebase", "-q", "-i", "--autosquash", main], cwd=project, env=env,
+                   check=True, capture_output=True)  # fmt: skip
+    message = git(project, "log", "-1", "--format=%B")
+    assert message.startswith("charge two\n") and "Decisions: D-0001, D-0002\n" in message, message
+    assert git(project, "rev-list", "--count", f"{main}..HEAD").strip() == "1"
