@@ -261,6 +261,7 @@ class Daemon:
         a thread of its own unless one runs already: serving goes on meanwhile."""
         if self.dirty_at is None:
             return
+        now = now and not self.unwritten  # a query does not cut short the wait for room
         if not now and time.monotonic() - self.dirty_at < DEBOUNCE_S:
             return
         if self.building.acquire(blocking=False):
