@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import sqlite3
+import sys
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -126,12 +127,7 @@ def build(repo: Repo, taken: Fingerprint | None = None) -> store.Catalog:
     if last is not None:
         cache = last.cache  # what this process wrote there
     catalog = store.load(repo.root, cache=cache, stats=stats)
-    # A word's share of the records moves by at most (records changed) / (records), and
-    # words near the 50% line have an IDF near zero either way: small edits keep the
-    # previous list (computing it costs ~0.3 s at 10,000 records) until they add up to 1%.
-    drift = old_drift + catalog.reparsed + abs(len(catalog.decisions) - old_count)
-    keep = drift <= max(5, old_count // 100)
-    common = (old_common, drift) if keep and old_common is not None else None
+    common = _kept_common(catalog, old_common, old_count, old_drift)
     repo.state_dir.mkdir(parents=True, exist_ok=True)
     same_rows = last is not None and [d.id for d in last.decisions] == [
         d.id for d in catalog.decisions
@@ -173,6 +169,7 @@ class InMemory:
 
     conn: sqlite3.Connection  # the table's, open as long as the process holds this
     map_data: bytes
+    why: str  # why they were not written (``not_written``)
 
     def table(self) -> Table:
         """The table (closing it leaves the connection open for the next)."""
@@ -185,28 +182,58 @@ class InMemory:
         return opened
 
 
-def build_in_memory(repo: Repo) -> InMemory:
-    """Compile the table and the path map into memory, writing nothing: for a process
-    whose ``build`` could not write them (``not_written``: the disk full, a quota, a git directory
-    that cannot be written and no folder aside, see ``gitmem.location.state_dir_of``).
-    Its answers are then the records' own, as a written table's would be. Before session
-    56 the commands ended in a traceback there, and the hooks went on with the table
-    compiled before: a critical decision added since, by a `git pull` or the agent, did
-    not hold. The parse cache of the table on disk is used, so only the records changed
-    since are parsed; each such process compiles again (~60 ms at 40 records) until the
-    table can be written."""
-    fp = fingerprint(repo)
+def build_or_in_memory(repo: Repo, what: str = "this command") -> InMemory | None:
+    """``build``; None when the table and the path map were written. Where they could not
+    be (``not_written``: the disk full, a quota, a git directory that cannot be written
+    and no folder aside, see ``gitmem.location.state_dir_of``), they are compiled into
+    memory for this process instead, said once on stderr (for ``what``), and returned:
+    the answers are the records' own all the same. Before session 56 the commands ended
+    in a traceback there, and the hooks went on with the table compiled before: a
+    critical decision added since, by a `git pull` or the agent, did not hold. Any other
+    error is raised."""
+    taken = fingerprint(repo)
+    try:
+        build(repo, taken)
+        return None
+    except Exception as exc:
+        why = not_written(exc)
+        if why is None:
+            raise
+    compiled = build_in_memory(repo, why, taken)
+    _say_unsaved(repo.state_dir, why, what)
+    return compiled
+
+
+def build_in_memory(repo: Repo, why: str, fp: Fingerprint) -> InMemory:
+    """Compile the table and the path map into memory, writing nothing (``why``: why
+    they were not written; ``fp``: the records' fingerprint, taken before). The parse
+    cache of the table on disk is used, so only the records changed since are parsed;
+    each such process compiles again (~60 ms at 40 records) until the table can be
+    written."""
     cache, old_common, old_count, old_drift = _previous(repo)
     catalog = store.load(repo.root, cache=cache, stats=fp.stats)
-    drift = old_drift + catalog.reparsed + abs(len(catalog.decisions) - old_count)
-    keep = drift <= max(5, old_count // 100) and old_common is not None
     conn = sqlite3.connect(":memory:", check_same_thread=False)
     conn.execute("PRAGMA temp_store = MEMORY")  # the common-word list's temporary tables
-    _write(conn, catalog, repo, fp.watch, fp.dirs, fp.quick, fp.full,
-           (old_common or [], drift) if keep else None)  # fmt: skip
+    common = _kept_common(catalog, old_common, old_count, old_drift)
+    _write(conn, catalog, repo, fp.watch, fp.dirs, fp.quick, fp.full, common)
     _, _, blobs, encoded, count = _encode_pathmap(catalog, None)
     header = {"root": str(repo.root), "watched": fp.watch, "dirs": fp.dirs, "quick": fp.quick}
-    return InMemory(conn, pathmap.encoded({**header, "count": count}, blobs, encoded))
+    return InMemory(conn, pathmap.encoded({**header, "count": count}, blobs, encoded), why)
+
+
+_SAID: set[str] = set()
+
+
+def _say_unsaved(folder: Path, why: str, what: str) -> None:
+    """One line on stderr, once per process and reason."""
+    if why in _SAID:
+        return
+    _SAID.add(why)
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(
+            f"gitmem: could not save the compiled decisions in {folder} ({why}); "
+            f"read them from the records for {what} instead\n"
+        )
 
 
 def not_written(exc: BaseException) -> str | None:
@@ -226,6 +253,19 @@ def not_written(exc: BaseException) -> str | None:
             return str(seen)
         seen = seen.__cause__ or seen.__context__
     return None
+
+
+def _kept_common(
+    catalog: store.Catalog, old_common: list[str] | None, old_count: int, old_drift: int
+) -> tuple[list[str], int] | None:
+    """The previous common-word list and its drift, where it is kept. A word's share of
+    the records moves by at most (records changed) / (records), and words near the 50%
+    line have an IDF near zero either way: small edits keep the previous list (computing
+    it costs ~0.3 s at 10,000 records) until they add up to 1%."""
+    drift = old_drift + catalog.reparsed + abs(len(catalog.decisions) - old_count)
+    if old_common is None or drift > max(5, old_count // 100):
+        return None
+    return old_common, drift
 
 
 def _recall(path: Path) -> _Compiled | None:

@@ -33,12 +33,11 @@ from gitmem.agent.runner import append_log
 from gitmem.client import compat as client_compat
 from gitmem.client import socket_path
 from gitmem.repo import Repo
-from gitmem.retrieve import Retriever, quick_fresh
+from gitmem.retrieve import NOT_INDEXED, Retriever, quick_fresh
 from gitmem.table import table_problems
 
 DEBOUNCE_S = 0.5
 NO_ROOM_RETRY_S = 30.0  # a re-index that found no room is tried again after this
-UNWRITTEN = "the search index could not be brought up to date: ranked by keyword and path only"
 # A query waits for a re-index until it has run this long, and is then answered from the
 # current index: a one-record update takes ~0.45 s (10,000 records), a branch switch's
 # re-index tens of seconds (19 s at 1,500 records), and the prompt hook waits at most
@@ -126,7 +125,7 @@ class Daemon:
         self.config_stat: tuple[int, int, int] | None = None
         self.rewatch_error = ""
         self.watch_checked = time.monotonic()
-        self.unwritten = False  # the last re-index found no room (see _no_room)
+        self.unwritten: str | None = None  # why the last re-index could not write
         resolution = index.resolve_embedder(repo, allow_download=False)
         self.embedder = resolution.embedder
         self.model_warning = resolution.warning
@@ -145,9 +144,8 @@ class Daemon:
         try:
             unchanged = self._reindex().unchanged
         except Exception as exc:
-            if compiler.not_written(exc) is None:
+            if not self._no_room(exc):  # else: served from the records, compiled into memory
                 raise
-            self._no_room(exc)  # serve from the records, compiled into memory
             unchanged = False
         primed = compiler.prime(repo) if unchanged else None
         # the first edit then updates rows, and costs what later edits do
@@ -164,18 +162,22 @@ class Daemon:
         line = f"watch (pid {os.getpid()}): {message}"
         append_log(self.repo.state_dir, LOG, line, make_folder=False)
 
-    def _no_room(self, exc: Exception) -> None:
-        """A re-index that could not write (the disk full): said, and tried again in
-        NO_ROOM_RETRY_S, with no record changing meanwhile (before session 56 the daemon
-        exited at start, and a failed re-index waited for the next record change).
-        Meanwhile answers come from the records, compiled into memory (see
-        ``gitmem.table.open_current``), ranked by keyword and path."""
+    def _no_room(self, exc: Exception) -> bool:
+        """Whether ``exc`` is a re-index that could not write (the disk full): then said,
+        and tried again in NO_ROOM_RETRY_S with no record changing meanwhile (before
+        session 56 the daemon exited at start, and a failed re-index waited for the next
+        record change). Meanwhile answers come from the records, compiled into memory (see
+        ``gitmem.compile.build_or_in_memory``), ranked by keyword and path."""
+        why = compiler.not_written(exc)
+        if why is None:
+            return False
         self.problem(
             f"re-index failed: {exc}; serving from the records, tried again in "
             f"{NO_ROOM_RETRY_S:.0f} s"
         )
-        self.unwritten = True  # the index is older than the records: keyword and path only
+        self.unwritten = why  # the index is older than the records
         self.dirty_at = time.monotonic() + NO_ROOM_RETRY_S - DEBOUNCE_S
+        return True
 
     def code_changed(self) -> bool:
         """True, and the daemon stops, when its gitmem code changed on disk."""
@@ -189,9 +191,10 @@ class Daemon:
         return True
 
     def _open(self) -> Retriever:
-        r = Retriever.open(self.repo, embedder=self.embedder, light=self.unwritten)
-        if self.unwritten:
-            r.warnings.append(UNWRITTEN)
+        light = self.unwritten is not None
+        r = Retriever.open(self.repo, embedder=self.embedder, light=light)
+        if self.unwritten is not None:
+            r.warnings.append(NOT_INDEXED.format(self.unwritten))
         if self.model_warning:
             r.warnings.append(self.model_warning)
         return r
@@ -199,8 +202,8 @@ class Daemon:
     def _reindex(self) -> index.BuildReport:
         """Bring the index up to date."""
         report = index.build(self.repo, embedder=self.embedder, model_warning=self.model_warning)
-        if self.unwritten:
-            self.unwritten = False
+        if self.unwritten is not None:
+            self.unwritten = None
             self.log("re-indexed: there is room again")
         if not report.unchanged:
             runtime = f", {report.runtime}" if report.runtime else ""
@@ -261,7 +264,7 @@ class Daemon:
         a thread of its own unless one runs already: serving goes on meanwhile."""
         if self.dirty_at is None:
             return
-        now = now and not self.unwritten  # a query does not cut short the wait for room
+        now = now and self.unwritten is None  # a query does not cut short the wait for room
         if not now and time.monotonic() - self.dirty_at < DEBOUNCE_S:
             return
         if self.building.acquire(blocking=False):
@@ -281,10 +284,8 @@ class Daemon:
         try:
             report = self._reindex()
         except Exception as exc:  # keep serving the last good index
-            if compiler.not_written(exc) is None:
+            if not self._no_room(exc):
                 self.problem(f"re-index failed: {exc}")
-            else:
-                self._no_room(exc)
         with self.lock:
             self._reopen_if_moved()
         self.settle_due = True
@@ -299,7 +300,7 @@ class Daemon:
         # a re-index that changed nothing keeps the generation, but may have replaced the
         # table (its folders' times, say): the old one would look stale to every request
         moved = index.current_generation(self.repo) != self.retriever.generation
-        moved = moved or self.retriever.light != self.unwritten
+        moved = moved or self.retriever.light != (self.unwritten is not None)
         if moved or not quick_fresh(self.retriever.table, self.repo):
             old = self.retriever
             self.retriever = self._open()

@@ -33,12 +33,8 @@ def atomic_write(path: Path, text: str) -> None:
         keep = None
     # exactly the old bits: the umask applied at creation
     tmp = write_aside(path, text, mode=keep)
-    try:
+    with removed_on_failure(tmp, path):
         os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def write_aside(path: Path, text: str, *, mode: int | None = None, executable: bool = False) -> str:
@@ -48,7 +44,7 @@ def write_aside(path: Path, text: str, *, mode: int | None = None, executable: b
     nothing is left half-written. ``mode``: its permission bits (else 0666 less the
     umask); ``executable``: with the execute bits added, as git needs a hook to be."""
     fd, tmp = _create_aside(path)
-    try:
+    with removed_on_failure(tmp, path):
         if mode is not None:
             os.fchmod(fd, mode)
         if executable:
@@ -57,24 +53,25 @@ def write_aside(path: Path, text: str, *, mode: int | None = None, executable: b
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise named(exc, path) from None
-        raise
     return tmp
 
 
-def named(exc: OSError, path: Path | str) -> OSError:
-    """``exc``, naming ``path`` where it is an OSError that names no file: a write or a
-    close that fails for want of room raises ENOSPC with no file name (before session 56
-    the commands said "cannot use: No space left on device")."""
-    if exc.filename is None and exc.errno is not None:
-        renamed = OSError(exc.errno, exc.strerror, str(path))
-        renamed.__traceback__ = exc.__traceback__
-        return renamed
-    return exc
+@contextlib.contextmanager
+def removed_on_failure(made: Path | str, path: Path | str) -> Iterator[None]:
+    """Remove the file ``made`` where the block fails, so that nothing is left
+    half-written, and name ``path`` in an OSError that names no file: a write or a close
+    that fails for want of room raises ENOSPC with no file name (before session 56 the
+    commands said "cannot use: No space left on device")."""
+    try:
+        yield
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(made)
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            raise OSError(exc.errno, exc.strerror, str(path)).with_traceback(
+                exc.__traceback__
+            ) from None
+        raise
 
 
 def _create_aside(path: Path) -> tuple[int, str]:
@@ -133,15 +130,8 @@ def create_exclusive(path: Path, text: str) -> bool:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except FileExistsError:
         return False
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            path.unlink()
-        if isinstance(exc, OSError):
-            raise named(exc, path) from None
-        raise
+    with removed_on_failure(path, path), os.fdopen(fd, "wb") as fh:
+        fh.write(data)
     return True
 
 

@@ -33,7 +33,6 @@ installed or the repository keeps no decision.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shlex
 import stat
@@ -246,7 +245,7 @@ def _install_shims(folder: Path, skip: tuple[str, ...] = ()) -> list[str]:
         # git does not run, the project's own hook moved aside, and a next install that
         # refused to go on ("both exist").
         staged = fsutil.write_aside(hook, text, executable=True)
-        try:
+        with fsutil.removed_on_failure(staged, hook):
             if _is_ours(hook) and _keeps_old(hook) and old.exists() and not kept.exists():
                 os.replace(old, kept)
             if hook.exists() and not _is_ours(hook):
@@ -254,10 +253,6 @@ def _install_shims(folder: Path, skip: tuple[str, ...] = ()) -> list[str]:
                     raise GitmemError(f"{hook} and {kept} both exist; move one aside first")
                 os.replace(hook, kept)  # kept byte for byte, mode included
             os.replace(staged, hook)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(staged)
-            raise
         installed.append(name)
     return installed
 

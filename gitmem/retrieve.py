@@ -263,6 +263,11 @@ class Result:
 # said when an index without embeddings is opened with a model at hand; a search that has
 # just re-indexed and seen the model fail says why instead (gitmem.search)
 NO_EMBEDDINGS = "the index has no embeddings (built without a working model): run `gitmem index`"
+# said where the index could not be written (the disk full: gitmem.search, gitmem.daemon),
+# and the records are ranked from the table compiled into memory, in light mode
+NOT_INDEXED = (
+    "the search index could not be brought up to date ({}): ranked by keyword and path only"
+)
 
 
 class Retriever:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from gitmem import compile as compiler
 from gitmem import index
 from gitmem.repo import Repo
-from gitmem.retrieve import NO_EMBEDDINGS, Result, Retriever
+from gitmem.retrieve import NO_EMBEDDINGS, NOT_INDEXED, Result, Retriever
 
 
 def search(
@@ -38,13 +38,10 @@ def search(
             if why is None:
                 raise
             # no room for the index (the disk full): the hooks' ranking, from the records
-            # (the table compiled into memory, see table.open_current); before session
+            # (the table compiled into memory, see compile.build_or_in_memory); before session
             # 56, a traceback
             retriever = Retriever.open(repo, light=True)
-            retriever.warnings.append(
-                f"the search index could not be brought up to date ({why}): ranked by "
-                "keyword and path only"
-            )
+            retriever.warnings.append(NOT_INDEXED.format(why))
         else:
             retriever = Retriever.open(repo, embedder=resolution.embedder)
             if built.model_failure:  # why, rather than "run `gitmem index`", just run

@@ -17,7 +17,6 @@ It opens SQLite through ``_sqlite3``, the C module that ``sqlite3`` re-exports (
 from __future__ import annotations
 
 import os
-import sys
 
 try:
     import _sqlite3 as sqlite3
@@ -534,38 +533,13 @@ def open_current(repo: Repo, *, full: bool = True) -> Table:
         table.close()
     from gitmem import compile as compiler
 
-    try:
-        compiler.build(repo)
-    except Exception as exc:
-        why = compiler.not_written(exc)
-        if why is None:
-            raise
-        # the records read all the same, into memory (see compile.build_in_memory)
-        compiled = compiler.build_in_memory(repo)
-        say_unsaved(repo.state_dir, why)
+    compiled = compiler.build_or_in_memory(repo)
+    if compiled is not None:  # it could not be written: compiled into memory
         return compiled.table()
     fresh = Table.open(path)
     if fresh is None:  # pragma: no cover - the build just wrote it
         raise RuntimeError(f"could not open the table just built at {path}")
     return fresh
-
-
-_SAID: set[str] = set()
-
-
-def say_unsaved(folder: str | os.PathLike[str], why: str, what: str = "this command") -> None:
-    """One line on stderr, once per process and reason, where the table was compiled into
-    memory because it could not be written (``gitmem.compile.build_in_memory``)."""
-    if why in _SAID:
-        return
-    _SAID.add(why)
-    try:  # noqa: SIM105 (contextlib costs a hook ~1 ms)
-        sys.stderr.write(
-            f"gitmem: could not save the compiled decisions in {os.fspath(folder)} ({why}); "
-            f"read them from the records for {what} instead\n"
-        )
-    except (OSError, ValueError):
-        pass
 
 
 def table_problems(repo: Repo) -> Problems | None:

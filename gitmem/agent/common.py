@@ -75,40 +75,32 @@ def build_inline(root: str, *, stale: bool = False) -> bool | None:
 # What this process compiled into memory, by state folder (see ``refreshed_inline``): the
 # table and the path map of one compile, so that a hook's look at the map and its check
 # of the rules read the same current decisions.
-HELD: dict[str, Any] = {}
+IN_MEMORY: dict[str, Any] = {}
 
 
 def refreshed_inline(loc: Any) -> Any:
     """Compile a small repository's missing or stale state now (see its callers). None
-    when it was written, or when compiling failed (a bug): the caller then opens what is
-    on disk, if anything (a stale answer beats none), a background refresh is started, and
-    the reason is logged for `gitmem doctor`. Where it could not be written (the disk
-    full, a quota), the table and the path map compiled into memory for this process
-    (``gitmem.compile.InMemory``), said on stderr: the answer is the records' own all the
-    same. Before session 56 the stale state was used there, and a critical decision a `git
-    pull` or the agent had just added did not hold."""
+    when it was written, or when compiling failed: the caller then opens what is on disk,
+    if anything (a stale answer beats none), a background refresh is started, and the
+    reason is logged for `gitmem doctor`. Where it could not be written (the disk full, a
+    quota), the table and the path map compiled into memory for this process
+    (``gitmem.compile.build_or_in_memory``), kept in IN_MEMORY: the answer is the records'
+    own all the same. Before session 56 the stale state was used there, and a critical
+    decision a `git pull` or the agent had just added did not hold."""
     from gitmem import compile as compiler
     from gitmem.agent.runner import ERROR_LOG, append_log
 
     try:
-        compiler.build(loc.repo())
-        return None
+        compiled = compiler.build_or_in_memory(loc.repo(), "this call")
     except Exception as exc:
-        why = compiler.not_written(exc)
         append_log(loc.shared_state_dir, ERROR_LOG, f"compiling the table: {exc!r}")
-        if why is not None:
-            from gitmem.table import say_unsaved
-
-            try:
-                compiled = compiler.build_in_memory(loc.repo())
-            except Exception as again:
-                append_log(loc.shared_state_dir, ERROR_LOG, f"compiling in memory: {again!r}")
-            else:
-                say_unsaved(loc.state_dir, why, "this call")
-                HELD[loc.state_dir] = compiled
-                return compiled
         refresh_in_background(loc.root)
         return None
+    if compiled is not None:
+        message = f"compiling the table: not written ({compiled.why}); compiled in memory"
+        append_log(loc.shared_state_dir, ERROR_LOG, message)
+        IN_MEMORY[loc.state_dir] = compiled
+    return compiled
 
 
 def refresh_in_background(root: str | os.PathLike[str]) -> None:

@@ -17,7 +17,7 @@ from gitmem import budget, leanjson
 from gitmem.agent import state
 from gitmem.agent.common import (
     CHARS_PER_TOKEN,
-    HELD,
+    IN_MEMORY,
     Shown,
     build_inline,
     context,
@@ -51,7 +51,7 @@ def open_table(
     one, is compiled inline in a repository small enough (``build_inline``); otherwise a
     stale table is used as it is while a background process refreshes it (a hook never
     waits for a big rebuild)."""
-    held = HELD.get(loc.state_dir)
+    held = IN_MEMORY.get(loc.state_dir)
     if held is not None:
         found: Table = held.table()
         return found

@@ -19,7 +19,7 @@ from gitmem import budget, pathmap
 from gitmem.agent import state, toolpaths
 from gitmem.agent.common import (
     CHARS_PER_TOKEN,
-    HELD,
+    IN_MEMORY,
     build_inline,
     context,
     refresh_in_background,
@@ -60,7 +60,7 @@ def open_map(loc: Location, *, current: bool = False) -> pathmap.PathMap | None:
     small repositories, and so is a stale one when the map must be ``current``: before an
     edit, whose critical rules a stale map would not know (a decision a `git pull`, a
     checkout or the agent itself just added), so the edit would go through unchecked."""
-    held = HELD.get(loc.state_dir)
+    held = IN_MEMORY.get(loc.state_dir)
     if held is not None:
         found: pathmap.PathMap = held.path_map()
         return found
