@@ -98,18 +98,17 @@ def load(root: Path) -> Config:
         problems.append(Problem(rel, lines.get("sources", 1), "sources", "expected a list"))
         raw_sources = []
     for idx, item in enumerate(raw_sources):
-        if isinstance(item, str):
-            item = {"path": item}
-        if not isinstance(item, dict) or not isinstance(item.get("path"), str):
-            problems.append(
-                Problem(rel, lines.get("sources", 1), f"sources[{idx}]", "expected `path: DIR`")
-            )
-            continue
-        prefix = str(item.get("id_prefix") or "ADR")
         try:  # the round-trip loader keeps each list item's line
             where = int(raw_sources.lc.item(idx)[0]) + 1  # type: ignore[attr-defined]
         except (AttributeError, KeyError, TypeError):
             where = lines.get("sources", 1)
+        if isinstance(item, str):
+            item = {"path": item}
+        if not isinstance(item, dict) or not isinstance(item.get("path"), str):
+            # the item's own line (before session 57, the `sources:` key's for every item)
+            problems.append(Problem(rel, where, f"sources[{idx}]", "expected `path: DIR`"))
+            continue
+        prefix = str(item.get("id_prefix") or "ADR")
         if not _PREFIX_OK.match(prefix):
             # it begins every id of the folder's ADRs, which agents are given line by line
             # ("- Project decision ADR-0007 …"), commit trailers name and links follow: a

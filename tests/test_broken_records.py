@@ -302,6 +302,15 @@ def test_a_settings_file_with_errors(project: Path) -> None:
     assert "so gitmem does not apply those decisions or its settings as written" in start
 
 
+def test_a_settings_files_bad_source_is_named_at_its_own_line(repo: Path) -> None:
+    """Each item of `sources:` that is not `path: DIR` is named at its line; before session
+    57 every one was named at the line of the `sources:` key."""
+    write(repo, ".continuity/config.yaml", "sources:\n  - path: docs/adr\n  - 42\n  - {path: [x]}\n")
+    lint = gitmem(repo, "lint")
+    assert ".continuity/config.yaml:3: sources[1]: expected `path: DIR`" in lint.stdout
+    assert ".continuity/config.yaml:4: sources[2]: expected `path: DIR`" in lint.stdout
+
+
 def test_a_settings_file_nested_too_deeply(project: Path) -> None:
     """Brackets nested thousands deep in `.continuity/config.yaml`: before session 48 a
     traceback from every command (the YAML reader recurses), after ~5 s a read. Now it is
