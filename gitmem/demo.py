@@ -273,7 +273,9 @@ def create(target: Path) -> Path:
         raise FileExistsError(f"{target} is not empty; choose an empty or new folder")
     target.mkdir(parents=True, exist_ok=True)
     env = {**git.no_git_env(), **IDENTITY}
-    git.run(["init", "-q", "-b", "main"], cwd=target, env=env)
+    # not `init -b main`: git before 2.28 (Ubuntu 20.04 has 2.25) has no `-b`
+    git.run(["init", "-q"], cwd=target, env=env)
+    git.run(["symbolic-ref", "HEAD", "refs/heads/main"], cwd=target, env=env)
     for rel, text in CODE.items():
         _write(target / rel, text)
     for name, text in ADRS.items():

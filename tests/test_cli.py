@@ -248,6 +248,9 @@ def test_demo_via_console_script(tmp_path: Path) -> None:
         ["git", "status", "--porcelain"], cwd=target, capture_output=True, text=True
     )
     assert status.stdout == ""  # the demo commits its records; derived state stays in .git
+    head = subprocess.run(["git", "symbolic-ref", "HEAD"], cwd=target, capture_output=True, text=True)
+    assert head.stdout == "refs/heads/main\n"  # whatever init.defaultBranch says, and without
+    # `init -b` (git 2.28+), which failed the demo on older git (Ubuntu 20.04: 2.25)
     assert "gitmem search" in out and "D-0002 (accepted, critical)" in out
     assert "CLAUDE.md:5: [Layout] path: `paydash/billing/refunds.py` does not exist" in out
     assert "cites D-0004" in out and "`make migrate`: no Makefile" in out
