@@ -443,7 +443,9 @@ def test_rules_hold_whatever_the_paths_and_the_users_diff_settings(
     old = (project / "billing/charge.py").read_text()
     write(project, "billing/charge.py", old + "++ not a header\n\fw = float(4)\n")
     git(project, "add", "-A")
-    config = tmp_path / "gitconfig"
+    home = tmp_path / "home"  # the user's ~/.gitconfig (GIT_CONFIG_GLOBAL needs git 2.32)
+    home.mkdir()
+    config = home / ".gitconfig"
     expected = {
         ("billing/sub dir/refund.py", 2),
         ('billing/q"uote.py', 2),
@@ -451,7 +453,7 @@ def test_rules_hold_whatever_the_paths_and_the_users_diff_settings(
     }
     for settings in ("", "[diff]\n\tmnemonicPrefix = true\n", "[diff]\n\tnoprefix = true\n"):
         config.write_text(settings)
-        proc = run_gitmem(project, "check", "--staged", "--json", GIT_CONFIG_GLOBAL=str(config))
+        proc = run_gitmem(project, "check", "--staged", "--json", HOME=str(home))
         assert proc.returncode == 1, (settings, proc.stdout, proc.stderr)
         violations = json.loads(proc.stdout)["violations"]
         assert {(v["file"], v["line"]) for v in violations} == expected, settings
@@ -461,7 +463,7 @@ def test_rules_hold_whatever_the_paths_and_the_users_diff_settings(
         cwd=project,
         capture_output=True,
         text=True,
-        env={**os.environ, "HOME": SANDBOX_HOME, "GIT_CONFIG_GLOBAL": str(config)},
+        env={**os.environ, "HOME": str(home)},
     )
     assert commit.returncode == 1 and "billing/sub dir/refund.py:2: decision D-0001" in (
         commit.stdout + commit.stderr

@@ -207,13 +207,14 @@ def test_a_shared_hooks_folder_leaves_other_repositories_alone(
     adopted gitmem print "no decision governs these changes", and each checkout build
     an index in its .git."""
     shared = tmp_path / "global-hooks"
-    config = tmp_path / "gitconfig"
-    config.write_text(f"[core]\n\thooksPath = {shared}\n")
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": str(config)}
+    home = tmp_path / "home"  # the user's ~/.gitconfig (GIT_CONFIG_GLOBAL needs git 2.32)
+    home.mkdir()
+    (home / ".gitconfig").write_text(f"[core]\n\thooksPath = {shared}\n")
+    env = {**os.environ, "HOME": str(home)}
     proc = subprocess.run(
         ["gitmem", "install", "git"], cwd=project, capture_output=True, text=True, env=env
     )
-    shared_config = {"GIT_CONFIG_GLOBAL": str(config)}
+    shared_config = {"HOME": str(home)}
     assert proc.returncode == 0 and (shared / "pre-commit").is_file()
     assert "other repositories may run these hooks too" in proc.stdout
     other = tmp_path / "other"

@@ -12,7 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FetchCounter, commit_all, decision, git, run_agent_hook, run_gitmem, write
+from conftest import (
+    COUNTS_FETCHES,
+    FetchCounter,
+    commit_all,
+    decision,
+    git,
+    run_agent_hook,
+    run_gitmem,
+    write,
+)
 
 from gitmem import capture
 from gitmem.repo import discover
@@ -326,6 +335,7 @@ def test_a_partial_clone_fetches_the_records_whole(project: Path, tmp_path: Path
         assert listed(clone) == [{**row, "unrecorded": []} for row in expected]
 
 
+@COUNTS_FETCHES
 def test_a_partial_clone_reads_the_records_in_one_request(project: Path, tmp_path: Path) -> None:
     """Sessions a plain `git fetch` brought into a partial clone, listed before any `gitmem
     sync`: their records come in one request, not one each (counted on the remote side,
@@ -341,7 +351,7 @@ def test_a_partial_clone_reads_the_records_in_one_request(project: Path, tmp_pat
                  ["-C", str(clone), "fetch", "-q", "origin", "refs/gitmem/*:refs/gitmem/*"]):
         subprocess.run(["git", *args], check=True, env=fetches.env)  # fmt: skip
     before = fetches.count()
-    proc = run_gitmem(clone, "sessions", "--json", GIT_CONFIG_GLOBAL=str(fetches.config))
+    proc = run_gitmem(clone, "sessions", "--json", HOME=str(fetches.home))
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == [{**row, "unrecorded": []} for row in expected]
     assert fetches.count() - before == 1  # one per record before

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gitmem import docrefs, tasks
-from tests.conftest import FetchCounter, commit_all, decision, git, tag_text, write
+from tests.conftest import COUNTS_FETCHES, FetchCounter, commit_all, decision, git, tag_text, write
 
 CLAUDE_MD = """\
 # Notes for agents
@@ -301,6 +301,7 @@ def test_a_shallow_clone_says_which_decisions_it_cannot_place(
     assert report["notes"] == []
 
 
+@COUNTS_FETCHES
 def test_a_partial_clone_fetches_what_blame_reads_in_one_request(
     repo: Path, tmp_path: Path
 ) -> None:

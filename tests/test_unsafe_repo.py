@@ -96,9 +96,10 @@ def test_hooks_keep_serving_say_why_once_and_lose_no_prompt(foreign: Path, tmp_p
     assert not checks["lint"]["ok"] and "refuses" in checks["lint"]["detail"]
     assert checks["capture"]["detail"].startswith("1 record of 1 session waits")
 
-    trusted = tmp_path / "gitconfig"
-    trusted.write_text(f"[safe]\n\tdirectory = {foreign}\n")
-    env = {"GIT_CONFIG_GLOBAL": str(trusted)}
+    trusted = tmp_path / "home"  # the user's ~/.gitconfig (GIT_CONFIG_GLOBAL needs git 2.32)
+    trusted.mkdir()
+    (trusted / ".gitconfig").write_text(f"[safe]\n\tdirectory = {foreign}\n")
+    env = {"HOME": str(trusted)}
     sessions = run_gitmem(foreign, "sessions", "--json", **env)
     assert sessions.returncode == 0, sessions.stderr
     (row,) = json.loads(sessions.stdout)

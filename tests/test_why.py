@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import RECORD_LOADING, commit_all, decision, git, modules_of, write
+from conftest import GIT_VERSION, RECORD_LOADING, commit_all, decision, git, modules_of, write
 
 from gitmem.cli.main import cli
 
@@ -238,6 +238,7 @@ def test_brace_lists_and_cursor_style_globs_govern_what_they_name(repo: Path) ->
 
 
 @pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs ssh-keygen to sign")
+@pytest.mark.skipif(GIT_VERSION < (2, 34), reason="signing with an ssh key needs git 2.34")
 def test_provenance_of_a_signed_commit_with_log_show_signature(repo: Path, tmp_path: Path) -> None:
     """`log.showSignature` (the user's) prints a signed commit's verification on stdout
     before `git log --format`'s output; before, `why` read that line as the sha."""
