@@ -343,3 +343,64 @@ def test_the_session_start_names_the_submodules_that_keep_decisions(
     start = {"session_id": "d4", "cwd": str(plain), "source": "startup",
              "hook_event_name": "SessionStart"}  # fmt: skip
     assert "Submodules" not in _context(run_agent_hook(plain, f"{HOOK} session-start", start))
+
+
+def test_a_sha256_repository_works_end_to_end(tmp_path: Path) -> None:
+    """A repository made with `git init --object-format=sha256` (64-hex object names; git
+    has written them since 2.29): an agent session captured on its ref and synced to a
+    SHA-256 remote, a commit's trailers (the first commit amended too: its files are read
+    against SHA-256's empty tree) and a critical rule at commit time, `why`'s provenance.
+    Checked in session 57; nothing had tried one before."""
+    import subprocess
+
+    from conftest import agent_project
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "--object-format=sha256")
+    git(root, "symbolic-ref", "HEAD", "refs/heads/main")
+    agent_project(root)  # billing/** (critical, no `float(`) as D-0001; api/** as D-0002
+    assert run_gitmem(root, "install", "git").returncode == 0
+    amended = subprocess.run(["git", "commit", "-q", "--amend", "--no-edit"], cwd=root,
+                             capture_output=True, text=True)  # fmt: skip
+    assert amended.returncode == 0, amended.stderr
+    assert "Decisions: D-0002, D-0001" in git(root, "log", "-1", "--format=%B")  # by path
+
+    start = {"session_id": "s1", "cwd": str(root)}
+    run_agent_hook(root, f"{HOOK} prompt", {**start, "hook_event_name": "UserPromptSubmit",
+                                            "prompt": "add a route to api/routes.py"})  # fmt: skip
+    edit = _edit(root, root / "api/routes.py")
+    run_agent_hook(root, f"{HOOK} pre-tool", edit)
+    write(root, "api/routes.py", "ROUTES = ['/refunds']\n")
+    run_agent_hook(root, f"{HOOK} post-tool", {**edit, "hook_event_name": "PostToolUse"})
+    run_agent_hook(root, f"{HOOK} stop", {**start, "hook_event_name": "Stop"})
+    sessions = run_gitmem(root, "sessions", "--json")
+    assert sessions.returncode == 0, sessions.stderr
+    (row,) = json.loads(sessions.stdout)
+    assert row["prompts"] == 1 and row["files_edited"] == ["api/routes.py"]
+    ref = git(root, "for-each-ref", "--format=%(objectname) %(refname)", "refs/gitmem/")
+    sha, name = ref.split()
+    assert len(sha) == 64 and name.endswith("/s1")
+
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "refunds route")
+    message = git(root, "log", "-1", "--format=%B")
+    assert "Decisions: D-0002" in message and f"Gitmem-Session: {row['id']}" in message
+    write(root, "billing/charge.py", "x = float(1)\n")
+    git(root, "add", "-A")
+    blocked = subprocess.run(["git", "commit", "-q", "-m", "floats"], cwd=root,
+                             capture_output=True, text=True)  # fmt: skip
+    assert blocked.returncode == 1 and "decision D-0001" in blocked.stdout + blocked.stderr
+    git(root, "reset", "-q", "--hard")
+
+    why = json.loads(run_gitmem(root, "why", "--json", "api/routes.py").stdout)
+    last = why[0]["decisions"][0]["provenance"]
+    assert len(last["sha"]) == 64 and last["sha"] == git(root, "log", "-1", "--format=%H",
+                                                          "--", ".continuity/decisions/0002-api.md").strip()  # fmt: skip
+
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "--object-format=sha256", str(remote))
+    git(root, "remote", "add", "origin", str(remote))
+    synced = run_gitmem(root, "sync")
+    assert synced.returncode == 0, synced.stderr
+    assert git(remote, "for-each-ref", "--format=%(objectname)", "refs/gitmem/").strip() == sha
