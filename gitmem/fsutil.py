@@ -23,18 +23,32 @@ from pathlib import Path
 
 
 def atomic_write(path: Path, text: str) -> None:
+    """``path`` holding ``text`` whole, or as it was: written aside, then renamed over it.
+    Where the write fails, the folders it made for ``path`` go too (before session 57, a
+    full disk left `gitmem install claude` an empty .claude/ behind its error)."""
+    made: list[Path] = []
     if path.is_symlink():
         path = Path(os.path.realpath(path))  # a dangling link's target's folder must exist
     else:
+        folder = path.parent
+        while not folder.exists() and folder != folder.parent:
+            made.append(folder)
+            folder = folder.parent
         path.parent.mkdir(parents=True, exist_ok=True)
     try:
         keep: int | None = os.stat(path).st_mode & 0o7777
     except OSError:
         keep = None
-    # exactly the old bits: the umask applied at creation
-    tmp = write_aside(path, text, mode=keep)
-    with removed_on_failure(tmp, path):
-        os.replace(tmp, path)
+    try:
+        # exactly the old bits: the umask applied at creation
+        tmp = write_aside(path, text, mode=keep)
+        with removed_on_failure(tmp, path):
+            os.replace(tmp, path)
+    except BaseException:
+        for folder in made:  # the deepest first; rmdir removes only an empty folder
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
 
 
 def write_aside(path: Path, text: str, *, mode: int | None = None, executable: bool = False) -> str:

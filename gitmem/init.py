@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 from collections.abc import Sequence
@@ -47,13 +48,21 @@ def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) 
         raise GitmemError(SPARSE_NOTE)
     created: list[str] = []
     ddir = store.decisions_dir(root)
-    if not ddir.is_dir():
-        ddir.mkdir(parents=True)
-        created.append(ddir.relative_to(root).as_posix() + "/")
     cfg_path = root / ".continuity" / config.CONFIG_NAME
-    if not cfg_path.exists():
-        atomic_write(cfg_path, config.DEFAULT_CONFIG)
-        created.append(cfg_path.relative_to(root).as_posix())
+    try:
+        if not ddir.is_dir():
+            ddir.mkdir(parents=True)
+            created.append(ddir.relative_to(root).as_posix() + "/")
+        if not cfg_path.exists():
+            atomic_write(cfg_path, config.DEFAULT_CONFIG)
+            created.append(cfg_path.relative_to(root).as_posix())
+    except BaseException:
+        # the folders it made, left empty: before session 57, a full disk left an empty
+        # .continuity/decisions/ behind the error (rmdir removes a folder only if empty)
+        for folder in (ddir, ddir.parent) if created else ():
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
     if not import_adrs:
         return InitReport(created=tuple(created))
 

@@ -343,6 +343,24 @@ def test_a_record_that_finds_no_room_names_its_file_and_leaves_none(project: Pat
     assert not made.exists()
 
 
+def test_init_and_install_that_find_no_room_leave_no_empty_folder(
+    project: Path, tmp_path: Path
+) -> None:
+    """Before session 57 `gitmem init` left an empty .continuity/decisions/ behind its
+    error, and `gitmem install claude` an empty .claude/ (harmless to run again, but
+    folders a user did not ask for)."""
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    git(fresh, "init", "-q")
+    init = gitmem(fresh, "init", limit=0)
+    assert init.returncode == 1 and "config.yaml: File too large" in init.stderr, init.stderr
+    assert not (fresh / ".continuity").exists()
+    install = gitmem(project, "install", "claude", limit=0)
+    assert install.returncode == 1 and "settings.json: File too large" in install.stderr
+    assert not (project / ".claude").exists()
+    assert gitmem(fresh, "init").returncode == 0 and (fresh / ".continuity/config.yaml").is_file()
+
+
 FILL_AFTER_PULL = """set -e
 mount -t tmpfs -o size=6M tmpfs "$SMALL"
 cp -a "$REPO" "$SMALL/repo"
