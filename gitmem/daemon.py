@@ -24,7 +24,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from gitmem import compile as compiler
@@ -533,17 +532,54 @@ def run(repo: Repo, *, idle_seconds: int | None, log: Callable[[str], None]) -> 
         with contextlib.suppress(OSError):  # for people (the lock is what counts): unbuffered,
             os.write(fh.fileno(), f"{os.getpid()}\n".encode())  # or close would try again
         idle = idle_seconds or config.load(repo.root).watch_idle_seconds
-        Daemon(repo, idle, log).serve()
+        _stop_on_signals()
+        try:
+            Daemon(repo, idle, log).serve()
+        except _Stopped as exc:
+            log(f"stopped by {exc}")
         return 0
     finally:
         fcntl.flock(fh, fcntl.LOCK_UN)
         fh.close()
 
 
+class _Stopped(Exception):
+    """A signal asked the daemon to stop (its name): `serve` unwinds and removes its socket."""
+
+
+def _stop_on_signals() -> None:
+    """SIGTERM (`kill`, the machine shutting down) and SIGHUP (its terminal closed) stop the
+    daemon as Ctrl-C does, through `serve`'s cleanup. Before session 57 they killed it
+    outright and left its socket behind, which `spawn` took for a daemon serving: with
+    `watch_autostart`, no session started one again (after every reboot) until someone ran
+    `gitmem watch` by hand. Only the main thread may set handlers (a test's thread may not)."""
+    import signal
+
+    def stop(signum: int, _frame: object) -> None:
+        raise _Stopped(signal.Signals(signum).name)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError, OSError):
+            signal.signal(sig, stop)
+
+
+def serving(path: str) -> bool:
+    """Whether a daemon listens on the socket ``path``. Its file alone says nothing: one
+    killed (SIGKILL, the OOM killer, a crash) cannot remove it."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        try:
+            probe.connect(path)
+        except OSError:  # no such file, or nobody listening (ECONNREFUSED)
+            return False
+    return True
+
+
 def spawn(repo: Repo) -> bool:
-    """Start ``gitmem watch`` in the background without waiting for it."""
+    """Start ``gitmem watch`` in the background without waiting for it, unless one serves
+    (a socket left behind by a daemon that was killed is not one)."""
     from gitmem.spawn import detach
 
-    if Path(socket_path(repo)).exists():
+    if serving(socket_path(repo)):
         return False
     return detach(["watch", "--quiet"], repo.root)

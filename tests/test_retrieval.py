@@ -1356,6 +1356,59 @@ def test_daemon_exits_when_its_repository_is_deleted(repo: Path, no_model: None)
     assert not repo.exists()  # and nothing was written back into it
 
 
+def test_a_daemon_stopped_or_killed_is_started_again(repo: Path, no_model: None) -> None:
+    """SIGTERM (`kill`, the machine shutting down) stops the daemon as Ctrl-C does: its
+    socket removed, exit 0. One killed outright (SIGKILL, the OOM killer) cannot remove its
+    socket, which is no longer taken for a daemon serving: with `watch_autostart`, the
+    next session starts one. Before session 57 both left the socket, and no session
+    started a daemon again (after every reboot) until someone ran `gitmem watch`."""
+    import signal
+    import time
+
+    from conftest import SANDBOX_HOME
+
+    from gitmem import client, daemon
+
+    project(repo)
+    r = discover(repo)
+    (repo / ".continuity" / "config.yaml").write_text("watch_autostart: true\n")
+    sock = client.socket_path(r)
+
+    def watch() -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "gitmem", "watch", "--idle", "600"], cwd=repo,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+
+    for how in (signal.SIGTERM, signal.SIGKILL):
+        proc = watch()
+        try:
+            _wait_until_it_serves(proc, r)
+            proc.send_signal(how)
+            proc.wait(timeout=20)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        said = proc.stderr.read() if proc.stderr else ""
+        if how == signal.SIGTERM:
+            assert proc.returncode == 0 and "stopped by SIGTERM" in said, said
+            assert not os.path.exists(sock)
+    assert os.path.exists(sock) and not daemon.serving(sock)  # what SIGKILL leaves
+    start = {"session_id": "s1", "cwd": str(repo), "hook_event_name": "SessionStart"}
+    hook = subprocess.run(["gitmem-hook", "claude", "session-start"], cwd=repo,
+                          input=json.dumps(start), capture_output=True, text=True,
+                          env={**os.environ, "HOME": SANDBOX_HOME}, timeout=60)  # fmt: skip
+    assert hook.returncode == 0, hook.stderr
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and not client.ping(r):
+            time.sleep(0.1)
+        assert client.ping(r), "the session did not start a daemon"
+    finally:
+        client.request(r, {"op": "stop"})
+
+
 def test_client_stops_a_daemon_too_old_to_notice_an_upgrade(repo: Path) -> None:
     """Daemons from before the code check neither exit when gitmem is upgraded nor name
     their install in replies. The client must not use such an answer, and stops that
