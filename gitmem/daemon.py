@@ -192,7 +192,7 @@ class Daemon:
     def _open(self) -> Retriever:
         light = self.unwritten is not None
         r = Retriever.open(self.repo, embedder=self.embedder, light=light)
-        if self.unwritten is not None:
+        if light:
             r.warnings.append(NOT_INDEXED.format(self.unwritten))
         if self.model_warning:
             r.warnings.append(self.model_warning)

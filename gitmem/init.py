@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import io
 import re
 from collections.abc import Sequence
@@ -46,23 +45,19 @@ def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) 
         # the project is set up already: a new .continuity/ here would stand beside the
         # tracked one, and its config.yaml over the project's
         raise GitmemError(SPARSE_NOTE)
-    created: list[str] = []
     ddir = store.decisions_dir(root)
     cfg_path = root / ".continuity" / config.CONFIG_NAME
-    try:
-        if not ddir.is_dir():
-            ddir.mkdir(parents=True)
-            created.append(ddir.relative_to(root).as_posix() + "/")
-        if not cfg_path.exists():
-            atomic_write(cfg_path, config.DEFAULT_CONFIG)
-            created.append(cfg_path.relative_to(root).as_posix())
-    except BaseException:
-        # the folders it made, left empty: before session 57, a full disk left an empty
-        # .continuity/decisions/ behind the error (rmdir removes a folder only if empty)
-        for folder in (ddir, ddir.parent) if created else ():
-            with contextlib.suppress(OSError):
-                folder.rmdir()
-        raise
+    made_folder = not ddir.is_dir()
+    # config.yaml first: where it cannot be written (a full disk), atomic_write takes away
+    # the .continuity/ it made, and no empty decisions folder is left (before session 57)
+    wrote_config = not cfg_path.exists()
+    if wrote_config:
+        atomic_write(cfg_path, config.DEFAULT_CONFIG)
+    if made_folder:
+        ddir.mkdir(parents=True, exist_ok=True)
+    created = [ddir.relative_to(root).as_posix() + "/"] if made_folder else []
+    if wrote_config:
+        created.append(cfg_path.relative_to(root).as_posix())
     if not import_adrs:
         return InitReport(created=tuple(created))
 
