@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -1056,6 +1058,17 @@ def test_model_assemble_wants_a_folder_of_its_own(
         modelkit.assemble(partial, wheels)  # taken: it got as far as the wheels
 
 
+@contextlib.contextmanager
+def _killed_at_the_end(proc: subprocess.Popen[str]) -> Iterator[None]:
+    """A `gitmem watch` process the test waits for, killed if it still runs at the end."""
+    try:
+        yield
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def _wait_until_it_serves(proc: subprocess.Popen[str], r: Any) -> None:
     """Wait for a `gitmem watch` process to answer pings (up to 10 s)."""
     import time
@@ -1338,7 +1351,7 @@ def test_daemon_exits_when_its_repository_is_deleted(repo: Path, no_model: None)
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
+    with _killed_at_the_end(proc):
         for _ in range(400):
             if client.ping(r) is not None or proc.poll() is not None:
                 break
@@ -1347,10 +1360,6 @@ def test_daemon_exits_when_its_repository_is_deleted(repo: Path, no_model: None)
             pytest.fail(f"the daemon did not answer (exit code {proc.poll()})")
         shutil.rmtree(repo)
         proc.wait(timeout=20)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == 0
     assert proc.stderr is not None and "exiting: its socket was removed" in proc.stderr.read()
     assert not repo.exists()  # and nothing was written back into it
@@ -1382,14 +1391,10 @@ def test_a_daemon_stopped_or_killed_is_started_again(repo: Path, no_model: None)
 
     for how in (signal.SIGTERM, signal.SIGKILL):
         proc = watch()
-        try:
+        with _killed_at_the_end(proc):
             _wait_until_it_serves(proc, r)
             proc.send_signal(how)
             proc.wait(timeout=20)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
         said = proc.stderr.read() if proc.stderr else ""
         if how == signal.SIGTERM:
             assert proc.returncode == 0 and "stopped by SIGTERM" in said, said
