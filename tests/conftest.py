@@ -64,6 +64,16 @@ def _git_version() -> tuple[int, int]:
 
 
 GIT_VERSION = _git_version()
+
+
+def git_home(folder: Path, settings: str = "") -> Path:
+    """A HOME whose ~/.gitconfig holds ``settings``: a user's git configuration, as every
+    git reads it (GIT_CONFIG_GLOBAL would do only from git 2.32 on)."""
+    home = folder / "git-home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(settings)
+    return home
+
 # git before 2.32 passes a partial clone's filter to uploadpack.packObjectsHook quoted
 # ('--filter='blob:none''), and pack-objects refuses it: FetchCounter cannot count there
 COUNTS_FETCHES = pytest.mark.skipif(
@@ -271,9 +281,7 @@ class FetchCounter:
         hook = folder / "count-pack-objects"
         hook.write_text(f'#!/bin/sh\necho x >> "{self.log}"\nexec "$@"\n')
         hook.chmod(0o755)
-        self.home = folder / "fetch-home"
-        self.home.mkdir()
-        (self.home / ".gitconfig").write_text(f"[uploadpack]\n\tpackObjectsHook = {hook}\n")
+        self.home = git_home(folder, f"[uploadpack]\n\tpackObjectsHook = {hook}\n")
         self.env = {**os.environ, "HOME": str(self.home)}
 
     def count(self) -> int:

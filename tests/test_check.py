@@ -432,7 +432,7 @@ def test_rules_hold_whatever_the_paths_and_the_users_diff_settings(
     turned `b/billing/x.py` into `i/billing/x.py` or `billing/x.py`, a name with a space
     kept the tab git writes after it, and a quoted name kept its quotes; in each case no
     decision governed the file, and a critical rule let the commit through."""
-    from conftest import run_gitmem
+    from conftest import git_home, run_gitmem
 
     write(project, "billing/sub dir/refund.py", "x = 1\n")
     write(project, 'billing/q"uote.py', "x = 1\n")
@@ -443,8 +443,7 @@ def test_rules_hold_whatever_the_paths_and_the_users_diff_settings(
     old = (project / "billing/charge.py").read_text()
     write(project, "billing/charge.py", old + "++ not a header\n\fw = float(4)\n")
     git(project, "add", "-A")
-    home = tmp_path / "home"  # the user's ~/.gitconfig (GIT_CONFIG_GLOBAL needs git 2.32)
-    home.mkdir()
+    home = git_home(tmp_path)
     config = home / ".gitconfig"
     expected = {
         ("billing/sub dir/refund.py", 2),

@@ -11,7 +11,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import MONEY_RULE as RULE
-from conftest import RECORD_LOADING, agent_binary, commit_all, git, modules_of, npm_package, write
+from conftest import (
+    RECORD_LOADING,
+    agent_binary,
+    commit_all,
+    git,
+    git_home,
+    modules_of,
+    npm_package,
+    write,
+)
 
 from gitmem.cli.main import cli
 
@@ -207,9 +216,7 @@ def test_a_shared_hooks_folder_leaves_other_repositories_alone(
     adopted gitmem print "no decision governs these changes", and each checkout build
     an index in its .git."""
     shared = tmp_path / "global-hooks"
-    home = tmp_path / "home"  # the user's ~/.gitconfig (GIT_CONFIG_GLOBAL needs git 2.32)
-    home.mkdir()
-    (home / ".gitconfig").write_text(f"[core]\n\thooksPath = {shared}\n")
+    home = git_home(tmp_path, f"[core]\n\thooksPath = {shared}\n")
     env = {**os.environ, "HOME": str(home)}
     proc = subprocess.run(
         ["gitmem", "install", "git"], cwd=project, capture_output=True, text=True, env=env

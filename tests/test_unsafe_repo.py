@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SANDBOX_HOME, agent_project, run_gitmem
+from conftest import SANDBOX_HOME, agent_project, git_home, run_gitmem
 
 from gitmem.agent.runner import ERROR_LOG
 
@@ -96,9 +96,7 @@ def test_hooks_keep_serving_say_why_once_and_lose_no_prompt(foreign: Path, tmp_p
     assert not checks["lint"]["ok"] and "refuses" in checks["lint"]["detail"]
     assert checks["capture"]["detail"].startswith("1 record of 1 session waits")
 
-    trusted = tmp_path / "home"  # the user's ~/.gitconfig (GIT_CONFIG_GLOBAL needs git 2.32)
-    trusted.mkdir()
-    (trusted / ".gitconfig").write_text(f"[safe]\n\tdirectory = {foreign}\n")
+    trusted = git_home(tmp_path, f"[safe]\n\tdirectory = {foreign}\n")
     env = {"HOME": str(trusted)}
     sessions = run_gitmem(foreign, "sessions", "--json", **env)
     assert sessions.returncode == 0, sessions.stderr
