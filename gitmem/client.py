@@ -38,27 +38,54 @@ def compat() -> str:
     return f"{__version__}/{SCHEMA_VERSION}"
 
 
-def socket_path(repo: Repo | Location, folder: str | None = None) -> str:
-    """``<state dir>/watch.sock`` (``folder``: another state folder's), or a short path in
-    /tmp when that is too long for a Unix socket (about 100 bytes)."""
+def socket_path(
+    repo: Repo | Location, folder: str | None = None, *, create: bool = False
+) -> str | None:
+    """``<state dir>/watch.sock`` (``folder``: another state folder's), or, where that is
+    too long for a Unix socket (about 100 bytes: a deep checkout),
+    ``watch-<hash of the git directory>.sock`` in this user's own temporary folder
+    (``location.temp_folder``, made with ``create``). Before session 58 that was a name in
+    /tmp itself, where another user could listen first: their answers reached this
+    user's agent as project decisions, and they read this user's prompts (seen, with two
+    accounts). None where this user has no such folder."""
     path = os.path.join(folder or os.fspath(repo.state_dir), "watch.sock")
     if len(path.encode()) < 100:
         return path
     import hashlib
 
+    from gitmem.location import temp_folder
+
+    private = temp_folder(create=create)
+    if private is None:
+        return None
     digest = hashlib.sha1(str(repo.git_dir).encode()).hexdigest()[:16]
-    return os.path.join("/tmp", f"gitmem-{os.getuid()}-{digest}.sock")
+    return os.path.join(private, f"watch-{digest}.sock")
+
+
+def ours(path: str | None) -> bool:
+    """``path`` is a socket of this user's: a daemon of another user (a clone several
+    accounts share, with the git directory open to the group) is not asked, as its
+    answers would be given to this user's agent as the project's decisions."""
+    import stat  # loaded with os already
+
+    if path is None:
+        return False
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISSOCK(st.st_mode) and st.st_uid == os.getuid()
 
 
 def request(
     repo: Repo | Location, payload: dict[str, Any], timeout: float = REPLY_TIMEOUT_S
 ) -> Any:
     path = socket_path(repo)
-    if not os.path.exists(path):
+    if path is None or not ours(path):
         # where this process keeps its state aside (a sandbox that keeps .git read-only:
         # gitmem.location.state_dir_of), the daemon started outside listens in .git
         path = socket_path(repo, git_state_dir(os.fspath(repo.git_dir)))
-        if not os.path.exists(path):
+        if path is None or not ours(path):
             return None
     reply = _exchange(path, {**payload, "compat": compat()}, timeout)
     if not isinstance(reply, dict) or not reply.get("ok"):

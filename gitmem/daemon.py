@@ -31,6 +31,7 @@ from gitmem import config, embed, index, markup, store
 from gitmem.agent.runner import append_log
 from gitmem.client import compat as client_compat
 from gitmem.client import socket_path
+from gitmem.errors import GitmemError
 from gitmem.repo import Repo
 from gitmem.retrieve import NOT_INDEXED, Retriever, quick_fresh
 from gitmem.table import table_problems
@@ -361,7 +362,13 @@ class Daemon:
         return {"ok": False, "error": f"unknown op {op!r}"}
 
     def serve(self) -> None:
-        path = socket_path(self.repo)
+        path = socket_path(self.repo, create=True)
+        if path is None:
+            raise GitmemError(
+                "no folder of this user's own in $TMPDIR, /tmp, /var/tmp, $XDG_RUNTIME_DIR "
+                "or /dev/shm for the socket (the git directory's path is too long for one): "
+                "not serving"
+            )
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -580,6 +587,7 @@ def spawn(repo: Repo) -> bool:
     (a socket left behind by a daemon that was killed is not one)."""
     from gitmem.spawn import detach
 
-    if serving(socket_path(repo)):
+    path = socket_path(repo)
+    if path is not None and serving(path):
         return False
     return detach(["watch", "--quiet"], repo.root)

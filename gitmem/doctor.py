@@ -325,7 +325,7 @@ def _daemon_detail(ping: dict[str, Any] | None, autostart: bool, embedded: bool)
     index holds embeddings (``embedded``; since session 39: before, doctor said only
     "optional")."""
     if ping:
-        return f"running (pid {ping['pid']})"
+        return f"running (pid {ping.get('pid', '?')})"
     if autostart:
         return "not running: the next agent session starts it (watch_autostart)"
     if not embedded:

@@ -192,19 +192,28 @@ def _copy_atomically(source: str, target: str, copy: Callable[[str, str], object
 
 
 def state_aside(git_dir: str) -> str | None:
-    """``<temp>/gitmem-<uid>/state-<hash of the git directory>``: in the first of
-    ``$TMPDIR``, /tmp, /var/tmp, ``$XDG_RUNTIME_DIR`` and /dev/shm where this user has, or
-    can make, a folder of their own (``own_folder``: the table holds the decisions' text,
-    which is given to agents). None where there is none."""
+    """``<temp>/gitmem-<uid>/state-<hash of the git directory>``, in ``temp_folder``
+    (the table holds the decisions' text, which is given to agents). None where this user
+    has no such folder."""
     import hashlib
 
     key = hashlib.sha256(os.path.realpath(git_dir).encode()).hexdigest()[:16]
+    folder = temp_folder()
+    return None if folder is None else os.path.join(folder, f"state-{key}")
+
+
+def temp_folder(*, create: bool = True) -> str | None:
+    """``<temp>/gitmem-<uid>``: this user's folder in the first of ``$TMPDIR``, /tmp,
+    /var/tmp, ``$XDG_RUNTIME_DIR`` and /dev/shm where they have, or (with ``create``) can
+    make, one of their own that they can write (``own_folder``). None where there is none.
+    Never a file of gitmem's in a shared temporary folder itself: another user could put
+    one there first."""
     *disks, memory = _TEMP_DIRS
     bases = [os.environ.get("TMPDIR", ""), *disks, os.environ.get("XDG_RUNTIME_DIR", ""), memory]
     for base in filter(None, bases):
-        folder = own_folder(base)
+        folder = own_folder(base, create=create)
         if folder is not None and os.access(folder, os.W_OK):
-            return os.path.join(folder, f"state-{key}")
+            return folder
     return None
 
 
