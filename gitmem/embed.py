@@ -4,7 +4,8 @@ Resolution order (first that works wins):
 
 1. a local folder: ``GITMEM_EMBED_MODEL_DIR``, else ``embed_model_dir`` in
    ``.continuity/config.yaml`` (relative to the repository root);
-2. fastembed's own cache (``FASTEMBED_CACHE_PATH`` or its default), and only if that misses,
+2. fastembed's own cache (``FASTEMBED_CACHE_PATH`` or its default, where that folder is
+   this user's or root's: ``default_cache``), and only if that misses,
    a download, unless ``HF_HUB_OFFLINE`` is set or a download failed in the last 24 hours.
    The download runs in a child process with short network timeouts and a hard time limit,
    so an unreachable hub costs seconds once, not tens of seconds on every call;
@@ -508,6 +509,35 @@ def _cache_root(cache_dir: str | None) -> str:
     return os.path.join(tempfile.gettempdir(), "fastembed_cache")
 
 
+def default_cache() -> str | None:
+    """The cache folder used when ``FASTEMBED_CACHE_PATH`` is not set: fastembed's
+    default, <temp>/fastembed_cache, where that is this user's or not there yet (or root's
+    alone, with the model: one an administrator provides); else ``fastembed_cache`` in
+    this user's own temporary folder (``location.temp_folder``). None stands for
+    fastembed's default. On a machine other accounts share, the first user of fastembed
+    makes that folder: the others could not download into it, and before session 58
+    gitmem ran whatever model its owner had put there (their files chose the vectors every
+    search ranks by)."""
+    import stat
+
+    shared = _cache_root(None)
+    try:
+        st = os.lstat(shared)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        st = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        if st.st_uid == os.getuid():
+            return None
+        if st.st_uid == 0 and not st.st_mode & 0o022 and _may_hold_model(shared):
+            return None
+    from gitmem.location import temp_folder
+
+    own = temp_folder()
+    return None if own is None else os.path.join(own, "fastembed_cache")
+
+
 def cached_snapshot(cache_dir: str | None) -> Path | None:
     """The folder fastembed would load this model from (its cache, as it lays it out), if
     the files are there; found without importing fastembed."""
@@ -649,7 +679,7 @@ def resolve(
         except Exception as exc:  # a broken folder must not break retrieval
             named = "" if own else ", named by .continuity/config.yaml"
             problems.append(f"model folder {folder}{named}: {exc}")
-    cache_dir = os.environ.get("FASTEMBED_CACHE_PATH")
+    cache_dir = os.environ.get("FASTEMBED_CACHE_PATH") or default_cache()
     try:
         return Resolution(_from_cache(cache_dir, optimize=not one_shot, bulk=bulk), None)
     except Exception:

@@ -192,3 +192,59 @@ def test_a_temporary_folder_another_user_could_enter_is_passed_over(
 
     with pytest.raises(GitmemError, match="no folder of this user's own"):
         daemon.Daemon(r, 60, lambda _: None).serve()
+
+
+def _chown_all(top: Path, uid: int) -> None:
+    for folder, dirs, files in os.walk(top):
+        for name in [folder, *(os.path.join(folder, n) for n in (*dirs, *files))]:
+            os.chown(name, uid, uid)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
+def test_a_model_another_user_left_in_fastembeds_cache_is_not_run(
+    tmp_path: Path, model_dir: Path
+) -> None:
+    """fastembed's default cache is <temp>/fastembed_cache, one folder for every account
+    of the machine, made by the first to use it. Another user's is not read (before
+    session 58 its model ran, choosing the vectors every search ranks by), nor downloaded
+    into: this user's own temporary folder holds their cache instead. Their own cache
+    in the shared place is read as before."""
+    from test_retrieval import _hub_cache
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    shared = temp / "fastembed_cache"
+    _hub_cache(shared, embed_repo(), model_dir)
+    code = (
+        "from gitmem import embed\n"
+        "res = embed.resolve(None)\n"
+        "print(res.embedder.info.location if res.embedder else res.warning)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in DROPPED}
+    env.update(TMPDIR=str(temp), HF_HUB_OFFLINE="1", HOME=str(tmp_path))
+
+    def found() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert found() == ""  # this user's own: fastembed's default, read as before
+    _chown_all(shared, 65534)
+    assert "not in fastembed's cache" in found()
+    own = temp / f"gitmem-{os.getuid()}" / "fastembed_cache"
+    assert own.parent.is_dir()
+    _hub_cache(own, embed_repo(), model_dir)
+    assert found() == str(own)
+    _chown_all(shared, os.getuid())
+    assert found() == ""
+
+
+DROPPED = ("GITMEM_EMBED_MODEL_DIR", "FASTEMBED_CACHE_PATH", "TMPDIR")
+
+
+def embed_repo() -> str:
+    from gitmem import embed
+
+    return embed.HUB_REPO
