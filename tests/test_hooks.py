@@ -1475,6 +1475,56 @@ def test_a_merge_a_turns_commands_made_is_read_for_what_it_adds(project: Path) -
     assert "tip = float(1)" in answer["reason"] and "fee = float" not in answer["reason"]
 
 
+def test_the_users_work_a_turn_puts_back_from_the_stash_is_not_its_commands(
+    project: Path,
+) -> None:
+    """`git stash pop` (or `apply`) run by the agent puts back work the user stashed. It is
+    written while the agent's command runs, so before session 58 the turn's end read a
+    `float(` of the user's there as the command's, and sent the agent back to rewrite the
+    user's unfinished work: a `git checkout` of a branch holding the same line never did.
+    What the turn's own commands wrote, stashed and popped in the turn, still sends it
+    back, as does a line added beside the user's."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+    write(project, "billing/charge.py", "x = 1\ndraft = float(x)\n")  # the user's work
+    write(project, "billing/fx.py", "rate = float(1)\n")  # untracked: `stash -u`
+    git(project, "stash", "-q", "-u")
+    time.sleep(1.1)  # the stash's time is in whole seconds: made before the turn
+    script = project.parent / "gen.sh"  # outside the work tree: not stashed with it
+    script.write_text("#!/bin/sh\necho 'tip = float(2)' >> billing/charge.py\n")
+    script.chmod(0o755)
+    base = {"session_id": "sp", "cwd": str(project)}
+    session_file = Path(state.session_file(discover(project).shared_state_dir, "sp"))
+    calls = iter(range(10))
+
+    def turn(*commands: str, changed: bool = False) -> str:
+        n = next(calls)
+        bases = session_file.read_text().count('"k":"base"') if changed else 0
+        assert hook("prompt", {**base, "prompt": f"bring my work back ({n})"}, project)[0] == 0
+        deadline = time.time() + 60  # the turn-start job notes the changed files it keeps
+        while changed and session_file.read_text().count('"k":"base"') <= bases:
+            assert time.time() < deadline, session_file.read_text()
+            time.sleep(0.05)
+        for command in commands:
+            call = {**base, "tool_name": "Bash", "tool_input": {"command": command}}
+            call["tool_use_id"] = f"toolu_sp{n}{len(command)}"
+            assert hook("pre-tool", call, project)[0] == 0
+            subprocess.run(command, shell=True, cwd=project, check=True, capture_output=True)
+            assert hook("post-tool", call, project)[0] == 0
+        said = {"last_assistant_message": f"Done ({n}).", "stop_hook_active": False}
+        code, out, err = hook("stop", {**base, **said}, project)
+        assert (code, err) == (0, "")
+        return out
+
+    assert turn("git stash pop") == ""
+    assert "draft = float(x)" in (project / "billing/charge.py").read_text()
+    assert (project / "billing/fx.py").exists()
+    answer = json.loads(turn(str(script), "git stash -q -u", "git stash pop -q", changed=True))
+    assert answer["decision"] == "block"
+    assert "tip = float(2)" in answer["reason"] and "draft" not in answer["reason"]
+    assert not (discover(project).shared_state_dir / "hook-errors.log").exists()
+
+
 def test_an_agents_edit_that_loosens_a_critical_decision_is_said(project: Path) -> None:
     """Since session 50: an agent stopped by a critical rule can edit the record instead
     of the code. After such an edit (the rule removed, the severity lowered), the agent is

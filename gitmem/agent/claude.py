@@ -452,7 +452,7 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     from gitmem.agent import shelleffects
 
     wrote = shelleffects.note_written(loc.shared_state_dir, sid, loc.root, time.time())
-    by_commands, base = wrote.paths, wrote.base
+    by_commands, base, stashed = wrote.paths, wrote.base, wrote.stashed
     named = wrote.named  # what they wrote by name (`sed -i`, `>`): checked too
     with state.open_session(loc.shared_state_dir, sid) as session:
         edited = state.unnoted_edits(session) if captured else []
@@ -472,7 +472,7 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     failed = payload.get("hook_event_name") == "StopFailure"  # its answer is not read
     checked = list(dict.fromkeys([*by_commands, *named]))
     if checked and payload.get(AGENT_KEY) in STOP_BLOCKS and not again and not failed:
-        return commands_broke_a_rule(loc, checked, base)
+        return commands_broke_a_rule(loc, checked, base, stashed)
     return None
 
 
@@ -485,7 +485,10 @@ STOP_BLOCKS = ("claude", "codex", "gemini", "qwen")
 
 
 def commands_broke_a_rule(
-    loc: Location, paths: list[str], base: dict[str, str | None] | None = None
+    loc: Location,
+    paths: list[str],
+    base: dict[str, str | None] | None = None,
+    stashed: tuple[str, ...] = (),
 ) -> dict[str, Any] | None:
     """The turn's commands wrote ``paths`` (files their words do not name: a generator's,
     a script's): where what they added breaks a critical decision's rule, the answer that
@@ -494,13 +497,18 @@ def commands_broke_a_rule(
     gained since the turn began, for a file ``base`` has (changed then: its text as the
     turn found it, see gitmem.agent.shelleffects), else since the last commit (a tracked
     file), or a new file's whole text. So a line the user had not committed when the turn
-    began is not the command's."""
-    said, _ = rules_broken(loc, paths, base, "A command run in this turn")
+    began is not the command's, nor one of the user's work it put back from the stash
+    (``stashed``: the entries the user made, gitmem.agent.shelleffects.stash_entries)."""
+    said, _ = rules_broken(loc, paths, base, "A command run in this turn", stashed)
     return None if said is None else {"decision": "block", "reason": said}
 
 
 def rules_broken(
-    loc: Location, paths: list[str], base: dict[str, str | None] | None, who: str
+    loc: Location,
+    paths: list[str],
+    base: dict[str, str | None] | None,
+    who: str,
+    stashed: tuple[str, ...] = (),
 ) -> tuple[str | None, list[str]]:
     """What ``who`` (a command) added to ``paths`` against the rules of the decisions
     governing them (what it added: see ``commands_broke_a_rule``): the reason to give the
@@ -514,7 +522,10 @@ def rules_broken(
         ruled = [p for p in paths if any(m.entry.rules for m in governing(table, [p], loc.root))]
         if not ruled:
             return None, []
-        deny, advisories = check_rules(_added(loc, ruled, base or {}), table, loc.root)
+        added = _added(loc, ruled, base or {})
+        if stashed and added:
+            added = _not_stashed(loc.root, added, stashed)
+        deny, advisories = check_rules(added, table, loc.root)
     finally:
         table.close()
     if deny is None:
@@ -599,6 +610,51 @@ def _added(loc: Location, paths: list[str], base: dict[str, str | None]) -> list
         lines.update(whole_files(repo, [p for p in rest if p not in lines], cwd=loc.root))
         out.update((p, "\n".join(text for _, text in lines[p])) for p in rest if p in lines)
     return [(p, out[p]) for p in paths if p in out]
+
+
+def _not_stashed(
+    root: str, added: list[tuple[str, str]], stashed: tuple[str, ...]
+) -> list[tuple[str, str]]:
+    """``added`` without the lines the file holds in one of the ``stashed`` entries: the
+    user's work that `git stash pop` or `apply` put back. An entry's work tree is its
+    commit, the untracked files it kept (`stash -u`) its third parent. One `git cat-file`
+    for them all, on the rare turn whose commands both named the stash and broke a rule."""
+    from gitmem import git
+
+    names = [
+        f"{c}{side}:{p}"
+        for p, _ in added
+        if "\n" not in p  # (the batch reads a name a line)
+        for c in stashed
+        for side in ("", "^3")
+    ]
+    code, out, _ = git.run_bytes(
+        ("cat-file", "--batch"),
+        root,
+        input_="".join(f"{n}\n" for n in names).encode("utf-8", "surrogateescape"),
+        timeout=30,
+    )
+    if code != 0:
+        return added
+    theirs: dict[str, set[str]] = {}
+    at = 0
+    for name in names:  # each: "<id> blob <size>\n<bytes>\n", or "<name> missing\n"
+        end = out.find(b"\n", at)
+        if end < 0:
+            return added
+        header = out[at:end].split()
+        at = end + 1
+        if len(header) == 3 and header[1] == b"blob":
+            size = int(header[2])
+            text = out[at : at + size].decode("utf-8", "replace")
+            theirs.setdefault(name.partition(":")[2], set()).update(text.splitlines())
+            at += size + 1
+    kept: list[tuple[str, str]] = []
+    for path, text in added:
+        lines = [line for line in text.split("\n") if line not in theirs.get(path, set())]
+        if any(line.strip() for line in lines):
+            kept.append((path, "\n".join(lines)))
+    return kept
 
 
 MAX_WHOLE_BYTES = 64 << 20  # a new file larger than this is read the other way (git's)

@@ -27,7 +27,8 @@ a command of the turn changed too.
 
 What a command added to a file breaks a critical decision's rule? The stop hook reads it
 against the file as the turn found it, not as the last commit has it, so a line the user
-had not committed is not the command's (gitmem.agent.claude.commands_broke_a_rule).
+had not committed is not the command's (gitmem.agent.claude.commands_broke_a_rule), nor
+one of the user's work a `git stash pop` put back (``stash_entries``).
 
 Both come from one background job the prompt hook of a captured session starts
 (``python -m gitmem _turn-start``, since session 38): one ``git status``, then the
@@ -57,6 +58,9 @@ GONE = "gone"  # the deletions a turn's end saw in the work tree (``paths``, ``r
 # id of a blob of its text then, or None where it was deleted; ``since``: the prompt's time)
 BASE = "base"
 MAX_BASE_BYTES = 1 << 20  # a larger file is not kept: the check reads it from the commit
+# The stash's entries as a shell command whose words name it found them (``commits``:
+# id -> commit time), before it ran: see ``note_stash``
+STASHED = "stashed"
 # How far before a command's start (and after its end) a file's time may lie and still be
 # its write: the kernel stamps files from a clock that may lag by a tick, the marks are
 # rounded to the millisecond, and some file systems keep whole seconds (two on FAT), which
@@ -74,19 +78,50 @@ MAX_BASE_FILES = 500
 _STATUS = ("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
 
 
-def mark(loc: Location, session_id: str, end: bool, background: bool = False) -> None:
+def mark(
+    loc: Location, session_id: str, end: bool, background: bool = False, command: str = ""
+) -> None:
     """Note that a shell call of the session starts (or ended) now, in the work tree at
     ``loc``; ``background``: the call returned, its command runs on (it then ends with
-    the turn)."""
+    the turn). A starting ``command`` that names the stash: its entries too (``note_stash``)."""
     marks = {"bg": True} if background else {}
+    stash = stash_entries(loc.root) if not end and "stash" in command else None
     with state.open_session(loc.shared_state_dir, session_id) as session:
+        if stash:
+            session.append(STASHED, commits=stash, root=loc.root)
         session.append(SHELL, end=end, root=loc.root, **marks)
+
+
+def stash_entries(root: str) -> dict[str, int] | None:
+    """Each entry of the stash of the work tree at ``root``: its commit's id and time.
+
+    Why (``note_stash``): `git stash pop` or `apply` run by the agent puts back work the
+    user stashed. It is written while the agent's command runs, so before session 58 the
+    turn's end read it as the command's, and where it broke a critical rule sent the agent
+    back "to change it to follow the decision": to rewrite the user's own unfinished work,
+    which a `git checkout` of a branch holding the same lines never did. The entries are
+    read before the command runs, as a popped one is gone from the stash after it. One
+    `git log` (~5 ms), only for a command whose words say ``stash``."""
+    out = leangit.output(
+        ("log", "-g", "--no-show-signature", "--format=%H %ct", "refs/stash", "--"), root
+    )
+    if not out:
+        return None
+    found: dict[str, int] = {}
+    for line in out.splitlines()[:MAX_STASHES]:
+        sha, _, when = line.partition(" ")
+        if sha and when.isdigit():
+            found[sha] = int(when)
+    return found or None
+
+
+MAX_STASHES = 100  # the newest stash entries kept (a stash of years holds hundreds)
 
 
 class Turn:
     """When the shell commands of the turn ran, and what its tool calls edited."""
 
-    __slots__ = ("base", "edited", "gone", "named", "root", "spans")
+    __slots__ = ("base", "edited", "gone", "named", "root", "spans", "stashed")
 
     def __init__(
         self,
@@ -96,6 +131,7 @@ class Turn:
         gone: frozenset[str] = frozenset(),
         base: dict[str, str | None] | None = None,
         named: tuple[str, ...] = (),
+        stashed: tuple[str, ...] = (),
     ) -> None:
         self.spans = spans
         self.edited = edited
@@ -105,23 +141,28 @@ class Turn:
         # the changed files a critical rule governs as the turn found them, taken before
         # its first command started (None: no such note)
         self.base = base
+        # the stash entries its commands found that were made before its first command
+        # ran: the user's work, not the turn's (``stash_entries``)
+        self.stashed = stashed
 
 
 class Written:
     """What a turn's shell commands wrote (``paths``; ``named``: what their words named)
     and the turn's ``base``."""
 
-    __slots__ = ("base", "named", "paths")
+    __slots__ = ("base", "named", "paths", "stashed")
 
     def __init__(
         self,
         paths: list[str],
         base: dict[str, str | None] | None,
         named: tuple[str, ...] = (),
+        stashed: tuple[str, ...] = (),
     ) -> None:
         self.paths = paths
         self.base = base
         self.named = named
+        self.stashed = stashed
 
 
 def turn(session: state.Session, until: float | None = None) -> Turn:
@@ -148,6 +189,7 @@ def turn(session: state.Session, until: float | None = None) -> Turn:
     starts: list[float] = []
     running: list[float] = []  # the starts of commands that went on in the background
     bases: list[tuple[float, dict[str, str | None]]] = []
+    stash: dict[str, int] = {}
     previous, root = 0.0, ""
     text = session.text()  # read once: the turn's lines, and the deletions seen before it
     for item in state.since_noted(text):
@@ -157,8 +199,10 @@ def turn(session: state.Session, until: float | None = None) -> Turn:
             if item.get("tool") == SHELL_TOOL:  # the post-tool hook's, from the words
                 named.update((str(p), None) for p in item.get("paths") or [])
         elif kind == "stop":  # an earlier turn's end looked at its commands
-            spans, starts, running, bases = [], [], [], []
+            spans, starts, running, bases, stash = [], [], [], [], {}
             edited, named = set(), {}  # (where no record notes them: capture off)
+        elif kind == STASHED and isinstance(item.get("commits"), dict):
+            stash.update((str(c), int(t)) for c, t in item["commits"].items() if isinstance(t, int))
         if not isinstance(when, (int, float)):
             continue
         if kind == BASE:  # not a moment of the turn's calls: `previous` stays
@@ -188,7 +232,10 @@ def turn(session: state.Session, until: float | None = None) -> Turn:
         return Turn(spans, edited, root, named=tuple(named))
     first = min(start for start, _ in spans)
     taken = [files for when, files in bases if when <= first]  # before any command ran
-    return Turn(spans, edited, root, _gone(text), taken[-1] if taken else None, tuple(named))
+    # an entry made in the turn (a whole second before its first command, at least) may
+    # hold what its commands wrote: `git stash`, then `git stash pop`
+    users = tuple(c for c, made in stash.items() if made < int(first))
+    return Turn(spans, edited, root, _gone(text), taken[-1] if taken else None, tuple(named), users)
 
 
 def _gone(text: str) -> frozenset[str]:
@@ -218,7 +265,7 @@ def note_written(
                 session.append("edited", paths=wrote, tool=SHELL, root=where)
             if seen:
                 session.append(GONE, paths=seen, root=where)
-    return Written(wrote, done.base, done.named)
+    return Written(wrote, done.base, done.named, done.stashed)
 
 
 def written(root: str, turn: Turn, gone: list[str] | None = None) -> list[str]:

@@ -496,7 +496,8 @@ def _mark_shell(loc: Location, payload: dict[str, Any], end: bool) -> None:
     from gitmem.agent import shelleffects
 
     sid = str(payload.get("session_id") or "")
-    shelleffects.mark(loc, sid, end, end and _backgrounded(payload))
+    command = "" if end else _command(payload) or ""
+    shelleffects.mark(loc, sid, end, end and _backgrounded(payload), command)
 
 
 def _backgrounded(payload: dict[str, Any]) -> bool:
