@@ -1483,7 +1483,8 @@ def test_the_users_work_a_turn_puts_back_from_the_stash_is_not_its_commands(
     `float(` of the user's there as the command's, and sent the agent back to rewrite the
     user's unfinished work: a `git checkout` of a branch holding the same line never did.
     What the turn's own commands wrote, stashed and popped in the turn, still sends it
-    back, as does a line added beside the user's."""
+    back, as does a line added beside the user's. A file taken from the stash by name
+    (`git checkout stash@{0} -- PATH`, read by the after-tool hook at once) likewise."""
     write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
     commit_all(project, "a rule")
     write(project, "billing/charge.py", "x = 1\ndraft = float(x)\n")  # the user's work
@@ -1510,7 +1511,8 @@ def test_the_users_work_a_turn_puts_back_from_the_stash_is_not_its_commands(
             call["tool_use_id"] = f"toolu_sp{n}{len(command)}"
             assert hook("pre-tool", call, project)[0] == 0
             subprocess.run(command, shell=True, cwd=project, check=True, capture_output=True)
-            assert hook("post-tool", call, project)[0] == 0
+            code, after, _ = hook("post-tool", call, project)
+            assert code == 0 and "breaks a critical" not in after, after
         said = {"last_assistant_message": f"Done ({n}).", "stop_hook_active": False}
         code, out, err = hook("stop", {**base, **said}, project)
         assert (code, err) == (0, "")
@@ -1522,6 +1524,14 @@ def test_the_users_work_a_turn_puts_back_from_the_stash_is_not_its_commands(
     answer = json.loads(turn(str(script), "git stash -q -u", "git stash pop -q", changed=True))
     assert answer["decision"] == "block"
     assert "tip = float(2)" in answer["reason"] and "draft" not in answer["reason"]
+    # a file taken from a stash entry by name: read at once (the after-tool hook), and not
+    # the command's either
+    git(project, "stash", "-q", "-u")
+    write(project, "billing/charge.py", "x = 1\nlate = float(y)\n")
+    git(project, "stash", "-q")
+    time.sleep(1.1)
+    assert turn("git checkout 'stash@{0}' -- billing/charge.py") == ""
+    assert "late = float(y)" in (project / "billing/charge.py").read_text()
     assert not (discover(project).shared_state_dir / "hook-errors.log").exists()
 
 

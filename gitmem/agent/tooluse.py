@@ -865,6 +865,7 @@ def _after_tool(
         # a shell command's writes to files a rule governs: read against the rules below
         ruled = _ruled(pm, paths, loc.root) if edited and tool == toolpaths.SHELL_TOOL else []
         base: dict[str, str | None] | None = None
+        stashed: tuple[str, ...] = ()
         told_user = ""  # a systemMessage, for what the user must know of the edit
         sid = str(payload.get("session_id") or "")
         with state.open_session(loc.shared_state_dir, sid) as session:
@@ -872,11 +873,12 @@ def _after_tool(
                 session.append("edited", paths=paths, tool=tool, root=loc.root)
             if read:
                 session.append("read", paths=read, tool=tool)
-            if ruled:  # the files as the turn found them, where noted
+            if ruled:  # the files as the turn found them, where noted, and the stash
                 from gitmem.agent import shelleffects
 
-                base = shelleffects.turn(session).base
-        note = _command_broke_a_rule(loc, ruled, base) if ruled else ""
+                turn = shelleffects.turn(session)
+                base, stashed = turn.base, turn.stashed
+        note = _command_broke_a_rule(loc, ruled, base, stashed) if ruled else ""
         if edited and _records_among(pm, paths, folders=True):
             # an edit in place leaves the folders' mtimes alone, so the next hook would
             # take the map for fresh (see _fresh): refresh it now, without waiting
@@ -1008,17 +1010,21 @@ def _ruled(pm: pathmap.PathMap, paths: list[str], root: str) -> list[str]:
 
 
 def _command_broke_a_rule(
-    loc: Location, ruled: list[str], base: dict[str, str | None] | None
+    loc: Location,
+    ruled: list[str],
+    base: dict[str, str | None] | None,
+    stashed: tuple[str, ...] = (),
 ) -> str:
     """Where a shell command wrote files its words name (``sed -i``, ``>>``, ``tee``)
     that a decision with rules governs (``ruled``): what it added to them (against
     ``base``, the files as the turn found them), read against those rules, as the stop
-    hook reads what a script wrote (gitmem.agent.claude.rules_broken). Said to the agent
+    hook reads what a script wrote (gitmem.agent.claude.rules_broken; ``stashed``: the
+    stash entries the user made, whose lines are not the command's). Said to the agent
     at once: the edit is made, and no before-tool check could read it. Before session 41
     nothing but the commit-time check did."""
     from gitmem.agent import claude
 
-    said, advisories = claude.rules_broken(loc, ruled, base, "The command just run")
+    said, advisories = claude.rules_broken(loc, ruled, base, "The command just run", stashed)
     return said or "\n".join(advisories)
 
 
