@@ -13,11 +13,10 @@ import os
 import shutil
 import sqlite3
 import sys
-import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from gitmem import config, pathmap, store
+from gitmem import config, fsutil, pathmap, store
 from gitmem.doctext import weighted_text
 from gitmem.errors import GitmemError
 from gitmem.globs import GlobError
@@ -132,7 +131,10 @@ def build(repo: Repo, taken: Fingerprint | None = None) -> store.Catalog:
     same_rows = last is not None and [d.id for d in last.decisions] == [
         d.id for d in catalog.decisions
     ]
-    fd, tmp = tempfile.mkstemp(prefix=".table-", suffix=".tmp", dir=repo.state_dir)
+    # 0666 less the umask, as git's own files: mkstemp's 0600 kept the other users of a
+    # clone shared with core.sharedRepository from reading the table, so each of their
+    # hooks compiled it again, and took it from the others in turn (seen, session 58)
+    fd, tmp = fsutil.create_aside(path)
     os.close(fd)
     try:
         if same_rows and last is not None and _copy_if_unchanged(path, tmp, last.table):

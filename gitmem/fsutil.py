@@ -57,7 +57,7 @@ def write_aside(path: Path, text: str, *, mode: int | None = None, executable: b
     (the disk full), the temporary file is removed and the error names ``path``, so
     nothing is left half-written. ``mode``: its permission bits (else 0666 less the
     umask); ``executable``: with the execute bits added, as git needs a hook to be."""
-    fd, tmp = _create_aside(path)
+    fd, tmp = create_aside(path)
     with removed_on_failure(tmp, path):
         if mode is not None:
             os.fchmod(fd, mode)
@@ -88,8 +88,9 @@ def removed_on_failure(made: Path | str, path: Path | str) -> Iterator[None]:
         raise
 
 
-def _create_aside(path: Path) -> tuple[int, str]:
-    """A new, exclusive temp file beside ``path``, mode 0666 less the umask."""
+def create_aside(path: Path) -> tuple[int, str]:
+    """A new, exclusive temp file beside ``path``, mode 0666 less the umask (not
+    ``tempfile.mkstemp``'s 0600: see the module's text)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
         tmp = str(path.parent / f".{path.name}.{os.urandom(4).hex()}.tmp")

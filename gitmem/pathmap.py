@@ -547,10 +547,11 @@ def write_encoded(
     blobs (``encode_buckets``) and record lines (``encode_row``): a compile re-encodes
     only the records that changed."""
     import contextlib
-    import tempfile
+    from pathlib import Path
 
-    folder = os.path.dirname(dest) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".pathmap-", suffix=".tmp", dir=folder)
+    from gitmem.fsutil import create_aside
+
+    fd, tmp = create_aside(Path(dest))  # 0666 less the umask, as the table (compile.py)
     try:
         with os.fdopen(fd, "wb") as fh:
             for part in _parts(header, blobs, rows):

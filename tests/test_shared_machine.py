@@ -248,3 +248,24 @@ def embed_repo() -> str:
     from gitmem import embed
 
     return embed.HUB_REPO
+
+
+@pytest.mark.parametrize("umask", [0o002, 0o022])
+def test_the_table_and_path_map_get_the_mode_the_users_umask_gives(
+    tmp_path: Path, umask: int
+) -> None:
+    """The table and the path map were written through ``tempfile.mkstemp``: mode 0600
+    whatever the umask. In a clone several accounts of a group share (`git init
+    --shared=group`, umask 002), another user's hooks could not read them, compiled them
+    again, and so took them from the first user in turn: each user's next hook compiled
+    once more (seen with two accounts). They now get 0666 less the umask, as every other
+    file gitmem writes, and as git's own."""
+    root = _project(tmp_path / "repo")
+    done = subprocess.run(
+        [sys.executable, "-m", "gitmem", "list"],
+        cwd=root, capture_output=True, text=True, timeout=60, umask=umask,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    state = discover(root).state_dir
+    for name in ("table.sqlite", "pathmap.bin"):
+        assert (state / name).stat().st_mode & 0o777 == 0o666 & ~umask, name
