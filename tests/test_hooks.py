@@ -1475,6 +1475,51 @@ def test_a_merge_a_turns_commands_made_is_read_for_what_it_adds(project: Path) -
     assert "tip = float(1)" in answer["reason"] and "fee = float" not in answer["reason"]
 
 
+# A clock for the hooks' processes that is `offset` seconds off the one that stamps files:
+# what an NFS server's clock, or a dev container's host's, is to the hooks'
+SKEWED_CLOCK = """import os, time
+_offset = float(os.environ.get("GITMEM_TEST_CLOCK_OFFSET") or 0)
+if _offset:
+    _now = time.time
+    time.time = lambda: _now() + _offset
+"""
+
+
+@pytest.mark.parametrize("offset", [-1.5, 1.5])
+def test_what_a_script_wrote_is_the_turns_when_the_clocks_disagree(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, offset: float
+) -> None:
+    """The turn's commands are timed on the hooks' clock and the files they write are
+    stamped by the file system's: a network file system's server, or the host of a dev
+    container's bind mount. Before session 58, with the two a second or so apart (either
+    way), nothing a script wrote was the turn's: not recorded, and a `float(` it wrote in
+    billing/ never sent the agent back. The turn's end now reads the file system's clock."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SKEWED_CLOCK)
+    pythonpath = [str(site), *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(pythonpath))
+    monkeypatch.setenv("GITMEM_TEST_CLOCK_OFFSET", str(offset))
+    script = tmp_path / "gen.sh"
+    script.write_text("#!/bin/sh\necho 'amount = float(total)' > billing/gen.py\n")
+    script.chmod(0o755)
+    base = {"session_id": "clock", "cwd": str(project)}
+    assert hook("prompt", {**base, "prompt": "regenerate billing"}, project)[0] == 0
+    call = {**base, "tool_name": "Bash", "tool_input": {"command": str(script)}}
+    call["tool_use_id"] = "toolu_clock"
+    assert hook("pre-tool", call, project)[0] == 0
+    subprocess.run(str(script), shell=True, cwd=project, check=True)
+    assert hook("post-tool", call, project)[0] == 0
+    said = {"last_assistant_message": "Done.", "stop_hook_active": False}
+    code, out, err = hook("stop", {**base, **said}, project)
+    assert (code, err) == (0, "")
+    answer = json.loads(out or "{}")
+    assert answer.get("decision") == "block", out
+    assert "billing/gen.py" in answer["reason"] and "float(total)" in answer["reason"]
+
+
 def test_the_users_work_a_turn_puts_back_from_the_stash_is_not_its_commands(
     project: Path,
 ) -> None:

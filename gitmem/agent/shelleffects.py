@@ -15,7 +15,8 @@ and counts as the session's edits the changed and new files whose modification t
 while one of the turn's commands ran (for a turn that never ended, the capture flusher
 does when it notes the turn: gitmem.unfinished). Files git ignores (build output) are not
 counted. A file someone else saved while a command ran would be counted too: the windows
-are only as long as the commands.
+are only as long as the commands. They are read on the clock of the file system that
+stamps the files (``clock_skew``).
 
 A deleted file has no time of its own; the folder it was in does (removing an entry
 stamps its folder). So a tracked file deleted since the last commit counts when the
@@ -255,9 +256,10 @@ def note_written(
     when the turn ends (see ``turn``)."""
     with state.open_session(shared_dir, session_id) as session:
         done = turn(session, until)
+        skew = clock_skew(session.path)
     where = done.root or root
     gone: list[str] = []
-    wrote = written(where, done, gone)
+    wrote = written(where, done, gone, skew)
     seen = sorted(set(gone) - done.gone)[:MAX_FILES]
     if wrote or seen:
         with state.open_session(shared_dir, session_id) as session:
@@ -268,12 +270,13 @@ def note_written(
     return Written(wrote, done.base, done.named, done.stashed)
 
 
-def written(root: str, turn: Turn, gone: list[str] | None = None) -> list[str]:
+def written(root: str, turn: Turn, gone: list[str] | None = None, skew: float = 0.0) -> list[str]:
     """The changed, new and deleted files of the work tree at ``root`` (git's paths,
     sorted) last written while one of the turn's shell commands ran (a deletion: see the
     module's text), and not edited by its tool calls (what their words named, or an edit
-    tool's); none where git cannot say. Every deletion git lists is added to ``gone``."""
-    spans = turn.spans
+    tool's); none where git cannot say. Every deletion git lists is added to ``gone``.
+    ``skew``: how far the file system's clock is ahead of this machine's (``clock_skew``)."""
+    spans = [(start + skew, end + skew) for start, end in turn.spans]
     if not spans:
         return []
     changes = status(root)
@@ -293,6 +296,30 @@ def written(root: str, turn: Turn, gone: list[str] | None = None) -> list[str]:
         if any(start - slack <= mtime <= end + slack for start, end in spans):
             found.append(path)
     return sorted(found)[:MAX_FILES]
+
+
+def clock_skew(path: str) -> float:
+    """How far ahead of this machine's clock the clock that stamps files at ``path`` is
+    (seconds; 0.0 where it cannot be told or is within ``SLACK_S``): the file's times set
+    to "now" (``utime``: on NFS the server's now, through a container's bind mount the
+    host's), then read back. The turn's spans are marked on this machine's clock and
+    compared with the files' modification times, which the file system's clock stamps: on
+    a network file system whose server's clock is off (NFS home folders), or in a dev
+    container whose virtual machine's clock drifts from the host's after a sleep, a second
+    apart was enough that nothing a script wrote was the turn's, before session 58 (seen
+    with the hooks' clock set one second off either way): not recorded, and its breaking
+    of a critical rule not sent back. A file system that keeps whole seconds cannot say
+    finer than ``COARSE_SLACK_S`` already allows: 0.0 there. Two system calls, at a turn's
+    end."""
+    try:
+        os.utime(path)
+        stamped = os.stat(path).st_mtime
+    except OSError:
+        return 0.0
+    skew = stamped - time.time()
+    if stamped == int(stamped) or abs(skew) <= SLACK_S:
+        return 0.0
+    return skew
 
 
 def status(root: str) -> list[tuple[str, str]] | None:
