@@ -256,7 +256,7 @@ def note_written(
     when the turn ends (see ``turn``)."""
     with state.open_session(shared_dir, session_id) as session:
         done = turn(session, until)
-        skew = clock_skew(session.path)
+    skew = clock_skew(os.fspath(shared_dir))
     where = done.root or root
     gone: list[str] = []
     wrote = written(where, done, gone, skew)
@@ -298,28 +298,37 @@ def written(root: str, turn: Turn, gone: list[str] | None = None, skew: float = 
     return sorted(found)[:MAX_FILES]
 
 
-def clock_skew(path: str) -> float:
-    """How far ahead of this machine's clock the clock that stamps files at ``path`` is
-    (seconds; 0.0 where it cannot be told or is within ``SLACK_S``): the file's times set
-    to "now" (``utime``: on NFS the server's now, through a container's bind mount the
-    host's), then read back. The turn's spans are marked on this machine's clock and
-    compared with the files' modification times, which the file system's clock stamps: on
-    a network file system whose server's clock is off (NFS home folders), or in a dev
-    container whose virtual machine's clock drifts from the host's after a sleep, a second
-    apart was enough that nothing a script wrote was the turn's, before session 58 (seen
-    with the hooks' clock set one second off either way): not recorded, and its breaking
-    of a critical rule not sent back. A file system that keeps whole seconds cannot say
-    finer than ``COARSE_SLACK_S`` already allows: 0.0 there. Two system calls, at a turn's
-    end."""
+def clock_skew(folder: str) -> float:
+    """How far ahead of this machine's clock the clock that stamps files in ``folder`` is
+    (seconds; 0.0 where it cannot be told or is within ``SLACK_S``): the times of a file
+    of gitmem's there (``CLOCK_FILE``) set to "now" (``utime``: on NFS the server's now,
+    through a container's bind mount the host's), then read back. The turn's spans are
+    marked on this machine's clock and compared with the files' modification times, which
+    the file system's clock stamps: on a network file system whose server's clock is off
+    (NFS home folders), or in a dev container whose virtual machine's clock drifts from
+    the host's after a sleep, a second apart was enough that nothing a script wrote was
+    the turn's, before session 58 (seen with the hooks' clock set one second off either
+    way): not recorded, and its breaking of a critical rule not sent back. A file system
+    that keeps whole seconds cannot say finer than ``COARSE_SLACK_S`` already allows: 0.0
+    there. A file of its own, not the session's state file, whose time says when the
+    session last wrote (gitmem.unfinished). Two system calls, at a turn's end."""
+    probe = os.path.join(folder, CLOCK_FILE)
     try:
-        os.utime(path)
-        stamped = os.stat(path).st_mtime
+        try:
+            os.utime(probe)
+        except FileNotFoundError:
+            with open(probe, "a", encoding="utf-8"):
+                pass
+        stamped = os.stat(probe).st_mtime
     except OSError:
         return 0.0
     skew = stamped - time.time()
     if stamped == int(stamped) or abs(skew) <= SLACK_S:
         return 0.0
     return skew
+
+
+CLOCK_FILE = "clock"  # in the git directory's gitmem/ folder: see ``clock_skew``
 
 
 def status(root: str) -> list[tuple[str, str]] | None:
