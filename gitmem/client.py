@@ -44,10 +44,12 @@ def socket_path(
     """``<state dir>/watch.sock`` (``folder``: another state folder's), or, where that is
     too long for a Unix socket (about 100 bytes: a deep checkout),
     ``watch-<hash of the git directory>.sock`` in this user's own temporary folder
-    (``location.temp_folder``, made with ``create``). Before session 58 that was a name in
-    /tmp itself, where another user could listen first: their answers reached this
-    user's agent as project decisions, and they read this user's prompts (seen, with two
-    accounts). None where this user has no such folder."""
+    (``location.temp_folder``, made with ``create``), in /tmp or the next that is theirs,
+    whatever ``$TMPDIR`` says: an agent's hooks and the user's shell must find the same
+    socket. Before session 58 that was a name in /tmp itself, where another user could
+    listen first: their answers reached this user's agent as project decisions, and they
+    read this user's prompts (seen, with two accounts). None where this user has no such
+    folder."""
     path = os.path.join(folder or os.fspath(repo.state_dir), "watch.sock")
     if len(path.encode()) < 100:
         return path
@@ -55,7 +57,7 @@ def socket_path(
 
     from gitmem.location import temp_folder
 
-    private = temp_folder(create=create)
+    private = temp_folder(create=create, fixed=True)
     if private is None:
         return None
     digest = hashlib.sha1(str(repo.git_dir).encode()).hexdigest()[:16]

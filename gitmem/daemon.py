@@ -365,9 +365,8 @@ class Daemon:
         path = socket_path(self.repo, create=True)
         if path is None:
             raise GitmemError(
-                "no folder of this user's own in $TMPDIR, /tmp, /var/tmp, $XDG_RUNTIME_DIR "
-                "or /dev/shm for the socket (the git directory's path is too long for one): "
-                "not serving"
+                "no folder of this user's own in /tmp, /var/tmp or /dev/shm for the socket "
+                "(the git directory's path is too long for one): not serving"
             )
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)

@@ -202,14 +202,17 @@ def state_aside(git_dir: str) -> str | None:
     return None if folder is None else os.path.join(folder, f"state-{key}")
 
 
-def temp_folder(*, create: bool = True) -> str | None:
+def temp_folder(*, create: bool = True, fixed: bool = False) -> str | None:
     """``<temp>/gitmem-<uid>``: this user's folder in the first of ``$TMPDIR``, /tmp,
     /var/tmp, ``$XDG_RUNTIME_DIR`` and /dev/shm where they have, or (with ``create``) can
     make, one of their own that they can write (``own_folder``). None where there is none.
     Never a file of gitmem's in a shared temporary folder itself: another user could put
-    one there first."""
+    one there first. ``fixed``: only the folders every process of the user names alike,
+    whatever its environment (/tmp, /var/tmp, /dev/shm), for what processes meet at."""
     *disks, memory = _TEMP_DIRS
     bases = [os.environ.get("TMPDIR", ""), *disks, os.environ.get("XDG_RUNTIME_DIR", ""), memory]
+    if fixed:
+        bases = list(_TEMP_DIRS)
     for base in filter(None, bases):
         folder = own_folder(base, create=create)
         if folder is not None and os.access(folder, os.W_OK):

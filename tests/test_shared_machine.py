@@ -116,21 +116,20 @@ def test_a_socket_another_user_owns_is_never_asked(tmp_path: Path) -> None:
         assert heard and "Change how we charge cards" in heard[0]
 
 
-def test_a_deep_checkouts_daemon_listens_in_a_folder_of_the_users_own(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_deep_checkouts_daemon_listens_in_a_folder_of_the_users_own(tmp_path: Path) -> None:
     """A git directory too deep for a Unix socket's 108 bytes has its daemon's socket in
-    this user's own temporary folder (mode 0700). Before session 58 it was
-    /tmp/gitmem-<uid>-<hash>.sock: another user could listen there first (the hash is of
-    the path) and answer this user's hooks, seen with two accounts, or keep the daemon
-    from starting. The daemon serves there, end to end."""
+    this user's own temporary folder (mode 0700), in /tmp, whatever ``$TMPDIR`` says (a
+    client with another finds it). Before session 58 it was /tmp/gitmem-<uid>-<hash>.sock:
+    another user could listen there first (the hash is of the path) and answer this
+    user's hooks, seen with two accounts, or keep the daemon from starting. The daemon
+    serves there, end to end."""
     root = _project(tmp_path / ("deep-" * 12) / "checkout")
-    temp = tmp_path / "tmp"
-    temp.mkdir()
-    monkeypatch.setenv("TMPDIR", str(temp))
+    temp = location.temp_folder(fixed=True)
+    if temp is None or Path(temp).parent != Path("/tmp"):
+        pytest.skip("this user has no folder of their own in /tmp")
     r = discover(root)
     assert len(os.path.join(r.state_dir, "watch.sock")) > 108
-    env = {**os.environ, "TMPDIR": str(temp)}
+    env = {**os.environ, "TMPDIR": str(tmp_path)}  # the daemon's own: not where it listens
     proc = subprocess.Popen(
         [sys.executable, "-m", "gitmem", "watch", "--idle", "60"],
         cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -143,7 +142,7 @@ def test_a_deep_checkouts_daemon_listens_in_a_folder_of_the_users_own(
                 pytest.fail(proc.stderr.read() if proc.stderr else "watch exited")
             time.sleep(0.05)
         path = client.socket_path(r)
-        assert path is not None and Path(path).parent == temp / f"gitmem-{os.getuid()}"
+        assert path is not None and Path(path).parent == Path(temp)
         folder = os.stat(Path(path).parent)
         assert folder.st_uid == os.getuid() and folder.st_mode & 0o777 == 0o700
         search = subprocess.run(
@@ -171,9 +170,8 @@ def test_a_temporary_folder_another_user_could_enter_is_passed_over(
     first, second, third = (tmp_path / name for name in ("first", "second", "third"))
     for base in (first, second, third):
         base.mkdir()
-    monkeypatch.setenv("TMPDIR", str(first))
-    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
-    monkeypatch.setattr(location, "_TEMP_DIRS", (str(second), str(third), str(third)))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # not a place to meet: passed over
+    monkeypatch.setattr(location, "_TEMP_DIRS", (str(first), str(second), str(third)))
     taken = first / f"gitmem-{os.getuid()}"
     taken.mkdir(mode=0o777)
     taken.chmod(0o777)
