@@ -1494,10 +1494,54 @@ def test_what_a_script_wrote_is_the_turns_when_the_clocks_disagree(
     container's bind mount. Before session 58, with the two a second or so apart (either
     way), nothing a script wrote was the turn's: not recorded, and a `float(` it wrote in
     billing/ never sent the agent back. The turn's end now reads the file system's clock."""
-    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
-    commit_all(project, "a rule")
+    _a_script_breaks_the_rule_on_a_skewed_clock(project, tmp_path, monkeypatch, offset)
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("mkfs.ext4") is None,
+    reason="mounting a file system image needs root and mkfs.ext4",
+)
+def test_a_file_system_of_whole_seconds_has_its_clock_read_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file system that keeps whole seconds (ext4 with 128-byte inodes, as here; FAT;
+    some NFS servers) says the skew to within a second, which the slack its times are read
+    with already allows: a skew past that is read too (5 s, either way)."""
+    image, mount = tmp_path / "fs.img", tmp_path / "mnt"
+    mount.mkdir()
+    with open(image, "wb") as fh:
+        fh.truncate(32 << 20)
+    made = subprocess.run(["mkfs.ext4", "-q", "-I", "128", "-F", str(image)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"mkfs.ext4: {made.stderr.decode()}")
+    mounted = subprocess.run(["mount", "-o", "loop", str(image), str(mount)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"no loop mount here: {mounted.stderr.decode().strip()}")
+    try:
+        root = mount / "repo"
+        root.mkdir()
+        git(root, "init", "-q", "-b", "main")
+        write(root, "billing/charge.py", "x = 1\n")
+        (root / "billing/charge.py").touch()
+        assert os.stat(root / "billing/charge.py").st_mtime % 1 == 0  # whole seconds
+        for offset in (-5.0, 5.0):
+            _a_script_breaks_the_rule_on_a_skewed_clock(root, tmp_path, monkeypatch, offset)
+            (root / "billing/gen.py").unlink()
+    finally:
+        # lazily: a capture flusher the hooks started may still run in it for a moment
+        subprocess.run(["umount", "-l", str(mount)], check=True)
+
+
+def _a_script_breaks_the_rule_on_a_skewed_clock(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, offset: float
+) -> None:
+    """A turn whose script writes `float(` into billing/, its hooks' clock ``offset``
+    seconds off the file system's: the turn's end sends the agent back."""
+    write(root, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    if git(root, "status", "--porcelain"):
+        commit_all(root, "a rule")
     site = tmp_path / "site"
-    site.mkdir()
+    site.mkdir(exist_ok=True)
     (site / "sitecustomize.py").write_text(SKEWED_CLOCK)
     pythonpath = [str(site), *filter(None, [os.environ.get("PYTHONPATH")])]
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(pythonpath))
@@ -1505,15 +1549,15 @@ def test_what_a_script_wrote_is_the_turns_when_the_clocks_disagree(
     script = tmp_path / "gen.sh"
     script.write_text("#!/bin/sh\necho 'amount = float(total)' > billing/gen.py\n")
     script.chmod(0o755)
-    base = {"session_id": "clock", "cwd": str(project)}
-    assert hook("prompt", {**base, "prompt": "regenerate billing"}, project)[0] == 0
+    base = {"session_id": f"clock{offset}", "cwd": str(root)}
+    assert hook("prompt", {**base, "prompt": "regenerate billing"}, root)[0] == 0
     call = {**base, "tool_name": "Bash", "tool_input": {"command": str(script)}}
     call["tool_use_id"] = "toolu_clock"
-    assert hook("pre-tool", call, project)[0] == 0
-    subprocess.run(str(script), shell=True, cwd=project, check=True)
-    assert hook("post-tool", call, project)[0] == 0
+    assert hook("pre-tool", call, root)[0] == 0
+    subprocess.run(str(script), shell=True, cwd=root, check=True)
+    assert hook("post-tool", call, root)[0] == 0
     said = {"last_assistant_message": "Done.", "stop_hook_active": False}
-    code, out, err = hook("stop", {**base, **said}, project)
+    code, out, err = hook("stop", {**base, **said}, root)
     assert (code, err) == (0, "")
     answer = json.loads(out or "{}")
     assert answer.get("decision") == "block", out

@@ -308,10 +308,10 @@ def clock_skew(folder: str) -> float:
     (NFS home folders), or in a dev container whose virtual machine's clock drifts from
     the host's after a sleep, a second apart was enough that nothing a script wrote was
     the turn's, before session 58 (seen with the hooks' clock set one second off either
-    way): not recorded, and its breaking of a critical rule not sent back. A file system
-    that keeps whole seconds cannot say finer than ``COARSE_SLACK_S`` already allows: 0.0
-    there. A file of its own, not the session's state file, whose time says when the
-    session last wrote (gitmem.unfinished). Two system calls, at a turn's end."""
+    way): not recorded, and its breaking of a critical rule not sent back. On a file system
+    that keeps whole seconds, only a skew past ``COARSE_SLACK_S`` (which such times are
+    read with) is said. A file of its own, not the session's state file, whose time says
+    when the session last wrote (gitmem.unfinished). Two system calls, at a turn's end."""
     probe = os.path.join(folder, CLOCK_FILE)
     try:
         try:
@@ -323,9 +323,9 @@ def clock_skew(folder: str) -> float:
     except OSError:
         return 0.0
     skew = stamped - time.time()
-    if stamped == int(stamped) or abs(skew) <= SLACK_S:
-        return 0.0
-    return skew
+    # a whole second (a file system that keeps no finer) says the skew to within one
+    limit = COARSE_SLACK_S if stamped == int(stamped) else SLACK_S
+    return skew if abs(skew) > limit else 0.0
 
 
 CLOCK_FILE = "clock"  # in the git directory's gitmem/ folder: see ``clock_skew``
