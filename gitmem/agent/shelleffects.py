@@ -102,7 +102,8 @@ def stash_entries(root: str) -> dict[str, int] | None:
     back "to change it to follow the decision": to rewrite the user's own unfinished work,
     which a `git checkout` of a branch holding the same lines never did. The entries are
     read before the command runs, as a popped one is gone from the stash after it. One
-    `git log` (~5 ms), only for a command whose words say ``stash``."""
+    `git log` (1.4-1.7 ms more for the hook, measured), only for a command whose words
+    say ``stash``."""
     out = leangit.output(
         ("log", "-g", "--no-show-signature", "--format=%H %ct", "refs/stash", "--"), root
     )
