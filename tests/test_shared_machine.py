@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -267,3 +268,48 @@ def test_the_table_and_path_map_get_the_mode_the_users_umask_gives(
     state = discover(root).state_dir
     for name in ("table.sqlite", "pathmap.bin"):
         assert (state / name).stat().st_mode & 0o777 == 0o666 & ~umask, name
+
+
+SETPRIV = shutil.which("setpriv")
+# root that obeys files' permissions, as any other user does (without the capabilities
+# that let root write another user's files), in its own repository
+AS_ANOTHER = [str(SETPRIV), "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"]
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or SETPRIV is None, reason="needs root and setpriv to drop its powers"
+)
+def test_a_log_another_user_left_does_not_swallow_this_users_hook_errors(
+    tmp_path: Path,
+) -> None:
+    """After another user's hook wrote the hook error log (a `sudo git commit` whose hook
+    failed), this user's hooks could not append to it: every later failure was lost, and
+    `gitmem doctor` showed only the other user's; likewise when a hook last ran. Each is
+    now set aside and this user's begun (the folder is theirs)."""
+    root = _project(tmp_path / "repo")
+    shared = discover(root).shared_state_dir
+    (shared / "hook-status").mkdir(parents=True)
+    theirs = {
+        shared / "hook-errors.log": "2026-01-01T00:00:00 claude prompt: their failure\n",
+        shared / "hook-status" / "claude-pre-tool.json": '{"time":1,"ms":1}'.ljust(96),
+    }
+    for path, text in theirs.items():
+        path.write_text(text)
+        os.chown(path, 65534, 65534)
+    read = {"session_id": "s", "cwd": str(root), "hook_event_name": "PreToolUse",
+            "tool_name": "Read", "tool_input": {"file_path": str(root / "billing/charge.py")}}  # fmt: skip
+    for event, payload in (("no-such-event", {}), ("pre-tool", read)):
+        done = subprocess.run(
+            [*AS_ANOTHER, sys.executable, "-m", "gitmem", "hook", "claude", event],
+            input=json.dumps(payload), cwd=root, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    assert "integer cents" in done.stdout  # the pre-tool hook worked
+    doctor = subprocess.run(
+        [sys.executable, "-m", "gitmem", "doctor", "--json", "--no-model"],
+        cwd=root, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    report = json.loads(doctor.stdout)
+    assert any("no-such-event" in line for line in report["errors"]), report["errors"]
+    assert report["last_events"]["pre-tool"]["time"] > time.time() - 60
+    assert "their failure" in (shared / "hook-errors.log.1").read_text()  # kept aside
