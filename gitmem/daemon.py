@@ -527,16 +527,20 @@ def run(repo: Repo, *, idle_seconds: int | None, log: Callable[[str], None]) -> 
     """Run the daemon in the foreground; 0 when it exits, 1 if another one holds the lock."""
     repo.state_dir.mkdir(parents=True, exist_ok=True)
     lock_path = repo.state_dir / "watch.lock"
-    fh = open(lock_path, "w", encoding="utf-8")  # noqa: SIM115 - held for the daemon's lifetime
     try:
-        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    except PermissionError:  # another user's (a `sudo gitmem watch`): flock needs no more
+        fd = os.open(lock_path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         log("another `gitmem watch` already serves this work tree")
-        fh.close()
+        os.close(fd)
         return 1
     try:
-        with contextlib.suppress(OSError):  # for people (the lock is what counts): unbuffered,
-            os.write(fh.fileno(), f"{os.getpid()}\n".encode())  # or close would try again
+        with contextlib.suppress(OSError):  # for people (the lock is what counts)
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
         idle = idle_seconds or config.load(repo.root).watch_idle_seconds
         _stop_on_signals()
         try:
@@ -545,8 +549,8 @@ def run(repo: Repo, *, idle_seconds: int | None, log: Callable[[str], None]) -> 
             log(f"stopped by {exc}")
         return 0
     finally:
-        fcntl.flock(fh, fcntl.LOCK_UN)
-        fh.close()
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
 
 
 class _Stopped(Exception):

@@ -155,13 +155,20 @@ def _keyword_fields() -> list[Any]:
 
 @contextlib.contextmanager
 def _build_lock(repo: Repo) -> Iterator[None]:
+    """One build at a time. The lock file is opened for reading: ``flock`` needs no more,
+    and one another user made (a `sudo gitmem index`) is then locked as well as one's
+    own. Opened for writing, as before session 58, it refused every later build of the
+    user's ("the index could not be written (…build.lock: Permission denied)")."""
     index_dir(repo).mkdir(parents=True, exist_ok=True)
-    with open(index_dir(repo) / "build.lock", "w", encoding="utf-8") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
+    fd = os.open(index_dir(repo) / "build.lock", os.O_RDONLY | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def build(

@@ -313,3 +313,48 @@ def test_a_log_another_user_left_does_not_swallow_this_users_hook_errors(
     assert any("no-such-event" in line for line in report["errors"]), report["errors"]
     assert report["last_events"]["pre-tool"]["time"] > time.time() - 60
     assert "their failure" in (shared / "hook-errors.log.1").read_text()  # kept aside
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or SETPRIV is None, reason="needs root and setpriv to drop its powers"
+)
+def test_the_locks_another_users_gitmem_left_still_lock(tmp_path: Path) -> None:
+    """A `sudo gitmem index` or `sudo gitmem watch` leaves its lock file behind, the
+    other user's. The user's own builds opened it for writing: every `gitmem index` after
+    it failed ("…build.lock: Permission denied"), and so did every background refresh;
+    likewise `gitmem watch`. A lock needs only reading: both now run, and still exclude
+    each other (the daemon's lock, held, sends a second daemon away)."""
+    root = _project(tmp_path / "repo")
+    state = discover(root).state_dir
+    (state / "index").mkdir(parents=True)
+    for lock in (state / "index" / "build.lock", state / "watch.lock"):
+        lock.touch()
+        os.chown(lock, 65534, 65534)
+    built = subprocess.run(
+        [*AS_ANOTHER, sys.executable, "-m", "gitmem", "index", "--full"],
+        cwd=root, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert built.returncode == 0 and "indexed 1 decision" in built.stdout, built.stderr
+    first = subprocess.Popen(
+        [*AS_ANOTHER, sys.executable, "-m", "gitmem", "watch", "--idle", "30"],
+        cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    r = discover(root)
+    try:
+        for _ in range(400):
+            if client.ping(r) is not None:
+                break
+            if first.poll() is not None:
+                pytest.fail(first.stderr.read() if first.stderr else "watch exited")
+            time.sleep(0.05)
+        second = subprocess.run(
+            [*AS_ANOTHER, sys.executable, "-m", "gitmem", "watch", "--idle", "5"],
+            cwd=root, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert second.returncode == 1 and "already serves" in second.stderr
+        client.request(r, {"op": "stop"})
+        assert first.wait(timeout=20) == 0
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
