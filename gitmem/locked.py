@@ -107,3 +107,23 @@ def remove_idle(
             return True
     except FileNotFoundError:
         return False
+
+
+def touch(path: str, times: tuple[float, float] | None = None) -> None:
+    """Set the times of ``path`` (now, or ``times``), made if missing. One another user
+    left (a `sudo gitmem`) is replaced by this user's own, where the folder lets them:
+    only its owner may set a file's times to a moment of their choosing, so before
+    session 58 such a stamp stopped the tidying of idle sessions for good, and the clock
+    check of a turn's end (gitmem.agent.shelleffects.clock_skew). OSError where neither
+    can be done (a read-only git directory)."""
+    try:
+        os.utime(path, times)
+        return
+    except FileNotFoundError:
+        pass
+    except PermissionError:
+        os.unlink(path)
+    with open(path, "a", encoding="utf-8"):
+        pass
+    if times is not None:
+        os.utime(path, times)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from gitmem.agent.state import sessions_dir, view_file
 from gitmem.capture import wal_dir
-from gitmem.locked import remove_idle
+from gitmem.locked import remove_idle, touch
 
 CAPTURE_IDLE_S = 24 * 3600  # an empty write-ahead file untouched for a day
 SESSION_IDLE_S = 14 * 24 * 3600  # session state untouched for two weeks
@@ -40,7 +40,7 @@ def tidy(shared_dir: Path, *, force: bool = False) -> int:
         pass
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
-        stamp.touch()
+        touch(str(stamp))
     except OSError:  # a read-only git directory: nothing to tidy there either
         return 0
     removed = 0

@@ -22,6 +22,7 @@ hook requires); a session its user forgot is left alone by the capture itself.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from typing import Any
@@ -30,6 +31,7 @@ from gitmem import capture, location
 from gitmem.agent import shelleffects, state
 from gitmem.agent.runner import AGENT_KEY
 from gitmem.location import Location
+from gitmem.locked import touch
 from gitmem.repo import Repo
 
 IDLE_S = 10 * 60  # no hook of the session for ten minutes
@@ -89,12 +91,8 @@ def note(repo: Repo, *, idle_s: float = IDLE_S, now: float | None = None) -> lis
             session.append(state.NOTED, n=len(edited))
         _capture(repo, sid, edited, roots[-1] if roots else None, wrote)
         noted.append(sid)
-    try:
-        with open(stamp, "a", encoding="utf-8"):
-            pass
-        os.utime(stamp, (horizon, horizon))
-    except OSError:  # a read-only git directory: nothing was noted either
-        pass
+    with contextlib.suppress(OSError):  # a read-only git directory: nothing was noted either
+        touch(stamp, (horizon, horizon))
     return noted
 
 

@@ -358,3 +358,42 @@ def test_the_locks_another_users_gitmem_left_still_lock(tmp_path: Path) -> None:
         if first.poll() is None:
             first.kill()
             first.wait()
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or SETPRIV is None, reason="needs root and setpriv to drop its powers"
+)
+def test_a_stamp_another_user_left_does_not_stop_the_tidying(tmp_path: Path) -> None:
+    """Idle sessions' state is tidied once an hour, the hour kept by a stamp file's time.
+    Only a file's owner may set its times, so after another user's gitmem made the stamp
+    (`sudo`), the user's tidying stopped at it for good, and idle sessions piled up; the
+    turn's clock check (its own stamp) likewise. A stamp now becomes the user's."""
+    from gitmem.agent import state
+
+    root = _project(tmp_path / "repo")
+    shared = discover(root).shared_state_dir
+    sessions = Path(state.sessions_dir(shared))
+    sessions.mkdir(parents=True)
+    idle = sessions / "old-session.jsonl"
+    idle.write_text('{"k":"asked","t":1}\n')
+    month_ago = time.time() - 30 * 24 * 3600
+    os.utime(idle, (month_ago, month_ago))
+    for name in ("tidied", "clock"):
+        (shared / name).touch()
+        os.utime(shared / name, (month_ago, month_ago))
+        os.chown(shared / name, 65534, 65534)
+    code = (
+        "import sys\nfrom pathlib import Path\n"
+        "from gitmem.tidy import tidy\nfrom gitmem.agent.shelleffects import clock_skew\n"
+        "print(tidy(Path(sys.argv[1])), clock_skew(sys.argv[1]))\n"
+    )
+    done = subprocess.run(
+        [*AS_ANOTHER, sys.executable, "-c", code, str(shared)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "0.0"]
+    assert not idle.exists()
+    for name in ("tidied", "clock"):
+        assert (shared / name).stat().st_uid == os.getuid()
+        assert (shared / name).stat().st_mtime > time.time() - 60

@@ -313,13 +313,11 @@ def clock_skew(folder: str) -> float:
     that keeps whole seconds, only a skew past ``COARSE_SLACK_S`` (which such times are
     read with) is said. A file of its own, not the session's state file, whose time says
     when the session last wrote (gitmem.unfinished). Two system calls, at a turn's end."""
+    from gitmem.locked import touch
+
     probe = os.path.join(folder, CLOCK_FILE)
     try:
-        try:
-            os.utime(probe)
-        except FileNotFoundError:
-            with open(probe, "a", encoding="utf-8"):
-                pass
+        touch(probe)
         stamped = os.stat(probe).st_mtime
     except OSError:
         return 0.0
