@@ -750,6 +750,20 @@ def test_a_command_that_rewrites_thousands_of_files_is_counted_for_them(project:
     assert why["sessions"][0]["prompt_behind_edit"] == "reformat the generated code"
 
 
+def _bases(session_file: Path) -> int:
+    """How many notes of the files as a turn found them the session's state holds."""
+    return session_file.read_text().count('"k":"base"')
+
+
+def _wait_for_turn_start(session_file: Path, before: int) -> None:
+    """Wait (up to 60 s) for the turn-start job, started by the prompt hook, to note the
+    changed files it keeps: one more note than ``before``."""
+    deadline = time.time() + 60
+    while _bases(session_file) <= before:
+        assert time.time() < deadline, session_file.read_text()
+        time.sleep(0.05)
+
+
 @pytest.mark.parametrize("captured", [True, False])
 def test_a_critical_rule_a_turns_commands_broke_sends_the_agent_back(
     project: Path, captured: bool, monkeypatch: pytest.MonkeyPatch
@@ -770,12 +784,10 @@ def test_a_critical_rule_a_turns_commands_broke_sends_the_agent_back(
 
     def turn(script: str, changed: bool = False, **stop: object) -> str:
         n = next(calls)
-        bases = session_file.read_text().count('"k":"base"') if changed else 0
+        bases = _bases(session_file) if changed else 0
         assert hook("prompt", {**base, "prompt": f"regenerate billing ({n})"}, project)[0] == 0
-        deadline = time.time() + 60  # the turn-start job notes the changed files it keeps
-        while changed and session_file.read_text().count('"k":"base"') <= bases:
-            assert time.time() < deadline, session_file.read_text()
-            time.sleep(0.05)
+        if changed:
+            _wait_for_turn_start(session_file, bases)
         call = {**base, "tool_name": "Bash", "tool_input": {"command": "./gen.sh"}}
         call["tool_use_id"] = f"toolu_{n}"  # as Claude Code sends: each call its own
         assert hook("pre-tool", call, project)[0] == 0
@@ -816,12 +828,10 @@ def test_a_critical_rule_a_command_broke_in_a_file_it_names(project: Path) -> No
 
     def turn(command: str, changed: bool = False) -> tuple[str, str]:
         n = next(calls)
-        bases = session_file.read_text().count('"k":"base"') if changed else 0
+        bases = _bases(session_file) if changed else 0
         assert hook("prompt", {**base, "prompt": f"change the charge ({n})"}, project)[0] == 0
-        deadline = time.time() + 60  # the turn-start job notes the changed files it keeps
-        while changed and session_file.read_text().count('"k":"base"') <= bases:
-            assert time.time() < deadline, session_file.read_text()
-            time.sleep(0.05)
+        if changed:
+            _wait_for_turn_start(session_file, bases)
         call = {**base, "tool_name": "Bash", "tool_input": {"command": command}}
         call["tool_use_id"] = f"toolu_{n}"
         assert hook("pre-tool", call, project)[0] == 0
@@ -1589,12 +1599,10 @@ def test_the_users_work_a_turn_puts_back_from_the_stash_is_not_its_commands(
 
     def turn(*commands: str, changed: bool = False) -> str:
         n = next(calls)
-        bases = session_file.read_text().count('"k":"base"') if changed else 0
+        bases = _bases(session_file) if changed else 0
         assert hook("prompt", {**base, "prompt": f"bring my work back ({n})"}, project)[0] == 0
-        deadline = time.time() + 60  # the turn-start job notes the changed files it keeps
-        while changed and session_file.read_text().count('"k":"base"') <= bases:
-            assert time.time() < deadline, session_file.read_text()
-            time.sleep(0.05)
+        if changed:
+            _wait_for_turn_start(session_file, bases)
         for command in commands:
             call = {**base, "tool_name": "Bash", "tool_input": {"command": command}}
             call["tool_use_id"] = f"toolu_sp{n}{len(command)}"

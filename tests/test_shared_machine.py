@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import commit_all, decision, write
+from test_retrieval import _hub_cache, _killed_at_the_end, _wait_until_it_serves
 
 from gitmem import client, location
 from gitmem.repo import discover
@@ -135,13 +136,8 @@ def test_a_deep_checkouts_daemon_listens_in_a_folder_of_the_users_own(tmp_path: 
         [sys.executable, "-m", "gitmem", "watch", "--idle", "60"],
         cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    try:
-        for _ in range(400):
-            if client.ping(r) is not None:
-                break
-            if proc.poll() is not None:
-                pytest.fail(proc.stderr.read() if proc.stderr else "watch exited")
-            time.sleep(0.05)
+    with _killed_at_the_end(proc):
+        _wait_until_it_serves(proc, r)
         path = client.socket_path(r)
         assert path is not None and Path(path).parent == Path(temp)
         folder = os.stat(Path(path).parent)
@@ -154,10 +150,6 @@ def test_a_deep_checkouts_daemon_listens_in_a_folder_of_the_users_own(tmp_path: 
         assert found["served_by"] == "daemon" and found["hits"][0]["id"] == "D-0001"
         client.request(r, {"op": "stop"})
         assert proc.wait(timeout=20) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert not os.path.exists(path)
 
 
@@ -208,8 +200,6 @@ def test_a_model_another_user_left_in_fastembeds_cache_is_not_run(
     session 58 its model ran, choosing the vectors every search ranks by), nor downloaded
     into: this user's own temporary folder holds their cache instead. Their own cache
     in the shared place is read as before."""
-    from test_retrieval import _hub_cache
-
     temp = tmp_path / "tmp"
     temp.mkdir()
     shared = temp / "fastembed_cache"
@@ -340,13 +330,8 @@ def test_the_locks_another_users_gitmem_left_still_lock(tmp_path: Path) -> None:
         cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     r = discover(root)
-    try:
-        for _ in range(400):
-            if client.ping(r) is not None:
-                break
-            if first.poll() is not None:
-                pytest.fail(first.stderr.read() if first.stderr else "watch exited")
-            time.sleep(0.05)
+    with _killed_at_the_end(first):
+        _wait_until_it_serves(first, r)
         second = subprocess.run(
             [*AS_ANOTHER, sys.executable, "-m", "gitmem", "watch", "--idle", "5"],
             cwd=root, capture_output=True, text=True, timeout=60,
@@ -354,10 +339,6 @@ def test_the_locks_another_users_gitmem_left_still_lock(tmp_path: Path) -> None:
         assert second.returncode == 1 and "already serves" in second.stderr
         client.request(r, {"op": "stop"})
         assert first.wait(timeout=20) == 0
-    finally:
-        if first.poll() is None:
-            first.kill()
-            first.wait()
 
 
 @pytest.mark.skipif(
