@@ -76,7 +76,8 @@ def ours(path: str | None) -> bool:
         st = os.lstat(path)
     except OSError:
         return False
-    return stat.S_ISSOCK(st.st_mode) and st.st_uid == os.getuid()
+    getuid = getattr(os, "getuid", None)  # (none on Windows, where no socket is made)
+    return stat.S_ISSOCK(st.st_mode) and (getuid is None or st.st_uid == getuid())
 
 
 def request(

@@ -520,6 +520,9 @@ def default_cache() -> str | None:
     search ranks by)."""
     import stat
 
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # Windows: a temporary folder of the user's own already
+        return None
     shared = _cache_root(None)
     try:
         st = os.lstat(shared)
@@ -528,7 +531,7 @@ def default_cache() -> str | None:
     except OSError:
         st = None
     if st is not None and stat.S_ISDIR(st.st_mode):
-        if st.st_uid == os.getuid():
+        if st.st_uid == getuid():
             return None
         if st.st_uid == 0 and not st.st_mode & 0o022 and _may_hold_model(shared):
             return None
