@@ -48,6 +48,7 @@ import time
 from gitmem import leangit
 from gitmem.agent import state
 from gitmem.agent.toolpaths import SHELL_TOOL
+from gitmem.locked import touch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ GONE = "gone"  # the deletions a turn's end saw in the work tree (``paths``, ``r
 BASE = "base"
 MAX_BASE_BYTES = 1 << 20  # a larger file is not kept: the check reads it from the commit
 # The stash's entries as a shell command whose words name it found them (``commits``:
-# id -> commit time), before it ran: see ``note_stash``
+# id -> commit time), before it ran: see ``stash_entries``
 STASHED = "stashed"
 # How far before a command's start (and after its end) a file's time may lie and still be
 # its write: the kernel stamps files from a clock that may lag by a tick, the marks are
@@ -84,7 +85,7 @@ def mark(
 ) -> None:
     """Note that a shell call of the session starts (or ended) now, in the work tree at
     ``loc``; ``background``: the call returned, its command runs on (it then ends with
-    the turn). A starting ``command`` that names the stash: its entries too (``note_stash``)."""
+    the turn). A starting ``command`` that names the stash: its entries too (``stash_entries``)."""
     marks = {"bg": True} if background else {}
     stash = stash_entries(loc.root) if not end and "stash" in command else None
     with state.open_session(loc.shared_state_dir, session_id) as session:
@@ -96,7 +97,7 @@ def mark(
 def stash_entries(root: str) -> dict[str, int] | None:
     """Each entry of the stash of the work tree at ``root``: its commit's id and time.
 
-    Why (``note_stash``): `git stash pop` or `apply` run by the agent puts back work the
+    Why: `git stash pop` or `apply` run by the agent puts back work the
     user stashed. It is written while the agent's command runs, so before session 58 the
     turn's end read it as the command's, and where it broke a critical rule sent the agent
     back "to change it to follow the decision": to rewrite the user's own unfinished work,
@@ -313,8 +314,6 @@ def clock_skew(folder: str) -> float:
     that keeps whole seconds, only a skew past ``COARSE_SLACK_S`` (which such times are
     read with) is said. A file of its own, not the session's state file, whose time says
     when the session last wrote (gitmem.unfinished). Two system calls, at a turn's end."""
-    from gitmem.locked import touch
-
     probe = os.path.join(folder, CLOCK_FILE)
     try:
         touch(probe)
