@@ -360,30 +360,18 @@ def records_at(repo: Repo, shas: list[str]) -> dict[str, dict[str, Any]]:
     """The record each commit in ``shas`` holds (its ``record.json``), by commit, read in
     one ``git cat-file --batch``; a commit without one (not gitmem's) is left out."""
     from gitmem import git
-    from gitmem.errors import GitmemError
 
     unique = list(dict.fromkeys(shas))
     promisor = git.promisor_remote(repo.root) if unique else None
     if promisor:  # a partial clone: git would fetch each missing record alone
         git.fetch_missing(repo.root, promisor, [], commits=unique)
-    batch = "".join(f"{s}:record.json\n" for s in unique).encode()
-    code, data, err = git.run_bytes(
-        ["cat-file", "--batch"], repo.root, env=git.plumbing_env(), input_=batch, timeout=120
-    )
-    if code != 0:
-        said = err.decode("utf-8", "replace").strip().splitlines() or [f"exit {code}"]
-        raise GitmemError(f"git cat-file failed reading captured records: {said[0]}")
+    names = [f"{s}:record.json" for s in unique]
+    blobs = git.read_blobs(repo.root, names, env=git.plumbing_env())
     found: dict[str, dict[str, Any]] = {}
-    pos = 0
-    for sha in unique:  # cat-file answers in the order asked, one header line each
-        nl = data.index(b"\n", pos)
-        header = data[pos:nl].split()
-        pos = nl + 1
-        if len(header) < 3 or header[1] != b"blob":
-            continue  # "<sha>:record.json missing"
-        size = int(header[2])
-        blob = data[pos : pos + size]
-        pos += size + 1
+    for sha in unique:
+        blob = blobs.get(f"{sha}:record.json")
+        if blob is None:
+            continue  # not gitmem's
         try:
             item = leanjson.loads(blob)
         except ValueError:

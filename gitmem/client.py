@@ -14,7 +14,7 @@ from gitmem.location import git_state_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, TypeGuard
 
     from gitmem.location import Location
     from gitmem.repo import Repo
@@ -64,7 +64,7 @@ def socket_path(
     return os.path.join(private, f"watch-{digest}.sock")
 
 
-def ours(path: str | None) -> bool:
+def ours(path: str | None) -> TypeGuard[str]:
     """``path`` is a socket of this user's: a daemon of another user (a clone several
     accounts share, with the git directory open to the group) is not asked, as its
     answers would be given to this user's agent as the project's decisions."""
@@ -84,11 +84,12 @@ def request(
     repo: Repo | Location, payload: dict[str, Any], timeout: float = REPLY_TIMEOUT_S
 ) -> Any:
     path = socket_path(repo)
-    if path is None or not ours(path):
+    if not ours(path):
         # where this process keeps its state aside (a sandbox that keeps .git read-only:
-        # gitmem.location.state_dir_of), the daemon started outside listens in .git
-        path = socket_path(repo, git_state_dir(os.fspath(repo.git_dir)))
-        if path is None or not ours(path):
+        # gitmem.location.state_dir_of), the daemon started outside listens in .git;
+        # elsewhere that is the same path, not looked at twice
+        aside, path = path, socket_path(repo, git_state_dir(os.fspath(repo.git_dir)))
+        if path == aside or not ours(path):
             return None
     reply = _exchange(path, {**payload, "compat": compat()}, timeout)
     if not isinstance(reply, dict) or not reply.get("ok"):

@@ -182,6 +182,42 @@ def fetch_missing(
     )  # fmt: skip
 
 
+def read_blobs(
+    cwd: str | os.PathLike[str],
+    names: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 120,
+) -> dict[str, bytes]:
+    """The blob each of ``names`` names (``<rev>:<path>``; no name holds a newline, as the
+    batch reads one a line), read in one ``git cat-file --batch``, by name; a name that
+    names no blob (missing, a tree) is left out. GitmemError where git fails."""
+    from gitmem.errors import GitmemError
+
+    unique = list(dict.fromkeys(names))
+    batch = "".join(f"{n}\n" for n in unique).encode("utf-8", "surrogateescape")
+    code, data, err = run_bytes(
+        ["cat-file", "--batch"], cwd, env=env, input_=batch, timeout=timeout
+    )
+    if code != 0:
+        said = err.decode("utf-8", "replace").strip().splitlines() or [f"exit {code}"]
+        raise GitmemError(f"git cat-file failed: {said[0]}")
+    found: dict[str, bytes] = {}
+    pos = 0
+    for name in unique:  # answered in the order asked, one header line each
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            break
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
+            continue  # "<name> missing"
+        size = int(header[2])
+        found[name] = data[pos : pos + size]
+        pos += size + 1
+    return found
+
+
 def ls_files(root: Path) -> list[str]:
     """Tracked files plus untracked, not-ignored ones: the files a decision may govern."""
     _, out, _ = run(list(leangit.LS_FILES), cwd=root)

@@ -620,6 +620,7 @@ def _not_stashed(
     commit, the untracked files it kept (`stash -u`) its third parent. One `git cat-file`
     for them all, on the rare turn whose commands both named the stash and broke a rule."""
     from gitmem import git
+    from gitmem.errors import GitmemError
 
     names = [
         f"{c}{side}:{p}"
@@ -628,27 +629,14 @@ def _not_stashed(
         for c in stashed
         for side in ("", "^3")
     ]
-    code, out, _ = git.run_bytes(
-        ("cat-file", "--batch"),
-        root,
-        input_="".join(f"{n}\n" for n in names).encode("utf-8", "surrogateescape"),
-        timeout=30,
-    )
-    if code != 0:
+    try:
+        blobs = git.read_blobs(root, names, timeout=30)
+    except GitmemError:
         return added
     theirs: dict[str, set[str]] = {}
-    at = 0
-    for name in names:  # each: "<id> blob <size>\n<bytes>\n", or "<name> missing\n"
-        end = out.find(b"\n", at)
-        if end < 0:
-            return added
-        header = out[at:end].split()
-        at = end + 1
-        if len(header) == 3 and header[1] == b"blob":
-            size = int(header[2])
-            text = out[at : at + size].decode("utf-8", "replace")
-            theirs.setdefault(name.partition(":")[2], set()).update(text.splitlines())
-            at += size + 1
+    for name, blob in blobs.items():
+        text = blob.decode("utf-8", "replace")
+        theirs.setdefault(name.partition(":")[2], set()).update(text.splitlines())
     kept: list[tuple[str, str]] = []
     for path, text in added:
         lines = [line for line in text.split("\n") if line not in theirs.get(path, set())]
