@@ -273,7 +273,9 @@ def _common_dir(git_dir: str) -> str:
 
 
 def locate(start: str | os.PathLike[str] | None = None) -> Location:
-    """Find the repository containing ``start`` (default: the current directory)."""
+    """Find the repository containing ``start`` (default: the current directory): the one
+    this process works in, whose ``core.sharedRepository`` it takes on as git does (see
+    ``adopt_sharing``)."""
     env_dir = os.environ.get("GIT_DIR")
     if env_dir:
         # As git does: with GIT_DIR and no GIT_WORK_TREE, the work tree is the current
@@ -282,13 +284,38 @@ def locate(start: str | os.PathLike[str] | None = None) -> Location:
         git_dir = os.path.abspath(env_dir)
         work = os.environ.get("GIT_WORK_TREE")
         root = os.path.abspath(work if work else (start or os.getcwd()))
-        return Location(root, git_dir, _common_dir(git_dir))
-
-    here = os.path.abspath(start if start is not None else os.getcwd())
-    found = repository_of(here)
-    if found is None:
-        raise NotARepositoryError(here)
+        found: Location | None = Location(root, git_dir, _common_dir(git_dir))
+    else:
+        here = os.path.abspath(start if start is not None else os.getcwd())
+        found = repository_of(here)
+        if found is None:
+            raise NotARepositoryError(here)
+    assert found is not None
+    adopt_sharing(found)
     return found
+
+
+_SHARING_READ: set[str] = set()
+
+
+def adopt_sharing(loc: Location) -> None:
+    """Files and folders this process makes in ``loc``'s git directory get the modes git
+    gives its own there where the repository is shared (``git init --shared=group``):
+    see ``gitmem.sharing``. One read of the config file per process and repository;
+    gitmem.sharing is imported only where it names the key."""
+    if loc.common_dir in _SHARING_READ:
+        return
+    _SHARING_READ.add(loc.common_dir)
+    try:
+        with open(os.path.join(loc.common_dir, "config"), encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        return  # no config to read: git will say what is wrong
+    if "sharedrepository" in text.lower():
+        from gitmem import sharing
+
+        folders = (loc.shared_state_dir, git_state_dir(loc.git_dir))
+        sharing.adopt(text, folders if folders[0] != folders[1] else folders[:1])
 
 
 def repository_of(path: str, stop: str | None = None) -> Location | None:
