@@ -12,9 +12,12 @@ new prompt), with a file the demo's critical money rule governs changed: the pro
 notes that a turn began and starts the background turn-start job, which keeps that file
 as the turn found it (the job is awaited, untimed, after each run). With `--baseline OTHER/bin/gitmem-hook` (another install, e.g. the
 previous release in its own virtual environment) both take turns run after run, each in
-its own copy of the demo (made by its own `gitmem demo`).
+its own copy of the demo (made by its own `gitmem demo`). With `--shared`, each copy is
+a clone a group shares (`git init --shared=group` run on it: since session 59 the hooks
+widen their umask there as git does, gitmem.sharing).
 
     python benchmarks/shell_turn.py [--runs 21] [--baseline /path/to/other/bin/gitmem-hook]
+        [--shared]
 
 Run it with the Python of a clean, non-editable install, as docs/performance.md says.
 """
@@ -77,6 +80,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--baseline", default=None, help="Another install's gitmem-hook.")
+    ap.add_argument("--shared", action="store_true", help="Demos a group shares.")
     args = ap.parse_args()
     installs = hook_installs(args.baseline)
     root = Path(tempfile.mkdtemp(prefix="gitmem-shell-bench-"))
@@ -86,6 +90,8 @@ def main() -> int:
         demos = install_demos(root, installs)
         for label, hook in installs.items():
             demo = demos[label]
+            if args.shared:
+                subprocess.run(["git", "init", "-q", "--shared=group", str(demo)], check=True)
             sid = f"calls-{label}"  # a captured session for the pre- and post-tool calls
             _hook(hook, "prompt", demo, {"session_id": sid, "cwd": str(demo), "prompt": "go"})
             charge = demo / "paydash" / "billing" / "charge.py"  # the user's, not committed
@@ -109,7 +115,8 @@ def main() -> int:
             )
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print(f"`gitmem-hook claude EVENT` for a Bash call ({COMMAND!r}), median of {args.runs}:")
+    where = " in a clone a group shares" if args.shared else ""
+    print(f"`gitmem-hook claude EVENT` for a Bash call ({COMMAND!r}){where}, median of {args.runs}:")
     for event, found in results.items():
         line = "  ".join(f"{label} {ms:6.1f} ms" for label, ms in found.items())
         ratio = (

@@ -277,6 +277,41 @@ def _room_check(repo: Repo) -> Check | None:
     )
 
 
+def _sharing_check(repo: Repo) -> Check | None:
+    """In a clone a group shares (``core.sharedRepository``): whether gitmem's files in
+    the git directory are the group's (gitmem.sharing), and whose are not. None elsewhere."""
+    from gitmem import sharing
+
+    try:
+        text = (repo.common_dir / "config").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    folders = tuple(dict.fromkeys((str(repo.shared_state_dir), git_state_dir(str(repo.git_dir)))))
+    perm, owners = sharing.holdouts(text, folders)
+    if not perm:
+        return None
+    shared = {sharing.GROUP: "the group", sharing.EVERYBODY: "everyone"}.get(perm, oct(-perm))
+    if not owners:
+        return Check("sharing", True, f"a shared clone: gitmem's files here are {shared}'s too")
+    whose = ", ".join(f"{n} of {_user(uid)}'s files and folders" for uid, n in owners.items())
+    return Check(
+        "sharing",
+        False,
+        f"a shared clone, but an earlier gitmem made {whose} in {repo.shared_state_dir} "
+        "theirs alone: the other accounts' hooks cannot record their sessions there. "
+        "Their owner's next gitmem command (`gitmem doctor`) gives them the group's modes",
+    )
+
+
+def _user(uid: int) -> str:
+    try:
+        import pwd
+
+        return pwd.getpwuid(uid).pw_name
+    except (ImportError, KeyError):
+        return f"uid {uid}"
+
+
 def _size(n: int) -> str:
     if n < 1024:
         return f"{n} B"
@@ -681,7 +716,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 " (pipx install / venv), or run `gitmem install claude` again",
             )
         )
-    for advice in (_bytecode_check(), _locale_check()):
+    for advice in (_bytecode_check(), _locale_check(), _sharing_check(repo)):
         if advice is not None:
             checks.append(advice)
     last: dict[str, dict[str, float]] = {}
