@@ -50,7 +50,8 @@ def socket_path(
     listen first: their answers reached this user's agent as project decisions, and they
     read this user's prompts (seen, with two accounts). None where this user has no such
     folder."""
-    path = os.path.join(folder or os.fspath(repo.state_dir), "watch.sock")
+    state = folder or os.fspath(repo.state_dir)
+    path = os.path.join(state, daemon_file(state, "sock"))
     if len(path.encode()) < 100:
         return path
     import hashlib
@@ -62,6 +63,24 @@ def socket_path(
         return None
     digest = hashlib.sha1(str(repo.git_dir).encode()).hexdigest()[:16]
     return os.path.join(private, f"watch-{digest}.sock")
+
+
+def daemon_file(state: str, kind: str) -> str:
+    """The name of the daemon's ``kind`` of file (``sock``, ``lock``) in the state folder
+    ``state``: ``watch.<kind>`` where the folder is this user's (a clone of one user's, the
+    usual), else ``watch-<uid>.<kind>``. In a clone several accounts share
+    (gitmem.sharing), each runs a daemon of their own, which no other account asks (see
+    ``ours``): before session 59 the first account's daemon held the work tree's one lock,
+    and every other account's hooks ranked without embeddings for as long as it ran (their
+    `gitmem watch`: "another `gitmem watch` already serves this work tree")."""
+    getuid = getattr(os, "getuid", None)  # (none on Windows, where no socket is made)
+    try:
+        owner = os.stat(state).st_uid if getuid is not None else None
+    except OSError:
+        owner = None  # not made yet: whoever makes it (the daemon) owns it
+    if getuid is None or owner is None or owner == getuid():
+        return f"watch.{kind}"
+    return f"watch-{getuid()}.{kind}"
 
 
 def ours(path: str | None) -> TypeGuard[str]:

@@ -1,6 +1,7 @@
 """``gitmem watch``: keep the index fresh and serve retrieval with the model loaded.
 
-One per work tree (an exclusive lock on ``<git-dir>/gitmem/watch.lock``). Watches the
+One per work tree and user (an exclusive lock on ``<git-dir>/gitmem/watch.lock``; see
+``gitmem.client.daemon_file`` for a clone several accounts share). Watches the
 record folders with watchdog, re-indexes incrementally after changes settle (debounced),
 and answers newline-delimited JSON requests on a Unix socket (see ``gitmem.client``).
 Exits after ``watch_idle_seconds`` without requests or record changes, and as soon as
@@ -30,7 +31,7 @@ from gitmem import compile as compiler
 from gitmem import config, embed, index, markup, store
 from gitmem.agent.runner import append_log
 from gitmem.client import compat as client_compat
-from gitmem.client import socket_path
+from gitmem.client import daemon_file, socket_path
 from gitmem.errors import GitmemError
 from gitmem.repo import Repo
 from gitmem.retrieve import NOT_INDEXED, Retriever, quick_fresh
@@ -526,7 +527,7 @@ class Daemon:
 def run(repo: Repo, *, idle_seconds: int | None, log: Callable[[str], None]) -> int:
     """Run the daemon in the foreground; 0 when it exits, 1 if another one holds the lock."""
     repo.state_dir.mkdir(parents=True, exist_ok=True)
-    lock_path = repo.state_dir / "watch.lock"
+    lock_path = repo.state_dir / daemon_file(str(repo.state_dir), "lock")
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
     except PermissionError:  # another user's (a `sudo gitmem watch`): flock needs no more

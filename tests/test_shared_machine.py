@@ -555,3 +555,42 @@ def test_the_sharing_is_read_as_git_reads_it(tmp_path: Path, config: str) -> Non
     umask = sharing.widened(0o022, sharing.permission(value) if present else 0)
     assert 0o666 & ~umask == (root / ".git/refs/a/b").stat().st_mode & 0o777
     assert 0o777 & ~umask == (root / ".git/refs/a").stat().st_mode & 0o777
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or SETPRIV is None, reason="needs root and setpriv to drop its powers"
+)
+def test_in_a_clone_a_group_shares_each_account_runs_a_daemon_of_its_own(
+    tmp_path: Path, model_dir: Path
+) -> None:
+    """The daemon was one per work tree: the first account's held its lock, and no other
+    account's hooks may ask it (its answers would reach their agent: see client.ours),
+    so theirs ranked without embeddings for as long as it ran, and their `gitmem watch`
+    said "another `gitmem watch` already serves this work tree". Each account now runs
+    its own; the state folder's owner keeps the old names."""
+    import fcntl
+
+    root = _shared_project(tmp_path / "repo", "group")
+    _turn(root, "first", 0o022)
+    state = root / ".git" / "gitmem"
+    os.chown(state, 65534, -1)  # the first account's folder, and their daemon's lock held:
+    with open(state / "watch.lock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        home = tmp_path / "ort-home"  # onnxruntime writes under ~/.cache
+        home.mkdir()
+        env = {**os.environ, "GITMEM_EMBED_MODEL_DIR": str(model_dir), "HOME": str(home)}
+        second = subprocess.Popen(
+            [*AS_ANOTHER, sys.executable, "-m", "gitmem", "watch", "--idle", "60"],
+            cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+        )  # fmt: skip
+        r = discover(root)
+        with _killed_at_the_end(second):
+            _wait_until_it_serves(second, r)
+            assert (state / f"watch-{os.getuid()}.sock").exists()
+            search = subprocess.run(
+                [*AS_ANOTHER, sys.executable, "-m", "gitmem", "search", "charge cards"],
+                cwd=root, capture_output=True, text=True, timeout=60, env=env,
+            )  # fmt: skip
+            assert "served by daemon" in search.stdout, search.stdout + search.stderr
+            client.request(r, {"op": "stop"})
+            assert second.wait(timeout=20) == 0
