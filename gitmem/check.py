@@ -10,12 +10,13 @@ match any file are reported, as is a file the change moves out of a decision's g
 
 Deliberate exceptions: a ``Decision-Override: ID reason`` trailer on a commit in the
 checked range, or ``GITMEM_OVERRIDE="ID reason"`` in the environment for a staged check
-(a pre-commit hook cannot see the message being written). Overrides are printed, never
-silent.
+(a pre-commit hook cannot see the message being written; `git am`'s pre-applypatch hook
+reads the trailer in the patch's message). Overrides are printed, never silent.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
@@ -528,6 +529,15 @@ def _overrides(repo: Repo, rev_range: str | None) -> dict[str, str]:
         _, log, _ = git.run(["log", "--format=%B%x00", rev_range], cwd=repo.root, check=False)
         for ident, reason in _OVERRIDE.findall(log):
             found[ident] = reason.strip()
+    else:
+        # the message of the patch `git am` is applying (its pre-applypatch hook), which
+        # the commit will carry: its trailer counts, as it will in a `--range` check
+        applying = repo.git_dir / "rebase-apply"
+        if (applying / "applying").is_file():
+            with contextlib.suppress(OSError):
+                message = (applying / "final-commit").read_text(encoding="utf-8", errors="replace")
+                for ident, reason in _OVERRIDE.findall(message):
+                    found[ident] = reason.strip()
     env = os.environ.get("GITMEM_OVERRIDE", "").strip()
     if env:
         ident, _, reason = env.partition(" ")

@@ -50,7 +50,14 @@ HOOKS = {
     "prepare-commit-msg": "trailers",
     "post-checkout": "index --no-download --quiet-refresh",
     "post-merge": "index --no-download --quiet-refresh",
+    "pre-applypatch": "check --staged",
 }
+# `git am` commits each patch it applies without the pre-commit hook: git runs
+# pre-applypatch there instead (its sample hook runs pre-commit), with the patch staged.
+# Before session 59 a patch that broke a critical decision's rule was committed
+# unchecked. Only as a shim in the hooks folder: not a new file among a project's own
+# tracked hook scripts (husky's), for a command few of its users run.
+SHIM_ONLY = ("pre-applypatch",)
 TEMPLATE = """#!/usr/bin/env sh
 {marker}
 # Runs the hook this one replaced first (kept as {name}.before-gitmem), then gitmem;
@@ -196,6 +203,8 @@ def install(repo: Repo) -> Installed:
     created: list[str] = []
     for name, command in HOOKS.items():
         path = scripts / name
+        if name in SHIM_ONLY:
+            continue
         existed = path.exists()
         # husky runs its scripts with `sh -e`: their mode (tracked by git) is left alone
         if _add_block(path, name, command, executable=not husky):

@@ -79,6 +79,44 @@ def test_shims_block_violations_add_trailers_and_keep_the_hook_they_replace(proj
     assert not (hooks / "prepare-commit-msg").exists()
 
 
+def _patch(project: Path, text: str, message: str, folder: Path) -> Path:
+    """A patch (`git format-patch`) of a commit on a side branch that writes ``text`` to
+    billing/charge.py, made without gitmem's hooks (as a contributor's would be)."""
+    git(project, "checkout", "-q", "-b", "side")
+    write(project, "billing/charge.py", text)
+    git(project, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-am", message)
+    made = git(project, "format-patch", "-1", "-o", str(folder)).strip()
+    git(project, "checkout", "-q", "-")
+    git(project, "branch", "-q", "-D", "side")
+    return Path(made)
+
+
+def test_a_patch_git_am_applies_is_checked_as_a_commit_is(project: Path, tmp_path: Path) -> None:
+    """`git am` commits the patches it applies without the pre-commit hook: a patch that
+    broke a critical decision's rule was committed unchecked. Its pre-applypatch hook
+    (the patch staged) now runs the check; the patch's own `Decision-Override:` trailer
+    lets it through, as the same trailer does in a `--range` check."""
+    assert CliRunner().invoke(cli, ["install", "git"]).exit_code == 0
+    head = git(project, "rev-parse", "HEAD").strip()
+    bad = _patch(project, "x = float(1)\n", "Use floats", tmp_path / "a")
+    applied = subprocess.run(
+        ["git", "am", str(bad)], cwd=project, capture_output=True, text=True, timeout=120
+    )
+    assert applied.returncode != 0
+    assert "decision D-0001: amounts are integer cents" in applied.stdout + applied.stderr
+    assert git(project, "rev-parse", "HEAD").strip() == head  # nothing committed
+    git(project, "am", "--abort")
+    waived = _patch(
+        project, "x = float(1)\n", "Use floats\n\nDecision-Override: D-0001 a test", tmp_path / "b"
+    )
+    applied = subprocess.run(
+        ["git", "am", str(waived)], cwd=project, capture_output=True, text=True, timeout=120
+    )
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert "(overridden: a test)" in applied.stdout + applied.stderr
+    assert git(project, "log", "-1", "--format=%s").strip() == "Use floats"
+
+
 def test_an_amended_commit_names_the_decisions_of_all_its_files(project: Path) -> None:
     """`git commit --amend` makes a commit of the commit it replaces and of what is staged:
     its trailer names the decisions of both. Before session 44 it named the staged files'
