@@ -38,6 +38,13 @@ from gitmem.retrieve import NOT_INDEXED, Retriever, quick_fresh
 from gitmem.table import table_problems
 
 DEBOUNCE_S = 0.5
+# What watchdog (3 and later, on inotify) also reports that changes nothing: a file opened,
+# and closed unwritten. Before session 59 each was taken for a change: a record read by an
+# agent, a hook or `gitmem doctor` set off a re-index, which reads config.yaml, which set
+# off the next, every 0.75 s for as long as the daemon lived, and it lived for good: each
+# re-index counted as activity, so it never went idle (seen: `cat` of a record, and a
+# daemon of `--idle 5` still running minutes later).
+READ_ONLY_EVENTS = ("opened", "closed_no_write")
 NO_ROOM_RETRY_S = 30.0  # a re-index that found no room is tried again after this
 # A query waits for a re-index until it has run this long, and is then answered from the
 # current index: a one-record update takes ~0.45 s (10,000 records), a branch switch's
@@ -118,6 +125,7 @@ class Daemon:
         self.stop = threading.Event()
         self.settle_due = False
         self.settles = 0
+        self.updates = 0
         self.record_errors: tuple[str, ...] = ()  # what was last said of broken records
         # what the watchdog observer watches (see rewatch): folder -> inode, and the
         # config.yaml that named them
@@ -281,6 +289,7 @@ class Daemon:
     def _update(self) -> index.BuildReport | None:
         """The re-index itself; the caller holds ``building``."""
         self.dirty_at = None
+        self.updates += 1
         report = None
         try:
             report = self._reindex()
@@ -332,6 +341,7 @@ class Daemon:
                     "rankers": list(self.retriever.rankers),
                     "model": self.embedder.info.fingerprint if self.embedder else None,
                     "settles": self.settles,  # see settle()
+                    "updates": self.updates,  # re-indexes begun since it started
                 },
             }
         if op == "retrieve":
@@ -462,6 +472,8 @@ class Daemon:
 
         class Handler(FileSystemEventHandler):
             def on_any_event(self, event: Any) -> None:
+                if event.event_type in READ_ONLY_EVENTS:
+                    return
                 # an editor's or agent's atomic save writes a temporary file and renames
                 # it over the record: only the move's destination names the record
                 names = (event.src_path, getattr(event, "dest_path", ""))

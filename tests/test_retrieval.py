@@ -1083,6 +1083,49 @@ def _wait_until_it_serves(proc: subprocess.Popen[str], r: Any) -> None:
         time.sleep(0.05)
 
 
+def test_a_daemon_whose_records_are_only_read_goes_idle(
+    repo: Path, model_dir: Path, tmp_path: Path
+) -> None:
+    """watchdog reports a file opened, and closed unwritten, too. Each was taken for a
+    change: a record read (an agent's Read, a hook, `gitmem doctor`) set off a re-index,
+    which reads config.yaml, which set off the next, every 0.75 s; each counted as
+    activity, so the daemon never went idle. Reading changes nothing now: no re-index,
+    and the daemon exits once idle."""
+    import time
+
+    from gitmem import client
+
+    project(repo)
+    write(repo, ".continuity/config.yaml", "watch_autostart: false\n")
+    commit_all(repo)
+    home = tmp_path / "ort-home"  # onnxruntime writes under ~/.cache
+    home.mkdir()
+    env = {**os.environ, "GITMEM_EMBED_MODEL_DIR": str(model_dir), "HOME": str(home)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gitmem", "watch", "--idle", "3"],
+        cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    r = discover(repo)
+    with _killed_at_the_end(proc):
+        _wait_until_it_serves(proc, r)
+        before = client.ping(r)
+        assert before is not None
+        for _ in range(3):
+            for path in [*(repo / ".continuity").rglob("*.md"), repo / ".continuity/config.yaml"]:
+                path.read_bytes()
+            time.sleep(0.3)
+        time.sleep(1.0)  # past the debounce: a re-index would have begun
+        after = client.ping(r)
+        assert after is not None and after["updates"] == before["updates"], (before, after)
+        began = time.monotonic()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the daemon did not go idle with its records only read")
+        assert time.monotonic() - began < 15
+        assert "idle: exiting" in (proc.stderr.read() if proc.stderr else "")
+
+
 def test_daemon_serves_and_reindexes(repo: Path, model_dir: Path, tmp_path: Path) -> None:
     project(repo)
     # onnxruntime (not gitmem) writes a device id under ~/.cache/Microsoft when it loads a
