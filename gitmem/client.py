@@ -39,10 +39,11 @@ def compat() -> str:
 
 
 def socket_path(
-    repo: Repo | Location, folder: str | None = None, *, create: bool = False
+    repo: Repo | Location, folder: str | None = None, *, create: bool = False, far: bool = False
 ) -> str | None:
     """``<state dir>/watch.sock`` (``folder``: another state folder's), or, where that is
-    too long for a Unix socket (about 100 bytes: a deep checkout),
+    too long for a Unix socket (about 100 bytes: a deep checkout) or ``far`` (the state
+    folder's file system cannot hold one: see ``pointer``),
     ``watch-<hash of the git directory>.sock`` in this user's own temporary folder
     (``location.temp_folder``, made with ``create``), in /tmp or the next that is theirs,
     whatever ``$TMPDIR`` says: an agent's hooks and the user's shell must find the same
@@ -52,7 +53,7 @@ def socket_path(
     folder."""
     state = folder or os.fspath(repo.state_dir)
     path = os.path.join(state, daemon_file(state, "sock"))
-    if len(path.encode()) < 100:
+    if len(path.encode()) < 100 and not far:
         return path
     import hashlib
 
@@ -63,6 +64,49 @@ def socket_path(
         return None
     digest = hashlib.sha1(str(repo.git_dir).encode()).hexdigest()[:16]
     return os.path.join(private, f"watch-{digest}.sock")
+
+
+def pointer(state: str) -> str:
+    """The file in the state folder ``state`` that names the socket a daemon listens on
+    elsewhere: where that folder's file system cannot hold a socket (a Windows or SMB
+    share, a virtual machine's shared folder: `bind` fails with "Operation not
+    supported"), the daemon listens in the user's own temporary folder and leaves this
+    file for its clients. Before session 59 `gitmem watch` stopped there with "Error:
+    cannot use: Operation not supported", and no hook ever ranked with embeddings."""
+    return os.path.join(state, daemon_file(state, "where"))
+
+
+def listening(repo: Repo | Location) -> str | None:
+    """The socket this user's daemon for ``repo`` listens on, where there is one of
+    theirs: in the state folder; where this process keeps its state aside (a sandbox that
+    keeps .git read-only: gitmem.location.state_dir_of), the one in .git, where the daemon
+    started outside listens; or the one a ``pointer`` names. Where no daemon runs, two or
+    three ``lstat`` calls."""
+    path = socket_path(repo)
+    if ours(path):
+        return path
+    primary = git_state_dir(os.fspath(repo.git_dir))
+    if os.fspath(repo.state_dir) != primary:
+        path = socket_path(repo, primary)
+        if ours(path):
+            return path
+    for state in dict.fromkeys((os.fspath(repo.state_dir), primary)):
+        named = pointer(state)
+        try:
+            if os.lstat(named).st_uid != _uid():
+                continue  # another user's (see ours)
+            with open(named, encoding="utf-8") as fh:
+                path = fh.read().strip()
+        except OSError:
+            continue
+        if path == socket_path(repo, far=True) and ours(path):
+            return path
+    return None
+
+
+def _uid() -> int:
+    getuid = getattr(os, "getuid", None)
+    return getuid() if getuid is not None else -1
 
 
 def daemon_file(state: str, kind: str) -> str:
@@ -102,14 +146,9 @@ def ours(path: str | None) -> TypeGuard[str]:
 def request(
     repo: Repo | Location, payload: dict[str, Any], timeout: float = REPLY_TIMEOUT_S
 ) -> Any:
-    path = socket_path(repo)
-    if not ours(path):
-        # where this process keeps its state aside (a sandbox that keeps .git read-only:
-        # gitmem.location.state_dir_of), the daemon started outside listens in .git;
-        # elsewhere that is the same path, not looked at twice
-        aside, path = path, socket_path(repo, git_state_dir(os.fspath(repo.git_dir)))
-        if path == aside or not ours(path):
-            return None
+    path = listening(repo)
+    if path is None:
+        return None
     reply = _exchange(path, {**payload, "compat": compat()}, timeout)
     if not isinstance(reply, dict) or not reply.get("ok"):
         return None

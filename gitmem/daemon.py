@@ -16,6 +16,7 @@ no stderr anyone reads, and ``gitmem doctor`` shows that log.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import gc
 import json
@@ -25,13 +26,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from gitmem import compile as compiler
-from gitmem import config, embed, index, markup, store
+from gitmem import config, embed, fsutil, index, markup, store
 from gitmem.agent.runner import append_log
 from gitmem.client import compat as client_compat
-from gitmem.client import daemon_file, socket_path
+from gitmem.client import daemon_file, listening, pointer, socket_path
 from gitmem.errors import GitmemError
 from gitmem.repo import Repo
 from gitmem.retrieve import NOT_INDEXED, Retriever, quick_fresh
@@ -379,14 +381,13 @@ class Daemon:
                 "no folder of this user's own in /tmp, /var/tmp or /dev/shm for the socket "
                 "(the git directory's path is too long for one): not serving"
             )
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
-        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        server.bind(path)
-        os.chmod(path, 0o600)
+        server, path, marker = self._bind(path)
         server.listen(16)
         server.settimeout(0.25)
-        inode = os.stat(path).st_ino
+        # what tells it that nobody can reach it any more (see below): its socket, or the
+        # file in the state folder that names it
+        watched = marker or path
+        inode = os.stat(watched).st_ino
         observer = self._watch()
         self.log(f"serving on {path}")
         try:
@@ -408,7 +409,7 @@ class Daemon:
                             self.problem(f"watching the record folders anew failed: {exc}")
                         self.rewatch_error = str(exc)
                 # each time before re-indexing, too: deleting a repository deletes records
-                if (due or self.dirty_at is not None) and not _same_file(path, inode):
+                if (due or self.dirty_at is not None) and not _same_file(watched, inode):
                     # nobody can reach it any more: the repository (or its gitmem folder)
                     # was deleted. Not logged to a file: that would recreate the folder.
                     self.log("exiting: its socket was removed")
@@ -432,10 +433,11 @@ class Daemon:
                 threading.Thread(target=self._serve_one, args=(conn,), daemon=True).start()
         finally:
             server.close()
-            gone = not _same_file(path, inode)
+            gone = not _same_file(watched, inode)
             if not gone:  # not another daemon's, if it was replaced
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(path)
+                for made in (path, marker) if marker else (path,):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(made)
             if observer is not None:
                 observer.stop()
             if not gone:  # a re-index in progress finishes (it would write into a deleted
@@ -443,6 +445,37 @@ class Daemon:
                     pass
             with self.lock:
                 self.retriever.close()
+
+    def _bind(self, path: str) -> tuple[socket.socket, str, str | None]:
+        """A socket listening on ``path``, mode 0600; where the state folder's file system
+        cannot hold one, on the one in this user's temporary folder, named in the state
+        folder's ``client.pointer`` file (its path, third). Raises where neither can be."""
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            server.bind(path)
+        except OSError as exc:
+            far = socket_path(self.repo, create=True, far=True)
+            if exc.errno in (errno.EADDRINUSE, errno.EACCES) or far is None or far == path:
+                server.close()
+                raise
+            server.close()
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(far)
+            server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            server.bind(far)
+            os.chmod(far, 0o600)
+            state = os.fspath(self.repo.state_dir)
+            marker = pointer(state)
+            fsutil.atomic_write(Path(marker), far + "\n")
+            self.log(
+                f"{state} cannot hold a socket ({exc.strerror}): listening in this user's "
+                f"own temporary folder instead, named in {marker}"
+            )
+            return server, far, marker
+        os.chmod(path, 0o600)
+        return server, path, None
 
     def _serve_one(self, conn: socket.socket) -> None:
         with conn:
@@ -603,7 +636,7 @@ def spawn(repo: Repo) -> bool:
     (a socket left behind by a daemon that was killed is not one)."""
     from gitmem.spawn import detach
 
-    path = socket_path(repo)
+    path = listening(repo)
     if path is not None and serving(path):
         return False
     return detach(["watch", "--quiet"], repo.root)

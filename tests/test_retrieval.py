@@ -6,6 +6,7 @@ import contextlib
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -1124,6 +1125,75 @@ def test_a_daemon_whose_records_are_only_read_goes_idle(
             pytest.fail("the daemon did not go idle with its records only read")
         assert time.monotonic() - began < 15
         assert "idle: exiting" in (proc.stderr.read() if proc.stderr else "")
+
+
+# bind() of a Unix socket under $NOSOCK_UNDER fails as on a file system that cannot hold
+# one (an SMB share, a Windows drive in WSL, a virtual machine's shared folder), loaded
+# into a `gitmem watch` with LD_PRELOAD
+NO_SOCKETS_C = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+int bind(int fd, const struct sockaddr *addr, socklen_t len) {
+    static int (*real)(int, const struct sockaddr *, socklen_t);
+    if (!real) real = (int (*)(int, const struct sockaddr *, socklen_t))dlsym(RTLD_NEXT, "bind");
+    const char *under = getenv("NOSOCK_UNDER");
+    if (under && addr && addr->sa_family == AF_UNIX
+        && strncmp(((const struct sockaddr_un *)addr)->sun_path, under, strlen(under)) == 0) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    return real(fd, addr, len);
+}
+"""
+
+
+@pytest.mark.skipif(
+    shutil.which("gcc") is None or sys.platform != "linux", reason="needs gcc, and Linux"
+)
+def test_a_daemon_on_a_file_system_without_sockets_listens_in_the_users_folder(
+    repo: Path, model_dir: Path, tmp_path: Path
+) -> None:
+    """Where the git directory's file system cannot hold a Unix socket, `gitmem watch`
+    stopped with "Error: cannot use: Operation not supported", and no hook ever ranked
+    with embeddings. It now listens in the user's own temporary folder and leaves a file
+    naming that socket in the state folder, which clients read; both go when it exits."""
+    shim = tmp_path / "nosock.so"
+    source = tmp_path / "nosock.c"
+    source.write_text(NO_SOCKETS_C)
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(shim), str(source), "-ldl"], check=True)
+    project(repo)
+    commit_all(repo)
+    r = discover(repo)
+    home = tmp_path / "ort-home"  # onnxruntime writes under ~/.cache
+    home.mkdir()
+    env = {**os.environ, "GITMEM_EMBED_MODEL_DIR": str(model_dir), "HOME": str(home)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gitmem", "watch", "--idle", "60"], cwd=repo,
+        env={**env, "LD_PRELOAD": str(shim), "NOSOCK_UNDER": str(r.git_dir)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    from gitmem import client
+
+    with _killed_at_the_end(proc):
+        _wait_until_it_serves(proc, r)
+        far = client.listening(r)
+        assert far is not None and not far.startswith(str(r.git_dir))
+        assert not (r.state_dir / "watch.sock").exists()
+        out = subprocess.run(
+            [sys.executable, "-m", "gitmem", "search", "--json", "floats for money"],
+            cwd=repo, env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert json.loads(out.stdout)["served_by"] == "daemon"
+        client.request(r, {"op": "stop"})
+        assert proc.wait(timeout=20) == 0
+        said = proc.stderr.read() if proc.stderr else ""
+    assert "cannot hold a socket (Operation not supported)" in said
+    assert not os.path.exists(far) and not os.path.exists(client.pointer(str(r.state_dir)))
 
 
 def test_daemon_serves_and_reindexes(repo: Path, model_dir: Path, tmp_path: Path) -> None:
