@@ -128,6 +128,8 @@ class Daemon:
         self.settle_due = False
         self.settles = 0
         self.updates = 0
+        # the file whose going tells that the repository was moved or deleted (see serve)
+        self.anchor: tuple[str, int] | None = None
         self.record_errors: tuple[str, ...] = ()  # what was last said of broken records
         # what the watchdog observer watches (see rewatch): folder -> inode, and the
         # config.yaml that named them
@@ -327,6 +329,12 @@ class Daemon:
         if op == "stop":
             self.stop.set()
             return {"ok": True, "result": None}
+        if self.anchor is not None and not _same_file(*self.anchor):
+            # the repository was moved (its socket with it) or deleted: a client in its new
+            # place reached it, and before session 59 got the answer of a re-index of the
+            # old place, where there was nothing ("no matching decisions")
+            self.stop.set()
+            return {"ok": False, "error": "its repository was moved or deleted: exiting"}
         # answers come only from the code the client runs: the client then works in-process
         if self.code_changed():
             return {"ok": False, "error": "gitmem changed on disk: this daemon is exiting"}
@@ -388,6 +396,7 @@ class Daemon:
         # file in the state folder that names it
         watched = marker or path
         inode = os.stat(watched).st_ino
+        self.anchor = (watched, inode)
         observer = self._watch()
         self.log(f"serving on {path}")
         try:

@@ -1127,6 +1127,36 @@ def test_a_daemon_whose_records_are_only_read_goes_idle(
         assert "idle: exiting" in (proc.stderr.read() if proc.stderr else "")
 
 
+def test_a_daemon_whose_repository_was_moved_answers_nothing(
+    repo: Path, model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A repository moved while its daemon runs takes the socket along: a client in the
+    new place reached the daemon, which re-indexed the old place, where there was nothing,
+    and answered "no matching decisions". It now declines and exits; the client ranks
+    in-process."""
+    project(repo)
+    commit_all(repo)
+    home = tmp_path / "ort-home"  # onnxruntime writes under ~/.cache
+    home.mkdir()
+    env = {**os.environ, "GITMEM_EMBED_MODEL_DIR": str(model_dir), "HOME": str(home)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gitmem", "watch", "--idle", "60"],
+        cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    with _killed_at_the_end(proc):
+        _wait_until_it_serves(proc, discover(repo))
+        moved = tmp_path / "moved"
+        monkeypatch.chdir(tmp_path)
+        repo.rename(moved)
+        out = subprocess.run(
+            [sys.executable, "-m", "gitmem", "search", "--json", "floats for money"],
+            cwd=moved, env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        found = json.loads(out.stdout)
+        assert found["served_by"] == "in-process" and found["hits"][0]["id"] == "D-0001"
+        assert proc.wait(timeout=20) == 0
+
+
 # bind() of a Unix socket under $NOSOCK_UNDER fails as on a file system that cannot hold
 # one (an SMB share, a Windows drive in WSL, a virtual machine's shared folder), loaded
 # into a `gitmem watch` with LD_PRELOAD
