@@ -137,11 +137,15 @@ def build(repo: Repo, taken: Fingerprint | None = None) -> store.Catalog:
     fd, tmp = fsutil.create_aside(path)
     os.close(fd)
     try:
+        # no locks: the file is this process's own until it is renamed into place, and a
+        # file system without them (NFS without its lock daemon, Lustre) refused SQLite's
+        # ("database is locked"), so every call compiled the records in memory again
+        aside = Path(tmp).as_uri() + "?nolock=1"
         if same_rows and last is not None and _copy_if_unchanged(path, tmp, last.table):
-            conn = sqlite3.connect(tmp)
+            conn = sqlite3.connect(aside, uri=True)
             _update(conn, catalog, last, repo, watch, dirs, quick, full, common)
         else:
-            conn = sqlite3.connect(tmp)
+            conn = sqlite3.connect(aside, uri=True)
             _write(conn, catalog, repo, watch, dirs, quick, full, common)
         conn.close()
         # the identity of the file written here (renaming keeps it), not of whatever is

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import gc
 import json
 import os
@@ -30,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from gitmem import compile as compiler
-from gitmem import config, embed, fsutil, index, markup, store
+from gitmem import config, embed, fsutil, index, locked, markup, store
 from gitmem.agent.runner import append_log
 from gitmem.client import compat as client_compat
 from gitmem.client import daemon_file, listening, pointer, socket_path
@@ -587,11 +586,14 @@ def run(repo: Repo, *, idle_seconds: int | None, log: Callable[[str], None]) -> 
     except PermissionError:  # another user's (a `sudo gitmem watch`): flock needs no more
         fd = os.open(lock_path, os.O_RDONLY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        log("another `gitmem watch` already serves this work tree")
+        stand_in = locked.lock(fd, wait=False)
+    except BlockingIOError:
+        log("another `gitmem watch` of yours already serves this work tree")
         os.close(fd)
         return 1
+    except OSError as exc:
+        os.close(fd)
+        raise GitmemError(f"cannot lock {lock_path}: {exc.strerror}") from None
     try:
         with contextlib.suppress(OSError):  # for people (the lock is what counts)
             os.ftruncate(fd, 0)
@@ -604,7 +606,7 @@ def run(repo: Repo, *, idle_seconds: int | None, log: Callable[[str], None]) -> 
             log(f"stopped by {exc}")
         return 0
     finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
+        locked.unlock(fd, stand_in)
         os.close(fd)
 
 

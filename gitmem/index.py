@@ -17,7 +17,6 @@ missing generation is rebuilt from scratch. One builder at a time (a lock file).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -30,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitmem import bm25, config, embed, entities, frontmatter, globs, sections
+from gitmem import bm25, config, embed, entities, frontmatter, globs, locked, sections
 from gitmem import compile as compiler
 from gitmem.doctext import FIELD_WEIGHTS, FIELDS, field_texts
 from gitmem.fsutil import atomic_write
@@ -162,11 +161,11 @@ def _build_lock(repo: Repo) -> Iterator[None]:
     index_dir(repo).mkdir(parents=True, exist_ok=True)
     fd = os.open(index_dir(repo) / "build.lock", os.O_RDONLY | os.O_CREAT, 0o666)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        stand_in = locked.lock(fd)  # (a stand-in where the file system has no locks)
         try:
             yield
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            locked.unlock(fd, stand_in)
     finally:
         os.close(fd)
 
@@ -444,7 +443,9 @@ def _write_whoosh(
         target.mkdir()
         ix = windex.create_in(str(target), _schema())
         todo = decisions
-    writer = ix.writer(limitmb=128)
+    # no whoosh lock (an flock, which a file system without locks refuses): the
+    # generation is this build's own until it is made current, under the build lock
+    writer = ix.writer(limitmb=128, _lk=False)
     try:
         for ident in removed:
             writer.delete_by_term("id", ident)

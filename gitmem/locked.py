@@ -1,14 +1,65 @@
 """An append-and-read file under an exclusive ``flock``: the session state files and the
-capture write-ahead files. Built-in modules only (the agent hooks use it)."""
+capture write-ahead files; and ``lock``, the lock every gitmem lock file takes. Built-in
+modules only (the agent hooks use it)."""
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
     from typing import IO
+
+# What a file system without locks says to ``flock``: an NFS mount whose lock daemon does
+# not answer ("No locks available"), Lustre mounted without `flock` ("Function not
+# implemented"), some FUSE and virtual machines' shared folders ("Operation not
+# supported").
+NO_LOCKS = frozenset((errno.ENOLCK, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP))
+
+
+def lock(fd: int, *, wait: bool = True) -> int | None:
+    """An exclusive ``flock`` on the open file ``fd`` (``wait``: until it is free; else
+    BlockingIOError at once). Where the file system has no locks (``NO_LOCKS``), the lock
+    is taken instead on a stand-in file of the same identity (device and inode) in this
+    user's own temporary folder, whose descriptor is returned (None for a lock on ``fd``
+    itself): pass it to ``unlock``. That stands in among this machine's processes, not
+    another machine's on the same network file system. Before session 59 every lock there
+    failed: no prompt of a session was captured, each decision was shown again on every
+    tool call, and `gitmem index` and `gitmem watch` stopped ("No locks available")."""
+    how = fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB
+    try:
+        fcntl.flock(fd, how)
+        return None
+    except OSError as exc:
+        if exc.errno not in NO_LOCKS:
+            raise
+        refused = exc
+    from gitmem.location import temp_folder
+
+    folder = temp_folder(create=True, fixed=True)
+    if folder is None:
+        raise refused
+    st = os.fstat(fd)
+    stand_ins = os.path.join(folder, "locks")
+    os.makedirs(stand_ins, exist_ok=True)
+    path = os.path.join(stand_ins, f"{st.st_dev:x}-{st.st_ino:x}.lock")
+    stand_in = os.open(path, os.O_RDONLY | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(stand_in, how)
+    except BaseException:
+        os.close(stand_in)
+        raise
+    return stand_in
+
+
+def unlock(fd: int, stand_in: int | None) -> None:
+    """Release what ``lock`` took on ``fd`` (``stand_in``: what it returned)."""
+    if stand_in is None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    else:
+        os.close(stand_in)
 
 
 class LockedFile:
@@ -18,29 +69,35 @@ class LockedFile:
     def __init__(self, path: str) -> None:
         self.path = path
         self._fh: IO[str] | None = None
+        self._stand_in: int | None = None
 
     def __enter__(self) -> IO[str]:
         while True:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             fh = open(self.path, "a+", encoding="utf-8", errors="replace")
+            stand_in = None
             try:
-                fcntl.flock(fh, fcntl.LOCK_EX)
+                stand_in = lock(fh.fileno())
                 # `remove_idle` may have deleted the file while this waited for the lock: a
                 # lock on a deleted file guards nothing, and what is written there is lost
                 if _is_at(fh, self.path):
                     break
             except BaseException:
+                if stand_in is not None:
+                    os.close(stand_in)
                 fh.close()
                 raise
+            if stand_in is not None:
+                os.close(stand_in)
             fh.close()
-        self._fh = fh
+        self._fh, self._stand_in = fh, stand_in
         return fh
 
     def __exit__(self, *exc: object) -> None:
         fh, self._fh = self._fh, None
         if fh is not None:
             try:
-                fcntl.flock(fh, fcntl.LOCK_UN)
+                unlock(fh.fileno(), self._stand_in)
             finally:
                 fh.close()
 
@@ -92,19 +149,23 @@ def remove_idle(
 
     try:
         with open(path, encoding="utf-8") as fh:  # never creates it
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            if not _is_at(fh, path):
-                return False
-            stat = os.fstat(fh.fileno())
-            if time.time() - stat.st_mtime < idle_seconds or (only_empty and stat.st_size):
-                return False
-            if also is not None:
-                try:  # noqa: SIM105 (contextlib costs a fresh interpreter ~1 ms)
-                    os.unlink(also)
-                except FileNotFoundError:
-                    pass
-            os.unlink(path)
-            return True
+            stand_in = lock(fh.fileno())  # released as the file closes, or below
+            try:
+                if not _is_at(fh, path):
+                    return False
+                stat = os.fstat(fh.fileno())
+                if time.time() - stat.st_mtime < idle_seconds or (only_empty and stat.st_size):
+                    return False
+                if also is not None:
+                    try:  # noqa: SIM105 (contextlib costs a fresh interpreter ~1 ms)
+                        os.unlink(also)
+                    except FileNotFoundError:
+                        pass
+                os.unlink(path)
+                return True
+            finally:
+                if stand_in is not None:
+                    os.close(stand_in)
     except FileNotFoundError:
         return False
 

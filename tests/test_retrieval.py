@@ -6,7 +6,6 @@ import contextlib
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -14,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import preload
 import pytest
 from click.testing import CliRunner
 from conftest import commit_all, decision, write
@@ -1157,34 +1157,7 @@ def test_a_daemon_whose_repository_was_moved_answers_nothing(
         assert proc.wait(timeout=20) == 0
 
 
-# bind() of a Unix socket under $NOSOCK_UNDER fails as on a file system that cannot hold
-# one (an SMB share, a Windows drive in WSL, a virtual machine's shared folder), loaded
-# into a `gitmem watch` with LD_PRELOAD
-NO_SOCKETS_C = r"""
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-int bind(int fd, const struct sockaddr *addr, socklen_t len) {
-    static int (*real)(int, const struct sockaddr *, socklen_t);
-    if (!real) real = (int (*)(int, const struct sockaddr *, socklen_t))dlsym(RTLD_NEXT, "bind");
-    const char *under = getenv("NOSOCK_UNDER");
-    if (under && addr && addr->sa_family == AF_UNIX
-        && strncmp(((const struct sockaddr_un *)addr)->sun_path, under, strlen(under)) == 0) {
-        errno = EOPNOTSUPP;
-        return -1;
-    }
-    return real(fd, addr, len);
-}
-"""
-
-
-@pytest.mark.skipif(
-    shutil.which("gcc") is None or sys.platform != "linux", reason="needs gcc, and Linux"
-)
+@pytest.mark.skipif(not preload.POSSIBLE, reason="needs gcc, and Linux")
 def test_a_daemon_on_a_file_system_without_sockets_listens_in_the_users_folder(
     repo: Path, model_dir: Path, tmp_path: Path
 ) -> None:
@@ -1192,10 +1165,7 @@ def test_a_daemon_on_a_file_system_without_sockets_listens_in_the_users_folder(
     stopped with "Error: cannot use: Operation not supported", and no hook ever ranked
     with embeddings. It now listens in the user's own temporary folder and leaves a file
     naming that socket in the state folder, which clients read; both go when it exits."""
-    shim = tmp_path / "nosock.so"
-    source = tmp_path / "nosock.c"
-    source.write_text(NO_SOCKETS_C)
-    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(shim), str(source), "-ldl"], check=True)
+    shim = preload.build(tmp_path, preload.NO_SOCKETS)
     project(repo)
     commit_all(repo)
     r = discover(repo)
