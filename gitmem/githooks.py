@@ -392,10 +392,34 @@ def shown(repo: Repo, path: Path) -> str:
         return str(path)
 
 
+def unrunnable(folder: Path) -> str | None:
+    """Why git runs none of the hooks in ``folder`` though gitmem's are there, marked
+    executable: its file system is mounted without execution (`noexec`: a hardened /tmp or
+    /home, removable media), where git passes over every hook with a hint the commit's
+    output buries. None where git runs them. Before session 59 such a clone took every
+    commit unchecked, and `gitmem doctor` said its decisions were checked at commit time."""
+    probe = folder / "pre-commit"
+    try:
+        marked = probe.stat().st_mode & 0o111
+    except OSError:
+        return None
+    if not marked or os.access(probe, os.X_OK):
+        return None
+    return (
+        f"git runs none of the hooks in {folder}: its file system is mounted without "
+        "execution (noexec). Point core.hooksPath at a folder on another mount (`git config "
+        'core.hooksPath "$HOME/.config/git/hooks"`) and run `gitmem install git` again'
+    )
+
+
 def status(repo: Repo) -> tuple[bool, str]:
     """For `gitmem doctor`: whether the commit-time hooks are sound, and what they are."""
     folder = hooks_dir(repo)
     shims = [name for name in HOOKS if _is_ours(folder / name)]
+    if "pre-commit" in shims:
+        stopped = unrunnable(folder)
+        if stopped is not None:
+            return False, stopped
     kept = [_kept(folder, name) for name in shims]
     if husky_scripts(folder) is not None and any(k.exists() for k in kept):
         # an older gitmem's shims in husky's .husky/_: the dispatchers they keep run

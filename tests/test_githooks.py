@@ -883,3 +883,43 @@ def test_a_fixup_folded_by_a_rebase_keeps_the_commits_decisions(project: Path) -
     message = git(project, "log", "-1", "--format=%B")
     assert message.startswith("charge two\n") and "Decisions: D-0001, D-0002\n" in message, message
     assert git(project, "rev-list", "--count", f"{main}..HEAD").strip() == "1"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a file system needs root")
+def test_a_clone_on_a_file_system_mounted_noexec_is_said_to_run_no_hooks(
+    tmp_path: Path,
+) -> None:
+    """Git passes over every hook of a clone on a file system mounted `noexec` (a
+    hardened /tmp or /home, removable media), with a hint the commit's output buries: a
+    commit that broke a critical rule went in, and `gitmem doctor` said the decisions
+    were checked at commit time. `install git` and doctor now say that git runs none of
+    them, and how to have it run them."""
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "noexec", "tmpfs", str(mount)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"no tmpfs mount here: {mounted.stderr.decode().strip()}")
+    try:
+        root = mount / "repo"
+        root.mkdir()
+        git(root, "init", "-q", "-b", "main")
+        write(root, "billing/charge.py", "x = 1\n")
+        write(root, ".continuity/decisions/0001-money.md", RULE)
+        commit_all(root, "init")
+        installed = subprocess.run(
+            ["gitmem", "install", "git"], cwd=root, capture_output=True, text=True, timeout=60
+        )
+        assert installed.returncode == 0 and "mounted without execution" in installed.stderr
+        write(root, "billing/charge.py", "x = float(1)\n")
+        git(root, "add", "-A")
+        assert commit(root, "use floats").returncode == 0  # git ran no hook: as said
+        doctor = subprocess.run(
+            ["gitmem", "doctor", "--json", "--no-model"],
+            cwd=root, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        check = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "git hooks")
+        assert not check["ok"] and "noexec" in check["detail"], check
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=True)

@@ -155,7 +155,8 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
     .github/hooks/gitmem.json), `qwen` (Qwen Code's settings.json), `opencode` (a plugin
     file in .opencode/plugin/), `cline` (a script per event in .clinerules/hooks/) or `git`
     (native
-    pre-commit, prepare-commit-msg, post-checkout and post-merge shims; an existing hook is
+    pre-commit, prepare-commit-msg, post-checkout, post-merge and pre-applypatch shims; an
+    existing hook is
     kept as <hook>.before-gitmem and run first; with husky, or a hooks folder in the work tree,
     a marked block is added to the project's own hook scripts instead)."""
     if trust and agent != "codex":
@@ -180,6 +181,9 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
                 "(`git lfs install` refuses hooks it did not write); gitmem's would only "
                 "refresh the index, which it also does when it finds it stale"
             )
+        stopped = githooks.unrunnable(where)
+        if stopped is not None:
+            click.echo(f"gitmem: {stopped}", err=True)
         if githooks.shared_folder(repo, where):
             stdout().print(
                 f"note: core.hooksPath sends git to {escape(str(where))}, outside this "
