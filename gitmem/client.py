@@ -104,27 +104,30 @@ def listening(repo: Repo | Location) -> str | None:
     return None
 
 
-def _uid() -> int:
+def _uid() -> int | None:
+    """This process's user, or None where there is no such thing (Windows, where no socket
+    is made)."""
     getuid = getattr(os, "getuid", None)
-    return getuid() if getuid is not None else -1
+    return getuid() if getuid is not None else None
 
 
 def daemon_file(state: str, kind: str) -> str:
-    """The name of the daemon's ``kind`` of file (``sock``, ``lock``) in the state folder
+    """The name of the daemon's ``kind`` of file (``sock``, ``lock``, ``where``: see
+    ``pointer``) in the state folder
     ``state``: ``watch.<kind>`` where the folder is this user's (a clone of one user's, the
     usual), else ``watch-<uid>.<kind>``. In a clone several accounts share
     (gitmem.sharing), each runs a daemon of their own, which no other account asks (see
     ``ours``): before session 59 the first account's daemon held the work tree's one lock,
     and every other account's hooks ranked without embeddings for as long as it ran (their
     `gitmem watch`: "another `gitmem watch` already serves this work tree")."""
-    getuid = getattr(os, "getuid", None)  # (none on Windows, where no socket is made)
+    uid = _uid()
     try:
-        owner = os.stat(state).st_uid if getuid is not None else None
+        owner = os.stat(state).st_uid if uid is not None else None
     except OSError:
         owner = None  # not made yet: whoever makes it (the daemon) owns it
-    if getuid is None or owner is None or owner == getuid():
+    if uid is None or owner is None or owner == uid:
         return f"watch.{kind}"
-    return f"watch-{getuid()}.{kind}"
+    return f"watch-{uid}.{kind}"
 
 
 def ours(path: str | None) -> TypeGuard[str]:
@@ -139,8 +142,8 @@ def ours(path: str | None) -> TypeGuard[str]:
         st = os.lstat(path)
     except OSError:
         return False
-    getuid = getattr(os, "getuid", None)  # (none on Windows, where no socket is made)
-    return stat.S_ISSOCK(st.st_mode) and (getuid is None or st.st_uid == getuid())
+    uid = _uid()
+    return stat.S_ISSOCK(st.st_mode) and (uid is None or st.st_uid == uid)
 
 
 def request(
