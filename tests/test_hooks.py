@@ -1428,6 +1428,48 @@ def test_a_commit_that_skips_the_hooks_is_checked_before_it_runs(project: Path) 
     assert _before_shell(project, "nv", "git commit -an -m all")["permissionDecision"] == "deny"
 
 
+@pytest.mark.parametrize(
+    ("command", "patches"),
+    [
+        ("git am --no-verify 0001.patch", [("", "", ["0001.patch"])]),
+        ("cd sub && git am -3n a.patch b.patch", [("sub", "", ["a.patch", "b.patch"])]),
+        ("git -c core.hooksPath=/dev/null am p.patch", [("", "", ["p.patch"])]),
+        ("git am -n --directory=lib -p 1 y.patch", [("", "lib", ["y.patch"])]),
+        ("cat x.patch | git am -n", [("", "", [])]),  # from its input: nothing to read
+        ("git am x.patch", []),  # the hooks run: the pre-applypatch check sees to it
+        ("git am -Snora x.patch", []),  # -S takes the rest: a key, not -n
+        ("git amend && grep am notes", []),
+    ],
+)
+def test_unhooked_patches(command: str, patches: list[tuple[str, str, list[str]]]) -> None:
+    assert toolpaths.unhooked_patches(command) == patches
+
+
+def test_a_git_am_that_skips_the_hooks_is_checked_before_it_runs(
+    project: Path, tmp_path: Path
+) -> None:
+    """Since session 59 `git am`'s pre-applypatch hook checks each patch, so an agent
+    whose patch it refused retries with `git am --no-verify`: the before-tool hook reads
+    the patch files as that check reads the applied patch, and denies one that breaks a
+    critical rule; a patch that breaks none goes through."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+    patches = {}
+    for name, text in (("bad", "y = float(x)\n"), ("good", "y = x\n")):
+        git(project, "checkout", "-q", "-b", name)
+        write(project, "billing/charge.py", "x = 1\n" + text)
+        commit_all(project, name)
+        patches[name] = git(project, "format-patch", "-1", "-o", str(tmp_path / name)).strip()
+        git(project, "checkout", "-q", "-")
+    cases = [
+        (f"git am --no-verify {patches['bad']}", True),
+        (f"git am -3n {patches['good']} {patches['bad']}", True),
+        (f"git am -n {patches['good']}", False),
+        (f"git am {patches['bad']}", False),  # the hooks run: pre-applypatch sees to it
+    ]
+    _assert_denied(project, "am", cases, "`git am` skips the repository's hooks", "D-0001")
+
+
 def test_a_merge_committed_past_the_hooks_is_checked_for_what_it_adds(project: Path) -> None:
     """An agent concluding a merge with `git commit -n` was denied over a line the merged
     branch had committed (a teammate's `float(`), which the merge did not add; since

@@ -841,16 +841,8 @@ def unhooked_commits(command: str) -> list[tuple[str, bool, bool, list[str]]]:
     )
     out: list[tuple[str, bool, bool, list[str]]] = []
     for folder, name, words, _, _ in _walk(command)[2]:
-        skip = off
-        i = 0
-        while name == "git" and i < len(words) and words[i].startswith("-"):
-            option, i = words[i], i + 1
-            if option in _GIT_VALUES and i < len(words):
-                value, i = words[i], i + 1
-                if option == "-c" and value.lower().startswith("core.hookspath="):
-                    skip = True
-                elif option == "-C":
-                    folder = value if value.startswith("/") else _join(folder, value)
+        folder, skip, i = _git_options(folder, name, words)
+        skip = skip or off
         if name != "git" or words[i : i + 1] != ["commit"]:
             continue
         every = include = False
@@ -882,6 +874,70 @@ def unhooked_commits(command: str) -> list[tuple[str, bool, bool, list[str]]]:
                 paths.append(arg)
         if skip:
             out.append((folder, every, include, paths))
+    return out
+
+
+def _git_options(folder: str, name: str, words: list[str]) -> tuple[str, bool, int]:
+    """For a `git` command's ``words``: the folder it runs in (``-C``), whether `-c
+    core.hooksPath=...` turns its hooks off, and where its subcommand is."""
+    skip = False
+    i = 0
+    while name == "git" and i < len(words) and words[i].startswith("-"):
+        option, i = words[i], i + 1
+        if option in _GIT_VALUES and i < len(words):
+            value, i = words[i], i + 1
+            if option == "-c" and value.lower().startswith("core.hookspath="):
+                skip = True
+            elif option == "-C":
+                folder = value if value.startswith("/") else _join(folder, value)
+    return folder, skip, i
+
+
+# `git am`'s options that take a value in the next word
+_AM_VALUES = frozenset(("--directory", "--exclude", "--include", "--patch-format", "--resolvemsg",
+                        "--whitespace", "--quoted-cr", "--empty", "-C", "-p"))  # fmt: skip
+
+
+def unhooked_patches(command: str) -> list[tuple[str, str, list[str]]]:
+    """Each `git am` of ``command`` that commits patches without the repository's hooks,
+    so without gitmem's check of each patch (its pre-applypatch hook): `--no-verify`
+    (`-n`) or `git -c core.hooksPath=...`. As (the folder it runs in, the folder
+    `--directory` puts the patches' paths in, the patch files named). One that reads its
+    patches from its input names none. Since session 59, when gitmem began to check what
+    `git am` commits: an agent whose patch that check refused retries it so."""
+    if "am" not in command.split():
+        return []
+    out: list[tuple[str, str, list[str]]] = []
+    for folder, name, words, _, _ in _walk(command)[2]:
+        folder, skip, i = _git_options(folder, name, words)
+        if name != "git" or words[i : i + 1] != ["am"]:
+            continue
+        under = ""
+        files: list[str] = []
+        args = words[i + 1 :]
+        j = 0
+        while j < len(args):
+            arg, j = args[j], j + 1
+            if arg == "--":
+                files += args[j:]
+                break
+            if arg.startswith("--"):
+                key, eq, value = arg.partition("=")
+                skip = skip or (len(key) >= 6 and "--no-verify".startswith(key))
+                if key in _AM_VALUES and not eq and j < len(args):
+                    value, j = args[j], j + 1
+                if key == "--directory":
+                    under = value.strip("/")
+            elif arg.startswith("-") and arg != "-":
+                for c in arg[1:]:
+                    if c in "CpS":  # their value: the rest of the word (-C, -p: or the next)
+                        break
+                    skip = skip or c == "n"
+                j += arg in _AM_VALUES
+            else:
+                files.append(arg)
+        if skip:
+            out.append((folder, under, files))
     return out
 
 

@@ -586,14 +586,15 @@ def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] |
     if payload.get("tool_name") != toolpaths.SHELL_TOOL or command is None:
         return None
     commits = toolpaths.unhooked_commits(command)
-    if not commits:
+    patches = toolpaths.unhooked_patches(command)
+    if not commits and not patches:
         return None
     from gitmem.check import added_lines, merging, new_to_every_parent
     from gitmem.errors import GitmemError
 
     cwd = _cwd(payload)
     roots = worktree_roots(loc.root, loc.common_dir)
-    changes: dict[str, list[tuple[int, str]]] = {}
+    changes: dict[str, list[tuple[int, str]]] = _patched(loc, cwd, patches)
     try:
         for folder, every, include, pathspecs in commits:
             where = os.path.normpath(os.path.join(cwd, folder))
@@ -634,12 +635,45 @@ def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] |
         return None
     specific = denied["hookSpecificOutput"]
     specific["permissionDecisionReason"] = (
-        "This commit skips the repository's hooks, and with them gitmem's commit-time "
-        f"check, which it would not pass. {specific['permissionDecisionReason']} Change the "
-        "code to follow the decision (or, if the decision is wrong, tell the user) rather "
-        "than skipping the check."
+        f"This {'commit' if commits else '`git am`'} skips the repository's hooks, and with "
+        "them gitmem's commit-time check, which it would not pass. "
+        f"{specific['permissionDecisionReason']} Change the code to follow the decision (or, "
+        "if the decision is wrong, tell the user) rather than skipping the check."
     )
     return denied
+
+
+# A patch file larger than this is not read before its `git am` (a mailbox of a whole
+# series): the commit goes as it would
+MAX_PATCH_BYTES = 8 << 20
+
+
+def _patched(
+    loc: Location, cwd: str, patches: list[tuple[str, str, list[str]]]
+) -> dict[str, list[tuple[int, str]]]:
+    """{repository path: [(line, text)]} for the lines the patch files of each `git am`
+    in ``patches`` (toolpaths.unhooked_patches) add in this repository, as its
+    pre-applypatch check would read them once applied."""
+    from gitmem.check import added_in
+
+    out: dict[str, list[tuple[int, str]]] = {}
+    for folder, under, files in patches:
+        where = os.path.normpath(os.path.join(cwd, folder))
+        found = repository_of(where)
+        if found is None or found.root != loc.root:
+            continue  # another repository's: its own hooks see to it
+        for name in files:
+            path = os.path.join(where, os.path.expanduser(name))
+            try:
+                if os.path.getsize(path) > MAX_PATCH_BYTES:
+                    continue
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+            except OSError:
+                continue  # git says what is wrong with it
+            for rel, lines in added_in(text).items():
+                out.setdefault(f"{under}/{rel}" if under else rel, []).extend(lines)
+    return out
 
 
 def _changes(
