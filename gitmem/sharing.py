@@ -150,10 +150,17 @@ def mend(folder: str, perm: int) -> int:
         return 0
     # the permission bits alone: a set-group-ID bit the system would not set (the user
     # outside the folder's group) must not send every process through the whole tree
-    if top.st_uid != os.geteuid() or shared_mode(top.st_mode, perm) & 0o777 == top.st_mode & 0o777:
+    wanted = shared_mode(top.st_mode, perm)
+    if top.st_uid != os.geteuid() or wanted & 0o777 == top.st_mode & 0o777:
         return 0
-    changed = 0
-    for path in _tree(folder):
+    try:  # the folder first: a file system that keeps no modes (an SMB share) keeps
+        os.chmod(folder, stat.S_IMODE(wanted))  # none, and is not walked by every process
+        if os.stat(folder).st_mode & 0o777 != wanted & 0o777:
+            return 0
+    except OSError:
+        return 0
+    changed = 1
+    for path in _tree(folder)[1:]:
         try:
             st = os.lstat(path)
             own = st.st_uid == os.geteuid()
