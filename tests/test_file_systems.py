@@ -113,3 +113,29 @@ def test_a_stand_in_lock_excludes_as_a_lock_does(tmp_path: Path) -> None:
     finally:
         first.kill()
         first.wait()
+
+
+def test_concurrent_sessions_lose_nothing_without_locks(repo: Path, tmp_path: Path) -> None:
+    """Six processes appending to one session's state at once, where the file system has
+    no locks: every line is kept (before session 59 each append failed, "No locks
+    available"). That the stand-ins exclude each other is the test above's: these appends
+    alone would not show it."""
+    from gitmem.agent import state
+    from gitmem.repo import discover
+
+    project = agent_project(repo)
+    shared = discover(project).shared_state_dir
+    env = {**os.environ, **_no_locks(tmp_path, project / ".git", errno.ENOLCK)}
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom gitmem.agent import state\n"
+        "for i in range(100):\n"
+        "    with state.open_session(Path(sys.argv[1]), 'same') as s:\n"
+        "        s.append('read', paths=[f'{sys.argv[2]}-{i}'])\n"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, str(shared), f"p{n}"], env=env)
+        for n in range(6)
+    ]
+    assert all(p.wait(timeout=60) == 0 for p in procs)
+    view = state.read_view(shared, "same")
+    assert len(view.read) == 600 and len(set(view.read)) == 600
