@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
 import stat
 from collections.abc import Iterator
@@ -109,17 +108,23 @@ def folder_lock(folder: Path) -> Iterator[None]:
     ``create_exclusive`` alone guards one file name, and two titles make two names: six
     ``gitmem new`` run at once gave two records ``0010``. The lock is the folder's own,
     so no lock file is left in the work tree or needed in a git directory that may be
-    read-only. Where the file system has no ``flock`` for a folder (some network file
-    systems), or where the folder is not there, the block runs unlocked."""
+    read-only. Where the file system has no ``flock`` (some network file systems) the
+    lock is a stand-in in the user's temporary folder (``locked.lock``, since session 59);
+    where the folder is not there, or cannot be locked at all, the block runs unlocked."""
+    from gitmem import locked
+
     fd: int | None = None
+    stand_in: int | None = None
     with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         if fd is not None:
             with contextlib.suppress(OSError):
-                fcntl.flock(fd, fcntl.LOCK_EX)
+                stand_in = locked.lock(fd)
         yield
     finally:
+        if stand_in is not None:
+            os.close(stand_in)
         if fd is not None:
             os.close(fd)  # closing the descriptor releases the lock
 

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import preload
 import pytest
 from conftest import SANDBOX_HOME, commit_all, git, write
 from conftest import run_gitmem as gitmem
@@ -178,14 +179,27 @@ def test_what_new_in_cannot_do_is_said_and_nothing_is_written(repo: Path) -> Non
     assert after == before
 
 
-@pytest.mark.parametrize("where", [".continuity/decisions", "doc/adr"])
-def test_records_written_at_once_each_get_a_number_of_their_own(repo: Path, where: str) -> None:
+@pytest.mark.parametrize(
+    ("where", "no_locks"),
+    [(".continuity/decisions", False), ("doc/adr", False), (".continuity/decisions", True)],
+)
+def test_records_written_at_once_each_get_a_number_of_their_own(
+    repo: Path, where: str, no_locks: bool, tmp_path: Path
+) -> None:
     """Before session 50, `gitmem new` read the highest number and created the next file
     with `O_EXCL`, which guards one file name: two titles are two names, so writers at
     once (two agents' `propose_decision`, a script) could both take a number. Six run
     together gave two records `0010`. The folder is now locked while a writer reads and
     takes its number. Many records already in the folder make each read slower, so that
-    the writers' reads overlap without the lock."""
+    the writers' reads overlap without the lock. Where the file system has no locks
+    (``no_locks``, tests/preload.py: an NFS mount without its lock daemon) the writers ran
+    unlocked until session 59; a stand-in lock guards them now."""
+    env = {**os.environ, "HOME": SANDBOX_HOME}
+    if no_locks:
+        if not preload.POSSIBLE:
+            pytest.skip("needs gcc, and Linux")
+        shim = preload.build(tmp_path, preload.NO_LOCKS)
+        env.update(LD_PRELOAD=str(shim), NOLOCK_UNDER=str(repo))
     for n in range(1, 301):
         write(
             repo,
@@ -196,7 +210,6 @@ def test_records_written_at_once_each_get_a_number_of_their_own(repo: Path, wher
     found = shutil.which("gitmem")
     assert found
     args = ["--in", where] if where == "doc/adr" else []
-    env = {**os.environ, "HOME": SANDBOX_HOME}
     writers = [
         subprocess.Popen([found, "new", f"Written at once {i}", *args], cwd=repo, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
