@@ -303,6 +303,36 @@ def _sharing_check(repo: Repo) -> Check | None:
     )
 
 
+def _locks_check(repo: Repo) -> Check | None:
+    """Where the git directory's file system has no locks (gitmem.locked.NO_LOCKS): say
+    that gitmem's stand-ins exclude this machine's processes only. None elsewhere."""
+    import fcntl
+
+    from gitmem import locked
+
+    folder = repo.shared_state_dir if repo.shared_state_dir.is_dir() else repo.common_dir
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return None
+    except OSError as exc:
+        if exc.errno not in locked.NO_LOCKS:
+            return None
+        said = exc.strerror
+    finally:
+        os.close(fd)
+    return Check(
+        "locks",
+        True,
+        f"the file system of {folder} has no locks ({said}): gitmem locks stand-ins in "
+        "your own temporary folder instead, which keep this machine's gitmem processes "
+        "apart, not another machine's working in the same clone",
+    )
+
+
 def _user(uid: int) -> str:
     try:
         import pwd
@@ -716,7 +746,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 " (pipx install / venv), or run `gitmem install claude` again",
             )
         )
-    for advice in (_bytecode_check(), _locale_check(), _sharing_check(repo)):
+    for advice in (_bytecode_check(), _locale_check(), _sharing_check(repo), _locks_check(repo)):
         if advice is not None:
             checks.append(advice)
     last: dict[str, dict[str, float]] = {}

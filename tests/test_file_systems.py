@@ -67,6 +67,7 @@ def test_a_git_directory_without_locks_keeps_sessions_and_its_index(
     doctor = run_gitmem(project, "doctor", "--json", "--no-model", **env)
     checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
     assert checks["match table"]["ok"] and checks["index"]["ok"], checks
+    assert os.strerror(code) in checks["locks"]["detail"]  # said, with what it means
     assert not (project / ".git/gitmem/hook-errors.log").exists()
 
 
