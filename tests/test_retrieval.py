@@ -1084,6 +1084,24 @@ def _wait_until_it_serves(proc: subprocess.Popen[str], r: Any) -> None:
         time.sleep(0.05)
 
 
+def _watch(
+    root: Path, model_dir: Path, tmp_path: Path, idle: int, *prefix: str, **more: str
+) -> tuple[subprocess.Popen[str], dict[str, str]]:
+    """`gitmem watch --idle IDLE` started in ``root`` (through ``prefix``: another
+    account), with the model and a HOME of its own (onnxruntime writes a device id under
+    ~/.cache when it loads a model), ``more`` in its environment only; and the
+    environment for the commands run beside it."""
+    home = tmp_path / "ort-home"
+    home.mkdir(exist_ok=True)
+    env = {**os.environ, "GITMEM_EMBED_MODEL_DIR": str(model_dir), "HOME": str(home)}
+    proc = subprocess.Popen(
+        [*prefix, sys.executable, "-m", "gitmem", "watch", "--idle", str(idle)],
+        cwd=root, env={**env, **more}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    return proc, env
+
+
 def test_a_daemon_whose_records_are_only_read_goes_idle(
     repo: Path, model_dir: Path, tmp_path: Path
 ) -> None:
@@ -1099,13 +1117,7 @@ def test_a_daemon_whose_records_are_only_read_goes_idle(
     project(repo)
     write(repo, ".continuity/config.yaml", "watch_autostart: false\n")
     commit_all(repo)
-    home = tmp_path / "ort-home"  # onnxruntime writes under ~/.cache
-    home.mkdir()
-    env = {**os.environ, "GITMEM_EMBED_MODEL_DIR": str(model_dir), "HOME": str(home)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gitmem", "watch", "--idle", "3"],
-        cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    proc, _ = _watch(repo, model_dir, tmp_path, 3)
     r = discover(repo)
     with _killed_at_the_end(proc):
         _wait_until_it_serves(proc, r)
@@ -1136,13 +1148,7 @@ def test_a_daemon_whose_repository_was_moved_answers_nothing(
     in-process."""
     project(repo)
     commit_all(repo)
-    home = tmp_path / "ort-home"  # onnxruntime writes under ~/.cache
-    home.mkdir()
-    env = {**os.environ, "GITMEM_EMBED_MODEL_DIR": str(model_dir), "HOME": str(home)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gitmem", "watch", "--idle", "60"],
-        cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    proc, env = _watch(repo, model_dir, tmp_path, 60)
     with _killed_at_the_end(proc):
         _wait_until_it_serves(proc, discover(repo))
         moved = tmp_path / "moved"
@@ -1169,14 +1175,9 @@ def test_a_daemon_on_a_file_system_without_sockets_listens_in_the_users_folder(
     project(repo)
     commit_all(repo)
     r = discover(repo)
-    home = tmp_path / "ort-home"  # onnxruntime writes under ~/.cache
-    home.mkdir()
-    env = {**os.environ, "GITMEM_EMBED_MODEL_DIR": str(model_dir), "HOME": str(home)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gitmem", "watch", "--idle", "60"], cwd=repo,
-        env={**env, "LD_PRELOAD": str(shim), "NOSOCK_UNDER": str(r.git_dir)},
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    proc, env = _watch(
+        repo, model_dir, tmp_path, 60, LD_PRELOAD=str(shim), NOSOCK_UNDER=str(r.git_dir)
+    )
     from gitmem import client
 
     with _killed_at_the_end(proc):

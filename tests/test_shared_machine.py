@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import commit_all, decision, write
-from test_retrieval import _hub_cache, _killed_at_the_end, _wait_until_it_serves
+from test_retrieval import _hub_cache, _killed_at_the_end, _wait_until_it_serves, _watch
 
 from gitmem import client, location
 from gitmem.repo import discover
@@ -576,13 +576,7 @@ def test_in_a_clone_a_group_shares_each_account_runs_a_daemon_of_its_own(
     os.chown(state, 65534, -1)  # the first account's folder, and their daemon's lock held:
     with open(state / "watch.lock", "a") as held:
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        home = tmp_path / "ort-home"  # onnxruntime writes under ~/.cache
-        home.mkdir()
-        env = {**os.environ, "GITMEM_EMBED_MODEL_DIR": str(model_dir), "HOME": str(home)}
-        second = subprocess.Popen(
-            [*AS_ANOTHER, sys.executable, "-m", "gitmem", "watch", "--idle", "60"],
-            cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
-        )  # fmt: skip
+        second, env = _watch(root, model_dir, tmp_path, 60, *AS_ANOTHER)
         r = discover(root)
         with _killed_at_the_end(second):
             _wait_until_it_serves(second, r)
