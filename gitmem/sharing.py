@@ -7,7 +7,7 @@ accounts of a team server can work in one clone. gitmem's files there followed t
 alone. With the usual 022, ``.git/gitmem/`` was its first user's alone, and every other
 user's hooks could record nothing: their sessions were never captured, each decision was
 shown again on every tool call, and the turn's rule check had nothing to read (seen with
-two accounts before session 59; before, the README said so and left it).
+two accounts; until session 59 the README said so, and gitmem left it so).
 
 Now every gitmem process of such a repository widens its umask as git widens modes there
 (git's ``calc_shared_perm``: ``group`` adds read and write for the group, ``all`` read
