@@ -43,7 +43,12 @@ def guarded_home(
         if key.startswith(("GEMINI_CLI_TRUST", "GEMINI_CLI_SYSTEM", "QWEN_CODE_TRUST",
                            "QWEN_CODE_SYSTEM")) or key == "GEMINI_RESTRICTED_MODE":  # fmt: skip
             monkeypatch.delenv(key)
+    umask = os.umask(0o022)
+    os.umask(umask)
     yield home
+    # a test that located a clone a group shares in-process widened this process's umask
+    # as gitmem does there (gitmem.sharing): the next test starts with the one it had
+    os.umask(umask)
     written = [p.relative_to(home).as_posix() for p in home.rglob("*")]
     assert not written, f"test wrote to $HOME: {written}"
 
