@@ -133,7 +133,7 @@ def adopt(config_text: str, state_dirs: tuple[str, ...] = ()) -> int:
     present, value = configured(config_text)
     perm = permission(value) if present else 0
     if perm:
-        current = os.umask(0)
+        current = os.umask(0o077)  # (read by setting it: for that moment, the narrowest)
         os.umask(widened(current, perm))
         for folder in state_dirs:
             mend(folder, perm)

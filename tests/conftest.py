@@ -43,7 +43,7 @@ def guarded_home(
         if key.startswith(("GEMINI_CLI_TRUST", "GEMINI_CLI_SYSTEM", "QWEN_CODE_TRUST",
                            "QWEN_CODE_SYSTEM")) or key == "GEMINI_RESTRICTED_MODE":  # fmt: skip
             monkeypatch.delenv(key)
-    umask = os.umask(0o022)
+    umask = os.umask(0o077)
     os.umask(umask)
     yield home
     # a test that located a clone a group shares in-process widened this process's umask
