@@ -389,11 +389,20 @@ def _unique(decisions: tuple[Decision, ...]) -> list[Decision]:
     return out
 
 
-def _whoosh_ok(gen: Path) -> bool:
-    from whoosh import index as windex
+def _storage(folder: Path) -> Any:
+    """Whoosh's storage of ``folder``, read without ``mmap``: a file system that has none
+    (FUSE mounts with direct I/O, some network file systems: "No such device") made every
+    `gitmem index` fail ("the index could not be written (No such device)") until
+    session 59. gitmem reads a Whoosh index only while it builds one (its queries use the
+    compiled postings), so nothing is lost where mmap works."""
+    from whoosh.filedb.filestore import FileStorage
 
+    return FileStorage(str(folder), supports_mmap=False)
+
+
+def _whoosh_ok(gen: Path) -> bool:
     try:
-        return bool(windex.exists_in(str(gen / "whoosh")))
+        return bool(_storage(gen / "whoosh").index_exists())
     except Exception:
         return False
 
@@ -404,10 +413,15 @@ def _vectors_ok(gen: Path, meta: dict[str, Any]) -> bool:
         return True  # built without a model: there is no matrix
     import numpy as np
 
-    try:
-        matrix = np.load(gen / "vectors.npy", mmap_mode="r")
-        shape = (len(meta.get("owners", ())), embed.DIM)
-        return bool(matrix.shape == shape and matrix.dtype == np.float32)
+    try:  # the header alone, read (not mapped: see _storage)
+        with open(gen / "vectors.npy", "rb") as fh:
+            version = np.lib.format.read_magic(fh)
+            if version == (1, 0):
+                shape, _, dtype = np.lib.format.read_array_header_1_0(fh)
+            else:
+                shape, _, dtype = np.lib.format.read_array_header_2_0(fh)
+        want = (len(meta.get("owners", ())), embed.DIM)
+        return bool(tuple(shape) == want and dtype == np.float32)
     except Exception:
         return False
 
@@ -432,16 +446,14 @@ def _write_whoosh(
     hashes: dict[str, str],
     progress: Progress | None,
 ) -> None:
-    from whoosh import index as windex
-
     target = gen / "whoosh"
     if prev is not None and (prev / "whoosh").is_dir():
         shutil.copytree(prev / "whoosh", target)
-        ix = windex.open_dir(str(target))
+        ix = _storage(target).open_index()
         todo = changed
     else:
         target.mkdir()
-        ix = windex.create_in(str(target), _schema())
+        ix = _storage(target).create_index(_schema())
         todo = decisions
     # no whoosh lock (an flock, which a file system without locks refuses): the
     # generation is this build's own until it is made current, under the build lock
@@ -478,9 +490,7 @@ def _write_postings(
         fresh = {d.id: bm25.analyse(fields, field_texts(d)) for d in changed}
         bm25.save(gen, bm25.update(old, list(prev_meta["ids"]), ids, fresh))
         return
-    from whoosh import index as windex
-
-    ix = windex.open_dir(str(gen / "whoosh"))
+    ix = _storage(gen / "whoosh").open_index()
     try:
         bm25.save(gen, bm25.from_whoosh(ix, ids))
     finally:

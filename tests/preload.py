@@ -85,13 +85,48 @@ PASS_ON(fcntl64)
 """
 
 
+# mmap() of files under $NOMMAP_UNDER fails with ENODEV ("No such device"), as on a FUSE
+# mount with direct I/O (before Linux 6.6) and some network file systems
+NO_MMAP = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+static int refused(int fd) {
+    const char *under = getenv("NOMMAP_UNDER");
+    if (!under || fd < 0) return 0;
+    char link[64], path[4096];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, path, sizeof path - 1);
+    if (n < 0) return 0;
+    path[n] = 0;
+    return strncmp(path, under, strlen(under)) == 0;
+}
+#define REFUSE(name) \
+void *name(void *addr, size_t len, int prot, int flags, int fd, off_t off) { \
+    static void *(*real)(void *, size_t, int, int, int, off_t); \
+    if (!real) real = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, #name); \
+    if (refused(fd)) { errno = ENODEV; return MAP_FAILED; } \
+    return real(addr, len, prot, flags, fd, off); \
+}
+REFUSE(mmap)
+REFUSE(mmap64)
+"""
+
+NAMES = {id(NO_SOCKETS): "nosock", id(NO_LOCKS): "nolock", id(NO_MMAP): "nommap"}
+
+
 def build(folder: Path, source: str) -> Path:
     """``source`` compiled into a shared library in ``folder``: its path. The test is
     skipped where the library cannot be loaded (``folder`` on a `noexec` mount): the
     loader would pass over it with a warning, and the process run as on any file system."""
     import pytest
 
-    name = "nosock" if source is NO_SOCKETS else "nolock"
+    name = NAMES[id(source)]
     c, so = folder / f"{name}.c", folder / f"{name}.so"
     c.write_text(source)
     subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(so), str(c), "-ldl"], check=True)

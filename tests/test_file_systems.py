@@ -140,3 +140,25 @@ def test_concurrent_sessions_lose_nothing_without_locks(repo: Path, tmp_path: Pa
     assert all(p.wait(timeout=60) == 0 for p in procs)
     view = state.read_view(shared, "same")
     assert len(view.read) == 600 and len(set(view.read)) == 600
+
+
+def test_a_git_directory_without_mmap_is_indexed(
+    repo: Path, tmp_path: Path, model_dir: Path
+) -> None:
+    """Where the git directory's file system cannot map files (a FUSE mount with direct
+    I/O, some network file systems: "No such device"), every `gitmem index` failed ("the
+    index could not be written (No such device)"), Whoosh reading the index it was
+    building through mmap, and the embedding matrix was taken for a broken one. The index
+    is now read without mmap: it builds, is found up to date, and takes a record's change."""
+    project = agent_project(repo)
+    shim = preload.build(tmp_path, preload.NO_MMAP)
+    env = {"LD_PRELOAD": str(shim), "NOMMAP_UNDER": str(project / ".git"),
+           "GITMEM_EMBED_MODEL_DIR": str(model_dir)}  # fmt: skip
+    built = run_gitmem(project, "index", "--full", **env)
+    assert built.returncode == 0 and "indexed 2 decisions" in built.stdout, built.stderr
+    again = run_gitmem(project, "index", **env)
+    assert again.returncode == 0 and "index up to date" in again.stdout, again.stderr
+    record = project / ".continuity/decisions/0002-api.md"
+    record.write_text(record.read_text() + "\nClients also send a request id.\n")
+    changed = run_gitmem(project, "index", **env)
+    assert changed.returncode == 0 and "1 re-indexed" in changed.stdout, changed.stderr
