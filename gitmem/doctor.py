@@ -286,7 +286,7 @@ def _sharing_check(repo: Repo) -> Check | None:
         text = (repo.common_dir / "config").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    folders = tuple(dict.fromkeys((str(repo.shared_state_dir), git_state_dir(str(repo.git_dir)))))
+    folders = (str(repo.shared_state_dir), git_state_dir(str(repo.git_dir)))
     perm, owners = sharing.holdouts(text, folders)
     if not perm:
         return None

@@ -202,9 +202,9 @@ def install(repo: Repo) -> Installed:
     changed: list[str] = []
     created: list[str] = []
     for name, command in HOOKS.items():
-        path = scripts / name
         if name in SHIM_ONLY:
             continue
+        path = scripts / name
         existed = path.exists()
         # husky runs its scripts with `sh -e`: their mode (tracked by git) is left alone
         if _add_block(path, name, command, executable=not husky):

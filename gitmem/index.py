@@ -161,11 +161,8 @@ def _build_lock(repo: Repo) -> Iterator[None]:
     index_dir(repo).mkdir(parents=True, exist_ok=True)
     fd = os.open(index_dir(repo) / "build.lock", os.O_RDONLY | os.O_CREAT, 0o666)
     try:
-        stand_in = locked.lock(fd)  # (a stand-in where the file system has no locks)
-        try:
+        with locked.Held(fd):  # (a stand-in where the file system has no locks)
             yield
-        finally:
-            locked.unlock(fd, stand_in)
     finally:
         os.close(fd)
 
@@ -389,16 +386,17 @@ def _unique(decisions: tuple[Decision, ...]) -> list[Decision]:
     return out
 
 
-def _storage(folder: Path) -> Any:
+def _storage(folder: Path, *, mapped: bool | None = None) -> Any:
     """Whoosh's storage of the existing ``folder``, read through ``mmap`` only where its
     file system maps files: one that does not (FUSE mounts with direct I/O, some network
     file systems: "No such device") made every `gitmem index` fail ("the index could not
     be written (No such device)") until session 59. Reading instead costs ~20% of
     reading the postings back (209 against 176 ms at 3,000 records), so mmap stays where
-    it works."""
+    it works. ``mapped``: given, not tried (False for what reads no segment)."""
     from whoosh.filedb.filestore import FileStorage
 
-    return FileStorage(str(folder), supports_mmap=_maps(folder))
+    maps = _maps(folder) if mapped is None else mapped
+    return FileStorage(str(folder), supports_mmap=maps)
 
 
 _MAPS: dict[int, bool] = {}  # whether a file system (by device) maps files
@@ -428,7 +426,8 @@ def _maps(folder: Path) -> bool:
 
 def _whoosh_ok(gen: Path) -> bool:
     try:
-        return bool(_storage(gen / "whoosh").index_exists())
+        # its table of contents alone is read: no file to try mapping for
+        return bool(_storage(gen / "whoosh", mapped=False).index_exists())
     except Exception:
         return False
 

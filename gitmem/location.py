@@ -276,6 +276,12 @@ def locate(start: str | os.PathLike[str] | None = None) -> Location:
     """Find the repository containing ``start`` (default: the current directory): the one
     this process works in, whose ``core.sharedRepository`` it takes on as git does (see
     ``adopt_sharing``)."""
+    found = _find(start)
+    adopt_sharing(found)
+    return found
+
+
+def _find(start: str | os.PathLike[str] | None) -> Location:
     env_dir = os.environ.get("GIT_DIR")
     if env_dir:
         # As git does: with GIT_DIR and no GIT_WORK_TREE, the work tree is the current
@@ -284,14 +290,12 @@ def locate(start: str | os.PathLike[str] | None = None) -> Location:
         git_dir = os.path.abspath(env_dir)
         work = os.environ.get("GIT_WORK_TREE")
         root = os.path.abspath(work if work else (start or os.getcwd()))
-        found: Location | None = Location(root, git_dir, _common_dir(git_dir))
-    else:
-        here = os.path.abspath(start if start is not None else os.getcwd())
-        found = repository_of(here)
-        if found is None:
-            raise NotARepositoryError(here)
-    assert found is not None
-    adopt_sharing(found)
+        return Location(root, git_dir, _common_dir(git_dir))
+
+    here = os.path.abspath(start if start is not None else os.getcwd())
+    found = repository_of(here)
+    if found is None:
+        raise NotARepositoryError(here)
     return found
 
 
@@ -314,8 +318,7 @@ def adopt_sharing(loc: Location) -> None:
     if "sharedrepository" in text.lower():
         from gitmem import sharing
 
-        folders = (loc.shared_state_dir, git_state_dir(loc.git_dir))
-        sharing.adopt(text, folders if folders[0] != folders[1] else folders[:1])
+        sharing.adopt(text, (loc.shared_state_dir, git_state_dir(loc.git_dir)))
 
 
 def repository_of(path: str, stop: str | None = None) -> Location | None:

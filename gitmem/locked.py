@@ -62,6 +62,20 @@ def unlock(fd: int, stand_in: int | None) -> None:
         os.close(stand_in)
 
 
+class Held:
+    """``with Held(fd)``: ``fd`` locked (``lock``) while the block runs."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.stand_in: int | None = None
+
+    def __enter__(self) -> None:
+        self.stand_in = lock(self.fd)
+
+    def __exit__(self, *exc: object) -> None:
+        unlock(self.fd, self.stand_in)
+
+
 class LockedFile:
     """``with LockedFile(path) as fh``: ``path`` (and its folder) created if needed, opened
     for appending and reading, and held under an exclusive lock until the block ends."""
@@ -148,24 +162,19 @@ def remove_idle(
     import time
 
     try:
-        with open(path, encoding="utf-8") as fh:  # never creates it
-            stand_in = lock(fh.fileno())  # released as the file closes, or below
-            try:
-                if not _is_at(fh, path):
-                    return False
-                stat = os.fstat(fh.fileno())
-                if time.time() - stat.st_mtime < idle_seconds or (only_empty and stat.st_size):
-                    return False
-                if also is not None:
-                    try:  # noqa: SIM105 (contextlib costs a fresh interpreter ~1 ms)
-                        os.unlink(also)
-                    except FileNotFoundError:
-                        pass
-                os.unlink(path)
-                return True
-            finally:
-                if stand_in is not None:
-                    os.close(stand_in)
+        with open(path, encoding="utf-8") as fh, Held(fh.fileno()):  # never creates it
+            if not _is_at(fh, path):
+                return False
+            stat = os.fstat(fh.fileno())
+            if time.time() - stat.st_mtime < idle_seconds or (only_empty and stat.st_size):
+                return False
+            if also is not None:
+                try:  # noqa: SIM105 (contextlib costs a fresh interpreter ~1 ms)
+                    os.unlink(also)
+                except FileNotFoundError:
+                    pass
+            os.unlink(path)
+            return True
     except FileNotFoundError:
         return False
 

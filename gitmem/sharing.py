@@ -125,41 +125,45 @@ def shared_mode(mode: int, perm: int) -> int:
     return mode
 
 
+def of(config_text: str) -> int:
+    """The sharing a git config file's text gives (``permission``), 0 for none."""
+    present, value = configured(config_text)
+    return permission(value) if present else 0
+
+
 def adopt(config_text: str, state_dirs: tuple[str, ...] = ()) -> int:
     """Widen this process's umask as the repository whose config file holds
     ``config_text`` shares its files (see the module's text), and mend the user's own
     ``state_dirs`` (gitmem's folders in its git directory) that an earlier gitmem made
     theirs alone. Returns the sharing (``permission``), 0 for none."""
-    present, value = configured(config_text)
-    perm = permission(value) if present else 0
+    perm = of(config_text)
     if perm:
         current = os.umask(0o077)  # (read by setting it: for that moment, the narrowest)
         os.umask(widened(current, perm))
-        for folder in state_dirs:
+        for folder in dict.fromkeys(state_dirs):  # (one folder, in the main work tree)
             mend(folder, perm)
     return perm
 
 
-def mend(folder: str, perm: int) -> int:
+def mend(folder: str, perm: int) -> None:
     """Give what this user owns under ``folder`` the mode git would have given it in a
     repository shared with ``perm``, if ``folder`` itself lacks it (one ``stat`` where it
-    does not); how many entries changed. Errors are passed over."""
+    does not). Errors are passed over."""
     try:
         top = os.stat(folder)
     except OSError:
-        return 0
+        return
     # the permission bits alone: a set-group-ID bit the system would not set (the user
     # outside the folder's group) must not send every process through the whole tree
     wanted = shared_mode(top.st_mode, perm)
     if top.st_uid != os.geteuid() or wanted & 0o777 == top.st_mode & 0o777:
-        return 0
+        return
     try:  # the folder first: a file system that keeps no modes (an SMB share) keeps
         os.chmod(folder, stat.S_IMODE(wanted))  # none, and is not walked by every process
         if os.stat(folder).st_mode & 0o777 != wanted & 0o777:
-            return 0
+            return
     except OSError:
-        return 0
-    changed = 1
+        return
     for path in _tree(folder)[1:]:
         try:
             st = os.lstat(path)
@@ -169,10 +173,8 @@ def mend(folder: str, perm: int) -> int:
             mode = shared_mode(st.st_mode, perm)
             if mode != st.st_mode:
                 os.chmod(path, stat.S_IMODE(mode))
-                changed += 1
         except OSError:
             continue
-    return changed
 
 
 def _tree(folder: str) -> list[str]:
@@ -186,12 +188,11 @@ def holdouts(config_text: str, folders: tuple[str, ...]) -> tuple[int, dict[int,
     """For `gitmem doctor`: the sharing the config gives (``permission``; 0: none), and,
     for each owner, how many files and folders under ``folders`` lack the bits git would
     have given them there (where the others of the group cannot write)."""
-    present, value = configured(config_text)
-    perm = permission(value) if present else 0
+    perm = of(config_text)
     owners: dict[int, int] = {}
     if not perm:
         return 0, owners
-    for folder in folders:
+    for folder in dict.fromkeys(folders):
         if not os.path.isdir(folder):
             continue
         for path in _tree(folder):
