@@ -1,0 +1,224 @@
+"""A case-insensitive, case-preserving file system, as macOS (APFS, HFS+) and Windows (NTFS)
+give by default, mounted with FUSE over a folder of the test's: a name is looked up
+regardless of case and of Unicode normalization, and kept as it was first written. git
+probes for it as on those machines (`git init` sets core.ignorecase), and every process
+(git, gitmem's hooks, the agent's tools) sees the same file under any spelling.
+
+Run as `python tests/casefs.py BACKING MOUNTPOINT` (in the foreground, until unmounted);
+tests use `mounted()`. Needs /dev/fuse, libfuse 3 (Debian: fuse3) and mfusepy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import subprocess
+import sys
+import time
+import unicodedata
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+
+def fold(name: str) -> str:
+    """The key names are looked up by: case and normalization put aside (as APFS does)."""
+    return unicodedata.normalize("NFD", name).casefold()
+
+
+def possible() -> str | None:
+    """Why a case-insensitive file system cannot be mounted here, or None."""
+    if sys.platform != "linux":
+        return "FUSE mounts are a Linux test fixture"
+    if not os.access("/dev/fuse", os.R_OK | os.W_OK):
+        return "no /dev/fuse to mount with"
+    try:
+        import mfusepy  # noqa: F401
+    except (ImportError, OSError) as exc:
+        return f"mfusepy or libfuse 3 missing: {exc}"
+    if os.geteuid() != 0 and shutil.which("fusermount3") is None:
+        return "fusermount3 missing (Debian: fuse3)"
+    return None
+
+
+def _ops(root: str) -> Any:
+    import mfusepy
+
+    class CaseInsensitive(mfusepy.Operations):  # type: ignore[misc]
+        use_ns = True
+
+        def real(self, path: str) -> str:
+            """The backing path of `path`: each name as it is stored, whatever its case."""
+            current = root
+            for part in (p for p in path.split("/") if p):
+                candidate = os.path.join(current, part)
+                if not os.path.lexists(candidate):
+                    key = fold(part)
+                    with contextlib.suppress(OSError):
+                        for name in os.listdir(current):
+                            if fold(name) == key:
+                                candidate = os.path.join(current, name)
+                                break
+                current = candidate
+            return current
+
+        def access(self, path: str, amode: int) -> int:
+            if not os.access(self.real(path), amode):
+                raise mfusepy.FuseOSError(errno.EACCES)
+            return 0
+
+        def getattr(self, path: str, fh: int | None = None) -> dict[str, Any]:
+            st = os.fstat(fh) if fh is not None else os.lstat(self.real(path))
+            keys = ("st_mode", "st_nlink", "st_uid", "st_gid", "st_size", "st_ino")
+            out: dict[str, Any] = {k: getattr(st, k) for k in keys}
+            out.update(st_atime=st.st_atime_ns, st_mtime=st.st_mtime_ns, st_ctime=st.st_ctime_ns)
+            return out
+
+        def readdir(self, path: str, fh: int) -> list[tuple[str, dict[str, int], int]]:
+            # with each entry's own inode: an entry of inode 0 is one some programs skip
+            folder = self.real(path)
+            entries = [(".", os.lstat(folder)), ("..", os.lstat(os.path.dirname(folder)))]
+            with os.scandir(folder) as names:
+                entries += [(e.name, e.stat(follow_symlinks=False)) for e in names]
+            return [(n, {"st_mode": st.st_mode, "st_ino": st.st_ino}, 0) for n, st in entries]
+
+        def readlink(self, path: str) -> str:
+            return os.readlink(self.real(path))
+
+        def mkdir(self, path: str, mode: int) -> None:
+            os.mkdir(self.real(path), mode)
+
+        def rmdir(self, path: str) -> None:
+            os.rmdir(self.real(path))
+
+        def unlink(self, path: str) -> None:
+            os.unlink(self.real(path))
+
+        def symlink(self, target: str, source: str) -> None:
+            os.symlink(source, self.real(target))
+
+        def link(self, target: str, source: str) -> None:
+            os.link(self.real(source), self.real(target))
+
+        def rename(self, old: str, new: str) -> None:
+            source = self.real(old)
+            parent, name = os.path.split(new)
+            existing = self.real(new)
+            wanted = os.path.join(self.real(parent), name)
+            # another spelling of a name there: it is replaced (or, being the file itself,
+            # renamed to the new spelling), and the new spelling kept
+            if (
+                existing != wanted
+                and os.path.lexists(existing)
+                and not os.path.samefile(existing, source)
+            ):
+                os.replace(source, existing)
+                source = existing
+            os.replace(source, wanted)
+
+        def chmod(self, path: str, mode: int) -> None:
+            os.chmod(self.real(path), mode)
+
+        def chown(self, path: str, uid: int, gid: int) -> None:
+            os.lchown(self.real(path), uid, gid)
+
+        def truncate(self, path: str, length: int, fh: int | None = None) -> None:
+            if fh is not None:
+                os.ftruncate(fh, length)
+            else:
+                os.truncate(self.real(path), length)
+
+        def utimens(self, path: str, times: tuple[int, int] | None = None) -> None:
+            os.utime(self.real(path), ns=times, follow_symlinks=False)
+
+        def open(self, path: str, flags: int) -> int:
+            return os.open(self.real(path), flags)
+
+        def create(self, path: str, mode: int, fi: Any = None) -> int:
+            return os.open(self.real(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+
+        def read(self, path: str, size: int, offset: int, fh: int) -> bytes:
+            return os.pread(fh, size, offset)
+
+        def write(self, path: str, data: bytes, offset: int, fh: int) -> int:
+            return os.pwrite(fh, data, offset)
+
+        def flush(self, path: str, fh: int) -> None:
+            return None
+
+        def fsync(self, path: str, datasync: int, fh: int) -> None:
+            os.fsync(fh)
+
+        def release(self, path: str, fh: int) -> None:
+            os.close(fh)
+
+        def statfs(self, path: str) -> dict[str, int]:
+            st = os.statvfs(self.real(path))
+            keys = ("f_bavail", "f_bfree", "f_blocks", "f_bsize", "f_favail", "f_ffree")
+            return {
+                k: getattr(st, k) for k in (*keys, "f_files", "f_flag", "f_frsize", "f_namemax")
+            }
+
+    return CaseInsensitive()
+
+
+def _mounted_at(mountpoint: Path) -> bool:
+    target = str(mountpoint)
+    with open("/proc/self/mounts", encoding="utf-8") as mounts:
+        return any(line.split()[1] == target for line in mounts)
+
+
+@contextlib.contextmanager
+def mounted(backing: Path, mountpoint: Path) -> Iterator[Path]:
+    """`backing` seen case-insensitively at `mountpoint`, until the block ends."""
+    backing.mkdir(parents=True, exist_ok=True)
+    mountpoint.mkdir(parents=True, exist_ok=True)
+    log = mountpoint.parent / f"{mountpoint.name}.fuse.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, __file__, str(backing), str(mountpoint)], stdout=out, stderr=out
+        )
+    try:
+        deadline = time.monotonic() + 20
+        while not _mounted_at(mountpoint):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"casefs did not mount: {log.read_text(errors='replace')}")
+            time.sleep(0.05)
+        yield mountpoint
+    finally:
+        if _mounted_at(mountpoint):
+            command = (
+                ["umount", str(mountpoint)]
+                if os.geteuid() == 0
+                else ["fusermount3", "-u", str(mountpoint)]
+            )
+            subprocess.run(command, check=False, capture_output=True)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def main() -> None:
+    import mfusepy
+
+    backing, mountpoint = sys.argv[1:3]
+    # No caching of names: "Foo" and "foo" are one entry here, which the kernel's caches
+    # would otherwise keep apart for a while after a rename or removal.
+    mfusepy.FUSE(
+        _ops(os.path.realpath(backing)),
+        mountpoint,
+        foreground=True,
+        nothreads=True,
+        use_ino=True,
+        entry_timeout=0,
+        attr_timeout=0,
+        negative_timeout=0,
+    )
+
+
+if __name__ == "__main__":
+    main()
