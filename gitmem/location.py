@@ -275,10 +275,28 @@ def _common_dir(git_dir: str) -> str:
 def locate(start: str | os.PathLike[str] | None = None) -> Location:
     """Find the repository containing ``start`` (default: the current directory): the one
     this process works in, whose ``core.sharedRepository`` it takes on as git does (see
-    ``adopt_sharing``)."""
+    ``adopt_sharing``). On a case-insensitive file system (``core.ignorecase``) its paths
+    are spelled as stored, whatever case the working folder was named in
+    (``gitmem.spelling``)."""
     found = _find(start)
     adopt_sharing(found)
     return found
+
+
+def as_stored(loc: Location) -> Location:
+    """``loc`` with its folders spelled as the file system stores them where that takes
+    names regardless of case (``gitmem.spelling``); ``loc`` itself elsewhere."""
+    if not spelling_of(loc.common_dir)[0]:
+        return loc
+    from gitmem import spelling
+
+    precompose = spelling_of(loc.common_dir)[1]
+    root, git_dir, common = (
+        spelling.absolute(p, precompose) for p in (loc.root, loc.git_dir, loc.common_dir)
+    )
+    if common != loc.common_dir:
+        _CONFIG[common] = _CONFIG.get(loc.common_dir)
+    return Location(root, git_dir, common)
 
 
 def _find(start: str | os.PathLike[str] | None) -> Location:
@@ -290,13 +308,30 @@ def _find(start: str | os.PathLike[str] | None) -> Location:
         git_dir = os.path.abspath(env_dir)
         work = os.environ.get("GIT_WORK_TREE")
         root = os.path.abspath(work if work else (start or os.getcwd()))
-        return Location(root, git_dir, _common_dir(git_dir))
+        return as_stored(Location(root, git_dir, _common_dir(git_dir)))
 
     here = os.path.abspath(start if start is not None else os.getcwd())
     found = repository_of(here)
     if found is None:
         raise NotARepositoryError(here)
     return found
+
+
+_CONFIG: dict[str, str | None] = {}
+
+
+def config_text(common_dir: str) -> str | None:
+    """The text of the repository's own config file (None where it cannot be read: git
+    will say what is wrong), read once per process."""
+    if common_dir in _CONFIG:
+        return _CONFIG[common_dir]
+    try:
+        with open(os.path.join(common_dir, "config"), encoding="utf-8", errors="replace") as fh:
+            text: str | None = fh.read()
+    except OSError:
+        text = None
+    _CONFIG[common_dir] = text
+    return text
 
 
 _SHARING_READ: set[str] = set()
@@ -310,15 +345,31 @@ def adopt_sharing(loc: Location) -> None:
     if loc.common_dir in _SHARING_READ:
         return
     _SHARING_READ.add(loc.common_dir)
-    try:
-        with open(os.path.join(loc.common_dir, "config"), encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-    except OSError:
-        return  # no config to read: git will say what is wrong
-    if "sharedrepository" in text.lower():
+    text = config_text(loc.common_dir)
+    if text is not None and "sharedrepository" in text.lower():
         from gitmem import sharing
 
         sharing.adopt(text, (loc.shared_state_dir, git_state_dir(loc.git_dir)))
+
+
+_SPELLING: dict[str, tuple[bool, bool]] = {}
+
+
+def spelling_of(common_dir: str) -> tuple[bool, bool]:
+    """(``core.ignorecase``, ``core.precomposeunicode``) of the repository: whether its
+    file system takes names regardless of case, and whether git gives names in NFC (see
+    ``gitmem.spelling``, imported only where the config names either)."""
+    found = _SPELLING.get(common_dir)
+    if found is None:
+        text = config_text(common_dir) or ""
+        lowered = text.lower()
+        found = (False, False)
+        if "ignorecase" in lowered or "precomposeunicode" in lowered:
+            from gitmem import spelling
+
+            found = spelling.flags(text)
+        _SPELLING[common_dir] = found
+    return found
 
 
 def repository_of(path: str, stop: str | None = None) -> Location | None:
@@ -332,11 +383,11 @@ def repository_of(path: str, stop: str | None = None) -> Location | None:
             return None
         dotgit = os.path.join(candidate, ".git")
         if os.path.isdir(dotgit):
-            return Location(candidate, dotgit, _common_dir(dotgit))
+            return as_stored(Location(candidate, dotgit, _common_dir(dotgit)))
         if os.path.isfile(dotgit):
             linked = _read_gitfile(dotgit)
             if linked is not None and os.path.isdir(linked):
-                return Location(candidate, linked, _common_dir(linked))
+                return as_stored(Location(candidate, linked, _common_dir(linked)))
         parent = os.path.dirname(candidate)
         if parent == candidate:
             return None
@@ -352,7 +403,7 @@ def other_repository(path: str, loc: Location | None, roots: list[str]) -> Locat
     if path == inside:
         return None
     repo = repository_of(path, stop=inside)
-    if repo is None or (loc is not None and _same_dir(repo.common_dir, loc.common_dir)):
+    if repo is None or (loc is not None and same_dir(repo.common_dir, loc.common_dir)):
         return None  # the same repository, reached through a symbolic link or not
     return repo if os.path.isdir(os.path.join(repo.root, ".continuity")) else None
 
@@ -380,8 +431,15 @@ def other_repositories(
     return list(found.values())
 
 
-def _same_dir(a: str, b: str) -> bool:
-    return a == b or os.path.realpath(a) == os.path.realpath(b)
+def same_dir(a: str, b: str) -> bool:
+    """Whether two folders are one: by name, or by the file they are (on a case-insensitive
+    file system ``/x/Repo/.git`` and ``/x/repo/.git`` are one folder)."""
+    if a == b or os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def worktree_roots(root: str, common_dir: str) -> list[str]:
@@ -438,7 +496,13 @@ def relative(
             idx = lowered.find("/" + r.lower().rstrip("/").rsplit("/", 1)[-1] + "/")
             if idx >= 0:
                 tail = text[idx + 1 :].split("/", 1)
-                return _clean(tail[1] if len(tail) > 1 else "")
+                found = _clean(tail[1] if len(tail) > 1 else "")
+                folds, precompose = spelling_of(common_dir)
+                if folds:  # a Windows drive (WSL's /mnt/c): git finds it case-insensitive
+                    from gitmem.spelling import spelled
+
+                    found = spelled(r, found, precompose)
+                return found
         return None
     joined = text if text.startswith("/") else base.rstrip("/") + "/" + text
     normal = os.path.normpath(joined).replace("\\", "/")
@@ -446,11 +510,20 @@ def relative(
     # `--worktree` puts them in .claude/worktrees/) holds its own files; before session 41
     # they were read as the outer tree's `.claude/worktrees/NAME/...`, which no decision governs
     nested = sorted(roots, key=len, reverse=True)
+    folds, precompose = spelling_of(common_dir)
     for candidate in _variants(normal):
         for r in nested:
             for root_variant in _variants(r):
                 rel = _rel_under(candidate, root_variant)
+                if rel is None and folds:
+                    from gitmem.spelling import under
+
+                    rel = under(candidate, root_variant)
                 if rel is not None:
+                    if folds:
+                        from gitmem.spelling import spelled
+
+                        rel = spelled(root_variant, _clean(rel), precompose)
                     return _clean(rel)
     return None
 

@@ -2520,6 +2520,7 @@ def test_tool_call_hooks_load_only_built_in_modules(
     assert extra <= {"_json", "fcntl", "__future__", "errno"}, sorted(extra)
     assert "re" not in extra  # a shell command without a heredoc reads none
     assert {"gitmem.pathmap", "gitmem.agent.tooluse"} <= loaded
+    assert "gitmem.spelling" not in loaded  # for case-insensitive file systems alone
 
 
 def test_a_rule_is_checked_without_pathspec_or_typing(project: Path) -> None:

@@ -304,13 +304,14 @@ def _clones(folder: str) -> list[Location]:
 def _keeping_decisions(roots: Iterable[str]) -> list[Location]:
     """Those of ``roots`` that are a repository's root and record decisions, CLONES_MAX at
     most."""
-    from gitmem.location import repository_of
+    from gitmem.location import repository_of, same_dir
 
     found: list[Location] = []
     for root in roots:
         if os.path.isdir(os.path.join(root, ".continuity")):
             loc = repository_of(root)
-            if loc is not None and loc.root == root:
+            # (spelled as stored, on a case-insensitive file system: .gitmodules may not)
+            if loc is not None and (loc.root == root or same_dir(loc.root, root)):
                 found.append(loc)
                 if len(found) == CLONES_MAX:
                     break

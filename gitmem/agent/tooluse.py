@@ -32,6 +32,7 @@ from gitmem.location import (
     other_repositories,
     relative,
     repository_of,
+    spelling_of,
     worktree_roots,
 )
 from gitmem.readfile import read_regular
@@ -416,7 +417,7 @@ def _each_repo(
     first = answer(loc, None)
     others = other_repos(loc, payload)
     cwd = _cwd(payload)
-    if not others and _holds(loc.root, cwd):
+    if not others and _holds(loc, cwd):
         return first  # the usual call: one repository, the one the agent works in
     texts: list[str] = []
     told: list[str] = []
@@ -447,7 +448,7 @@ BUDGET_ELSEWHERE = 300
 
 def _named(where: Location, cwd: str, text: str) -> str:
     """``text`` under a line naming ``where``, unless the agent works inside it."""
-    if _holds(where.root, cwd):
+    if _holds(where, cwd):
         return text
     rel = os.path.relpath(where.root, cwd)
     shown = where.root if rel.startswith(os.pardir + os.sep + os.pardir) else rel
@@ -508,8 +509,17 @@ def _backgrounded(payload: dict[str, Any]) -> bool:
     return isinstance(asked, dict) and asked.get("is_background") is True
 
 
-def _holds(root: str, path: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+def _holds(where: Location, path: str) -> bool:
+    """Whether the folder ``path`` is in ``where``'s work tree (named in any case on a
+    case-insensitive file system: ``gitmem.spelling``)."""
+    root = where.root
+    if path == root or path.startswith(root.rstrip(os.sep) + os.sep):
+        return True
+    if not spelling_of(where.common_dir)[0]:
+        return False
+    from gitmem.spelling import under
+
+    return under(path, root) is not None
 
 
 def pre_tool(
