@@ -52,6 +52,7 @@ def unmatched_globs(
         files = Files(git.ls_files(repo.root))
     out = []
     cache: dict[str, bool] = {}
+    misspelled = 0
     for d in catalog.decisions:
         for idx, glob in enumerate(d.globs):
             if compile_globs(glob)[0].negated:
@@ -60,10 +61,35 @@ def unmatched_globs(
                 cache[glob] = matches_any(glob, files)  # `*.{ts,tsx}`: either will do
             if not cache[glob]:
                 where = "globs" if d.source == "continuity" else f"globs[{idx}] (inferred)"
-                out.append(
-                    Problem(d.file, d.line("globs"), where, f"{glob!r} matches no file", "warning")
-                )
+                message = f"{glob!r} matches no file"
+                if misspelled < MISSPELLED_MAX:
+                    misspelled += 1
+                    other = spelled_otherwise(glob, files)
+                    if other is not None:
+                        message += (
+                            f"; in another case it would match {other} (globs match"
+                            " case as written, on every file system)"
+                        )
+                out.append(Problem(d.file, d.line("globs"), where, message, "warning"))
     return out
+
+
+# Globs looked at regardless of case, at most: each looks at every file
+MISSPELLED_MAX = 20
+
+
+def spelled_otherwise(glob: str, files: Files) -> str | None:
+    """A file ``glob`` would match were case put aside (``src/payments/**`` and the folder
+    ``src/Payments``: one folder on macOS and Windows, where the glob looked right; see
+    ``gitmem.spelling``), or None."""
+    import re
+
+    for compiled in compile_globs(glob):
+        search = re.compile(compiled.regex, re.IGNORECASE).search
+        found = next((f for f in files if search(f)), None)
+        if found is not None:
+            return found
+    return None
 
 
 def exclusions_only(catalog: store.Catalog) -> list[Problem]:
