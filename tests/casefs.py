@@ -22,6 +22,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+# utimensat's "now" and "leave as it is", as the nanoseconds of a time
+UTIME_NOW = (1 << 30) - 1
+UTIME_OMIT = (1 << 30) - 2
+
 
 def fold(name: str) -> str:
     """The key names are looked up by: case and normalization put aside (as APFS does)."""
@@ -131,13 +135,30 @@ def _ops(root: str) -> Any:
                 os.truncate(self.real(path), length)
 
         def utimens(self, path: str, times: tuple[int, int] | None = None) -> None:
-            os.utime(self.real(path), ns=times, follow_symlinks=False)
+            real = self.real(path)
+            if times is not None:  # libfuse hands on utimensat's UTIME_NOW and UTIME_OMIT
+                now, kept = time.time_ns(), os.lstat(real)
+                times = (
+                    now
+                    if times[0] == UTIME_NOW
+                    else kept.st_atime_ns
+                    if times[0] == UTIME_OMIT
+                    else times[0],
+                    now
+                    if times[1] == UTIME_NOW
+                    else kept.st_mtime_ns
+                    if times[1] == UTIME_OMIT
+                    else times[1],
+                )
+            os.utime(real, ns=times, follow_symlinks=False)
 
         def open(self, path: str, flags: int) -> int:
             return os.open(self.real(path), flags)
 
         def create(self, path: str, mode: int, fi: Any = None) -> int:
-            return os.open(self.real(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+            # read and write: the caller may read what it writes (git's packs); the kernel
+            # asks `create` for a name the lookup found nowhere, in any case
+            return os.open(self.real(path), os.O_RDWR | os.O_CREAT, mode)
 
         def read(self, path: str, size: int, offset: int, fh: int) -> bytes:
             return os.pread(fh, size, offset)
@@ -189,12 +210,13 @@ def mounted(backing: Path, mountpoint: Path) -> Iterator[Path]:
         yield mountpoint
     finally:
         if _mounted_at(mountpoint):
-            command = (
-                ["umount", str(mountpoint)]
-                if os.geteuid() == 0
-                else ["fusermount3", "-u", str(mountpoint)]
-            )
-            subprocess.run(command, check=False, capture_output=True)
+            # lazily where a process still works there (a hook's background refresh)
+            root = os.geteuid() == 0
+            for lazy in ([], ["-l" if root else "-z"]):
+                command = ["umount", *lazy] if root else ["fusermount3", "-u", *lazy]
+                done = subprocess.run([*command, str(mountpoint)], check=False, capture_output=True)
+                if done.returncode == 0:
+                    break
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
