@@ -91,6 +91,9 @@ def _ops(root: str) -> Any:
         def readlink(self, path: str) -> str:
             return os.readlink(self.real(path))
 
+        def mknod(self, path: str, mode: int, dev: int) -> None:
+            os.mknod(self.real(path), mode, dev)  # a FIFO, a Unix socket
+
         def mkdir(self, path: str, mode: int) -> None:
             os.mkdir(self.real(path), mode)
 
@@ -229,7 +232,9 @@ def main() -> None:
 
     backing, mountpoint = sys.argv[1:3]
     # No caching of names: "Foo" and "foo" are one entry here, which the kernel's caches
-    # would otherwise keep apart for a while after a rename or removal.
+    # would otherwise keep apart for a while after a rename or removal. A file removed
+    # while open is removed (libfuse would otherwise keep it as `.fuse_hidden*`, and its
+    # folder could not be removed).
     mfusepy.FUSE(
         _ops(os.path.realpath(backing)),
         mountpoint,
@@ -239,6 +244,7 @@ def main() -> None:
         entry_timeout=0,
         attr_timeout=0,
         negative_timeout=0,
+        hard_remove=True,
     )
 
 
