@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gitmem import git, store
-from gitmem.globs import Files, compile_globs, matches_any
+from gitmem.globs import Files, GlobError, compile_globs, matches_any
 from gitmem.model import Problem
+from gitmem.pathmap import searcher
 from gitmem.repo import Repo
 from gitmem.vocab import counted
 
@@ -53,6 +54,7 @@ def unmatched_globs(
     out = []
     cache: dict[str, bool] = {}
     misspelled = 0
+    folded: _Folded | None = None
     for d in catalog.decisions:
         for idx, glob in enumerate(d.globs):
             if compile_globs(glob)[0].negated:
@@ -64,7 +66,9 @@ def unmatched_globs(
                 message = f"{glob!r} matches no file"
                 if misspelled < MISSPELLED_MAX:
                     misspelled += 1
-                    other = spelled_otherwise(glob, files)
+                    if folded is None:
+                        folded = _Folded(files)
+                    other = folded.match(glob)
                     if other is not None:
                         message += (
                             f"; in another case it would match {other} (globs match"
@@ -74,22 +78,36 @@ def unmatched_globs(
     return out
 
 
-# Globs looked at regardless of case, at most: each looks at every file
+# Globs that match no file looked at again regardless of case, at most
 MISSPELLED_MAX = 20
 
 
-def spelled_otherwise(glob: str, files: Files) -> str | None:
-    """A file ``glob`` would match were case put aside (``src/payments/**`` and the folder
-    ``src/Payments``: one folder on macOS and Windows, where the glob looked right; see
-    ``gitmem.spelling``), or None."""
-    import re
+class _Folded:
+    """The files in lower case, each with its own spelling, asked for a file a glob would
+    match were case put aside (``src/payments/**`` and the folder ``src/Payments``: one
+    folder on macOS and Windows, where the glob looked right; see ``gitmem.spelling``).
+    Made only where some glob matches no file; its lookups use the glob's key, as
+    ``Files`` does (a folder's files by bisection), not a pass over every file."""
 
-    for compiled in compile_globs(glob):
-        search = re.compile(compiled.regex, re.IGNORECASE).search
-        found = next((f for f in files if search(f)), None)
-        if found is not None:
-            return found
-    return None
+    def __init__(self, files: Files) -> None:
+        self._spelled: dict[str, str] = {}
+        for f in files:
+            self._spelled.setdefault(f.lower(), f)
+        self._files = Files(self._spelled)
+
+    def match(self, glob: str) -> str | None:
+        try:
+            compiled = compile_globs(glob.lower())
+        except GlobError:
+            return None
+        for c in compiled:
+            if c.negated:
+                continue
+            search = searcher(c.regex)
+            found = next((f for f in self._files.candidates(c.key) if search(f)), None)
+            if found is not None:
+                return self._spelled[found]
+        return None
 
 
 def exclusions_only(catalog: store.Catalog) -> list[Problem]:

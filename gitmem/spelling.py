@@ -65,14 +65,19 @@ def flags(config_text: str) -> tuple[bool, bool]:
 
 
 def truth(raw: str) -> bool:
-    """A git boolean: true, yes, on or a non-zero number (comments and quotes dropped)."""
+    """A git boolean: true, yes, on or a non-zero number (``010``, ``0x1`` and ``1k`` as
+    git reads them; comments and quotes dropped). Anything else is false here (git stops
+    on a value it cannot read)."""
     text = raw.split("#", 1)[0].split(";", 1)[0].replace('"', "").strip().lower()
     if text in ("true", "yes", "on"):
         return True
-    try:
-        return int(text, 0) != 0
-    except ValueError:
-        return False
+    text = text[:-1] if text[-1:] in ("k", "m", "g") else text
+    for base in (0, 8):
+        try:
+            return int(text, base) != 0
+        except ValueError:
+            continue
+    return False
 
 
 def stored(folder: str, name: str) -> str | None:

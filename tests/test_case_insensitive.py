@@ -203,6 +203,7 @@ def test_lint_names_the_file_a_glob_misses_only_by_case(repo: Path) -> None:
     "line",
     ["ignorecase = true", "ignoreCase", "IgnoreCase = yes", "ignorecase = 1",
      "ignorecase = false", "ignorecase = 0", "ignorecase = off", 'ignorecase = "true" # x',
+     "ignorecase = 010", "ignorecase = 0x0", "ignorecase = 1k", "ignorecase =",
      "ignorecase = true\n\tignorecase = false"],
 )  # fmt: skip
 def test_core_ignorecase_is_read_as_git_reads_it(tmp_path: Path, line: str) -> None:
