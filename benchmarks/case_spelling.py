@@ -70,7 +70,7 @@ def main() -> int:
             capture_output=True,
             text=True,
         ).stdout
-        if "integer cents" not in said:  # the path measured must be the one that injects
+        if "integer minor units" not in said:  # the path measured must be the one that injects
             raise RuntimeError(f"no decision for {GOVERNED}: {said[:200]!r}")
         warm(cmds, cwds)
         cmds["python -c pass"] = ([sys.executable, "-c", "pass"], str)

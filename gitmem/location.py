@@ -291,12 +291,23 @@ def as_stored(loc: Location) -> Location:
     from gitmem import spelling
 
     precompose = spelling_of(loc.common_dir)[1]
-    root, git_dir, common = (
-        spelling.absolute(p, precompose) for p in (loc.root, loc.git_dir, loc.common_dir)
-    )
+    root = spelling.absolute(loc.root, precompose)
+
+    def spelled(path: str) -> str:
+        # the `.git` folder under the root is named as `repository_of` found it, git's
+        # own spelling: only the root's part is looked up (each listing costs, /tmp's too)
+        rest = _rel_under(path, loc.root)
+        return spelling.absolute(path, precompose) if rest is None else _joined(root, rest)
+
+    git_dir = spelled(loc.git_dir)
+    common = git_dir if loc.common_dir == loc.git_dir else spelled(loc.common_dir)
     if common != loc.common_dir:
         _CONFIG[common] = _CONFIG.get(loc.common_dir)
     return Location(root, git_dir, common)
+
+
+def _joined(root: str, rel: str) -> str:
+    return root.rstrip("/") + "/" + rel if rel else root
 
 
 def _find(start: str | os.PathLike[str] | None) -> Location:
