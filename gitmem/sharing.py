@@ -69,37 +69,13 @@ def permission(value: str | None) -> int:
 def configured(text: str) -> tuple[bool, str | None]:
     """Whether a git config file's ``text`` sets ``core.sharedRepository``, and its last
     value there (None for the bare key, which is true)."""
-    found: tuple[bool, str | None] = (False, None)
-    section = ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith("["):
-            end = line.find("]")
-            if end < 0:
-                continue
-            section = line[1:end].strip().lower()
-            line = line[end + 1 :].strip()  # `[core] sharedRepository = group`
-        if section != "core" or not line or line[0] in "#;":
-            continue
-        key, eq, value = line.partition("=")
-        if key.strip().lower() == "sharedrepository":
-            found = (True, _value(value) if eq else None)
-    return found
+    from gitmem.gitconfig import core
+
+    found = core(text, (KEY,))
+    return (KEY in found, found.get(KEY))
 
 
-def _value(raw: str) -> str:
-    """A config value as git reads it: comments cut, quotes taken off, outer blanks
-    dropped (enough for the values this key takes)."""
-    out: list[str] = []
-    quoted = False
-    for ch in raw:
-        if ch == '"':
-            quoted = not quoted
-        elif ch in "#;" and not quoted:
-            break
-        else:
-            out.append(ch)
-    return "".join(out).strip()
+KEY = "sharedrepository"
 
 
 def widened(umask: int, perm: int) -> int:

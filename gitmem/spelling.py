@@ -45,30 +45,24 @@ def fold(name: str) -> str:
 def flags(config_text: str) -> tuple[bool, bool]:
     """(``core.ignorecase``, ``core.precomposeunicode``) as a git config file's text sets
     them: its last value of each, false where it is not set."""
-    found = {IGNORECASE: False, PRECOMPOSE: False}
-    section = ""
-    for raw in config_text.splitlines():
-        line = raw.strip()
-        if line.startswith("["):
-            end = line.find("]")
-            if end < 0:
-                continue
-            section = line[1:end].strip().lower()
-            line = line[end + 1 :].strip()  # `[core] ignorecase = true`
-        if section != "core" or not line or line[0] in "#;":
-            continue
-        key, eq, value = line.partition("=")
-        name = key.strip().lower()
-        if name in found:
-            found[name] = truth(value) if eq else True
-    return found[IGNORECASE], found[PRECOMPOSE]
+    from gitmem.gitconfig import core
+
+    found = core(config_text, (IGNORECASE, PRECOMPOSE))
+
+    def on(name: str) -> bool:
+        if name not in found:
+            return False
+        value = found[name]
+        return True if value is None else truth(value)
+
+    return on(IGNORECASE), on(PRECOMPOSE)
 
 
 def truth(raw: str) -> bool:
     """A git boolean: true, yes, on or a non-zero number (``010``, ``0x1`` and ``1k`` as
-    git reads them; comments and quotes dropped). Anything else is false here (git stops
-    on a value it cannot read)."""
-    text = raw.split("#", 1)[0].split(";", 1)[0].replace('"', "").strip().lower()
+    git reads them; a value as ``gitconfig.value_of`` gives it). Anything else is false
+    here (git stops on a value it cannot read)."""
+    text = raw.strip().lower()
     if text in ("true", "yes", "on"):
         return True
     text = text[:-1] if text[-1:] in ("k", "m", "g") else text
