@@ -79,6 +79,22 @@ capture_allow: []
 """
 
 
+def _as_stored(root: Path, folder: str) -> str:
+    """``folder`` as the file system stores it where that takes names regardless of case
+    (``gitmem.spelling``): `docs/ADR` for the folder `docs/adr` on a Mac named its ADRs
+    `docs/ADR/…`, which neither the reviewed globs in imported.yaml (keyed `docs/adr/…`,
+    so they were inferred anew) nor the paths agents touch matched (before session 60)."""
+    from gitmem import location
+
+    loc = location.repository_of(str(root))
+    folds, precompose = location.spelling_of(loc.common_dir) if loc else (False, False)
+    if not folds:
+        return folder
+    from gitmem.spelling import spelled
+
+    return spelled(str(root), folder, precompose)
+
+
 def load(root: Path) -> Config:
     path = root / ".continuity" / CONFIG_NAME
     rel = path.relative_to(root).as_posix()
@@ -126,7 +142,7 @@ def load(root: Path) -> Config:
             prefix = "ADR"
         # one spelling of the folder (`./docs/adr/` is `docs/adr`): paths are compared to it
         folder = posixpath.normpath(item["path"].replace("\\", "/")).strip("/")
-        sources.append(Source(path=folder, id_prefix=prefix, line=where))
+        sources.append(Source(path=_as_stored(root, folder), id_prefix=prefix, line=where))
 
     def scalar(key: str, default: Any, ok: Callable[[Any], bool], expected: str) -> Any:
         value = data.get(key, default)

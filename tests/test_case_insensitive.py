@@ -213,3 +213,30 @@ def test_core_ignorecase_is_read_as_git_reads_it(tmp_path: Path, line: str) -> N
     config.write_text(text)
     expected = git(tmp_path, "config", "--type=bool", "core.ignorecase").strip() == "true"
     assert spelling.flags(text)[0] is expected
+
+
+def test_an_adr_folder_config_yaml_names_in_another_case_keeps_its_reviewed_globs(
+    mount: Path,
+) -> None:
+    """`sources: [docs/ADR]` over the folder `docs/adr` reads the same ADRs on a Mac, but
+    named them `docs/ADR/…`: before session 60 the globs reviewed in imported.yaml (keyed
+    `docs/adr/…`) were not found for them, and gitmem inferred others as they loaded."""
+    root = mount / f"Project{len(os.listdir(mount))}"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write(root, "src/billing/charge.py", "x = 1\n")
+    write(root, "src/ledger/book.py", "x = 1\n")
+    write(root, "docs/adr/0001-money-in-cents.md",
+          "# 1. Money in cents\n\nDate: 2024-01-01\n\n## Status\n\nAccepted\n\n"
+          "## Decision\n\nWe store money as integer cents in `src/billing/`.\n")  # fmt: skip
+    write(root, ".continuity/config.yaml", "sources:\n  - path: docs/ADR\n    id_prefix: ADR\n")
+    write(root, ".continuity/imported.yaml",
+          "docs/adr/0001-money-in-cents.md:\n  globs: [src/ledger/**]\n  inferred: false\n")  # fmt: skip
+    commit_all(root)
+    shown = run_gitmem(root, "show", "ADR-0001", "--json")
+    assert shown.returncode == 0, shown.stderr
+    record = json.loads(shown.stdout)
+    assert record["globs"] == ["src/ledger/**"], record
+    assert record["file"] == "docs/adr/0001-money-in-cents.md"
+    lint = run_gitmem(root, "lint")
+    assert "inferred" not in lint.stdout + lint.stderr, lint.stdout + lint.stderr
