@@ -79,20 +79,21 @@ capture_allow: []
 """
 
 
-def _as_stored(root: Path, folder: str) -> str:
-    """``folder`` as the file system stores it where that takes names regardless of case
-    (``gitmem.spelling``): `docs/ADR` for the folder `docs/adr` on a Mac named its ADRs
-    `docs/ADR/…`, which neither the reviewed globs in imported.yaml (keyed `docs/adr/…`,
-    so they were inferred anew) nor the paths agents touch matched (before session 60)."""
+def _as_stored(root: Path) -> Callable[[str], str]:
+    """What gives a folder of ``root``'s as the file system stores it where that takes
+    names regardless of case (``gitmem.spelling``): `docs/ADR` for the folder `docs/adr`
+    on a Mac named its ADRs `docs/ADR/…`, which neither the reviewed globs in
+    imported.yaml (keyed `docs/adr/…`, so they were inferred anew) nor the paths agents
+    touch matched (before session 60). The folder itself elsewhere."""
     from gitmem import location
 
     loc = location.repository_of(str(root))
     folds, precompose = location.spelling_of(loc.common_dir) if loc else (False, False)
     if not folds:
-        return folder
+        return str
     from gitmem.spelling import spelled
 
-    return spelled(str(root), folder, precompose)
+    return lambda folder: spelled(str(root), folder, precompose)
 
 
 def load(root: Path) -> Config:
@@ -113,6 +114,7 @@ def load(root: Path) -> Config:
     if not isinstance(raw_sources, list):
         problems.append(Problem(rel, lines.get("sources", 1), "sources", "expected a list"))
         raw_sources = []
+    as_stored: Callable[[str], str] | None = None  # looked up for the first folder
     for idx, item in enumerate(raw_sources):
         try:  # the round-trip loader keeps each list item's line
             where = int(raw_sources.lc.item(idx)[0]) + 1  # type: ignore[attr-defined]
@@ -142,7 +144,9 @@ def load(root: Path) -> Config:
             prefix = "ADR"
         # one spelling of the folder (`./docs/adr/` is `docs/adr`): paths are compared to it
         folder = posixpath.normpath(item["path"].replace("\\", "/")).strip("/")
-        sources.append(Source(path=_as_stored(root, folder), id_prefix=prefix, line=where))
+        if as_stored is None:
+            as_stored = _as_stored(root)
+        sources.append(Source(path=as_stored(folder), id_prefix=prefix, line=where))
 
     def scalar(key: str, default: Any, ok: Callable[[Any], bool], expected: str) -> Any:
         value = data.get(key, default)

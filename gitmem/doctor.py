@@ -20,7 +20,13 @@ from gitmem.agent.common import STALE_REFRESH_MAX
 from gitmem.agent.runner import ERROR_LOG, RUNS_EVERY_SCOPE, STATUS_DIR
 from gitmem.errors import GitmemError, UnsafeRepositoryError
 from gitmem.indexfiles import is_stale
-from gitmem.location import SPARSE_NOTE, git_state_dir, location_of, sparse_excluded
+from gitmem.location import (
+    SPARSE_NOTE,
+    config_text,
+    git_state_dir,
+    location_of,
+    sparse_excluded,
+)
 from gitmem.repo import Repo
 from gitmem.table import TABLE_NAME, Table, is_fresh
 from gitmem.vocab import counted
@@ -282,9 +288,8 @@ def _sharing_check(repo: Repo) -> Check | None:
     the git directory are the group's (gitmem.sharing), and whose are not. None elsewhere."""
     from gitmem import sharing
 
-    try:
-        text = (repo.common_dir / "config").read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    text = config_text(str(repo.common_dir))  # as read when the repository was found
+    if text is None:
         return None
     folders = (str(repo.shared_state_dir), git_state_dir(str(repo.git_dir)))
     perm, owners = sharing.holdouts(text, folders)

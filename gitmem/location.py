@@ -286,11 +286,11 @@ def locate(start: str | os.PathLike[str] | None = None) -> Location:
 def as_stored(loc: Location) -> Location:
     """``loc`` with its folders spelled as the file system stores them where that takes
     names regardless of case (``gitmem.spelling``); ``loc`` itself elsewhere."""
-    if not spelling_of(loc.common_dir)[0]:
+    folds, precompose = spelling_of(loc.common_dir)
+    if not folds:
         return loc
     from gitmem import spelling
 
-    precompose = spelling_of(loc.common_dir)[1]
     root = spelling.absolute(loc.root, precompose)
 
     def spelled(path: str) -> str:

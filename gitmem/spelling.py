@@ -48,14 +48,9 @@ def flags(config_text: str) -> tuple[bool, bool]:
     from gitmem.gitconfig import core
 
     found = core(config_text, (IGNORECASE, PRECOMPOSE))
-
-    def on(name: str) -> bool:
-        if name not in found:
-            return False
-        value = found[name]
-        return True if value is None else truth(value)
-
-    return on(IGNORECASE), on(PRECOMPOSE)
+    values = [found.get(name, "false") for name in (IGNORECASE, PRECOMPOSE)]
+    on = [truth("true" if v is None else v) for v in values]  # a bare key is true
+    return on[0], on[1]
 
 
 def truth(raw: str) -> bool:

@@ -311,7 +311,7 @@ def _keeping_decisions(roots: Iterable[str]) -> list[Location]:
         if os.path.isdir(os.path.join(root, ".continuity")):
             loc = repository_of(root)
             # (spelled as stored, on a case-insensitive file system: .gitmodules may not)
-            if loc is not None and (loc.root == root or same_dir(loc.root, root)):
+            if loc is not None and same_dir(loc.root, root):
                 found.append(loc)
                 if len(found) == CLONES_MAX:
                     break
