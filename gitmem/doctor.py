@@ -15,7 +15,16 @@ from typing import Any
 
 from gitmem import capture, client, config, daemon, git, index, lint, pathmap, stale
 from gitmem import compile as compiler
-from gitmem.agent import claudesettings, copilot, foldertrust, gemini, install, qwen, runner
+from gitmem.agent import (
+    claudesettings,
+    copilot,
+    droid,
+    foldertrust,
+    gemini,
+    install,
+    qwen,
+    runner,
+)
 from gitmem.agent.common import STALE_REFRESH_MAX
 from gitmem.agent.runner import ERROR_LOG, RUNS_EVERY_SCOPE, STATUS_DIR
 from gitmem.errors import GitmemError, UnsafeRepositoryError
@@ -62,10 +71,16 @@ _OTHER_AGENTS = {
     "cursor": ("Cursor", "Cursor loads them at start"),
     "copilot": ("Copilot", "Copilot CLI loads them at start"),
     "qwen": ("Qwen Code", "Qwen Code loads them at start"),
+    "droid": ("Droid", "Droid loads them when a session starts"),
 }
 
 # What reads an agent's own switches for its hooks (Claude Code's: claudesettings)
-_SWITCHES = {"gemini": gemini.hooks_off, "qwen": qwen.hooks_off, "copilot": copilot.hooks_off}
+_SWITCHES = {
+    "gemini": gemini.hooks_off,
+    "qwen": qwen.hooks_off,
+    "copilot": copilot.hooks_off,
+    "droid": droid.hooks_off,
+}
 
 
 def _folder_trust(agent: str, root: Path, home: Path, scopes: tuple[str, ...]) -> Check | None:
@@ -723,7 +738,8 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 + (
                     f" ({' and '.join(others)}'s are)"
                     if others
-                    else " (or `gitmem install codex|gemini|cursor|copilot|qwen|opencode|cline`)"
+                    else " (or `gitmem install "
+                    "codex|gemini|cursor|copilot|qwen|droid|opencode|cline`)"
                 )
             ),
         )

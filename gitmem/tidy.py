@@ -62,9 +62,12 @@ def tidy(shared_dir: Path, *, force: bool = False) -> int:
                 elif name.endswith(".view") and not os.path.exists(path[:-5] + ".jsonl"):
                     # its state file removed without it (by a gitmem before session 50)
                     removed += remove_idle(path, idle)
-                elif (".transcript" in name or ".view." in name) and _idle(path, idle):
-                    # how far a transcript was read (gitmem.agent.rewind), or a write of it
-                    # or of a view file (`<id>.view.<pid>.tmp`) cut off
+                elif (
+                    ".transcript" in name or ".view." in name or name.endswith(".droid-turn")
+                ) and _idle(path, idle):
+                    # how far a transcript was read (gitmem.agent.rewind), whether a Droid
+                    # turn's prompt was had (gitmem.agent.droid), or a write of either or
+                    # of a view file (`<id>.view.<pid>.tmp`) cut off
                     os.unlink(path)
                     removed += 1
             except OSError:

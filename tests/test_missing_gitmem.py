@@ -37,10 +37,11 @@ def installed(project: Path, agent: str) -> dict[str, str]:
     result = CliRunner().invoke(cli, ["install", agent])
     assert result.exit_code == 0, result.output
     spec = install.AGENTS[agent]
-    data = json.loads(spec.path("project", project, Path(SANDBOX_HOME)).read_text())
+    path = spec.path("project", project, Path(SANDBOX_HOME))
+    hooks = spec.hooks_in(path, json.loads(path.read_text()))  # Droid's: the file itself
     out = {}
     for event, (_, ours) in spec.events.items():
-        for hook in install._hooks_of(data["hooks"][event], spec):
+        for hook in install._hooks_of(hooks[event], spec):
             command = str(hook[spec.command_key])
             assert install.inner_command(command, spec) == f"gitmem-hook {agent} {ours}"
             out[ours] = command

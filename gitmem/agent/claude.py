@@ -478,11 +478,11 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
 
 
 # The agents whose stop hook can send the agent back to work with a reason
-# (``{"decision": "block", "reason": …}``: Codex and Qwen Code read Claude Code's answer;
+# (``{"decision": "block", "reason": …}``: Codex, Qwen Code and Droid read Claude Code's answer;
 # Gemini CLI's AfterAgent reads it as a deny, gitmem.agent.gemini.answer), each run for
 # real with it. Copilot CLI and OpenCode ended the turn all the same (tried, session 36):
 # there it waits for the commit-time check (`gitmem check`).
-STOP_BLOCKS = ("claude", "codex", "gemini", "qwen")
+STOP_BLOCKS = ("claude", "codex", "gemini", "qwen", "droid")
 
 
 def commands_broke_a_rule(

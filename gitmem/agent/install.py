@@ -1,7 +1,8 @@
-"""``gitmem install claude|codex|gemini|cursor`` / ``gitmem uninstall ...``: merge gitmem's
-hooks into a Claude Code settings file, a Codex ``hooks.json``, a Gemini CLI
-``settings.json`` or a Cursor ``hooks.json`` without touching anything else, and take out
-exactly what was added. Also the plugin's ``hooks/hooks.json`` and the MCP registration."""
+"""``gitmem install claude|codex|gemini|cursor|copilot|qwen|droid`` / ``gitmem uninstall
+...``: merge gitmem's hooks into a Claude Code settings file, a Codex ``hooks.json``, a
+Gemini CLI or Qwen Code ``settings.json``, a Cursor ``hooks.json``, Copilot CLI's
+``gitmem.json`` or a Factory Droid ``hooks.json`` without touching anything else, and take
+out exactly what was added. Also the plugin's ``hooks/hooks.json`` and the MCP registration."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ import re
 import shlex
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from gitmem import fsutil
 from gitmem.agent.common import user_folder, without_comments
+from gitmem.agent.droid import TOOL_MATCHER as DROID_TOOL_MATCHER
 from gitmem.agent.gemini import TOOL_MATCHER as GEMINI_TOOL_MATCHER
 from gitmem.agent.qwen import TOOL_MATCHER as QWEN_TOOL_MATCHER
 from gitmem.errors import GitmemError
@@ -55,6 +57,9 @@ class Agent:
     # a project's hooks for the user to review and in their logs: the guarded command
     # (GUARD) is long, so gitmem's hooks are named by the command they run
     named: bool = False
+    # Factory Droid's hooks.json holds the events at the top level, not under "hooks" (its
+    # settings.json holds them under "hooks", as the others' files do)
+    top_level: bool = False
 
     @property
     def command_key(self) -> str:
@@ -84,6 +89,35 @@ class Agent:
             return home / rel
         # "VARIABLE:default under home": where the agent reads its user folder from
         return Path(user_folder(base, str(home))) / rel
+
+    def hooks_in(self, path: Path, data: dict[str, Any], make: bool = False) -> Any:
+        """The hooks object of the file ``path`` holding ``data`` (made, if ``make``):
+        its ``hooks``, or the file itself where the agent keeps them there."""
+        if self.top_level and not path.name.startswith("settings"):
+            return data
+        return data.setdefault("hooks", {}) if make else data.get("hooks")
+
+    def hook_files(self, scope: str, root: Path, home: Path) -> list[Path]:
+        """Every file of ``scope`` that may hold this agent's hooks: the scope's own, and
+        for Droid the others it reads too (gitmem.agent.droid.hooks_file)."""
+        path = self.path(scope, root, home)
+        if self.name != "droid":
+            return [path]
+        return [path, path.parent / "hooks" / "hooks.json", path.parent / "settings.json"]
+
+    def targets(self, scope: str, root: Path, home: Path) -> dict[Path, Agent]:
+        """The file of ``scope`` to install each of the agent's events in: the scope's own,
+        or for Droid the one it reads that event's hooks from (an event of settings.json
+        that a new hooks.json would hide stays there); the agent with those events."""
+        path = self.path(scope, root, home)
+        if self.name != "droid":
+            return {path: self}
+        from gitmem.agent.droid import hooks_file
+
+        split: dict[Path, dict[str, tuple[str | None, str]]] = {}
+        for event, spec in self.events.items():
+            split.setdefault(hooks_file(path.parent, event), {})[event] = spec
+        return {file: replace(self, events=events) for file, events in split.items()}
 
 
 TOOL_MATCHER = "Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|LS|Bash|mcp__.*"
@@ -221,8 +255,22 @@ COPILOT = Agent(
     flat=True,
     shell_keys=True,
 )
+# Factory Droid (`.factory/hooks.json`, the events at its top level): Claude Code's events
+# and answers over tool names of its own (gitmem.agent.droid). PreCompact lets the
+# session's decisions be shown again after its history is summarised.
+DROID = Agent(
+    "droid",
+    {
+        **CLAUDE_NAMED,
+        "PreToolUse": (DROID_TOOL_MATCHER, "pre-tool"),
+        "PostToolUse": (DROID_TOOL_MATCHER, "post-tool"),
+        "PreCompact": (None, "post-compact"),
+    },
+    {"project": ("root", ".factory/hooks.json"), "user": ("home", ".factory/hooks.json")},
+    top_level=True,
+)
 CURSOR_VERSION = 1  # the hooks file format version Cursor and Copilot CLI read
-AGENTS = {a.name: a for a in (CLAUDE, CODEX, GEMINI, CURSOR, COPILOT, QWEN)}
+AGENTS = {a.name: a for a in (CLAUDE, CODEX, GEMINI, CURSOR, COPILOT, QWEN, DROID)}
 EVENTS = CLAUDE.events  # the plugin's events
 FAST_PREFIX = CLAUDE.fast_prefix  # the plugin's command form
 CONSOLE_PREFIX = CLAUDE.console_prefix
@@ -442,7 +490,7 @@ def install(path: Path, agent: Agent = CLAUDE) -> list[str]:
     """Add the missing gitmem hooks and update ones an older gitmem installed in another
     command form; returns the events added or updated (idempotent)."""
     data = _load(path, agent)
-    hooks = data.setdefault("hooks", {})
+    hooks = agent.hooks_in(path, data, make=True)
     if not isinstance(hooks, dict):
         raise GitmemError(f"{path}: `hooks` is not an object; nothing was changed")
     added = []
@@ -533,7 +581,7 @@ def uninstall(path: Path, agent: Agent = CLAUDE, *, only: Agent | None = None) -
     if not path.exists():
         return 0
     data = _load(path, agent)
-    hooks = data.get("hooks")
+    hooks = agent.hooks_in(path, data)
     if not isinstance(hooks, dict):
         return 0
     removed = 0
@@ -562,7 +610,7 @@ def uninstall(path: Path, agent: Agent = CLAUDE, *, only: Agent | None = None) -
             hooks[event] = kept_groups
         else:
             del hooks[event]
-    if not hooks:
+    if not hooks and hooks is not data:
         del data["hooks"]
         if agent.flat and data.get("version") == CURSOR_VERSION:
             del data["version"]  # written with the hooks
@@ -728,18 +776,19 @@ def installed_scopes(root: Path, home: Path, agent: Agent = CLAUDE) -> dict[str,
     """For doctor: which settings files carry which gitmem hooks."""
     out: dict[str, list[str]] = {}
     for scope in agent.scopes:
-        path = agent.path(scope, root, home)
-        try:
-            data = _load(path, agent)
-        except GitmemError:
-            out[scope] = ["(settings file is not valid JSON)"]
-            continue
-        hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
-        events = [
-            event
-            for event, groups in (hooks or {}).items()
-            if any(_runs_gitmem(h, agent) for h in _hooks_of(groups, agent))
-        ]
+        events: list[str] = []
+        for path in agent.hook_files(scope, root, home):
+            try:
+                data = _load(path, agent)
+            except GitmemError:
+                events.append("(settings file is not valid JSON)")
+                continue
+            hooks = agent.hooks_in(path, data)
+            events += [
+                event
+                for event, groups in (hooks if isinstance(hooks, dict) else {}).items()
+                if any(_runs_gitmem(h, agent) for h in _hooks_of(groups, agent))
+            ]
         if events:
             out[scope] = events
     return out
@@ -749,17 +798,19 @@ def _commands(root: Path, home: Path, agent: Agent) -> dict[str, list[str]]:
     """Scope -> the commands of gitmem's hooks installed there (readable files only)."""
     out: dict[str, list[str]] = {}
     for scope in agent.scopes:
-        try:
-            data = _load(agent.path(scope, root, home), agent)
-        except GitmemError:
-            continue
-        hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
-        commands = [
-            str(h.get(agent.command_key, ""))
-            for groups in (hooks or {}).values()
-            for h in _hooks_of(groups, agent)
-            if _ours(h, agent)
-        ]
+        commands: list[str] = []
+        for path in agent.hook_files(scope, root, home):
+            try:
+                data = _load(path, agent)
+            except GitmemError:
+                continue
+            hooks = agent.hooks_in(path, data)
+            commands += [
+                str(h.get(agent.command_key, ""))
+                for groups in (hooks if isinstance(hooks, dict) else {}).values()
+                for h in _hooks_of(groups, agent)
+                if _ours(h, agent)
+            ]
         if commands:
             out[scope] = commands
     return out
@@ -793,17 +844,19 @@ def rematch_scopes(root: Path, home: Path, agent: Agent = CLAUDE) -> list[str]:
     writes now (an earlier gitmem's matcher; `gitmem install AGENT` updates it)."""
     out = []
     for scope in agent.scopes:
-        try:
-            data = _load(agent.path(scope, root, home), agent)  # a copy
-        except GitmemError:
-            continue
-        hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
-        if any(
-            _rematch(groups, agent, event)
-            for event, groups in (hooks or {}).items()
-            if event in agent.events and isinstance(groups, list)
-        ):
-            out.append(scope)
+        for path in agent.hook_files(scope, root, home):
+            try:
+                data = _load(path, agent)  # a copy
+            except GitmemError:
+                continue
+            hooks = agent.hooks_in(path, data)
+            if any(
+                _rematch(groups, agent, event)
+                for event, groups in (hooks if isinstance(hooks, dict) else {}).items()
+                if event in agent.events and isinstance(groups, list)
+            ):
+                out.append(scope)
+                break
     return out
 
 

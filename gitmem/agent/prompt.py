@@ -97,10 +97,15 @@ def _compiled(loc: Location, path: str) -> Table | None:
 NOT_THE_USER = ("<task-notification>",)
 
 
-def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
+def prompt(
+    loc: Location, payload: dict[str, Any], *, at_tool_call: bool = False
+) -> dict[str, Any] | None:
     """The decisions the prompt is about, and its capture. A subagent's task (Copilot CLI
     submits it as the subagent's own prompt, with ``parent_agent_id``: seen running 1.0.102)
-    gets its decisions but is not captured: the user's prompt that led to it is."""
+    gets its decisions but is not captured: the user's prompt that led to it is.
+    ``at_tool_call``: a prompt read by the hook of the turn's first tool call, where the
+    agent runs no prompt hook (gitmem.agent.droid): the work tree is noted as the turn
+    begins before the hook returns, as the call runs right after it."""
     text = str(payload.get("prompt") or "")
     if not text.strip() or text.lstrip().startswith(NOT_THE_USER):
         return None
@@ -125,7 +130,12 @@ def prompt(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
             # rules (before session 49, only where the prompt was captured, so turning
             # capture off turned that check off too)
             turn_began(loc, payload)
-            start_turn_job(loc, payload, began)
+            if at_tool_call:
+                from gitmem.agent.claude import take_turn_start
+
+                take_turn_start(loc, str(payload.get("session_id") or ""), began)
+            else:
+                start_turn_job(loc, payload, began)
 
 
 def _with_unseen_note(answer: dict[str, Any] | None, text: str) -> dict[str, Any] | None:

@@ -43,20 +43,21 @@ EVENTS = (
 # hook files (OpenCode has a plugin: gitmem.agent.opencodeplugin; Cline a script per
 # event: gitmem.agent.clinehooks); this module stays
 # import-light and cannot load it.
-AGENTS = ("claude", "codex", "gemini", "cursor", "copilot", "qwen", "opencode", "cline")
+AGENTS = ("claude", "codex", "gemini", "cursor", "copilot", "qwen", "droid", "opencode", "cline")
 # gitmem.agent modules with adapt() and, unless they read Claude Code's answers as they
 # are (Qwen Code; OpenCode's plugin), answer()
-TRANSLATED = ("gemini", "cursor", "copilot", "qwen", "opencode", "cline")
+TRANSLATED = ("gemini", "cursor", "copilot", "qwen", "droid", "opencode", "cline")
 # Agents whose before-tool hook cannot add context: they enforce rules there, and the
 # after-tool hook brings the decisions of whatever the call touched.
-INFORMED_AFTER = ("gemini", "cursor", "qwen", "cline")
+INFORMED_AFTER = ("gemini", "cursor", "qwen", "droid", "cline")
 # Where an agent's hook cannot add context, what gitmem has to say waits for the next
-# tool result: a rule's advisory before an edit (Gemini CLI, Cursor, Qwen Code, Cline), a
+# tool result: a rule's advisory before an edit (Gemini CLI, Cursor, Qwen Code, Droid, Cline), a
 # prompt's decisions (Cursor's beforeSubmitPrompt; Cline's).
 HELD = {
     "gemini": ("pre-tool",),
     "cursor": ("pre-tool", "prompt"),
     "qwen": ("pre-tool",),
+    "droid": ("pre-tool",),
     "cline": ("pre-tool", "prompt"),
 }
 # Agents whose session-start hook is not waited for (Cline runs TaskStart detached): the
@@ -64,15 +65,16 @@ HELD = {
 # the start and held, it could lose the race with that hook and come a call later.
 DIGEST_AT_FIRST_RESULT = ("cline",)
 # Agents that run the hooks of every scope they find, even the same command twice (seen
-# running Codex 0.169.0, Copilot CLI 1.0.102 and Cline CLI 3.0.65 with gitmem installed for the
-# project and for the user; Claude Code, Gemini CLI and Qwen Code run an identical command
-# once). The second delivery of an event is recognised (state.first_delivery) and answers
-# nothing: one capture, one digest. Not for pre-tool: both runs enforce the rules (each
-# answer is a deny on its own), and what they would show is shown once anyway (the
-# session's shown set). Not Cursor, which is not run here: whether it runs both, and
-# whether two of its events can read the same (the same file read twice in one
-# generation), is not known, and a dropped event costs more than a repeated one.
-RUNS_EVERY_SCOPE = ("codex", "copilot", "cline")
+# running Codex 0.169.0, Copilot CLI 1.0.102, Cline CLI 3.0.65 and Droid 0.225.2 with gitmem
+# installed for the project and for the user; Claude Code, Gemini CLI and Qwen Code run an
+# identical command once). The second delivery of an event is recognised
+# (state.first_delivery) and answers nothing: one capture, one digest. Not for pre-tool:
+# both runs enforce the rules (each answer is a deny on its own), and what they would show
+# is shown once anyway (the session's shown set). Not Cursor, which is not run here:
+# whether it runs both, and whether two of its events can read the same (the same file
+# read twice in one generation), is not known, and a dropped event costs more than a
+# repeated one.
+RUNS_EVERY_SCOPE = ("codex", "copilot", "cline", "droid")
 # The agents whose rewinds (a session taken back to an earlier message) gitmem reads from
 # their transcripts (gitmem.agent.rewind.READERS: kept in step; no import on this path)
 REWINDS = ("claude", "gemini", "qwen")
@@ -295,6 +297,8 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             from gitmem.agent import rewind
 
             rewind.opencode_revert(shared, payload)  # before the digest or the retrieval
+        if agent == "droid" and event in ("session-start", "prompt", "pre-tool", "stop"):
+            _droid_prompt(loc, payload, event)  # where `droid exec` sent no prompt hook
         # where the before-tool hook cannot add context, the after-tool hook informs
         # (with what was held for it, see HELD)
         informed_after = agent in INFORMED_AFTER
@@ -451,6 +455,27 @@ def _first_digest(loc: Any, payload: dict[str, Any]) -> None:
             from gitmem.agent import prompt
 
             _hold(shared, payload, prompt.prompt(loc, {**payload, "prompt": first}))
+
+
+def _droid_prompt(loc: Location, payload: dict[str, Any], event: str) -> None:
+    """What the prompt hook does, for a Droid turn whose prompt no prompt hook brought
+    (`droid exec` runs none): its prompt, read from the transcript at the turn's first tool
+    call or at its end, captured, and its decisions held for the call's result
+    (gitmem.agent.droid.turn_prompt)."""
+    from gitmem.agent import droid
+
+    text = droid.turn_prompt(loc.shared_state_dir, payload, event)
+    if text is None:
+        return
+    from gitmem.agent import prompt
+    from gitmem.agent.common import unpack
+
+    asked = {**payload, "prompt": text, "hook_event_name": "UserPromptSubmit"}
+    said = unpack(prompt.prompt(loc, asked, at_tool_call=event == "pre-tool"))[1]
+    if said and event == "pre-tool":
+        from gitmem.agent import state
+
+        state.hold(loc.shared_state_dir, str(payload.get("session_id") or ""), said)
 
 
 def _hold(shared: str, payload: dict[str, Any], result: dict[str, Any] | None) -> Any:

@@ -31,7 +31,18 @@ def _owned_scope(scope: str) -> str:
 AGENT = click.argument(
     "agent",
     type=click.Choice(
-        ["claude", "codex", "gemini", "cursor", "copilot", "qwen", "opencode", "cline", "git"]
+        [
+            "claude",
+            "codex",
+            "gemini",
+            "cursor",
+            "copilot",
+            "qwen",
+            "droid",
+            "opencode",
+            "cline",
+            "git",
+        ]
     ),
 )
 # Codex runs a project's hooks only once the project and each hook are trusted, and skips
@@ -79,6 +90,15 @@ QWEN_NOTE = (
 )
 
 
+# Droid's before-tool hook cannot add context, and `droid exec` runs no prompt hook (seen
+# running 0.225.2: gitmem.agent.droid).
+DROID_NOTE = (
+    "Droid loads them when a session starts; `/hooks` lists them. Its before-tool hook "
+    "cannot add context: a file's decisions come with the tool's result, before the next "
+    "step. `droid exec` runs no prompt hook, so its prompts are not captured."
+)
+
+
 # agent -> (what to know after `install`, how to register the MCP server if not in a file)
 AFTER_INSTALL: dict[str, tuple[str | None, str | None]] = {
     "codex": (
@@ -95,6 +115,7 @@ AFTER_INSTALL: dict[str, tuple[str | None, str | None]] = {
     ),
     "cursor": (CURSOR_NOTE, None),
     "qwen": (QWEN_NOTE, "for Qwen Code, register the MCP server: qwen mcp add gitmem gitmem mcp"),
+    "droid": (DROID_NOTE, "for Droid, register the MCP server: droid mcp add gitmem gitmem mcp"),
 }
 
 
@@ -131,7 +152,9 @@ def _said_blocks(repo: Repo, done: Installed) -> None:
     "$GEMINI_CLI_HOME/.gemini/settings.json (~). cursor: project: .cursor/hooks.json; user: "
     "~/.cursor/hooks.json. copilot: project: .github/hooks/gitmem.json; user: "
     "$COPILOT_HOME/hooks/gitmem.json (~/.copilot). qwen: project: .qwen/settings.json; user: "
-    "$QWEN_HOME/settings.json (~/.qwen). opencode: project: .opencode/plugin/gitmem.js; user: "
+    "$QWEN_HOME/settings.json (~/.qwen). droid: project: .factory/hooks.json; user: "
+    "~/.factory/hooks.json (or the settings.json beside it, for an event whose hooks are "
+    "there). opencode: project: .opencode/plugin/gitmem.js; user: "
     "~/.config/opencode/plugin/gitmem.js. cline: project: .clinerules/hooks/; user: "
     "~/Documents/Cline/Hooks/.",
 )
@@ -152,7 +175,8 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
     """Install gitmem's hooks: `claude` (agent hooks in a settings file; idempotent, other
     hooks kept), `codex` (the same hooks in Codex's hooks.json), `gemini` (in Gemini CLI's
     settings.json), `cursor` (in Cursor's hooks.json), `copilot` (Copilot CLI's
-    .github/hooks/gitmem.json), `qwen` (Qwen Code's settings.json), `opencode` (a plugin
+    .github/hooks/gitmem.json), `qwen` (Qwen Code's settings.json), `droid` (Factory
+    Droid's hooks.json), `opencode` (a plugin
     file in .opencode/plugin/), `cline` (a script per event in .clinerules/hooks/) or `git`
     (native
     pre-commit, prepare-commit-msg, post-checkout, post-merge and pre-applypatch shims; an
@@ -199,11 +223,14 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
         return
     which = core.AGENTS[agent]
     path = which.path(scope, repo.root, _home())
-    added = core.install(path, which)
+    added: list[str] = []
     out = stdout()
-    if added:
-        out.print(f"added {', '.join(added)} hooks to {escape(str(path))}")
-    else:
+    for target, events in which.targets(scope, repo.root, _home()).items():
+        added_here = core.install(target, events)
+        added += added_here
+        if added_here:
+            out.print(f"added {', '.join(added_here)} hooks to {escape(str(target))}")
+    if not added:
         out.print(f"gitmem hooks already installed in {escape(str(path))}")
     if which is core.CLAUDE:  # only for a Claude Code that reads them: see CLAUDE_FAILURES
         failures = core.install_failure_events(repo.root, _home(), scope)
@@ -356,13 +383,15 @@ def uninstall(agent: str, scope: str, with_mcp: bool) -> None:
         return
     which = core.AGENTS[agent]
     path = which.path(scope, repo.root, _home())
-    removed = core.uninstall(path, which)
     out = stdout()
-    out.print(
-        f"removed {removed} gitmem hooks from {escape(str(path))}"
-        if removed
-        else f"no gitmem hooks in {escape(str(path))}"
-    )
+    removed = 0
+    for target in which.hook_files(scope, repo.root, _home()):
+        removed_here = core.uninstall(target, which)
+        removed += removed_here
+        if removed_here:
+            out.print(f"removed {removed_here} gitmem hooks from {escape(str(target))}")
+    if not removed:
+        out.print(f"no gitmem hooks in {escape(str(path))}")
     if which is core.CLAUDE:  # PostToolUseFailure and StopFailure, kept beside the project's
         local, beside = core.uninstall_failure_events(repo.root, _home(), scope)
         if beside:
