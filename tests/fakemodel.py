@@ -313,7 +313,7 @@ def offline(
     claude_tools: str = "Read Edit Bash",
 ) -> tuple[Command, dict[str, str]]:
     """(prompt -> argv, environment) for ``agent`` (claude, codex, gemini, copilot, qwen,
-    opencode, cline) in ``project``. Settings files are written once and kept (Codex keeps the
+    opencode, cline, droid) in ``project``. Settings files are written once and kept (Codex keeps the
     hooks' trust in its config.toml); what changes with ``url`` is passed each time."""
     env = {**env, "HOME": str(home), "PWD": str(project)}  # OpenCode takes its folder from PWD
     if agent == "claude":
@@ -377,4 +377,12 @@ def offline(
             "version": 1, "lastUsedProvider": "openai-native", "modes": {},
             "providers": {"openai-native": entry}}))  # fmt: skip
         return lambda prompt: [exe, "--yolo", prompt], env
+    if agent == "droid":  # a custom model (Droid's BYOK), which needs no Factory account
+        settings = home / ".factory"
+        settings.mkdir(parents=True, exist_ok=True)
+        model = {"model": "claude-sonnet-4-5", "displayName": "Fake", "baseUrl": url,
+                 "apiKey": "test", "provider": "anthropic", "maxOutputTokens": 4096}  # fmt: skip
+        (settings / "settings.json").write_text(json.dumps({"customModels": [model]}))
+        args = ["exec", "-m", "custom:claude-sonnet-4-5", "--skip-permissions-unsafe"]
+        return lambda prompt: [exe, *args, prompt], env
     raise ValueError(f"no offline setup for {agent!r}")

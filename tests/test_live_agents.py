@@ -94,8 +94,9 @@ def assert_no_hook_errors(project: Path) -> None:
     assert not errors.exists(), errors.read_text()
 
 
-def assert_outcome(project: Path, model: FakeModel) -> None:
-    """What every agent must show."""
+def assert_outcome(project: Path, model: FakeModel, *, prompts: bool = True) -> None:
+    """What every agent must show (not ``prompts``: the prompt's capture, for an agent
+    that runs no prompt hook: `droid exec`)."""
     assert model.steps_taken == len(model.steps), [r.path for r in model.requests]
     final = model.conversation[-1].text()
     assert final.count(MONEY_TITLE) == 1, final[-4000:]  # the digest, once
@@ -103,7 +104,8 @@ def assert_outcome(project: Path, model: FakeModel) -> None:
     assert DENIED in final, final[-4000:]
     assert (project / "billing/charge.py").read_text() == CHARGE
     assert_no_hook_errors(project)
-    assert PROMPT in captured(project)
+    if prompts:
+        assert PROMPT in captured(project)
 
 
 def captured(project: Path) -> str:
@@ -120,7 +122,7 @@ def captured(project: Path) -> str:
 
 Launch = tuple[Callable[[str], list[str]], dict[str, str]]
 # each agent, named as its executable is
-AGENT_NAMES = ("claude", "codex", "gemini", "copilot", "qwen", "opencode", "cline")
+AGENT_NAMES = ("claude", "codex", "gemini", "copilot", "qwen", "opencode", "cline", "droid")
 
 
 def launch(
@@ -173,6 +175,11 @@ def edit_session(agent: str, root: Path) -> list[Step]:
     if agent == "qwen":
         return [Step("read_file", {"file_path": api}), Step("read_file", {"file_path": billing}),
                 Step("edit", {"file_path": billing, **EDIT_CLAUDE})]  # fmt: skip
+    if agent == "droid":  # the API file through its shell, as for Claude Code
+        run = {"summary": "Show the API routes", "riskLevel": "low", "riskLevelReason": "reads"}
+        return [Step("Execute", {"command": "cat api/routes.py", **run}),
+                Step("Read", {"file_path": billing}),
+                Step("Edit", {"file_path": billing, **EDIT_COPILOT})]  # fmt: skip
     if agent == "gemini":
         return [Step("read_file", {"file_path": "api/routes.py"}),
                 Step("read_file", {"file_path": "billing/charge.py"}),
@@ -183,8 +190,48 @@ def edit_session(agent: str, root: Path) -> list[Step]:
 
 
 # the agents that meet the whole of assert_outcome (Cline stops the task to enforce a rule:
-# test_a_cline_task)
-AGENTS = [a for a in AGENT_NAMES if a != "cline"]
+# test_a_cline_task; `droid exec` runs no prompt hook: test_a_droid_session)
+AGENTS = [a for a in AGENT_NAMES if a not in ("cline", "droid")]
+
+
+@pytest.mark.parametrize("scopes", [("project",), ("project", "user")])
+def test_a_droid_session(scopes: tuple[str, ...], project: Path, agent_home: Path) -> None:
+    """Factory Droid (`droid exec`, a custom model): the three calls of the module
+    docstring, its hooks installed for the project, or for the user as well (Droid runs
+    both: one digest, one capture). Its before-tool hook cannot add context
+    (gitmem.agent.droid): the API decision comes with the shell command's result, once.
+    `droid exec` runs no prompt hook: the prompt is read from its transcript by the first
+    tool call's hook and captured, once."""
+    with FakeModel(edit_session("droid", project)) as model:
+        command, env = launch("droid", project, agent_home, model)
+        if "user" in scopes:
+            gitmem(project, env, "install", "droid", "--scope", "user")
+        run_agent(command(PROMPT), project, env)
+    assert_outcome(project, model)
+    assert captured(project).count(PROMPT) == 1
+    assert_recorded_once(project)
+    results = [r.text() for r in model.conversation]
+    assert API_TITLE in results[1] and API_TITLE not in results[0], results[1][-2000:]
+    doctor = gitmem(project, env, "doctor", "--no-model")
+    assert "droid hooks" in doctor and "!!  droid" not in doctor, doctor
+
+
+def test_a_droid_prompt_brings_its_decisions(project: Path, agent_home: Path) -> None:
+    """`droid exec` runs no prompt hook: a prompt that names a governed path brings its
+    decision with the turn's first tool result (read from Droid's transcript), once; a
+    turn that calls no tool is captured by its Stop hook."""
+    billing = str(project / "billing/charge.py")
+    with FakeModel([Step("Read", {"file_path": billing})]) as model:
+        command, env = launch("droid", project, agent_home, model)
+        run_agent(command("Add pagination to api/routes.py"), project, env)
+        run_agent(command(PROMPT), project, env)  # no tool left to call
+    first = [r for r in model.conversation if "Add pagination" in r.text()]
+    final = first[-1].text()
+    assert final.count(API_TITLE) == 1 and API_TITLE not in first[0].text(), final[-3000:]
+    assert final.count(MONEY_TITLE) == 1, final[-3000:]
+    log = captured(project)
+    assert log.count("Add pagination to api/routes.py") == 1 and log.count(PROMPT) == 1, log
+    assert_no_hook_errors(project)
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -250,6 +297,8 @@ def write_record(agent: str, root: Path) -> Step:
         return Step("write", {"filePath": path, "content": text})
     if agent == "cline":  # its editor creates a file given no old text
         return Step("editor", {"path": path, "new_text": text})
+    if agent == "droid":
+        return Step("Create", {"file_path": path, "content": text})
     return Step("create", {"path": path, "file_text": text})
 
 
@@ -299,6 +348,9 @@ def loosen_record(agent: str, root: Path) -> list[Step]:
     if agent == "qwen":
         return [Step("read_file", {"file_path": path}),
                 Step("edit", {"file_path": path, "old_string": old, "new_string": new})]  # fmt: skip
+    if agent == "droid":
+        return [Step("Read", {"file_path": path}),
+                Step("Edit", {"file_path": path, "old_str": old, "new_str": new})]  # fmt: skip
     if agent == "gemini":
         return [Step("read_file", {"file_path": MONEY_RECORD}),
                 Step("replace", {"file_path": MONEY_RECORD, "old_string": old, "new_string": new,
@@ -397,6 +449,9 @@ def shell_step(agent: str, command: str) -> Step:
     """``command`` run through the agent's own shell tool."""
     if agent == "codex":
         return Step("exec_command", {"cmd": command})
+    if agent == "droid":
+        return Step("Execute", {"command": command, "summary": "Run the generator script",
+                                "riskLevel": "low", "riskLevelReason": "writes files"})  # fmt: skip
     name = {"claude": "Bash", "gemini": "run_shell_command", "qwen": "run_shell_command"}
     return Step(name.get(agent, "bash"), {"command": command, "description": "generate"})
 
@@ -485,7 +540,7 @@ def test_an_older_claude_code_keeps_its_hooks(
     assert session["files_edited"] == ["api/client.py"]
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "qwen"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "qwen", "droid"])
 def test_a_script_that_breaks_a_critical_rule_sends_the_agent_back(
     agent: str, project: Path, agent_home: Path
 ) -> None:
@@ -613,7 +668,7 @@ def test_a_commit_that_skips_the_hooks_is_denied(
     assert told, [r.text()[-500:] for r in model.conversation]
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "qwen"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "qwen", "droid"])
 def test_a_line_the_user_had_not_committed_is_not_the_scripts(
     agent: str, project: Path, agent_home: Path
 ) -> None:
@@ -621,7 +676,8 @@ def test_a_line_the_user_had_not_committed_is_not_the_scripts(
     agent runs appends a compliant line to it: nobody is sent back. Before session 38 the
     turn's end read the file from the last commit and sent the agent to "fix" the user's
     line. The model takes a second to answer, as a real one does: meanwhile the prompt
-    hook's background job keeps the file as the turn found it."""
+    hook's background job keeps the file as the turn found it (Droid's, which runs no
+    prompt hook: its first tool call's hook, before the call runs)."""
     charge = project / "billing" / "charge.py"
     charge.write_text(charge.read_text() + "debug = float(x)  # mine, not committed\n")
     (project / "scripts").mkdir()
@@ -1105,7 +1161,7 @@ HOOK_FAILED = (
 )
 
 
-@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("agent", [*AGENTS, "droid"])
 def test_gitmem_not_installed(agent: str, project: Path, agent_home: Path) -> None:
     """A teammate's machine: the project's hooks are committed, and gitmem is not on the
     agent's PATH. Before the hooks were guarded, Gemini CLI blocked the prompt (no call
@@ -1279,6 +1335,8 @@ SWITCHED_OFF = {
              "`disableAllHooks: true` in Qwen Code's project settings: no hook runs"),
     "copilot": (".github/copilot/settings.json", {"disableAllHooks": True},
                 "`disableAllHooks: true` in Copilot CLI's repository settings: no hook runs"),
+    "droid": (".factory/hooks.json", {"hooksDisabled": True},
+              "`hooksDisabled: true` in {root}/.factory/hooks.json: Droid runs no hook"),
 }  # fmt: skip
 
 
@@ -1300,7 +1358,7 @@ def test_told_to_run_no_hooks(agent: str, project: Path, agent_home: Path) -> No
     doctor = subprocess.run(["gitmem", "doctor", "--no-model"], cwd=project, env=env,
                             capture_output=True, text=True)  # fmt: skip
     assert f"!!  {agent} hooks" in doctor.stdout, doctor.stdout
-    assert said in doctor.stdout, doctor.stdout
+    assert said.format(root=project) in doctor.stdout, doctor.stdout
 
 
 @pytest.mark.parametrize("agent", ["gemini", "qwen"])
