@@ -5,9 +5,12 @@ agent's own payload), next to `python -c pass`, all taking turns run after run.
     python benchmarks/agents_latency.py [--decisions 1000] [--runs 21] [--json]
 
 Claude Code, Codex, Copilot CLI and OpenCode get the decisions before the call (pre-tool); Gemini
-CLI, Cursor and Qwen Code after it (post-tool: their before-tool hooks cannot add context). Every run
-is a new session, so every call injects. The
-translation layers (gitmem.agent.gemini, .cursor, .copilot, .qwen, .opencode) should cost next to nothing.
+CLI, Cursor, Qwen Code and Droid after it (post-tool: their before-tool hooks cannot add context).
+Every run is a new session, so every call injects. The
+translation layers (gitmem.agent.gemini, .cursor, .copilot, .qwen, .droid, .opencode) should cost
+next to nothing. `droid exec` runs no prompt hook, so the before-tool hook of a turn's first call
+reads the prompt from Droid's transcript and does the prompt hook's work (its decisions held
+for the call's result, the work tree noted): "droid pre-tool, turn's first" is that call.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from why_lookup import make_repo
 
 from gitmem import compile as compiler
 from gitmem.repo import discover
+
+FIRST_CALL = "droid pre-tool, turn's first"
 
 
 def bench(n: int, runs: int) -> dict[str, float]:
@@ -51,21 +56,30 @@ def bench(n: int, runs: int) -> dict[str, float]:
             "copilot pre-tool": {"tool_name": "view", "tool_input": {"path": target}},
             "qwen post-tool": {"tool_name": "read_file", "tool_input": {"file_path": target}},
             "opencode pre-tool": {"tool_name": "read", "tool_input": {"filePath": target}},
+            "droid post-tool": {"tool_name": "Read", "tool_input": {"file_path": target}},
+            FIRST_CALL: {
+                "tool_name": "Read",
+                "tool_input": {"file_path": target},
+                "transcript_path": str(tmp / "droid.jsonl"),
+            },
         }
+        typed = {"role": "user", "content": [{"type": "text", "text": f"Tidy up {target}"}]}
+        line = {"type": "message", "id": "m1", "message": typed}
+        (tmp / "droid.jsonl").write_text(json.dumps(line) + "\n")
 
         def stdin(extra: dict[str, object]) -> str:
             sid = f"b{next(ids)}"
             return json.dumps({"session_id": sid, "conversation_id": sid, "cwd": root, **extra})
 
         cmds = {
-            name: ([hook, *name.split()], lambda extra=extra: stdin(extra))
+            name: ([hook, *name.split(",")[0].split()], lambda extra=extra: stdin(extra))
             for name, extra in payloads.items()
         }
         cmds["python -c pass"] = ([sys.executable, "-c", "pass"], lambda: "")
         # the informing hooks must inform (the path measured must be the one named)
         for name, (argv, make) in cmds.items():
-            if name == "python -c pass":
-                continue
+            if name == "python -c pass" or name == FIRST_CALL:
+                continue  # a Droid before-tool hook holds what it finds for the result
             out = subprocess.run(argv, cwd=tmp, input=make(), capture_output=True, text=True)
             if "Project decision" not in out.stdout:
                 raise RuntimeError(f"{name} brought no decision: {out.stdout[:200]!r}")
@@ -87,7 +101,7 @@ def main() -> int:
     base = res["python -c pass"]
     print(f"{args.decisions} decisions, median of {args.runs} interleaved runs:")
     for name, ms in res.items():
-        print(f"  {name:18} {ms:6.1f} ms  {ms / base:4.2f}x `python -c pass`")
+        print(f"  {name:28} {ms:6.1f} ms  {ms / base:4.2f}x `python -c pass`")
     return 0
 
 

@@ -148,6 +148,16 @@ def test_install_keeps_the_hooks_droid_reads_elsewhere(project: Path) -> None:
     assert json.loads((project / ".factory/hooks/hooks.json").read_text()) == older
 
 
+def test_a_hooks_file_with_comments_is_left_as_it_is(project: Path) -> None:
+    """Droid reads its JSON files with comments; gitmem reads them too, and says it would
+    drop them rather than rewrite the file."""
+    text = '{\n  // the team formatter\n  "PostToolUse": []\n}\n'
+    write(project, HOOKS, text)
+    result = CliRunner().invoke(cli, ["install", "droid"])
+    assert result.exit_code == 1 and "has comments" in result.output, result.output
+    assert (project / HOOKS).read_text() == text
+
+
 def test_a_droid_session_gets_the_decisions_and_its_rules(project: Path) -> None:
     assert CliRunner().invoke(cli, ["install", "droid"]).exit_code == 0
     start = context(run_hook(project, "SessionStart", {"source": "startup"}))

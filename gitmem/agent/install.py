@@ -257,7 +257,8 @@ COPILOT = Agent(
 )
 # Factory Droid (`.factory/hooks.json`, the events at its top level): Claude Code's events
 # and answers over tool names of its own (gitmem.agent.droid). PreCompact lets the
-# session's decisions be shown again after its history is summarised.
+# session's decisions be shown again after its history is summarised. It reads its JSON
+# files with comments (jsonc-parser, in its bundle).
 DROID = Agent(
     "droid",
     {
@@ -267,6 +268,7 @@ DROID = Agent(
         "PreCompact": (None, "post-compact"),
     },
     {"project": ("root", ".factory/hooks.json"), "user": ("home", ".factory/hooks.json")},
+    comments=True,
     top_level=True,
 )
 CURSOR_VERSION = 1  # the hooks file format version Cursor and Copilot CLI read
