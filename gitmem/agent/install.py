@@ -20,6 +20,7 @@ from typing import Any
 from gitmem import fsutil
 from gitmem.agent.common import user_folder, without_comments
 from gitmem.agent.droid import TOOL_MATCHER as DROID_TOOL_MATCHER
+from gitmem.agent.droid import hooks_file
 from gitmem.agent.gemini import TOOL_MATCHER as GEMINI_TOOL_MATCHER
 from gitmem.agent.qwen import TOOL_MATCHER as QWEN_TOOL_MATCHER
 from gitmem.errors import GitmemError
@@ -57,8 +58,9 @@ class Agent:
     # a project's hooks for the user to review and in their logs: the guarded command
     # (GUARD) is long, so gitmem's hooks are named by the command they run
     named: bool = False
-    # Factory Droid's hooks.json holds the events at the top level, not under "hooks" (its
-    # settings.json holds them under "hooks", as the others' files do)
+    # Factory Droid's layout: a hooks.json holding the events at its top level, not under
+    # "hooks", beside a settings.json whose "hooks" it reads event by event and an older
+    # hooks/hooks.json it reads only without a hooks.json (gitmem.agent.droid.hooks_file)
     top_level: bool = False
 
     @property
@@ -101,7 +103,7 @@ class Agent:
         """Every file of ``scope`` that may hold this agent's hooks: the scope's own, and
         for Droid the others it reads too (gitmem.agent.droid.hooks_file)."""
         path = self.path(scope, root, home)
-        if self.name != "droid":
+        if not self.top_level:
             return [path]
         return [path, path.parent / "hooks" / "hooks.json", path.parent / "settings.json"]
 
@@ -110,10 +112,8 @@ class Agent:
         or for Droid the one it reads that event's hooks from (an event of settings.json
         that a new hooks.json would hide stays there); the agent with those events."""
         path = self.path(scope, root, home)
-        if self.name != "droid":
+        if not self.top_level:
             return {path: self}
-        from gitmem.agent.droid import hooks_file
-
         split: dict[Path, dict[str, tuple[str | None, str]]] = {}
         for event, spec in self.events.items():
             split.setdefault(hooks_file(path.parent, event), {})[event] = spec
