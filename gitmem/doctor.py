@@ -680,12 +680,14 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
         agent_checks.extend([trust] if trust else [])
     from gitmem.agent import opencodeplugin
 
-    plugin_status = opencodeplugin.status(repo.root, home)
-    if plugin_status:
-        others.append("OpenCode")
+    for host, named in (("opencode", "OpenCode"), ("kilo", "Kilo CLI")):
+        plugin_status = opencodeplugin.status(repo.root, home, host)
+        if not plugin_status:
+            continue
+        others.append(named)
         agent_checks.append(
             Check(
-                "opencode plugin",
+                f"{host} plugin",
                 all(plugin_status.values()),
                 ", ".join(
                     f"{scope}: " + ("current" if current else "older than this gitmem's")
@@ -694,7 +696,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 + (
                     ""
                     if all(plugin_status.values())
-                    else "; `gitmem install opencode [--scope user]` replaces it"
+                    else f"; `gitmem install {host} [--scope user]` replaces it"
                 ),
             )
         )
@@ -739,7 +741,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                     f" ({' and '.join(others)}'s are)"
                     if others
                     else " (or `gitmem install "
-                    "codex|gemini|cursor|copilot|qwen|droid|opencode|cline`)"
+                    "codex|gemini|cursor|copilot|qwen|droid|opencode|kilo|cline`)"
                 )
             ),
         )

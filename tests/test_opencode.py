@@ -52,6 +52,27 @@ def test_install_writes_the_plugin_and_uninstall_removes_only_it(project: Path) 
     assert (project / PLUGIN).exists()
 
 
+def test_kilo_cli_gets_the_same_plugin_in_its_own_folder(project: Path) -> None:
+    """Kilo CLI (an OpenCode fork) loads plugins from .kilo/plugin/, not OpenCode's folder
+    (seen running 7.7.9): `install kilo` writes the same plugin there, naming itself in
+    its first lines; doctor checks each host's copy; uninstall takes out only its own."""
+    runner = CliRunner()
+    assert runner.invoke(cli, ["install", "opencode"]).exit_code == 0
+    result = runner.invoke(cli, ["install", "kilo", "--mcp"])
+    assert result.exit_code == 0 and "wrote gitmem's Kilo CLI plugin" in result.output
+    assert "kilo mcp add gitmem" in result.output
+    kilo = (project / ".kilo/plugin/gitmem.js").read_text()
+    assert kilo == opencodeplugin.shipped("kilo") != opencodeplugin.shipped()
+    assert "Installed by `gitmem install kilo` (.kilo/plugin/gitmem.js)" in kilo
+    assert kilo.splitlines()[3:] == opencodeplugin.shipped().splitlines()[3:]  # the same code
+    doctor = runner.invoke(cli, ["doctor", "--no-model"]).output
+    assert "opencode plugin" in doctor and "kilo plugin" in doctor, doctor
+    user = opencodeplugin.path("user", project, Path(SANDBOX_HOME), "kilo")
+    assert user.parts[-3:] == ("kilo", "plugin", "gitmem.js")
+    assert "removed" in runner.invoke(cli, ["uninstall", "kilo"]).output
+    assert not (project / ".kilo").exists() and (project / PLUGIN).exists()
+
+
 def test_adapt_renames_opencode_tools() -> None:
     edit = {"tool_name": "edit", "tool_input": {"filePath": "/r/a.py", "oldString": "x",
                                                 "newString": "y"}}  # fmt: skip

@@ -5,6 +5,11 @@ OpenCode loads every JavaScript file in ``.opencode/plugin/`` (and in
 shipped in the wheel) is copied there as ``gitmem.js``. A file of that name gitmem did not
 write is never overwritten or removed; one it wrote is replaced by the current plugin on
 the next install (so `gitmem doctor` can say when it is out of date).
+
+Kilo CLI (Kilo Code's, ``kilo``: a fork of OpenCode, 7.7.9 run here) loads the same
+plugins from ``.kilo/plugin/`` and ``~/.config/kilo/plugin/``, not from OpenCode's
+folders, and sends them OpenCode's events: `gitmem install kilo` writes the same plugin
+there (its first lines naming the command that wrote it), which runs `gitmem-hook opencode`.
 """
 
 from __future__ import annotations
@@ -16,25 +21,46 @@ from gitmem import resources
 from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write
 
-MARK = "Installed by `gitmem install opencode`"
+MARK = "Installed by `gitmem install "  # opencode`, or kilo`
+# the agents that load the plugin -> scope -> (under the work tree, or the user's config
+# folder; the plugin's path there)
 SCOPES = {
-    "project": ("root", ".opencode/plugin/gitmem.js"),
-    "user": ("config", "opencode/plugin/gitmem.js"),
+    "opencode": {
+        "project": ("root", ".opencode/plugin/gitmem.js"),
+        "user": ("config", "opencode/plugin/gitmem.js"),
+    },
+    "kilo": {
+        "project": ("root", ".kilo/plugin/gitmem.js"),
+        "user": ("config", "kilo/plugin/gitmem.js"),
+    },
 }
 
 
-def path(scope: str, root: Path, home: Path) -> Path:
-    if scope not in SCOPES:
-        raise GitmemError(f"unknown scope {scope!r} for opencode: use project or user")
-    base, rel = SCOPES[scope]
+def path(scope: str, root: Path, home: Path, agent: str = "opencode") -> Path:
+    if scope not in SCOPES[agent]:
+        raise GitmemError(f"unknown scope {scope!r} for {agent}: use project or user")
+    base, rel = SCOPES[agent][scope]
     if base == "root":
         return root / rel
     config = os.environ.get("XDG_CONFIG_HOME")
     return (Path(config) if config else home / ".config") / rel
 
 
-def shipped() -> str:
-    return (resources.data_dir("hooks") / "opencode" / "gitmem.js").read_text(encoding="utf-8")
+def shipped(agent: str = "opencode") -> str:
+    """The plugin as written for ``agent``: its first lines name the command that wrote it
+    and the file, and the one that removes it."""
+    text = (resources.data_dir("hooks") / "opencode" / "gitmem.js").read_text(encoding="utf-8")
+    if agent == "opencode":
+        return text
+    return (
+        text.replace("gitmem for OpenCode:", "gitmem for Kilo CLI (OpenCode's plugin):", 1)
+        .replace(
+            "`gitmem install opencode` (.opencode/plugin/",
+            f"`gitmem install {agent}` (.kilo/plugin/",
+            1,
+        )
+        .replace("`gitmem uninstall opencode`", f"`gitmem uninstall {agent}`", 1)
+    )
 
 
 def ours(file: Path) -> bool:
@@ -45,9 +71,9 @@ def ours(file: Path) -> bool:
         return False
 
 
-def install(file: Path) -> bool:
+def install(file: Path, agent: str = "opencode") -> bool:
     """Write the plugin; False when the current one was there already."""
-    text = shipped()
+    text = shipped(agent)
     if file.exists():
         if not ours(file):
             raise GitmemError(f"{file} exists and was not written by gitmem; nothing was changed")
@@ -71,13 +97,13 @@ def uninstall(file: Path) -> bool:
     return True
 
 
-def status(root: Path, home: Path) -> dict[str, bool]:
+def status(root: Path, home: Path, agent: str = "opencode") -> dict[str, bool]:
     """scope -> whether the installed plugin is the current one, for the scopes that have
     gitmem's plugin."""
     out: dict[str, bool] = {}
-    current = shipped()
-    for scope in SCOPES:
-        file = path(scope, root, home)
+    current = shipped(agent)
+    for scope in SCOPES[agent]:
+        file = path(scope, root, home, agent)
         if ours(file):
             out[scope] = file.read_text(encoding="utf-8") == current
     return out

@@ -40,6 +40,7 @@ AGENT = click.argument(
             "qwen",
             "droid",
             "opencode",
+            "kilo",
             "cline",
             "git",
         ]
@@ -155,7 +156,8 @@ def _said_blocks(repo: Repo, done: Installed) -> None:
     "$QWEN_HOME/settings.json (~/.qwen). droid: project: .factory/hooks.json; user: "
     "~/.factory/hooks.json (or the settings.json beside it, for an event whose hooks are "
     "there). opencode: project: .opencode/plugin/gitmem.js; user: "
-    "~/.config/opencode/plugin/gitmem.js. cline: project: .clinerules/hooks/; user: "
+    "~/.config/opencode/plugin/gitmem.js. kilo: project: .kilo/plugin/gitmem.js; user: "
+    "~/.config/kilo/plugin/gitmem.js. cline: project: .clinerules/hooks/; user: "
     "~/Documents/Cline/Hooks/.",
 )
 @click.option(
@@ -176,13 +178,12 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
     hooks kept), `codex` (the same hooks in Codex's hooks.json), `gemini` (in Gemini CLI's
     settings.json), `cursor` (in Cursor's hooks.json), `copilot` (Copilot CLI's
     .github/hooks/gitmem.json), `qwen` (Qwen Code's settings.json), `droid` (Factory
-    Droid's hooks.json), `opencode` (a plugin
-    file in .opencode/plugin/), `cline` (a script per event in .clinerules/hooks/) or `git`
-    (native
-    pre-commit, prepare-commit-msg, post-checkout, post-merge and pre-applypatch shims; an
-    existing hook is
-    kept as <hook>.before-gitmem and run first; with husky, or a hooks folder in the work tree,
-    a marked block is added to the project's own hook scripts instead)."""
+    Droid's hooks.json), `opencode` (a plugin file in .opencode/plugin/), `kilo` (the same
+    plugin, for Kilo CLI, in .kilo/plugin/), `cline` (a script per event in
+    .clinerules/hooks/) or `git` (native pre-commit, prepare-commit-msg, post-checkout,
+    post-merge and pre-applypatch shims; an existing hook is kept as <hook>.before-gitmem
+    and run first; with husky, or a hooks folder in the work tree, a marked block is added
+    to the project's own hook scripts instead)."""
     if trust and agent != "codex":
         raise click.UsageError("--trust is for codex (the other agents have no such review)")
     repo = current_repo()
@@ -215,8 +216,8 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
                 "nothing in one without .continuity/"
             )
         return
-    if agent == "opencode":
-        _install_opencode(repo.root, scope, with_mcp)
+    if agent in ("opencode", "kilo"):
+        _install_opencode(repo.root, scope, with_mcp, agent)
         return
     if agent == "cline":
         _install_cline(repo.root, scope, with_mcp)
@@ -274,25 +275,29 @@ def _say_untrusted(root: Path, agent: str) -> None:
         stdout().print(escape(f"not yet running here: {verdict.why}{policy.how}"))
 
 
-# OpenCode reads MCP servers from opencode.json, which gitmem does not edit.
-OPENCODE_MCP = (
-    'for OpenCode, add the MCP server to opencode.json: "mcp": {"gitmem": {"type": "local", '
-    '"command": ["gitmem", "mcp"]}}'
-)
+# OpenCode reads MCP servers from opencode.json, which gitmem does not edit; Kilo CLI
+# registers them with its own command.
+OPENCODE_MCP = {
+    "opencode": 'for OpenCode, add the MCP server to opencode.json: "mcp": {"gitmem": '
+    '{"type": "local", "command": ["gitmem", "mcp"]}}',
+    "kilo": "for Kilo CLI, register the MCP server: kilo mcp add gitmem (command: gitmem mcp)",
+}
+PLUGIN_HOSTS = {"opencode": "OpenCode", "kilo": "Kilo CLI"}
 
 
-def _install_opencode(root: Path, scope: str, with_mcp: bool) -> None:
+def _install_opencode(root: Path, scope: str, with_mcp: bool, agent: str = "opencode") -> None:
     from gitmem.agent import opencodeplugin
 
-    path = opencodeplugin.path(_owned_scope(scope), root, _home())
+    path = opencodeplugin.path(_owned_scope(scope), root, _home(), agent)
     out = stdout()
-    if opencodeplugin.install(path):
-        out.print(f"wrote gitmem's OpenCode plugin to {escape(str(path))}")
+    host = PLUGIN_HOSTS[agent]
+    if opencodeplugin.install(path, agent):
+        out.print(f"wrote gitmem's {host} plugin to {escape(str(path))}")
     else:
-        out.print(f"gitmem's OpenCode plugin is up to date in {escape(str(path))}")
-    out.print("OpenCode loads it at start; it calls gitmem-hook, which must be on PATH.")
+        out.print(f"gitmem's {host} plugin is up to date in {escape(str(path))}")
+    out.print(f"{host} loads it at start; it calls gitmem-hook, which must be on PATH.")
     if with_mcp:
-        out.print(escape(OPENCODE_MCP))
+        out.print(escape(OPENCODE_MCP[agent]))
 
 
 # What Cline does with each hook's answer (seen running Cline CLI 3.0.65): see
@@ -359,10 +364,10 @@ def uninstall(agent: str, scope: str, with_mcp: bool) -> None:
         gone = githooks.uninstall(repo)
         stdout().print(f"removed {', '.join(gone)}" if gone else "no gitmem git hooks installed")
         return
-    if agent == "opencode":
+    if agent in ("opencode", "kilo"):
         from gitmem.agent import opencodeplugin
 
-        path = opencodeplugin.path(_owned_scope(scope), repo.root, _home())
+        path = opencodeplugin.path(_owned_scope(scope), repo.root, _home(), agent)
         was_ours = opencodeplugin.uninstall(path)
         stdout().print(
             f"removed {escape(str(path))}"
