@@ -320,9 +320,9 @@ def age_deliveries(project: Path, session_id: str, seconds: float) -> None:
     session.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in aged))
 
 
-# Factory Droid's executable, a package of its own per platform (its `@factory/cli` only
-# picks one in a postinstall script, which CI's npm does not run)
-DROID_PACKAGE = "@factory/cli-linux-x64"
+# Factory Droid's and Kilo CLI's executables, each a package of its own per platform (their
+# `@factory/cli` and `@kilocode/cli` pick one in a postinstall script or at run time)
+PLATFORM_PACKAGES = {"droid": "@factory/cli-linux-x64", "kilo": "@kilocode/cli-linux-x64"}
 
 
 def agent_binary(name: str) -> str:
@@ -330,8 +330,8 @@ def agent_binary(name: str) -> str:
     GITMEM_AGENTS_BIN (where CI's `npm install` put them), else on PATH."""
     folder = os.environ.get("GITMEM_AGENTS_BIN")
     found = shutil.which(name, path=folder) if folder else None
-    if name == "droid" and folder and not found:  # its platform package: no npm `bin`
-        found = shutil.which(str(Path(folder).parent / DROID_PACKAGE / "bin" / "droid"))
+    if name in PLATFORM_PACKAGES and folder and not found:  # no npm `bin` of its own
+        found = shutil.which(str(Path(folder).parent / PLATFORM_PACKAGES[name] / "bin" / name))
     found = found or shutil.which(name)
     if found is None:
         if os.environ.get("GITMEM_REQUIRE_AGENTS") == "1":

@@ -313,7 +313,7 @@ def offline(
     claude_tools: str = "Read Edit Bash",
 ) -> tuple[Command, dict[str, str]]:
     """(prompt -> argv, environment) for ``agent`` (claude, codex, gemini, copilot, qwen,
-    opencode, cline, droid) in ``project``. Settings files are written once and kept (Codex keeps the
+    opencode, kilo, cline, droid) in ``project``. Settings files are written once and kept (Codex keeps the
     hooks' trust in its config.toml); what changes with ``url`` is passed each time."""
     env = {**env, "HOME": str(home), "PWD": str(project)}  # OpenCode takes its folder from PWD
     if agent == "claude":
@@ -359,12 +359,13 @@ def offline(
                    QWEN_CODE_SUPPRESS_YOLO_WARNING="1")  # fmt: skip
         args = ["--auth-type", "anthropic", "--model", "claude-sonnet-4-5", "--yolo"]
         return lambda prompt: [exe, *args, prompt], env
-    if agent == "opencode":  # a config file outside the project
-        config = home / "opencode.json"
+    if agent in ("opencode", "kilo"):  # a config file outside the project
+        config = home / f"{agent}.json"
         provider = {"anthropic": {"options": {"baseURL": f"{url}/v1", "apiKey": "test"}}}
         config.write_text(json.dumps({"model": "anthropic/claude-sonnet-4-5", "provider": provider,
                                       "autoupdate": False, "share": "disabled"}))  # fmt: skip
         env.update(OPENCODE_CONFIG=str(config), OPENCODE_DISABLE_AUTOUPDATE="1")
+        env.update(KILO_CONFIG=str(config), KILO_DISABLE_AUTOUPDATE="1")  # its fork's names
         return lambda prompt: [exe, "run", prompt], env
     if agent == "cline":  # the Responses API: Cline takes a base URL for OpenAI's only
         settings = home / ".cline" / "data" / "settings"

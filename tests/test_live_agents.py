@@ -168,7 +168,7 @@ def edit_session(agent: str, root: Path) -> list[Step]:
         return [Step("exec_command", {"cmd": "cat api/routes.py"}),
                 Step("exec_command", {"cmd": "cat billing/charge.py"}),
                 Step("apply_patch", patch + "*** End Patch\n", custom=True)]  # fmt: skip
-    if agent == "opencode":
+    if agent in ("opencode", "kilo"):  # Kilo CLI: OpenCode's fork, with its tools
         edit = {"filePath": billing, "oldString": "x = 1", "newString": "x = float(1)"}
         return [Step("read", {"filePath": api}), Step("read", {"filePath": billing}),
                 Step("edit", edit)]  # fmt: skip
@@ -234,7 +234,7 @@ def test_a_droid_prompt_brings_its_decisions(project: Path, agent_home: Path) ->
     assert_no_hook_errors(project)
 
 
-@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("agent", [*AGENTS, "kilo"])
 def test_an_edit_session(agent: str, project: Path, agent_home: Path) -> None:
     """The three calls of the module docstring. Gemini CLI sends PreCompress before every
     turn: the digest must not come back with the billing read (it did, before
@@ -692,7 +692,7 @@ def test_a_line_the_user_had_not_committed_is_not_the_scripts(
     assert not told, told[0].text()[-500:]
 
 
-@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("agent", [*AGENTS, "kilo"])
 def test_installed_for_the_project_and_the_user(
     agent: str, project: Path, agent_home: Path
 ) -> None:
@@ -1161,7 +1161,7 @@ HOOK_FAILED = (
 )
 
 
-@pytest.mark.parametrize("agent", [*AGENTS, "droid"])
+@pytest.mark.parametrize("agent", [*AGENTS, "droid", "kilo"])
 def test_gitmem_not_installed(agent: str, project: Path, agent_home: Path) -> None:
     """A teammate's machine: the project's hooks are committed, and gitmem is not on the
     agent's PATH. Before the hooks were guarded, Gemini CLI blocked the prompt (no call
