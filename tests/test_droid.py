@@ -223,6 +223,23 @@ def test_each_turns_prompt_is_read_once_from_the_transcript(project: Path) -> No
     assert tidy(shared, force=True) >= 1 and not marker.exists()
 
 
+def test_a_transcript_gitmem_cannot_read_leaves_the_rules_checked(project: Path) -> None:
+    """The prompt read from the transcript is the hook's extra: where reading it fails (a
+    line nested past what the JSON parser takes), the failure is logged for doctor and the
+    call's critical rule is still enforced."""
+    assert CliRunner().invoke(cli, ["install", "droid"]).exit_code == 0
+    path = transcript_of(project, "Tidy up")
+    deep = '{"type": "message", "message": {"role":"user", "x": ' + "[" * 100000 + "]" * 100000
+    with path.open("a") as fh:
+        fh.write(deep + "}}\n")
+    edit = {"tool_name": "Edit", "tool_input": {"file_path": str(project / "billing/charge.py"),
+            "old_str": "x = 1", "new_str": "x = float(1)"}}  # fmt: skip
+    specific = run_hook(project, "PreToolUse", edit)["hookSpecificOutput"]  # type: ignore[index]
+    assert specific["permissionDecision"] == "deny"  # type: ignore[index]
+    log = (discover(project).shared_state_dir / "hook-errors.log").read_text()
+    assert "droid pre-tool: the turn's prompt: RecursionError" in log, log
+
+
 def test_the_transcripts_prompt_leaves_out_what_droid_writes_as_the_user(tmp_path: Path) -> None:
     path = transcript_of(tmp_path, "first", "second")
     assert droid.last_prompt(str(path)) == ("m1", "second")

@@ -205,8 +205,8 @@ def last_prompt(transcript: object) -> tuple[str, str] | None:
     "text", "text"}]}}``), leaving out what Droid writes in the user's role: hook output
     (``hookEventName``), reminders (ids ``context-...``, ``<system-reminder>`` text) and
     tool results. None where there is none, or no file."""
-    if not isinstance(transcript, str) or not transcript:
-        return None
+    if not isinstance(transcript, str) or not os.path.isfile(transcript):
+        return None  # nor a FIFO, whose open would wait
     try:
         with open(transcript, "rb") as fh:
             fh.seek(0, os.SEEK_END)

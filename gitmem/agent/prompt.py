@@ -97,15 +97,14 @@ def _compiled(loc: Location, path: str) -> Table | None:
 NOT_THE_USER = ("<task-notification>",)
 
 
-def prompt(
-    loc: Location, payload: dict[str, Any], *, at_tool_call: bool = False
-) -> dict[str, Any] | None:
+def prompt(loc: Location, payload: dict[str, Any], *, turn: str = "job") -> dict[str, Any] | None:
     """The decisions the prompt is about, and its capture. A subagent's task (Copilot CLI
     submits it as the subagent's own prompt, with ``parent_agent_id``: seen running 1.0.102)
-    gets its decisions but is not captured: the user's prompt that led to it is.
-    ``at_tool_call``: a prompt read by the hook of the turn's first tool call, where the
-    agent runs no prompt hook (gitmem.agent.droid): the work tree is noted as the turn
-    begins before the hook returns, as the call runs right after it."""
+    gets its decisions but is not captured: the user's prompt that led to it is. ``turn``:
+    how the work tree is noted as the turn begins: by a background job (``job``, the
+    prompt hook's), or, for a prompt an agent sent no prompt hook for (`droid exec`,
+    gitmem.agent.droid), before the hook returns (``now``: the turn's first tool call runs
+    right after it) or not at all (``over``: read at the turn's end)."""
     text = str(payload.get("prompt") or "")
     if not text.strip() or text.lstrip().startswith(NOT_THE_USER):
         return None
@@ -130,11 +129,11 @@ def prompt(
             # rules (before session 49, only where the prompt was captured, so turning
             # capture off turned that check off too)
             turn_began(loc, payload)
-            if at_tool_call:
+            if turn == "now":
                 from gitmem.agent.claude import take_turn_start
 
                 take_turn_start(loc, str(payload.get("session_id") or ""), began)
-            else:
+            elif turn == "job":
                 start_turn_job(loc, payload, began)
 
 

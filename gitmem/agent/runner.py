@@ -461,21 +461,23 @@ def _droid_prompt(loc: Location, payload: dict[str, Any], event: str) -> None:
     """What the prompt hook does, for a Droid turn whose prompt no prompt hook brought
     (`droid exec` runs none): its prompt, read from the transcript at the turn's first tool
     call or at its end, captured, and its decisions held for the call's result
-    (gitmem.agent.droid.turn_prompt)."""
-    from gitmem.agent import droid
+    (gitmem.agent.droid.turn_prompt). A failure here is logged and the event goes on: the
+    call's rules are checked all the same."""
+    try:
+        from gitmem.agent import droid
 
-    text = droid.turn_prompt(loc.shared_state_dir, payload, event)
-    if text is None:
-        return
-    from gitmem.agent import prompt
-    from gitmem.agent.common import unpack
+        text = droid.turn_prompt(loc.shared_state_dir, payload, event)
+        if text is None:
+            return
+        from gitmem.agent import prompt
 
-    asked = {**payload, "prompt": text, "hook_event_name": "UserPromptSubmit"}
-    said = unpack(prompt.prompt(loc, asked, at_tool_call=event == "pre-tool"))[1]
-    if said and event == "pre-tool":
-        from gitmem.agent import state
-
-        state.hold(loc.shared_state_dir, str(payload.get("session_id") or ""), said)
+        asked = {**payload, "prompt": text, "hook_event_name": "UserPromptSubmit"}
+        turn = "now" if event == "pre-tool" else "over"
+        answer = prompt.prompt(loc, asked, turn=turn)
+        if event == "pre-tool":
+            _hold(loc.shared_state_dir, payload, answer)
+    except Exception as exc:
+        _log_error(loc.shared_state_dir, event, f"the turn's prompt: {describe(exc)}", "droid")
 
 
 def _hold(shared: str, payload: dict[str, Any], result: dict[str, Any] | None) -> Any:
