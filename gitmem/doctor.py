@@ -680,7 +680,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
         agent_checks.extend([trust] if trust else [])
     from gitmem.agent import opencodeplugin
 
-    for host, named in (("opencode", "OpenCode"), ("kilo", "Kilo CLI")):
+    for host, named in opencodeplugin.HOSTS.items():
         plugin_status = opencodeplugin.status(repo.root, home, host)
         if not plugin_status:
             continue

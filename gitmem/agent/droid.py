@@ -106,26 +106,40 @@ def hooks_file(scope_folder: Path, event: str) -> Path:
     hooks = scope_folder / "hooks.json"
     if not hooks.exists() and (scope_folder / "hooks" / "hooks.json").exists():
         hooks = scope_folder / "hooks" / "hooks.json"
-    if event in _events(hooks, top_level=True):
+    if event in _events(hooks):
         return hooks
     settings = scope_folder / "settings.json"
-    return settings if event in _events(settings, top_level=False) else hooks
+    return settings if event in _events(settings) else hooks
 
 
-def _events(path: Path, *, top_level: bool) -> set[str]:
-    """The events a Droid hooks file (``top_level``) or settings file names hooks for;
-    none where it cannot be read (install says what is wrong with it)."""
+def _events(path: Path) -> set[str]:
+    """The events a Droid hooks or settings file names hooks for."""
+    hooks = hooks_in_file(path)
+    return {k for k, v in hooks.items() if isinstance(v, list)} if hooks else set()
+
+
+def hooks_in_file(path: Path) -> dict[str, Any] | None:
+    """The hooks object of a Droid file: a hooks.json itself, a settings file's ``hooks``
+    (as gitmem.agent.install.Agent.hooks_in reads them), its JSON read with comments as
+    Droid reads it; None where there is none or it cannot be read (install says what is
+    wrong with it)."""
     import json
+
+    from gitmem.agent.common import without_comments
 
     try:
         with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+            text = fh.read()
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = json.loads(without_comments(text))
     except (OSError, ValueError):
-        return set()
-    hooks = data if top_level else (data.get("hooks") if isinstance(data, dict) else None)
-    return (
-        {k for k, v in hooks.items() if isinstance(v, list)} if isinstance(hooks, dict) else set()
+        return None
+    hooks = (
+        data.get("hooks") if path.name.startswith("settings") and isinstance(data, dict) else data
     )
+    return hooks if isinstance(hooks, dict) else None
 
 
 def hooks_off(root: Path, home: Path) -> str | None:
@@ -134,18 +148,10 @@ def hooks_off(root: Path, home: Path) -> str | None:
     settings.json, of the project's or the user's ``.factory`` (Droid's /hooks switch
     writes it). The first scope that sets it decides, the project's before the user's
     (seen running 0.225.2 with the key in each scope's hooks.json, true or false)."""
-    import json
-
     for folder in (root / ".factory", home / ".factory"):
-        for name, top_level in (("hooks.json", True), ("settings.local.json", False),
-                                ("settings.json", False)):  # fmt: skip
-            try:
-                with open(folder / name, encoding="utf-8") as fh:
-                    data = json.load(fh)
-            except (OSError, ValueError):
-                continue
-            hooks = data if top_level else (data.get("hooks") if isinstance(data, dict) else None)
-            off = hooks.get("hooksDisabled") if isinstance(hooks, dict) else None
+        for name in ("hooks.json", "settings.local.json", "settings.json"):
+            hooks = hooks_in_file(folder / name)
+            off = hooks.get("hooksDisabled") if hooks else None
             if isinstance(off, bool):
                 if not off:
                     return None
@@ -219,7 +225,7 @@ def last_prompt(transcript: object) -> tuple[str, str] | None:
     if size > TRANSCRIPT_TAIL:
         lines = lines[1:]  # cut at the tail's start
     for line in reversed(lines):
-        if b'"role":"user"' not in line.replace(b" ", b""):
+        if b'"user"' not in line:  # the common case: not parsed (_typed reads the rest)
             continue
         try:
             record = leanjson.loads(line)

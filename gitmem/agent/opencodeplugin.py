@@ -22,6 +22,7 @@ from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write
 
 MARK = "Installed by `gitmem install "  # opencode`, or kilo`
+HOSTS = {"opencode": "OpenCode", "kilo": "Kilo CLI"}  # the agents that load it, by name
 # the agents that load the plugin -> scope -> (under the work tree, or the user's config
 # folder; the plugin's path there)
 SCOPES = {

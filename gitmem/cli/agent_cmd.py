@@ -282,7 +282,6 @@ OPENCODE_MCP = {
     '{"type": "local", "command": ["gitmem", "mcp"]}}',
     "kilo": "for Kilo CLI, register the MCP server: kilo mcp add gitmem (command: gitmem mcp)",
 }
-PLUGIN_HOSTS = {"opencode": "OpenCode", "kilo": "Kilo CLI"}
 
 
 def _install_opencode(root: Path, scope: str, with_mcp: bool, agent: str = "opencode") -> None:
@@ -290,7 +289,7 @@ def _install_opencode(root: Path, scope: str, with_mcp: bool, agent: str = "open
 
     path = opencodeplugin.path(_owned_scope(scope), root, _home(), agent)
     out = stdout()
-    host = PLUGIN_HOSTS[agent]
+    host = opencodeplugin.HOSTS[agent]
     if opencodeplugin.install(path, agent):
         out.print(f"wrote gitmem's {host} plugin to {escape(str(path))}")
     else:
