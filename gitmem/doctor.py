@@ -187,6 +187,17 @@ def _twice(label: str, agent: str, scopes: tuple[str, ...]) -> str:
     )
 
 
+def _pi_trust(root: Path, home: Path, user_too: bool) -> Check:
+    """Whether pi loads the project's extension: only in a project the user trusts."""
+    from gitmem.agent import pi
+
+    why = pi.untrusted(root, home)
+    if why is None:
+        return Check("pi trust", True, "pi trusts this project: it loads .pi/extensions/")
+    fix = "; the user's copy runs meanwhile" if user_too else "; trust it in pi (/trust)"
+    return Check("pi trust", user_too, f"{why}{fix}")
+
+
 def _plugin_note(plugins: list[claudesettings.Plugin], scopes: tuple[str, ...]) -> str:
     """gitmem's plugin as Claude Code installed it, and what it costs beside the hooks
     `gitmem install claude` wrote: Claude Code runs both (gitmem.agent.runner.DELIVERED_TWICE)."""
@@ -678,16 +689,18 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
             agent_checks.append(_codex_trust(repo.root))
         trust = _folder_trust(name, repo.root, home, tuple(there))
         agent_checks.extend([trust] if trust else [])
-    from gitmem.agent import opencodeplugin
+    from gitmem.agent import plugins
 
-    for host, named in opencodeplugin.HOSTS.items():
-        plugin_status = opencodeplugin.status(repo.root, home, host)
+    plugged = False  # a plugin or an extension of gitmem's installed: they call gitmem-hook
+    for host, named in plugins.HOSTS.items():
+        plugin_status = plugins.status(repo.root, home, host)
         if not plugin_status:
             continue
+        plugged = True
         others.append(named)
         agent_checks.append(
             Check(
-                f"{host} plugin",
+                f"{host} {plugins.KIND.get(host, 'plugin')}",
                 all(plugin_status.values()),
                 ", ".join(
                     f"{scope}: " + ("current" if current else "older than this gitmem's")
@@ -700,6 +713,8 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 ),
             )
         )
+        if host == "pi" and "project" in plugin_status:
+            agent_checks.append(_pi_trust(repo.root, home, "user" in plugin_status))
     from gitmem.agent import clinehooks
 
     cline_status = clinehooks.status(repo.root, home)
@@ -741,7 +756,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                     f" ({' and '.join(others)}'s are)"
                     if others
                     else " (or `gitmem install "
-                    "codex|gemini|cursor|copilot|qwen|droid|opencode|kilo|cline`)"
+                    "codex|gemini|cursor|copilot|qwen|droid|opencode|kilo|pi|cline`)"
                 )
             ),
         )
@@ -749,7 +764,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     checks.extend(agent_checks)
     # the programs the installed hooks (or the plugin's) run; else what `install` would write
     programs = install.installed_executables(repo.root, home)
-    if plugin or installed_plugins or cline_status:  # the plugin and Cline call gitmem-hook
+    if plugin or installed_plugins or cline_status or plugged:  # these call gitmem-hook
         programs = sorted({*programs, install.FAST_PREFIX.split()[0]})
     for program in programs or [install.command_prefix().split()[0]]:
         on_path = shutil.which(program, path=agent_path())

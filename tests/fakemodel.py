@@ -15,6 +15,7 @@ hook denied a call.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import threading
 import time
@@ -313,7 +314,7 @@ def offline(
     claude_tools: str = "Read Edit Bash",
 ) -> tuple[Command, dict[str, str]]:
     """(prompt -> argv, environment) for ``agent`` (claude, codex, gemini, copilot, qwen,
-    opencode, kilo, cline, droid) in ``project``. Settings files are written once and kept (Codex keeps the
+    opencode, kilo, pi, cline, droid) in ``project``. Settings files are written once and kept (Codex keeps the
     hooks' trust in its config.toml); what changes with ``url`` is passed each time."""
     env = {**env, "HOME": str(home), "PWD": str(project)}  # OpenCode takes its folder from PWD
     if agent == "claude":
@@ -386,4 +387,20 @@ def offline(
         (settings / "settings.json").write_text(json.dumps({"customModels": [model]}))
         args = ["exec", "-m", "custom:claude-sonnet-4-5", "--skip-permissions-unsafe"]
         return lambda prompt: [exe, *args, prompt], env
+    if agent == "pi":  # a provider of its own in models.json; Node.js 24 (pi needs 22.19+)
+        folder = home / ".pi" / "agent"
+        folder.mkdir(parents=True, exist_ok=True)
+        env.pop("PI_CODING_AGENT_DIR", None)
+        node = Path(exe).parent.parent / "node24" / "bin"  # tests/agents/package.json
+        if node.is_dir():
+            env["PATH"] = f"{node}{os.pathsep}{env.get('PATH', '')}"
+        env.update(PI_OFFLINE="1", PI_TELEMETRY="0")
+        fake = {"baseUrl": url, "api": "anthropic-messages", "apiKey": "test",
+                "models": [{"id": "claude-sonnet-4-5"}]}  # fmt: skip
+        (folder / "models.json").write_text(json.dumps({"providers": {"fake": fake}}))
+        trust = folder / "trust.json"  # the project trusted, as a user does once (/trust)
+        decisions = json.loads(trust.read_text()) if trust.exists() else {}
+        trust.write_text(json.dumps({**decisions, os.path.realpath(project): True}))
+        args = ["--provider", "fake", "--model", "claude-sonnet-4-5"]
+        return lambda prompt: [exe, "-p", prompt, *args], env
     raise ValueError(f"no offline setup for {agent!r}")

@@ -2468,7 +2468,8 @@ def _modules_loaded_by(project: Path, payload: dict[str, object], body: str) -> 
 
 INFORMED_BY = {"claude": "pre-tool", "codex": "pre-tool", "gemini": "post-tool",
                "cursor": "post-tool", "copilot": "pre-tool", "qwen": "post-tool",
-               "opencode": "pre-tool", "cline": "post-tool", "droid": "post-tool"}  # fmt: skip
+               "opencode": "pre-tool", "cline": "post-tool", "droid": "post-tool",
+               "pi": "pre-tool"}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -2484,6 +2485,7 @@ INFORMED_BY = {"claude": "pre-tool", "codex": "pre-tool", "gemini": "post-tool",
         ("opencode", "read", {"filePath": "{root}/billing/charge.py"}),
         ("cline", "read_files", {"path": "{root}/billing/charge.py"}),
         ("droid", "Execute", {"command": "cat {root}/billing/charge.py"}),
+        ("pi", "read", {"path": "{root}/billing/charge.py"}),
     ],
 )
 def test_tool_call_hooks_load_only_built_in_modules(

@@ -122,7 +122,7 @@ def captured(project: Path) -> str:
 
 Launch = tuple[Callable[[str], list[str]], dict[str, str]]
 # each agent, named as its executable is
-AGENT_NAMES = ("claude", "codex", "gemini", "copilot", "qwen", "opencode", "cline", "droid")
+AGENT_NAMES = ("claude", "codex", "gemini", "copilot", "qwen", "opencode", "pi", "cline", "droid")
 
 
 def launch(
@@ -172,6 +172,10 @@ def edit_session(agent: str, root: Path) -> list[Step]:
         edit = {"filePath": billing, "oldString": "x = 1", "newString": "x = float(1)"}
         return [Step("read", {"filePath": api}), Step("read", {"filePath": billing}),
                 Step("edit", edit)]  # fmt: skip
+    if agent == "pi":
+        edits = [{"oldText": "x = 1", "newText": "x = float(1)"}]
+        return [Step("read", {"path": api}), Step("read", {"path": billing}),
+                Step("edit", {"path": billing, "edits": edits})]  # fmt: skip
     if agent == "qwen":
         return [Step("read_file", {"file_path": api}), Step("read_file", {"file_path": billing}),
                 Step("edit", {"file_path": billing, **EDIT_CLAUDE})]  # fmt: skip
@@ -295,6 +299,8 @@ def write_record(agent: str, root: Path) -> Step:
         return Step("write_file", {"file_path": path, "content": text})
     if agent == "opencode":
         return Step("write", {"filePath": path, "content": text})
+    if agent == "pi":
+        return Step("write", {"path": path, "content": text})
     if agent == "cline":  # its editor creates a file given no old text
         return Step("editor", {"path": path, "new_text": text})
     if agent == "droid":
@@ -348,6 +354,9 @@ def loosen_record(agent: str, root: Path) -> list[Step]:
     if agent == "qwen":
         return [Step("read_file", {"file_path": path}),
                 Step("edit", {"file_path": path, "old_string": old, "new_string": new})]  # fmt: skip
+    if agent == "pi":
+        return [Step("read", {"path": path}),
+                Step("edit", {"path": path, "edits": [{"oldText": old, "newText": new}]})]  # fmt: skip
     if agent == "droid":
         return [Step("Read", {"file_path": path}),
                 Step("Edit", {"file_path": path, "old_str": old, "new_str": new})]  # fmt: skip
@@ -540,7 +549,7 @@ def test_an_older_claude_code_keeps_its_hooks(
     assert session["files_edited"] == ["api/client.py"]
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "qwen", "droid"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "qwen", "droid", "pi"])
 def test_a_script_that_breaks_a_critical_rule_sends_the_agent_back(
     agent: str, project: Path, agent_home: Path
 ) -> None:
@@ -668,7 +677,7 @@ def test_a_commit_that_skips_the_hooks_is_denied(
     assert told, [r.text()[-500:] for r in model.conversation]
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "qwen", "droid"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "qwen", "droid", "pi"])
 def test_a_line_the_user_had_not_committed_is_not_the_scripts(
     agent: str, project: Path, agent_home: Path
 ) -> None:
@@ -716,7 +725,8 @@ def test_installed_for_the_project_and_the_user(
 MOVED = {"claude": ("CLAUDE_CONFIG_DIR", ".claude", "", "settings.json"),
          "gemini": ("GEMINI_CLI_HOME", ".gemini", ".gemini", "settings.json"),
          "qwen": ("QWEN_HOME", ".qwen", "", "settings.json"),
-         "copilot": ("COPILOT_HOME", ".copilot", "", "hooks/gitmem.json")}  # fmt: skip
+         "copilot": ("COPILOT_HOME", ".copilot", "", "hooks/gitmem.json"),
+         "pi": ("PI_CODING_AGENT_DIR", ".pi/agent", "", "extensions/gitmem.ts")}  # fmt: skip
 
 
 @pytest.mark.parametrize("agent", sorted(MOVED))
@@ -1400,6 +1410,35 @@ def test_a_folder_the_agent_does_not_trust(agent: str, project: Path, agent_home
     assert_outcome(project, model)
     doctor = gitmem(project, env, "doctor", "--no-model")
     assert f"ok  {agent} trust" in doctor and "`TRUST_PARENT`" in doctor, doctor
+
+
+def test_a_project_pi_does_not_trust(project: Path, agent_home: Path) -> None:
+    """pi loads a project's extensions only once the user trusts the project, and `pi -p`
+    skips them without a word: installed for the project alone, gitmem brought nothing
+    and no rule was checked. `gitmem install pi` and doctor say so; installed for the user
+    as well, the user's copy runs meanwhile, and the trusted project runs one copy."""
+    trust = agent_home / ".pi" / "agent" / "trust.json"
+    reads = edit_session("pi", project)[:2]
+    with FakeModel(reads) as model:
+        command, env = launch("pi", project, agent_home, model, hooks=False)
+        trust.write_text("{}")  # as a user who has not answered pi's question
+        said = gitmem(project, env, "install", "pi")
+        assert "not yet running here: pi has not been told to trust this project" in said
+        run_agent(command(PROMPT), project, env)
+    assert model.steps_taken == 2 and MONEY_TITLE not in model.conversation[-1].text()
+    assert not (discover(project).shared_state_dir / "sessions").exists()  # no hook ran
+    checks = json.loads(gitmem(project, env, "doctor", "--no-model", "--json"))["checks"]
+    (check,) = [c for c in checks if c["name"] == "pi trust"]
+    assert not check["ok"] and "skips the project's extensions" in check["detail"], check
+    gitmem(project, env, "install", "pi", "--scope", "user")
+    checks = json.loads(gitmem(project, env, "doctor", "--no-model", "--json"))["checks"]
+    (check,) = [c for c in checks if c["name"] == "pi trust"]
+    assert check["ok"] and "the user's copy runs meanwhile" in check["detail"], check
+    with FakeModel(edit_session("pi", project)) as model:
+        command, env = launch("pi", project, agent_home, model, hooks=False)
+        trust.write_text("{}")
+        run_agent(command(PROMPT), project, env)
+    assert_outcome(project, model)
 
 
 def test_claude_code_mcp(project: Path, agent_home: Path) -> None:

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import SANDBOX_HOME, agent_project, write
 
-from gitmem.agent import install, opencode, opencodeplugin
+from gitmem.agent import install, opencode, plugins
 from gitmem.cli.main import cli
 
 PLUGIN = ".opencode/plugin/gitmem.js"
@@ -32,11 +32,11 @@ def test_install_writes_the_plugin_and_uninstall_removes_only_it(project: Path) 
     runner = CliRunner()
     result = runner.invoke(cli, ["install", "opencode"])
     assert result.exit_code == 0 and "wrote gitmem's OpenCode plugin" in result.output
-    assert (project / PLUGIN).read_text() == opencodeplugin.shipped()
+    assert (project / PLUGIN).read_text() == plugins.shipped()
     assert "up to date" in runner.invoke(cli, ["install", "opencode"]).output
     doctor = runner.invoke(cli, ["doctor", "--no-model"]).output
     assert "opencode plugin" in doctor and "project: current" in doctor
-    write(project, PLUGIN, opencodeplugin.shipped().replace("TIMEOUT_MS = 10000", "TIMEOUT_MS = 1"))
+    write(project, PLUGIN, plugins.shipped().replace("TIMEOUT_MS = 10000", "TIMEOUT_MS = 1"))
     doctor = runner.invoke(cli, ["doctor", "--no-model"]).output
     assert "older than this gitmem's" in doctor  # an earlier gitmem's plugin
     assert "wrote" in runner.invoke(cli, ["install", "opencode"]).output
@@ -62,12 +62,12 @@ def test_kilo_cli_gets_the_same_plugin_in_its_own_folder(project: Path) -> None:
     assert result.exit_code == 0 and "wrote gitmem's Kilo CLI plugin" in result.output
     assert "kilo mcp add gitmem" in result.output
     kilo = (project / ".kilo/plugin/gitmem.js").read_text()
-    assert kilo == opencodeplugin.shipped("kilo") != opencodeplugin.shipped()
+    assert kilo == plugins.shipped("kilo") != plugins.shipped()
     assert "Installed by `gitmem install kilo` (.kilo/plugin/gitmem.js)" in kilo
-    assert kilo.splitlines()[3:] == opencodeplugin.shipped().splitlines()[3:]  # the same code
+    assert kilo.splitlines()[3:] == plugins.shipped().splitlines()[3:]  # the same code
     doctor = runner.invoke(cli, ["doctor", "--no-model"]).output
     assert "opencode plugin" in doctor and "kilo plugin" in doctor, doctor
-    user = opencodeplugin.path("user", project, Path(SANDBOX_HOME), "kilo")
+    user = plugins.path("user", project, Path(SANDBOX_HOME), "kilo")
     assert user.parts[-3:] == ("kilo", "plugin", "gitmem.js")
     assert "removed" in runner.invoke(cli, ["uninstall", "kilo"]).output
     assert not (project / ".kilo").exists() and (project / PLUGIN).exists()

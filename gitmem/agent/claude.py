@@ -479,10 +479,11 @@ def stop(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
 
 # The agents whose stop hook can send the agent back to work with a reason
 # (``{"decision": "block", "reason": …}``: Codex, Qwen Code and Droid read Claude Code's answer;
-# Gemini CLI's AfterAgent reads it as a deny, gitmem.agent.gemini.answer), each run for
-# real with it. Copilot CLI and OpenCode ended the turn all the same (tried, session 36):
-# there it waits for the commit-time check (`gitmem check`).
-STOP_BLOCKS = ("claude", "codex", "gemini", "qwen", "droid")
+# Gemini CLI's AfterAgent reads it as a deny, gitmem.agent.gemini.answer; pi's extension
+# asks for one more turn, with the reason, from agent_before_settle), each run for real
+# with it. Copilot CLI and OpenCode ended the turn all the same (tried, session 36): there
+# it waits for the commit-time check (`gitmem check`).
+STOP_BLOCKS = ("claude", "codex", "gemini", "qwen", "droid", "pi")
 
 
 def commands_broke_a_rule(

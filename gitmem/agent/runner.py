@@ -40,13 +40,15 @@ EVENTS = (
 )
 # Codex's hooks take Claude Code's payloads and answers; the others' are translated by
 # the agent's own module (TRANSLATED). gitmem.agent.install.AGENTS names the agents with
-# hook files (OpenCode has a plugin: gitmem.agent.opencodeplugin; Cline a script per
-# event: gitmem.agent.clinehooks); this module stays
-# import-light and cannot load it.
-AGENTS = ("claude", "codex", "gemini", "cursor", "copilot", "qwen", "droid", "opencode", "cline")
+# hook files (OpenCode has a plugin and pi an extension: gitmem.agent.plugins; Cline a
+# script per event: gitmem.agent.clinehooks); this module stays import-light and cannot
+# load it.
+AGENTS = (
+    "claude", "codex", "gemini", "cursor", "copilot", "qwen", "droid", "opencode", "pi", "cline",
+)  # fmt: skip
 # gitmem.agent modules with adapt() and, unless they read Claude Code's answers as they
-# are (Qwen Code; OpenCode's plugin), answer()
-TRANSLATED = ("gemini", "cursor", "copilot", "qwen", "droid", "opencode", "cline")
+# are (Qwen Code; OpenCode's plugin, pi's extension), answer()
+TRANSLATED = ("gemini", "cursor", "copilot", "qwen", "droid", "opencode", "pi", "cline")
 # Agents whose before-tool hook cannot add context: they enforce rules there, and the
 # after-tool hook brings the decisions of whatever the call touched.
 INFORMED_AFTER = ("gemini", "cursor", "qwen", "droid", "cline")

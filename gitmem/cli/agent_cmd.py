@@ -41,6 +41,7 @@ AGENT = click.argument(
             "droid",
             "opencode",
             "kilo",
+            "pi",
             "cline",
             "git",
         ]
@@ -157,8 +158,9 @@ def _said_blocks(repo: Repo, done: Installed) -> None:
     "~/.factory/hooks.json (or the settings.json beside it, for an event whose hooks are "
     "there). opencode: project: .opencode/plugin/gitmem.js; user: "
     "~/.config/opencode/plugin/gitmem.js. kilo: project: .kilo/plugin/gitmem.js; user: "
-    "~/.config/kilo/plugin/gitmem.js. cline: project: .clinerules/hooks/; user: "
-    "~/Documents/Cline/Hooks/.",
+    "~/.config/kilo/plugin/gitmem.js. pi: project: .pi/extensions/gitmem.ts; user: "
+    "$PI_CODING_AGENT_DIR/extensions/gitmem.ts (~/.pi/agent). cline: project: "
+    ".clinerules/hooks/; user: ~/Documents/Cline/Hooks/.",
 )
 @click.option(
     "--mcp",
@@ -179,7 +181,8 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
     settings.json), `cursor` (in Cursor's hooks.json), `copilot` (Copilot CLI's
     .github/hooks/gitmem.json), `qwen` (Qwen Code's settings.json), `droid` (Factory
     Droid's hooks.json), `opencode` (a plugin file in .opencode/plugin/), `kilo` (the same
-    plugin, for Kilo CLI, in .kilo/plugin/), `cline` (a script per event in
+    plugin, for Kilo CLI, in .kilo/plugin/), `pi` (an extension file in .pi/extensions/),
+    `cline` (a script per event in
     .clinerules/hooks/) or `git` (native pre-commit, prepare-commit-msg, post-checkout,
     post-merge and pre-applypatch shims; an existing hook is kept as <hook>.before-gitmem
     and run first; with husky, or a hooks folder in the work tree, a marked block is added
@@ -216,8 +219,8 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
                 "nothing in one without .continuity/"
             )
         return
-    if agent in ("opencode", "kilo"):
-        _install_opencode(repo.root, scope, with_mcp, agent)
+    if agent in ("opencode", "kilo", "pi"):
+        _install_plugin(repo.root, scope, with_mcp, agent)
         return
     if agent == "cline":
         _install_cline(repo.root, scope, with_mcp)
@@ -275,28 +278,36 @@ def _say_untrusted(root: Path, agent: str) -> None:
         stdout().print(escape(f"not yet running here: {verdict.why}{policy.how}"))
 
 
-# OpenCode reads MCP servers from opencode.json, which gitmem does not edit; Kilo CLI
-# registers them with its own command.
-OPENCODE_MCP = {
+# OpenCode reads MCP servers from opencode.json, which gitmem does not edit; Kilo CLI and
+# pi register them with their own commands.
+PLUGIN_MCP = {
     "opencode": 'for OpenCode, add the MCP server to opencode.json: "mcp": {"gitmem": '
     '{"type": "local", "command": ["gitmem", "mcp"]}}',
     "kilo": "for Kilo CLI, register the MCP server: kilo mcp add gitmem (command: gitmem mcp)",
+    "pi": "for pi, register the MCP server: pi mcp add gitmem -- gitmem mcp",
 }
 
 
-def _install_opencode(root: Path, scope: str, with_mcp: bool, agent: str = "opencode") -> None:
-    from gitmem.agent import opencodeplugin
+def _install_plugin(root: Path, scope: str, with_mcp: bool, agent: str) -> None:
+    """OpenCode's or Kilo CLI's plugin, or pi's extension: one file gitmem owns."""
+    from gitmem.agent import plugins
 
-    path = opencodeplugin.path(_owned_scope(scope), root, _home(), agent)
+    path = plugins.path(_owned_scope(scope), root, _home(), agent)
     out = stdout()
-    host = opencodeplugin.HOSTS[agent]
-    if opencodeplugin.install(path, agent):
-        out.print(f"wrote gitmem's {host} plugin to {escape(str(path))}")
+    host, kind = plugins.HOSTS[agent], plugins.KIND.get(agent, "plugin")
+    if plugins.install(path, agent):
+        out.print(f"wrote gitmem's {host} {kind} to {escape(str(path))}")
     else:
-        out.print(f"gitmem's {host} plugin is up to date in {escape(str(path))}")
+        out.print(f"gitmem's {host} {kind} is up to date in {escape(str(path))}")
     out.print(f"{host} loads it at start; it calls gitmem-hook, which must be on PATH.")
+    if agent == "pi" and _owned_scope(scope) == "project":
+        from gitmem.agent import pi
+
+        why = pi.untrusted(root, _home())
+        if why:  # pi loads a project's extensions only once the user trusts the project
+            out.print(escape(f"not yet running here: {why}; trust it in pi (/trust)"))
     if with_mcp:
-        out.print(escape(OPENCODE_MCP[agent]))
+        out.print(escape(PLUGIN_MCP[agent]))
 
 
 # What Cline does with each hook's answer (seen running Cline CLI 3.0.65): see
@@ -363,15 +374,16 @@ def uninstall(agent: str, scope: str, with_mcp: bool) -> None:
         gone = githooks.uninstall(repo)
         stdout().print(f"removed {', '.join(gone)}" if gone else "no gitmem git hooks installed")
         return
-    if agent in ("opencode", "kilo"):
-        from gitmem.agent import opencodeplugin
+    if agent in ("opencode", "kilo", "pi"):
+        from gitmem.agent import plugins
 
-        path = opencodeplugin.path(_owned_scope(scope), repo.root, _home(), agent)
-        was_ours = opencodeplugin.uninstall(path)
+        path = plugins.path(_owned_scope(scope), repo.root, _home(), agent)
+        was_ours = plugins.uninstall(path)
+        kind = plugins.KIND.get(agent, "plugin")
         stdout().print(
             f"removed {escape(str(path))}"
             if was_ours
-            else f"no gitmem plugin at {escape(str(path))}"
+            else f"no gitmem {kind} at {escape(str(path))}"
         )
         return
     if agent == "cline":

@@ -65,7 +65,7 @@ def next_steps(log: str | None) -> str:
     rows = [
         first,
         ("gitmem install claude", "bring decisions to your agent (or codex,"),
-        ("", "gemini, cursor, copilot, qwen, droid, opencode, kilo, cline)"),
+        ("", "gemini, cursor, copilot, qwen, droid, opencode, kilo, pi, cline)"),
         ("gitmem install git", "check them at commit time"),
         ("gitmem doctor", "see that it all works"),
     ]

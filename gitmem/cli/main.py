@@ -74,7 +74,7 @@ def cli() -> None:
 @click.argument("event", type=click.Choice(sorted(HOOK_EVENTS)))
 def hook(agent: str, event: str) -> None:
     """The agent hook entry point: AGENT (claude, codex, gemini, cursor, copilot, qwen,
-    droid, opencode, cline) EVENT
+    droid, opencode, pi, cline) EVENT
     reads the hook JSON on stdin and prints JSON on stdout.
 
     `gitmem hook AGENT EVENT` is dispatched before click loads (see gitmem.entry), so this

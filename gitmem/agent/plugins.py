@@ -1,4 +1,5 @@
-"""Installing gitmem's OpenCode plugin: one file gitmem owns.
+"""Installing gitmem's plugin files: OpenCode's plugin (also Kilo CLI's) and pi's
+extension, each one file gitmem owns.
 
 OpenCode loads every JavaScript file in ``.opencode/plugin/`` (and in
 ``~/.config/opencode/plugin/``) when it starts. gitmem's plugin (``hooks/opencode/gitmem.js``,
@@ -10,6 +11,11 @@ Kilo CLI (Kilo Code's, ``kilo``: a fork of OpenCode, 7.7.9 run here) loads the s
 plugins from ``.kilo/plugin/`` and ``~/.config/kilo/plugin/``, not from OpenCode's
 folders, and sends them OpenCode's events: `gitmem install kilo` writes the same plugin
 there (its first lines naming the command that wrote it), which runs `gitmem-hook opencode`.
+
+pi (the pi coding agent) loads every TypeScript or JavaScript file in ``.pi/extensions/``,
+once the user trusts the project (gitmem.agent.pi.untrusted), and in the user's
+``~/.pi/agent/extensions/`` (``$PI_CODING_AGENT_DIR``): gitmem's extension
+(``hooks/pi/gitmem.ts``) is copied there as ``gitmem.ts``.
 """
 
 from __future__ import annotations
@@ -21,10 +27,11 @@ from gitmem import resources
 from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write
 
-MARK = "Installed by `gitmem install "  # opencode`, or kilo`
-HOSTS = {"opencode": "OpenCode", "kilo": "Kilo CLI"}  # the agents that load it, by name
-# the agents that load the plugin -> scope -> (under the work tree, or the user's config
-# folder; the plugin's path there)
+MARK = "Installed by `gitmem install "  # opencode`, kilo` or pi`
+HOSTS = {"opencode": "OpenCode", "kilo": "Kilo CLI", "pi": "pi"}  # the agents, by name
+KIND = {"pi": "extension"}  # what each agent calls the file, where not a plugin
+# the agents that load a file -> scope -> (under the work tree, the user's config folder,
+# or pi's agent folder; the file's path there)
 SCOPES = {
     "opencode": {
         "project": ("root", ".opencode/plugin/gitmem.js"),
@@ -34,7 +41,12 @@ SCOPES = {
         "project": ("root", ".kilo/plugin/gitmem.js"),
         "user": ("config", "kilo/plugin/gitmem.js"),
     },
+    "pi": {
+        "project": ("root", ".pi/extensions/gitmem.ts"),
+        "user": ("pi", "extensions/gitmem.ts"),
+    },
 }
+SOURCES = {"pi": ("pi", "gitmem.ts")}  # under hooks/; the others: OpenCode's plugin
 
 
 def path(scope: str, root: Path, home: Path, agent: str = "opencode") -> Path:
@@ -43,15 +55,20 @@ def path(scope: str, root: Path, home: Path, agent: str = "opencode") -> Path:
     base, rel = SCOPES[agent][scope]
     if base == "root":
         return root / rel
+    if base == "pi":
+        from gitmem.agent.pi import agent_dir
+
+        return agent_dir(home) / rel
     config = os.environ.get("XDG_CONFIG_HOME")
     return (Path(config) if config else home / ".config") / rel
 
 
 def shipped(agent: str = "opencode") -> str:
-    """The plugin as written for ``agent``: its first lines name the command that wrote it
+    """The file as written for ``agent``: its first lines name the command that wrote it
     and the file, and the one that removes it."""
-    text = (resources.data_dir("hooks") / "opencode" / "gitmem.js").read_text(encoding="utf-8")
-    if agent == "opencode":
+    folder, name = SOURCES.get(agent, ("opencode", "gitmem.js"))
+    text = (resources.data_dir("hooks") / folder / name).read_text(encoding="utf-8")
+    if agent in ("opencode", "pi"):
         return text
     return (
         text.replace("gitmem for OpenCode:", "gitmem for Kilo CLI (OpenCode's plugin):", 1)

@@ -1,0 +1,160 @@
+"""pi (the pi coding agent): `gitmem install pi` writes gitmem's extension
+(.pi/extensions/gitmem.ts), which forwards pi's extension events to `gitmem-hook pi EVENT`
+with pi's tool names and arguments (1.6.0: seen in a real run's events), translated here;
+pi loads a project's extensions only in a project the user trusts, which doctor reads from
+pi's trust.json as pi does. The agent itself: tests/test_live_agents.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import SANDBOX_HOME, agent_project, run_agent_hook, write
+
+from gitmem.agent import pi, plugins
+from gitmem.cli.main import cli
+
+EXTENSION = ".pi/extensions/gitmem.ts"
+GITMEM_HOOK = shutil.which("gitmem-hook")
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    return agent_project(repo)
+
+
+def checks(runner: CliRunner) -> dict[str, dict[str, object]]:
+    report = json.loads(runner.invoke(cli, ["doctor", "--no-model", "--json"]).output)
+    return {c["name"]: c for c in report["checks"]}
+
+
+def test_install_writes_the_extension_and_uninstall_removes_only_it(project: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(cli, ["install", "pi", "--mcp"])
+    assert result.exit_code == 0 and "wrote gitmem's pi extension" in result.output
+    assert "pi mcp add gitmem -- gitmem mcp" in result.output
+    # a fresh HOME has told pi nothing: `pi -p` would skip the project's extensions
+    assert "not yet running here: pi has not been told to trust this project" in result.output
+    assert (project / EXTENSION).read_text() == plugins.shipped("pi")
+    assert "Installed by `gitmem install pi` (.pi/extensions/gitmem.ts)" in plugins.shipped("pi")
+    assert "up to date" in runner.invoke(cli, ["install", "pi"]).output
+    found = checks(runner)
+    assert found["pi extension"]["ok"] and found["pi extension"]["detail"] == "project: current"
+    assert not found["pi trust"]["ok"]
+    assert "pi" in found["claude hooks"]["detail"]  # named among the agents installed
+    write(project, EXTENSION, plugins.shipped("pi").replace("TIMEOUT_MS = 10000", "TIMEOUT_MS = 1"))
+    assert "older than this gitmem's" in str(checks(runner)["pi extension"]["detail"])
+    write(project, ".pi/extensions/theirs.ts", "export default function () {}\n")
+    assert "removed" in runner.invoke(cli, ["uninstall", "pi"]).output
+    assert not (project / EXTENSION).exists() and (project / ".pi/extensions/theirs.ts").exists()
+    write(project, EXTENSION, "export default function () {}\n")  # not gitmem's: kept
+    result = runner.invoke(cli, ["install", "pi"])
+    assert result.exit_code == 1 and "was not written by gitmem" in result.output
+    assert "no gitmem extension" in runner.invoke(cli, ["uninstall", "pi"]).output
+    assert (project / EXTENSION).exists()
+
+
+def test_the_users_extension_goes_where_pi_reads_it(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """~/.pi/agent/extensions/, or under PI_CODING_AGENT_DIR where that moves pi's folder."""
+    home = Path(SANDBOX_HOME)
+    assert plugins.path("user", project, home, "pi") == home / ".pi/agent/extensions/gitmem.ts"
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi"))
+    runner = CliRunner()
+    result = runner.invoke(cli, ["install", "pi", "--scope", "user"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "pi/extensions/gitmem.ts").read_text() == plugins.shipped("pi")
+    assert "not yet running" not in result.output  # the user's extensions need no trust
+    assert "pi trust" not in checks(runner)  # only a project's copy waits for it
+
+
+def trust(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, decisions: object, **settings: str
+) -> Path:
+    folder = tmp_path / "pi-agent"
+    folder.mkdir(exist_ok=True)
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(folder))
+    (folder / "trust.json").write_text(json.dumps(decisions))
+    (folder / "settings.json").write_text(json.dumps(settings))
+    return folder
+
+
+def test_the_nearest_decision_decides_as_pi_does(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pi's trust-manager: the nearest folder with true or false decides (null is no
+    decision); the path compared is the real one."""
+    home = Path(SANDBOX_HOME)
+    real = os.path.realpath(project)
+    trust(tmp_path, monkeypatch, {os.path.dirname(real): True})
+    assert pi.untrusted(project, home) is None  # a parent trusted
+    trust(tmp_path, monkeypatch, {os.path.dirname(real): True, real: False})
+    assert "was told not to trust" in str(pi.untrusted(project, home))
+    trust(tmp_path, monkeypatch, {os.path.dirname(real): False, real: None})
+    assert "was told not to trust" in str(pi.untrusted(project, home))
+    link = tmp_path / "link"
+    link.symlink_to(project)
+    trust(tmp_path, monkeypatch, {real: True})
+    assert pi.untrusted(link, home) is None
+
+
+@pytest.mark.parametrize(
+    ("default", "trusted"), [("always", True), ("never", False), ("ask", False), (None, False)]
+)
+def test_without_a_decision_the_default_decides(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, default: str | None,
+    trusted: bool,
+) -> None:  # fmt: skip
+    settings = {"defaultProjectTrust": default} if default else {}
+    trust(tmp_path, monkeypatch, {}, **settings)
+    assert (pi.untrusted(project, Path(SANDBOX_HOME)) is None) == trusted
+
+
+def test_an_unreadable_trust_file_is_said(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = trust(tmp_path, monkeypatch, {})
+    (folder / "trust.json").write_text("{not json")
+    assert "pi cannot read" in str(pi.untrusted(project, Path(SANDBOX_HOME)))
+
+
+def test_adapt_names_pi_tools_as_claude_code_does() -> None:
+    edit = pi.adapt({"tool_name": "edit", "tool_input": {
+        "path": "/r/a.py", "edits": [{"oldText": "x", "newText": "y"}, {"oldText": "p", "newText": "q"}]}})  # fmt: skip
+    assert edit["tool_name"] == "MultiEdit" and edit["pi_tool_name"] == "edit"
+    assert edit["tool_input"]["file_path"] == "/r/a.py"
+    assert edit["tool_input"]["edits"] == [{"old_string": "x", "new_string": "y"},
+                                           {"old_string": "p", "new_string": "q"}]  # fmt: skip
+    single = pi.adapt(
+        {"tool_name": "edit", "tool_input": {"path": "a", "oldText": "x", "newText": "y"}}
+    )
+    assert single["tool_input"]["new_string"] == "y"  # pi's older edit tool
+    expected = {"read": "Read", "write": "Write", "bash": "Bash", "grep": "Grep", "find": "Glob",
+                "ls": "LS"}  # fmt: skip
+    for name, claude in expected.items():
+        assert pi.adapt({"tool_name": name, "tool_input": {"path": "a"}})["tool_name"] == claude
+    mcp = {"tool_name": "mcp__x__y", "tool_input": {"path": "a"}}
+    assert pi.adapt(mcp) == mcp
+
+
+@pytest.mark.skipif(GITMEM_HOOK is None, reason="gitmem-hook is not installed")
+def test_an_edit_that_breaks_a_critical_rule_is_denied(project: Path) -> None:
+    """The extension's payload for pi's edit tool (its `edits` list): a replacement that
+    adds `float(` is denied; one that keeps a line already there is not."""
+    base = {"session_id": "pi-1", "cwd": str(project), "hook_event_name": "PreToolUse",
+            "tool_name": "edit"}  # fmt: skip
+    path = str(project / "billing/charge.py")
+    adds = {"path": path, "edits": [{"oldText": "x = 1", "newText": "x = float(1)"}]}
+    answer = run_agent_hook(project, "gitmem-hook pi pre-tool", {**base, "tool_input": adds})
+    assert answer is not None
+    out = answer["hookSpecificOutput"]
+    assert isinstance(out, dict) and out["permissionDecision"] == "deny"
+    assert "D-0001 (critical)" in out["permissionDecisionReason"]
+    keeps = {"path": path, "edits": [{"oldText": "x = 1", "newText": "x = 1\ny = 2"}]}
+    answer = run_agent_hook(project, "gitmem-hook pi pre-tool", {**base, "tool_input": keeps})
+    assert "deny" not in json.dumps(answer)
