@@ -1441,6 +1441,25 @@ def test_a_project_pi_does_not_trust(project: Path, agent_home: Path) -> None:
     assert_outcome(project, model)
 
 
+def test_a_continued_pi_session_is_not_told_again(project: Path, agent_home: Path) -> None:
+    """`pi -c` continues the last session in a new process, its conversation (with what
+    gitmem added to it) sent again; pi calls that start "startup". The extension tells
+    gitmem it is a resumed session: before, the second process's digest repeated the
+    decisions (each title twice in the model's context)."""
+    api, billing = edit_session("pi", project)[:2]
+    with FakeModel([api]) as model:
+        command, env = launch("pi", project, agent_home, model)
+        run_agent(command(PROMPT), project, env)
+    with FakeModel([billing]) as model:
+        command, env = launch("pi", project, agent_home, model, hooks=False)
+        run_agent([*command("Now the billing code"), "-c"], project, env)
+    final = model.conversation[-1].text()
+    assert final.count(PROMPT) == 1 and "Now the billing code" in final  # one session
+    assert final.count(MONEY_TITLE) == 1 and final.count(API_TITLE) == 1, final[-4000:]
+    assert "Now the billing code" in captured(project)
+    assert_no_hook_errors(project)
+
+
 def test_claude_code_mcp(project: Path, agent_home: Path) -> None:
     """`gitmem install claude --mcp`: Claude Code starts `gitmem mcp` from .mcp.json and
     the model's call reaches it; the answer arrives as plain JSON text."""

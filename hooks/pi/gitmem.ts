@@ -106,7 +106,10 @@ export default function (pi: any) {
       shared.owner = me;
     }
     if (!mine() || event.reason === "reload") return; // a reload keeps the conversation
-    const source = event.reason === "resume" || event.reason === "fork" ? "resume" : "startup";
+    // a session that holds a conversation already (`/resume`, `/fork`, and `pi -c`, whose
+    // reason is "startup") is resumed: what gitmem showed in it is still there
+    const held = ctx.sessionManager.getBranch().some((entry: any) => entry?.type === "message");
+    const source = held || event.reason === "resume" || event.reason === "fork" ? "resume" : "startup";
     const answer = await run("session-start", { ...base(ctx, "SessionStart"), source });
     warn(ctx, answer);
     digests.set(ctx.sessionManager.getSessionId(), answer);
