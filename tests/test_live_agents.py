@@ -857,22 +857,26 @@ def test_a_fork_whose_copy_is_written_after_its_first_tool_call_is_seeded_then(
     assert final.count(API_TITLE) in (1, 2), final[-3000:]  # 2: read before the copy
 
 
-@pytest.mark.parametrize("agent", ["gemini", "qwen", "codex"])
+@pytest.mark.parametrize("agent", ["gemini", "qwen", "codex", "pi"])
 def test_an_interactive_rewind_shows_the_decisions_again(
     agent: str, project: Path, agent_home: Path, tmp_path: Path
 ) -> None:
-    """Gemini CLI's and Qwen Code's `/rewind` and Codex's backtrack (Esc Esc), in their
-    terminal UIs: the user goes back to before the first prompt, whose turn read the API
-    file, and asks again. Before session 46 the model read the file again without its
-    decision (gitmem took it for shown); Gemini CLI and Codex also cut the session-start
-    digest, so the pinned money decision was gone too (gitmem.agent.rewind)."""
+    """Gemini CLI's and Qwen Code's `/rewind`, Codex's backtrack (Esc Esc) and pi's
+    `/tree`, in their terminal UIs: the user goes back to before the first prompt, whose
+    turn read the API file, and asks again. Before session 46 the model read the file
+    again without its decision (gitmem took it for shown); Gemini CLI and Codex also cut
+    the session-start digest, so the pinned money decision was gone too
+    (gitmem.agent.rewind); pi's, before session 62."""
     api = str(project / "api/routes.py")
     read = (shell_step("codex", f"cat {api}") if agent == "codex"
+            else edit_session("pi", project)[0] if agent == "pi"
             else Step("read_file", {"file_path": api}))  # fmt: skip
     with FakeModel([read]) as model:
         command, env = launch(agent, project, agent_home, model)
         argv = [a for a in command(PROMPT) if a not in ("-p", "exec", PROMPT)]
-        ready = "Ask Codex to do anything" if agent == "codex" else "Type your message"
+        ready = {"codex": "Ask Codex to do anything", "pi": "Pi can explain"}.get(
+            agent, "Type your message"
+        )
         if agent == "codex":  # as answered once: Codex's TUI offers a newer model at the
             # first start (0.171.0), a dialog that may come after the composer is drawn
             with (agent_home / ".codex" / "config.toml").open("a") as fh:
@@ -886,14 +890,23 @@ def test_an_interactive_rewind_shows_the_decisions_again(
             term.type("Thanks")
             wait_until(lambda: len(model.requests) > asked and term.screen().count("Done.") > 1,
                        term)  # fmt: skip
-            if agent in ("qwen", "codex"):
+            if agent in ("qwen", "codex", "pi"):
+                # pi is busy until its stop hook has answered (a command typed meanwhile
+                # waits in its queue);
                 # Qwen Code and Codex run the Stop hooks after they show the answer, and an
                 # Esc until the turn is over cancels it instead (Qwen Code: "Request
                 # cancelled", a CI run on a loaded machine and 1 of 3 runs here with the CPUs
                 # busy; Codex: "Conversation interrupted", a CI run in session 54): wait for
                 # gitmem's stop hook of this turn to have ended, and press again if not
                 wait_until(lambda: _hook_ended(project, f"{agent}-stop", thanked), term)
-            term.keys("Escape", "Escape")
+            if agent == "pi":  # the session's tree; a user message gone back to is edited
+                term.type("/tree")
+                term.wait_for("Session Tree")
+                term.select("user: Look at the routes", "›")
+                term.keys("Enter")
+                term.wait_for("Summarize branch?")  # Enter below: "No summary"
+            else:
+                term.keys("Escape", "Escape")
             if agent == "gemini":
                 term.wait_for("Stay at current position")
                 term.select("Look at the routes", "●")
@@ -907,7 +920,7 @@ def test_an_interactive_rewind_shows_the_decisions_again(
                     term.keys("Escape", "Escape")
                     term.wait_for("Browsing transcript")
                 term.select("Look at the routes", None, key="Left")
-            else:
+            elif agent != "pi":
                 try:
                     term.wait_for("Rewind Conversation", timeout=10)
                 except AssertionError:  # the Esc came while it still worked on the turn

@@ -733,7 +733,7 @@ def test_the_runner_reads_the_rewinds_of_the_agents_with_a_reader() -> None:
 
 
 @pytest.mark.parametrize("at", ["1795843327167", True, -1, None])
-def test_an_opencode_revert_is_noted_only_given_its_time(at: object, tmp_path: Path) -> None:
+def test_an_plugin_revert_is_noted_only_given_its_time(at: object, tmp_path: Path) -> None:
     """gitmem's OpenCode plugin sends when the first message a revert cut was created
     (``rewound_at``, ms): what was shown from then on counts as not shown. Anything else
     in that field is passed over (fail open), as is a subagent's task."""
@@ -744,12 +744,12 @@ def test_an_opencode_revert_is_noted_only_given_its_time(at: object, tmp_path: P
     with state.open_session(shared, "ses_1") as session:
         session.append("shown", ids=["D-0001"], event="prompt")
     payload = {"session_id": "ses_1", "rewound_at": at}
-    assert not rewind.opencode_revert(shared, payload)
-    assert not rewind.opencode_revert(shared, {**payload, "rewound_at": 1, "parent_agent_id": "s"})
+    assert not rewind.plugin_revert(shared, payload)
+    assert not rewind.plugin_revert(shared, {**payload, "rewound_at": 1, "parent_agent_id": "s"})
     assert state.read_view(shared, "ses_1").shown == {"D-0001"}
-    assert rewind.opencode_revert(shared, {**payload, "rewound_at": int(shown_at * 1000) + 500})
+    assert rewind.plugin_revert(shared, {**payload, "rewound_at": int(shown_at * 1000) + 500})
     assert state.read_view(shared, "ses_1").shown == {"D-0001"}  # shown before the cut
-    assert rewind.opencode_revert(shared, {**payload, "rewound_at": int(shown_at * 1000)})
+    assert rewind.plugin_revert(shared, {**payload, "rewound_at": int(shown_at * 1000)})
     assert state.read_view(shared, "ses_1").shown == set()
 
 

@@ -45,7 +45,8 @@ own context is a part after the prompt's text in the same message: kept with it.
 Codex (its backtrack; seen in 0.171.0) goes on in a new rollout file and sends
 SessionStart ``resume`` naming it: see ``codex_session``. OpenCode (`/undo`; seen in
 1.18.33) keeps no transcript file: gitmem's plugin follows its reverts and says when the
-cut began: see ``opencode_revert``.
+cut began: see ``plugin_revert``, which pi's `/tree` (1.6.0) reaches the same way through
+gitmem's extension.
 
 Where the transcript is missing, unreadable or of another shape, nothing is noted: the
 session goes on as before (a decision may then stay unshown after a rewind, as before).
@@ -727,12 +728,15 @@ def _decisions_named(text: bytes) -> list[str]:
     )
 
 
-def opencode_revert(shared_dir: str, payload: dict[str, Any]) -> bool:
+def plugin_revert(shared_dir: str, payload: dict[str, Any]) -> bool:
     """OpenCode's revert (`/undo`; "revert" on a message in its apps): the next prompt
     cuts the messages it took back, and gitmem's plugin then sends, with that prompt's
     first hook (its prompt hook, or the digest's where the plugin's process sees the
     session for the first time), when the first of them was created (``rewound_at``, ms
-    since the epoch; 0: not known).
+    since the epoch; 0: not known). pi's `/tree` (going back to an earlier entry of the
+    session): its extension sends, with the next prompt, when the first entry left behind
+    was written (0 when that was the session's first prompt: the digest, asked for before
+    it, went with it).
 
     What the hooks showed from then on is gone, the session-start digest with it when
     the session's first message was cut (the digest is a part of it). Noted before the

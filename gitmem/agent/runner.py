@@ -295,10 +295,10 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             from gitmem.agent import rewind
 
             rewind.copilot_rewound(shared, payload)  # before the prompt's retrieval
-        elif agent == "opencode" and "rewound_at" in payload:  # its first hook of a prompt
+        elif agent in ("opencode", "pi") and "rewound_at" in payload:  # a prompt's first hook
             from gitmem.agent import rewind
 
-            rewind.opencode_revert(shared, payload)  # before the digest or the retrieval
+            rewind.plugin_revert(shared, payload)  # before the digest or the retrieval
         if agent == "droid" and event in ("session-start", "prompt", "pre-tool", "stop"):
             _droid_prompt(loc, payload, event)  # where `droid exec` sent no prompt hook
         # where the before-tool hook cannot add context, the after-tool hook informs

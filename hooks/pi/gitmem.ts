@@ -13,7 +13,12 @@
 //   - tool_result: the decisions governing what the call touched, appended to its result;
 //   - agent_before_settle: the end of a turn (the capture is flushed); where the turn's
 //     commands broke a critical rule, the agent is sent back to fix it, once;
-//   - session_compact: what was shown may be shown again.
+//   - session_compact: what was shown may be shown again;
+//   - session_tree (`/tree`, going back to an earlier point of the session): the next
+//     prompt tells gitmem when the first entry left behind was written (`rewound_at`; 0
+//     when the session's first prompt was, and the digest with it): what was shown from
+//     then on is gone from the model's context, so it may be shown again
+//     (gitmem.agent.rewind).
 // pi loads this file from the project (once the user trusts it) and from the user's agent
 // folder alike: the copy that first sees a session start answers for it, the other stays
 // out (one process per event, one capture).
@@ -90,6 +95,7 @@ export default function (pi: any) {
   const digests = new Map<string, any>(); // session -> its digest's answer, until its first prompt
   const waiting = new Map<string, string>(); // toolCallId -> context found before the tool ran
   const sentBack = new Set<string>(); // sessions whose agent a stop hook sent back to work
+  const rewound = new Map<string, number>(); // session -> when what /tree left began (ms)
   const base = (ctx: any, event: string) => ({
     session_id: ctx.sessionManager.getSessionId(),
     cwd: ctx.cwd,
@@ -108,7 +114,9 @@ export default function (pi: any) {
     if (!mine() || event.reason === "reload") return; // a reload keeps the conversation
     // a session that holds a conversation already (`/resume`, `/fork`, and `pi -c`, whose
     // reason is "startup") is resumed: what gitmem showed in it is still there
-    const held = ctx.sessionManager.getBranch().some((entry: any) => entry?.type === "message");
+    const held = ctx.sessionManager
+      .getBranch()
+      .some((entry: any) => entry?.type === "message" && entry.message?.role === "user");
     const source = held || event.reason === "resume" || event.reason === "fork" ? "resume" : "startup";
     const answer = await run("session-start", { ...base(ctx, "SessionStart"), source });
     warn(ctx, answer);
@@ -125,7 +133,13 @@ export default function (pi: any) {
       said.push(start === DID_NOT_RUN ? MISSING_NOTE : contextOf(start));
     }
     if (event.messageType === "user" && typeof event.prompt === "string") {
-      const answer = await run("prompt", { ...base(ctx, "UserPromptSubmit"), prompt: event.prompt });
+      const back = rewound.has(sid) ? { rewound_at: rewound.get(sid) } : {};
+      rewound.delete(sid);
+      const answer = await run("prompt", {
+        ...base(ctx, "UserPromptSubmit"),
+        prompt: event.prompt,
+        ...back,
+      });
       warn(ctx, answer);
       said.push(contextOf(answer));
     }
@@ -177,6 +191,21 @@ export default function (pi: any) {
   pi.on("agent_settled", async (event: any, ctx: any) => {
     // an aborted run (Escape) skips agent_before_settle: its turn ends here
     if (mine() && event.aborted) await run("stop", { ...base(ctx, "Stop"), stop_hook_active: false });
+  });
+
+  pi.on("session_tree", async (event: any, ctx: any) => {
+    if (!mine() || !event.oldLeafId) return;
+    const sessions = ctx.sessionManager;
+    const kept = event.newLeafId ? sessions.getBranch(event.newLeafId) : [];
+    const ids = new Set(kept.map((entry: any) => entry.id));
+    const left = sessions.getBranch(event.oldLeafId).filter((entry: any) => !ids.has(entry.id));
+    const times = left.map((entry: any) => Date.parse(entry.timestamp)).filter(Number.isFinite);
+    if (!times.length) return;
+    const sid = sessions.getSessionId();
+    // the digest was asked for before the first prompt was written: gone with that prompt
+    const first = !kept.some((entry: any) => entry.type === "message" && entry.message?.role === "user");
+    const at = first ? 0 : Math.min(...times);
+    rewound.set(sid, Math.min(at, rewound.get(sid) ?? at));
   });
 
   pi.on("session_compact", async (_event: any, ctx: any) => {
