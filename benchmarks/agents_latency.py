@@ -7,7 +7,7 @@ agent's own payload), next to `python -c pass`, all taking turns run after run.
 Claude Code, Codex, Copilot CLI and OpenCode get the decisions before the call (pre-tool); Gemini
 CLI, Cursor, Qwen Code and Droid after it (post-tool: their before-tool hooks cannot add context).
 Every run is a new session, so every call injects. The
-translation layers (gitmem.agent.gemini, .cursor, .copilot, .qwen, .droid, .opencode) should cost
+translation layers (gitmem.agent.gemini, .cursor, .copilot, .qwen, .droid, .opencode, .pi) should cost
 next to nothing. `droid exec` runs no prompt hook, so the before-tool hook of a turn's first call
 reads the prompt from Droid's transcript and does the prompt hook's work (its decisions held
 for the call's result, the work tree noted): "droid pre-tool, turn's first" is that call.
@@ -57,6 +57,7 @@ def bench(n: int, runs: int) -> dict[str, float]:
             "qwen post-tool": {"tool_name": "read_file", "tool_input": {"file_path": target}},
             "opencode pre-tool": {"tool_name": "read", "tool_input": {"filePath": target}},
             "droid post-tool": {"tool_name": "Read", "tool_input": {"file_path": target}},
+            "pi pre-tool": {"tool_name": "read", "tool_input": {"path": target}},
             FIRST_CALL: {
                 "tool_name": "Read",
                 "tool_input": {"file_path": target},

@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from conftest import SANDBOX_HOME, agent_project, run_agent_hook, write
 
-from gitmem.agent import pi, plugins
+from gitmem.agent import install, pi, plugins
 from gitmem.cli.main import cli
 
 EXTENSION = ".pi/extensions/gitmem.ts"
@@ -158,3 +159,107 @@ def test_an_edit_that_breaks_a_critical_rule_is_denied(project: Path) -> None:
     keeps = {"path": path, "edits": [{"oldText": "x = 1", "newText": "x = 1\ny = 2"}]}
     answer = run_agent_hook(project, "gitmem-hook pi pre-tool", {**base, "tool_input": keeps})
     assert "deny" not in json.dumps(answer)
+
+
+def _node_for_typescript() -> str | None:
+    """A Node.js that runs TypeScript as it is (type stripping, on by default since 22.18):
+    tests/agents' Node.js 24 (pi's), else one on PATH."""
+    folder = os.environ.get("GITMEM_AGENTS_BIN")
+    for node in (str(Path(folder).parent / "node24/bin/node") if folder else None,
+                 shutil.which("node")):  # fmt: skip
+        if node and os.access(node, os.X_OK):
+            version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout
+            major, minor = (int(n) for n in version.lstrip("v").split(".")[:2])
+            if (major, minor) >= (22, 18):
+                return node
+    return None
+
+
+NODE = _node_for_typescript()
+DRIVER = """
+import { pathToFileURL } from "node:url";
+const [extension, cwd, script] = process.argv.slice(2);
+const handlers = {};
+const pi = { on: (name, handler) => ((handlers[name] ??= []).push(handler)) };
+(await import(pathToFileURL(extension).href)).default(pi);
+// pi's context as its extensions get it (1.6.0): the session, its branch, no screen
+const ctx = { cwd, hasUI: false, sessionManager: {
+  getSessionId: () => "pi-ses", getBranch: () => [], getSessionFile: () => undefined } };
+const out = [];
+for (const [name, event] of JSON.parse(script)) {
+  try {
+    let answer;
+    for (const handler of handlers[name] ?? []) answer = (await handler(event, ctx)) ?? answer;
+    out.push({ name, answer: answer ?? null });
+  } catch (err) {
+    out.push({ name, thrown: String(err.message) });
+  }
+}
+console.log(JSON.stringify(out));
+"""
+
+
+def drive(project: Path, script: list[list[object]], path: str) -> list[dict[str, object]]:
+    """Send the installed extension pi's events in Node.js, as pi does."""
+    driver = project.parent / "driver.mjs"
+    driver.write_text(DRIVER)
+    env = {**os.environ, "HOME": SANDBOX_HOME, "PATH": path}
+    proc = subprocess.run(
+        [str(NODE), str(driver), str(project / EXTENSION), str(project), json.dumps(script)],
+        capture_output=True, text=True, env=env, timeout=120, check=True,
+    )  # fmt: skip
+    return list(json.loads(proc.stdout))
+
+
+def session_script(project: Path) -> list[list[object]]:
+    read = {"toolName": "read", "toolCallId": "c1", "input": {"path": str(project / "api/routes.py")}}
+    edits = [{"oldText": "x = 1", "newText": "x = float(1)"}]
+    edit = {"toolName": "edit", "toolCallId": "c2",
+            "input": {"path": str(project / "billing/charge.py"), "edits": edits}}  # fmt: skip
+    return [
+        ["session_start", {"type": "session_start", "reason": "startup"}],
+        ["before_agent_start", {"messageType": "user", "prompt": "Tidy up"}],
+        ["tool_call", read],
+        ["tool_result", {**read, "content": [{"type": "text", "text": "ok"}], "isError": False}],
+        ["tool_call", edit],
+        ["agent_before_settle", {"entries": [], "continue": False}],
+    ]
+
+
+@pytest.mark.skipif(NODE is None, reason="no Node.js 22.18+ (pi's) to run the extension")
+def test_the_extension_informs_and_denies(project: Path) -> None:
+    assert CliRunner().invoke(cli, ["install", "pi"]).exit_code == 0
+    start, prompt, read, result, edit, settle = drive(
+        project, session_script(project), os.environ["PATH"]
+    )
+    assert start["answer"] is None and read["answer"] is None
+    message = prompt["answer"]["message"]  # type: ignore[index]
+    assert message["customType"] == "gitmem" and not message["display"]
+    assert "D-0001" in message["content"]  # the digest; the prompt names nothing
+    content = result["answer"]["content"]  # type: ignore[index]
+    assert content[0] == {"type": "text", "text": "ok"} and "D-0002" in content[1]["text"]
+    assert edit["answer"]["block"] is True  # type: ignore[index]
+    assert "D-0001 (critical)" in edit["answer"]["reason"]  # type: ignore[index]
+    assert settle["answer"] is None  # nothing a script wrote: the turn ends
+
+
+@pytest.mark.skipif(NODE is None, reason="no Node.js 22.18+ (pi's) to run the extension")
+@pytest.mark.parametrize("broken", [False, True])
+def test_the_extension_fails_open_without_gitmem_hook(
+    broken: bool, project: Path, tmp_path: Path
+) -> None:
+    """No gitmem-hook on PATH, or one that cannot run (a version manager's shim: exit
+    127): every handler returns and changes nothing, and the session's first prompt says
+    once that gitmem did not run, as gitmem's other agents hear it."""
+    assert CliRunner().invoke(cli, ["install", "pi"]).exit_code == 0
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    if broken:
+        (folder / "gitmem-hook").write_text("#!/bin/sh\nexit 127\n")
+        (folder / "gitmem-hook").chmod(0o755)
+    script = session_script(project)
+    results = drive(project, [*script, script[1]], f"{folder}{os.pathsep}/usr/bin:/bin")
+    assert all("thrown" not in r for r in results), results
+    assert results[1]["answer"] == {"message": {"customType": "gitmem", "content": install.MISSING_NOTE,
+                                                "display": False}}  # fmt: skip
+    assert [r["answer"] for r in results[2:]] == [None] * 5  # the next prompt: no note again
