@@ -26,6 +26,7 @@ from gitmem.agent import (
     runner,
 )
 from gitmem.agent.common import STALE_REFRESH_MAX
+from gitmem.agent.runner import AGENTS as HOOK_AGENTS
 from gitmem.agent.runner import ERROR_LOG, RUNS_EVERY_SCOPE, STATUS_DIR
 from gitmem.errors import GitmemError, UnsafeRepositoryError
 from gitmem.indexfiles import is_stale
@@ -792,8 +793,8 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     if status.is_dir():
         for item in sorted(status.glob("*-*.json")):
             agent, _, event = item.stem.partition("-")
-            if agent not in install.AGENTS:
-                continue
+            if agent not in HOOK_AGENTS:  # every agent gitmem-hook serves (before session
+                continue  # 62 only those with hook files: OpenCode's, pi's, Cline's not shown)
             try:
                 data = json.loads(item.read_text(encoding="utf-8"))
             except (OSError, ValueError):

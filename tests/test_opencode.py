@@ -151,6 +151,10 @@ def test_the_plugin_informs_and_denies(project: Path) -> None:
     assert output.startswith("ok\n\n") and "D-0002" in output
     assert "thrown" not in idle
     assert "D-0001 (critical)" in str(edit["thrown"])
+    # doctor shows that the plugin's hooks ran (before session 62 it said "no hook has
+    # run yet": only the agents with hook files were read)
+    doctor = CliRunner().invoke(cli, ["doctor", "--no-model"]).output
+    assert "opencode pre-tool" in doctor and "no hook has run yet" not in doctor, doctor
 
 
 @pytest.mark.skipif(NODE is None, reason="Node.js is not installed")

@@ -159,6 +159,10 @@ def test_an_edit_that_breaks_a_critical_rule_is_denied(project: Path) -> None:
     keeps = {"path": path, "edits": [{"oldText": "x = 1", "newText": "x = 1\ny = 2"}]}
     answer = run_agent_hook(project, "gitmem-hook pi pre-tool", {**base, "tool_input": keeps})
     assert "deny" not in json.dumps(answer)
+    # doctor shows when pi's hooks last ran (before session 62: only the agents with hook
+    # files, so not OpenCode's plugin, pi's extension or Cline's scripts)
+    report = json.loads(CliRunner().invoke(cli, ["doctor", "--no-model", "--json"]).output)
+    assert report["last_events"]["pi pre-tool"]["ms"] > 0
 
 
 def _node_for_typescript() -> str | None:
