@@ -31,7 +31,7 @@ from conftest import agent_binary, agent_project, decision, git, write
 from fakemodel import FakeModel, Step, offline
 from terminal import Terminal
 
-from gitmem.agent import install
+from gitmem.agent import install, prompt
 from gitmem.repo import discover
 
 PROMPT = "Tidy up the code"
@@ -1471,6 +1471,37 @@ def test_a_continued_pi_session_is_not_told_again(project: Path, agent_home: Pat
     assert final.count(MONEY_TITLE) == 1 and final.count(API_TITLE) == 1, final[-4000:]
     assert "Now the billing code" in captured(project)
     assert_no_hook_errors(project)
+
+
+def test_a_compacted_pi_session_gets_its_pinned_decisions_back(
+    project: Path, agent_home: Path, tmp_path: Path
+) -> None:
+    """pi's `/compact` (in its terminal UI; set to keep no recent turn) summarises the turn
+    that held the digest and the API decision: the next prompt brings the pinned money
+    decision back, once, as gitmem does after another agent's compaction."""
+    read = edit_session("pi", project)[0]
+    with FakeModel([read]) as model:
+        command, env = launch("pi", project, agent_home, model)
+        settings = {"compaction": {"keepRecentTokens": 1}}
+        (agent_home / ".pi" / "agent" / "settings.json").write_text(json.dumps(settings))
+        argv = [a for a in command(PROMPT) if a not in ("-p", PROMPT)]
+        with Terminal(argv, project, env, tmp_path) as term:
+            term.wait_for("Pi can explain")
+            term.type("Look at the routes")
+            wait_until(lambda: model.steps_taken == 1 and "Done." in term.screen(), term)
+            thanked = time.time()
+            term.type("Thanks")
+            wait_until(lambda: _hook_ended(project, "pi-stop", thanked), term)
+            term.type("/compact")
+            term.wait_for("Compacted from")
+            asked = len(model.requests)
+            term.type("What about the money?")
+            wait_until(lambda: len(model.requests) > asked and "What about the money?"
+                       in model.conversation[-1].text(), term)  # fmt: skip
+    assert_no_hook_errors(project)
+    final = model.conversation[-1].text()
+    assert final.count(API_TITLE) == 0, final[-3000:]  # summarised away with its turn
+    assert final.count(MONEY_TITLE) == 1 and prompt.LOST_HEADER in final, final[-3000:]
 
 
 def test_claude_code_mcp(project: Path, agent_home: Path) -> None:
