@@ -1473,6 +1473,26 @@ def test_a_continued_pi_session_is_not_told_again(project: Path, agent_home: Pat
     assert_no_hook_errors(project)
 
 
+def test_a_forked_pi_session_is_not_told_again(project: Path, agent_home: Path) -> None:
+    """`pi --fork ID` goes on from a copy of a session's conversation under a new id, of
+    which gitmem knows nothing: the extension tells gitmem which decisions the copy holds
+    (as its hooks name them). Before, the fork's digest and its first read of the API file
+    repeated what the copy held (each title twice in the model's context)."""
+    api = edit_session("pi", project)[0]
+    with FakeModel([api]) as model:
+        command, env = launch("pi", project, agent_home, model)
+        run_agent(command(PROMPT), project, env)
+    (first,) = (agent_home / ".pi" / "agent" / "sessions").glob("*/*.jsonl")
+    with FakeModel([api]) as model:
+        command, env = launch("pi", project, agent_home, model, hooks=False)
+        fork = ["--fork", first.stem.split("_")[-1]]
+        run_agent([*command("Look at the routes once more"), *fork], project, env)
+    final = model.conversation[-1].text()
+    assert final.count(PROMPT) == 1 and "once more" in final  # the copy, then the fork's
+    assert final.count(MONEY_TITLE) == 1 and final.count(API_TITLE) == 1, final[-4000:]
+    assert_no_hook_errors(project)
+
+
 def test_a_compacted_pi_session_gets_its_pinned_decisions_back(
     project: Path, agent_home: Path, tmp_path: Path
 ) -> None:

@@ -187,10 +187,15 @@ const handlers = {};
 const pi = { on: (name, handler) => ((handlers[name] ??= []).push(handler)) };
 (await import(pathToFileURL(extension).href)).default(pi);
 // pi's context as its extensions get it (1.6.0): the session, its branch, no screen
+let branch = []; // set by the script's "branch" steps
 const ctx = { cwd, hasUI: false, sessionManager: {
-  getSessionId: () => "pi-ses", getBranch: () => [], getSessionFile: () => undefined } };
+  getSessionId: () => "pi-ses", getBranch: () => branch, getSessionFile: () => undefined } };
 const out = [];
 for (const [name, event] of JSON.parse(script)) {
+  if (name === "branch") {
+    branch = event;
+    continue;
+  }
   try {
     let answer;
     for (const handler of handlers[name] ?? []) answer = (await handler(event, ctx)) ?? answer;
@@ -267,3 +272,36 @@ def test_the_extension_fails_open_without_gitmem_hook(
     assert results[1]["answer"] == {"message": {"customType": "gitmem", "content": install.MISSING_NOTE,
                                                 "display": False}}  # fmt: skip
     assert [r["answer"] for r in results[2:]] == [None] * 5  # the next prompt: no note again
+
+
+@pytest.mark.skipif(NODE is None, reason="no Node.js 22.18+ (pi's) to run the extension")
+def test_a_session_holding_a_conversation_tells_gitmem_what_it_holds(project: Path) -> None:
+    """A session that starts with a conversation (`pi -c`, a fork): the decisions its
+    messages name as gitmem's hooks name them, from the latest compaction's first kept
+    entry on, are noted as shown, and the session starts as resumed (no digest repeated)."""
+    assert CliRunner().invoke(cli, ["install", "pi"]).exit_code == 0
+
+    def said(eid: str, text: str) -> dict[str, object]:
+        return {"type": "custom_message", "id": eid, "customType": "gitmem", "content": text}
+
+    user = {"type": "message", "id": "u1", "message": {"role": "user", "content": "Tidy up"}}
+    branch = [
+        said("a", "- Project decision D-0001 (accepted, critical) applies: Money"),
+        {"type": "compaction", "id": "c", "firstKeptEntryId": "u1", "summary": "..."},
+        user,
+        said("b", "- Project decision D-0002 (accepted, info) governs api/**"),
+    ]
+    start, prompt = drive(project, [
+        ["branch", branch],
+        ["session_start", {"type": "session_start", "reason": "startup"}],
+        ["before_agent_start", {"messageType": "user", "prompt": "Go on"}],
+    ], os.environ["PATH"])  # fmt: skip
+    assert "thrown" not in start
+    from gitmem.agent import state
+    from gitmem.repo import discover
+
+    records = Path(state.session_file(discover(project).shared_state_dir, "pi-ses"))
+    shown = [json.loads(line) for line in records.read_text().splitlines()]
+    assert {"ids": ["D-0002"], "event": "conversation"}.items() <= shown[0].items(), shown
+    # D-0001 was summarised away: shown again (the resumed digest brings pinned ones back)
+    assert "D-0001" in str(prompt["answer"]) and "D-0002" not in str(prompt["answer"])

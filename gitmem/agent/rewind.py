@@ -755,6 +755,24 @@ def plugin_revert(shared_dir: str, payload: dict[str, Any]) -> bool:
     return True
 
 
+def plugin_seed(shared_dir: str, payload: dict[str, Any]) -> bool:
+    """A pi session that starts holding a conversation (`pi -c`, `/resume`, and `/fork`,
+    `/clone` and `pi --fork`, which copy one into a new session gitmem knows nothing of):
+    gitmem's extension sends the decisions that conversation names as the hooks name them
+    (``conversation_shown``), noted as shown before the digest. Seen in pi 1.6.0: before
+    session 62 a fork's digest and its first read of a file repeated what the copy held."""
+    ids = payload.get("conversation_shown")
+    sid = str(payload.get("session_id") or "")
+    if not isinstance(ids, list) or not sid:
+        return False
+    named = [i for i in ids if isinstance(i, str) and i]
+    with state.open_session(shared_dir, sid) as session:
+        fresh = [i for i in named if i not in session.view().shown]
+        if fresh:
+            session.append("shown", ids=fresh, event="conversation")
+    return True
+
+
 def _ordinal(line: bytes, kind: bytes) -> int | None:
     """The number of a rollout record of ``kind`` from the head of its line
     (``{"timestamp":"…","ordinal":N,"type":"…"``, as 0.171.0 writes them)."""

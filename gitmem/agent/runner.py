@@ -299,6 +299,10 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             from gitmem.agent import rewind
 
             rewind.plugin_revert(shared, payload)  # before the digest or the retrieval
+        elif agent == "pi" and "conversation_shown" in payload:  # a session that holds one
+            from gitmem.agent import rewind
+
+            rewind.plugin_seed(shared, payload)  # before the digest
         if agent == "droid" and event in ("session-start", "prompt", "pre-tool", "stop"):
             _droid_prompt(loc, payload, event)  # where `droid exec` sent no prompt hook
         # where the before-tool hook cannot add context, the after-tool hook informs

@@ -83,6 +83,27 @@ const textOf = (content: any): string =>
         .join("\n")
     : "";
 
+// The decisions a session's conversation names as gitmem's hooks name them ("Project
+// decision D-0001 (", as gitmem.agent.rewind reads them), from its latest compaction's
+// first kept entry on (what pi sends the model): a fork is a new session, of which gitmem
+// knows nothing, holding a copy of them.
+function named(branch: any[]): string[] {
+  let start = 0;
+  branch.forEach((entry, at) => {
+    if (entry?.type !== "compaction") return;
+    const kept = branch.findIndex((other) => other?.id === entry.firstKeptEntryId);
+    start = kept >= 0 ? kept : at + 1;
+  });
+  const ids = new Set<string>();
+  for (const entry of branch.slice(start)) {
+    if (entry?.type !== "message" && entry?.type !== "custom_message") continue;
+    for (const found of JSON.stringify(entry).matchAll(/Project decision ([A-Za-z0-9_.:-]+) \(/g)) {
+      ids.add(found[1]);
+    }
+  }
+  return [...ids].sort();
+}
+
 // Which loaded copy of this file answers: the one that first sees a session start (pi
 // hands every extension the same session_start event; a reload or a new session starts
 // again). Shared by the copies through the process.
@@ -112,13 +133,13 @@ export default function (pi: any) {
       shared.owner = me;
     }
     if (!mine() || event.reason === "reload") return; // a reload keeps the conversation
-    // a session that holds a conversation already (`/resume`, `/fork`, and `pi -c`, whose
-    // reason is "startup") is resumed: what gitmem showed in it is still there
-    const held = ctx.sessionManager
-      .getBranch()
-      .some((entry: any) => entry?.type === "message" && entry.message?.role === "user");
+    // a session that holds a conversation already (`/resume`, `/fork`, `pi -c`, whose
+    // reason is "startup", `pi --fork`) is resumed, and gitmem is told what it holds
+    const branch = ctx.sessionManager.getBranch();
+    const held = branch.some((entry: any) => entry?.type === "message" && entry.message?.role === "user");
     const source = held || event.reason === "resume" || event.reason === "fork" ? "resume" : "startup";
-    const answer = await run("session-start", { ...base(ctx, "SessionStart"), source });
+    const shown = held ? { conversation_shown: named(branch) } : {};
+    const answer = await run("session-start", { ...base(ctx, "SessionStart"), source, ...shown });
     warn(ctx, answer);
     digests.set(ctx.sessionManager.getSessionId(), answer);
   });
