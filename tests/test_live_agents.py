@@ -1473,6 +1473,34 @@ def test_a_continued_pi_session_is_not_told_again(project: Path, agent_home: Pat
     assert_no_hook_errors(project)
 
 
+def test_a_pi_session_in_rpc_mode(project: Path, agent_home: Path) -> None:
+    """pi's RPC mode (what IDEs and other front ends drive, JSON commands on stdin): two
+    prompts in one process. One digest, each file's decisions once, both prompts
+    captured, the critical edit blocked."""
+    api, billing, edit = edit_session("pi", project)
+    with FakeModel([api]) as model:
+        command, env = launch("pi", project, agent_home, model)
+        argv = [*[a for a in command(PROMPT) if a not in ("-p", PROMPT)], "--mode", "rpc"]
+        proc = subprocess.Popen(argv, cwd=project, env=env, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            for message, steps in ((PROMPT, []), ("Now make billing use floats", [billing, edit])):
+                model.steps.extend(steps)
+                proc.stdin.write(json.dumps({"type": "prompt", "message": message}) + "\n")
+                proc.stdin.flush()
+                deadline = time.monotonic() + AGENT_TIMEOUT_S
+                while json.loads(proc.stdout.readline() or '{"type": "eof"}')["type"] not in (
+                    "agent_settled", "eof"
+                ):
+                    assert time.monotonic() < deadline
+        finally:
+            proc.stdin.close()
+            proc.wait(timeout=30)
+    assert_outcome(project, model)
+    assert "Now make billing use floats" in captured(project)
+
+
 def test_a_forked_pi_session_is_not_told_again(project: Path, agent_home: Path) -> None:
     """`pi --fork ID` goes on from a copy of a session's conversation under a new id, of
     which gitmem knows nothing: the extension tells gitmem which decisions the copy holds
