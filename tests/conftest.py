@@ -340,6 +340,22 @@ def agent_binary(name: str) -> str:
     return found
 
 
+def drive_plugin(
+    node: str, driver: str, plugin: Path, project: Path, script: list[list[object]], path: str
+) -> list[dict[str, object]]:
+    """Run ``driver`` (an ES module: it loads ``plugin`` and plays ``script``, a list of
+    events, against it as the agent does, printing what each returned) in Node.js, with
+    ``path`` for PATH: an agent's plugin file (OpenCode's, pi's extension) run for real."""
+    script_file = project.parent / "driver.mjs"
+    script_file.write_text(driver)
+    env = {**os.environ, "HOME": SANDBOX_HOME, "PATH": path}
+    proc = subprocess.run(
+        [node, str(script_file), str(plugin), str(project), json.dumps(script)],
+        capture_output=True, text=True, env=env, timeout=120, check=True,
+    )  # fmt: skip
+    return list(json.loads(proc.stdout))
+
+
 def npm_package(name: str) -> Path:
     """The folder of an npm package of tests/agents/package.json (``husky4``: husky 4.3.8
     under another name), beside GITMEM_AGENTS_BIN's executables."""

@@ -5,16 +5,14 @@ project), against the installed gitmem-hook; tests/test_live_agents.py runs Open
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SANDBOX_HOME, agent_project, write
+from conftest import SANDBOX_HOME, agent_project, drive_plugin, write
 
 from gitmem.agent import install, opencode, plugins
 from gitmem.cli.main import cli
@@ -112,14 +110,7 @@ console.log(JSON.stringify(out));
 
 def drive(project: Path, script: list[list[object]], path: str) -> list[dict[str, object]]:
     """Call the installed plugin's hooks in Node.js, as OpenCode does."""
-    driver = project.parent / "driver.mjs"
-    driver.write_text(DRIVER)
-    env = {**os.environ, "HOME": SANDBOX_HOME, "PATH": path}
-    proc = subprocess.run(
-        [str(NODE), str(driver), str(project / PLUGIN), str(project), json.dumps(script)],
-        capture_output=True, text=True, env=env, timeout=120, check=True,
-    )  # fmt: skip
-    return list(json.loads(proc.stdout))
+    return drive_plugin(str(NODE), DRIVER, project / PLUGIN, project, script, path)
 
 
 def session_script(project: Path) -> list[list[object]]:

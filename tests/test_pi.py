@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SANDBOX_HOME, agent_project, run_agent_hook, write
+from conftest import SANDBOX_HOME, agent_project, drive_plugin, run_agent_hook, write
 
 from gitmem.agent import install, pi, plugins
 from gitmem.cli.main import cli
@@ -210,14 +210,7 @@ console.log(JSON.stringify(out));
 
 def drive(project: Path, script: list[list[object]], path: str) -> list[dict[str, object]]:
     """Send the installed extension pi's events in Node.js, as pi does."""
-    driver = project.parent / "driver.mjs"
-    driver.write_text(DRIVER)
-    env = {**os.environ, "HOME": SANDBOX_HOME, "PATH": path}
-    proc = subprocess.run(
-        [str(NODE), str(driver), str(project / EXTENSION), str(project), json.dumps(script)],
-        capture_output=True, text=True, env=env, timeout=120, check=True,
-    )  # fmt: skip
-    return list(json.loads(proc.stdout))
+    return drive_plugin(str(NODE), DRIVER, project / EXTENSION, project, script, path)
 
 
 def session_script(project: Path) -> list[list[object]]:
