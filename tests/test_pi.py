@@ -188,12 +188,15 @@ const pi = { on: (name, handler) => ((handlers[name] ??= []).push(handler)) };
 (await import(pathToFileURL(extension).href)).default(pi);
 // pi's context as its extensions get it (1.6.0): the session, its branch, no screen
 let branch = []; // set by the script's "branch" steps
+let broken = false; // after a "break" step, pi's session manager throws
 const ctx = { cwd, hasUI: false, sessionManager: {
-  getSessionId: () => "pi-ses", getBranch: () => branch, getSessionFile: () => undefined } };
+  getSessionId: () => { if (broken) throw new Error("gone"); return "pi-ses"; },
+  getBranch: () => branch, getSessionFile: () => undefined } };
 const out = [];
 for (const [name, event] of JSON.parse(script)) {
-  if (name === "branch") {
-    branch = event;
+  if (name === "branch" || name === "break") {
+    branch = name === "branch" ? event : branch;
+    broken = name === "break";
     continue;
   }
   try {
@@ -298,3 +301,15 @@ def test_a_session_holding_a_conversation_tells_gitmem_what_it_holds(project: Pa
     assert {"ids": ["D-0002"], "event": "conversation"}.items() <= shown[0].items(), shown
     # D-0001 was summarised away: shown again (the resumed digest brings pinned ones back)
     assert "D-0001" in str(prompt["answer"]) and "D-0002" not in str(prompt["answer"])
+
+
+@pytest.mark.skipif(NODE is None, reason="no Node.js 22.18+ (pi's) to run the extension")
+def test_a_handler_that_fails_blocks_nothing(project: Path) -> None:
+    """pi blocks a tool call whose tool_call handler throws (its fail-safe, 1.6.0): a
+    failure inside gitmem's extension (here pi's session manager throwing) answers
+    nothing instead, for every event, and the tool runs."""
+    assert CliRunner().invoke(cli, ["install", "pi"]).exit_code == 0
+    script = session_script(project)
+    results = drive(project, [["break", None], *script], os.environ["PATH"])
+    assert [r.get("thrown") for r in results] == [None] * len(script), results
+    assert [r["answer"] for r in results] == [None] * len(script)

@@ -66,7 +66,11 @@ function run(event: string, payload: object): Promise<any> {
       }
     });
     child.stdin.on("error", () => {});
-    child.stdin.end(JSON.stringify(payload));
+    try {
+      child.stdin.end(JSON.stringify(payload));
+    } catch {
+      child.kill(); // a payload JSON cannot hold: no answer
+    }
   });
 }
 
@@ -104,6 +108,22 @@ function named(branch: any[]): string[] {
   return [...ids].sort();
 }
 
+// pi blocks a tool call whose tool_call handler throws (its fail-safe) and reports the
+// other handlers' errors to the user: each handler here fails open instead, whatever
+// goes wrong in it.
+const open =
+  (handler: (event: any, ctx: any) => Promise<any>) =>
+  async (event: any, ctx: any): Promise<any> => {
+    try {
+      return await handler(event, ctx);
+    } catch {
+      return undefined;
+    }
+  };
+// a user's message: where a session's conversation begins (pi writes its system prompt as
+// a message before it)
+const asked = (entry: any): boolean => entry?.type === "message" && entry.message?.role === "user";
+
 // Which loaded copy of this file answers: the one that first sees a session start (pi
 // hands every extension the same session_start event; a reload or a new session starts
 // again). Shared by the copies through the process.
@@ -127,7 +147,7 @@ export default function (pi: any) {
     if (typeof said === "string" && said && ctx.hasUI) ctx.ui.notify(said, "warning");
   };
 
-  pi.on("session_start", async (event: any, ctx: any) => {
+  pi.on("session_start", open(async (event: any, ctx: any) => {
     if (!shared.starts.has(event)) {
       shared.starts.add(event);
       shared.owner = me;
@@ -136,15 +156,15 @@ export default function (pi: any) {
     // a session that holds a conversation already (`/resume`, `/fork`, `pi -c`, whose
     // reason is "startup", `pi --fork`) is resumed, and gitmem is told what it holds
     const branch = ctx.sessionManager.getBranch();
-    const held = branch.some((entry: any) => entry?.type === "message" && entry.message?.role === "user");
+    const held = branch.some(asked);
     const source = held || event.reason === "resume" || event.reason === "fork" ? "resume" : "startup";
     const shown = held ? { conversation_shown: named(branch) } : {};
     const answer = await run("session-start", { ...base(ctx, "SessionStart"), source, ...shown });
     warn(ctx, answer);
     digests.set(ctx.sessionManager.getSessionId(), answer);
-  });
+  }));
 
-  pi.on("before_agent_start", async (event: any, ctx: any) => {
+  pi.on("before_agent_start", open(async (event: any, ctx: any) => {
     if (!mine()) return;
     const sid = ctx.sessionManager.getSessionId();
     const said: string[] = [];
@@ -167,9 +187,9 @@ export default function (pi: any) {
     const content = said.filter(Boolean).join("\n\n");
     if (!content) return;
     return { message: { customType: "gitmem", content, display: false } };
-  });
+  }));
 
-  pi.on("tool_call", async (event: any, ctx: any) => {
+  pi.on("tool_call", open(async (event: any, ctx: any) => {
     if (!mine()) return;
     const answer = await run("pre-tool", {
       ...base(ctx, "PreToolUse"),
@@ -180,9 +200,9 @@ export default function (pi: any) {
     const denied = denialOf(answer);
     if (denied) return { block: true, reason: denied };
     if (contextOf(answer)) waiting.set(event.toolCallId, contextOf(answer));
-  });
+  }));
 
-  pi.on("tool_result", async (event: any, ctx: any) => {
+  pi.on("tool_result", open(async (event: any, ctx: any) => {
     if (!mine()) return;
     const before = waiting.get(event.toolCallId) || "";
     waiting.delete(event.toolCallId);
@@ -196,9 +216,9 @@ export default function (pi: any) {
     const text = [before, contextOf(answer)].filter(Boolean).join("\n\n");
     if (!text || !Array.isArray(event.content)) return;
     return { content: [...event.content, { type: "text", text }] };
-  });
+  }));
 
-  pi.on("agent_before_settle", async (event: any, ctx: any) => {
+  pi.on("agent_before_settle", open(async (event: any, ctx: any) => {
     if (!mine()) return;
     const sid = ctx.sessionManager.getSessionId();
     const again = sentBack.delete(sid); // this turn went on because gitmem said so
@@ -207,14 +227,14 @@ export default function (pi: any) {
     sentBack.add(sid);
     const back = { type: "custom_message", customType: "gitmem", content: answer.reason, display: true };
     return { entries: [...(event.entries || []), back], continue: true };
-  });
+  }));
 
-  pi.on("agent_settled", async (event: any, ctx: any) => {
+  pi.on("agent_settled", open(async (event: any, ctx: any) => {
     // an aborted run (Escape) skips agent_before_settle: its turn ends here
     if (mine() && event.aborted) await run("stop", { ...base(ctx, "Stop"), stop_hook_active: false });
-  });
+  }));
 
-  pi.on("session_tree", async (event: any, ctx: any) => {
+  pi.on("session_tree", open(async (event: any, ctx: any) => {
     if (!mine() || !event.oldLeafId) return;
     const sessions = ctx.sessionManager;
     const kept = event.newLeafId ? sessions.getBranch(event.newLeafId) : [];
@@ -224,12 +244,12 @@ export default function (pi: any) {
     if (!times.length) return;
     const sid = sessions.getSessionId();
     // the digest was asked for before the first prompt was written: gone with that prompt
-    const first = !kept.some((entry: any) => entry.type === "message" && entry.message?.role === "user");
+    const first = !kept.some(asked);
     const at = first ? 0 : Math.min(...times);
     rewound.set(sid, Math.min(at, rewound.get(sid) ?? at));
-  });
+  }));
 
-  pi.on("session_compact", async (_event: any, ctx: any) => {
+  pi.on("session_compact", open(async (_event: any, ctx: any) => {
     if (mine()) await run("post-compact", base(ctx, "PostCompact"));
-  });
+  }));
 }
