@@ -201,7 +201,8 @@ for (const [name, event] of JSON.parse(script)) {
   }
   try {
     let answer;
-    for (const handler of handlers[name] ?? []) answer = (await handler(event, ctx)) ?? answer;
+    const sent = { type: name, ...event }; // as pi sends it, one object to every handler
+    for (const handler of handlers[name] ?? []) answer = (await handler(sent, ctx)) ?? answer;
     out.push({ name, answer: answer ?? null });
   } catch (err) {
     out.push({ name, thrown: String(err.message) });
@@ -313,3 +314,7 @@ def test_a_handler_that_fails_blocks_nothing(project: Path) -> None:
     results = drive(project, [["break", None], *script], os.environ["PATH"])
     assert [r.get("thrown") for r in results] == [None] * len(script), results
     assert [r["answer"] for r in results] == [None] * len(script)
+    # each failure logged where doctor shows it
+    report = json.loads(CliRunner().invoke(cli, ["doctor", "--no-model", "--json"]).output)
+    failed = [e for e in report["errors"] if "pi plugin-error: tool_call: Error: gone" in e]
+    assert len(failed) == 2, report["errors"]  # the two tool calls

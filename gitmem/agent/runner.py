@@ -37,6 +37,7 @@ EVENTS = (
     "stop",
     "session-end",
     "post-compact",
+    "plugin-error",  # an agent's plugin failed open (pi's extension): logged for doctor
 )
 # Codex's hooks take Claude Code's payloads and answers; the others' are translated by
 # the agent's own module (TRANSLATED). gitmem.agent.install.AGENTS names the agents with
@@ -275,6 +276,10 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         shared = loc.shared_state_dir
         if event not in EVENTS:
             raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
+        if event == "plugin-error":  # what the plugin caught, where `gitmem doctor` shows it
+            said = " ".join(str(payload.get("error") or "no reason given").split())  # one line
+            _log_error(shared, event, said[:1000], agent)
+            return _emit(out, None)
         payload[AGENT_KEY] = agent
         if _again(shared, agent, event, payload, raw):
             if event == "stop":

@@ -110,13 +110,15 @@ function named(branch: any[]): string[] {
 
 // pi blocks a tool call whose tool_call handler throws (its fail-safe) and reports the
 // other handlers' errors to the user: each handler here fails open instead, whatever
-// goes wrong in it.
+// goes wrong in it, and tells gitmem why (logged where `gitmem doctor` shows it).
 const open =
   (handler: (event: any, ctx: any) => Promise<any>) =>
   async (event: any, ctx: any): Promise<any> => {
     try {
       return await handler(event, ctx);
-    } catch {
+    } catch (err: any) {
+      const error = `${event?.type ?? "an event"}: ${err?.stack ?? err}`.slice(0, 1000);
+      await run("plugin-error", { cwd: ctx?.cwd, hook_event_name: "PluginError", error }).catch(() => {});
       return undefined;
     }
   };
