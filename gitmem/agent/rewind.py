@@ -641,10 +641,15 @@ def _seed(session: state.Session, path: str) -> bool:
     ids = _claude_conversation_shown(path)
     if ids is None:
         return False
+    _held(session, ids)
+    return True
+
+
+def _held(session: state.Session, ids: list[str]) -> None:
+    """Note the decisions a conversation already holds as shown (those not noted yet)."""
     fresh = [i for i in ids if i not in session.view().shown]
     if fresh:
         session.append("shown", ids=fresh, event="conversation")
-    return True
 
 
 def _claude_conversation_shown(path: str) -> list[str] | None:
@@ -765,11 +770,8 @@ def plugin_seed(shared_dir: str, payload: dict[str, Any]) -> bool:
     sid = str(payload.get("session_id") or "")
     if not isinstance(ids, list) or not sid:
         return False
-    named = [i for i in ids if isinstance(i, str) and i]
     with state.open_session(shared_dir, sid) as session:
-        fresh = [i for i in named if i not in session.view().shown]
-        if fresh:
-            session.append("shown", ids=fresh, event="conversation")
+        _held(session, [i for i in ids if isinstance(i, str) and i])
     return True
 
 
