@@ -94,9 +94,7 @@ def _compiled(loc: Location, where: str) -> pathmap.PathMap | None:
 
 
 def _fresh(pm: pathmap.PathMap, loc: Location) -> bool:
-    h = pm.header
-    if h.get("root") != loc.root:
-        return False
+    h = pm.header  # not its root: see gitmem.table.full_fingerprint
     dirs = [str(p) for p in h.get("dirs") or []]  # type: ignore[attr-defined]
     return pathmap.quick_fingerprint(loc.root, _watched(pm), dirs) == h.get("quick")
 
