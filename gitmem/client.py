@@ -196,7 +196,11 @@ def retrieve_raw(
     cwd: str | None = None,
     timeout: float = REPLY_TIMEOUT_S,
 ) -> dict[str, Any] | None:
-    payload = {"op": "retrieve", "prompt": prompt, "paths": paths, "k": k, "cwd": cwd}
+    # the work tree's root as this process sees it: a dev container's bind mount of the
+    # host's checkout is one work tree at two places, and one daemon serves both (the
+    # socket is in the git directory they share; see Retriever.retrieve's client_root)
+    root = os.fspath(repo.root)
+    payload = {"op": "retrieve", "prompt": prompt, "paths": paths, "k": k, "cwd": cwd, "root": root}
     result = request(repo, payload, timeout)
     return result if isinstance(result, dict) else None
 

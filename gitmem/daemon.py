@@ -346,6 +346,7 @@ class Daemon:
                 "ok": True,
                 "result": {
                     "pid": os.getpid(),
+                    "root": str(self.repo.root),  # where it sees the work tree (doctor)
                     "generation": gen.name if gen else None,
                     "rankers": list(self.retriever.rankers),
                     "model": self.embedder.info.fingerprint if self.embedder else None,
@@ -377,6 +378,7 @@ class Daemon:
                     [str(p) for p in payload.get("paths") or []],
                     k=int(payload.get("k") or 10),
                     cwd=payload.get("cwd"),
+                    client_root=payload.get("root"),
                 )
             return {"ok": True, "result": result.to_json()}
         return {"ok": False, "error": f"unknown op {op!r}"}

@@ -416,12 +416,20 @@ def _codex_trust(root: Path) -> Check:
     return Check("codex trust", ok, line)
 
 
-def _daemon_detail(ping: dict[str, Any] | None, autostart: bool, embedded: bool) -> str:
+def _daemon_detail(ping: dict[str, Any] | None, autostart: bool, embedded: bool, root: str) -> str:
     """What the warm daemon's absence costs: the agent hooks never load the model, so
     without it an agent's prompts are ranked by keyword and path alone, even where the
     index holds embeddings (``embedded``; since session 39: before, doctor said only
-    "optional")."""
+    "optional"). A daemon that sees the work tree at another place than ``root`` runs
+    on the other side of a bind mount (a dev container, or its host): its pid is of
+    another PID namespace, which `kill` here does not reach."""
     if ping:
+        there = ping.get("root")
+        if isinstance(there, str) and there != root:
+            return (
+                f"running where the work tree is {there} (pid {ping.get('pid', '?')} "
+                "there: a container's or its host's); it serves this side too"
+            )
         return f"running (pid {ping.get('pid', '?')})"
     if autostart:
         return "not running: the next agent session starts it (watch_autostart)"
@@ -656,7 +664,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     ping = client.ping(repo)
     embedded = bool(meta and meta.get("model"))
     autostart = config.load(repo.root).watch_autostart
-    checks.append(Check("daemon", True, _daemon_detail(ping, autostart, embedded)))
+    checks.append(Check("daemon", True, _daemon_detail(ping, autostart, embedded, str(repo.root))))
     checks.append(Check("instructions", True, _stale_summary(repo)))
     checks.append(_git_hooks_check(repo))
     home = Path(os.path.expanduser("~"))

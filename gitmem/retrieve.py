@@ -543,12 +543,21 @@ class Retriever:
         k: int = 10,
         cwd: str | None = None,
         allowed: set[str] | None = None,
+        client_root: str | None = None,
     ) -> Result:
-        """Rank the decisions relevant to ``prompt`` and the touched ``paths``."""
+        """Rank the decisions relevant to ``prompt`` and the touched ``paths``.
+
+        ``client_root``: where the process asking (a daemon's client) sees this work tree,
+        if it sees it elsewhere: a dev container's bind mount of the host's checkout, or
+        the host, asking a daemon that a container's hook started. Before session 63 its
+        paths (and a relative path's ``cwd``) lay outside this root and were dropped: no
+        decision was found by path, and no path's words reached BM25."""
         self._mask_for = None  # a candidate mask serves one query (the set may change)
         terms = entities.extract(prompt)
         root, common = str(self.repo.root), str(self.repo.common_dir)
         roots = worktree_roots(root, common)
+        if isinstance(client_root, str) and client_root.startswith("/") and client_root != root:
+            roots.append(client_root)
         found: dict[str, None] = {}  # in order, once each (a list's `in` made 40,000 take 8 s)
         names: list[str] = []  # the prompt's bare file names that name no file there
         for raw, named in [*((p, False) for p in paths), *((p, True) for p in terms.paths)]:

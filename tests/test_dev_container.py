@@ -1,0 +1,220 @@
+"""One work tree seen from two places: a dev container's bind mount of the host's checkout.
+
+The host's hooks and the container's share the git directory, and with it the compiled
+records, the index and the daemon's socket, but see the work tree at another path and
+their processes in another PID namespace. The container is made for real, where the
+machine allows it: ``unshare`` gives the command a mount and a PID namespace of its own,
+where the repository is bind-mounted at ``workspace/`` (as a dev container mounts the
+checkout at /workspaces/NAME); nothing of it outlives the command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SANDBOX_HOME, commit_all, decision, write
+
+from gitmem import client
+from gitmem.repo import discover
+
+GITMEM = shutil.which("gitmem")
+GITMEM_HOOK = shutil.which("gitmem-hook")
+pytestmark = pytest.mark.skipif(
+    GITMEM is None or GITMEM_HOOK is None, reason="gitmem and gitmem-hook are not installed"
+)
+MONEY = "Money is integer cents"
+# the container: the checkout mounted at $VIEW, the command run in $VIEW/$SUB
+ENTER = 'mount --bind "$REPO" "$VIEW" && cd "$VIEW/$SUB" && exec "$@"'
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    write(repo, "billing/charge.py", "x = 1\n")
+    write(repo, "api/routes.py", "")
+    decision(repo, "0001-money.md", MONEY, globs=["billing/**"],
+             body="## Decision\n\nAmounts are integer cents; never floats.\n")  # fmt: skip
+    decision(repo, "0002-api.md", "Version the API with a header", globs=["api/**"],
+             body="## Decision\n\nClients send a version header with each request.\n")  # fmt: skip
+    write(repo, ".continuity/config.yaml", "watch_autostart: false\n")
+    commit_all(repo, "decisions")
+    return repo
+
+
+@pytest.fixture
+def view(tmp_path: Path) -> Path:
+    """Where the container sees the checkout; skips where no namespace may be made."""
+    unshare = shutil.which("unshare")
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    probe = [str(unshare), "--mount", "--pid", "--fork", "--mount-proc", "sh", "-c",
+             f"mount --bind {tmp_path} {folder}"]  # fmt: skip
+    if unshare is None or subprocess.run(probe, capture_output=True).returncode != 0:
+        pytest.skip("no mount and PID namespace here (unshare is not permitted)")
+    return folder
+
+
+def container(
+    project: Path, view: Path, args: list[str], *, sub: str = "", stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """``args`` run in the container, in its view of ``sub``."""
+    return subprocess.run(
+        ["unshare", "--mount", "--pid", "--fork", "--mount-proc", "sh", "-c", ENTER, "sh",
+         *args],
+        input=stdin, capture_output=True, text=True, timeout=120,
+        env=_env(project, view, sub),
+    )  # fmt: skip
+
+
+def _env(project: Path, view: Path, sub: str = "") -> dict[str, str]:
+    return {**os.environ, "HOME": SANDBOX_HOME, "REPO": str(project), "VIEW": str(view),
+            "SUB": sub}  # fmt: skip
+
+
+def host(project: Path, args: list[str], *, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        args, cwd=project, input=stdin, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "HOME": SANDBOX_HOME},
+    )  # fmt: skip
+
+
+def edit_payload(root: Path, session: str) -> str:
+    """Claude Code's PreToolUse for an Edit of billing/charge.py, as seen from ``root``."""
+    return json.dumps({
+        "session_id": session, "cwd": str(root), "transcript_path": str(root / "t.jsonl"),
+        "hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_use_id": "t1",
+        "tool_input": {"file_path": str(root / "billing/charge.py"), "old_string": "x = 1",
+                       "new_string": "x = 2"},
+    })  # fmt: skip
+
+
+def identity(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_ino, st.st_mtime_ns
+
+
+def test_the_host_and_a_container_share_the_compiled_records(project: Path, view: Path) -> None:
+    """Each side's tool-call hook reads the table the other compiled. Before session 63
+    the table held the root it was compiled at: each side took the other's for stale and
+    compiled the records again, on every tool call after one of the other side's (110 ms
+    at 1,000 records, against 10 ms)."""
+    state = project / ".git" / "gitmem"
+    first = host(project, [str(GITMEM_HOOK), "claude", "pre-tool"],
+                 stdin=edit_payload(project, "h1"))  # fmt: skip
+    assert MONEY in first.stdout, first.stderr
+    compiled = identity(state / "table.sqlite"), identity(state / "pathmap.bin")
+    for n in range(2):
+        inside = container(project, view, [str(GITMEM_HOOK), "claude", "pre-tool"],
+                           stdin=edit_payload(view, f"c{n}"))  # fmt: skip
+        assert MONEY in inside.stdout and "governs billing/**" in inside.stdout, inside.stderr
+        again = host(project, [str(GITMEM_HOOK), "claude", "pre-tool"],
+                     stdin=edit_payload(project, f"h{n + 2}"))  # fmt: skip
+        assert MONEY in again.stdout, again.stderr
+    assert (identity(state / "table.sqlite"), identity(state / "pathmap.bin")) == compiled
+    # and the index the host built: `gitmem index` in the container finds nothing to do
+    assert host(project, [str(GITMEM), "index"]).returncode == 0
+    built = container(project, view, [str(GITMEM), "index"])
+    assert built.returncode == 0, built.stderr
+    assert "up to date" in built.stdout + built.stderr
+
+
+def _search_hit(out: subprocess.CompletedProcess[str]) -> tuple[str, dict[str, Any]]:
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    return data["served_by"], data["hits"][0]
+
+
+def _serving(proc: subprocess.Popen[str], project: Path) -> None:
+    """Wait until the daemon ``proc`` started answers (the model loads first)."""
+    deadline = time.monotonic() + 60
+    while client.ping(discover(project)) is None:
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else "watch exited"
+        assert time.monotonic() < deadline, "watch did not serve"
+        time.sleep(0.1)
+
+
+@contextlib.contextmanager
+def running(proc: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_a_daemon_on_the_host_ranks_a_containers_paths(
+    project: Path, view: Path, model_dir: Path, tmp_path: Path
+) -> None:
+    """The container's hooks reach the host's daemon through the socket in the git
+    directory. Before session 63 the daemon read the paths they sent against its own
+    root, found them outside it, and dropped them: no decision was found by its globs,
+    from a search, a tool's path or a path in the prompt."""
+    home = tmp_path / "ort-home"  # onnxruntime writes a device id under ~/.cache
+    home.mkdir()
+    env = {**os.environ, "GITMEM_EMBED_MODEL_DIR": str(model_dir), "HOME": str(home)}
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "gitmem", "watch", "--idle", "60"], cwd=project, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    with running(daemon):
+        _serving(daemon, project)
+        searches = [
+            ("", [str(view / "billing/charge.py")]),  # an absolute path of the container's
+            ("", ["billing/charge.py"]),  # relative to the container's working folder
+            ("billing", ["charge.py"]),  # from a folder below
+        ]
+        for sub, paths in searches:
+            args = [str(GITMEM), "search", "--json", "fees", *(f"--path={p}" for p in paths)]
+            served, hit = _search_hit(container(project, view, args, sub=sub))
+            assert served == "daemon"
+            assert hit["title"] == MONEY and "path" in hit["ranks"], (sub, paths, hit)
+        prompt = json.dumps({
+            "session_id": "c1", "cwd": str(view), "transcript_path": str(view / "t.jsonl"),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "store the fee in billing/charge.py as a float",
+        })  # fmt: skip
+        told = container(project, view, [str(GITMEM_HOOK), "claude", "prompt"], stdin=prompt)
+        assert told.returncode == 0 and told.stderr == "", told.stderr
+        context = json.loads(told.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert f"governs billing/**: {MONEY}" in context, context
+        assert client.ping(discover(project)) is not None  # the daemon answered it all
+
+
+def test_a_containers_daemon_serves_the_host_until_the_container_stops(
+    project: Path, view: Path, model_dir: Path
+) -> None:
+    """A daemon a container's session started answers the host's hooks too, for the
+    host's paths; `gitmem doctor` says it runs on the other side, where its pid means
+    nothing here. When the container stops (its processes killed) the host works
+    without it: the socket it leaves behind is no daemon."""
+    inside = subprocess.Popen(
+        ["unshare", "--mount", "--pid", "--fork", "--mount-proc", "--kill-child", "sh", "-c",
+         ENTER, "sh", sys.executable, "-m", "gitmem", "watch", "--idle", "60"],
+        env={**_env(project, view), "GITMEM_EMBED_MODEL_DIR": str(model_dir)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    with running(inside):
+        _serving(inside, project)
+        args = [str(GITMEM), "search", "--json", "fees", "--path=billing/charge.py"]
+        served, hit = _search_hit(host(project, args))
+        assert served == "daemon"
+        assert hit["title"] == MONEY and "path" in hit["ranks"], hit
+        doctor = host(project, [str(GITMEM), "doctor"])
+        line = next(x for x in doctor.stdout.splitlines() if " daemon " in f" {x} ")
+        assert f"running where the work tree is {view} (pid " in line, line
+        os.kill(inside.pid, signal.SIGKILL)  # the container stopped: unshare's child dies too
+        inside.wait()
+    assert (project / ".git/gitmem/watch.sock").exists()  # left behind
+    served, hit = _search_hit(host(project, args))
+    assert served == "in-process" and hit["title"] == MONEY
