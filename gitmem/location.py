@@ -453,6 +453,17 @@ def same_dir(a: str, b: str) -> bool:
         return False
 
 
+def tree_of(root: str) -> str | None:
+    """The work tree at ``root`` as a folder (device and inode), wherever it is seen from:
+    a bind mount (a dev container's view of the host's checkout) shows the host's folder
+    at another path. None where it cannot be read."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return f"{st.st_dev}:{st.st_ino}"
+
+
 def worktree_roots(root: str, common_dir: str) -> list[str]:
     """Work-tree roots of every worktree of the repository, this one first."""
     roots = [root]

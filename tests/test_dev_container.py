@@ -218,3 +218,35 @@ def test_a_containers_daemon_serves_the_host_until_the_container_stops(
     assert (project / ".git/gitmem/watch.sock").exists()  # left behind
     served, hit = _search_hit(host(project, args))
     assert served == "in-process" and hit["title"] == MONEY
+
+
+def test_a_commit_on_the_host_names_the_containers_session(project: Path, view: Path) -> None:
+    """The agent works in the container, the user commits on the host (or the other way
+    round): the commit's `Gitmem-Session:` trailer names the session that edited its
+    files, as in one place. Before session 63 an edit counted only where the work tree
+    was at the same path: the session was not named, and `gitmem sessions` on the host
+    listed its edits as none."""
+    assert host(project, [str(GITMEM), "install", "git"]).returncode == 0
+    base = {"session_id": "c-edit", "cwd": str(view), "transcript_path": str(view / "t.jsonl")}
+    edit = {"tool_name": "Edit", "tool_use_id": "t1",
+            "tool_input": {"file_path": str(view / "billing/charge.py"), "old_string": "x = 1",
+                           "new_string": "x = 2"}}  # fmt: skip
+    turn = [("prompt", {"hook_event_name": "UserPromptSubmit", "prompt": "raise the charge"}),
+            ("pre-tool", {"hook_event_name": "PreToolUse", **edit}),
+            ("post-tool", {"hook_event_name": "PostToolUse", **edit})]  # fmt: skip
+    for event, payload in turn:
+        if event == "post-tool":
+            write(project, "billing/charge.py", "x = 2\n")
+        done = container(project, view, [str(GITMEM_HOOK), "claude", event],
+                         stdin=json.dumps({**base, **payload}))  # fmt: skip
+        assert done.returncode == 0 and done.stderr == "", (event, done.stderr)
+    listed = json.loads(host(project, [str(GITMEM), "sessions", "--json"]).stdout)
+    assert [(s["session_id"], s["unrecorded"]) for s in listed] == [
+        ("c-edit", ["billing/charge.py"])
+    ]
+    subprocess.run(["git", "add", "-A"], cwd=project, check=True)
+    committed = host(project, ["git", "commit", "-q", "-m", "raise the charge"])
+    assert committed.returncode == 0, committed.stderr
+    message = host(project, ["git", "log", "-1", "--format=%B"]).stdout
+    assert any(x.startswith("Gitmem-Session: ") and x.endswith("/c-edit")
+               for x in message.splitlines()), message  # fmt: skip

@@ -266,7 +266,7 @@ def note_written(
     if wrote or seen:
         with state.open_session(shared_dir, session_id) as session:
             if wrote:
-                session.append("edited", paths=wrote, tool=SHELL, root=where)
+                state.append_edited(session, wrote, SHELL, where)
             if seen:
                 session.append(GONE, paths=seen, root=where)
     return Written(wrote, done.base, done.named, done.stashed)

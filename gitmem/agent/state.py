@@ -378,13 +378,33 @@ def echo(dirs: list[str], session_id: str, kind: str, **data: object) -> None:
                 session.append(kind, **data)
 
 
+def append_edited(session: Session, paths: list[str], tool: str, root: str) -> None:
+    """Note that the session edited ``paths`` in the work tree at ``root``: its path, and
+    the folder it is (``tree``, since session 63), which the same work tree seen at another
+    path shares (see ``_of_tree``)."""
+    from gitmem.location import tree_of
+
+    session.append("edited", paths=paths, tool=tool, root=root, tree=tree_of(root))
+
+
+def _of_tree(item: dict[str, Any], root: str, tree: str | None) -> bool:
+    """Whether an ``edited`` line is of the work tree at ``root`` (``tree``: its
+    ``location.tree_of``). Every worktree of a repository shares the session files; an
+    edit recorded before the work tree was (before session 33) counts for any. The
+    folder decides where the path does not: a dev container edits the host's checkout at
+    its own path, and before session 63 a commit on the host did not name the session."""
+    said = item.get("root", root)
+    return said == root or (tree is not None and item.get("tree") == tree)
+
+
 def edited_in(shared_dir: str | os.PathLike[str], session_id: str, root: str) -> set[str]:
-    """The paths the session edited in the work tree at ``root`` (every worktree of a
-    repository shares the session files; an edit recorded before the work tree was, before
-    session 33, counts for any)."""
+    """The paths the session edited in the work tree at ``root`` (see ``_of_tree``)."""
+    from gitmem.location import tree_of
+
+    tree = tree_of(root)
     found: set[str] = set()
     for item in items(_lines(shared_dir, session_id), _EDITED):
-        if item.get("root", root) == root:
+        if _of_tree(item, root, tree):
             found.update(str(p) for p in item.get("paths", []))
     return found
 
@@ -428,10 +448,13 @@ def unrecorded_edits(shared_dir: str | os.PathLike[str], session_id: str, root: 
             data = fh.read()
     except OSError:
         return []
+    from gitmem.location import tree_of
+
     mark = _recorded_up_to(data)
     since: set[str] = set()
+    tree = tree_of(root)
     for item in items(data[mark:].decode("utf-8", "replace").splitlines(), _EDITED):
-        if item.get("root", root) == root:
+        if _of_tree(item, root, tree):
             since.update(str(p) for p in item.get("paths", []))
     if since:  # less what an earlier turn's record lists already
         before = data[:mark].decode("utf-8", "replace").splitlines()

@@ -912,7 +912,7 @@ def _after_tool(
         sid = str(payload.get("session_id") or "")
         with state.open_session(loc.shared_state_dir, sid) as session:
             if edited:  # in which work tree: a commit names the sessions that edited it
-                session.append("edited", paths=paths, tool=tool, root=loc.root)
+                state.append_edited(session, paths, tool, loc.root)
             if read:
                 session.append("read", paths=read, tool=tool)
             if ruled:  # the files as the turn found them, where noted, and the stash
