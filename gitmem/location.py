@@ -280,7 +280,16 @@ def locate(start: str | os.PathLike[str] | None = None) -> Location:
     (``gitmem.spelling``)."""
     found = _find(start)
     adopt_sharing(found)
+    if _root():  # root in another user's repository: see gitmem.handback
+        from gitmem import handback
+
+        handback.adopt(found)
     return found
+
+
+def _root() -> bool:
+    geteuid = getattr(os, "geteuid", None)
+    return geteuid is not None and geteuid() == 0
 
 
 def as_stored(loc: Location) -> Location:

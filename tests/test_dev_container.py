@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -250,3 +251,76 @@ def test_a_commit_on_the_host_names_the_containers_session(project: Path, view: 
     message = host(project, ["git", "log", "-1", "--format=%B"]).stdout
     assert any(x.startswith("Gitmem-Session: ") and x.endswith("/c-edit")
                for x in message.splitlines()), message  # fmt: skip
+
+
+@pytest.fixture
+def users_checkout(tmp_path: Path) -> Iterator[Path]:
+    """The project, another user's (nobody's), in a folder that user can reach (pytest's
+    own is root's alone); skips unless this process is root."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root, and setpriv to run git as another user")
+    outer = Path(tempfile.mkdtemp(prefix="gitmem-user-"))
+    outer.chmod(0o755)
+    root = outer / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    write(root, "billing/charge.py", "x = 1\n")
+    decision(root, "0001-money.md", MONEY, globs=["billing/**"],
+             body="## Decision\n\nAmounts are integer cents; never floats.\n")  # fmt: skip
+    commit_all(root, "decisions")
+    for path in [root, *root.rglob("*")]:
+        os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
+    try:
+        yield root
+    finally:
+        shutil.rmtree(outer, ignore_errors=True)
+
+
+NOBODY = 65534
+
+
+def test_a_root_containers_session_leaves_the_users_git_directory_theirs(
+    users_checkout: Path,
+) -> None:
+    """An agent in a container that runs as root, the user's checkout mounted in it:
+    gitmem's captures (git objects and refs) and state were root's. A loose object's
+    folder root made refused the user's own objects, and their `git commit` failed now
+    and then ("insufficient permission for adding an object to repository database").
+    What root's gitmem makes there is the user's now; what root's own git made is not
+    gitmem's to touch."""
+    project = users_checkout
+    env = {**os.environ, "HOME": SANDBOX_HOME, "GIT_CONFIG_COUNT": "1",
+           "GIT_CONFIG_KEY_0": "safe.directory", "GIT_CONFIG_VALUE_0": "*"}  # fmt: skip
+    base = {"session_id": "r1", "cwd": str(project), "transcript_path": str(project / "t")}
+    turns = [("session-start", {"hook_event_name": "SessionStart", "source": "startup"})]
+    turns += [("prompt", {"hook_event_name": "UserPromptSubmit",
+                          "prompt": f"change {n} in billing/charge.py"}) for n in range(6)]  # fmt: skip
+    turns += [("session-end", {"hook_event_name": "SessionEnd", "reason": "exit"})]
+    for event, payload in turns:
+        done = subprocess.run(
+            [str(GITMEM_HOOK), "claude", event], input=json.dumps({**base, **payload}),
+            cwd=project, env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0 and done.stderr == "", (event, done.stderr)
+    for args in (["capture", "flush"], ["index"]):  # what the hooks start in the background
+        done = subprocess.run([str(GITMEM), *args], cwd=project, env=env,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    refs = subprocess.run(["git", "for-each-ref", "--format=%(refname)", "refs/gitmem"],
+                          cwd=project, env=env, capture_output=True, text=True).stdout  # fmt: skip
+    assert [r.rsplit("/", 1)[-1] for r in refs.split()] == ["r1"]  # the session was captured
+    deadline = time.monotonic() + 30  # the hooks' background jobs end on their own
+    while (roots := _roots_files(project / ".git")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert roots == []
+    # the user's own git writes objects wherever they fall
+    as_user = [str(shutil.which("setpriv")), f"--reuid={NOBODY}", f"--regid={NOBODY}",
+               "--clear-groups", "git", "hash-object", "-w", "--stdin"]  # fmt: skip
+    for n in range(100):
+        wrote = subprocess.run(as_user, cwd=project, input=f"object {n}\n",
+                               capture_output=True, text=True)  # fmt: skip
+        assert wrote.returncode == 0, wrote.stderr
+
+
+def _roots_files(folder: Path) -> list[str]:
+    return [str(p) for p in folder.rglob("*") if p.lstat().st_uid == 0]

@@ -561,6 +561,9 @@ def exit_now(code: int) -> NoReturn:
             stream.flush()
         except (OSError, ValueError):  # the agent closed the pipe: nothing more to say
             pass
+    handback = sys.modules.get("gitmem.handback")  # root in another user's repository
+    if handback is not None:
+        handback.finish()
     os._exit(code)
 
 
