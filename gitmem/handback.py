@@ -15,9 +15,9 @@ that user, when it ends (and a hook, which ends with ``os._exit``, before it doe
 entry of gitmem's own folders there (``.git/gitmem``, ``refs/gitmem``, their reflogs) that
 root owns, and what root made since the process started among the object folders and the
 git directory's own files (a ``packed-refs`` or ``index`` rewritten). Objects root's other
-git commands made before are left as they are: gitmem did not make them. Elsewhere (not
-root, or root's own repository, or a rootless container, where the user is root inside)
-this costs one ``geteuid`` call.
+git commands made before are left as they are: gitmem did not make them. Elsewhere this
+costs one ``geteuid`` call, and root in its own repository a ``stat`` more (a rootless
+container, where the user is root inside, is one: the files are the user's already).
 """
 
 from __future__ import annotations
@@ -35,19 +35,14 @@ _PENDING: dict[tuple[str, str], tuple[int, int, float]] = {}
 _REGISTERED: list[bool] = []
 
 
-def adopt(loc: Location) -> None:
-    """Hand back, at exit, what this process (root: ``gitmem.location.locate`` asks) makes
-    in ``loc``'s git directory, where that is another user's."""
+def adopt(loc: Location, uid: int, gid: int) -> None:
+    """Hand to ``uid:gid``, at exit, what this process makes in ``loc``'s git directory
+    (``gitmem.location.locate`` calls this where the process is root and the directory
+    that user's)."""
     key = (loc.common_dir, loc.git_dir)
     if key in _PENDING:
         return
-    try:
-        st = os.stat(loc.common_dir)
-    except OSError:
-        return
-    if st.st_uid == 0:
-        return
-    _PENDING[key] = (st.st_uid, st.st_gid, time.time() - SLACK_S)
+    _PENDING[key] = (uid, gid, time.time() - SLACK_S)
     if not _REGISTERED:
         import atexit
 

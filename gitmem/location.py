@@ -280,16 +280,23 @@ def locate(start: str | os.PathLike[str] | None = None) -> Location:
     (``gitmem.spelling``)."""
     found = _find(start)
     adopt_sharing(found)
-    if _root():  # root in another user's repository: see gitmem.handback
-        from gitmem import handback
-
-        handback.adopt(found)
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is not None and geteuid() == 0:
+        _adopt_owner(found)
     return found
 
 
-def _root() -> bool:
-    geteuid = getattr(os, "geteuid", None)
-    return geteuid is not None and geteuid() == 0
+def _adopt_owner(loc: Location) -> None:
+    """This process is root: where the repository is another user's, what it makes in
+    the git directory becomes theirs (see gitmem.handback, imported only then)."""
+    try:
+        st = os.stat(loc.common_dir)
+    except OSError:
+        return
+    if st.st_uid != 0:
+        from gitmem import handback
+
+        handback.adopt(loc, st.st_uid, st.st_gid)
 
 
 def as_stored(loc: Location) -> Location:
