@@ -123,6 +123,10 @@ def daemon_file(state: str, kind: str) -> str:
     uid = _uid()
     try:
         owner = os.stat(state).st_uid if uid is not None else None
+        if uid == 0 and owner == 0:
+            # root in another user's repository hands them the state folder it makes
+            # (gitmem.handback): the git directory's owner names its files from the start
+            owner = os.stat(os.path.dirname(state)).st_uid
     except OSError:
         owner = None  # not made yet: whoever makes it (the daemon) owns it
     if uid is None or owner is None or owner == uid:

@@ -29,6 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitmem.location import Location
 
+ROOTS_DAEMON = "watch-0."
 SLACK_S = 2.0  # a file's time may trail the clock by a tick of the file system's
 # (common dir, git dir) -> (uid, gid, since): what this process hands back, once each
 _PENDING: dict[tuple[str, str], tuple[int, int, float]] = {}
@@ -134,11 +135,14 @@ def _entries(folder: str, uid: int, gid: int, since: float, *, files_only: bool 
 
 
 def _all_of(folder: str, uid: int, gid: int) -> int:
-    """Everything root owns in ``folder``, the folder too."""
+    """Everything root owns in ``folder``, the folder too, but root's own daemon's files
+    (``watch-0.sock``, its lock and pointer: gitmem.client.daemon_file), which its
+    clients find by their owner."""
     if not os.path.isdir(folder):
         return 0
     handed = _own(folder, uid, gid)
     for dirpath, dirnames, filenames in os.walk(folder):
         for name in dirnames + filenames:
-            handed += _own(os.path.join(dirpath, name), uid, gid)
+            if not name.startswith(ROOTS_DAEMON):
+                handed += _own(os.path.join(dirpath, name), uid, gid)
     return handed

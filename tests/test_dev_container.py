@@ -324,3 +324,43 @@ def test_a_root_containers_session_leaves_the_users_git_directory_theirs(
 
 def _roots_files(folder: Path) -> list[str]:
     return [str(p) for p in folder.rglob("*") if p.lstat().st_uid == 0]
+
+
+def test_a_root_daemon_hands_each_re_index_to_the_user(
+    users_checkout: Path, model_dir: Path, tmp_path: Path
+) -> None:
+    """A daemon root's session started lives on: what each re-index writes is the user's
+    as soon as it is written, not at the daemon's exit (the user's own `gitmem index`
+    meanwhile could not replace it)."""
+    project = users_checkout
+    home = tmp_path / "ort-home"  # onnxruntime writes a device id under ~/.cache
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "GITMEM_EMBED_MODEL_DIR": str(model_dir),
+           "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory",
+           "GIT_CONFIG_VALUE_0": "*"}  # fmt: skip
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "gitmem", "watch", "--idle", "60"], cwd=project, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    with running(daemon):
+        _serving(daemon, project)
+        before = client.ping(discover(project))
+        assert before is not None
+        decision(project, "0002-api.md", "Version the API with a header", globs=["api/**"])
+        deadline = time.monotonic() + 60
+        while True:  # the record's change re-indexed (watchdog, debounced)
+            now = client.ping(discover(project))
+            if now is not None and now["generation"] != before["generation"]:
+                break
+            if time.monotonic() > deadline:
+                daemon.kill()
+                pytest.fail(f"no re-index: {now} {daemon.communicate()[1]}")
+            time.sleep(0.2)
+        state = project / ".git" / "gitmem"
+        generation = state / "index" / str(now["generation"])
+        assert generation.is_dir()
+        deadline = time.monotonic() + 10
+        while (roots := _roots_files(state / "index")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert roots == [], roots
+        assert daemon.poll() is None  # still serving
