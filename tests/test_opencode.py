@@ -187,6 +187,30 @@ def test_the_plugin_fails_open_without_gitmem_hook(
 
 
 @pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
+def test_a_failing_handler_blocks_nothing_and_is_logged(project: Path) -> None:
+    """OpenCode fails the tool call, or the user's message, whose plugin handler throws.
+    An OpenCode whose objects change shape (here: a message without its parts, a tool's
+    result without its output) made gitmem's handlers throw, and blocked the agent. Each
+    now fails open and says why in the hook error log; a critical rule's deny still
+    blocks."""
+    assert CliRunner().invoke(cli, ["install", "opencode"]).exit_code == 0
+    call = {"tool": "read", "sessionID": "ses_x", "callID": "x1"}
+    edit = {"filePath": str(project / "billing/charge.py"), "oldString": "x = 1",
+            "newString": "x = float(1)"}  # fmt: skip
+    chat, after, denied = drive(project, [
+        ["chat.message", {"sessionID": "ses_x"}, {"message": {"id": "m", "sessionID": "ses_x"}}],
+        ["tool.execute.after", {**call, "args": {}}, None],
+        ["tool.execute.before", {**call, "tool": "edit", "callID": "x2"}, {"args": edit}],
+    ], os.environ["PATH"])  # fmt: skip
+    assert "thrown" not in chat and "thrown" not in after, (chat, after)
+    assert "D-0001 (critical)" in str(denied.get("thrown")), denied
+    log = (project / ".git/gitmem/hook-errors.log").read_text()
+    lines = [x for x in log.splitlines() if "opencode plugin-error" in x]
+    assert len(lines) == 2, log
+    assert "chat.message: TypeError" in lines[0] and "tool.execute.after: TypeError" in lines[1]
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
 def test_a_subagent_session_gets_no_digest_and_its_task_is_not_captured(project: Path) -> None:
     """OpenCode runs a subagent (the task tool) in a child session: `session.created` names
     its parent. Its first message is the task the main agent wrote: answered, not captured,

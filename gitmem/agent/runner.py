@@ -37,7 +37,7 @@ EVENTS = (
     "stop",
     "session-end",
     "post-compact",
-    "plugin-error",  # an agent's plugin failed open (pi's extension): logged for doctor
+    "plugin-error",  # an agent's plugin failed open (pi's, OpenCode's): logged for doctor
 )
 # Codex's hooks take Claude Code's payloads and answers; the others' are translated by
 # the agent's own module (TRANSLATED). gitmem.agent.install.AGENTS names the agents with

@@ -62,9 +62,17 @@ function run(event, payload) {
       }
     });
     child.stdin.on("error", () => {});
-    child.stdin.end(JSON.stringify(payload));
+    try {
+      child.stdin.end(JSON.stringify(payload));
+    } catch {
+      child.kill(); // a payload JSON cannot hold: nothing to ask
+    }
   });
 }
+
+// A critical rule's deny: the one error a handler throws on purpose (OpenCode blocks the
+// tool and gives the agent its message).
+class Denied extends Error {}
 
 const contextOf = (answer) => answer?.hookSpecificOutput?.additionalContext || "";
 const denialOf = (answer) =>
@@ -76,6 +84,22 @@ const denialOf = (answer) =>
 // calls both with one input object per project: the second copy stays out (one process per
 // event, one capture): the one OpenCode loads first runs.
 const LOADED = Symbol.for("gitmem.opencode.loaded");
+
+// OpenCode fails what a throwing handler was called for: the tool call, or the user's
+// message. Each handler here fails open instead, whatever goes wrong in it (an OpenCode
+// whose objects changed shape, say), and tells gitmem why, logged where `gitmem doctor`
+// shows hook errors; only a deny is thrown. Before session 63 such a failure blocked the
+// agent.
+const open = (name, directory, handler) => async (...args) => {
+  try {
+    return await handler(...args);
+  } catch (err) {
+    if (err instanceof Denied) throw err;
+    const error = `${name}: ${err?.stack ?? err}`.slice(0, 1000);
+    await run("plugin-error", { cwd: directory, hook_event_name: "PluginError", error }).catch(() => {});
+    return undefined;
+  }
+};
 
 export const Gitmem = async (input) => {
   const loaded = (globalThis[LOADED] ??= new WeakSet());
@@ -117,7 +141,7 @@ export const Gitmem = async (input) => {
       text,
       synthetic: true,
     });
-  return {
+  const hooks = {
     "chat.message": async (input, output) => {
       const sid = input.sessionID;
       const parent = parents.get(sid);
@@ -156,7 +180,7 @@ export const Gitmem = async (input) => {
         tool_input: output.args,
       });
       const denied = denialOf(answer);
-      if (denied) throw new Error(denied);
+      if (denied) throw new Denied(denied);
       if (contextOf(answer)) waiting.set(input.callID, contextOf(answer));
     },
     "tool.execute.after": async (input, output) => {
@@ -189,4 +213,5 @@ export const Gitmem = async (input) => {
       else if (event.type === "session.compacted") await run("post-compact", base(sid, "PostCompact"));
     },
   };
+  return Object.fromEntries(Object.entries(hooks).map(([name, fn]) => [name, open(name, directory, fn)]));
 };
