@@ -144,6 +144,20 @@ def _serving(proc: subprocess.Popen[str], project: Path) -> None:
         time.sleep(0.1)
 
 
+def host_daemon(
+    project: Path, model_dir: Path, tmp_path: Path, **more: str
+) -> subprocess.Popen[str]:
+    """`gitmem watch` on the host, with the model and a HOME of its own (onnxruntime
+    writes a device id under ~/.cache); ``more`` in its environment."""
+    home = tmp_path / "ort-home"
+    home.mkdir()
+    env = {**os.environ, "GITMEM_EMBED_MODEL_DIR": str(model_dir), "HOME": str(home), **more}
+    return subprocess.Popen(
+        [sys.executable, "-m", "gitmem", "watch", "--idle", "60"], cwd=project, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
 @contextlib.contextmanager
 def running(proc: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
     try:
@@ -161,14 +175,7 @@ def test_a_daemon_on_the_host_ranks_a_containers_paths(
     directory. Before session 63 the daemon read the paths they sent against its own
     root, found them outside it, and dropped them: no decision was found by its globs,
     from a search, a tool's path or a path in the prompt."""
-    home = tmp_path / "ort-home"  # onnxruntime writes a device id under ~/.cache
-    home.mkdir()
-    env = {**os.environ, "GITMEM_EMBED_MODEL_DIR": str(model_dir), "HOME": str(home)}
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "gitmem", "watch", "--idle", "60"], cwd=project, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    with running(daemon):
+    with running(host_daemon(project, model_dir, tmp_path)) as daemon:
         _serving(daemon, project)
         searches = [
             ("", [str(view / "billing/charge.py")]),  # an absolute path of the container's
@@ -277,6 +284,8 @@ def users_checkout(tmp_path: Path) -> Iterator[Path]:
 
 
 NOBODY = 65534
+# git in another user's repository (root in the user's checkout) is told it may
+SAFE = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory", "GIT_CONFIG_VALUE_0": "*"}
 
 
 def test_a_root_containers_session_leaves_the_users_git_directory_theirs(
@@ -289,8 +298,7 @@ def test_a_root_containers_session_leaves_the_users_git_directory_theirs(
     What root's gitmem makes there is the user's now; what root's own git made is not
     gitmem's to touch."""
     project = users_checkout
-    env = {**os.environ, "HOME": SANDBOX_HOME, "GIT_CONFIG_COUNT": "1",
-           "GIT_CONFIG_KEY_0": "safe.directory", "GIT_CONFIG_VALUE_0": "*"}  # fmt: skip
+    env = {**os.environ, "HOME": SANDBOX_HOME, **SAFE}
     base = {"session_id": "r1", "cwd": str(project), "transcript_path": str(project / "t")}
     turns = [("session-start", {"hook_event_name": "SessionStart", "source": "startup"})]
     turns += [("prompt", {"hook_event_name": "UserPromptSubmit",
@@ -333,16 +341,7 @@ def test_a_root_daemon_hands_each_re_index_to_the_user(
     as soon as it is written, not at the daemon's exit (the user's own `gitmem index`
     meanwhile could not replace it)."""
     project = users_checkout
-    home = tmp_path / "ort-home"  # onnxruntime writes a device id under ~/.cache
-    home.mkdir()
-    env = {**os.environ, "HOME": str(home), "GITMEM_EMBED_MODEL_DIR": str(model_dir),
-           "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory",
-           "GIT_CONFIG_VALUE_0": "*"}  # fmt: skip
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "gitmem", "watch", "--idle", "60"], cwd=project, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    with running(daemon):
+    with running(host_daemon(project, model_dir, tmp_path, **SAFE)) as daemon:
         _serving(daemon, project)
         before = client.ping(discover(project))
         assert before is not None
