@@ -321,6 +321,9 @@ class Daemon:
             old = self.retriever
             self.retriever = self._open()
             old.close()
+            if self.retriever.unembedded and self.embedder is not None:
+                # another process indexed records without the model: embed them here
+                self.mark_dirty()
 
     def mark_dirty(self) -> None:
         self.dirty_at = time.monotonic()

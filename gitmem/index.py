@@ -76,6 +76,8 @@ class BuildReport:
     # why the model, found, failed in this build (an onnxruntime too old for its file...):
     # the index was written without embeddings, and every caller says so
     model_failure: str | None = None
+    # records that have no embeddings yet: indexed where there was no model (see build)
+    unembedded: int = 0
 
 
 # Records holding CJK text are keyword-indexed as character pairs since this version: a
@@ -182,8 +184,17 @@ def build(
         taken = compiler.fingerprint(repo)
         current = current_generation(repo)
         current_meta = read_meta(current) if current is not None else None
+        # Without a model, the embeddings there are kept (see _write_vectors): one place
+        # that has no model (an agent's hooks whose environment lacks
+        # GITMEM_EMBED_MODEL_DIR, a dev container without the model folder) re-indexed
+        # every record without vectors, and the next place with the model embedded them
+        # all again, after every change of a record.
+        if embedder is None and not full and current_meta is not None:
+            model_fp = current_meta.get("model")
         if not full:
             same = _nothing_changed(repo, current, current_meta, model_fp, taken.full)
+            if same is not None and embedder is not None and (current_meta or {}).get("unembedded"):
+                same = None  # records indexed without the model: embedded now
             if same is not None:
                 gen, total = same
                 return BuildReport(
@@ -219,6 +230,7 @@ def build(
             and prev_meta is not None
             and prev_meta.get("hashes") == hashes
             and prev_meta.get("model") == model_fp
+            and (embedder is None or not prev_meta.get("unembedded"))
         ):
             # nothing to re-index, but the table was just recompiled: stamp the index as
             # current so that readers do not take it for stale
@@ -252,7 +264,7 @@ def build(
                 """(chunk owners, texts embedded, why the model failed: then none)"""
                 try:
                     owners, embedded = _write_vectors(
-                        gen, prev, prev_meta, decisions, hashes, embedder, progress
+                        gen, prev, prev_meta, decisions, hashes, embedder, progress, model_fp
                     )
                 except embed.ModelError as exc:
                     return [], 0, str(exc)
@@ -270,7 +282,7 @@ def build(
                 model_fp = None
                 model_failure = f"{failure}; the index has no embeddings (keyword + path only)"
                 model_warning = model_failure
-            meta = {
+            meta: dict[str, Any] = {
                 "format": FORMAT,
                 "model": model_fp,
                 "ids": [d.id for d in decisions],
@@ -279,6 +291,11 @@ def build(
                 "built": time.time(),
                 "source": source,
             }
+            if model_fp is not None:  # records with no vectors yet (indexed without a model)
+                held = set(owners)
+                unembedded = [d.id for i, d in enumerate(decisions) if i not in held]
+                if unembedded:
+                    meta["unembedded"] = unembedded
             atomic_write(gen / "meta.json", json.dumps(meta))
             atomic_write(index_dir(repo) / "CURRENT", gen.name + "\n")
         except BaseException:
@@ -297,6 +314,7 @@ def build(
             runtime=embedder.runtime if embedder is not None and embedded else None,
             runtime_note=embedder.note if embedder is not None and embedded else None,
             model_failure=model_failure,
+            unembedded=len(meta.get("unembedded", ())),
         )
 
 
@@ -530,19 +548,25 @@ def _write_vectors(
     hashes: dict[str, str],
     embedder: embed.Embedder | None,
     progress: Progress | None = None,
+    model: str | None = None,
 ) -> tuple[list[int], int]:
     """One row per chunk, records in order; unchanged records keep their rows from the
-    previous generation (gathered with one index array, not copied record by record)."""
+    previous generation (gathered with one index array, not copied record by record).
+    Without an ``embedder``, the previous generation's rows of ``model`` are kept all the
+    same, and the records without them get none (``unembedded`` in the metadata: the
+    next build with the model embeds them)."""
     import numpy as np
 
-    if embedder is None:
+    if embedder is not None:
+        model = embedder.info.fingerprint
+    if model is None:
         return [], 0
     old = None
     old_rows: dict[str, tuple[int, int]] = {}  # reusable id -> (first row, row count)
     if (
         prev is not None
         and prev_meta is not None
-        and prev_meta.get("model") == embedder.info.fingerprint
+        and prev_meta.get("model") == model
         and (prev / "vectors.npy").is_file()
     ):
         old = np.load(prev / "vectors.npy")
@@ -567,14 +591,18 @@ def _write_vectors(
     for d in decisions:
         span = old_rows.get(d.id)
         if span is None:
-            fresh_texts = chunks(d)
+            fresh_texts = chunks(d) if embedder is not None else []
             span = (-1 - len(texts), len(fresh_texts))
             texts.extend(fresh_texts)
         span_starts.append(span[0])
         span_counts.append(span[1])
-    fresh = embedder.embed(
-        texts,
-        None if progress is None else lambda done, total: progress("embedding", done, total),
+    fresh = (
+        embedder.embed(
+            texts,
+            None if progress is None else lambda done, total: progress("embedding", done, total),
+        )
+        if embedder is not None
+        else np.empty((0, embed.DIM), dtype=np.float32)
     )
     counts_arr = np.asarray(span_counts, dtype=np.int64)
     owners_arr = np.repeat(np.arange(len(decisions), dtype=np.int64), counts_arr)

@@ -305,6 +305,8 @@ class Retriever:
             from gitmem.indexfiles import read_meta
 
             meta = read_meta(generation)
+        # records indexed where there was no model, which have no vectors yet
+        self.unembedded = len(meta.get("unembedded") or ()) if meta is not None else 0
         self.stale = False
         if not light:  # (the hooks say it once, at session start; see gitmem.agent.claude)
             problems = table.problems()
@@ -321,6 +323,12 @@ class Retriever:
             self.stale = is_stale(meta, table.meta("full"), table.path)
             if self.stale:
                 self.warnings.append("records changed since the last `gitmem index`")
+            elif self.unembedded and self._vectors is not None:
+                self.stale = True  # a build with the model embeds them
+                self.warnings.append(
+                    f"{self.unembedded} of the records were indexed without the embedding "
+                    "model: `gitmem index` embeds them"
+                )
         elif generation is None:
             self.warnings.append("no index yet: run `gitmem index` (path ranking only)")
         else:

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from conftest import commit_all, decision, write
 
 from gitmem import budget, embed, index, modelkit
+from gitmem import compile as compiler
 from gitmem.cli.main import cli
 from gitmem.errors import GitmemError
 from gitmem.repo import discover
@@ -71,6 +72,47 @@ def test_index_and_hybrid_search(repo: Path, embedder: embed.Embedder) -> None:
     # semantic only: no shared keyword with the record
     sem = retrieve(r, "which message broker carries our domain events", [], embedder=embedder)
     assert sem.hits[0].id == "D-0004"
+
+
+def test_an_index_built_without_the_model_keeps_the_embeddings_it_has(
+    repo: Path, embedder: embed.Embedder
+) -> None:
+    """Where there is no model (an agent's hooks without GITMEM_EMBED_MODEL_DIR, a dev
+    container without the model folder), a re-index dropped every vector, and the next
+    build with the model embedded every record again, after each change of a record. It
+    now keeps the unchanged records' vectors; the changed one waits for the model, which
+    embeds it alone, and ranks by keyword and path meanwhile."""
+    import numpy as np
+
+    from gitmem.indexfiles import read_meta
+
+    project(repo)
+    r = discover(repo)
+    first = index.build(r, embedder=embedder)
+    before = np.load(first.generation / "vectors.npy")
+    money = repo / ".continuity/decisions/0001-money.md"
+    money.write_text(money.read_text().replace("never used", "never, ever used"))
+    blind = index.build(r)  # no model here
+    meta = read_meta(blind.generation)
+    assert meta is not None
+    assert meta["model"] == first.model and meta["unembedded"] == ["D-0001"]
+    assert blind.embedded == 0 and blind.unembedded == 1 and not blind.unchanged
+    changed = next(d for d in compiler.build(r).decisions if d.id == "D-0001")
+    rows = len(index.chunks(changed))  # its vectors, once embedded
+    assert np.load(blind.generation / "vectors.npy").shape[0] == before.shape[0] - rows
+    # the others still rank by meaning; the changed one by its words
+    sem = retrieve(r, "which message broker carries our domain events", [], embedder=embedder)
+    assert sem.hits[0].id == "D-0004" and "embed" in sem.hits[0].ranks
+    opened = Retriever.open(r, embedder=embedder)
+    try:
+        assert opened.stale and any("without the embedding model" in w for w in opened.warnings)
+    finally:
+        opened.close()
+    assert index.build(r).unchanged  # nothing more to do without the model
+    again = index.build(r, embedder=embedder)  # the model embeds the one record alone
+    assert again.embedded == rows
+    assert again.unembedded == 0 and "unembedded" not in (read_meta(again.generation) or {})
+    assert index.build(r, embedder=embedder).unchanged
 
 
 def test_current_decision_outranks_the_one_it_superseded(

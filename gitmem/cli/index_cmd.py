@@ -94,6 +94,7 @@ def index(full: bool, no_download: bool, quiet_refresh: bool, json_: bool) -> No
         "runtime": report.runtime,
         "model_failure": report.model_failure,  # why no text was embedded, when the model failed
         "unchanged": report.unchanged,
+        "unembedded": report.unembedded,  # records with no embeddings yet (no model here)
         "seconds": round(report.seconds, 3),
         "generation": report.generation.name,
     }
@@ -101,6 +102,12 @@ def index(full: bool, no_download: bool, quiet_refresh: bool, json_: bool) -> No
         err.print(f"[yellow]warning:[/] {escape(report.runtime_note)}")
     if report.model_failure:
         err.print(f"[yellow]warning:[/] {escape(report.model_failure)}")
+    if report.unembedded:
+        err.print(
+            f"[yellow]warning:[/] {counted(report.unembedded, 'decision')} without embeddings "
+            "yet: the index keeps the others' and ranks these by keyword and path until "
+            "`gitmem index` runs where the model is"
+        )
     warn_problems(table_problems(repo))
     if json_:
         emit_json(data)
