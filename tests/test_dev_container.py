@@ -284,12 +284,19 @@ def users_checkout(tmp_path: Path) -> Iterator[Path]:
 
 
 NOBODY = 65534
-# git in another user's repository (root in the user's checkout) is told it may
-SAFE = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory", "GIT_CONFIG_VALUE_0": "*"}
+
+
+def trusting(folder: Path) -> dict[str, str]:
+    """A HOME whose git config lets git work in another user's repository (root in the
+    user's checkout), as a root container's image sets it: a file, since git before 2.31
+    reads no config from the environment (GIT_CONFIG_COUNT)."""
+    folder.mkdir()
+    (folder / ".gitconfig").write_text("[safe]\n\tdirectory = *\n")
+    return {"HOME": str(folder), "XDG_CONFIG_HOME": str(folder / ".config")}
 
 
 def test_a_root_containers_session_leaves_the_users_git_directory_theirs(
-    users_checkout: Path,
+    users_checkout: Path, tmp_path: Path
 ) -> None:
     """An agent in a container that runs as root, the user's checkout mounted in it:
     gitmem's captures (git objects and refs) and state were root's. A loose object's
@@ -298,7 +305,7 @@ def test_a_root_containers_session_leaves_the_users_git_directory_theirs(
     What root's gitmem makes there is the user's now; what root's own git made is not
     gitmem's to touch."""
     project = users_checkout
-    env = {**os.environ, "HOME": SANDBOX_HOME, **SAFE}
+    env = {**os.environ, **trusting(tmp_path / "root-home")}
     base = {"session_id": "r1", "cwd": str(project), "transcript_path": str(project / "t")}
     turns = [("session-start", {"hook_event_name": "SessionStart", "source": "startup"})]
     turns += [("prompt", {"hook_event_name": "UserPromptSubmit",
@@ -341,7 +348,9 @@ def test_a_root_daemon_hands_each_re_index_to_the_user(
     as soon as it is written, not at the daemon's exit (the user's own `gitmem index`
     meanwhile could not replace it)."""
     project = users_checkout
-    with running(host_daemon(project, model_dir, tmp_path, **SAFE)) as daemon:
+    with running(
+        host_daemon(project, model_dir, tmp_path, **trusting(tmp_path / "root-home"))
+    ) as daemon:
         _serving(daemon, project)
         before = client.ping(discover(project))
         assert before is not None
