@@ -193,8 +193,8 @@ def build(
             model_fp = current_meta.get("model")
         if not full:
             same = _nothing_changed(repo, current, current_meta, model_fp, taken.full)
-            if same is not None and embedder is not None and (current_meta or {}).get("unembedded"):
-                same = None  # records indexed without the model: embedded now
+            if same is not None and _to_embed(current_meta, embedder):
+                same = None
             if same is not None:
                 gen, total = same
                 return BuildReport(
@@ -230,7 +230,7 @@ def build(
             and prev_meta is not None
             and prev_meta.get("hashes") == hashes
             and prev_meta.get("model") == model_fp
-            and (embedder is None or not prev_meta.get("unembedded"))
+            and not _to_embed(prev_meta, embedder)
         ):
             # nothing to re-index, but the table was just recompiled: stamp the index as
             # current so that readers do not take it for stale
@@ -316,6 +316,12 @@ def build(
             model_failure=model_failure,
             unembedded=len(meta.get("unembedded", ())),
         )
+
+
+def _to_embed(meta: dict[str, Any] | None, embedder: embed.Embedder | None) -> bool:
+    """Whether a build with ``embedder`` has records of ``meta``'s generation to embed
+    though none changed: ones indexed where there was no model (``unembedded``)."""
+    return embedder is not None and bool((meta or {}).get("unembedded"))
 
 
 class _Stopped(Exception):
