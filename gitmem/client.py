@@ -39,9 +39,15 @@ def compat() -> str:
 
 
 def socket_path(
-    repo: Repo | Location, folder: str | None = None, *, create: bool = False, far: bool = False
+    repo: Repo | Location,
+    folder: str | None = None,
+    *,
+    create: bool = False,
+    far: bool = False,
+    machine: bool = False,
 ) -> str | None:
-    """``<state dir>/watch.sock`` (``folder``: another state folder's), or, where that is
+    """``<state dir>/watch.sock`` (``folder``: another state folder's; ``machine``: the
+    name of this machine's own daemon, see ``daemon_file``), or, where that is
     too long for a Unix socket (about 100 bytes: a deep checkout) or ``far`` (the state
     folder's file system cannot hold one: see ``pointer``),
     ``watch-<hash of the git directory>.sock`` in this user's own temporary folder
@@ -52,7 +58,7 @@ def socket_path(
     read this user's prompts (seen, with two accounts). None where this user has no such
     folder."""
     state = folder or os.fspath(repo.state_dir)
-    path = os.path.join(state, daemon_file(state, "sock"))
+    path = os.path.join(state, daemon_file(state, "sock", machine=machine))
     if len(path.encode()) < 100 and not far:
         return path
     import hashlib
@@ -66,42 +72,67 @@ def socket_path(
     return os.path.join(private, f"watch-{digest}.sock")
 
 
-def pointer(state: str) -> str:
+def pointer(state: str, *, machine: bool = False) -> str:
     """The file in the state folder ``state`` that names the socket a daemon listens on
     elsewhere: where that folder's file system cannot hold a socket (a Windows or SMB
     share, a virtual machine's shared folder: `bind` fails with "Operation not
     supported"), the daemon listens in the user's own temporary folder and leaves this
     file for its clients. Before session 59 `gitmem watch` stopped there with "Error:
     cannot use: Operation not supported", and no hook ever ranked with embeddings."""
-    return os.path.join(state, daemon_file(state, "where"))
+    return os.path.join(state, daemon_file(state, "where", machine=machine))
 
 
 def listening(repo: Repo | Location) -> str | None:
     """The socket this user's daemon for ``repo`` listens on, where there is one of
     theirs: in the state folder; where this process keeps its state aside (a sandbox that
     keeps .git read-only: gitmem.location.state_dir_of), the one in .git, where the daemon
-    started outside listens; or the one a ``pointer`` names. Where no daemon runs, two or
-    three ``lstat`` calls."""
-    path = socket_path(repo)
-    if ours(path):
-        return path
+    started outside listens; or the one a ``pointer`` names. This machine's own names
+    first (see ``daemon_file``): where another machine's daemon holds the plain ones, they
+    lead nowhere from here. Where no daemon runs, three to six ``lstat`` calls."""
+    states = [os.fspath(repo.state_dir)]
     primary = git_state_dir(os.fspath(repo.git_dir))
-    if os.fspath(repo.state_dir) != primary:
-        path = socket_path(repo, primary)
-        if ours(path):
-            return path
-    for state in dict.fromkeys((os.fspath(repo.state_dir), primary)):
-        named = pointer(state)
-        try:
-            if os.lstat(named).st_uid != _uid():
-                continue  # another user's (see ours)
-            with open(named, encoding="utf-8") as fh:
-                path = fh.read().strip()
-        except OSError:
-            continue
-        if path == socket_path(repo, far=True) and ours(path):
-            return path
+    if primary != states[0]:
+        states.append(primary)
+    namings = (True, False) if machine_id() else (False,)
+    for machine in namings:
+        for state in states:
+            path = socket_path(repo, state, machine=machine)
+            if ours(path):
+                return path
+    for machine in namings:
+        for state in states:
+            named = pointer(state, machine=machine)
+            try:
+                if os.lstat(named).st_uid != _uid():
+                    continue  # another user's (see ours)
+                with open(named, encoding="utf-8") as fh:
+                    path = fh.read().strip()
+            except OSError:
+                continue
+            if path == socket_path(repo, far=True) and ours(path):
+                return path
     return None
+
+
+_MACHINE: list[str] = []
+
+
+def machine_id() -> str:
+    """Which running kernel this is: the first 8 hex digits of Linux's boot id, "" where
+    there is none (macOS, Windows). Processes reach each other's Unix sockets only under
+    one kernel: a dev container shares its host's (and its boot id), while another
+    machine that mounts the same clone (an NFS home of several login nodes, a file share)
+    sees the socket file and gets "connection refused" (see ``daemon_file``). Read once
+    per process, ~10 µs."""
+    if not _MACHINE:
+        try:
+            with open("/proc/sys/kernel/random/boot_id", "rb") as fh:
+                head = fh.read(8).decode("ascii")
+        except (OSError, UnicodeDecodeError):
+            head = ""
+        ok = len(head) == 8 and all(c in "0123456789abcdef" for c in head)
+        _MACHINE.append(head if ok else "")
+    return _MACHINE[0]
 
 
 def _uid() -> int | None:
@@ -111,11 +142,18 @@ def _uid() -> int | None:
     return getuid() if getuid is not None else None
 
 
-def daemon_file(state: str, kind: str) -> str:
+def daemon_file(state: str, kind: str, *, machine: bool = False) -> str:
     """The name of the daemon's ``kind`` of file (``sock``, ``lock``, ``where``: see
     ``pointer``) in the state folder
     ``state``: ``watch.<kind>`` where the folder is this user's (a clone of one user's, the
-    usual), else ``watch-<uid>.<kind>``. In a clone several accounts share
+    usual), else ``watch-<uid>.<kind>``; with ``machine``, ``watch.<machine id>.<kind>``
+    (``watch-<uid>.<machine id>.<kind>``), the names of a daemon of this machine's where
+    another machine's holds the plain ones (see ``gitmem.daemon.run``). Before session 64
+    a second machine working in a clone on a network file system got no daemon of its own
+    where the file system's locks span machines ("another `gitmem watch` of yours already
+    serves this work tree"), and where they do not, its daemon took the socket's name and
+    the first machine's exited ("its socket was removed"), and then the other way round.
+    In a clone several accounts share
     (gitmem.sharing), each runs a daemon of their own, which no other account asks (see
     ``ours``): before session 59 the first account's daemon held the work tree's one lock,
     and every other account's hooks ranked without embeddings for as long as it ran (their
@@ -129,9 +167,9 @@ def daemon_file(state: str, kind: str) -> str:
             owner = os.stat(os.path.dirname(state)).st_uid
     except OSError:
         owner = None  # not made yet: whoever makes it (the daemon) owns it
-    if uid is None or owner is None or owner == uid:
-        return f"watch.{kind}"
-    return f"watch-{uid}.{kind}"
+    name = "watch" if uid is None or owner is None or owner == uid else f"watch-{uid}"
+    tag = machine_id() if machine else ""
+    return f"{name}.{tag}.{kind}" if tag else f"{name}.{kind}"
 
 
 def ours(path: str | None) -> TypeGuard[str]:

@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from gitmem import compile as compiler
 from gitmem import config, embed, fsutil, index, locked, markup, store
 from gitmem.agent.runner import append_log
 from gitmem.client import compat as client_compat
-from gitmem.client import daemon_file, listening, pointer, socket_path
+from gitmem.client import daemon_file, listening, machine_id, pointer, socket_path
 from gitmem.errors import GitmemError
 from gitmem.repo import Repo
 from gitmem.retrieve import NOT_INDEXED, Retriever, quick_fresh
@@ -111,8 +112,11 @@ def _identity(path: str) -> tuple[int, int, int] | None:
 
 
 class Daemon:
-    def __init__(self, repo: Repo, idle_seconds: int, log: Callable[[str], None]) -> None:
+    def __init__(
+        self, repo: Repo, idle_seconds: int, log: Callable[[str], None], *, machine: bool = False
+    ) -> None:
         self.repo = repo
+        self.machine = machine  # under this machine's own names (see run)
         self.idle_seconds = idle_seconds
         self.log = log
         # `lock` guards the retriever (held for a query, or a swap: milliseconds); `building`
@@ -390,7 +394,7 @@ class Daemon:
         return {"ok": False, "error": f"unknown op {op!r}"}
 
     def serve(self) -> None:
-        path = socket_path(self.repo, create=True)
+        path = socket_path(self.repo, create=True, machine=self.machine)
         if path is None:
             raise GitmemError(
                 "no folder of this user's own in /tmp, /var/tmp or /dev/shm for the socket "
@@ -472,7 +476,7 @@ class Daemon:
         try:
             server.bind(path)
         except OSError as exc:
-            far = socket_path(self.repo, create=True, far=True)
+            far = socket_path(self.repo, create=True, far=True, machine=self.machine)
             if exc.errno in (errno.EADDRINUSE, errno.EACCES) or far is None or far == path:
                 server.close()
                 raise
@@ -483,7 +487,7 @@ class Daemon:
             server.bind(far)
             os.chmod(far, 0o600)
             state = os.fspath(self.repo.state_dir)
-            marker = pointer(state)
+            marker = pointer(state, machine=self.machine)
             fsutil.atomic_write(Path(marker), far + "\n")
             self.log(
                 f"{state} cannot hold a socket ({exc.strerror}): listening in this user's "
@@ -586,36 +590,162 @@ class Daemon:
 
 
 def run(repo: Repo, *, idle_seconds: int | None, log: Callable[[str], None]) -> int:
-    """Run the daemon in the foreground; 0 when it exits, 1 if another one holds the lock."""
+    """Run the daemon in the foreground; 0 when it exits, 1 if another one of this user's
+    on this machine serves the work tree. Where another machine's daemon holds the plain
+    names (a clone on a network file system that several machines mount), this machine's
+    takes names of its own (``client.daemon_file``): a Unix socket is reached only from the
+    machine it was made on."""
     repo.state_dir.mkdir(parents=True, exist_ok=True)
-    lock_path = repo.state_dir / daemon_file(str(repo.state_dir), "lock")
+    state = str(repo.state_dir)
+    me = machine_id()
+    claim = _claim(state, machine=False)
+    record = _Record.read(os.path.join(state, daemon_file(state, "lock")))
+    elsewhere = bool(me) and record.machine not in ("", me)
+    if claim is not None and elsewhere and record.host == _host():
+        elsewhere = False  # this machine's before it last started: that daemon is gone
+    if claim is not None and elsewhere and not _in_use(repo):
+        elsewhere = False  # the other machine's daemon left no socket: it is gone too
+    if claim is not None and elsewhere:
+        # the lock alone says nothing there: a network file system's locks may not span
+        # machines (NFS mounted with local_lock, or without its lock daemon: a stand-in)
+        _release(claim)
+        claim = None
+    if claim is None:
+        if not elsewhere:
+            log("another `gitmem watch` of yours already serves this work tree")
+            return 1
+        claim = _claim(state, machine=True)
+        if claim is None:
+            log("another `gitmem watch` of yours on this machine already serves this work tree")
+            return 1
+        log(
+            f"{record.where()}'s daemon serves this work tree there (pid {record.pid}): "
+            "this machine's listens beside it, under names of its own"
+        )
+    fd = claim[0]
+    try:
+        with contextlib.suppress(OSError):  # for people and the daemons of other machines
+            os.ftruncate(fd, 0)
+            os.write(fd, _Record(str(os.getpid()), me, _host()).text().encode())
+        _sweep_earlier_boots(state, me)
+        idle = idle_seconds or config.load(repo.root).watch_idle_seconds
+        _stop_on_signals()
+        try:
+            Daemon(repo, idle, log, machine=elsewhere).serve()
+        except _Stopped as exc:
+            log(f"stopped by {exc}")
+        return 0
+    finally:
+        _release(claim)
+
+
+def _claim(state: str, *, machine: bool) -> tuple[int, int | None] | None:
+    """The daemon's lock file in ``state`` (``machine``: this machine's own, see
+    ``client.daemon_file``), open and locked (with ``locked.lock``'s stand-in), or None
+    where another process holds it."""
+    lock_path = os.path.join(state, daemon_file(state, "lock", machine=machine))
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
     except PermissionError:  # another user's (a `sudo gitmem watch`): flock needs no more
         fd = os.open(lock_path, os.O_RDONLY)
     try:
-        stand_in = locked.lock(fd, wait=False)
+        return fd, locked.lock(fd, wait=False)
     except BlockingIOError:
-        log("another `gitmem watch` of yours already serves this work tree")
         os.close(fd)
-        return 1
+        return None
     except OSError as exc:
         os.close(fd)
         raise GitmemError(f"cannot lock {lock_path}: {exc.strerror}") from None
-    try:
-        with contextlib.suppress(OSError):  # for people (the lock is what counts)
-            os.ftruncate(fd, 0)
-            os.write(fd, f"{os.getpid()}\n".encode())
-        idle = idle_seconds or config.load(repo.root).watch_idle_seconds
-        _stop_on_signals()
+
+
+def _release(claim: tuple[int, int | None]) -> None:
+    with contextlib.suppress(OSError):
+        locked.unlock(*claim)
+    os.close(claim[0])
+
+
+@dataclass(frozen=True)
+class _Record:
+    """What a daemon writes in its lock file: its pid (the first line, as before session
+    64, for people), which running kernel it is on (``client.machine_id``) and the
+    machine's name (``_host``). Older daemons wrote the pid alone."""
+
+    pid: str = "?"
+    machine: str = ""
+    host: str = ""
+
+    def where(self) -> str:
+        """The machine's name, for people."""
+        return self.host.partition("/")[0] or "another machine"
+
+    def text(self) -> str:
+        return f"{self.pid}\nmachine {self.machine}\nhost {self.host}\n"
+
+    @classmethod
+    def read(cls, path: str) -> _Record:
         try:
-            Daemon(repo, idle, log).serve()
-        except _Stopped as exc:
-            log(f"stopped by {exc}")
-        return 0
-    finally:
-        locked.unlock(fd, stand_in)
-        os.close(fd)
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                lines = fh.read(4096).splitlines()
+        except OSError:
+            return cls()
+        fields = dict(line.partition(" ")[::2] for line in lines[1:])
+        pid = lines[0].strip() if lines and lines[0].strip() else "?"
+        return cls(pid, fields.get("machine", "").strip(), fields.get("host", "").strip())
+
+
+def other_machine(repo: Repo) -> _Record | None:
+    """The record of another machine's daemon under the plain names, where one may serve
+    the work tree there (its socket or pointer is in place), for `gitmem doctor`."""
+    me = machine_id()
+    state = str(repo.state_dir)
+    record = _Record.read(os.path.join(state, daemon_file(state, "lock")))
+    if not me or record.machine in ("", me) or record.host == _host() or not _in_use(repo):
+        return None
+    return record
+
+
+def _host() -> str:
+    """This machine's name, and the start of its /etc/machine-id where it has one (two
+    machines cloned from one image may share that, or a name): what tells a daemon's
+    record left by an earlier boot of this machine from another machine's."""
+    name = socket.gethostname()
+    try:
+        with open("/etc/machine-id", encoding="ascii", errors="replace") as fh:
+            ident = fh.read(8).strip()
+    except OSError:
+        ident = ""
+    return f"{name}/{ident}" if ident else name
+
+
+def _in_use(repo: Repo) -> bool:
+    """Whether a daemon's socket, or the pointer to one, is in the state folder under the
+    plain names (whoever's: from here, another machine's cannot be asked)."""
+    state = str(repo.state_dir)
+    path = socket_path(repo)
+    return (path is not None and os.path.lexists(path)) or os.path.lexists(pointer(state))
+
+
+def _sweep_earlier_boots(state: str, me: str) -> None:
+    """Remove the files this machine's daemons left under their own names in earlier boots
+    (a crash, a reboot: their names hold the boot's id, so no later daemon takes them
+    over), and only this machine's: another's may be serving."""
+    if not me:
+        return
+    host = _host()
+    prefix = daemon_file(state, "lock").removesuffix("lock")
+    try:
+        names = os.listdir(state)
+    except OSError:
+        return
+    for name in names:
+        tag = name.removeprefix(prefix).removesuffix(".lock")
+        if not (name.startswith(prefix) and name.endswith(".lock")) or len(tag) != 8:
+            continue
+        if tag == me or _Record.read(os.path.join(state, name)).host != host:
+            continue
+        for kind in ("sock", "where", "lock"):
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(state, f"{prefix}{tag}.{kind}"))
 
 
 class _Stopped(Exception):

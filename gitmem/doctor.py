@@ -416,13 +416,21 @@ def _codex_trust(root: Path) -> Check:
     return Check("codex trust", ok, line)
 
 
-def _daemon_detail(ping: dict[str, Any] | None, autostart: bool, embedded: bool, root: str) -> str:
+def _daemon_detail(
+    ping: dict[str, Any] | None,
+    autostart: bool,
+    embedded: bool,
+    root: str,
+    elsewhere: str | None = None,
+) -> str:
     """What the warm daemon's absence costs: the agent hooks never load the model, so
     without it an agent's prompts are ranked by keyword and path alone, even where the
     index holds embeddings (``embedded``; since session 39: before, doctor said only
     "optional"). A daemon that sees the work tree at another place than ``root`` runs
     on the other side of a bind mount (a dev container, or its host): its pid is of
-    another PID namespace, which `kill` here does not reach."""
+    another PID namespace, which `kill` here does not reach. ``elsewhere``: another
+    machine's daemon under the plain names (a clone on a network file system), which
+    serves that machine alone."""
     if ping:
         there = ping.get("root")
         if isinstance(there, str) and there != root:
@@ -431,6 +439,16 @@ def _daemon_detail(ping: dict[str, Any] | None, autostart: bool, embedded: bool,
                 "there: a container's or its host's); it serves this side too"
             )
         return f"running (pid {ping.get('pid', '?')})"
+    if elsewhere:
+        then = (
+            "the next agent session starts this machine's (watch_autostart)"
+            if autostart
+            else "`gitmem watch` here starts this machine's own"
+        )
+        return (
+            f"not running on this machine: {elsewhere}'s serves that machine alone (a "
+            f"socket is not reached from another); {then}"
+        )
     if autostart:
         return "not running: the next agent session starts it (watch_autostart)"
     if not embedded:
@@ -664,7 +682,10 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     ping = client.ping(repo)
     embedded = bool(meta and meta.get("model"))
     autostart = config.load(repo.root).watch_autostart
-    checks.append(Check("daemon", True, _daemon_detail(ping, autostart, embedded, str(repo.root))))
+    other = daemon.other_machine(repo) if ping is None else None
+    elsewhere = f"{other.where()} (pid {other.pid} there)" if other else None
+    detail = _daemon_detail(ping, autostart, embedded, str(repo.root), elsewhere)
+    checks.append(Check("daemon", True, detail))
     checks.append(Check("instructions", True, _stale_summary(repo)))
     checks.append(_git_hooks_check(repo))
     home = Path(os.path.expanduser("~"))

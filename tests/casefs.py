@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import shutil
 import subprocess
@@ -47,14 +48,17 @@ def possible() -> str | None:
     return None
 
 
-def _ops(root: str) -> Any:
+def _ops(root: str, *, exact: bool = False, shared_locks: bool = False) -> Any:
     import mfusepy
 
     class CaseInsensitive(mfusepy.Operations):  # type: ignore[misc]
         use_ns = True
 
         def real(self, path: str) -> str:
-            """The backing path of `path`: each name as it is stored, whatever its case."""
+            """The backing path of `path`: each name as it is stored, whatever its case
+            (with ``exact``, as given: a plain passthrough)."""
+            if exact:
+                return os.path.join(root, path.lstrip("/"))
             current = root
             for part in (p for p in path.split("/") if p):
                 candidate = os.path.join(current, part)
@@ -178,6 +182,18 @@ def _ops(root: str) -> Any:
         def release(self, path: str, fh: int) -> None:
             os.close(fh)
 
+        if shared_locks:
+
+            def flock(self, path: str, fh: int, op: int) -> int:
+                # on the backing file: a lock taken here excludes one taken there, as
+                # NFSv4's locks span the machines that mount it (without this op, the
+                # kernel keeps FUSE's locks to the mount, as NFS's local_lock does)
+                try:
+                    fcntl.flock(fh, op)
+                except OSError as exc:
+                    raise mfusepy.FuseOSError(exc.errno) from None
+                return 0
+
         def statfs(self, path: str) -> dict[str, int]:
             st = os.statvfs(self.real(path))
             keys = ("f_bavail", "f_bfree", "f_blocks", "f_bsize", "f_favail", "f_ffree")
@@ -195,14 +211,27 @@ def _mounted_at(mountpoint: Path) -> bool:
 
 
 @contextlib.contextmanager
-def mounted(backing: Path, mountpoint: Path) -> Iterator[Path]:
-    """`backing` seen case-insensitively at `mountpoint`, until the block ends."""
+def mounted(
+    backing: Path, mountpoint: Path, *, exact: bool = False, shared_locks: bool = False
+) -> Iterator[Path]:
+    """`backing` seen case-insensitively at `mountpoint`, until the block ends; with
+    ``exact``, as it is (a passthrough: see tests/test_other_machine.py), its ``flock``
+    locks those of the backing files with ``shared_locks``."""
     backing.mkdir(parents=True, exist_ok=True)
     mountpoint.mkdir(parents=True, exist_ok=True)
     log = mountpoint.parent / f"{mountpoint.name}.fuse.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, __file__, str(backing), str(mountpoint)], stdout=out, stderr=out
+            [
+                sys.executable,
+                __file__,
+                str(backing),
+                str(mountpoint),
+                *(["--exact"] * exact),
+                *(["--shared-locks"] * shared_locks),
+            ],
+            stdout=out,
+            stderr=out,
         )
     try:
         deadline = time.monotonic() + 20
@@ -231,15 +260,19 @@ def main() -> None:
     import mfusepy
 
     backing, mountpoint = sys.argv[1:3]
+    exact = "--exact" in sys.argv[3:]
+    shared_locks = "--shared-locks" in sys.argv[3:]
     # No caching of names: "Foo" and "foo" are one entry here, which the kernel's caches
     # would otherwise keep apart for a while after a rename or removal. A file removed
     # while open is removed (libfuse would otherwise keep it as `.fuse_hidden*`, and its
     # folder could not be removed).
     mfusepy.FUSE(
-        _ops(os.path.realpath(backing)),
+        _ops(os.path.realpath(backing), exact=exact, shared_locks=shared_locks),
         mountpoint,
         foreground=True,
-        nothreads=True,
+        # a lock that waits must not stop every other request: the lock's holder may need
+        # one to go on (only the passthrough's operations are safe on several threads)
+        nothreads=not shared_locks,
         use_ino=True,
         entry_timeout=0,
         attr_timeout=0,
