@@ -56,6 +56,11 @@ TOMBSTONE_ENV = {
 TRAILER = "Gitmem-Record"
 SUBJECT = "gitmem "  # a session commit's subject: "gitmem <kind>: <the prompt's first line>"
 RETRIES = 8
+# A write-ahead line's note of the machine that wrote it (gitmem.location.machine_id),
+# which the commit leaves out; and how long after another machine's last line its
+# session counts as going on there (see flush): an agent's turns come minutes apart.
+MACHINE = "machine"
+OTHER_MACHINE_S = 10 * 60
 
 
 def safe(text: str, fallback: str = "unknown") -> str:
@@ -96,7 +101,7 @@ def append(repo: Repo | Location, session_id: str, record: dict[str, Any]) -> st
     file cannot grow (the disk or the quota full), the record waits in the session's spill
     file in memory (``spill_path``) until a flush brings it back."""
     uid = os.urandom(16).hex()
-    line = leanjson.dumps({"uid": uid, "ref": ref_for(session_id), **record})
+    line = leanjson.dumps({"uid": uid, "ref": ref_for(session_id), **record, **_written_here()})
     try:
         with LockedFile(wal_path(repo, session_id)) as fh:
             append_line(fh, line)
@@ -210,7 +215,8 @@ def _stream(ref: str, tip: str | None, records: list[dict[str, Any]]) -> bytes:
 
     out: list[bytes] = []
     for n, rec in enumerate(records):
-        body = _utf8(json.dumps(rec, ensure_ascii=False, indent=1))
+        kept = {key: value for key, value in rec.items() if key != MACHINE}
+        body = _utf8(json.dumps(kept, ensure_ascii=False, indent=1))
         kind = rec.get("kind", "prompt")
         summary = str(rec.get("prompt") or kind).splitlines()[0][:60] if kind == "prompt" else kind
         message = _utf8(f"{SUBJECT}{kind}: {summary}\n\n{TRAILER}: {rec['uid']}\n")
@@ -243,9 +249,21 @@ def forgotten_marker(repo: Repo | Location, session_id: str) -> str:
     return os.path.join(os.fspath(repo.shared_state_dir), "forgotten", safe(session_id))
 
 
+def _written_here() -> dict[str, str]:
+    """Which machine wrote a write-ahead line (see ``flush``), where that can be told."""
+    here = location.machine_id()
+    return {MACHINE: here} if here else {}
+
+
 def flush(repo: Repo, session_id: str) -> int:
     """Commit the session's pending records (those spilled while the disk was full
-    brought back first); returns how many were committed."""
+    brought back first); returns how many were committed. A session another machine
+    appends to is left to that machine's flusher while it goes on (``OTHER_MACHINE_S``):
+    a clone on a network file system may keep each machine's locks to itself (NFS's
+    ``local_lock``; gitmem's stand-in where it has none), and then a prompt that machine
+    wrote while this one committed was cut away with the rest. Before session 64 `gitmem
+    sessions` or `gitmem sync` on one machine, flushing every session, lost 164 of 300
+    prompts a session on the other wrote meanwhile (tests/test_other_machine.py)."""
     import contextlib  # the flusher's, not the hooks'
 
     with contextlib.suppress(OSError):  # no room yet: they stay spilled; the rest goes on
@@ -256,7 +274,10 @@ def flush(repo: Repo, session_id: str) -> int:
     with LockedFile(path) as fh:
         fh.seek(0)
         # each uid once (a record both spilled and brought back), in the order typed
-        unique = {item["uid"]: item for item in records_in(fh.read())}
+        written = records_in(fh.read())
+        if written and _elsewhere(written[-1], os.fstat(fh.fileno()).st_mtime):
+            return 0
+        unique = {item["uid"]: item for item in written}
         pending = sorted(unique.values(), key=_time_of)
         if pending and os.path.exists(forgotten_marker(repo, session_id)):
             pending = []  # forgotten while these waited: dropped, never committed
@@ -272,6 +293,14 @@ def flush(repo: Repo, session_id: str) -> int:
         fh.seek(0)
         fh.truncate(0)
         return committed
+
+
+def _elsewhere(last: dict[str, Any], written: float) -> bool:
+    """Whether the write-ahead file whose last line is ``last``, written at ``written``,
+    belongs to a session going on on another machine (see ``flush``). A line of a gitmem
+    before session 64 names no machine: as before, it is flushed."""
+    there, here = last.get(MACHINE), location.machine_id()
+    return bool(there and here and there != here and time.time() - written < OTHER_MACHINE_S)
 
 
 def _time_of(record: dict[str, Any]) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from gitmem import leanjson
-from gitmem.location import git_state_dir
+from gitmem.location import git_state_dir, machine_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -112,27 +112,6 @@ def listening(repo: Repo | Location) -> str | None:
             if path == socket_path(repo, far=True) and ours(path):
                 return path
     return None
-
-
-_MACHINE: list[str] = []
-
-
-def machine_id() -> str:
-    """Which running kernel this is: the first 8 hex digits of Linux's boot id, "" where
-    there is none (macOS, Windows). Processes reach each other's Unix sockets only under
-    one kernel: a dev container shares its host's (and its boot id), while another
-    machine that mounts the same clone (an NFS home of several login nodes, a file share)
-    sees the socket file and gets "connection refused" (see ``daemon_file``). Read once
-    per process, ~10 µs."""
-    if not _MACHINE:
-        try:
-            with open("/proc/sys/kernel/random/boot_id", "rb") as fh:
-                head = fh.read(8).decode("ascii")
-        except (OSError, UnicodeDecodeError):
-            head = ""
-        ok = len(head) == 8 and all(c in "0123456789abcdef" for c in head)
-        _MACHINE.append(head if ok else "")
-    return _MACHINE[0]
 
 
 def _uid() -> int | None:

@@ -33,8 +33,9 @@ from gitmem import compile as compiler
 from gitmem import config, embed, fsutil, index, locked, markup, store
 from gitmem.agent.runner import append_log
 from gitmem.client import compat as client_compat
-from gitmem.client import daemon_file, listening, machine_id, pointer, socket_path
+from gitmem.client import daemon_file, listening, pointer, socket_path
 from gitmem.errors import GitmemError
+from gitmem.location import machine_id
 from gitmem.repo import Repo
 from gitmem.retrieve import NOT_INDEXED, Retriever, quick_fresh
 from gitmem.table import table_problems
@@ -667,7 +668,7 @@ def _release(claim: tuple[int, int | None]) -> None:
 @dataclass(frozen=True)
 class _Record:
     """What a daemon writes in its lock file: its pid (the first line, as before session
-    64, for people), which running kernel it is on (``client.machine_id``) and the
+    64, for people), which running kernel it is on (``location.machine_id``) and the
     machine's name (``_host``). Older daemons wrote the pid alone."""
 
     pid: str = "?"

@@ -202,6 +202,28 @@ def state_aside(git_dir: str) -> str | None:
     return None if folder is None else os.path.join(folder, f"state-{key}")
 
 
+_MACHINE: list[str] = []
+
+
+def machine_id() -> str:
+    """Which running kernel this is: the first 8 hex digits of Linux's boot id, "" where
+    there is none (macOS, Windows). Processes reach each other's Unix sockets only under
+    one kernel: a dev container shares its host's (and its boot id), while another
+    machine that mounts the same clone (an NFS home of several login nodes, a file share)
+    sees the socket file and gets "connection refused" (see
+    ``gitmem.client.daemon_file``), and may hold the clone's locks apart from this one's
+    (see ``gitmem.capture.flush``). Read once per process, ~10 µs."""
+    if not _MACHINE:
+        try:
+            with open("/proc/sys/kernel/random/boot_id", "rb") as fh:
+                head = fh.read(8).decode("ascii")
+        except (OSError, UnicodeDecodeError):
+            head = ""
+        ok = len(head) == 8 and all(c in "0123456789abcdef" for c in head)
+        _MACHINE.append(head if ok else "")
+    return _MACHINE[0]
+
+
 def temp_folder(*, create: bool = True, fixed: bool = False) -> str | None:
     """``<temp>/gitmem-<uid>``: this user's folder in the first of ``$TMPDIR``, /tmp,
     /var/tmp, ``$XDG_RUNTIME_DIR`` and /dev/shm where they have, or (with ``create``) can

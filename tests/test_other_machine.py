@@ -30,7 +30,7 @@ import casefs
 import pytest
 from conftest import SANDBOX_HOME, commit_all, decision, write
 
-from gitmem import client, daemon
+from gitmem import capture, client, daemon, location
 from gitmem.location import temp_folder
 from gitmem.repo import discover
 
@@ -259,7 +259,7 @@ def test_what_an_earlier_boot_left_is_taken_over_and_cleared(
     record of another machine's stays."""
     state = project / ".git" / "gitmem"
     state.mkdir(parents=True, exist_ok=True)
-    me = client.machine_id()
+    me = location.machine_id()
     host = daemon._host()
     earlier = "0" * 8 if me != "0" * 8 else "1" * 8
     (state / "watch.lock").write_text(f"4242\nmachine {earlier}\nhost {host}\n")
@@ -275,3 +275,49 @@ def test_what_an_earlier_boot_left_is_taken_over_and_cleared(
         assert record == [str(first.pid), f"machine {me}", f"host {host}"]
     left = sorted(p.name for p in state.glob("watch.*.*"))
     assert left == ["watch.abcdef12.lock", "watch.abcdef12.sock"]
+
+
+# what the second machine's prompt hooks do, as fast as they can: capture.append
+APPEND = """
+import sys, time
+from gitmem import capture
+from gitmem.location import locate
+loc = locate(".")
+for n in range(int(sys.argv[1])):
+    capture.append(loc, "b1", {"kind": "prompt", "time": time.time(), "prompt": f"p{n}"})
+    time.sleep(0.005)
+"""
+
+
+def test_a_flush_here_leaves_a_session_going_on_there_whole(
+    project: Path, model_dir: Path, tmp_path: Path
+) -> None:
+    """Where each machine keeps its locks to itself (NFS's local_lock; gitmem's stand-in
+    where there are none), a flush on one machine of a session another machine writes to
+    cut away the prompts written while it committed: before session 64, 164 of 300 were
+    lost. A session going on elsewhere is now that machine's to flush; once it has gone
+    quiet there, any machine's flush commits what waits."""
+    r = discover(project)
+    ref = capture.ref_for("b1")
+    with second_machine(project, tmp_path, model_dir, shared_locks=False) as b:
+        appender = b.start([sys.executable, "-c", APPEND, "300"])
+        with stopped_at_the_end(appender):
+            flushed = 0
+            while appender.poll() is None:  # as `gitmem sessions` or `gitmem sync` here
+                flushed += capture.flush(r, "b1")
+            assert appender.wait() == 0, appender.stderr.read() if appender.stderr else ""
+        assert flushed == 0
+        assert here(project, ["capture", "flush"]).returncode == 0
+        assert capture.records(r, ref) == []
+        done = b.run([str(GITMEM), "capture", "flush"])
+        assert (done.returncode, done.stdout.strip()) == (0, "committed 300 records")
+        kept = capture.records(r, ref)
+        assert sorted(int(x["prompt"][1:]) for x in kept) == list(range(300))
+        assert all("machine" not in x for x in kept)  # the note stays in the write-ahead file
+        # gone quiet there: flushed here
+        b.run([sys.executable, "-c", APPEND, "2"])
+        wal = capture.wal_path(r, "b1")
+        quiet = time.time() - capture.OTHER_MACHINE_S - 60
+        os.utime(wal, (quiet, quiet))
+        assert here(project, ["capture", "flush"]).stdout.strip() == "committed 2 records"
+        assert len(capture.records(r, ref)) == 302
