@@ -34,6 +34,7 @@ from gitmem import compile as compiler
 from gitmem.doctext import FIELD_WEIGHTS, FIELDS, field_texts
 from gitmem.fsutil import atomic_write
 from gitmem.indexfiles import FORMAT, current_generation, index_dir, read_meta
+from gitmem.location import machine_id
 
 __all__ = [
     "BuildReport",
@@ -252,6 +253,7 @@ def build(
         removed = [i for i in old_hashes if i not in hashes]
         gen = index_dir(repo) / f"gen-{int(time.time())}-{uuid.uuid4().hex[:8]}"
         gen.mkdir(parents=True)
+        building = _building(gen, prev)
         try:
 
             def write_keyword(report: Progress | None) -> None:
@@ -301,6 +303,9 @@ def build(
         except BaseException:
             shutil.rmtree(gen, ignore_errors=True)
             raise
+        finally:
+            with contextlib.suppress(OSError):
+                building.unlink()
         _prune(repo, keep={gen.name, prev.name if prev is not None else ""})
         return BuildReport(
             gen,
@@ -629,12 +634,55 @@ def _write_vectors(
     return owners_arr.tolist(), len(texts)
 
 
+# A generation being built has a file beside it, ``<generation>.building``, naming the
+# machine that builds it (gitmem.location.machine_id) and the generation it starts from.
+BUILDING = ".building"
+# how long another machine's build is waited for: a 10,000-record build takes minutes
+BUILDING_S = 3600
+
+
+def _building(gen: Path, prev: Path | None) -> Path:
+    """The file that says ``gen`` is being built here, from ``prev`` (see ``_prune``)."""
+    marker = gen.with_name(gen.name + BUILDING)
+    with contextlib.suppress(OSError):  # without it, only another machine's prune differs
+        marker.write_text(
+            f"machine {machine_id()}\nfrom {prev.name if prev is not None else ''}\n",
+            encoding="utf-8",
+        )
+    return marker
+
+
 def _prune(repo: Repo, keep: set[str]) -> None:
     """Delete generations other than the live one and the one it replaced (a reader may
-    still have that one open)."""
-    for entry in index_dir(repo).iterdir():
-        if entry.name.startswith("gen-") and entry.name not in keep:
-            shutil.rmtree(entry, ignore_errors=True)
+    still have that one open), and other than one another machine is building, with the
+    one it builds from, for up to ``BUILDING_S``: this machine's builds take turns under
+    the build lock, but a clone on a network file system may keep each machine's locks to
+    itself. Before session 64 a build on one machine removed the other's unfinished
+    generation, and that build failed ("the index could not be written (…vectors.tmp.npy:
+    No such file or directory)")."""
+    folder = index_dir(repo)
+    keep = set(keep)
+    here = machine_id()
+    markers = [entry for entry in folder.iterdir() if entry.name.endswith(BUILDING)]
+    for marker in markers:
+        try:
+            fields = dict(
+                line.partition(" ")[::2] for line in marker.read_text("utf-8").splitlines()
+            )
+            age = time.time() - marker.stat().st_mtime
+        except (OSError, UnicodeDecodeError):
+            continue
+        there = fields.get("machine", "").strip()
+        if here and there and there != here and age < BUILDING_S:
+            keep |= {marker.name.removesuffix(BUILDING), fields.get("from", "").strip()}
+    for entry in folder.iterdir():
+        name = entry.name.removesuffix(BUILDING)
+        if name.startswith("gen-") and name not in keep:
+            if entry.is_dir():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    entry.unlink()  # what a build killed here, or long ago elsewhere, left
 
 
 def resolve_embedder(

@@ -155,7 +155,7 @@ def first_daemon(project: Path, model_dir: Path, tmp_path: Path) -> subprocess.P
         [sys.executable, "-m", "gitmem", "watch", "--idle", "120"], cwd=project, env=env,
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    _until(lambda: client.ping(discover(project)) is not None, proc, "the first machine's")
+    _until(lambda: client.ping(discover(project)) is not None, proc, "the first machine's daemon")
     return proc
 
 
@@ -163,8 +163,8 @@ def _until(done: Any, proc: subprocess.Popen[str] | None, what: str, limit: floa
     deadline = time.monotonic() + limit
     while not done():
         if proc is not None and proc.poll() is not None:
-            pytest.fail(f"{what} daemon exited: {proc.stderr.read() if proc.stderr else ''}")
-        assert time.monotonic() < deadline, f"{what} daemon did not serve"
+            pytest.fail(f"{what} exited: {proc.stderr.read() if proc.stderr else ''}")
+        assert time.monotonic() < deadline, f"{what}: not in time"
         time.sleep(0.2)
 
 
@@ -199,10 +199,9 @@ def test_each_machine_runs_a_daemon_of_its_own(
         assert f"not running on this machine: {socket.gethostname()} (pid " in line, line
         second = b.start([sys.executable, "-m", "gitmem", "watch", "--idle", "120"])
         with stopped_at_the_end(second):
-            tagged = list(state.glob("watch.*.sock"))
             _until(lambda: _search(b.run([str(GITMEM), *SEARCH]))[0] == "daemon", second,
-                   "the second machine's")  # fmt: skip
-            served, hit = _search(b.run([str(GITMEM), *SEARCH]))
+                   "the second machine's daemon")  # fmt: skip
+            _, hit = _search(b.run([str(GITMEM), *SEARCH]))
             assert hit["title"] == MONEY and {"path", "embed"} <= set(hit["ranks"]), hit
             tagged = list(state.glob("watch.*.sock"))
             assert [p.name for p in tagged] == [f"watch.{_boot(b)}.sock"]
@@ -245,7 +244,7 @@ def test_a_session_on_the_second_machine_starts_its_daemon(
         done = b.run([str(GITMEM_HOOK), "claude", "session-start"], stdin=start)
         assert done.returncode == 0 and done.stderr == "", done.stderr
         _until(lambda: _search(b.run([str(GITMEM), *SEARCH]))[0] == "daemon", None,
-               "the second machine's")  # fmt: skip
+               "the second machine's daemon")  # fmt: skip
         assert [p.name for p in state.glob("watch.*.sock")] == [f"watch.{_boot(b)}.sock"]
         assert _search(here(project, SEARCH))[0] == "daemon"
         assert first.poll() is None
@@ -321,3 +320,62 @@ def test_a_flush_here_leaves_a_session_going_on_there_whole(
         os.utime(wal, (quiet, quiet))
         assert here(project, ["capture", "flush"]).stdout.strip() == "committed 2 records"
         assert len(capture.records(r, ref)) == 302
+
+
+def test_a_build_here_leaves_a_build_there_to_finish(
+    project: Path, model_dir: Path, tmp_path: Path
+) -> None:
+    """Each machine builds the index under its own lock where the locks stay with each
+    machine: a build that finished here removed the generation one there was still
+    writing, and that one failed ("the index could not be written (…vectors.tmp.npy: No
+    such file or directory)"), before session 64."""
+    for n in range(2, 1500):  # enough that embedding them all takes seconds
+        decision(project, f"{n:04d}-d.md", f"Decision {n} on topic {n % 37}",
+                 globs=[f"mod{n}/**"], body=f"## Decision\n\nThing {n}, for {n * 7}.\n")  # fmt: skip
+    commit_all(project, "many")
+    assert here(project, ["index"]).returncode == 0
+    folder = project / ".git" / "gitmem" / "index"
+    current = (folder / "CURRENT").read_text().strip()
+    with second_machine(project, tmp_path, model_dir, shared_locks=False) as b:
+        there = b.start([str(GITMEM), "index", "--full"])
+        with stopped_at_the_end(there):
+            begun = lambda: {p.name for p in folder.glob("gen-*")} - {current}  # noqa: E731
+            _until(begun, there, "the second machine's build")
+            decision(project, "0001-money.md", MONEY + ", always", globs=["billing/**"])
+            done = here(project, ["index"])
+            assert done.returncode == 0, done.stderr
+            assert there.poll() is None, "the build there ended first: no overlap"
+            assert there.wait(timeout=300) == 0, there.stderr.read() if there.stderr else ""
+    assert not list(folder.glob("*.building"))
+    # the build that finished last is current, though begun before the change: the next
+    # build finds the index stale and takes the change in
+    assert here(project, ["index"]).returncode == 0
+    _, hit = _search(here(project, ["search", "--json", "--no-daemon", "integer cents"]))
+    assert hit["title"] == MONEY + ", always", hit
+
+
+def test_what_builds_left_is_removed_and_what_another_machine_builds_is_kept(
+    project: Path,
+) -> None:
+    """A build killed here leaves its generation and its note; another machine's note
+    keeps its generation and the one it builds from, for an hour."""
+    assert here(project, ["index"]).returncode == 0
+    folder = project / ".git" / "gitmem" / "index"
+    current = (folder / "CURRENT").read_text().strip()
+    me = location.machine_id()
+    other = "0" * 8 if me != "0" * 8 else "1" * 8
+    notes = {"gen-1-aaaaaaaa": me, "gen-2-bbbbbbbb": other, "gen-3-cccccccc": other}
+    for name, machine in notes.items():
+        (folder / name).mkdir()
+        (folder / f"{name}.building").write_text(f"machine {machine}\nfrom {current}\n")
+    old = time.time() - 2 * 3600  # another machine's build that never ended
+    os.utime(folder / "gen-3-cccccccc.building", (old, old))
+    decision(project, "0002-api.md", "Version the API with a header", globs=["api/**"])
+    assert here(project, ["index"]).returncode == 0
+    new = (folder / "CURRENT").read_text().strip()
+    assert sorted(p.name for p in folder.glob("gen-*")) == sorted(
+        [current, new, "gen-2-bbbbbbbb", "gen-2-bbbbbbbb.building"]
+    )
+    decision(project, "0003-db.md", "One database", globs=["db/**"])
+    assert here(project, ["index"]).returncode == 0  # `current` is kept for the build there
+    assert current in {p.name for p in folder.glob("gen-*")}
