@@ -601,9 +601,7 @@ def run(repo: Repo, *, idle_seconds: int | None, log: Callable[[str], None]) -> 
     me = machine_id()
     claim = _claim(state, machine=False)
     record = _Record.read(os.path.join(state, daemon_file(state, "lock")))
-    elsewhere = bool(me) and record.machine not in ("", me)
-    if claim is not None and elsewhere and record.host == _host():
-        elsewhere = False  # this machine's before it last started: that daemon is gone
+    elsewhere = bool(me) and _other(record, me)  # names of its own need a machine id
     if claim is not None and elsewhere and not _in_use(repo):
         elsewhere = False  # the other machine's daemon left no socket: it is gone too
     if claim is not None and elsewhere:
@@ -700,9 +698,20 @@ def other_machine(repo: Repo) -> _Record | None:
     me = machine_id()
     state = str(repo.state_dir)
     record = _Record.read(os.path.join(state, daemon_file(state, "lock")))
-    if not me or record.machine in ("", me) or record.host == _host() or not _in_use(repo):
+    if not me or not _other(record, me) or not _in_use(repo):
         return None
     return record
+
+
+def _other(record: _Record, me: str) -> bool:
+    """Whether ``record`` is of another machine's daemon. Not where it names this host (an
+    earlier boot of this machine: that daemon is gone), nor the kernel ``me`` (a
+    container and its host), nor neither (a gitmem before session 64). Where it names a
+    host and no kernel, it is of a machine without a boot id: a Mac that runs a Linux
+    virtual machine's containers (Docker Desktop) is another machine to them."""
+    if record.host == _host() or (record.machine and record.machine == me):
+        return False
+    return bool(record.machine or record.host)
 
 
 def _host() -> str:

@@ -379,3 +379,20 @@ def test_what_builds_left_is_removed_and_what_another_machine_builds_is_kept(
     decision(project, "0003-db.md", "One database", globs=["db/**"])
     assert here(project, ["index"]).returncode == 0  # `current` is kept for the build there
     assert current in {p.name for p in folder.glob("gen-*")}
+
+
+def test_a_daemon_of_a_machine_without_a_boot_id_is_another_machines(
+    project: Path, model_dir: Path, tmp_path: Path
+) -> None:
+    """A Mac has no boot id: its daemon's record names its host alone. A Linux virtual
+    machine's container on it (Docker Desktop) cannot reach that socket, and listens
+    beside it under names of its own."""
+    state = project / ".git" / "gitmem"
+    state.mkdir(parents=True, exist_ok=True)
+    (state / "watch.lock").write_text("4242\nmachine \nhost a-mac.local\n")
+    with socket.socket(socket.AF_UNIX) as mac:  # as seen from here: nobody answers
+        mac.bind(str(state / "watch.sock"))
+    with stopped_at_the_end(first_daemon(project, model_dir, tmp_path)) as ours:
+        mine = state / f"watch.{location.machine_id()}.sock"
+        assert client.listening(discover(project)) == str(mine)
+        assert (state / "watch.sock").exists() and ours.poll() is None
