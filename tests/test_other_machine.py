@@ -329,7 +329,7 @@ def test_a_build_here_leaves_a_build_there_to_finish(
     machine: a build that finished here removed the generation one there was still
     writing, and that one failed ("the index could not be written (…vectors.tmp.npy: No
     such file or directory)"), before session 64."""
-    for n in range(2, 1500):  # enough that embedding them all takes seconds
+    for n in range(2, 2000):  # enough that embedding them all takes seconds
         decision(project, f"{n:04d}-d.md", f"Decision {n} on topic {n % 37}",
                  globs=[f"mod{n}/**"], body=f"## Decision\n\nThing {n}, for {n * 7}.\n")  # fmt: skip
     commit_all(project, "many")
