@@ -133,7 +133,7 @@ def prompts_behind(repo: Repo, sessions: list[SessionSummary], path: str) -> lis
     for s, chain in zip(sessions, chains, strict=True):
         read = [records.get(sha, {}) for sha in chain]
         if s.unrecorded:  # the prompt of the turn in progress may still wait to be committed
-            read += _waiting(repo, s.session_id, {str(r.get("uid")) for r in read})
+            read += waiting_records(repo, s.session_id, {str(r.get("uid")) for r in read})
         behind.append(_behind(read, path, s.unrecorded))
     return behind
 
@@ -173,7 +173,7 @@ def _behind(
     return None
 
 
-def _waiting(repo: Repo, session_id: str | None, seen: set[str]) -> list[dict[str, Any]]:
+def waiting_records(repo: Repo, session_id: str | None, seen: set[str]) -> list[dict[str, Any]]:
     """The session's records waiting in its write-ahead file to be committed (not those
     in ``seen``, by uid: a flush may be committing them), oldest first."""
     try:
@@ -181,7 +181,9 @@ def _waiting(repo: Repo, session_id: str | None, seen: set[str]) -> list[dict[st
             waiting = capture.records_in(fh.read())
     except OSError:
         return []
-    return sorted((r for r in waiting if str(r.get("uid")) not in seen), key=_time)
+    # as they will be committed: without the note of the machine that wrote them
+    kept = ({k: v for k, v in r.items() if k != capture.MACHINE} for r in waiting)
+    return sorted((r for r in kept if str(r.get("uid")) not in seen), key=_time)
 
 
 def with_unrecorded(repo: Repo, rows: list[SessionSummary]) -> list[SessionSummary]:
@@ -227,7 +229,7 @@ def with_unrecorded(repo: Repo, rows: list[SessionSummary]) -> list[SessionSumma
         row = out[at]
         # its prompts waiting to be committed (the turn in progress's) count too, and so
         # do the branches they were typed on
-        waiting = _waiting(repo, sid, set())
+        waiting = waiting_records(repo, sid, set())
         prompts = sum(r.get("kind", "prompt") == "prompt" for r in waiting)
         unrecorded = tuple(f for f in edits if f not in row.files_edited)
         branches = tuple(dict.fromkeys([*row.branches, *_branches(waiting)]))
@@ -239,7 +241,7 @@ def with_unrecorded(repo: Repo, rows: list[SessionSummary]) -> list[SessionSumma
 
 def _waiting_summary(repo: Repo, session_id: str) -> SessionSummary | None:
     """A session no commit holds yet, from the records waiting in its write-ahead file."""
-    waiting = _waiting(repo, session_id, set())
+    waiting = waiting_records(repo, session_id, set())
     ref = str(waiting[0].get("ref") or "") if waiting else ""
     if not ref.startswith(capture.REF_ROOT + "/"):
         return None

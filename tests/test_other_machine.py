@@ -308,6 +308,12 @@ def test_a_flush_here_leaves_a_session_going_on_there_whole(
         assert flushed == 0
         assert here(project, ["capture", "flush"]).returncode == 0
         assert capture.records(r, ref) == []
+        # shown here as waiting, as they will be committed
+        shown = here(project, ["sessions", "show", ref.removeprefix(capture.REF_ROOT + "/"),
+                               "--json"])  # fmt: skip
+        assert shown.returncode == 0, shown.stderr
+        waiting = json.loads(shown.stdout)["records"]
+        assert len(waiting) == 300 and all("machine" not in x for x in waiting)
         done = b.run([str(GITMEM), "capture", "flush"])
         assert (done.returncode, done.stdout.strip()) == (0, "committed 300 records")
         kept = capture.records(r, ref)

@@ -103,12 +103,20 @@ def _repo_path(repo: Repo, raw: str) -> str:
 
 
 def _one(repo: Repo, ident: str) -> tuple[str, str]:
-    """The session ``ident`` names (its id, ``user/id``, or part of either), after a flush."""
+    """The session ``ident`` names (its id, ``user/id``, or part of either), after a flush.
+    A session whose records all wait to be committed by another machine (see
+    ``capture.flush``) is one too, named by its first record's ref."""
     for sid in core.pending_sessions(repo):
         core.flush(repo, sid)
+    known = dict(core.session_refs(repo))
+    for sid in core.pending_sessions(repo):
+        waiting = sessionlog.waiting_records(repo, sid, set())
+        ref = str(waiting[0].get("ref") or "") if waiting else ""
+        if ref.startswith(core.REF_ROOT + "/") and ref not in known:
+            known[ref] = ref[len(core.REF_ROOT) + 1 :]
     matches = [
         (ref, short)
-        for ref, short in core.session_refs(repo)
+        for ref, short in known.items()
         if short == ident or short.endswith("/" + ident) or ident in short
     ]
     if not matches:
@@ -156,6 +164,10 @@ def show(ident: str, json_: bool) -> None:
     repo = current_repo()
     ref, short = _one(repo, ident)
     records = core.records(repo, ref)
+    # and those waiting to be committed by the machine the session goes on on
+    records += sessionlog.waiting_records(
+        repo, ref.rsplit("/", 1)[-1], {str(r.get("uid")) for r in records}
+    )
     commits = sessionlog.commits_naming(repo, short)
     # this clone's session: what it edited that no record lists yet (a turn not ended)
     sid = str(records[0].get("session_id") or "") if records else ""
