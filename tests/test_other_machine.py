@@ -211,6 +211,13 @@ def test_each_machine_runs_a_daemon_of_its_own(
             served, hit = _search(here(project, SEARCH))
             assert served == "daemon" and "embed" in hit["ranks"], hit
             assert first.poll() is None
+            # a record changed on the first machine reaches the second's daemon (whose
+            # watchdog sees no change another machine makes)
+            decision(project, "0001-money.md", "Money is integer cents, in every currency",
+                     globs=["billing/**"])  # fmt: skip
+            _until(lambda: _search(b.run([str(GITMEM), *SEARCH]))[1]["title"].endswith(
+                "every currency"), second, "the second machine's daemon")  # fmt: skip
+            assert _search(b.run([str(GITMEM), *SEARCH]))[0] == "daemon"
             pid = (state / f"watch.{_boot(b)}.lock").read_text().split()[0]  # b's pid
             assert b.run(["kill", "-TERM", pid]).returncode == 0
             assert second.wait(timeout=30) == 0
