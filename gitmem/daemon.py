@@ -176,7 +176,9 @@ class Daemon:
         """Log a problem, and keep it in ``watch.log`` for ``gitmem doctor``."""
         self.log(message)
         # into the folder it made at start, never recreating it (a deleted repository)
-        line = f"watch (pid {os.getpid()}): {message}"
+        # on a clone several machines mount, which machine's (see run): one log for all
+        where = f" on {socket.gethostname()}" if self.machine else ""
+        line = f"watch (pid {os.getpid()}{where}): {message}"
         append_log(self.repo.state_dir, LOG, line, make_folder=False)
 
     def _no_room(self, exc: Exception) -> bool:
