@@ -4,6 +4,7 @@ that fails any test that writes to ``$HOME``."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import shutil
@@ -388,3 +389,15 @@ def conflicted_merge(repo: Path) -> None:
         text = text.replace(marker, "")
     write(repo, "billing/charge.py", text)
     git(repo, "add", "billing/charge.py")
+
+
+@contextlib.contextmanager
+def killed_at_the_end(proc: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
+    """A process the test starts (a `gitmem watch`, a second machine's command), killed
+    if it still runs when the block ends."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -10,7 +10,6 @@ checkout at /workspaces/NAME); nothing of it outlives the command.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SANDBOX_HOME, commit_all, decision, write
+from conftest import SANDBOX_HOME, commit_all, decision, killed_at_the_end, write
 
 from gitmem import client
 from gitmem.repo import discover
@@ -158,16 +157,6 @@ def host_daemon(
     )  # fmt: skip
 
 
-@contextlib.contextmanager
-def running(proc: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-
-
 def test_a_daemon_on_the_host_ranks_a_containers_paths(
     project: Path, view: Path, model_dir: Path, tmp_path: Path
 ) -> None:
@@ -175,7 +164,7 @@ def test_a_daemon_on_the_host_ranks_a_containers_paths(
     directory. Before session 63 the daemon read the paths they sent against its own
     root, found them outside it, and dropped them: no decision was found by its globs,
     from a search, a tool's path or a path in the prompt."""
-    with running(host_daemon(project, model_dir, tmp_path)) as daemon:
+    with killed_at_the_end(host_daemon(project, model_dir, tmp_path)) as daemon:
         _serving(daemon, project)
         searches = [
             ("", [str(view / "billing/charge.py")]),  # an absolute path of the container's
@@ -212,7 +201,7 @@ def test_a_containers_daemon_serves_the_host_until_the_container_stops(
         env={**_env(project, view), "GITMEM_EMBED_MODEL_DIR": str(model_dir)},
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    with running(inside):
+    with killed_at_the_end(inside):
         _serving(inside, project)
         args = [str(GITMEM), "search", "--json", "fees", "--path=billing/charge.py"]
         served, hit = _search_hit(host(project, args))
@@ -350,7 +339,7 @@ def test_a_root_daemon_hands_each_re_index_to_the_user(
     as soon as it is written, not at the daemon's exit (the user's own `gitmem index`
     meanwhile could not replace it)."""
     project = users_checkout
-    with running(
+    with killed_at_the_end(
         host_daemon(project, model_dir, tmp_path, **trusting(tmp_path / "root-home"))
     ) as daemon:
         _serving(daemon, project)

@@ -28,7 +28,7 @@ from typing import Any
 
 import casefs
 import pytest
-from conftest import SANDBOX_HOME, commit_all, decision, write
+from conftest import SANDBOX_HOME, commit_all, decision, killed_at_the_end, write
 
 from gitmem import capture, client, daemon, location
 from gitmem.location import temp_folder
@@ -168,16 +168,6 @@ def _until(done: Any, proc: subprocess.Popen[str] | None, what: str, limit: floa
         time.sleep(0.2)
 
 
-@contextlib.contextmanager
-def stopped_at_the_end(proc: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-
-
 @pytest.mark.parametrize("shared_locks", [True, False], ids=["locks-span", "local-locks"])
 def test_each_machine_runs_a_daemon_of_its_own(
     project: Path, model_dir: Path, tmp_path: Path, shared_locks: bool
@@ -190,7 +180,7 @@ def test_each_machine_runs_a_daemon_of_its_own(
     name, and the first machine's daemon exited ("its socket was removed")."""
     state = project / ".git" / "gitmem"
     with (
-        stopped_at_the_end(first_daemon(project, model_dir, tmp_path)) as first,
+        killed_at_the_end(first_daemon(project, model_dir, tmp_path)) as first,
         second_machine(project, tmp_path, model_dir, shared_locks=shared_locks) as b,
     ):
         assert _search(b.run([str(GITMEM), *SEARCH]))[0] == "in-process"
@@ -198,7 +188,7 @@ def test_each_machine_runs_a_daemon_of_its_own(
         line = next(x for x in doctor.splitlines() if " daemon " in f" {x} ")
         assert f"not running on this machine: {socket.gethostname()} (pid " in line, line
         second = b.start([sys.executable, "-m", "gitmem", "watch", "--idle", "120"])
-        with stopped_at_the_end(second):
+        with killed_at_the_end(second):
             _until(lambda: _search(b.run([str(GITMEM), *SEARCH]))[0] == "daemon", second,
                    "the second machine's daemon")  # fmt: skip
             _, hit = _search(b.run([str(GITMEM), *SEARCH]))
@@ -242,7 +232,7 @@ def test_a_session_on_the_second_machine_starts_its_daemon(
     write(project, ".continuity/config.yaml", "watch_autostart: true\n")
     state = project / ".git" / "gitmem"
     with (
-        stopped_at_the_end(first_daemon(project, model_dir, tmp_path)) as first,
+        killed_at_the_end(first_daemon(project, model_dir, tmp_path)) as first,
         second_machine(project, tmp_path, model_dir, shared_locks=True) as b,
     ):
         start = json.dumps({"session_id": "b1", "cwd": str(b.view), "hook_event_name":
@@ -274,7 +264,7 @@ def test_what_an_earlier_boot_left_is_taken_over_and_cleared(
     for tag, who in ((earlier, host), ("abcdef12", "machine-b")):
         (state / f"watch.{tag}.lock").write_text(f"77\nmachine {tag}\nhost {who}\n")
         (state / f"watch.{tag}.sock").write_text("")
-    with stopped_at_the_end(first_daemon(project, model_dir, tmp_path)) as first:
+    with killed_at_the_end(first_daemon(project, model_dir, tmp_path)) as first:
         assert client.listening(discover(project)) == str(state / "watch.sock")
         assert first.poll() is None
         record = (state / "watch.lock").read_text().splitlines()
@@ -307,7 +297,7 @@ def test_a_flush_here_leaves_a_session_going_on_there_whole(
     ref = capture.ref_for("b1")
     with second_machine(project, tmp_path, model_dir, shared_locks=False) as b:
         appender = b.start([sys.executable, "-c", APPEND, "300"])
-        with stopped_at_the_end(appender):
+        with killed_at_the_end(appender):
             flushed = 0
             while appender.poll() is None:  # as `gitmem sessions` or `gitmem sync` here
                 flushed += capture.flush(r, "b1")
@@ -351,7 +341,7 @@ def test_a_build_here_leaves_a_build_there_to_finish(
     current = (folder / "CURRENT").read_text().strip()
     with second_machine(project, tmp_path, model_dir, shared_locks=False) as b:
         there = b.start([str(GITMEM), "index", "--full"])
-        with stopped_at_the_end(there):
+        with killed_at_the_end(there):
             begun = lambda: {p.name for p in folder.glob("gen-*")} - {current}  # noqa: E731
             _until(begun, there, "the second machine's build")
             decision(project, "0001-money.md", MONEY + ", always", globs=["billing/**"])
@@ -405,7 +395,7 @@ def test_a_daemon_of_a_machine_without_a_boot_id_is_another_machines(
     (state / "watch.lock").write_text("4242\nmachine \nhost a-mac.local\n")
     with socket.socket(socket.AF_UNIX) as mac:  # as seen from here: nobody answers
         mac.bind(str(state / "watch.sock"))
-    with stopped_at_the_end(first_daemon(project, model_dir, tmp_path)) as ours:
+    with killed_at_the_end(first_daemon(project, model_dir, tmp_path)) as ours:
         mine = state / f"watch.{location.machine_id()}.sock"
         assert client.listening(discover(project)) == str(mine)
         assert (state / "watch.sock").exists() and ours.poll() is None

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import json
 import os
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import preload
 import pytest
 from click.testing import CliRunner
-from conftest import commit_all, decision, write
+from conftest import commit_all, decision, killed_at_the_end, write
 
 from gitmem import budget, embed, index, modelkit
 from gitmem import compile as compiler
@@ -1101,17 +1099,6 @@ def test_model_assemble_wants_a_folder_of_its_own(
         modelkit.assemble(partial, wheels)  # taken: it got as far as the wheels
 
 
-@contextlib.contextmanager
-def _killed_at_the_end(proc: subprocess.Popen[str]) -> Iterator[None]:
-    """A `gitmem watch` process the test waits for, killed if it still runs at the end."""
-    try:
-        yield
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-
-
 def _wait_until_it_serves(proc: subprocess.Popen[str], r: Any) -> None:
     """Wait for a `gitmem watch` process to answer pings (up to 10 s)."""
     import time
@@ -1161,7 +1148,7 @@ def test_a_daemon_whose_records_are_only_read_goes_idle(
     commit_all(repo)
     proc, _ = _watch(repo, model_dir, tmp_path, 3)
     r = discover(repo)
-    with _killed_at_the_end(proc):
+    with killed_at_the_end(proc):
         _wait_until_it_serves(proc, r)
         before = client.ping(r)
         assert before is not None
@@ -1191,7 +1178,7 @@ def test_a_daemon_whose_repository_was_moved_answers_nothing(
     project(repo)
     commit_all(repo)
     proc, env = _watch(repo, model_dir, tmp_path, 60)
-    with _killed_at_the_end(proc):
+    with killed_at_the_end(proc):
         _wait_until_it_serves(proc, discover(repo))
         moved = tmp_path / "moved"
         monkeypatch.chdir(tmp_path)
@@ -1222,7 +1209,7 @@ def test_a_daemon_on_a_file_system_without_sockets_listens_in_the_users_folder(
     )
     from gitmem import client
 
-    with _killed_at_the_end(proc):
+    with killed_at_the_end(proc):
         _wait_until_it_serves(proc, r)
         far = client.listening(r)
         assert far is not None and not far.startswith(str(r.git_dir))
@@ -1507,7 +1494,7 @@ def test_daemon_exits_when_its_repository_is_deleted(repo: Path, no_model: None)
         stderr=subprocess.PIPE,
         text=True,
     )
-    with _killed_at_the_end(proc):
+    with killed_at_the_end(proc):
         for _ in range(400):
             if client.ping(r) is not None or proc.poll() is not None:
                 break
@@ -1547,7 +1534,7 @@ def test_a_daemon_stopped_or_killed_is_started_again(repo: Path, no_model: None)
 
     for how in (signal.SIGTERM, signal.SIGKILL):
         proc = watch()
-        with _killed_at_the_end(proc):
+        with killed_at_the_end(proc):
             _wait_until_it_serves(proc, r)
             proc.send_signal(how)
             proc.wait(timeout=20)

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import commit_all, decision, write
-from test_retrieval import _hub_cache, _killed_at_the_end, _wait_until_it_serves, _watch
+from conftest import commit_all, decision, killed_at_the_end, write
+from test_retrieval import _hub_cache, _wait_until_it_serves, _watch
 
 from gitmem import client, location
 from gitmem.repo import discover
@@ -136,7 +136,7 @@ def test_a_deep_checkouts_daemon_listens_in_a_folder_of_the_users_own(tmp_path: 
         [sys.executable, "-m", "gitmem", "watch", "--idle", "60"],
         cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    with _killed_at_the_end(proc):
+    with killed_at_the_end(proc):
         _wait_until_it_serves(proc, r)
         path = client.socket_path(r)
         assert path is not None and Path(path).parent == Path(temp)
@@ -330,7 +330,7 @@ def test_the_locks_another_users_gitmem_left_still_lock(tmp_path: Path) -> None:
         cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     r = discover(root)
-    with _killed_at_the_end(first):
+    with killed_at_the_end(first):
         _wait_until_it_serves(first, r)
         second = subprocess.run(
             [*AS_ANOTHER, sys.executable, "-m", "gitmem", "watch", "--idle", "5"],
@@ -578,7 +578,7 @@ def test_in_a_clone_a_group_shares_each_account_runs_a_daemon_of_its_own(
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
         second, env = _watch(root, model_dir, tmp_path, 60, *AS_ANOTHER)
         r = discover(root)
-        with _killed_at_the_end(second):
+        with killed_at_the_end(second):
             _wait_until_it_serves(second, r)
             assert (state / f"watch-{os.getuid()}.sock").exists()
             search = subprocess.run(
