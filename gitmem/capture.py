@@ -215,8 +215,7 @@ def _stream(ref: str, tip: str | None, records: list[dict[str, Any]]) -> bytes:
 
     out: list[bytes] = []
     for n, rec in enumerate(records):
-        kept = {key: value for key, value in rec.items() if key != MACHINE}
-        body = _utf8(json.dumps(kept, ensure_ascii=False, indent=1))
+        body = _utf8(json.dumps(as_committed(rec), ensure_ascii=False, indent=1))
         kind = rec.get("kind", "prompt")
         summary = str(rec.get("prompt") or kind).splitlines()[0][:60] if kind == "prompt" else kind
         message = _utf8(f"{SUBJECT}{kind}: {summary}\n\n{TRAILER}: {rec['uid']}\n")
@@ -353,6 +352,25 @@ def waiting_files(repo: Repo) -> list[tuple[Path, bool]]:
         if folder is not None and Path(folder).is_dir():
             out += [(p, spilled) for p in sorted(Path(folder).glob("*.jsonl"))]
     return out
+
+
+def waiting_ref(repo: Repo, session_id: str) -> str | None:
+    """The session ref that the session's first record waiting to be committed names, if
+    any: a session no commit holds yet (its first turn, or one another machine's flusher
+    is to commit: see ``flush``). One line read."""
+    try:
+        with open(wal_path(repo, session_id), encoding="utf-8") as fh:
+            first = leanjson.loads(fh.readline() or "{}")
+    except (OSError, ValueError):
+        return None
+    ref = str(first.get("ref") or "") if isinstance(first, dict) else ""
+    return ref if ref.startswith(REF_ROOT + "/") else None
+
+
+def as_committed(record: dict[str, Any]) -> dict[str, Any]:
+    """A write-ahead line's record as a commit holds it: without the note of the machine
+    that wrote it (``MACHINE``)."""
+    return {key: value for key, value in record.items() if key != MACHINE}
 
 
 def pending_sessions(repo: Repo) -> list[str]:

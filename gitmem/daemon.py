@@ -689,9 +689,9 @@ class _Record:
                 lines = fh.read(4096).splitlines()
         except OSError:
             return cls()
-        fields = dict(line.partition(" ")[::2] for line in lines[1:])
+        noted = fsutil.fields(lines[1:])
         pid = lines[0].strip() if lines and lines[0].strip() else "?"
-        return cls(pid, fields.get("machine", "").strip(), fields.get("host", "").strip())
+        return cls(pid, noted.get("machine", ""), noted.get("host", ""))
 
 
 def other_machine(repo: Repo) -> _Record | None:

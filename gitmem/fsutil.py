@@ -17,7 +17,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 
@@ -224,3 +224,9 @@ def read_text(path: Path) -> str:
             "(saved as Latin-1 or Windows-1252?); save the file as UTF-8",
         ) from None
     return text.replace("\r\n", "\n").replace("\r", "\n")  # newlines as text mode reads them
+
+
+def fields(lines: Iterable[str]) -> dict[str, str]:
+    """``key value`` lines as a mapping, each side stripped: the notes a daemon leaves in
+    its lock file and a build beside its generation (which machine, which generation)."""
+    return {key.strip(): value.strip() for key, _, value in (x.partition(" ") for x in lines)}

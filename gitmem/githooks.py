@@ -629,22 +629,10 @@ def staged_sessions(repo: Repo, paths: list[str]) -> list[str]:
     named: list[str] = []
     for sid in edited:
         ref = next((r for r in refs if r.endswith("/" + capture.safe(sid))), None)
-        ref = ref or _waiting_ref(repo, sid)
+        ref = ref or capture.waiting_ref(repo, sid)
         if ref and ref.startswith(capture.REF_ROOT + "/"):
             named.append(ref[len(capture.REF_ROOT) + 1 :])
     return named
-
-
-def _waiting_ref(repo: Repo, session_id: str) -> str | None:
-    """The ref the session's first record waiting to be committed names, if any."""
-    from gitmem import capture, leanjson
-
-    try:
-        with open(capture.wal_path(repo, session_id), encoding="utf-8") as fh:
-            first = leanjson.loads(fh.readline() or "{}")
-    except (OSError, ValueError):
-        return None
-    return str(first.get("ref") or "") if isinstance(first, dict) else None
 
 
 def add_trailer(repo: Repo, message_file: Path, source: str = "", sha: str = "") -> list[str]:

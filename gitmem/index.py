@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitmem import bm25, config, embed, entities, frontmatter, globs, locked, sections
+from gitmem import bm25, config, embed, entities, frontmatter, fsutil, globs, locked, sections
 from gitmem import compile as compiler
 from gitmem.doctext import FIELD_WEIGHTS, FIELDS, field_texts
 from gitmem.fsutil import atomic_write
@@ -666,15 +666,13 @@ def _prune(repo: Repo, keep: set[str]) -> None:
     markers = [entry for entry in folder.iterdir() if entry.name.endswith(BUILDING)]
     for marker in markers:
         try:
-            fields = dict(
-                line.partition(" ")[::2] for line in marker.read_text("utf-8").splitlines()
-            )
+            noted = fsutil.fields(marker.read_text("utf-8").splitlines())
             age = time.time() - marker.stat().st_mtime
         except (OSError, UnicodeDecodeError):
             continue
-        there = fields.get("machine", "").strip()
+        there = noted.get("machine", "")
         if here and there and there != here and age < BUILDING_S:
-            keep |= {marker.name.removesuffix(BUILDING), fields.get("from", "").strip()}
+            keep |= {marker.name.removesuffix(BUILDING), noted.get("from", "")}
     for entry in folder.iterdir():
         name = entry.name.removesuffix(BUILDING)
         if name.startswith("gen-") and name not in keep:

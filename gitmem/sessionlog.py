@@ -181,8 +181,7 @@ def waiting_records(repo: Repo, session_id: str | None, seen: set[str]) -> list[
             waiting = capture.records_in(fh.read())
     except OSError:
         return []
-    # as they will be committed: without the note of the machine that wrote them
-    kept = ({k: v for k, v in r.items() if k != capture.MACHINE} for r in waiting)
+    kept = (capture.as_committed(r) for r in waiting)  # as they will be committed
     return sorted((r for r in kept if str(r.get("uid")) not in seen), key=_time)
 
 

@@ -110,9 +110,8 @@ def _one(repo: Repo, ident: str) -> tuple[str, str]:
         core.flush(repo, sid)
     known = dict(core.session_refs(repo))
     for sid in core.pending_sessions(repo):
-        waiting = sessionlog.waiting_records(repo, sid, set())
-        ref = str(waiting[0].get("ref") or "") if waiting else ""
-        if ref.startswith(core.REF_ROOT + "/") and ref not in known:
+        ref = core.waiting_ref(repo, sid)
+        if ref is not None and ref not in known:
             known[ref] = ref[len(core.REF_ROOT) + 1 :]
     matches = [
         (ref, short)
