@@ -31,8 +31,8 @@ from gitmem.vocab import clipped
 CACHE = "sessions.json"
 # 2: files edited read from turn records too, and branches (session 34); 3: the branches
 # of every record, not only of the four a summary read (session 39); 4: a first line
-# without what its readers do not see (session 52)
-CACHE_VERSION = 4
+# without what its readers do not see (session 52); 5: the agent (session 65)
+CACHE_VERSION = 5
 PROMPT_WIDTH = 100
 
 
@@ -57,6 +57,9 @@ class SessionSummary:
     # the files this clone's state says the session edited that no record lists yet (the
     # turn in progress, or one that never ended): with_unrecorded, never from git
     unrecorded: tuple[str, ...] = ()
+    # the agent it ran in, as its first record names it (gitmem.agent.runner.AGENTS, and
+    # "kilo": Kilo CLI, which runs OpenCode's plugin); None for a record that names none
+    agent: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -73,6 +76,7 @@ class SessionSummary:
             "first_prompt": self.first_prompt,
             "branches": list(self.branches),
             "unrecorded": list(self.unrecorded),
+            "agent": self.agent,
         }
 
     @classmethod
@@ -90,6 +94,7 @@ class SessionSummary:
             closed=bool(row["closed"]),
             first_prompt=str(row.get("first_prompt") or ""),
             branches=tuple(str(b) for b in row["branches"]),
+            agent=row.get("agent"),
         )
 
     def edited_under(self, path: str) -> bool:
@@ -425,6 +430,7 @@ def _summary(
         closed=bool(closing),
         first_prompt=_first_line(first.get("prompt")),
         branches=_branches(every),
+        agent=str(first["agent"]) if first.get("agent") else None,
     )
 
 

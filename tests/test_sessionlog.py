@@ -93,6 +93,7 @@ def _expected(project: Path) -> list[dict[str, Any]]:
             "first_prompt": str(recs[0].get("prompt", "")).strip().splitlines()[0].strip(),
             "branches": list(dict.fromkeys(x["branch"] for x in read if x.get("branch"))),
             "unrecorded": [],  # no state files here: nothing edited in this clone
+            "agent": recs[0].get("agent"),
         })  # fmt: skip
     return sorted(rows, key=lambda x: float(x["started"] or 0), reverse=True)
 
@@ -101,6 +102,8 @@ def test_the_listing_says_what_each_sessions_records_say(project: Path) -> None:
     listed = json.loads(run_gitmem(project, "sessions", "--json").stdout)
     assert listed == _expected(project)
     assert [x["id"] for x in listed] == ["bob/s2", "alice/s1", "alice/s3", "carol/s4"]
+    # the agent each ran in (since session 65): alice/s1's hooks were Claude Code's
+    assert [x["agent"] for x in listed] == [None, "claude", None, None]
     by_id = {x["id"]: x for x in listed}
     assert by_id["alice/s1"]["prompts"] == 2 and by_id["alice/s1"]["files_edited"] == [
         "billing/charge.py"
@@ -177,6 +180,8 @@ def test_filters_by_user_edited_path_and_count(project: Path) -> None:
         'branch feature/x  3 prompts  0 files edited  "p0"'
     )
     assert listing[3].startswith("carol/s4") and listing[3].endswith('  "indented"')
+    assert "  claude  branch main  2 prompts  1 file edited" in listing[1], listing[1]
+    assert "  -  branch feature/x" in listing[0]  # its records name no agent
 
 
 def test_why_names_the_sessions_that_edited_a_path(project: Path) -> None:

@@ -55,8 +55,8 @@ def sessions(
     limit: int | None,
     json_: bool,
 ) -> None:
-    """List captured agent sessions (who, when, branch, prompts, files edited, and the
-    line the session began with), newest first."""
+    """List captured agent sessions (who, when, in which agent, branch, prompts, files
+    edited, and the line the session began with), newest first."""
     if ctx.invoked_subcommand is not None:
         return
     repo = current_repo()
@@ -84,7 +84,8 @@ def sessions(
         if r.unrecorded:  # this clone's session, in a turn now or killed in one
             files += f" ({len(r.unrecorded)} in a turn not ended yet)"
         out.print(
-            f"{escape(r.id)}  {when(r.started)}  branch {escape(_branches(r))}  "
+            f"{escape(r.id)}  {when(r.started)}  {escape(r.agent or '-')}  "
+            f"branch {escape(_branches(r))}  "
             f"{counted(r.prompts, 'prompt')}  {files}{began}",
             soft_wrap=True,
         )
