@@ -31,6 +31,7 @@ from conftest import agent_binary, agent_project, decision, git, write
 from fakemodel import FakeModel, Step, offline
 from terminal import Terminal
 
+from gitmem import capture
 from gitmem.agent import install, prompt
 from gitmem.repo import discover
 
@@ -247,6 +248,11 @@ def test_an_edit_session(agent: str, project: Path, agent_home: Path) -> None:
         command, env = launch(agent, project, agent_home, model)
         run_agent(command(PROMPT), project, env)
     assert_outcome(project, model)
+    # each session under the name of the agent it ran in: Kilo CLI's were OpenCode's
+    # before session 65
+    r = discover(project)
+    refs = git(project, "for-each-ref", "--format=%(refname)", "refs/gitmem/sessions/").split()
+    assert {x.get("agent") for ref in refs for x in capture.records(r, ref)} == {agent}
 
 
 @pytest.mark.parametrize("agent", ["opencode", "copilot"])

@@ -5,8 +5,10 @@ project), against the installed gitmem-hook; tests/test_live_agents.py runs Open
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -62,7 +64,9 @@ def test_kilo_cli_gets_the_same_plugin_in_its_own_folder(project: Path) -> None:
     kilo = (project / ".kilo/plugin/gitmem.js").read_text()
     assert kilo == plugins.shipped("kilo") != plugins.shipped()
     assert "Installed by `gitmem install kilo` (.kilo/plugin/gitmem.js)" in kilo
-    assert kilo.splitlines()[3:] == plugins.shipped().splitlines()[3:]  # the same code
+    differ = [(a, b) for a, b in zip(kilo.splitlines()[3:], plugins.shipped().splitlines()[3:], strict=True)
+              if a != b]  # fmt: skip
+    assert differ == [('const HOST = "kilo";', 'const HOST = "opencode";')]  # the same code
     doctor = runner.invoke(cli, ["doctor", "--no-model"]).output
     assert "opencode plugin" in doctor and "kilo plugin" in doctor, doctor
     user = plugins.path("user", project, Path(SANDBOX_HOME), "kilo")
@@ -208,6 +212,38 @@ def test_a_failing_handler_blocks_nothing_and_is_logged(project: Path) -> None:
     lines = [x for x in log.splitlines() if "opencode plugin-error" in x]
     assert len(lines) == 2, log
     assert "chat.message: TypeError" in lines[0] and "tool.execute.after: TypeError" in lines[1]
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
+def test_kilo_cli_sessions_are_captured_as_kilo_clis(project: Path) -> None:
+    """Each copy of the plugin names its agent: before session 65 a Kilo CLI session was
+    captured (and listed by `gitmem sessions`) as OpenCode's. A payload naming an agent
+    that is no fork of OpenCode changes nothing."""
+    from gitmem import capture
+    from gitmem.repo import discover
+
+    runner = CliRunner()
+    assert runner.invoke(cli, ["install", "opencode"]).exit_code == 0
+    assert runner.invoke(cli, ["install", "kilo"]).exit_code == 0
+    for host, plugin in (("oc", project / PLUGIN), ("kilo", project / ".kilo/plugin/gitmem.js")):
+        message = {"message": {"id": "msg_1", "sessionID": f"ses_{host}"},
+                   "parts": [{"type": "text", "text": f"Tidy up, {host}"}]}  # fmt: skip
+        drive_plugin(str(NODE), DRIVER, plugin, project,
+                     [["chat.message", {"sessionID": f"ses_{host}"}, message]],
+                     os.environ["PATH"])  # fmt: skip
+    forged = '{"session_id": "ses_x", "prompt": "Tidy", "cwd": ".", "gitmem_host": "claude"}'
+    hook = subprocess.run([str(shutil.which("gitmem-hook")), "opencode", "prompt"], input=forged,
+                          cwd=project, capture_output=True, text=True)  # fmt: skip
+    assert hook.returncode == 0, hook.stderr
+    repo = discover(project)
+    agents = {}
+    for sid in ("ses_oc", "ses_kilo", "ses_x"):
+        capture.flush(repo, sid)
+        agents[sid] = {r["agent"] for r in capture.records(repo, capture.ref_for(sid))}
+    assert agents == {"ses_oc": {"opencode"}, "ses_kilo": {"kilo"}, "ses_x": {"opencode"}}
+    listed = runner.invoke(cli, ["sessions", "--json"])
+    assert listed.exit_code == 0, listed.output
+    assert sorted(s["agent"] for s in json.loads(listed.output)) == ["kilo", "opencode", "opencode"]
 
 
 @pytest.mark.skipif(NODE is None, reason="Node.js is not installed")

@@ -10,7 +10,9 @@ the next install (so `gitmem doctor` can say when it is out of date).
 Kilo CLI (Kilo Code's, ``kilo``: a fork of OpenCode, 7.7.9 run here) loads the same
 plugins from ``.kilo/plugin/`` and ``~/.config/kilo/plugin/``, not from OpenCode's
 folders, and sends them OpenCode's events: `gitmem install kilo` writes the same plugin
-there (its first lines naming the command that wrote it), which runs `gitmem-hook opencode`.
+there (its first lines naming the command that wrote it, and ``HOST`` set to ``kilo``), which
+runs `gitmem-hook opencode` and sends ``gitmem_host``: its sessions are captured as Kilo
+CLI's (gitmem.agent.runner.FORKS; before session 65, as OpenCode's).
 
 pi (the pi coding agent) loads every TypeScript or JavaScript file in ``.pi/extensions/``,
 once the user trusts the project (gitmem.agent.pi.untrusted), and in the user's
@@ -78,6 +80,7 @@ def shipped(agent: str = "opencode") -> str:
             1,
         )
         .replace("`gitmem uninstall opencode`", f"`gitmem uninstall {agent}`", 1)
+        .replace('const HOST = "opencode";', f'const HOST = "{agent}";', 1)
     )
 
 

@@ -92,6 +92,9 @@ REWINDS = ("claude", "gemini", "qwen")
 DELIVERED_TWICE = (*RUNS_EVERY_SCOPE, "claude")
 CLAUDE_REDELIVERY_S = 3.0
 AGENT_KEY = "gitmem_agent"  # set in the payload for the handlers (capture records it)
+# Agents that run another's hooks, by the name their copy sends (``gitmem_host``): Kilo CLI
+# runs OpenCode's plugin, and its sessions were captured as OpenCode's before session 65.
+FORKS = {"opencode": ("kilo",)}
 USAGE = (
     "usage: gitmem-hook AGENT EVENT  (AGENT: "
     + ", ".join(AGENTS)
@@ -280,7 +283,8 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             said = " ".join(str(payload.get("error") or "no reason given").split())  # one line
             _log_error(shared, event, said[:1000], agent)
             return _emit(out, None)
-        payload[AGENT_KEY] = agent
+        host = payload.get("gitmem_host")
+        payload[AGENT_KEY] = host if host in FORKS.get(agent, ()) else agent
         if _again(shared, agent, event, payload, raw):
             if event == "stop":
                 _flush_waiting(loc, payload)

@@ -25,6 +25,10 @@
 import { spawn } from "node:child_process";
 
 const TIMEOUT_MS = 10000;
+// the agent this copy is for, sent with each event so that its sessions are captured
+// under its name: "kilo" in the copy `gitmem install kilo` writes (Kilo CLI, an
+// OpenCode fork, runs this same plugin); a gitmem that predates it reads no such field
+const HOST = "opencode";
 const DID_NOT_RUN = { gitmemDidNotRun: true };
 const MISSING_NOTE =
   "gitmem did not run (not installed, or not on the PATH of this agent), so the decisions " +
@@ -63,7 +67,7 @@ function run(event, payload) {
     });
     child.stdin.on("error", () => {});
     try {
-      child.stdin.end(JSON.stringify(payload));
+      child.stdin.end(JSON.stringify({ ...payload, gitmem_host: HOST }));
     } catch {
       child.kill(); // a payload JSON cannot hold: nothing to ask
     }
