@@ -1168,6 +1168,60 @@ def test_a_daemon_whose_records_are_only_read_goes_idle(
         assert "idle: exiting" in (proc.stderr.read() if proc.stderr else "")
 
 
+def test_a_daemon_embeds_what_was_indexed_without_the_model(
+    repo: Path, model_dir: Path, tmp_path: Path
+) -> None:
+    """A record indexed where there was no model (`gitmem index` in a shell without
+    GITMEM_EMBED_MODEL_DIR, a dev container without the model folder) ranks by keyword
+    and path alone until a build with the model embeds it. The daemon, which has the
+    model, does: on the index it starts with, and on one another process writes while it
+    runs."""
+    import time
+
+    from gitmem import client
+    from gitmem.indexfiles import current_generation, read_meta
+
+    project(repo)
+    write(repo, ".continuity/config.yaml", "watch_autostart: false\n")
+    commit_all(repo)
+    r = discover(repo)
+    gitmem = [sys.executable, "-m", "gitmem", "index"]
+    seeing = {**os.environ, "GITMEM_EMBED_MODEL_DIR": str(model_dir)}
+    blind = {k: v for k, v in os.environ.items() if k != "GITMEM_EMBED_MODEL_DIR"}
+    blind.update(HF_HUB_OFFLINE="1", FASTEMBED_CACHE_PATH=str(tmp_path / "empty-cache"))
+
+    def index_blind_after(record: str, old: str, new: str) -> None:
+        path = repo / ".continuity/decisions" / record
+        path.write_text(path.read_text().replace(old, new))
+        done = subprocess.run(gitmem, cwd=repo, env=blind, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+
+    def unembedded() -> list[str]:
+        gen = current_generation(r)
+        return list((read_meta(gen) or {}).get("unembedded", ())) if gen else ["no index"]
+
+    def embedded_once_served(query: str, wanted: str) -> bool:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            res = client.retrieve(r, query, [])
+            top = res.hits[0] if res is not None and res.hits else None
+            if not unembedded() and top is not None and top.id == wanted:
+                return "embed" in top.ranks
+            time.sleep(0.2)
+        return False
+
+    assert subprocess.run(gitmem, cwd=repo, env=seeing, capture_output=True).returncode == 0
+    index_blind_after("0001-money.md", "never used", "never, ever used")
+    assert unembedded() == ["D-0001"]
+    proc, _ = _watch(repo, model_dir, tmp_path, 60)
+    with killed_at_the_end(proc):
+        _wait_until_it_serves(proc, r)
+        assert embedded_once_served("floats for money amounts", "D-0001"), unembedded()
+        index_blind_after("0004-kafka.md", "30 day", "seven day")
+        assert embedded_once_served("which message broker carries our domain events", "D-0004")
+        assert proc.poll() is None
+
+
 def test_a_daemon_whose_repository_was_moved_answers_nothing(
     repo: Path, model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
