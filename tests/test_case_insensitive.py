@@ -120,6 +120,31 @@ def test_a_critical_rule_holds_whatever_case_the_path_is_written_in(
     assert "amounts are integer cents" in decided["permissionDecisionReason"]
 
 
+def test_a_case_only_rename_of_governed_code_is_named(project: Path) -> None:
+    """Renaming `Billing` to `billing` leaves `Billing/**` governing nothing (globs match
+    case as written). Here `git mv Billing billing` fails ("Invalid argument": git moves
+    the folder into the one it finds under the new spelling, itself), so the rename goes
+    through a second name. Every path the command names was spelled as stored, so the
+    old spelling was never looked up: before session 65 the after-tool hook said nothing,
+    and only the commit-time check did."""
+    refused = subprocess.run(["git", "mv", "Billing", "billing"], cwd=project,
+                             capture_output=True, text=True)  # fmt: skip
+    assert refused.returncode != 0 and "Invalid argument" in refused.stderr, refused.stderr
+    command = "git mv Billing tmp && git mv tmp billing"
+    move = {"tool_name": "Bash", "tool_input": {"command": command}}
+    git(project, "mv", "Billing", "tmp")
+    git(project, "mv", "tmp", "billing")
+    note = json.loads(hook(project, "post-tool", move))["hookSpecificOutput"]["additionalContext"]
+    assert (
+        "no longer in the work tree: D-0001 Money is integer cents (Billing/**, which matches "
+        "case as written: the work tree spells it billing)"
+    ) in note
+    assert hook(project, "post-tool", move) == ""  # once a session
+    # a command that names the folder in its own spelling, once, says nothing
+    listed = {"session_id": "s2", "tool_name": "Bash", "tool_input": {"command": "ls billing"}}
+    assert "After this command" not in hook(project, "post-tool", listed)
+
+
 def test_a_session_in_a_folder_named_in_another_case_works_in_the_repository(
     project: Path,
 ) -> None:

@@ -939,7 +939,8 @@ def _after_tool(
                 note = "\n\n".join(filter(None, (note, _loosened_note(loosened))))
                 told_user = _loosened_message(loosened)
         if _raw_touched(payload)[1]:  # a shell command: it may have moved code away
-            note = "\n\n".join(filter(None, (note, _gone_note(loc, pm, touched, sid))))
+            moved = [*touched, *_renamed_by_case(loc, payload)]
+            note = "\n\n".join(filter(None, (note, _gone_note(loc, pm, moved, sid))))
         if not edited and not every_touch:
             return context("post-tool", note)  # a read brings nothing more
         hits = governing(pm, touched if every_touch else paths, loc.root)
@@ -1147,15 +1148,17 @@ def _gone_note(loc: Location, pm: pathmap.PathMap, paths: list[str], sid: str) -
     bring it; the commit-time check would say so, after the fact. Once per session and
     glob. ``stat`` calls only, and only for paths the command named that are gone."""
     lines: list[str] = []
+    folds, precompose = spelling_of(loc.common_dir)
     for rel in paths:
-        if not rel or os.path.lexists(os.path.join(loc.root, rel)):
+        if not rel or _there(loc.root, rel, folds, precompose):
             continue
         for d, glob, _ in pm.match(rel, True):
             prefix = _literal_prefix(glob)
-            if not d.current or not prefix or os.path.lexists(os.path.join(loc.root, prefix)):
+            if not d.current or not prefix or _there(loc.root, prefix, folds, precompose):
                 continue
             if state.claim(loc.shared_state_dir, sid, f"gone:{d.id}:{glob}"):
-                lines.append(f"{d.id} {d.title.rstrip('.')} ({glob}) [{d.file}]")
+                now = _respelled(loc.root, prefix, folds)
+                lines.append(f"{d.id} {d.title.rstrip('.')} ({glob}{now}) [{d.file}]")
     if not lines:
         return ""
     return (
@@ -1164,6 +1167,69 @@ def _gone_note(loc: Location, pm: pathmap.PathMap, paths: list[str], sid: str) -
         "applies to it, change the decision's globs to its new place; if the code is "
         "gone, the decision may need superseding."
     )
+
+
+def _there(root: str, rel: str, folds: bool, precompose: bool) -> bool:
+    """Whether ``rel`` is in the work tree as spelled: on a case-insensitive file system
+    (``folds``), not ``billing`` where the folder is now ``Billing``, which no glob
+    written ``billing/**`` matches."""
+    if not os.path.lexists(os.path.join(root, rel)):
+        return False
+    if not folds:
+        return True
+    from gitmem.spelling import spelled
+
+    return spelled(root, rel, precompose) == rel
+
+
+def _respelled(root: str, prefix: str, folds: bool) -> str:
+    """Where ``prefix`` is in the work tree in another case only: how it is spelled now."""
+    if not folds or not os.path.lexists(os.path.join(root, prefix)):
+        return ""
+    from gitmem.spelling import spelled
+
+    return f", which matches case as written: the work tree spells it {spelled(root, prefix)}"
+
+
+def _renamed_by_case(loc: Location, payload: dict[str, Any]) -> list[str]:
+    """In a repository on a case-insensitive file system (macOS's, Windows' defaults): the
+    paths a shell command names in two spellings of one name (`git mv Billing tmp && git
+    mv tmp billing`, a case-only rename, which `git mv Billing billing` refuses there), as
+    typed. Every path it names is spelled as stored, so a glob written `Billing/**`, which
+    now governs nothing, was never looked up: before session 65 no hook said so (the
+    commit-time check did)."""
+    if not spelling_of(loc.common_dir)[0]:
+        return []
+    from gitmem.spelling import fold
+
+    cwd = _cwd(payload)
+    spellings: dict[str, set[str]] = {}
+    for word in _raw_touched(payload)[0]:
+        spellings.setdefault(fold(_absolute(word, cwd)), set()).add(word)
+    twice = [w for words in spellings.values() if len(words) > 1 for w in words]
+    if not twice:  # the common case: no name in two spellings, nothing more to read
+        return []
+    roots = worktree_roots(loc.root, loc.common_dir)
+    out: list[str] = []
+    for word in twice:
+        rel = relative(word, loc.root, loc.common_dir, cwd, roots)  # spelled as stored
+        if rel:
+            parts = rel.split("/")
+            typed = _absolute(word, cwd).split("/")[-len(parts) :]
+            same = len(typed) == len(parts) and all(map(_same_name, typed, parts))
+            out.append("/".join(typed) if same else rel)
+    return sorted(set(out))
+
+
+def _absolute(word: str, cwd: str) -> str:
+    text = word.strip().strip('"').strip("'").replace("\\", "/")
+    return os.path.normpath(os.path.join(cwd, text)).replace("\\", "/")
+
+
+def _same_name(a: str, b: str) -> bool:
+    from gitmem.spelling import fold
+
+    return fold(a) == fold(b)
 
 
 def _literal_prefix(glob: str) -> str:
