@@ -182,6 +182,10 @@ def test_filters_by_user_edited_path_and_count(project: Path) -> None:
     assert listing[3].startswith("carol/s4") and listing[3].endswith('  "indented"')
     assert "  claude  branch main  2 prompts  1 file edited" in listing[1], listing[1]
     assert "  -  branch feature/x" in listing[0]  # its records name no agent
+    assert ids("--agent", "claude") == ["alice/s1"] == ids("--agent", "Claude", "--agent", "pi")
+    assert run_gitmem(project, "sessions", "--agent", "codex").stdout.strip() == (
+        "no captured sessions match"
+    )
 
 
 def test_why_names_the_sessions_that_edited_a_path(project: Path) -> None:

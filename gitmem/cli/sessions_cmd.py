@@ -42,6 +42,13 @@ from gitmem.vocab import clipped, counted
     "sessions behind a PR.",
 )
 @click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    help="Only sessions run in this agent: claude, codex, gemini, cursor, copilot, qwen, "
+    "droid, opencode, kilo, pi or cline (repeatable).",
+)
+@click.option(
     "-n", "--limit", type=click.IntRange(min=1), default=None, help="Only the N newest sessions."
 )
 @json_option
@@ -52,6 +59,7 @@ def sessions(
     users: tuple[str, ...],
     edited: tuple[str, ...],
     branches: tuple[str, ...],
+    agents: tuple[str, ...],
     limit: int | None,
     json_: bool,
 ) -> None:
@@ -68,6 +76,7 @@ def sessions(
         for r in sessionlog.with_unrecorded(repo, sessionlog.summaries(repo))
         if (not users or r.user in users)
         and (not branches or any(b in branches for b in r.branches))
+        and (not agents or (r.agent or "") in {a.strip().lower() for a in agents})
         and (not wanted or any(r.edited_under(p) for p in wanted))
     ][:limit]
     if json_:
@@ -75,7 +84,7 @@ def sessions(
         return
     out = stdout()
     if not rows:
-        filtered = users or edited or branches
+        filtered = users or edited or branches or agents
         out.print("no captured sessions match" if filtered else "no captured sessions yet")
         return
     for r in rows:
