@@ -27,7 +27,7 @@ from gitmem.agent import (
 )
 from gitmem.agent.common import STALE_REFRESH_MAX
 from gitmem.agent.runner import AGENTS as HOOK_AGENTS
-from gitmem.agent.runner import ERROR_LOG, RUNS_EVERY_SCOPE, STATUS_DIR
+from gitmem.agent.runner import ERROR_LOG, FORKS, RUNS_EVERY_SCOPE, STATUS_DIR
 from gitmem.errors import GitmemError, UnsafeRepositoryError
 from gitmem.indexfiles import is_stale
 from gitmem.location import (
@@ -822,8 +822,10 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     if status.is_dir():
         for item in sorted(status.glob("*-*.json")):
             agent, _, event = item.stem.partition("-")
-            if agent not in HOOK_AGENTS:  # every agent gitmem-hook serves (before session
-                continue  # 62 only those with hook files: OpenCode's, pi's, Cline's not shown)
+            # every agent gitmem-hook serves (before session 62 only those with hook files:
+            # OpenCode's, pi's, Cline's not shown), and Kilo CLI (since session 65)
+            if agent not in HOOK_AGENTS and not any(agent in f for f in FORKS.values()):
+                continue
             try:
                 data = json.loads(item.read_text(encoding="utf-8"))
             except (OSError, ValueError):

@@ -244,6 +244,9 @@ def test_kilo_cli_sessions_are_captured_as_kilo_clis(project: Path) -> None:
     listed = runner.invoke(cli, ["sessions", "--json"])
     assert listed.exit_code == 0, listed.output
     assert sorted(s["agent"] for s in json.loads(listed.output)) == ["kilo", "opencode", "opencode"]
+    # and doctor names the hooks that ran by their agent
+    doctor = json.loads(runner.invoke(cli, ["doctor", "--no-model", "--json"]).output)
+    assert {"kilo prompt", "opencode prompt"} <= set(doctor["last_events"]), doctor["last_events"]
 
 
 @pytest.mark.skipif(NODE is None, reason="Node.js is not installed")

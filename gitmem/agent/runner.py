@@ -205,6 +205,7 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
     out = stdout if stdout is not None else sys.stdout
     shared: str | None = None
     result: dict[str, Any] | None = None
+    named = agent  # as doctor names it: Kilo CLI's events, not OpenCode's (see FORKS)
     try:
         raw = (stdin if stdin is not None else sys.stdin.buffer).read()
         if isinstance(raw, bytes):
@@ -226,6 +227,8 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         )
         if translator is not None:
             payload = translator.adapt(payload)
+        if payload.get("gitmem_host") in FORKS.get(agent, ()):
+            named = str(payload["gitmem_host"])
         from gitmem.errors import NotARepositoryError
         from gitmem.location import locate
 
@@ -281,10 +284,9 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
             raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
         if event == "plugin-error":  # what the plugin caught, where `gitmem doctor` shows it
             said = " ".join(str(payload.get("error") or "no reason given").split())  # one line
-            _log_error(shared, event, said[:1000], agent)
+            _log_error(shared, event, said[:1000], named)
             return _emit(out, None)
-        host = payload.get("gitmem_host")
-        payload[AGENT_KEY] = host if host in FORKS.get(agent, ()) else agent
+        payload[AGENT_KEY] = named
         if _again(shared, agent, event, payload, raw):
             if event == "stop":
                 _flush_waiting(loc, payload)
@@ -353,9 +355,9 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         if event in HELD.get(agent, ()):
             result = _hold(shared, payload, result)
         result = translated(agent, event, result)
-        _record_success(shared, agent, event, (time.perf_counter() - started) * 1000)
+        _record_success(shared, named, event, (time.perf_counter() - started) * 1000)
     except Exception as exc:  # fail open: our bug must never block the agent
-        _log_error(shared or _guess_shared(), event, describe(exc), agent)
+        _log_error(shared or _guess_shared(), event, describe(exc), named)
         result = _nothing(agent, event)
     _unrecorded(shared, agent, event)
     return _emit(out, result)
