@@ -123,6 +123,7 @@ def test_prompts_become_commits_on_an_orphan_ref(project: Path) -> None:
     assert listing[0]["id"] == "alice/s1" and listing[0]["prompts"] == 3
     shown = CliRunner().invoke(cli, ["sessions", "show", "s1"])
     assert "decisions shown: D-0001" in shown.stdout and "prompt 2:" in shown.stdout
+    assert shown.stdout.startswith("alice/s1 (claude, 4 records)"), shown.stdout[:200]
 
 
 def test_a_repository_without_gitmem_gets_no_capture(repo: Path) -> None:

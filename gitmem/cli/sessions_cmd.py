@@ -187,7 +187,9 @@ def show(ident: str, json_: bool) -> None:
         emit_json({**found, "commits": made})
         return
     out = stdout()
-    out.print(f"[bold]{escape(short)}[/] ({counted(len(records), 'record')})")
+    agent = str(records[0].get("agent") or "") if records else ""
+    header = f"{escape(agent)}, " if agent else ""
+    out.print(f"[bold]{escape(short)}[/] ({header}{counted(len(records), 'record')})")
     edited: set[str] = set()  # by the turns shown so far: each turn says what it added
     for r in records:
         if r.get("kind") == "turn":
