@@ -365,6 +365,27 @@ class Table:
         out.sort(key=sort_key)
         return out
 
+    def candidates_in_any_case(self, path: str) -> list[Entry]:
+        """The decisions filed under a key of ``path`` were case put aside (ASCII letters,
+        as SQLite's ``lower`` folds them): those a glob of which may govern ``path`` in
+        another case. One pass over the keys, not over every decision's globs: matching
+        every decision's globs in lower case took `gitmem why` 0.5 s at 10,000 decisions."""
+        if not could_name_a_file(path):
+            return []
+        keys = path_keys(leanjson.well_formed(path).lower())
+        marks = ",".join("?" * len(keys))
+        query = f"SELECT DISTINCT n FROM key WHERE lower(k) IN ({marks})"
+        cands = [int(r[0]) for r in self._conn.execute(query, keys)]
+        missing = [n for n in cands if n not in self._entries]
+        if missing:
+            marks = ",".join("?" * len(missing))
+            self._load(
+                self._conn.execute(
+                    f"SELECT {_COLUMNS} FROM decision WHERE n IN ({marks})", missing
+                ).fetchall()
+            )
+        return [self._entries[n] for n in cands]
+
     def row_files(self) -> list[tuple[int, str]]:
         """(row number, record file) of every decision row, in row order."""
         rows = self._conn.execute("SELECT n, file FROM decision ORDER BY n").fetchall()

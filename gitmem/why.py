@@ -115,6 +115,10 @@ class PathReport:
     # would track under it (the decisions are not read past UNDER_MAX_FILES); None: a file
     under: tuple[Under, ...] = ()
     files_under: int | None = None
+    # where nothing governs it: the current decisions a glob of which would, were case put
+    # aside (`Billing/**` for `billing/charge.py`: a folder renamed by case only, or a path
+    # typed in another case than the file's), as (id, title, glob, record file)
+    other_case: tuple[tuple[str, str, str, str], ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -126,6 +130,9 @@ class PathReport:
             "files_under": self.files_under,
             "sessions": [s.to_json() for s in self.sessions],
             "sessions_total": self.sessions_total,
+            "other_case": [
+                {"id": i, "title": t, "glob": g, "file": f} for i, t, g, f in self.other_case
+            ],
         }
 
 
@@ -232,7 +239,36 @@ def _one(repo: Repo, table: Table, query: str, cwd: str | None, provenance: bool
         matches.setdefault(m.entry.id, m)
     ordered = sorted(matches.values(), key=sort_key) if target is not None else matches.values()
     out = [_governing(repo, table, m, provenance) for m in ordered]
-    return PathReport(query, rel, tuple(out))
+    other = _in_another_case(table, rel, is_dir) if not out and rel else ()
+    return PathReport(query, rel, tuple(out), other_case=other)
+
+
+def _in_another_case(table: Table, rel: str, is_dir: bool) -> tuple[tuple[str, str, str, str], ...]:
+    """The current decisions whose globs would govern ``rel`` were case put aside (see
+    ``PathReport.other_case``); globs match case as written, on every file system, and
+    `gitmem lint` names a glob that matches no file only by case."""
+    from gitmem.globs import GlobError, compile_globs
+    from gitmem.pathmap import governs, patterns_of
+
+    found = []
+    lowered = rel.lower()
+    for entry in table.candidates_in_any_case(rel):
+        if not entry.is_current:
+            continue
+        rows = []
+        globs = dict.fromkeys(glob for *_, glob, _ in table.patterns(entry))  # in order, once
+        try:
+            for glob in globs:
+                rows += [
+                    (c.regex, c.negated, glob, c.specificity) for c in compile_globs(glob.lower())
+                ]
+        except GlobError:
+            continue
+        hit = governs(patterns_of(rows), lowered, is_dir)
+        if hit is not None:
+            found.append(Match(entry, hit[0], hit[1]))
+    found.sort(key=sort_key)  # most specific first, as the decisions that govern it are
+    return tuple((m.entry.id, m.entry.title, m.glob, m.entry.file) for m in found)
 
 
 def _governing(repo: Repo, table: Table, m: Match, provenance: bool) -> Governing:

@@ -140,6 +140,9 @@ def test_a_case_only_rename_of_governed_code_is_named(project: Path) -> None:
         "case as written: the work tree spells it billing)"
     ) in note
     assert hook(project, "post-tool", move) == ""  # once a session
+    why = run_gitmem(project, "why", "billing/Charge.py").stdout
+    assert "no decision governs this path" in why
+    assert "D-0001 Money is integer cents would govern it in another case: Billing/**" in why
     # a command that names the folder in its own spelling, once, says nothing
     listed = {"session_id": "s2", "tool_name": "Bash", "tool_input": {"command": "ls billing"}}
     assert "After this command" not in hook(project, "post-tool", listed)

@@ -57,6 +57,27 @@ def test_most_specific_first_and_negation(project: Path) -> None:
     assert [d["id"] for d in exp["decisions"]] == ["D-0005"]  # type: ignore[index]
 
 
+def test_a_path_nothing_governs_names_what_would_in_another_case(project: Path) -> None:
+    """Globs match case as written, on every file system: `Billing/Charge.PY` (typed so,
+    or a folder renamed by case only on macOS) meets no decision. Since session 65 `why`
+    names the current decisions that would govern it in another case, as a glob's
+    exclusions and supersession leave them."""
+    (typed,) = why_json(["Billing/Charge.PY"])
+    assert typed["decisions"] == []
+    assert [(d["id"], d["glob"]) for d in typed["other_case"]] == [  # type: ignore[union-attr]
+        ("D-0002", "billing/charge.py"), ("D-0001", "billing/**"), ("D-0005", "*.py")
+    ]
+    (excluded,) = why_json(["Billing/Experimental/notes.md"])  # !billing/experimental/**
+    assert excluded["other_case"] == []
+    (api,) = why_json(["API/v1.md"])  # D-0003 is superseded
+    assert [d["id"] for d in api["other_case"]] == ["D-0004"]  # type: ignore[union-attr]
+    (governed,) = why_json(["billing/charge.py"])
+    assert governed["other_case"] == []  # only where nothing governs it as written
+    text = CliRunner().invoke(cli, ["why", "Billing/Charge.PY"]).stdout
+    assert "Billing/Charge.PY: no decision governs this path" in text
+    assert "D-0002 Charge file rule would govern it in another case: billing/charge.py" in text
+
+
 def test_a_path_through_a_symbolic_link(project: Path) -> None:
     """`packages/app/shared -> ../../billing`: `why` names what governs the target too."""
     (project / "packages/app").mkdir(parents=True)

@@ -37,6 +37,9 @@ def why(paths: tuple[str, ...], no_provenance: bool, json_: bool) -> None:
     warn_problems(table_problems(repo))
 
 
+OTHER_CASE_SHOWN = 3  # the decisions a path would meet in another case, in the text
+
+
 def _print(reports: list[core.PathReport], json_: bool, no_provenance: bool) -> None:
     if json_:
         emit_json([r.to_json() for r in reports])
@@ -58,6 +61,14 @@ def _print(reports: list[core.PathReport], json_: bool, no_provenance: bool) -> 
         if not report.decisions:
             itself = "this folder itself" if report.files_under is not None else "this path"
             out.print(f"[bold]{escape(shown)}[/]: no decision governs {itself}")
+            for ident, title, glob, file in report.other_case[:OTHER_CASE_SHOWN]:
+                out.print(
+                    f"  [cyan]{escape(ident)}[/] {escape(title)} would govern it in another "
+                    f"case: {escape(glob)} · {escape(file)} [dim](globs match case as "
+                    "written, on every file system)[/]"
+                )
+            if len(report.other_case) > OTHER_CASE_SHOWN:
+                out.print(f"  and {len(report.other_case) - OTHER_CASE_SHOWN} more in another case")
             _print_under(report)
             _print_sessions(report)
             continue
