@@ -210,7 +210,7 @@ def test_why_names_the_sessions_that_edited_a_path(project: Path) -> None:
     assert reports["README.md"]["sessions"] == [] and reports["README.md"]["sessions_total"] == 0
     text = run_gitmem(project, "why", "billing/charge.py", "docs").stdout
     assert "  edited in 1 captured agent session:\n    alice/s1 " in text
-    assert ', 2 prompts; began "refund fix 0"' in text  # no turn record says which prompt
+    assert ', claude, 2 prompts; began "refund fix 0"' in text  # no turn record says which prompt
     assert "`gitmem sessions --edited docs` lists them all" in text  # no decision governs docs
     assert "the newest" not in text
     many = run_gitmem(project, "why", "billing").stdout

@@ -140,7 +140,8 @@ def _print_sessions(report: core.PathReport) -> None:
         size = counted(s.prompts, "prompt")
         # this clone's session, in that turn now or killed in it: no record lists it yet
         pending = " [dim](in a turn not ended yet)[/]" if edit.unrecorded else ""
-        out.print(f"    [cyan]{escape(s.id)}[/] {when(s.started)}, {size}{said}{pending}")
+        agent = f"{escape(s.agent)}, " if s.agent else ""
+        out.print(f"    [cyan]{escape(s.id)}[/] {when(s.started)}, {agent}{size}{said}{pending}")
     out.print(
         f"    [dim]`gitmem sessions show ID` prints one; `gitmem sessions --edited "
         f"{escape(report.path or '.')}` lists them all[/]"
