@@ -343,22 +343,8 @@ class Table:
             path = leanjson.well_formed(path)
         if not could_name_a_file(path):  # (and its keys would pass SQLite's 32,766 `?`)
             return []
-        keys = path_keys(path)
-        marks = ",".join("?" * len(keys))
-        cands = [
-            int(r[0])
-            for r in self._conn.execute(f"SELECT DISTINCT n FROM key WHERE k IN ({marks})", keys)
-        ]
-        missing = [n for n in cands if n not in self._entries]
-        if missing:
-            marks = ",".join("?" * len(missing))
-            self._load(
-                self._conn.execute(
-                    f"SELECT {_COLUMNS} FROM decision WHERE n IN ({marks})", missing
-                ).fetchall()
-            )
         out = []
-        for n in cands:
+        for n in self._filed(path_keys(path), "k"):
             hit = governs(self._patterns_of(n), path, is_dir)
             if hit is not None:
                 out.append(Match(self._entries[n], hit[0], hit[1]))
@@ -373,8 +359,13 @@ class Table:
         if not could_name_a_file(path):
             return []
         keys = path_keys(leanjson.well_formed(path).lower())
+        return [self._entries[n] for n in self._filed(keys, "lower(k)")]
+
+    def _filed(self, keys: list[str], column: str) -> list[int]:
+        """The rows of the decisions filed under ``keys`` (as ``column`` gives a key:
+        ``k``, or ``lower(k)``), each loaded."""
         marks = ",".join("?" * len(keys))
-        query = f"SELECT DISTINCT n FROM key WHERE lower(k) IN ({marks})"
+        query = f"SELECT DISTINCT n FROM key WHERE {column} IN ({marks})"
         cands = [int(r[0]) for r in self._conn.execute(query, keys)]
         missing = [n for n in cands if n not in self._entries]
         if missing:
@@ -384,7 +375,7 @@ class Table:
                     f"SELECT {_COLUMNS} FROM decision WHERE n IN ({marks})", missing
                 ).fetchall()
             )
-        return [self._entries[n] for n in cands]
+        return cands
 
     def row_files(self) -> list[tuple[int, str]]:
         """(row number, record file) of every decision row, in row order."""
