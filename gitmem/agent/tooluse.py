@@ -1157,7 +1157,7 @@ def _gone_note(loc: Location, pm: pathmap.PathMap, paths: list[str], sid: str) -
             if not d.current or not prefix or _there(loc.root, prefix, folds, precompose):
                 continue
             if state.claim(loc.shared_state_dir, sid, f"gone:{d.id}:{glob}"):
-                now = _respelled(loc.root, prefix, folds)
+                now = _respelled(loc.root, prefix, folds, precompose)
                 lines.append(f"{d.id} {d.title.rstrip('.')} ({glob}{now}) [{d.file}]")
     if not lines:
         return ""
@@ -1182,13 +1182,14 @@ def _there(root: str, rel: str, folds: bool, precompose: bool) -> bool:
     return spelled(root, rel, precompose) == rel
 
 
-def _respelled(root: str, prefix: str, folds: bool) -> str:
+def _respelled(root: str, prefix: str, folds: bool, precompose: bool) -> str:
     """Where ``prefix`` is in the work tree in another case only: how it is spelled now."""
     if not folds or not os.path.lexists(os.path.join(root, prefix)):
         return ""
     from gitmem.spelling import spelled
 
-    return f", which matches case as written: the work tree spells it {spelled(root, prefix)}"
+    now = spelled(root, prefix, precompose)
+    return f", which matches case as written: the work tree spells it {now}"
 
 
 def _renamed_by_case(loc: Location, payload: dict[str, Any]) -> list[str]:
