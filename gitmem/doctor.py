@@ -26,8 +26,7 @@ from gitmem.agent import (
     runner,
 )
 from gitmem.agent.common import STALE_REFRESH_MAX
-from gitmem.agent.runner import AGENTS as HOOK_AGENTS
-from gitmem.agent.runner import ERROR_LOG, FORKS, RUNS_EVERY_SCOPE, STATUS_DIR
+from gitmem.agent.runner import ERROR_LOG, NAMES, RUNS_EVERY_SCOPE, STATUS_DIR
 from gitmem.errors import GitmemError, UnsafeRepositoryError
 from gitmem.indexfiles import is_stale
 from gitmem.location import (
@@ -824,7 +823,7 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
             agent, _, event = item.stem.partition("-")
             # every agent gitmem-hook serves (before session 62 only those with hook files:
             # OpenCode's, pi's, Cline's not shown), and Kilo CLI (since session 65)
-            if agent not in HOOK_AGENTS and not any(agent in f for f in FORKS.values()):
+            if agent not in NAMES:
                 continue
             try:
                 data = json.loads(item.read_text(encoding="utf-8"))

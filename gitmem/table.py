@@ -351,15 +351,32 @@ class Table:
         out.sort(key=sort_key)
         return out
 
-    def candidates_in_any_case(self, path: str) -> list[Entry]:
-        """The decisions filed under a key of ``path`` were case put aside (ASCII letters,
-        as SQLite's ``lower`` folds them): those a glob of which may govern ``path`` in
-        another case. One pass over the keys, not over every decision's globs: matching
-        every decision's globs in lower case took `gitmem why` 0.5 s at 10,000 decisions."""
+    def match_in_any_case(self, path: str, is_dir: bool = False) -> list[Match]:
+        """``match`` were case put aside (ASCII letters, as SQLite's ``lower`` folds the
+        keys): the decisions whose globs would govern ``path`` in another case. One pass
+        over the keys in lower case, not over every decision's globs: matching every
+        decision's globs in lower case took `gitmem why` 0.5 s at 10,000 decisions."""
+        from gitmem.globs import GlobError, compile_globs
+
+        path = (path if path.isascii() else leanjson.well_formed(path)).lower()  # as match
         if not could_name_a_file(path):
             return []
-        keys = path_keys(leanjson.well_formed(path).lower())
-        return [self._entries[n] for n in self._filed(keys, "lower(k)")]
+        out = []
+        for n in self._filed(path_keys(path), "lower(k)"):
+            written = dict.fromkeys(pattern[4] for pattern in self._patterns_of(n))  # in order
+            try:
+                rows = [
+                    (c.regex, c.negated, glob, c.specificity)
+                    for glob in written
+                    for c in compile_globs(glob.lower())
+                ]
+            except GlobError:
+                continue
+            hit = governs(patterns_of(rows), path, is_dir)
+            if hit is not None:
+                out.append(Match(self._entries[n], hit[0], hit[1]))
+        out.sort(key=sort_key)
+        return out
 
     def _filed(self, keys: list[str], column: str) -> list[int]:
         """The rows of the decisions filed under ``keys`` (as ``column`` gives a key:

@@ -247,27 +247,7 @@ def _in_another_case(table: Table, rel: str, is_dir: bool) -> tuple[tuple[str, s
     """The current decisions whose globs would govern ``rel`` were case put aside (see
     ``PathReport.other_case``); globs match case as written, on every file system, and
     `gitmem lint` names a glob that matches no file only by case."""
-    from gitmem.globs import GlobError, compile_globs
-    from gitmem.pathmap import governs, patterns_of
-
-    found = []
-    lowered = rel.lower()
-    for entry in table.candidates_in_any_case(rel):
-        if not entry.is_current:
-            continue
-        rows = []
-        globs = dict.fromkeys(glob for *_, glob, _ in table.patterns(entry))  # in order, once
-        try:
-            for glob in globs:
-                rows += [
-                    (c.regex, c.negated, glob, c.specificity) for c in compile_globs(glob.lower())
-                ]
-        except GlobError:
-            continue
-        hit = governs(patterns_of(rows), lowered, is_dir)
-        if hit is not None:
-            found.append(Match(entry, hit[0], hit[1]))
-    found.sort(key=sort_key)  # most specific first, as the decisions that govern it are
+    found = [m for m in table.match_in_any_case(rel, is_dir) if m.entry.is_current]
     return tuple((m.entry.id, m.entry.title, m.glob, m.entry.file) for m in found)
 
 

@@ -95,6 +95,7 @@ AGENT_KEY = "gitmem_agent"  # set in the payload for the handlers (capture recor
 # Agents that run another's hooks, by the name their copy sends (``gitmem_host``): Kilo CLI
 # runs OpenCode's plugin, and its sessions were captured as OpenCode's before session 65.
 FORKS = {"opencode": ("kilo",)}
+NAMES = (*AGENTS, *(name for names in FORKS.values() for name in names))  # as hooks log them
 USAGE = (
     "usage: gitmem-hook AGENT EVENT  (AGENT: "
     + ", ".join(AGENTS)

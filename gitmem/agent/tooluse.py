@@ -1204,33 +1204,26 @@ def _renamed_by_case(loc: Location, payload: dict[str, Any]) -> list[str]:
     from gitmem.spelling import fold
 
     cwd = _cwd(payload)
-    spellings: dict[str, set[str]] = {}
+    spellings: dict[str, dict[str, str]] = {}  # folded -> each word as typed -> its path
     for word in _raw_touched(payload)[0]:
-        spellings.setdefault(fold(_absolute(word, cwd)), set()).add(word)
-    twice = [w for words in spellings.values() if len(words) > 1 for w in words]
+        text = word.strip().strip('"').strip("'").replace("\\", "/")
+        full = os.path.normpath(os.path.join(cwd, text))
+        spellings.setdefault(fold(full), {})[word] = full
+    twice = {w: full for words in spellings.values() if len(words) > 1 for w, full in words.items()}
     if not twice:  # the common case: no name in two spellings, nothing more to read
         return []
     roots = worktree_roots(loc.root, loc.common_dir)
-    out: list[str] = []
-    for word in twice:
+    out: set[str] = set()
+    for word, full in twice.items():
         rel = relative(word, loc.root, loc.common_dir, cwd, roots)  # spelled as stored
         if rel:
             parts = rel.split("/")
-            typed = _absolute(word, cwd).split("/")[-len(parts) :]
-            same = len(typed) == len(parts) and all(map(_same_name, typed, parts))
-            out.append("/".join(typed) if same else rel)
-    return sorted(set(out))
-
-
-def _absolute(word: str, cwd: str) -> str:
-    text = word.strip().strip('"').strip("'").replace("\\", "/")
-    return os.path.normpath(os.path.join(cwd, text)).replace("\\", "/")
-
-
-def _same_name(a: str, b: str) -> bool:
-    from gitmem.spelling import fold
-
-    return fold(a) == fold(b)
+            typed = full.split("/")[-len(parts) :]
+            same = len(typed) == len(parts) and all(
+                fold(a) == fold(b) for a, b in zip(typed, parts, strict=True)
+            )
+            out.add("/".join(typed) if same else rel)
+    return sorted(out)
 
 
 def _literal_prefix(glob: str) -> str:

@@ -71,12 +71,13 @@ def sessions(
     for sid in core.pending_sessions(repo):
         core.flush(repo, sid)
     wanted = [_repo_path(repo, p) for p in edited]
+    ran_in = {a.strip().lower() for a in agents}
     rows = [
         r
         for r in sessionlog.with_unrecorded(repo, sessionlog.summaries(repo))
         if (not users or r.user in users)
         and (not branches or any(b in branches for b in r.branches))
-        and (not agents or (r.agent or "") in {a.strip().lower() for a in agents})
+        and (not ran_in or (r.agent or "") in ran_in)
         and (not wanted or any(r.edited_under(p) for p in wanted))
     ][:limit]
     if json_:
