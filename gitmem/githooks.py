@@ -95,14 +95,20 @@ fi
 
 def _program() -> str | None:
     """The gitmem program running now, by an absolute path: the script the shell ran,
-    else the one beside this Python, else the one on PATH."""
+    else the one beside this Python, else the one on PATH. Not one in a temporary
+    environment (`uvx gitmem install git`: gitmem.toolenv), which uv keeps in its cache
+    until it is cleaned: before session 66 the shims ran that gitmem, however old, where
+    the hook's PATH found none."""
     import shutil
     import sys
+
+    from gitmem import toolenv
 
     beside = str(Path(sys.executable).with_name("gitmem"))
     for found in (sys.argv[0], beside, shutil.which("gitmem") or ""):
         named = os.path.isabs(found) and Path(found).name == "gitmem"
-        if named and os.path.isfile(found) and os.access(found, os.X_OK):
+        runs = named and os.path.isfile(found) and os.access(found, os.X_OK)
+        if runs and toolenv.temporary_program(found) is None:
             return found
     return None
 

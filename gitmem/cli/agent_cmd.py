@@ -189,6 +189,29 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
     to the project's own hook scripts instead)."""
     if trust and agent != "codex":
         raise click.UsageError("--trust is for codex (the other agents have no such review)")
+    _install(agent, scope, with_mcp, trust)
+    _say_temporary(agent)
+
+
+def _say_temporary(agent: str) -> None:
+    """Warn, after installing, when this gitmem runs from a temporary environment (`uvx
+    gitmem install claude`): what was installed calls gitmem again later, from a PATH
+    that does not hold it (gitmem.toolenv)."""
+    from gitmem import toolenv
+
+    temporary = toolenv.temporary()
+    if temporary is None:
+        return
+    whose = "git's" if agent == "git" else "the agent's"
+    click.echo(
+        f"warning: this gitmem runs from {temporary.describe()}. What was just installed "
+        f"runs gitmem again from {whose} PATH, which will not hold that environment: "
+        f"{toolenv.install_for_good()}.",
+        err=True,
+    )
+
+
+def _install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
     repo = current_repo()
     if agent == "git":
         from gitmem import githooks
