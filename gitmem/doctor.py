@@ -223,14 +223,11 @@ def agent_path() -> str:
     """PATH as an agent started from the user's shell sees it. Run through a pyenv shim
     (``PYENV_DIR`` is set then), gitmem itself gets pyenv's own folders in front of PATH,
     which would hide the shim the agent's hooks go through. Run by ``uvx`` (or ``uv run
-    --with``), it gets the scripts folder of a temporary environment in uv's cache, which
-    the agent's PATH does not hold (gitmem.toolenv; since session 66: before, doctor found
-    ``gitmem-hook`` there and said all was well)."""
-    path = os.pathsep.join(
-        entry
-        for entry in os.environ.get("PATH", "").split(os.pathsep)
-        if not (entry and toolenv.temporary(Path(entry).parent))
-    )
+    --with``), it gets the scripts folder of a temporary environment in uv's cache, and by
+    ``uv run``, the project's environment, which the agent's PATH does not hold
+    (gitmem.toolenv; since session 66: before, doctor found ``gitmem-hook`` there and said
+    all was well)."""
+    path = toolenv.lasting_path()
     root = os.environ.get("PYENV_ROOT")
     if not root or "PYENV_DIR" not in os.environ:
         return path
@@ -802,7 +799,6 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
     programs = install.installed_executables(repo.root, home)
     if plugin or installed_plugins or cline_status or plugged:  # these call gitmem-hook
         programs = sorted({*programs, install.FAST_PREFIX.split()[0]})
-    temporary = toolenv.temporary()
     for program in programs or [install.command_prefix().split()[0]]:
         on_path = shutil.which(program, path=agent_path())
         shim = _version_manager_shim(on_path)
@@ -818,9 +814,8 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
                 if shim
                 else on_path
                 or (
-                    f"hooks call `{program}`, which is only in {temporary.describe()}, and "
-                    f"the agent's PATH does not hold it: {toolenv.install_for_good(False)}"
-                    if temporary
+                    f"hooks call `{program}`, found only in {why}: {toolenv.advice(why)}"
+                    if (why := toolenv.unreachable(program))
                     else f"hooks call `{program}`: put gitmem's scripts folder on PATH"
                     " (pipx install / venv), or run `gitmem install claude` again"
                 ),

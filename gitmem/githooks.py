@@ -93,7 +93,7 @@ fi
 """
 
 
-def _program() -> str | None:
+def fallback_program() -> str | None:
     """The gitmem program running now, by an absolute path: the script the shell ran,
     else the one beside this Python, else the one on PATH. Not one in a temporary
     environment (`uvx gitmem install git`: gitmem.toolenv), which uv keeps in its cache
@@ -114,7 +114,7 @@ def _program() -> str | None:
 
 
 def _shim(name: str, command: str) -> str:
-    program = _program()
+    program = fallback_program()
     fallback = ""
     if program is not None:
         fallback = FALLBACK.format(program=shlex.quote(program), command=command, args=_args(name))

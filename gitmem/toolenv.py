@@ -18,14 +18,24 @@ then known by its layout: ``archive-v0/<id>`` for ``uvx``, ``builds-v0/.tmp<id>`
 --with``). uv and virtualenv (20.28 on) also tag every environment they create, a tool's
 (``uv tool install``) and a project's ``.venv`` included, so the environment's own folder
 does not count. Another tool's tagged cache is not taken for a temporary one: Poetry keeps
-its lasting environments in ``~/.cache/pypoetry/virtualenvs``. Not on a hook's path:
-install, doctor and the git hook shims' writer only.
+its lasting environments in ``~/.cache/pypoetry/virtualenvs``.
+
+Likewise ``uv run gitmem install claude`` in a project that has gitmem among its
+development dependencies (``uv add --dev gitmem``): ``uv run`` puts the project's
+environment (``.venv/bin``) first on PATH for its command only (it sets
+``UV_RUN_RECURSION_DEPTH``); an agent started from a shell where that environment is not
+active does not find gitmem there.
+
+Not on a hook's path: install, doctor and the git hook shims' writer only.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,3 +101,57 @@ def install_for_good(then_doctor: bool = True) -> str:
         "`pip install gitmem` in an environment on PATH)"
         + (", then run `gitmem doctor`" if then_doctor else "")
     )
+
+
+def one_command_entries(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The PATH entries this command has for itself alone, which the PATH an agent or git
+    runs gitmem from later will not have, each with what put it there: a temporary
+    environment's scripts folder (``uvx`` puts it first), and the project environment
+    ``uv run`` puts first (unless PATH holds it further on too: a shell that has it
+    active)."""
+    env = os.environ if environ is None else environ
+    entries = env.get("PATH", "").split(os.pathsep)
+    out: dict[str, str] = {}
+    venv = env.get("VIRTUAL_ENV", "")
+    first = entries[0] if entries else ""
+    uv_run = bool(env.get("UV_RUN_RECURSION_DEPTH") and venv)
+    if uv_run and first == os.path.join(venv, "bin") and entries.count(first) == 1:
+        out[first] = f"the environment {venv}, which `uv run` puts on PATH for its command only"
+    for entry in entries:
+        if entry and entry not in out:
+            found = temporary(Path(entry).parent)
+            if found is not None:
+                out[entry] = found.describe()
+    return out
+
+
+def lasting_path(environ: Mapping[str, str] | None = None) -> str:
+    """PATH without its entries for this command alone (``one_command_entries``)."""
+    env = os.environ if environ is None else environ
+    dropped = one_command_entries(env)
+    return os.pathsep.join(e for e in env.get("PATH", "").split(os.pathsep) if e not in dropped)
+
+
+def unreachable(program: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """Why what gitmem installs will not find ``program`` (gitmem-hook, gitmem) later,
+    where it is on PATH only for this command, or where this gitmem runs from a temporary
+    environment that PATH does not hold at all (``pipx run``); None otherwise (found
+    for good, or nowhere: ``gitmem doctor``'s own check says that)."""
+    env = os.environ if environ is None else environ
+    if shutil.which(program, path=lasting_path(env)):
+        return None
+    for entry, why in one_command_entries(env).items():
+        if shutil.which(program, path=entry):
+            return why
+    here = temporary()
+    return here.describe() if here is not None else None
+
+
+def advice(why: str) -> str:
+    """What to do about ``unreachable``'s answer."""
+    if "`uv run`" in why:
+        return (
+            "start the agent where that environment is active (`source .venv/bin/activate`, "
+            "or `uv run claude`), or " + install_for_good(False)
+        )
+    return install_for_good(False)

@@ -84,44 +84,70 @@ def environment(prefix: Path) -> Path:
     return prefix / "bin"
 
 
-def run(scripts: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``scripts``' gitmem, with its folder first on PATH as `uvx` puts it, and no other
-    gitmem on PATH: only git's and the shell's folders."""
+def run(
+    scripts: Path, cwd: Path, *args: str, uv_run: bool = False, active: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """``scripts``' gitmem, with its folder first on PATH as `uvx` and `uv run` put it,
+    and no other gitmem on PATH: only git's and the shell's folders. ``uv_run``: the
+    variables `uv run` sets (uv 0.13); ``active``: run from a shell where the environment
+    is active, its folder on PATH once more."""
     tools = {str(Path(shutil.which(t) or "/bin/sh").parent) for t in ("git", "sh")}
-    env = {**os.environ, "PATH": os.pathsep.join([str(scripts), *sorted(tools)])}
+    path = [str(scripts), *([str(scripts)] if active else []), *sorted(tools)]
+    env = {**os.environ, "PATH": os.pathsep.join(path)}
+    if uv_run:
+        env.update(UV="/usr/bin/uv", UV_RUN_RECURSION_DEPTH="1", VIRTUAL_ENV=str(scripts.parent))
     return subprocess.run(
         [str(scripts / "gitmem"), *args], cwd=cwd, env=env, capture_output=True, text=True
     )
 
 
-@pytest.mark.parametrize("temporary", [True, False])
-def test_installing_from_a_temporary_environment_says_so(
-    temporary: bool, repo: Path, tmp_path: Path
+# where gitmem runs from, and whether the hooks it installs will find it there later
+WAYS = {
+    "uvx": False,  # uv's cache: archive-v0/<id>
+    "uv tool install": True,  # ~/.local/share/uv/tools/gitmem, its scripts linked on PATH
+    "uv run": False,  # the project's .venv, first on PATH for `uv run`'s command only
+    "uv run, active": True,  # the same from a shell where .venv is active
+}
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_installing_where_the_hooks_will_not_find_gitmem_says_so(
+    way: str, repo: Path, tmp_path: Path
 ) -> None:
-    """`uvx gitmem install claude`: the hooks are written (they work once gitmem is
-    installed for good) and install says they cannot work yet; doctor, run the same way,
-    fails the PATH check and says why; the git hook shims do not fall back to the cached
-    gitmem. The same environment outside a cache: nothing said, doctor passes."""
-    if temporary:
+    """`uvx gitmem install claude`, `uv run gitmem install claude`: the hooks are written
+    (they work once gitmem is where the agent finds it) and install says they cannot work
+    yet, and how to make them; doctor, run the same way, fails the PATH check and says why;
+    the git hook shims do not fall back to the cached gitmem. From an environment that
+    lasts, or with the project's environment active: nothing said, doctor passes."""
+    found = WAYS[way]
+    if way == "uvx":
         cache = tag(tmp_path / "cache" / "uv")
         scripts = environment(tag(cache / "archive-v0" / "24WUHrpBkiQurH4M"))
-    else:
+    elif way == "uv tool install":
         scripts = environment(tmp_path / "share" / "uv" / "tools" / "gitmem")
-    assert run(scripts, repo, "init").returncode == 0
-    installed = run(scripts, repo, "install", "claude")
+    else:
+        scripts = environment(repo / ".venv")
+    kw = {"uv_run": way.startswith("uv run"), "active": way.endswith("active")}
+    assert run(scripts, repo, "init", **kw).returncode == 0
+    installed = run(scripts, repo, "install", "claude", **kw)
     assert installed.returncode == 0, installed.stderr
     assert "added" in installed.stdout
-    assert ("uv's cache" in installed.stderr) is temporary, installed.stderr
-    assert ("install gitmem for good" in installed.stderr) is temporary
-    doctor = run(scripts, repo, "doctor", "--no-model")
+    assert ("warning: what was just installed runs `gitmem-hook`" in installed.stderr) is not found
+    if way == "uvx":
+        assert "uv's cache" in installed.stderr and "install gitmem for good" in installed.stderr
+    if way == "uv run":
+        assert "`uv run` puts on PATH for its command only" in installed.stderr
+        assert "source .venv/bin/activate" in installed.stderr, installed.stderr
+    doctor = run(scripts, repo, "doctor", "--no-model", **kw)
     line = next(s for s in doctor.stdout.splitlines() if "gitmem-hook on PATH" in s)
-    if temporary:
-        assert line.startswith("!!"), line
-        assert "only in a temporary environment in uv's cache" in line, line
-    else:
+    if found:
         assert line.startswith("ok") and str(scripts / "gitmem-hook") in line, line
-    shims = run(scripts, repo, "install", "git")
+    else:
+        assert line.startswith("!!") and "found only in" in line, line
+    shims = run(scripts, repo, "install", "git", **kw)
     assert shims.returncode == 0, shims.stderr
-    assert ("runs gitmem again from git's PATH" in shims.stderr) is temporary, shims.stderr
+    # the shims fall back to the gitmem that wrote them (so `uv run`'s is found), but
+    # not to uvx's
+    assert ("Git's PATH will not hold it" in shims.stderr) is (way == "uvx"), shims.stderr
     pre_commit = (repo / ".git" / "hooks" / "pre-commit").read_text()
-    assert (f"exec {scripts / 'gitmem'} check" in pre_commit) is not temporary, pre_commit
+    assert (f"exec {scripts / 'gitmem'} check" in pre_commit) is (way != "uvx"), pre_commit

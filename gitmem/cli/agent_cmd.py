@@ -190,23 +190,30 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
     if trust and agent != "codex":
         raise click.UsageError("--trust is for codex (the other agents have no such review)")
     _install(agent, scope, with_mcp, trust)
-    _say_temporary(agent)
+    _say_unreachable(agent)
 
 
-def _say_temporary(agent: str) -> None:
-    """Warn, after installing, when this gitmem runs from a temporary environment (`uvx
-    gitmem install claude`): what was installed calls gitmem again later, from a PATH
-    that does not hold it (gitmem.toolenv)."""
+def _say_unreachable(agent: str) -> None:
+    """Warn, after installing, where what was installed will not find gitmem later: run
+    from a temporary environment (`uvx gitmem install claude`, `pipx run`), or from the
+    project's environment through `uv run` (gitmem.toolenv; since session 66)."""
     from gitmem import toolenv
+    from gitmem.agent import install as core
 
-    temporary = toolenv.temporary()
-    if temporary is None:
+    if agent == "git":
+        from gitmem import githooks
+
+        if githooks.fallback_program() is not None:
+            return  # the shims run it by its path where git's PATH does not find it
+    program = "gitmem" if agent == "git" else core.command_prefix().split()[0]
+    why = toolenv.unreachable(program)
+    if why is None:
         return
     whose = "git's" if agent == "git" else "the agent's"
     click.echo(
-        f"warning: this gitmem runs from {temporary.describe()}. What was just installed "
-        f"runs gitmem again from {whose} PATH, which will not hold that environment: "
-        f"{toolenv.install_for_good()}.",
+        f"warning: what was just installed runs `{program}`, found here only in {why}. "
+        f"{whose.capitalize()} PATH will not hold it: {toolenv.advice(why)}; then run "
+        "`gitmem doctor`.",
         err=True,
     )
 
