@@ -94,13 +94,10 @@ def temporary_program(program: str | Path) -> Temporary | None:
     return temporary(env)
 
 
-def install_for_good(then_doctor: bool = True) -> str:
-    """How to install gitmem where the agents and git find it."""
-    return (
-        "install gitmem for good (`uv tool install gitmem`, `pipx install gitmem`, or "
-        "`pip install gitmem` in an environment on PATH)"
-        + (", then run `gitmem doctor`" if then_doctor else "")
-    )
+INSTALL_FOR_GOOD = (
+    "install gitmem for good (`uv tool install gitmem`, `pipx install gitmem`, or "
+    "`pip install gitmem` in an environment on PATH)"
+)
 
 
 def one_command_entries(environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -152,6 +149,6 @@ def advice(why: str) -> str:
     if "`uv run`" in why:
         return (
             "start the agent where that environment is active (`source .venv/bin/activate`, "
-            "or `uv run claude`), or " + install_for_good(False)
+            "or `uv run claude`), or " + INSTALL_FOR_GOOD
         )
-    return install_for_good(False)
+    return INSTALL_FOR_GOOD
