@@ -198,6 +198,25 @@ def _pi_trust(root: Path, home: Path, user_too: bool) -> Check:
     return Check("pi trust", user_too, f"{why}{fix}")
 
 
+def _pi_settings(root: Path, home: Path, scopes: tuple[str, ...]) -> list[Check]:
+    """Whether pi's settings leave gitmem's extension unloaded: an ``extensions`` entry
+    that turns it off (`pi config` writes them; a team's .pi/settings.json may carry
+    one), where pi loads it without a word (since session 66: before, doctor said the
+    extension was current)."""
+    from gitmem.agent import pi, plugins
+
+    off = {
+        scope: why
+        for scope in scopes
+        if (why := pi.unloaded(root, home, scope, plugins.path(scope, root, home, "pi")))
+    }
+    if not off:
+        return []
+    runs = [s for s in scopes if s not in off]
+    fix = f"; the {runs[0]}'s copy runs" if runs else "; remove the entry, or `pi config`"
+    return [Check("pi settings", bool(runs), "; ".join(off.values()) + fix)]
+
+
 def _plugin_note(plugins: list[claudesettings.Plugin], scopes: tuple[str, ...]) -> str:
     """gitmem's plugin as Claude Code installed it, and what it costs beside the hooks
     `gitmem install claude` wrote: Claude Code runs both (gitmem.agent.runner.DELIVERED_TWICE)."""
@@ -748,6 +767,8 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
         )
         if host == "pi" and "project" in plugin_status:
             agent_checks.append(_pi_trust(repo.root, home, "user" in plugin_status))
+        if host == "pi":
+            agent_checks.extend(_pi_settings(repo.root, home, tuple(plugin_status)))
     from gitmem.agent import clinehooks
 
     cline_status = clinehooks.status(repo.root, home)

@@ -25,6 +25,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import agent_binary, agent_project, decision, git, write
@@ -1466,6 +1467,45 @@ def test_a_project_pi_does_not_trust(project: Path, agent_home: Path) -> None:
         trust.write_text("{}")
         run_agent(command(PROMPT), project, env)
     assert_outcome(project, model)
+
+
+@pytest.mark.parametrize(
+    "scope, entries",
+    [("project", ["-extensions/gitmem.ts"]), ("project", ["!extensions/*.ts"]),
+     ("user", ["-extensions/gitmem.ts"])],
+)  # fmt: skip
+def test_pi_settings_that_leave_the_extension_unloaded(
+    scope: str, entries: list[str], project: Path, agent_home: Path
+) -> None:
+    """An `extensions` entry in pi's settings (`pi config` writes `-extensions/gitmem.ts`
+    when gitmem's extension is unticked; a team's .pi/settings.json may carry a glob) and
+    pi skips the extension without a word: no hook runs. Before session 66 doctor said the
+    extension was current. Now it names the entry; a `+` entry naming the extension puts it
+    back, for pi as for doctor."""
+    base = project / ".pi" if scope == "project" else agent_home / ".pi" / "agent"
+    settings = base / "settings.json"
+
+    def settings_check(env: dict[str, str]) -> dict[str, Any] | None:
+        checks = json.loads(gitmem(project, env, "doctor", "--no-model", "--json"))["checks"]
+        return next((c for c in checks if c["name"] == "pi settings"), None)
+
+    with FakeModel(edit_session("pi", project)[:2]) as model:
+        command, env = launch("pi", project, agent_home, model, "--scope", scope)
+        kept = json.loads(settings.read_text()) if settings.exists() else {}
+        settings.write_text(json.dumps({**kept, "extensions": entries}))
+        run_agent(command(PROMPT), project, env)
+    assert model.steps_taken == 2 and MONEY_TITLE not in model.conversation[-1].text()
+    assert not (discover(project).shared_state_dir / "sessions").exists()  # no hook ran
+    check = settings_check(env)
+    assert check is not None and not check["ok"], check
+    assert f"`{entries[0]}`" in check["detail"] and str(settings) in check["detail"], check
+    if entries[0].startswith("!"):  # put back by name, as pi reads it
+        settings.write_text(json.dumps({**kept, "extensions": [*entries, "+extensions/gitmem.ts"]}))
+        with FakeModel(edit_session("pi", project)) as model:
+            command, env = launch("pi", project, agent_home, model, hooks=False)
+            run_agent(command(PROMPT), project, env)
+        assert_outcome(project, model)
+        assert settings_check(env) is None
 
 
 def test_a_continued_pi_session_is_not_told_again(project: Path, agent_home: Path) -> None:

@@ -124,6 +124,77 @@ def test_an_unreadable_trust_file_is_said(
     assert "pi cannot read" in str(pi.untrusted(project, Path(SANDBOX_HOME)))
 
 
+# (entries of the project's .pi/settings.json "extensions", whether they leave the
+# project's copy of gitmem's extension unloaded), as pi 1.6.0 reads them: the live test
+# test_pi_settings_that_leave_the_extension_unloaded runs pi on three of them
+PI_ENTRIES = [
+    (["-extensions/gitmem.ts"], True),  # what `pi config` writes when it is unticked
+    (["-./extensions/gitmem.ts"], True),
+    (["!extensions/*.ts"], True),
+    (["!*.ts"], True),  # a glob matches the file's name too
+    (["!**/gitmem.{ts,js}"], True),
+    (["!extensions/*.ts", "+extensions/gitmem.ts"], False),  # put back by name
+    (["+extensions/gitmem.ts", "-extensions/gitmem.ts"], True),  # `-` wins
+    (["-extensions/other.ts", "!other/*.ts", "./more/ext.ts", 7], False),
+    (["+extensions/gitmem.ts"], False),
+]
+
+
+@pytest.mark.parametrize(("entries", "off"), PI_ENTRIES)
+def test_pi_settings_that_turn_the_extension_off(
+    entries: list[object], off: bool, project: Path, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    home = Path(SANDBOX_HOME)
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi-agent"))
+    extension = plugins.path("project", project, home, "pi")
+    write(project, ".pi/settings.json", json.dumps({"extensions": entries}))
+    said = pi.unloaded(project, home, "project", extension)
+    assert (said is not None) is off, said
+    if said:
+        assert f"`{next(e for e in entries if isinstance(e, str) and e[0] in '!-')}`" in said
+    # the user's settings do not reach the project's copy
+    user = plugins.path("user", project, home, "pi")
+    assert pi.unloaded(project, home, "user", user) is None
+
+
+def test_the_users_copy_is_turned_off_where_pi_reads_it(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's copy by the user's settings (paths from pi's folder), or by the
+    project's naming it by its whole path, as `pi config`'s project view writes it."""
+    home = Path(SANDBOX_HOME)
+    folder = tmp_path / "pi-agent"
+    folder.mkdir()
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(folder))
+    user = plugins.path("user", project, home, "pi")
+    (folder / "settings.json").write_text(json.dumps({"extensions": ["-extensions/gitmem.ts"]}))
+    assert str(folder / "settings.json") in str(pi.unloaded(project, home, "user", user))
+    (folder / "settings.json").write_text("{not json")  # pi reads no entries from it
+    assert pi.unloaded(project, home, "user", user) is None
+    write(project, ".pi/settings.json", json.dumps({"extensions": [str(user), f"-{user}"]}))
+    assert ".pi/settings.json" in str(pi.unloaded(project, home, "user", user))
+
+
+def test_doctor_names_the_entry_that_leaves_the_extension_unloaded(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both copies installed: one turned off is said, and passes while the other runs;
+    both turned off fails."""
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi-agent"))
+    runner = CliRunner()
+    for scope in ("project", "user"):
+        assert runner.invoke(cli, ["install", "pi", "--scope", scope]).exit_code == 0
+    assert "pi settings" not in checks(runner)
+    write(project, ".pi/settings.json", json.dumps({"extensions": ["-extensions/gitmem.ts"]}))
+    check = checks(runner)["pi settings"]
+    assert check["ok"] and "the user's copy runs" in str(check["detail"]), check
+    off = {"extensions": ["!extensions/*"]}
+    (tmp_path / "pi-agent" / "settings.json").write_text(json.dumps(off))
+    check = checks(runner)["pi settings"]
+    assert not check["ok"] and "`!extensions/*`" in str(check["detail"]), check
+
+
 def test_adapt_names_pi_tools_as_claude_code_does() -> None:
     edit = pi.adapt({"tool_name": "edit", "tool_input": {
         "path": "/r/a.py", "edits": [{"oldText": "x", "newText": "y"}, {"oldText": "p", "newText": "q"}]}})  # fmt: skip

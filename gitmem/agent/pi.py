@@ -118,3 +118,104 @@ def untrusted(root: Path, home: Path) -> str | None:
         "pi has not been told to trust this project: it asks when started here, and "
         "`pi -p` (print, JSON and RPC modes) skips the project's extensions without a word"
     )
+
+
+def _glob(pattern: str) -> Any:
+    """A compiled minimatch glob, as pi matches its settings' patterns (``*`` and ``?``
+    within a segment, ``**`` across them, ``[...]`` and ``{a,b}``)."""
+    import re
+
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[" and "]" in pattern[i + 2 :]:
+            end = pattern.index("]", i + 2)
+            body = pattern[i + 1 : end]
+            out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
+            i = end
+        elif c == "{" and "}" in pattern[i:]:
+            end = pattern.index("}", i)
+            out.append(
+                "(?:" + "|".join(re.escape(a) for a in pattern[i + 1 : end].split(",")) + ")"
+            )
+            i = end
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out))
+
+
+def _normal(pattern: str) -> str:
+    import posixpath
+
+    pattern = pattern[2:] if pattern.startswith(("./", ".\\")) else pattern
+    return posixpath.normpath(pattern.replace("\\", "/")) if pattern else pattern
+
+
+def _turned_off(path: str, entries: list[str], base: str) -> str | None:
+    """The entry of a settings ``extensions`` list that leaves the auto-discovered
+    extension ``path`` unloaded (pi 1.6.0's ``isEnabledByOverrides``: a ``!glob`` matching
+    its path from ``base``, its name or its whole path turns it off, a ``+path`` naming it
+    exactly back on, a ``-path`` off again), or None."""
+    rel = os.path.relpath(path, base).replace(os.sep, "/")
+    names = (rel, os.path.basename(path), path.replace(os.sep, "/"))
+    off = None
+    for entry in entries:
+        if entry.startswith("!") and any(_glob(_normal(entry[1:])).fullmatch(n) for n in names):
+            off = entry
+    for entry in entries:
+        if entry.startswith("+") and _normal(entry[1:]) in (rel, names[2]):
+            off = None
+    for entry in entries:
+        if entry.startswith("-") and _normal(entry[1:]) in (rel, names[2]):
+            off = entry
+    return off
+
+
+def _extensions_setting(settings: Path) -> list[str]:
+    import json
+
+    try:
+        with open(settings, encoding="utf-8-sig") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return []
+    entries = data.get("extensions") if isinstance(data, dict) else None
+    return [e for e in entries if isinstance(e, str)] if isinstance(entries, list) else []
+
+
+def unloaded(root: Path, home: Path, scope: str, extension: Path) -> str | None:
+    """Why pi's settings leave gitmem's extension of ``scope`` (project, user) at
+    ``extension`` unloaded (``pi config`` writes such entries, and a team's committed
+    .pi/settings.json may carry them), or None. A project's settings decide for its own
+    extensions, and for a user extension they name by its whole path (as `pi config`'s
+    project view writes them); the user's settings for the user's."""
+    path = str(extension)
+    project = root / ".pi"
+    project_entries = _extensions_setting(project / "settings.json")
+    if scope == "project":
+        said = _turned_off(path, project_entries, str(project))
+        where = project / "settings.json"
+    else:
+        named = [e for e in project_entries if _normal(e.lstrip("!+-")) == path]
+        said = _turned_off(path, project_entries, str(project)) if named else None
+        where = project / "settings.json"
+        if not named:
+            said = _turned_off(path, _extensions_setting(agent_dir(home) / "settings.json"),
+                               str(agent_dir(home)))  # fmt: skip
+            where = agent_dir(home) / "settings.json"
+    if said is None:
+        return None
+    return f'`{said}` under "extensions" in {where} leaves pi\'s copy in {path} unloaded'
