@@ -85,14 +85,16 @@ def environment(prefix: Path) -> Path:
 
 
 def run(
-    scripts: Path, cwd: Path, *args: str, uv_run: bool = False, active: bool = False
-) -> subprocess.CompletedProcess[str]:
+    scripts: Path, cwd: Path, *args: str, uv_run: bool = False, active: bool = False,
+    on_path: bool = True,
+) -> subprocess.CompletedProcess[str]:  # fmt: skip
     """``scripts``' gitmem, with its folder first on PATH as `uvx` and `uv run` put it,
     and no other gitmem on PATH: only git's and the shell's folders. ``uv_run``: the
     variables `uv run` sets (uv 0.13); ``active``: run from a shell where the environment
-    is active, its folder on PATH once more."""
+    is active, its folder on PATH once more; not ``on_path``: run by its path alone."""
     tools = {str(Path(shutil.which(t) or "/bin/sh").parent) for t in ("git", "sh")}
-    path = [str(scripts), *([str(scripts)] if active else []), *sorted(tools)]
+    path = [*([str(scripts)] if on_path else []), *([str(scripts)] if active else [])]
+    path += sorted(tools)
     env = {**os.environ, "PATH": os.pathsep.join(path)}
     if uv_run:
         env.update(UV="/usr/bin/uv", UV_RUN_RECURSION_DEPTH="1", VIRTUAL_ENV=str(scripts.parent))
@@ -107,6 +109,7 @@ WAYS = {
     "uv tool install": True,  # ~/.local/share/uv/tools/gitmem, its scripts linked on PATH
     "uv run": False,  # the project's .venv, first on PATH for `uv run`'s command only
     "uv run, active": True,  # the same from a shell where .venv is active
+    "by its path": False,  # .venv/bin/gitmem install claude, .venv not active
 }
 
 
@@ -127,23 +130,33 @@ def test_installing_where_the_hooks_will_not_find_gitmem_says_so(
         scripts = environment(tmp_path / "share" / "uv" / "tools" / "gitmem")
     else:
         scripts = environment(repo / ".venv")
-    kw = {"uv_run": way.startswith("uv run"), "active": way.endswith("active")}
+    kw = {
+        "uv_run": way.startswith("uv run"),
+        "active": way.endswith("active"),
+        "on_path": way != "by its path",
+    }
     assert run(scripts, repo, "init", **kw).returncode == 0
     installed = run(scripts, repo, "install", "claude", **kw)
     assert installed.returncode == 0, installed.stderr
     assert "added" in installed.stdout
-    assert ("warning: what was just installed runs `gitmem-hook`" in installed.stderr) is not found
+    assert ("warning: what was just installed runs `gitmem" in installed.stderr) is not found
     if way == "uvx":
         assert "uv's cache" in installed.stderr and "install gitmem for good" in installed.stderr
     if way == "uv run":
         assert "`uv run` puts on PATH for its command only" in installed.stderr
         assert "source .venv/bin/activate" in installed.stderr, installed.stderr
+    if way == "by its path":  # the hooks run `gitmem hook` then: gitmem-hook is not on PATH
+        assert (
+            f"is not on PATH here, so the agent's PATH may not hold it either: put {scripts} on PATH"
+            in installed.stderr
+        ), installed.stderr
     doctor = run(scripts, repo, "doctor", "--no-model", **kw)
-    line = next(s for s in doctor.stdout.splitlines() if "gitmem-hook on PATH" in s)
+    line = next(s for s in doctor.stdout.splitlines() if " on PATH" in s)
     if found:
         assert line.startswith("ok") and str(scripts / "gitmem-hook") in line, line
     else:
-        assert line.startswith("!!") and "found only in" in line, line
+        assert line.startswith("!!"), line
+        assert ("found only in" in line) is (way != "by its path"), line
     shims = run(scripts, repo, "install", "git", **kw)
     assert shims.returncode == 0, shims.stderr
     # the shims fall back to the gitmem that wrote them (so `uv run`'s is found), but

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -198,7 +200,6 @@ def _say_unreachable(agent: str) -> None:
     from a temporary environment (`uvx gitmem install claude`, `pipx run`), or from the
     project's environment through `uv run` (gitmem.toolenv; since session 66)."""
     from gitmem import toolenv
-    from gitmem.agent import install as core
 
     if agent == "git":
         from gitmem import githooks
@@ -206,14 +207,24 @@ def _say_unreachable(agent: str) -> None:
         if githooks.fallback_program() is not None:
             return  # the shims run it by its path where git's PATH does not find it
     program = "gitmem" if agent == "git" else core.command_prefix().split()[0]
-    why = toolenv.unreachable(program)
-    if why is None:
-        return
     whose = "git's" if agent == "git" else "the agent's"
+    why = toolenv.unreachable(program)
+    if why is not None:
+        said = (
+            f"found here only in {why}. {whose.capitalize()} PATH will not hold it: "
+            f"{toolenv.advice(why)}"
+        )
+    elif shutil.which(program, path=toolenv.lasting_path()) is None:
+        # run by its path from an environment not on PATH (not activated)
+        said = (
+            f"which is not on PATH here, so {whose} PATH may not hold it either: put "
+            f"{Path(sys.executable).parent} on PATH where the agent starts "
+            f"(activate that environment), or {toolenv.INSTALL_FOR_GOOD}"
+        )
+    else:
+        return
     click.echo(
-        f"warning: what was just installed runs `{program}`, found here only in {why}. "
-        f"{whose.capitalize()} PATH will not hold it: {toolenv.advice(why)}; then run "
-        "`gitmem doctor`.",
+        f"warning: what was just installed runs `{program}`, {said}; then run `gitmem doctor`.",
         err=True,
     )
 
