@@ -26,6 +26,7 @@ from gitmem.agent.toolpaths import translate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from pathlib import Path
     from typing import Any
 
@@ -120,7 +121,7 @@ def untrusted(root: Path, home: Path) -> str | None:
     )
 
 
-def _glob(pattern: str) -> Any:
+def _glob(pattern: str) -> re.Pattern[str]:
     """A compiled minimatch glob, as pi matches its settings' patterns (``*`` and ``?``
     within a segment, ``**`` across them, ``[...]`` and ``{a,b}``)."""
     import re
@@ -204,18 +205,13 @@ def unloaded(root: Path, home: Path, scope: str, extension: Path) -> str | None:
     project view writes them); the user's settings for the user's."""
     path = str(extension)
     project = root / ".pi"
-    project_entries = _extensions_setting(project / "settings.json")
-    if scope == "project":
-        said = _turned_off(path, project_entries, str(project))
-        where = project / "settings.json"
-    else:
-        named = [e for e in project_entries if _normal(e.lstrip("!+-")) == path]
-        said = _turned_off(path, project_entries, str(project)) if named else None
-        where = project / "settings.json"
-        if not named:
-            said = _turned_off(path, _extensions_setting(agent_dir(home) / "settings.json"),
-                               str(agent_dir(home)))  # fmt: skip
-            where = agent_dir(home) / "settings.json"
+    entries = _extensions_setting(project / "settings.json")
+    base, where = project, project / "settings.json"
+    if scope != "project" and not any(_normal(e.lstrip("!+-")) == path for e in entries):
+        base = agent_dir(home)
+        where = base / "settings.json"
+        entries = _extensions_setting(where)
+    said = _turned_off(path, entries, str(base))
     if said is None:
         return None
     return f'`{said}` under "extensions" in {where} leaves pi\'s copy in {path} unloaded'
