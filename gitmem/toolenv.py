@@ -125,23 +125,27 @@ def one_command_entries(environ: Mapping[str, str] | None = None) -> dict[str, s
 def lasting_path(environ: Mapping[str, str] | None = None) -> str:
     """PATH without its entries for this command alone (``one_command_entries``)."""
     env = os.environ if environ is None else environ
-    dropped = one_command_entries(env)
-    return os.pathsep.join(e for e in env.get("PATH", "").split(os.pathsep) if e not in dropped)
+    return _without(env.get("PATH", ""), one_command_entries(env))
+
+
+def _without(path: str, dropped: Mapping[str, str]) -> str:
+    return os.pathsep.join(e for e in path.split(os.pathsep) if e not in dropped)
 
 
 def unreachable(program: str, environ: Mapping[str, str] | None = None) -> str | None:
-    """Why what gitmem installs will not find ``program`` (gitmem-hook, gitmem) later,
+    """Why what gitmem installs will not find ``program`` (gitmem-hook, gitmem) later:
     where it is on PATH only for this command, or where this gitmem runs from a temporary
-    environment that PATH does not hold at all (``pipx run``); None otherwise (found
-    for good, or nowhere: ``gitmem doctor``'s own check says that)."""
+    environment that PATH does not hold at all (``pipx run``); "" where it is on no PATH
+    (an environment run by its path, not active); None where the PATH that lasts has it."""
     env = os.environ if environ is None else environ
-    if shutil.which(program, path=lasting_path(env)):
+    dropped = one_command_entries(env)
+    if shutil.which(program, path=_without(env.get("PATH", ""), dropped)):
         return None
-    for entry, why in one_command_entries(env).items():
+    for entry, why in dropped.items():
         if shutil.which(program, path=entry):
             return why
     here = temporary()
-    return here.describe() if here is not None else None
+    return here.describe() if here is not None else ""
 
 
 def advice(why: str) -> str:

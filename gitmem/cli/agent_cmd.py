@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -209,20 +208,19 @@ def _say_unreachable(agent: str) -> None:
     program = "gitmem" if agent == "git" else core.command_prefix().split()[0]
     whose = "git's" if agent == "git" else "the agent's"
     why = toolenv.unreachable(program)
-    if why is not None:
+    if why is None:
+        return
+    if why:
         said = (
             f"found here only in {why}. {whose.capitalize()} PATH will not hold it: "
             f"{toolenv.advice(why)}"
         )
-    elif shutil.which(program, path=toolenv.lasting_path()) is None:
-        # run by its path from an environment not on PATH (not activated)
+    else:  # run by its path from an environment not on PATH (not activated)
         said = (
             f"which is not on PATH here, so {whose} PATH may not hold it either: put "
             f"{Path(sys.executable).parent} on PATH where the agent starts "
             f"(activate that environment), or {toolenv.INSTALL_FOR_GOOD}"
         )
-    else:
-        return
     click.echo(
         f"warning: what was just installed runs `{program}`, {said}; then run `gitmem doctor`.",
         err=True,
