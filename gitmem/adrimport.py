@@ -69,8 +69,9 @@ _CJK_SUPERSEDES = re.compile(r"取代|替代|代替|を置き?換え")
 _STRUCK = re.compile(r"~~[^~\n]*~~")
 
 
-def detect(root: Path) -> list[str]:
-    """Repository-relative ADR folders, most authoritative first."""
+def detect(root: Path, files: list[str] | None = None) -> list[str]:
+    """Repository-relative ADR folders, most authoritative first. ``files``: the
+    repository's (``git.ls_files``), to find the logs of a monorepo's packages."""
     found: list[str] = []
     adr_dir = root / ".adr-dir"
     if adr_dir.is_file():
@@ -90,10 +91,37 @@ def detect(root: Path) -> list[str]:
     for rel in CANDIDATE_DIRS:
         if (root / rel).is_dir() and rel not in found and adr_files(root / rel):
             found.append(rel)
-    for rel in _numbered_record_folders(root):
+    nested = _package_logs(files) if files is not None else []
+    for rel in sorted({*nested, *_numbered_record_folders(root)}):
         if rel not in found and not any(rel.startswith(f + "/") for f in found):
             found.append(rel)
     return found
+
+
+# A log of the usual name below the root (a monorepo package's `services/billing/docs/adr`)
+# is found from its first record, as the root's are; a bare `decisions/` deeper down is
+# as often a part of the code, so it needs two numbered records (_numbered_record_folders).
+# Before session 67 every nested log did: a package's log of one ADR was not read at all.
+_NESTED_LOGS = tuple(d for d in CANDIDATE_DIRS if d != "decisions")
+_VENDORED = frozenset({"node_modules", "vendor", "third_party", ".venv", "venv"})
+
+
+def _package_logs(files: list[str]) -> list[str]:
+    """Folders below the root named as ADR logs are named (``*/docs/adr``, ``*/adr``, ...)
+    that hold at least one tracked record, outside vendored and hidden folders."""
+    found: set[str] = set()
+    for f in files:
+        parts = f.split("/")
+        if len(parts) < 3 or not is_adr_name(parts[-1]):
+            continue
+        if any(p in _VENDORED or p.startswith(".") for p in parts[:-1]):
+            continue
+        for i in range(2, len(parts)):
+            folder = "/".join(parts[:i])
+            if folder.endswith(tuple("/" + d for d in _NESTED_LOGS)):
+                found.add(folder)
+                break
+    return sorted(found)
 
 
 _ADR_FOLDER_WORDS = re.compile(r"(^|[/_-])(adrs?|decisions?|architecture|rfcs?)($|[/_-])", re.I)
@@ -454,44 +482,47 @@ class RepoLayout:
             if stem:
                 self.by_stem[stem].add(f)
 
-    def resolve(self, token: str) -> list[str]:
-        """Globs for one mentioned token, most specific first; [] when it names nothing."""
+    def resolve(self, token: str, within: str | None = None) -> list[str]:
+        """Globs for one mentioned token, most specific first; [] when it names nothing.
+        ``within``: the package whose ADR log mentions it (``services/billing``), where a
+        path is read first, and whose paths win over the same names elsewhere: its ADRs
+        write `src/ledger.py` for ``services/billing/src/ledger.py``."""
         t = token.strip("./").strip("/")
         if not t:
             return []
-        if t in self.files:
-            return [t]
-        if t in self.dirs:
-            return [t + "/**"]
+        for base in (f"{within}/{t}", t) if within else (t,):
+            if base in self.files:
+                return [base]
+            if base in self.dirs:
+                return [base + "/**"]
         low = t.lower()
         if "/" in t:
             # A partial path: match it as a suffix of real paths.
             hits = [d + "/**" for d in self.dirs if d.lower().endswith("/" + low)]
             hits += [f for f in self.files if f.lower().endswith("/" + low)]
+            hits = _inside(hits, within)
             return sorted(hits)[:3] if 0 < len(hits) <= 3 else []
         if "." in t and not t.startswith(".") and t.count(".") >= 2:
             # A dotted module name (``at.forsyte.apalache.io``, ``gitmem.store``).
             as_path = low.replace(".", "/")
             hits = [d + "/**" for d in self.dirs if d.lower().endswith(as_path)]
             hits += [f for f in self.files if f.lower().rsplit(".", 1)[0].endswith(as_path)]
+            hits = _inside(hits, within)
             return sorted(hits)[:3] if 0 < len(hits) <= 3 else []
         if low in _GENERIC or len(low) < 3:
             return []
-        if low in self.by_basename and len(self.by_basename[low]) <= 3:
-            return sorted(self.by_basename[low])
-        if low in self.by_dirname and len(self.by_dirname[low]) <= 3:
-            dirs = self.by_dirname[low]
+        named = _inside(list(self.by_basename.get(low, ())), within)
+        if named and len(named) <= 3:
+            return sorted(named)
+        dirs = set(_inside(list(self.by_dirname.get(low, ())), within))
+        if dirs and len(dirs) <= 3:
             if self._namespace(dirs):
                 return []  # `src/{main,test}/java/org/acme` for "Acme": the whole project
             return sorted(d + "/**" for d in dirs)
         # a file stem only for a code name: an acronym in capitals ("a CLI flag") is prose
-        if (
-            low in self.by_stem
-            and len(self.by_stem[low]) <= 2
-            and _identifier_like(t)
-            and not t.isupper()
-        ):
-            return sorted(self.by_stem[low])
+        stems = _inside(list(self.by_stem.get(low, ())), within)
+        if stems and len(stems) <= 2 and _identifier_like(t) and not t.isupper():
+            return sorted(stems)
         return []
 
     def _namespace(self, dirs: set[str]) -> bool:
@@ -500,6 +531,14 @@ class RepoLayout:
         parents = {PurePosixPath(d).parent.name for d in dirs}
         held = sum(self.held[d] for d in dirs)
         return len(dirs) > 1 and len(parents) == 1 and held > NAMESPACE_SHARE * len(self.files)
+
+
+def _inside(hits: list[str], within: str | None) -> list[str]:
+    """The ``hits`` inside the package ``within`` where there are any, else all of them."""
+    if not within:
+        return hits
+    inside = [h for h in hits if h.startswith(within + "/")]
+    return inside or hits
 
 
 def _identifier_like(token: str) -> bool:
@@ -569,13 +608,15 @@ def mentions(text: str, adr_rel: str = "") -> list[str]:
     return out
 
 
-def infer_globs(text: str, layout: RepoLayout, adr_rel: str = "") -> list[str]:
+def infer_globs(
+    text: str, layout: RepoLayout, adr_rel: str = "", within: str | None = None
+) -> list[str]:
     """Globs for the paths and modules an ADR's text mentions that exist in the repository,
-    most mentioned first."""
+    most mentioned first (``within``: see ``RepoLayout.resolve``)."""
     counts: dict[str, int] = defaultdict(int)
     order: list[str] = []
     for token in mentions(text, adr_rel):
-        for glob in layout.resolve(token):
+        for glob in layout.resolve(token, within):
             if glob not in counts:
                 order.append(glob)
             counts[glob] += 1
@@ -584,10 +625,12 @@ def infer_globs(text: str, layout: RepoLayout, adr_rel: str = "") -> list[str]:
     return _prune(order)
 
 
-def infer_all(texts: dict[str, str], layout: RepoLayout) -> dict[str, list[str]]:
+def infer_all(
+    texts: dict[str, str], layout: RepoLayout, within: str | None = None
+) -> dict[str, list[str]]:
     """Infer globs for every ADR of a log, then drop globs that most records share (the
     project's own name matching a folder, an umbrella folder): they do not discriminate."""
-    raw = {rel: infer_globs(text, layout, rel) for rel, text in texts.items()}
+    raw = {rel: infer_globs(text, layout, rel, within) for rel, text in texts.items()}
     df: dict[str, int] = defaultdict(int)
     for globs in raw.values():
         for g in set(globs):
@@ -605,6 +648,7 @@ def infer_logs(
     folders and ``.continuity/`` are no evidence."""
     excluded = (*tuple(f.rstrip("/") + "/" for f in folders), ".continuity/")
     layout = RepoLayout(files, excluded)
+    packages = package_folders(files)
     out: dict[str, list[str]] = {}
     for folder in folders:
         if wanted is not None and folder not in wanted:
@@ -616,8 +660,55 @@ def infer_logs(
                 texts[rel] = fsutil.inside(root, rel).read_text("utf-8", errors="replace")
             except OSError:  # loading says why it is not read
                 continue
-        out.update(infer_all(texts, layout))
+        package = package_of(folder, packages)
+        inferred = infer_all(texts, layout, package)
+        if package is not None:
+            # the log's place says what it governs: its package, whatever else each ADR
+            # names (kept, as more specific, to rank it first for those paths)
+            scope = package + "/**"
+            for globs in inferred.values():
+                if not any(g.endswith("/**") and scope.startswith(g[:-2]) for g in globs):
+                    globs.append(scope)
+        out.update(inferred)
     return out
+
+
+# What marks a folder of a monorepo as a package of its own: the manifests of the
+# ecosystems' package managers and build tools (Nx's project.json, Bazel's BUILD files).
+PACKAGE_MANIFESTS = frozenset({
+    "package.json", "deno.json", "deno.jsonc", "project.json", "pyproject.toml", "setup.py",
+    "setup.cfg", "go.mod", "Cargo.toml", "pom.xml", "build.gradle", "build.gradle.kts",
+    "build.sbt", "composer.json", "Gemfile", "mix.exs", "Package.swift", "pubspec.yaml",
+    "BUILD", "BUILD.bazel", "dune-project", "stack.yaml", "rebar.config",
+})  # fmt: skip
+_MANIFEST_SUFFIXES = (".csproj", ".fsproj", ".vbproj", ".cabal", ".gemspec")
+# A package that is the project's documentation (a Docusaurus `website/`, a `docs/` site)
+# publishes the whole repository's ADRs: its log is not its own.
+_DOCS_PACKAGES = frozenset({"docs", "doc", "documentation", "website", "site", "www", "wiki"})
+
+
+def package_folders(files: list[str]) -> set[str]:
+    """The folders below the root that hold a package manifest."""
+    out = set()
+    for f in files:
+        folder, _, name = f.rpartition("/")
+        if folder and (name in PACKAGE_MANIFESTS or name.endswith(_MANIFEST_SUFFIXES)):
+            out.add(folder)
+    return out
+
+
+def package_of(folder: str, packages: set[str]) -> str | None:
+    """The monorepo package an ADR log belongs to: the nearest folder at or above it that
+    holds a package manifest (``services/billing`` for ``services/billing/docs/adr``).
+    A documentation package does not count (``website/docs/adr``: that log is the whole
+    repository's, unless a package holds the site). None for a log of the whole
+    repository: no such folder below the root (``docs/adr``)."""
+    parts = folder.split("/")
+    for i in range(len(parts), 0, -1):
+        candidate = "/".join(parts[:i])
+        if candidate in packages and parts[i - 1].lower() not in _DOCS_PACKAGES:
+            return candidate
+    return None
 
 
 def _prune(globs: list[str]) -> list[str]:

@@ -63,19 +63,20 @@ def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) 
 
     cfg = config.load(root)
     known = {s.path for s in cfg.sources}
+    files = git.ls_files(root)
     found = []
-    for d in [*named, *adrimport.detect(root)]:
+    for d in [*named, *adrimport.detect(root, files)]:
         if d not in known and d not in found:
             found.append(d)
     prefixes: dict[str, str] = {}
     if found:
-        prefixes = _add_sources(cfg_path, found)
+        prefixes = _add_sources(cfg_path, found, adrimport.package_folders(files))
         cfg = config.load(root)
     entries, _ = config.load_imported(root)
     folders = [s.path for s in cfg.sources]
     if not folders:
         return InitReport(created=tuple(created), sources_added=tuple(found), prefixes=prefixes)
-    inferred = adrimport.infer_logs(root, folders, git.ls_files(root))
+    inferred = adrimport.infer_logs(root, folders, files)
     new_entries: dict[str, tuple[str, ...]] = {}
     adr_count = len(inferred)
     for rel, globs_list in inferred.items():
@@ -132,7 +133,7 @@ def _dump(yaml: Any, data: Any) -> str:
     return buf.getvalue()
 
 
-def _add_sources(cfg_path: Path, folders: list[str]) -> dict[str, str]:
+def _add_sources(cfg_path: Path, folders: list[str], packages: set[str]) -> dict[str, str]:
     from ruamel.yaml.comments import CommentedMap
 
     yaml, data = _rt_load(cfg_path)
@@ -152,7 +153,7 @@ def _add_sources(cfg_path: Path, folders: list[str]) -> dict[str, str]:
     for folder in folders:
         item = CommentedMap()
         item["path"] = folder
-        item["id_prefix"] = id_prefix(folder, taken)
+        item["id_prefix"] = id_prefix(folder, taken, adrimport.package_of(folder, packages))
         taken.add(item["id_prefix"])
         # ruamel keeps the comment that follows the list (the next setting's) on the last
         # item: move it to the new last item, or it ends up inside the list
@@ -173,11 +174,18 @@ _PREFIX_SKIP = {
 }  # fmt: skip
 
 
-def id_prefix(folder: str, taken: set[str]) -> str:
+def id_prefix(folder: str, taken: set[str], package: str | None = None) -> str:
     """The id prefix of a new ADR source: ``ADR`` (``ADR-0007``) unless another source has
-    it. A second numbered log in the repository (a monorepo's ``services/billing/docs/adr``)
-    would otherwise give its records the same ids as the first's, and lose them as
-    duplicates: it is named after its folder instead (``BILLING-0007``), else ``ADR2``..."""
+    it. A second numbered log in the repository would otherwise give its records the same
+    ids as the first's, and lose them as duplicates: it is named after its folder instead
+    (``BILLING-0007``), else ``ADR2``... The log of a monorepo's package (``package``, see
+    ``adrimport.package_of``) is named after its package even when it is the first: the
+    agent reads which package a decision is of in its id (since session 67)."""
+    if package is not None:
+        own = package.rsplit("/", 1)[-1]  # its own name, not its parent's (`services`)
+        name = re.sub(r"[^A-Za-z0-9]", "", own).upper()
+        if own.lower() not in _PREFIX_SKIP and name[:1].isalpha() and name not in taken:
+            return name
     if "ADR" not in taken:
         return "ADR"
     for part in reversed(folder.split("/")):
