@@ -816,6 +816,11 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
         )
     )
     checks.extend(agent_checks)
+    from gitmem.agent import startdir
+
+    # started here, below the root, some agents read no settings of the root's
+    for agent, said in startdir.unread_from(repo.root, Path.cwd(), home).items():
+        checks.append(Check(f"{agent} started here", False, said))
     # the programs the installed hooks (or the plugin's) run; else what `install` would write
     programs = install.installed_executables(repo.root, home)
     if plugin or installed_plugins or cline_status or plugged:  # these call gitmem-hook

@@ -33,7 +33,7 @@ from fakemodel import FakeModel, Step, offline
 from terminal import Terminal
 
 from gitmem import capture
-from gitmem.agent import install, prompt
+from gitmem.agent import install, prompt, startdir
 from gitmem.repo import discover
 
 PROMPT = "Tidy up the code"
@@ -785,6 +785,38 @@ def test_the_prompt_brings_its_decisions(agent: str, project: Path, agent_home: 
     final = model.conversation[-1].text()
     assert final.count(API_TITLE) == 1, final[-3000:]
     assert final.count(MONEY_TITLE) == 1, final[-3000:]
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_an_agent_started_in_a_subfolder(agent: str, project: Path, agent_home: Path) -> None:
+    """`cd billing && claude`, as a monorepo's developers start an agent in their package,
+    with gitmem installed for the project at the root. Codex, Copilot CLI and OpenCode read
+    the root's hooks from there. Claude Code, Gemini CLI, Qwen Code and pi read a project's
+    settings only in the folder they start in, so none of gitmem's hooks ran, and doctor
+    run there said they were installed; now it says they do not run there
+    (gitmem.agent.startdir), and hooks installed for the user bring the decisions."""
+    sub = project / "billing"
+    prompt_text = "Add pagination to api/routes.py"
+    with FakeModel([]) as model:
+        command, env = launch(agent, project, agent_home, model)
+        here = {**env, "PWD": str(sub)}
+        run_agent(command(prompt_text), sub, here)
+        final = model.conversation[-1].text()
+        doctor = gitmem(sub, here, "doctor", "--no-model")
+        if agent not in startdir.CWD_ONLY:
+            assert final.count(API_TITLE) == 1 and final.count(MONEY_TITLE) == 1, final[-3000:]
+            assert f"{agent} started here" not in doctor, doctor
+            return
+        assert API_TITLE not in final and MONEY_TITLE not in final, final[-3000:]  # no hook ran
+        assert f"{agent} started here" in doctor and "reads a project's settings there" in (
+            doctor
+        ), doctor
+        gitmem(project, env, "install", agent, "--scope", "user")
+        run_agent(command(prompt_text), sub, here)
+        final = model.conversation[-1].text()
+        assert final.count(API_TITLE) == 1 and final.count(MONEY_TITLE) == 1, final[-3000:]
+        assert f"{agent} started here" not in gitmem(sub, here, "doctor", "--no-model")
+    assert_no_hook_errors(project)
 
 
 def claude_read_the_routes(project: Path, agent_home: Path) -> tuple[str, str]:

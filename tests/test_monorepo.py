@@ -1,4 +1,5 @@
-"""ADR logs that a monorepo's packages keep of their own (`services/billing/docs/adr`).
+"""gitmem in a monorepo: the ADR logs its packages keep of their own
+(`services/billing/docs/adr`), and agents started in a package's folder.
 
 Before session 67 such a log was read only from its second record, and its ADRs governed
 only the paths their text named, looked up across the whole repository: an ADR of the
@@ -161,3 +162,50 @@ def test_package_manifests_of_the_usual_ecosystems() -> None:
         "services/billing/docs/notes.md",
     ]
     assert package_folders(files) == {"apps/api", "libs/money", "tools/gen", "src/Billing"}
+
+
+def test_install_and_doctor_say_where_an_agent_must_start(repo: Path, tmp_path: Path) -> None:
+    """Claude Code, Gemini CLI, Qwen Code and pi started below the root run none of the
+    project's hooks (run for real: tests/test_live_agents.py, `..._started_in_a_subfolder`).
+    Before session 67 install said only "added", and doctor run in the package said the
+    hooks were installed."""
+    monorepo(repo)
+    home = tmp_path / "home"
+    home.mkdir()
+
+    def gitmem(where: Path, *args: str) -> str:
+        result = run_gitmem(where, *args, HOME=str(home))
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    web = repo / "services" / "web"
+    note = "only in the folder it starts in: started in a package of this repository"
+    assert f"note: Claude Code reads a project's .claude/ {note} (services/billing/, ...)" in (
+        gitmem(repo, "install", "claude")
+    )
+    gemini = gitmem(web, "install", "gemini")
+    assert "note: Gemini CLI reads a project's .gemini/ only in the folder it starts in: " in gemini
+    assert "started here (services/web/), it runs none of these hooks." in gemini
+    assert "note:" not in gitmem(repo, "install", "codex")  # Codex finds the root's
+
+    doctor = gitmem(web, "doctor", "--no-model")
+    assert "!!  claude started here Claude Code started in services/web/ reads a" in doctor
+    assert "!!  gemini started here Gemini CLI started in services/web/" in doctor
+    assert "codex started here" not in doctor
+    assert " started here " not in gitmem(repo, "doctor", "--no-model")  # at the root
+
+    # a package with settings of its own that hold gitmem's hooks: started there, it runs them
+    (web / ".claude").mkdir()
+    (web / ".claude" / "settings.json").write_text((repo / ".claude/settings.json").read_text())
+    assert "claude started here" not in gitmem(web, "doctor", "--no-model")
+    # hooks installed for the user run wherever the agent starts; install says nothing then
+    assert "note:" not in gitmem(repo, "install", "gemini", "--scope", "user")
+    assert "note:" not in gitmem(repo, "install", "gemini")
+    assert " started here " not in gitmem(web, "doctor", "--no-model")
+
+
+def test_install_in_a_repository_without_packages_says_nothing_of_them(repo: Path) -> None:
+    write(repo, "billing/charge.py", "x = 1\n")
+    commit_all(repo, "one project")
+    result = run_gitmem(repo, "install", "claude")
+    assert result.returncode == 0 and "note:" not in result.stdout, result.stdout

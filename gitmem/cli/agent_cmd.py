@@ -191,7 +191,29 @@ def install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
     if trust and agent != "codex":
         raise click.UsageError("--trust is for codex (the other agents have no such review)")
     _install(agent, scope, with_mcp, trust)
+    if scope != "user":
+        _say_start_folder(agent)
     _say_unreachable(agent)
+
+
+def _say_start_folder(agent: str) -> None:
+    """Say, after installing for the project, that Claude Code, Gemini CLI, Qwen Code and
+    pi started below the repository's root run none of these hooks, where the user may
+    start them there: install run from a subfolder, or a repository with packages
+    (gitmem.agent.startdir; since session 67: before, install said only "added")."""
+    from gitmem.agent import startdir
+
+    if agent not in startdir.CWD_ONLY:
+        return
+    root, here = current_repo().root, Path.cwd()
+    packages: set[str] = set()
+    if startdir.below(root, here) is None:
+        from gitmem import adrimport, git
+
+        packages = adrimport.package_folders(git.ls_files(root))
+    note = startdir.install_note(agent, root, here, _home(), packages)
+    if note:
+        stdout().print(escape(note))
 
 
 def _say_unreachable(agent: str) -> None:

@@ -1,0 +1,101 @@
+"""Where an agent started in a subfolder of the repository looks for the project's hooks.
+
+Claude Code, Gemini CLI, Qwen Code and pi read a project's settings (its hooks, its
+extensions) only in the folder they start in. They do not look in the repository's root
+above it. So an agent started in a monorepo package (`cd services/billing && claude`) runs
+none of the hooks `gitmem install` wrote for the project, and nothing says so: doctor run
+there said they were installed. Run for real in session 67, with gitmem installed for the
+project and each agent started in a subfolder: Claude Code 2.1.332, Gemini CLI 0.61.0, Qwen
+Code 0.24.4 and pi 1.6.0 ran none of its hooks. Codex, Copilot CLI, OpenCode, Kilo CLI,
+Cline CLI and Droid found the root's. Claude Code's tracker has it as a known bug
+(anthropics/claude-code#74023, #86187). Hooks installed for the user run wherever the agent
+starts, and so does a plugin the user's settings enable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitmem.agent import claudesettings, install, plugins
+
+# agent -> (its name, the folder of the settings it reads where it starts)
+CWD_ONLY = {
+    "claude": ("Claude Code", ".claude"),
+    "gemini": ("Gemini CLI", ".gemini"),
+    "qwen": ("Qwen Code", ".qwen"),
+    "pi": ("pi", ".pi"),
+}
+
+
+def scopes_of(agent: str, folder: Path, home: Path) -> set[str]:
+    """The scopes whose files hold gitmem's hooks (pi: its extension) for ``agent``, as
+    the agent started in ``folder`` reads them; for Claude Code, also those of settings
+    that enable gitmem's plugin."""
+    if agent == "pi":
+        return set(plugins.status(folder, home, "pi"))
+    found = set(install.installed_scopes(folder, home, install.AGENTS[agent]))
+    if agent == "claude":
+        found |= {p.scope for p in claudesettings.enabled(folder, home)}
+    return found
+
+
+def below(root: Path, here: Path) -> str | None:
+    """``here`` relative to ``root`` when it is a folder below it, else None."""
+    try:
+        rel = here.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
+    return None if rel == "." else rel
+
+
+def unread_from(root: Path, here: Path, home: Path) -> dict[str, str]:
+    """agent -> what to tell the user, for each agent that, started in ``here`` (a folder
+    below ``root``), runs none of gitmem's hooks: they are installed for the project
+    only, and ``here`` has no settings of its own that hold them."""
+    rel = below(root, here)
+    if rel is None:
+        return {}
+    out: dict[str, str] = {}
+    for agent, (name, folder) in CWD_ONLY.items():
+        at_root = scopes_of(agent, root, home)
+        if not at_root or "user" in at_root or scopes_of(agent, here, home) - {"user"}:
+            continue
+        out[agent] = (
+            f"{name} started in {rel}/ reads a project's settings there only, not in "
+            f"{root / folder}/: it runs none of gitmem's hooks. {advice(agent)}"
+        )
+    return out
+
+
+def advice(agent: str) -> str:
+    return (
+        "Start it at the repository's root, or install them for your user too: "
+        f"`gitmem install {agent} --scope user` (they run wherever it starts, and do "
+        "nothing in a repository without .continuity/)"
+    )
+
+
+def install_note(agent: str, root: Path, here: Path, home: Path, packages: set[str]) -> str | None:
+    """What to say after installing ``agent``'s hooks for the project, where the user may
+    start it below the root: run from a subfolder, or in a repository with packages
+    (``packages``: adrimport.package_folders). None where it need not be said: an agent
+    that finds the root's hooks, or one whose hooks are installed for the user too."""
+    if agent not in CWD_ONLY or "user" in scopes_of(agent, root, home):
+        return None
+    name, folder = CWD_ONLY[agent]
+    rel = below(root, here)
+    if rel is not None:
+        if scopes_of(agent, here, home) - {"user"}:
+            return None  # this folder has settings of its own with gitmem's hooks
+        return (
+            f"note: {name} reads a project's {folder}/ only in the folder it starts in: "
+            f"started here "
+            f"({rel}/), it runs none of these hooks. {advice(agent)}"
+        )
+    if not packages:
+        return None
+    return (
+        f"note: {name} reads a project's {folder}/ only in the folder it starts in: started "
+        f"in a package of this repository ({min(packages)}/, ...), it runs none of these hooks. "
+        f"{advice(agent)}"
+    )
