@@ -102,7 +102,7 @@ def detect(root: Path, files: list[str] | None = None) -> list[str]:
 # is found from its first record, as the root's are; a bare `decisions/` deeper down is
 # as often a part of the code, so it needs two numbered records (_numbered_record_folders).
 # Before session 67 every nested log did: a package's log of one ADR was not read at all.
-_NESTED_LOGS = tuple(d for d in CANDIDATE_DIRS if d != "decisions")
+_NESTED_LOGS = tuple("/" + d for d in CANDIDATE_DIRS if d != "decisions")
 _VENDORED = frozenset({"node_modules", "vendor", "third_party", ".venv", "venv"})
 
 
@@ -111,6 +111,8 @@ def _package_logs(files: list[str]) -> list[str]:
     that hold at least one tracked record, outside vendored and hidden folders."""
     found: set[str] = set()
     for f in files:
+        if "adr" not in f and "decisions" not in f:  # in every such name: a cheap first cut
+            continue
         parts = f.split("/")
         if len(parts) < 3 or not is_adr_name(parts[-1]):
             continue
@@ -118,7 +120,7 @@ def _package_logs(files: list[str]) -> list[str]:
             continue
         for i in range(2, len(parts)):
             folder = "/".join(parts[:i])
-            if folder.endswith(tuple("/" + d for d in _NESTED_LOGS)):
+            if folder.endswith(_NESTED_LOGS):
                 found.add(folder)
                 break
     return sorted(found)
@@ -687,13 +689,17 @@ _MANIFEST_SUFFIXES = (".csproj", ".fsproj", ".vbproj", ".cabal", ".gemspec")
 _DOCS_PACKAGES = frozenset({"docs", "doc", "documentation", "website", "site", "www", "wiki"})
 
 
+_MANIFEST_ENDINGS = (*("/" + name for name in PACKAGE_MANIFESTS), *_MANIFEST_SUFFIXES)
+
+
 def package_folders(files: list[str]) -> set[str]:
     """The folders below the root that hold a package manifest."""
     out = set()
     for f in files:
-        folder, _, name = f.rpartition("/")
-        if folder and (name in PACKAGE_MANIFESTS or name.endswith(_MANIFEST_SUFFIXES)):
-            out.add(folder)
+        if f.endswith(_MANIFEST_ENDINGS):  # one C-level test for most files
+            folder, _, name = f.rpartition("/")
+            if folder and (name in PACKAGE_MANIFESTS or name.endswith(_MANIFEST_SUFFIXES)):
+                out.add(folder)
     return out
 
 
