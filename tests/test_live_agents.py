@@ -819,6 +819,21 @@ def test_an_agent_started_in_a_subfolder(agent: str, project: Path, agent_home: 
     assert_no_hook_errors(project)
 
 
+def test_exported_rules_reach_claude_code_started_in_a_subfolder(
+    project: Path, agent_home: Path
+) -> None:
+    """Claude Code started below the root reads none of the root's settings, but it does
+    read the root's `.claude/rules/`: `gitmem export claude` brings the decisions there
+    too (without the hooks' rule checks and capture)."""
+    read = edit_session("claude", project)[1]  # the billing read
+    sub = project / "billing"
+    with FakeModel([read]) as model:
+        command, env = launch("claude", project, agent_home, model, hooks=False)
+        gitmem(project, env, "export", "claude")
+        run_agent(command(PROMPT), sub, {**env, "PWD": str(sub)})
+    assert model.conversation[-1].text().count(MONEY_TITLE) == 1
+
+
 def claude_read_the_routes(project: Path, agent_home: Path) -> tuple[str, str]:
     """A Claude Code session whose model read the API file and was shown its decision
     once: (the file, the session's id)."""
