@@ -181,17 +181,18 @@ def id_prefix(folder: str, taken: set[str], package: str | None = None) -> str:
     (``BILLING-0007``), else ``ADR2``... The log of a monorepo's package (``package``, see
     ``adrimport.package_of``) is named after its package even when it is the first: the
     agent reads which package a decision is of in its id (since session 67)."""
-    if package is not None:
-        own = package.rsplit("/", 1)[-1]  # its own name, not its parent's (`services`)
-        name = re.sub(r"[^A-Za-z0-9]", "", own).upper()
-        if own.lower() not in _PREFIX_SKIP and name[:1].isalpha() and name not in taken:
-            return name
-    if "ADR" not in taken:
+    if package is None and "ADR" not in taken:
         return "ADR"
-    for part in reversed(folder.split("/")):
+    # the package's own name first; then the folder's names, nearest first (a second
+    # `api` package's log: `services/api/docs/adr` gives SERVICES)
+    parts = folder.split("/")
+    names = [package.rsplit("/", 1)[-1]] if package else []
+    for part in [*names, *reversed(parts)]:
         name = re.sub(r"[^A-Za-z0-9]", "", part).upper()
         if part.lower() not in _PREFIX_SKIP and name[:1].isalpha() and name not in taken:
             return name
+    if "ADR" not in taken:
+        return "ADR"
     n = 2
     while f"ADR{n}" in taken:
         n += 1

@@ -209,3 +209,15 @@ def test_install_in_a_repository_without_packages_says_nothing_of_them(repo: Pat
     commit_all(repo, "one project")
     result = run_gitmem(repo, "install", "claude")
     assert result.returncode == 0 and "note:" not in result.stdout, result.stdout
+
+
+def test_package_logs_named_after_their_packages() -> None:
+    from gitmem.init import id_prefix
+
+    assert id_prefix("docs/adr", set()) == "ADR"  # the whole repository's log
+    assert id_prefix("services/billing/docs/adr", set(), "services/billing") == "BILLING"
+    # a second package of one name: its parent's; a package named as a folder of the code
+    # is not a name (`src`): the first free of the usual ones
+    assert id_prefix("services/api/docs/adr", {"API"}, "services/api") == "SERVICES"
+    assert id_prefix("src/docs/adr", set(), "src") == "ADR"
+    assert id_prefix("src/docs/adr", {"ADR"}, "src") == "ADR2"
