@@ -97,10 +97,13 @@ def _mentioned(raw: str, root: str, common: str, cwd: str, roots: list[str]) -> 
     return raw
 
 
-def files_named(root: str, names: list[str]) -> list[str]:
+def files_named(root: str, names: list[str], within: str = "") -> list[str]:
     """The files git tracks in the repository at ``root`` named as each of ``names`` is,
     in any folder, for each name that at most MAX_NAMESAKES files have (one git process,
-    reading the index; none for no name)."""
+    reading the index; none for no name). ``within``: the folder below the root the prompt
+    was written in (a monorepo's package), whose files of a name are the ones meant where
+    it has any (since session 67: before, `money.py` in billing named web's too, or, in
+    more than three packages, none)."""
     if not names:
         return []
     from gitmem import leangit
@@ -111,7 +114,12 @@ def files_named(root: str, names: list[str]) -> list[str]:
     for rel in (out or "").split("\0"):
         if rel:
             by_name.setdefault(rel.rsplit("/", 1)[-1], []).append(rel)
-    return [rel for rels in by_name.values() if len(rels) <= MAX_NAMESAKES for rel in rels]
+    found: list[str] = []
+    for rels in by_name.values():
+        inside = [rel for rel in rels if rel.startswith(within + "/")] if within else []
+        rels = inside or rels
+        found.extend(rels if len(rels) <= MAX_NAMESAKES else ())
+    return found
 
 
 def _first_distinct(words: list[str] | tuple[str, ...], limit: int) -> list[str]:
@@ -578,7 +586,8 @@ class Retriever:
                 names.append(raw)
             else:
                 found[rel] = None
-        for rel in files_named(root, names[:MAX_NAMES]):
+        here = os.path.relpath(cwd, root) if cwd and cwd.startswith(root + "/") else ""
+        for rel in files_named(root, names[:MAX_NAMES], here.replace(os.sep, "/")):
             found[rel] = None
         # a code host's link names a path of some repository: this one's where it is here
         # (a link to another project's file is no path of this one)

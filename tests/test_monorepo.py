@@ -221,3 +221,35 @@ def test_package_logs_named_after_their_packages() -> None:
     assert id_prefix("services/api/docs/adr", {"API"}, "services/api") == "SERVICES"
     assert id_prefix("src/docs/adr", set(), "src") == "ADR"
     assert id_prefix("src/docs/adr", {"ADR"}, "src") == "ADR2"
+
+
+@pytest.mark.parametrize("packages", [2, 4])
+def test_a_file_named_alone_in_a_package_s_session_is_that_package_s(
+    repo: Path, packages: int
+) -> None:
+    """ "fix the rounding in money.py", written in services/billing: billing's money.py.
+    Before session 67 it named every package's (two: web's decision came too), or, in
+    more than three packages, none (no decision by path)."""
+    monorepo(repo)
+    for name in ("ledger", "shop")[: packages - 2]:
+        write(repo, f"services/{name}/src/money.py", "CENTS = 1\n")
+    write(
+        repo,
+        ".continuity/decisions/0001-display-formatting.md",
+        "---\nid: D-0001\ntitle: Display formatting uses Intl.NumberFormat\n"
+        "status: accepted\ndate: 2024-05-01\nglobs: [services/web/src/money.py]\n---\n\n"
+        "The web module only formats amounts for display.\n",
+    )
+    commit_all(repo, "more money modules")
+    assert run_gitmem(repo, "init").returncode == 0
+    billing = repo / "services" / "billing"
+    payload = {
+        "session_id": f"s-{packages}",
+        "cwd": str(billing),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "fix the rounding in money.py",
+    }
+    answer = json.dumps(run_agent_hook(billing, "gitmem-hook claude prompt", payload))
+    # by its path, as the file named: billing's, not web's (which its words may bring)
+    assert "BILLING-0002 (accepted, info) governs services/billing/src/money.py" in answer
+    assert "governs services/web/src/money.py" not in answer, answer
