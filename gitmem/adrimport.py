@@ -684,12 +684,10 @@ PACKAGE_MANIFESTS = frozenset({
     "BUILD", "BUILD.bazel", "dune-project", "stack.yaml", "rebar.config",
 })  # fmt: skip
 _MANIFEST_SUFFIXES = (".csproj", ".fsproj", ".vbproj", ".cabal", ".gemspec")
+_MANIFEST_ENDINGS = (*("/" + name for name in PACKAGE_MANIFESTS), *_MANIFEST_SUFFIXES)
 # A package that is the project's documentation (a Docusaurus `website/`, a `docs/` site)
 # publishes the whole repository's ADRs: its log is not its own.
 _DOCS_PACKAGES = frozenset({"docs", "doc", "documentation", "website", "site", "www", "wiki"})
-
-
-_MANIFEST_ENDINGS = (*("/" + name for name in PACKAGE_MANIFESTS), *_MANIFEST_SUFFIXES)
 
 
 def package_folders(files: list[str]) -> set[str]:

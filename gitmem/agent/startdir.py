@@ -48,23 +48,28 @@ def below(root: Path, here: Path) -> str | None:
     return None if rel == "." else rel
 
 
+def _unread(agent: str, root: Path, here: Path, home: Path) -> bool:
+    """Whether ``agent`` started in ``here`` (below ``root``) runs none of gitmem's hooks:
+    they are installed for the project only, and ``here`` has no settings of its own
+    that hold them."""
+    at_root = scopes_of(agent, root, home)
+    return bool(at_root) and "user" not in at_root and not scopes_of(agent, here, home) - {"user"}
+
+
 def unread_from(root: Path, here: Path, home: Path) -> dict[str, str]:
     """agent -> what to tell the user, for each agent that, started in ``here`` (a folder
-    below ``root``), runs none of gitmem's hooks: they are installed for the project
-    only, and ``here`` has no settings of its own that hold them."""
+    below ``root``), runs none of gitmem's hooks."""
     rel = below(root, here)
     if rel is None:
         return {}
-    out: dict[str, str] = {}
-    for agent, (name, folder) in CWD_ONLY.items():
-        at_root = scopes_of(agent, root, home)
-        if not at_root or "user" in at_root or scopes_of(agent, here, home) - {"user"}:
-            continue
-        out[agent] = (
+    return {
+        agent: (
             f"{name} started in {rel}/ reads a project's settings there only, not in "
             f"{root / folder}/: it runs none of gitmem's hooks. {advice(agent)}"
         )
-    return out
+        for agent, (name, folder) in CWD_ONLY.items()
+        if _unread(agent, root, here, home)
+    }
 
 
 def advice(agent: str) -> str:
@@ -80,22 +85,19 @@ def install_note(agent: str, root: Path, here: Path, home: Path, packages: set[s
     start it below the root: run from a subfolder, or in a repository with packages
     (``packages``: adrimport.package_folders). None where it need not be said: an agent
     that finds the root's hooks, or one whose hooks are installed for the user too."""
-    if agent not in CWD_ONLY or "user" in scopes_of(agent, root, home):
+    if agent not in CWD_ONLY:
         return None
     name, folder = CWD_ONLY[agent]
     rel = below(root, here)
     if rel is not None:
-        if scopes_of(agent, here, home) - {"user"}:
-            return None  # this folder has settings of its own with gitmem's hooks
-        return (
-            f"note: {name} reads a project's {folder}/ only in the folder it starts in: "
-            f"started here "
-            f"({rel}/), it runs none of these hooks. {advice(agent)}"
-        )
-    if not packages:
+        where = f"started here ({rel}/)"
+        if not _unread(agent, root, here, home):
+            return None
+    elif packages and "user" not in scopes_of(agent, root, home):
+        where = f"started in a package of this repository ({min(packages)}/, ...)"
+    else:
         return None
     return (
-        f"note: {name} reads a project's {folder}/ only in the folder it starts in: started "
-        f"in a package of this repository ({min(packages)}/, ...), it runs none of these hooks. "
-        f"{advice(agent)}"
+        f"note: {name} reads a project's {folder}/ only in the folder it starts in: {where}, "
+        f"it runs none of these hooks. {advice(agent)}"
     )
