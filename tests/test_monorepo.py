@@ -253,3 +253,29 @@ def test_a_file_named_alone_in_a_package_s_session_is_that_package_s(
     # by its path, as the file named: billing's, not web's (which its words may bring)
     assert "BILLING-0002 (accepted, info) governs services/billing/src/money.py" in answer
     assert "governs services/web/src/money.py" not in answer, answer
+
+
+def test_a_session_started_in_a_package_is_told_its_decisions(repo: Path) -> None:
+    """The agents read a package's own CLAUDE.md or AGENTS.md where a session starts in
+    it; gitmem's digest now tells the decisions governing that folder too (before session
+    67, a settled project's titles only, all packages' alike)."""
+    monorepo(repo)
+    assert run_gitmem(repo, "init").returncode == 0
+
+    def digest(cwd: Path, sid: str) -> str:
+        payload = {"session_id": sid, "cwd": str(cwd), "hook_event_name": "SessionStart",
+                   "source": "startup"}  # fmt: skip
+        answer = run_agent_hook(cwd, "gitmem-hook claude session-start", payload)
+        assert answer is not None
+        return str(answer["hookSpecificOutput"]["additionalContext"])  # type: ignore[index]
+
+    web = digest(repo / "services" / "web", "s-web")
+    assert "Decisions governing services/web/, where this session started:\n" in web
+    assert "WEB-0001 (accepted, info) applies: Use React." in web
+    assert "BILLING-0001" not in web
+    # a folder below the package: the decisions governing it, named as the session's folder
+    (repo / "services/billing/src").mkdir(exist_ok=True)
+    src = digest(repo / "services" / "billing" / "src", "s-src")
+    assert "Decisions governing services/billing/src/, where this session started:" in src
+    assert "BILLING-0001" in src and "WEB-0001" not in src
+    assert "where this session started" not in digest(repo, "s-root")

@@ -120,6 +120,16 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
         table.close()
 
 
+def start_folder(root: str, cwd: object) -> str:
+    """The folder below the root that a session started in (a monorepo's package), as
+    the decisions governing it are told at its start (since session 67, as the agents
+    read a nested CLAUDE.md or AGENTS.md there); "" for the root, or a folder outside it."""
+    if not isinstance(cwd, str) or not cwd:
+        return ""
+    rel = os.path.relpath(os.path.realpath(cwd), os.path.realpath(root))
+    return "" if rel == "." or rel.startswith("..") else rel.replace(os.sep, "/")
+
+
 def _unread_message(found: Problems | None) -> str:
     """For the user, an ADR folder config.yaml names that this work tree lacks (left out
     by a sparse checkout, or moved): none of its decisions reaches the agent until they
@@ -141,6 +151,8 @@ def _session_digest(
     pinned = table.where("pin = 1 OR severity = 'critical'", limit=50)
     changed = changed_paths(loc)
     on_branch = [m.entry for m in governing(table, changed, loc.root)] if changed else []
+    here = start_folder(loc.root, payload.get("cwd"))
+    in_folder = [m.entry for m in governing(table, [here], loc.root)] if here else []
     recent = _recent(table)
     with state.open_session(loc.shared_state_dir, sid) as session:
         view = session.view()
@@ -154,6 +166,7 @@ def _session_digest(
         sections: list[tuple[str, list[Any]]] = [
             ("Pinned and critical project decisions:", pinned),
             ("Decisions governing files changed on this branch or uncommitted:", on_branch),
+            (f"Decisions governing {here}/, where this session started:", in_folder),
             ("Recently added or superseding decisions:", recent),
         ]
         if before:
