@@ -279,3 +279,24 @@ def test_a_session_started_in_a_package_is_told_its_decisions(repo: Path) -> Non
     assert "Decisions governing services/billing/src/, where this session started:" in src
     assert "BILLING-0001" in src and "WEB-0001" not in src
     assert "where this session started" not in digest(repo, "s-root")
+
+
+def globs_of(repo: Path, written: str) -> tuple[str, ...]:
+    """The globs of the record `gitmem new` wrote (its path, as it printed it)."""
+    (record,) = [d for d in store.load(repo).decisions if d.file == written.strip()]
+    return record.globs
+
+
+def test_a_record_written_in_a_package_governs_it(repo: Path) -> None:
+    monorepo(repo)
+    billing = repo / "services" / "billing" / "src"
+    new = run_gitmem(billing, "new", "Use Redis for idempotency keys")
+    assert new.returncode == 0, new.stderr
+    assert "it governs services/billing/**, the package it was written in" in new.stderr
+    assert globs_of(repo, new.stdout) == ("services/billing/**",)
+    # given globs are kept; at the root, or outside a package, none are added
+    given = run_gitmem(billing, "new", "Ledger ids", "--glob", "services/billing/src/ids.py")
+    assert globs_of(repo, given.stdout) == ("services/billing/src/ids.py",)
+    at_root = run_gitmem(repo, "new", "Use Go everywhere")
+    assert globs_of(repo, at_root.stdout) == ()
+    assert "package it was written in" not in at_root.stderr

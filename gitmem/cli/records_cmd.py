@@ -87,6 +87,15 @@ def new(
         for value in values:
             _text_argument(name, value)
     repo = current_repo()
+    if log is None and not globs:
+        package = _package_here(repo.root)
+        if package is not None:
+            globs = (f"{package}/**",)
+            click.echo(
+                f"gitmem: it governs {globs[0]}, the package it was written in; edit its "
+                "globs to narrow or widen that",
+                err=True,
+            )
     write: Callable[..., Path] = records.new
     if log is not None:
         from gitmem import adrnew
@@ -103,6 +112,18 @@ def new(
         supersedes=list(supersedes),
     )
     click.echo(path.relative_to(repo.root).as_posix())
+
+
+def _package_here(root: Path) -> str | None:
+    """The monorepo package the current folder is in (gitmem.adrimport.package_of), which
+    a record written there without globs governs (since session 67: before, none)."""
+    from gitmem import adrimport, git
+    from gitmem.agent.startdir import below
+
+    rel = below(root, Path.cwd())
+    if rel is None:
+        return None
+    return adrimport.package_of(rel, adrimport.package_folders(git.ls_files(root)))
 
 
 @click.command(name="list")
