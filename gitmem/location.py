@@ -602,6 +602,17 @@ def link_target(real_root: str, rel: str) -> str | None:
     return real[len(prefix) :] if real.startswith(prefix) else None
 
 
+def folder_below(root: str, folder: object) -> str:
+    """``folder`` (an agent's or a user's working folder) relative to the work tree
+    ``root``, symbolic links resolved: "" for the root itself or a folder outside it. A
+    monorepo's package, where a session started or a prompt was written (since session 67,
+    gitmem.agent.startdir)."""
+    if not isinstance(folder, str) or not folder:
+        return ""
+    rel = os.path.relpath(os.path.realpath(folder), os.path.realpath(root))
+    return "" if rel == "." or rel.startswith("..") else rel.replace(os.sep, "/")
+
+
 def _rel_under(path: str, root: str) -> str | None:
     if path == root:
         return ""

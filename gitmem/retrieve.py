@@ -23,7 +23,7 @@ import math
 import os
 
 from gitmem import entities
-from gitmem.location import relative, worktree_roots
+from gitmem.location import folder_below, relative, worktree_roots
 from gitmem.table import Entry, Table
 from gitmem.vocab import CURRENT_STATUSES, MAX_TERM_SHARE, SEVERITY_RANK
 
@@ -586,8 +586,7 @@ class Retriever:
                 names.append(raw)
             else:
                 found[rel] = None
-        here = os.path.relpath(cwd, root) if cwd and cwd.startswith(root + "/") else ""
-        for rel in files_named(root, names[:MAX_NAMES], here.replace(os.sep, "/")):
+        for rel in files_named(root, names[:MAX_NAMES], folder_below(root, cwd)):
             found[rel] = None
         # a code host's link names a path of some repository: this one's where it is here
         # (a link to another project's file is no path of this one)

@@ -21,6 +21,7 @@ from gitmem import budget
 from gitmem.agent import state
 from gitmem.agent.common import CHARS_PER_TOKEN, Shown, context
 from gitmem.agent.runner import AGENT_KEY
+from gitmem.location import folder_below
 from gitmem.vocab import SEVERITY_RANK
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
@@ -120,16 +121,6 @@ def session_start(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | No
         table.close()
 
 
-def start_folder(root: str, cwd: object) -> str:
-    """The folder below the root that a session started in (a monorepo's package), as
-    the decisions governing it are told at its start (since session 67, as the agents
-    read a nested CLAUDE.md or AGENTS.md there); "" for the root, or a folder outside it."""
-    if not isinstance(cwd, str) or not cwd:
-        return ""
-    rel = os.path.relpath(os.path.realpath(cwd), os.path.realpath(root))
-    return "" if rel == "." or rel.startswith("..") else rel.replace(os.sep, "/")
-
-
 def _unread_message(found: Problems | None) -> str:
     """For the user, an ADR folder config.yaml names that this work tree lacks (left out
     by a sparse checkout, or moved): none of its decisions reaches the agent until they
@@ -151,7 +142,9 @@ def _session_digest(
     pinned = table.where("pin = 1 OR severity = 'critical'", limit=50)
     changed = changed_paths(loc)
     on_branch = [m.entry for m in governing(table, changed, loc.root)] if changed else []
-    here = start_folder(loc.root, payload.get("cwd"))
+    # the folder below the root the session started in (a monorepo's package): its
+    # decisions, as the agents read a package's own CLAUDE.md there (since session 67)
+    here = folder_below(loc.root, payload.get("cwd"))
     in_folder = [m.entry for m in governing(table, [here], loc.root)] if here else []
     recent = _recent(table)
     with state.open_session(loc.shared_state_dir, sid) as session:

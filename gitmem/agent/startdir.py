@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gitmem.agent import claudesettings, install, plugins
+from gitmem.location import folder_below
 
 # agent -> (its name, the folder of the settings it reads where it starts)
 CWD_ONLY = {
@@ -41,11 +42,7 @@ def scopes_of(agent: str, folder: Path, home: Path) -> set[str]:
 
 def below(root: Path, here: Path) -> str | None:
     """``here`` relative to ``root`` when it is a folder below it, else None."""
-    try:
-        rel = here.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return None
-    return None if rel == "." else rel
+    return folder_below(str(root), str(here)) or None
 
 
 def _unread(agent: str, root: Path, here: Path, home: Path) -> bool:
