@@ -40,11 +40,6 @@ def scopes_of(agent: str, folder: Path, home: Path) -> set[str]:
     return found
 
 
-def below(root: Path, here: Path) -> str | None:
-    """``here`` relative to ``root`` when it is a folder below it, else None."""
-    return folder_below(str(root), str(here)) or None
-
-
 def _unread(agent: str, root: Path, here: Path, home: Path) -> bool:
     """Whether ``agent`` started in ``here`` (below ``root``) runs none of gitmem's hooks:
     they are installed for the project only, and ``here`` has no settings of its own
@@ -56,8 +51,8 @@ def _unread(agent: str, root: Path, here: Path, home: Path) -> bool:
 def unread_from(root: Path, here: Path, home: Path) -> dict[str, str]:
     """agent -> what to tell the user, for each agent that, started in ``here`` (a folder
     below ``root``), runs none of gitmem's hooks."""
-    rel = below(root, here)
-    if rel is None:
+    rel = folder_below(str(root), str(here))
+    if not rel:
         return {}
     return {
         agent: (
@@ -77,20 +72,25 @@ def advice(agent: str) -> str:
     )
 
 
-def install_note(agent: str, root: Path, here: Path, home: Path, packages: set[str]) -> str | None:
+def install_note(agent: str, root: Path, here: Path, home: Path) -> str | None:
     """What to say after installing ``agent``'s hooks for the project, where the user may
     start it below the root: run from a subfolder, or in a repository with packages
-    (``packages``: adrimport.package_folders). None where it need not be said: an agent
-    that finds the root's hooks, or one whose hooks are installed for the user too."""
+    (adrimport.package_folders). None where it need not be said: an agent that finds the
+    root's hooks, or one whose hooks are installed for the user too."""
     if agent not in CWD_ONLY:
         return None
     name, folder = CWD_ONLY[agent]
-    rel = below(root, here)
-    if rel is not None:
-        where = f"started here ({rel}/)"
+    rel = folder_below(str(root), str(here))
+    if rel:
         if not _unread(agent, root, here, home):
             return None
-    elif packages and "user" not in scopes_of(agent, root, home):
+        where = f"started here ({rel}/)"
+    elif "user" not in scopes_of(agent, root, home):
+        from gitmem import adrimport, git
+
+        packages = adrimport.package_folders(git.ls_files(root))
+        if not packages:
+            return None
         where = f"started in a package of this repository ({min(packages)}/, ...)"
     else:
         return None

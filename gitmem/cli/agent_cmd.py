@@ -203,15 +203,7 @@ def _say_start_folder(agent: str) -> None:
     (gitmem.agent.startdir; since session 67: before, install said only "added")."""
     from gitmem.agent import startdir
 
-    if agent not in startdir.CWD_ONLY:
-        return
-    root, here = current_repo().root, Path.cwd()
-    packages: set[str] = set()
-    if startdir.below(root, here) is None:
-        from gitmem import adrimport, git
-
-        packages = adrimport.package_folders(git.ls_files(root))
-    note = startdir.install_note(agent, root, here, _home(), packages)
+    note = startdir.install_note(agent, current_repo().root, Path.cwd(), _home())
     if note:
         stdout().print(escape(note))
 

@@ -118,12 +118,10 @@ def _package_here(root: Path) -> str | None:
     """The monorepo package the current folder is in (gitmem.adrimport.package_of), which
     a record written there without globs governs (since session 67: before, none)."""
     from gitmem import adrimport, git
-    from gitmem.agent.startdir import below
+    from gitmem.location import folder_below
 
-    rel = below(root, Path.cwd())
-    if rel is None:
-        return None
-    return adrimport.package_of(rel, adrimport.package_folders(git.ls_files(root)))
+    rel = folder_below(str(root), str(Path.cwd()))
+    return adrimport.package_of(rel, adrimport.package_folders(git.ls_files(root))) if rel else None
 
 
 @click.command(name="list")
