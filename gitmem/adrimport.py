@@ -25,7 +25,7 @@ from gitmem.entities import PATH_SEGMENT, route_path
 from gitmem.vocab import ADR_STATUS_WORDS, CJK_KEYS, CJK_STATUS_WORDS
 
 # Where ADR tools and guides put a log. A folder of another name is found by its name's
-# words once it holds two numbered records (_numbered_record_folders); these are read from
+# words once it holds two numbered records (_numbered_logs); these are read from
 # the first record (adr-tools' `adr init` writes `.adr-dir` only for a folder it is given;
 # its README's example is doc/architecture/decisions).
 CANDIDATE_DIRS = (
@@ -69,9 +69,12 @@ _CJK_SUPERSEDES = re.compile(r"取代|替代|代替|を置き?換え")
 _STRUCK = re.compile(r"~~[^~\n]*~~")
 
 
-def detect(root: Path, files: list[str] | None = None) -> list[str]:
-    """Repository-relative ADR folders, most authoritative first. ``files``: the
-    repository's (``git.ls_files``), to find the logs of a monorepo's packages."""
+def detect(root: Path, files: list[str]) -> list[str]:
+    """Repository-relative ADR folders, most authoritative first, from the repository's
+    ``files`` (``git.ls_files``: tracked, and untracked but not ignored). Since session
+    68 a log below the root is found among those files only, as `gitmem lint` looks for
+    one no source reads: before, a walk of the work tree also took an ignored folder (a
+    build's copy of the docs) for a log, which a teammate's clone does not have."""
     found: list[str] = []
     adr_dir = root / ".adr-dir"
     if adr_dir.is_file():
@@ -91,8 +94,7 @@ def detect(root: Path, files: list[str] | None = None) -> list[str]:
     for rel in CANDIDATE_DIRS:
         if (root / rel).is_dir() and rel not in found and adr_files(root / rel):
             found.append(rel)
-    nested = _package_logs(files) if files is not None else []
-    for rel in sorted({*nested, *_numbered_record_folders(root)}):
+    for rel in sorted({*_package_logs(files), *_numbered_logs(files)}):
         if rel not in found and not any(rel.startswith(f + "/") for f in found):
             found.append(rel)
     return found
@@ -100,7 +102,7 @@ def detect(root: Path, files: list[str] | None = None) -> list[str]:
 
 # A log of the usual name below the root (a monorepo package's `services/billing/docs/adr`)
 # is found from its first record, as the root's are; a bare `decisions/` deeper down is
-# as often a part of the code, so it needs two numbered records (_numbered_record_folders).
+# as often a part of the code, so it needs two numbered records (_numbered_logs).
 # Before session 67 every nested log did: a package's log of one ADR was not read at all.
 _NESTED_LOGS = tuple("/" + d for d in CANDIDATE_DIRS if d != "decisions")
 _VENDORED = frozenset({"node_modules", "vendor", "third_party", ".venv", "venv"})
@@ -128,22 +130,22 @@ def _package_logs(files: list[str]) -> list[str]:
 
 _ADR_FOLDER_WORDS = re.compile(r"(^|[/_-])(adrs?|decisions?|architecture|rfcs?)($|[/_-])", re.I)
 _NUMBERED_NAME = re.compile(r"^[A-Za-z]{0,4}[-_]?\d{1,5}[-_A-Za-z]")
+_SKIP_FOLDERS = frozenset({".git", ".continuity", *_VENDORED})
 
 
-def _numbered_record_folders(root: Path) -> list[str]:
+def _numbered_logs(files: list[str]) -> list[str]:
     """Other folders that look like ADR logs: a name mentioning adr, decision, architecture
     or rfc, holding at least two numbered record files (``adr-001-x.md``, ``0002-y.rst``,
-    ``003rfc-z.md``). Skips hidden, vendored and dependency folders."""
+    ``003rfc-z.md``), outside hidden, vendored and dependency folders."""
     counts: dict[str, int] = defaultdict(int)
-    skip = {".git", ".continuity", "node_modules", "vendor", "third_party", ".venv", "venv"}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d not in skip and not d.startswith(".")]
-        rel = os.path.relpath(dirpath, root).replace(os.sep, "/")
-        if rel == "." or not _ADR_FOLDER_WORDS.search(rel):
+    for f in files:
+        folder, _, name = f.rpartition("/")
+        if not folder or not _ADR_FOLDER_WORDS.search(folder):
             continue
-        for name in filenames:
-            if markup.kind(name) is not None and _NUMBERED_NAME.match(name):
-                counts[rel] += 1
+        if any(p in _SKIP_FOLDERS or p.startswith(".") for p in folder.split("/")):
+            continue
+        if markup.kind(name) is not None and _NUMBERED_NAME.match(name):
+            counts[folder] += 1
     return sorted(rel for rel, n in counts.items() if n >= 2)
 
 

@@ -652,7 +652,7 @@ def check(
     problems += hidden_text(repo, changes)
     if changed_records or left or glob_warnings or gone_records:
         from gitmem import compile as compiler
-        from gitmem import lint
+        from gitmem import config, lint
 
         catalog = compiler.catalog(repo)  # one load serves the checks below
         # a record's hidden text is its own problem, with the key that held it
@@ -663,6 +663,13 @@ def check(
         problems += [p for p in catalog.problems if p.file in changed_records]
         problems += lint.unmatched_globs(repo, catalog, files)
         problems += lint.exclusions_only(catalog)
+        if changed_records:  # an ADR written to a log that no source reads (session 68)
+            cfg = config.load(repo.root)
+            problems += [
+                p
+                for log, p in lint.unread_logs(repo, cfg, list(files))
+                if any(_within(r, [log]) for r in changed_records)
+            ]
         if diff_args and not paths:
             problems += loosened_records(repo, rev_range, changed_records, gone_records, catalog)
         left = [dataclasses.replace(m, line=_globs_line(catalog, m.entry.id)) for m in left]

@@ -39,7 +39,13 @@ class Config:
     commit_trailers: bool = True
     capture_redact: tuple[str, ...] = ()
     capture_allow: tuple[str, ...] = ()
+    skip_adr_dirs: tuple[str, ...] = ()  # ADR logs found but left unread (`skipped`)
     problems: tuple[Problem, ...] = field(default=(), compare=False)
+
+    def skipped(self, folder: str) -> bool:
+        """Whether ``folder`` (repository-relative) is, or is inside, a ``skip_adr_dirs``
+        folder: `gitmem init` does not add it, and lint does not say it is unread."""
+        return any(folder == s or folder.startswith(s + "/") for s in self.skip_adr_dirs)
 
 
 DEFAULT_CONFIG = """\
@@ -49,6 +55,9 @@ version: 1
 # Existing ADR folders read in place as decision sources; `gitmem init` fills this in.
 # Their inferred globs are kept in .continuity/imported.yaml for you to review.
 sources: []
+# ADR folders `gitmem init` finds but should leave unread (lint warns of any other log
+# that no source reads), e.g. skip_adr_dirs: [third_party/docs/adr]
+skip_adr_dirs: []
 
 # Characters per token when budgeting what is injected into an agent's context.
 chars_per_token: 4
@@ -172,6 +181,10 @@ def load(root: Path) -> Config:
     trailers = scalar("commit_trailers", True, is_bool, "true or false")
     redact_list = _str_list(data, "capture_redact", rel, lines, problems, regex=True)
     allow_list = _str_list(data, "capture_allow", rel, lines, problems)
+    skip_dirs = tuple(
+        posixpath.normpath(d.replace("\\", "/")).strip("/")
+        for d in _str_list(data, "skip_adr_dirs", rel, lines, problems)
+    )
     known = {
         "version",
         "sources",
@@ -184,6 +197,7 @@ def load(root: Path) -> Config:
         "capture_redact",
         "capture_allow",
         "commit_trailers",
+        "skip_adr_dirs",
     }
     for key in data:
         if key not in known:
@@ -199,6 +213,7 @@ def load(root: Path) -> Config:
         commit_trailers=trailers,
         capture_redact=redact_list,
         capture_allow=allow_list,
+        skip_adr_dirs=skip_dirs,
         problems=tuple(problems),
     )
 

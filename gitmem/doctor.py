@@ -603,6 +603,23 @@ def _git_hooks_check(repo: Repo) -> Check:
     return Check("git hooks", ok, detail)
 
 
+def _logs_check(report: lint.LintReport) -> Check | None:
+    """ADR logs no source reads (their ADRs reach no agent: failed), and inferred globs
+    that `gitmem init` would now infer otherwise (said): both mended by `gitmem init`."""
+    if not report.unread_logs and not report.outdated:
+        return None
+    said = []
+    if report.unread_logs:
+        said.append(f"not read: {', '.join(report.unread_logs)}")
+    if report.outdated:
+        said.append(
+            f"{counted(report.outdated, 'ADR')} with globs inferred by an older gitmem, or"
+            " before the files they name changed"
+        )
+    fix = "run `gitmem init` (`gitmem lint` names them)"
+    return Check("ADR logs", not report.unread_logs, f"{'; '.join(said)}: {fix}")
+
+
 def _unread_sources(repo: Repo) -> list[str]:
     """The ADR folders config.yaml names that the work tree lacks, each with why (a
     sparse checkout leaves it out, or it moved) and what to do."""
@@ -642,6 +659,9 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
         elif report.warnings:
             said += " (`gitmem lint` lists them)"
         checks.append(Check("lint", report.errors == 0, said))
+        logs = _logs_check(report)
+        if logs is not None:
+            checks.append(logs)
     checks.append(_capture_check(repo))
     primary = Path(git_state_dir(str(repo.git_dir)))
     if repo.state_dir != primary:  # see gitmem.location.state_dir_of

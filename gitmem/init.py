@@ -65,8 +65,11 @@ def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) 
     known = {s.path for s in cfg.sources}
     files = git.ls_files(root)
     found = []
-    for d in [*named, *adrimport.detect(root, files)]:
+    for d in named:
         if d not in known and d not in found:
+            found.append(d)
+    for d in unread_logs(root, cfg, files):
+        if not any(_overlap(d, f) for f in found):  # one named with --adr-dir this run
             found.append(d)
     prefixes: dict[str, str] = {}
     if found:
@@ -96,6 +99,23 @@ def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) 
         inferred=new_entries,
         prefixes=prefixes,
     )
+
+
+def unread_logs(root: Path, cfg: config.Config, files: list[str]) -> list[str]:
+    """The ADR logs found (``adrimport.detect``) that `gitmem init`
+    adds to config.yaml's sources: read by no source, not inside or around one (its
+    records would be read twice, under two ids), and not in ``skip_adr_dirs``."""
+    known = [s.path for s in cfg.sources]
+    return [
+        d
+        for d in adrimport.detect(root, files)
+        if not cfg.skipped(d) and not any(_overlap(d, k) for k in known)
+    ]
+
+
+def _overlap(a: str, b: str) -> bool:
+    """Whether one of two folders is, or holds, the other."""
+    return a == b or a.startswith(b + "/") or b.startswith(a + "/")
 
 
 def _repo_folder(root: Path, folder: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gitmem import git, store
+from gitmem import config, git, store
 from gitmem.globs import Files, GlobError, compile_globs, matches_any
 from gitmem.model import Problem
 from gitmem.pathmap import searcher
@@ -16,6 +16,8 @@ from gitmem.vocab import counted
 class LintReport:
     checked: int
     problems: tuple[Problem, ...]
+    unread_logs: tuple[str, ...] = ()  # ADR logs that no source reads (doctor fails them)
+    outdated: int = 0  # ADRs whose inferred globs `gitmem init` would now infer otherwise
 
     @property
     def errors(self) -> int:
@@ -37,11 +39,123 @@ def lint(repo: Repo) -> LintReport:
     from gitmem import compile as compiler
 
     catalog = compiler.catalog(repo)
+    listed = git.ls_files(repo.root)
     problems = list(catalog.problems)
-    problems.extend(unmatched_globs(repo, catalog))
+    problems.extend(unmatched_globs(repo, catalog, Files(listed)))
     problems.extend(exclusions_only(catalog))
+    cfg = config.load(repo.root)
+    unread = unread_logs(repo, cfg, listed)
+    problems.extend(p for _, p in unread)
+    outdated = outdated_inferences(repo, cfg, listed)
+    problems.extend(p for _, p in outdated)
     problems.sort(key=lambda p: (p.file, p.line, p.key, p.message))
-    return LintReport(checked=len(catalog.decisions), problems=tuple(problems))
+    return LintReport(
+        checked=len(catalog.decisions),
+        problems=tuple(problems),
+        unread_logs=tuple(folder for folder, _ in unread),
+        outdated=sum(n for n, _ in outdated),
+    )
+
+
+_CONFIG = f".continuity/{config.CONFIG_NAME}"
+_IMPORTED = f".continuity/{config.IMPORTED_NAME}"
+
+
+def unread_logs(repo: Repo, cfg: config.Config, files: list[str]) -> list[tuple[str, Problem]]:
+    """An ADR log that `gitmem init` would read but that no source names: one a package
+    began after `init` ran, or one an older gitmem did not find (before session 67, a
+    package's log of one record). Its ADRs reached no agent, and nothing said so."""
+    from gitmem import adrimport, init
+
+    out = []
+    for folder in init.unread_logs(repo.root, cfg, files):
+        count = len(adrimport.adr_files(repo.root / folder))
+        out.append(
+            (
+                folder,
+                Problem(
+                    _CONFIG,
+                    _sources_line(repo, cfg),
+                    "sources",
+                    f"{folder} holds {counted(count, 'ADR')} that no source reads, so no agent"
+                    " is given them: `gitmem init` adds it (or list it under `skip_adr_dirs:`"
+                    " to leave it unread)",
+                    "warning",
+                ),
+            )
+        )
+    return out
+
+
+def _sources_line(repo: Repo, cfg: config.Config) -> int:
+    """The line of config.yaml's `sources:` key (of its last item, else 1)."""
+    if cfg.sources:
+        return cfg.sources[-1].line
+    try:
+        text = (repo.root / _CONFIG).read_text("utf-8", errors="replace")
+    except OSError:
+        return 1
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.startswith("sources:"):
+            return n
+    return 1
+
+
+def outdated_inferences(
+    repo: Repo, cfg: config.Config, files: list[str]
+) -> list[tuple[int, Problem]]:
+    """ADRs of a log whose globs in imported.yaml, still marked ``inferred: true``,
+    differ from what `gitmem init` would infer now: inferred by an older gitmem (before
+    session 67, a package's log lacked its package's glob) or before the files they name
+    changed (added, moved). One warning per log, on its first such entry, with how many
+    ADRs it stands for. Entries a person marked ``inferred: false`` are theirs, and never
+    compared."""
+    from gitmem import adrimport
+
+    entries, _ = config.load_imported(repo.root)
+    if not any(e.inferred for e in entries.values()):
+        return []
+    folders = [s.path for s in cfg.sources if (repo.root / s.path).is_dir()]
+    now = adrimport.infer_logs(repo.root, folders, files)
+    by_log: dict[str, list[tuple[str, config.ImportedEntry, list[str]]]] = {}
+    for rel, globs in now.items():
+        entry = entries.get(rel)
+        if entry is None or not entry.inferred or set(entry.globs) == set(globs):
+            continue
+        log = max((f for f in folders if rel.startswith(f + "/")), key=len, default="")
+        by_log.setdefault(log, []).append((rel, entry, globs))
+    out = []
+    for log, changed in sorted(by_log.items()):
+        changed.sort(key=lambda c: c[1].line)
+        rel, entry, globs = changed[0]
+        added = [g for g in globs if g not in entry.globs]
+        dropped = [g for g in entry.globs if g not in globs]
+        said = "; ".join(
+            part
+            for part in (
+                f"add {', '.join(added)}" if added else "",
+                f"drop {', '.join(dropped)}" if dropped else "",
+            )
+            if part
+        )
+        more = len(changed) - 1
+        others = f", as for {counted(more, 'other ADR')} of {log}" if more else ""
+        out.append(
+            (
+                len(changed),
+                Problem(
+                    _IMPORTED,
+                    entry.line,
+                    f"{rel}.globs",
+                    "inferred by an older gitmem, or before the files it names changed:"
+                    f" `gitmem init` would now infer otherwise ({said}){others}. Run it to"
+                    " update the entries marked `inferred: true` (mark one `inferred: false`"
+                    " to keep it as it is)",
+                    "warning",
+                ),
+            )
+        )
+    return out
 
 
 def unmatched_globs(

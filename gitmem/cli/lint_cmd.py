@@ -13,7 +13,8 @@ def lint(json_: bool) -> None:
     """Validate every decision record; exit 1 on errors.
 
     Each problem prints as FILE:LINE: key: message. Warnings (unknown keys, globs that
-    match no file, status that disagrees with supersession) do not fail the run.
+    match no file, status that disagrees with supersession, an ADR log no source reads,
+    inferred globs `gitmem init` would now infer otherwise) do not fail the run.
     """
     report = core.lint(current_repo())
     if json_:
