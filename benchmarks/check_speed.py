@@ -1,7 +1,7 @@
 """`gitmem check --staged` on a commit that touches 1,000 files (target: <= 1 s).
 
     python benchmarks/check_speed.py [--files 1000] [--decisions 200] [--runs 5]
-    python benchmarks/check_speed.py --tree 200000 [--decisions 60] [--baseline GITMEM]
+    python benchmarks/check_speed.py --tree 200000 [--decisions 60] [--adrs N] [--baseline GITMEM]
 
 Each file gets 20 added lines; decisions carry forbid rules over the touched folders, so
 every added line is matched against the rules of every decision governing its file.
@@ -11,6 +11,9 @@ Prints the median wall time of the CLI as a fresh process, next to `python -c pa
 decision governing one service's folder. Prints `check --staged` and `lint`, next to `git
 status` (which every commit pays anyway), and with `--baseline` the same commands of
 another install (its `gitmem` executable), measured alternately in the same run.
+`--adrs N` adds N ADRs kept in the services' own logs (`services/svcK/docs/adr`, each
+service a package with a `pyproject.toml`), read in place after `gitmem init`: what lint
+reads again to tell an unread log or globs `init` would now infer otherwise (session 68).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ ENV = {
 }
 
 
-def tree(files: int, decisions: int, runs: int, baseline: str | None) -> None:
+def tree(files: int, decisions: int, runs: int, baseline: str | None, adrs: int = 0) -> None:
     root = Path(tempfile.mkdtemp(prefix="gitmem-tree-bench-"))
     try:
         subprocess.run(["git", "init", "-q", str(root)], check=True, env=ENV)
@@ -50,8 +53,22 @@ def tree(files: int, decisions: int, runs: int, baseline: str | None) -> None:
                 f"---\ntitle: Service {i} decision\nstatus: accepted\n"
                 f"globs: ['services/svc{i}/**']\n---\nx\n"
             )
+        for i in range(adrs):
+            svc = root / "services" / f"svc{i % services}"
+            (svc / "pyproject.toml").write_text(f'[project]\nname = "svc{i % services}"\n')
+            log = svc / "docs" / "adr"
+            log.mkdir(parents=True, exist_ok=True)
+            (log / f"{i // services + 1:04d}-decision-{i}.md").write_text(
+                f"# {i // services + 1}. Decision {i}\n\nDate: 2024-01-01\n\n## Status\n\n"
+                f"Accepted\n\n## Decision\n\nKeep `mod{i % 50}/` small; see `f{i}.py`.\n"
+            )
         subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=ENV)
         subprocess.run(["git", "commit", "-qm", "tree"], cwd=root, check=True, env=ENV)
+        if adrs:
+            gitmem = shutil.which("gitmem") or "gitmem"
+            subprocess.run([gitmem, "init"], cwd=root, check=True, env=ENV, capture_output=True)
+            subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=ENV)
+            subprocess.run(["git", "commit", "-qm", "init"], cwd=root, check=True, env=ENV)
         with (root / "services" / "svc5" / "mod0" / "f5.py").open("a") as fh:
             fh.write("y = 1\n")
         subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=ENV)
@@ -71,8 +88,10 @@ def tree(files: int, decisions: int, runs: int, baseline: str | None) -> None:
                     rows.setdefault(label, []).append(
                         wall_ms([exe, *cmd], root, runs, env=ENV, check=False)
                     )
+        logs = f", {adrs} ADRs in the services' logs" if adrs else ""
         print(
-            f"{files} files, {decisions} decisions, a one-line change (median of {runs}, two rounds)"
+            f"{files} files, {decisions} decisions{logs}, a one-line change"
+            f" (median of {runs}, two rounds)"
         )
         for label, times in rows.items():
             print(f"  {label:32} {' / '.join(f'{t:.0f}' for t in times)} ms")
@@ -87,9 +106,10 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--tree", type=int, default=None, metavar="N")
     ap.add_argument("--baseline", default=None, metavar="GITMEM")
+    ap.add_argument("--adrs", type=int, default=0, metavar="N")
     args = ap.parse_args()
     if args.tree:
-        tree(args.tree, args.decisions or 60, args.runs, args.baseline)
+        tree(args.tree, args.decisions or 60, args.runs, args.baseline, args.adrs)
         return 0
     args.decisions = args.decisions or 200
     root = Path(tempfile.mkdtemp(prefix="gitmem-check-bench-"))

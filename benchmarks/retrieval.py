@@ -37,6 +37,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from gitmem import adrimport, index, init
+from gitmem import git as gitmem_git
 from gitmem.repo import discover
 from gitmem.retrieve import Retriever
 
@@ -126,7 +127,7 @@ def build_real_adr(root: Path, data: Path) -> tuple[list[dict[str, Any]], dict[s
     git(root, "commit", "-q", "-m", "snapshot")
     # A log in a folder that detection does not recognise is named, as a user would with
     # `gitmem init --adr-dir` (said on stderr: it means detection missed a real ADR log).
-    found = adrimport.detect(root)
+    found = adrimport.detect(root, gitmem_git.ls_files(root))
     missing = sorted(
         {
             str(PurePosixPath(d["path"]).parent)
