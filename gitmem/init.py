@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import io
+import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitmem import adrimport, config, fsutil, git, store
+from gitmem import adrimport, config, fsutil, git, moved, store
 from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write
 from gitmem.repo import Repo
@@ -30,6 +31,8 @@ class InitReport:
     adr_count: int = 0
     inferred: dict[str, tuple[str, ...]] = field(default_factory=dict)
     prefixes: dict[str, str] = field(default_factory=dict)  # added folder -> its id prefix
+    moved: dict[str, str] = field(default_factory=dict)  # ADR -> the name imported.yaml had
+    followed: dict[str, str] = field(default_factory=dict)  # a source gone -> where it went
 
 
 def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) -> InitReport:
@@ -79,6 +82,19 @@ def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) 
     folders = [s.path for s in cfg.sources]
     if not folders:
         return InitReport(created=tuple(created), sources_added=tuple(found), prefixes=prefixes)
+    # an ADR renamed, or its log moved, takes its entry along (see gitmem.moved)
+    present = [f.rel for f in store.source_files(root, cfg) if f.source != "continuity"]
+    renamed = moved.moves(entries, present)
+    if renamed:
+        move_imported(root, renamed)
+        entries, _ = config.load_imported(root)
+    # a log moved (`git mv docs/adr docs/decisions`): its old source entry goes, and the
+    # new one takes its id prefix, so that its ADRs keep their ids
+    followed = _moved_sources(root, cfg, renamed)
+    if followed:
+        prefixes.update(_replace_sources(cfg_path, followed, set(found)))
+        cfg = config.load(root)
+        folders = [s.path for s in cfg.sources]
     inferred = adrimport.infer_logs(root, folders, files)
     new_entries: dict[str, tuple[str, ...]] = {}
     adr_count = len(inferred)
@@ -98,6 +114,8 @@ def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) 
         adr_count=adr_count,
         inferred=new_entries,
         prefixes=prefixes,
+        moved=renamed,
+        followed=followed,
     )
 
 
@@ -217,6 +235,75 @@ def id_prefix(folder: str, taken: set[str], package: str | None = None) -> str:
     while f"ADR{n}" in taken:
         n += 1
     return f"ADR{n}"
+
+
+def _moved_sources(root: Path, cfg: config.Config, renamed: dict[str, str]) -> dict[str, str]:
+    """{source folder the work tree lacks: the source folder its ADRs moved to}, where the
+    ADRs of imported.yaml's entries moved (``renamed``: new -> old) all to one source."""
+    out: dict[str, str] = {}
+    for gone in cfg.sources:
+        if (root / gone.path).is_dir():
+            continue
+        landed = {
+            src.path
+            for new, old in renamed.items()
+            if old.startswith(gone.path + "/")
+            for src in cfg.sources
+            if new.startswith(src.path + "/")
+        }
+        if len(landed) == 1:
+            out[gone.path] = landed.pop()
+    return out
+
+
+def _replace_sources(cfg_path: Path, followed: dict[str, str], added: set[str]) -> dict[str, str]:
+    """Remove config.yaml's sources that ``followed`` maps to where they went; a source
+    added this run (``added``) takes the id prefix of the one it replaces. Returns those
+    folders' prefixes."""
+    from ruamel.yaml.comments import CommentedMap
+
+    yaml, data = _rt_load(cfg_path)
+    sources = data.get("sources") if isinstance(data, dict) else None
+    if not isinstance(sources, list):
+        return {}
+    taken_over: dict[str, str] = {}
+
+    def item_of(folder: str) -> Any:
+        for i in sources:  # a path as written (`./docs/adr/`), as config.load reads it
+            path = i.get("path") if isinstance(i, dict) else None
+            if isinstance(path, str) and posixpath.normpath(path).strip("/") == folder:
+                return i
+        return None
+
+    for gone, new in followed.items():
+        item, target = item_of(gone), item_of(new)
+        if item is None:
+            continue
+        if new in added and target is not None:
+            target["id_prefix"] = taken_over[new] = str(item.get("id_prefix") or "ADR")
+        last = sources[-1] is item
+        sources.remove(item)
+        # the comment that follows the list (the next setting's) rides on its last item
+        tail = item.ca.items.pop(list(item)[-1], None) if isinstance(item, CommentedMap) else None
+        if last and tail is not None and sources and isinstance(sources[-1], CommentedMap):
+            sources[-1].ca.items[list(sources[-1])[-1]] = tail
+    atomic_write(cfg_path, _dump(yaml, data))
+    return taken_over
+
+
+def move_imported(root: Path, renamed: dict[str, str]) -> None:
+    """Key imported.yaml's entries by the ADRs' new paths (``renamed``: new -> old), each
+    where it was, its globs, ``inferred`` and comments kept."""
+    from ruamel.yaml.comments import CommentedMap
+
+    path = root / ".continuity" / config.IMPORTED_NAME
+    yaml, data = _rt_load(path)
+    if not isinstance(data, CommentedMap):
+        return
+    for new, old in renamed.items():
+        if old in data and new not in data:
+            data.insert(list(data).index(old), new, data.pop(old))
+    atomic_write(path, _dump(yaml, data))
 
 
 def write_imported(

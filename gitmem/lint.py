@@ -48,6 +48,7 @@ def lint(repo: Repo) -> LintReport:
     problems.extend(p for _, p in unread)
     outdated = outdated_inferences(repo, cfg, listed)
     problems.extend(p for _, p in outdated)
+    problems.extend(orphaned_entries(repo, cfg))
     problems.sort(key=lambda p: (p.file, p.line, p.key, p.message))
     return LintReport(
         checked=len(catalog.decisions),
@@ -241,4 +242,37 @@ def exclusions_only(catalog: store.Catalog) -> list[Problem]:
                     "warning",
                 )
             )
+    return out
+
+
+def orphaned_entries(repo: Repo, cfg: config.Config) -> list[Problem]:
+    """imported.yaml's entries that no ADR read in place has, nor one they can be told
+    to have become (``gitmem.moved``): a reviewed entry's globs then govern nothing. An
+    entry whose folder the work tree lacks is left to the source's warning (moved, or out
+    of a sparse checkout)."""
+    import posixpath
+
+    from gitmem import moved
+
+    entries, _ = config.load_imported(repo.root)
+    if not entries:
+        return []
+    present = [f.rel for f in store.source_files(repo.root, cfg) if f.source != "continuity"]
+    kept = {*present, *moved.moves(entries, present).values()}
+    out = []
+    for key, entry in entries.items():
+        if key in kept or not (repo.root / posixpath.dirname(key)).is_dir():
+            continue
+        lost = "" if entry.inferred else "; the globs reviewed here govern nothing"
+        out.append(
+            Problem(
+                _IMPORTED,
+                entry.line,
+                key,
+                f"no ADR read in place has this path (deleted, renamed past recognition, or"
+                f" its log no longer a source){lost}: key the entry by the ADR's path, or"
+                " remove it",
+                "warning",
+            )
+        )
     return out

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
-from gitmem import adrimport, config, frontmatter, fsutil, hidden, markup, sections, validate
+from gitmem import adrimport, config, frontmatter, fsutil, hidden, markup, moved, sections, validate
 from gitmem.errors import DecisionNotFoundError
 from gitmem.globs import GlobError, compile_globs
 from gitmem.model import (
@@ -271,11 +271,23 @@ def load(
         shown = shown_name(sf.rel)
         unnamed.add(shown)
         problems.append(Problem(shown, 1, "file", why))
+    renamed = (
+        moved.moves(imported, (f.rel for f in sources if f.source != "continuity"))
+        if imported
+        else {}
+    )
     for sf in sources:
         entry = imported.get(sf.rel)
+        old = renamed.get(sf.rel) if entry is None else None
+        if old is not None:  # renamed, or its log moved: its entry, reviewed or not, holds
+            entry = imported[old]
         unlisted = entry is None and sf.source != "continuity"
         sig = _signature(
-            base, sf, entry, stats, ("warned" if warn else "quiet") if unlisted else ""
+            base,
+            sf,
+            entry,
+            stats,
+            ("warned" if warn else "quiet") if unlisted else f"listed as {old}" if old else "",
         )
         cached = cache.get(sf.rel) if cache is not None and sig else None
         if cached is not None and cached[0] == sig:
@@ -289,7 +301,10 @@ def load(
             payload = json.dumps(_read_unlisted(root, sf, inferred.get(sf.rel, []), warn))
             reparsed += 1
         else:
-            payload = json.dumps(_read_one(root, sf, entry))
+            read = _read_one(root, sf, entry)
+            if old is not None and entry is not None:
+                _listed_as(read, sf, old, entry)
+            payload = json.dumps(read)
             reparsed += 1
         if sig:
             new_cache[sf.rel] = (sig, payload)
@@ -342,6 +357,27 @@ def _read_unlisted(
         ).to_json()
     )
     return payload
+
+
+def _listed_as(
+    payload: dict[str, object], sf: SourceFile, old: str, entry: config.ImportedEntry
+) -> None:
+    """Say that ``sf`` was read with the entry imported.yaml keeps under ``old``, the
+    path it had (see gitmem.moved)."""
+    problems = payload["problems"]
+    assert isinstance(problems, list)
+    kind = "reviewed globs" if not entry.inferred else "globs"
+    said = ", ".join(entry.globs) if entry.globs else "none"
+    problems.append(
+        Problem(
+            sf.rel,
+            1,
+            "globs",
+            f".continuity/{config.IMPORTED_NAME}:{entry.line} lists it as {old}, the name"
+            f" it had: its {kind} ({said}) hold; `gitmem init` moves the entry to its name",
+            "warning",
+        ).to_json()
+    )
 
 
 def decision_of(payload: str) -> Decision | None:
@@ -423,7 +459,7 @@ def _signature(
             return ""
         known = (st.st_size, st.st_mtime_ns)
     if entry is not None:
-        extra = json.dumps([list(entry.globs), entry.inferred, entry.line])
+        extra = json.dumps([list(entry.globs), entry.inferred, entry.line, unlisted])
     else:
         extra = f"inferred on load, {unlisted}" if unlisted else ""
     return f"{known[0]}:{known[1]}:{sf.source}:{sf.id_prefix}:{extra}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import commit_all, git, run_gitmem, write
+from conftest import commit_all, git, run_agent_hook, run_gitmem, write
 
 from gitmem import config
 
@@ -227,3 +227,126 @@ def test_the_commit_that_adds_an_adr_to_an_unread_log_says_so(repo: Path) -> Non
     said = result.stdout + result.stderr
     assert ".continuity/config.yaml:" in said
     assert "sources: warning: services/search/docs/adr holds 1 ADR that no source reads" in said
+
+
+# ---------------------------------------------------------------------------------------
+# ADRs renamed, logs moved: imported.yaml's entries follow (gitmem.moved)
+
+QUEUES = (
+    "# 3. Queue the webhooks\n\nDate: 2024-04-01\n\n## Status\n\nAccepted\n\n"
+    "## Decision\n\nWebhooks are queued before they are sent.\n"
+)
+
+
+def reviewed_log(repo: Path) -> Path:
+    """docs/adr's first ADR with globs a person reviewed: not what init infers."""
+    write(repo, "docs/adr/0001-stripe-only.md", STRIPE)
+    write(repo, "docs/adr/0002-money-in-cents.md", CENTS)
+    write(repo, "src/payments/stripe.py", "KEY = None\n")
+    write(repo, "src/money.py", "CENTS = 100\n")
+    commit_all(repo, "a log")
+    assert run_gitmem(repo, "init").returncode == 0
+    imported = repo / ".continuity" / config.IMPORTED_NAME
+    text = imported.read_text(encoding="utf-8")
+    old = "docs/adr/0001-stripe-only.md:\n  globs: [src/payments/stripe.py]\n  inferred: true\n"
+    assert old in text
+    mine = "docs/adr/0001-stripe-only.md:\n  globs: [src/payments/**]\n  inferred: false\n"
+    imported.write_text(text.replace(old, mine), encoding="utf-8")
+    commit_all(repo, "reviewed")
+    return imported
+
+
+def pre_tool(repo: Path, rel: str) -> str:
+    payload = {
+        "session_id": f"s-{rel}",
+        "cwd": str(repo),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_use_id": "t1",
+        "tool_input": {"file_path": str(repo / rel), "content": "x = 1\n"},
+    }
+    answer = run_agent_hook(repo, "gitmem-hook claude pre-tool", payload)
+    return json.dumps(answer) if answer else ""
+
+
+def test_a_renamed_adr_keeps_its_reviewed_globs(repo: Path) -> None:
+    imported = reviewed_log(repo)
+    git(repo, "mv", "docs/adr/0001-stripe-only.md", "docs/adr/0001-cards-go-through-stripe.md")
+    # before session 68: globs inferred afresh (src/payments/stripe.py), the review lost,
+    # and a new file in src/payments/ brought no decision
+    assert "ADR-0001" in pre_tool(repo, "src/payments/refunds.py")
+    [problem] = lint(repo)
+    assert problem["file"] == "docs/adr/0001-cards-go-through-stripe.md"
+    assert problem["key"] == "globs" and problem["level"] == "warning"
+    assert str(problem["message"]) == (
+        ".continuity/imported.yaml:5 lists it as docs/adr/0001-stripe-only.md, the name it"
+        " had: its reviewed globs (src/payments/**) hold; `gitmem init` moves the entry to"
+        " its name"
+    )
+    result = run_gitmem(repo, "init")
+    assert (
+        "docs/adr/0001-stripe-only.md is now docs/adr/0001-cards-go-through-stripe.md: its"
+        " entry in .continuity/imported.yaml moved with it" in result.stdout
+    )
+    text = imported.read_text(encoding="utf-8")
+    assert "docs/adr/0001-cards-go-through-stripe.md:\n  globs: [src/payments/**]\n" in text
+    assert "  inferred: false\n" in text and "0001-stripe-only" not in text
+    assert text.index("0001-cards") < text.index("0002-money")  # where it was
+    assert lint(repo) == []
+
+
+def test_a_number_changed_by_hand_keeps_the_entry(repo: Path) -> None:
+    """Two branches each wrote an 0003; one is renumbered by hand (gitmem renumber only
+    names the ADRs of a log read in place)."""
+    imported = reviewed_log(repo)
+    git(repo, "mv", "docs/adr/0001-stripe-only.md", "docs/adr/0004-stripe-only.md")
+    assert "ADR-0004" in pre_tool(repo, "src/payments/refunds.py")
+    assert run_gitmem(repo, "init").returncode == 0
+    text = imported.read_text(encoding="utf-8")
+    assert "docs/adr/0004-stripe-only.md:\n  globs: [src/payments/**]\n" in text
+
+
+def test_a_moved_log_keeps_its_source_prefix_and_entries(repo: Path) -> None:
+    billing(repo)
+    assert run_gitmem(repo, "init").returncode == 0
+    commit_all(repo, "init")
+    cfg = repo / ".continuity" / config.CONFIG_NAME
+    imported = repo / ".continuity" / config.IMPORTED_NAME
+    before = imported.read_text(encoding="utf-8")
+    git(repo, "mv", BILLING, "services/billing/docs/decisions")
+    result = run_gitmem(repo, "init")
+    assert result.returncode == 0, result.stderr
+    assert (
+        f"{BILLING}/ moved to services/billing/docs/decisions/: its entry in"
+        " .continuity/config.yaml goes, and the ADRs keep their ids" in result.stdout
+    )
+    sources = config.load(repo).sources
+    assert [(s.path, s.id_prefix) for s in sources] == [
+        ("services/billing/docs/decisions", "BILLING")
+    ]
+    assert imported.read_text(encoding="utf-8") == before.replace(
+        BILLING, "services/billing/docs/decisions"
+    )
+    assert "skip_adr_dirs: []" in cfg.read_text(encoding="utf-8")  # the comments kept
+    assert lint(repo) == []
+
+
+def test_an_entry_no_adr_has_is_named_and_an_unclear_rename_is_not_guessed(
+    repo: Path,
+) -> None:
+    imported = reviewed_log(repo)
+    git(repo, "rm", "-q", "docs/adr/0001-stripe-only.md")
+    # two candidates of one number: which one the entry was is not guessed
+    write(repo, "docs/adr/0001-cards.md", STRIPE)
+    write(repo, "docs/adr/0001-payments.md", QUEUES)
+    problems = lint(repo)
+    gone = [p for p in problems if p["file"] == ".continuity/imported.yaml"]
+    assert len(gone) == 1
+    assert gone[0]["line"] == line_of(
+        repo, ".continuity/imported.yaml", "docs/adr/0001-stripe-only.md:"
+    )
+    assert gone[0]["key"] == "docs/adr/0001-stripe-only.md"
+    assert str(gone[0]["message"]).startswith("no ADR read in place has this path")
+    assert "the globs reviewed here govern nothing" in str(gone[0]["message"])
+    assert run_gitmem(repo, "init").returncode == 0
+    assert "docs/adr/0001-stripe-only.md:" in imported.read_text(encoding="utf-8")  # kept

@@ -39,12 +39,22 @@ def init(no_import: bool, adr_dirs: tuple[str, ...]) -> None:
         ids = "" if prefix == "ADR" else f"; ids {prefix}-0001, ..."
         shown = escape(shown_name(folder))
         out.print(f"reading ADRs in place from {shown}/ (added to .continuity/config.yaml{ids})")
+    for gone, went in report.followed.items():
+        out.print(
+            f"{escape(shown_name(gone))}/ moved to {escape(shown_name(went))}/: its entry in"
+            " .continuity/config.yaml goes, and the ADRs keep their ids"
+        )
+    for new, old in report.moved.items():
+        out.print(
+            f"{escape(shown_name(old))} is now {escape(shown_name(new))}: its entry in"
+            " .continuity/imported.yaml moved with it"
+        )
     for rel in report.imported:
         globs = ", ".join(report.inferred[rel]) or "(none found: add globs by hand)"
         out.print(f"inferred globs for {escape(shown_name(rel))}: {escape(globs)}")
     if report.imported:
         out.print("review the inferred globs in .continuity/imported.yaml")
-    if not (report.created or report.sources_added or report.imported):
+    if not (report.created or report.sources_added or report.imported or report.moved):
         out.print("already initialised; nothing to do")
     elif report.created:  # the first run: what to do next, on stderr (not data)
         # where a log was found, the team's next decision belongs in it
