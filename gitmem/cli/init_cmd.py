@@ -40,9 +40,11 @@ def init(no_import: bool, adr_dirs: tuple[str, ...]) -> None:
         shown = escape(shown_name(folder))
         out.print(f"reading ADRs in place from {shown}/ (added to .continuity/config.yaml{ids})")
     for gone, went in report.followed.items():
+        # a log added this run took the old one's prefix (init._replace_sources)
+        kept = ", and the ADRs keep their ids" if went in report.sources_added else ""
         out.print(
             f"{escape(shown_name(gone))}/ moved to {escape(shown_name(went))}/: its entry in"
-            " .continuity/config.yaml goes, and the ADRs keep their ids"
+            f" .continuity/config.yaml goes{kept}"
         )
     for new, old in report.moved.items():
         out.print(
