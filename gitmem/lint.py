@@ -43,12 +43,13 @@ def lint(repo: Repo) -> LintReport:
     problems = list(catalog.problems)
     problems.extend(unmatched_globs(repo, catalog, Files(listed)))
     problems.extend(exclusions_only(catalog))
-    cfg = config.load(repo.root)
+    cfg, entries = catalog.settings, dict(catalog.imported)
     unread = unread_logs(repo, cfg, listed)
     problems.extend(p for _, p in unread)
-    outdated = outdated_inferences(repo, cfg, listed)
+    outdated = outdated_inferences(repo, cfg, entries, listed)
     problems.extend(p for _, p in outdated)
-    problems.extend(orphaned_entries(repo, cfg))
+    read = {d.file for d in catalog.decisions} | {p.file for p in catalog.problems}
+    problems.extend(orphaned_entries(repo, entries, read))
     problems.sort(key=lambda p: (p.file, p.line, p.key, p.message))
     return LintReport(
         checked=len(catalog.decisions),
@@ -103,7 +104,10 @@ def _sources_line(repo: Repo, cfg: config.Config) -> int:
 
 
 def outdated_inferences(
-    repo: Repo, cfg: config.Config, files: list[str]
+    repo: Repo,
+    cfg: config.Config,
+    entries: dict[str, config.ImportedEntry],
+    files: list[str],
 ) -> list[tuple[int, Problem]]:
     """ADRs of a log whose globs in imported.yaml, still marked ``inferred: true``,
     differ from what `gitmem init` would infer now: inferred by an older gitmem (before
@@ -113,7 +117,6 @@ def outdated_inferences(
     compared."""
     from gitmem import adrimport
 
-    entries, _ = config.load_imported(repo.root)
     if not any(e.inferred for e in entries.values()):
         return []
     folders = [s.path for s in cfg.sources if (repo.root / s.path).is_dir()]
@@ -245,19 +248,21 @@ def exclusions_only(catalog: store.Catalog) -> list[Problem]:
     return out
 
 
-def orphaned_entries(repo: Repo, cfg: config.Config) -> list[Problem]:
-    """imported.yaml's entries that no ADR read in place has, nor one they can be told
-    to have become (``gitmem.moved``): a reviewed entry's globs then govern nothing. An
-    entry whose folder the work tree lacks is left to the source's warning (moved, or out
-    of a sparse checkout)."""
+def orphaned_entries(
+    repo: Repo, entries: dict[str, config.ImportedEntry], read: set[str]
+) -> list[Problem]:
+    """imported.yaml's entries that no ADR read in place has (``read``: the files the
+    catalog read, the records it could not parse included), nor one they can be told to
+    have become (``gitmem.moved``): a reviewed entry's globs then govern nothing. An entry
+    whose folder the work tree lacks is left to the source's warning (moved, or out of a
+    sparse checkout)."""
     import posixpath
 
     from gitmem import moved
 
-    entries, _ = config.load_imported(repo.root)
     if not entries:
         return []
-    present = [f.rel for f in store.source_files(repo.root, cfg) if f.source != "continuity"]
+    present = [f for f in read if not f.startswith(".continuity/")]
     kept = {*present, *moved.moves(entries, present).values()}
     out = []
     for key, entry in entries.items():

@@ -61,6 +61,11 @@ class Catalog:
     unread: tuple[Problem, ...] = field(default=(), compare=False, repr=False)
     # record files not read for their name (not UTF-8), as ``problems`` name them
     unnamed: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    # the settings it was read with: config.yaml, and imported.yaml's entries
+    settings: config.Config = field(default_factory=config.Config, compare=False, repr=False)
+    imported: Mapping[str, config.ImportedEntry] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def get(self, ident: str) -> Decision:
         wanted = ident.strip()
@@ -315,7 +320,15 @@ def load(
         for stale in [k for k in _DECODED if k not in live]:
             del _DECODED[stale]
     return Catalog(
-        decisions, tuple(problems), new_cache, patterns, reparsed, tuple(unread), frozenset(unnamed)
+        decisions,
+        tuple(problems),
+        new_cache,
+        patterns,
+        reparsed,
+        tuple(unread),
+        frozenset(unnamed),
+        cfg,
+        imported,
     )
 
 
