@@ -652,7 +652,7 @@ def check(
     problems += hidden_text(repo, changes)
     if changed_records or left or glob_warnings or gone_records:
         from gitmem import compile as compiler
-        from gitmem import config, lint
+        from gitmem import lint
 
         catalog = compiler.catalog(repo)  # one load serves the checks below
         # a record's hidden text is its own problem, with the key that held it
@@ -664,10 +664,9 @@ def check(
         problems += lint.unmatched_globs(repo, catalog, files)
         problems += lint.exclusions_only(catalog)
         if changed_records:  # an ADR written to a log that no source reads (session 68)
-            cfg = config.load(repo.root)
             problems += [
                 p
-                for log, p in lint.unread_logs(repo, cfg, list(files))
+                for log, p in lint.unread_logs(repo, catalog.settings, list(files))
                 if any(_within(r, [log]) for r in changed_records)
             ]
         if diff_args and not paths:
