@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import commit_all, git, run_agent_hook, run_gitmem, write
+from conftest import commit_all, git, run_gitmem, write
+from test_monorepo import edit
 
 from gitmem import config
 
@@ -243,6 +244,7 @@ def reviewed_log(repo: Path) -> Path:
     write(repo, "docs/adr/0001-stripe-only.md", STRIPE)
     write(repo, "docs/adr/0002-money-in-cents.md", CENTS)
     write(repo, "src/payments/stripe.py", "KEY = None\n")
+    write(repo, "src/payments/refunds.py", "REFUNDS = 1\n")  # the reviewed glob's alone
     write(repo, "src/money.py", "CENTS = 100\n")
     commit_all(repo, "a log")
     assert run_gitmem(repo, "init").returncode == 0
@@ -256,25 +258,12 @@ def reviewed_log(repo: Path) -> Path:
     return imported
 
 
-def pre_tool(repo: Path, rel: str) -> str:
-    payload = {
-        "session_id": f"s-{rel}",
-        "cwd": str(repo),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Write",
-        "tool_use_id": "t1",
-        "tool_input": {"file_path": str(repo / rel), "content": "x = 1\n"},
-    }
-    answer = run_agent_hook(repo, "gitmem-hook claude pre-tool", payload)
-    return json.dumps(answer) if answer else ""
-
-
 def test_a_renamed_adr_keeps_its_reviewed_globs(repo: Path) -> None:
     imported = reviewed_log(repo)
     git(repo, "mv", "docs/adr/0001-stripe-only.md", "docs/adr/0001-cards-go-through-stripe.md")
     # before session 68: globs inferred afresh (src/payments/stripe.py), the review lost,
     # and a new file in src/payments/ brought no decision
-    assert "ADR-0001" in pre_tool(repo, "src/payments/refunds.py")
+    assert "ADR-0001" in edit(repo, "src/payments/refunds.py")
     [problem] = lint(repo)
     assert problem["file"] == "docs/adr/0001-cards-go-through-stripe.md"
     assert problem["key"] == "globs" and problem["level"] == "warning"
@@ -300,7 +289,7 @@ def test_a_number_changed_by_hand_keeps_the_entry(repo: Path) -> None:
     names the ADRs of a log read in place)."""
     imported = reviewed_log(repo)
     git(repo, "mv", "docs/adr/0001-stripe-only.md", "docs/adr/0004-stripe-only.md")
-    assert "ADR-0004" in pre_tool(repo, "src/payments/refunds.py")
+    assert "ADR-0004" in edit(repo, "src/payments/refunds.py")
     assert run_gitmem(repo, "init").returncode == 0
     text = imported.read_text(encoding="utf-8")
     assert "docs/adr/0004-stripe-only.md:\n  globs: [src/payments/**]\n" in text
