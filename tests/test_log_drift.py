@@ -14,19 +14,11 @@ import json
 from pathlib import Path
 
 from conftest import commit_all, git, run_gitmem, write
-from test_monorepo import edit
+from test_monorepo import CENTS, POSTGRES, edit
 
 from gitmem import config
 
 BILLING = "services/billing/docs/adr"
-POSTGRES = (
-    "# 1. Use PostgreSQL for ledgers\n\nDate: 2024-01-02\n\n## Status\n\nAccepted\n\n"
-    "## Decision\n\nLedgers are stored in PostgreSQL.\n"
-)
-CENTS = (
-    "# 2. Money in cents\n\nDate: 2024-02-01\n\n## Status\n\nAccepted\n\n"
-    "## Decision\n\nEvery amount in `src/money.py` is an integer number of cents.\n"
-)
 ELASTIC = (
     "# 1. Elasticsearch for search\n\nDate: 2024-03-01\n\n## Status\n\nAccepted\n\n"
     "## Decision\n\nSearch runs on Elasticsearch.\n"
