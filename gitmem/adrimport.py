@@ -109,6 +109,12 @@ _NESTED_LOGS = tuple("/" + d for d in CANDIDATE_DIRS if d != "decisions")
 _VENDORED = frozenset({"node_modules", "vendor", "third_party", ".venv", "venv"})
 
 
+def _set_aside(folders: list[str]) -> bool:
+    """Whether a path through these folders is vendored or hidden (`.git`, `.continuity`):
+    no log of the project's is there."""
+    return any(p in _VENDORED or p.startswith(".") for p in folders)
+
+
 def _package_logs(files: list[str]) -> list[str]:
     """Folders below the root named as ADR logs are named (``*/docs/adr``, ``*/adr``, ...)
     that hold at least one tracked record, outside vendored and hidden folders."""
@@ -119,7 +125,7 @@ def _package_logs(files: list[str]) -> list[str]:
         parts = f.split("/")
         if len(parts) < 3 or not is_adr_name(parts[-1]):
             continue
-        if any(p in _VENDORED or p.startswith(".") for p in parts[:-1]):
+        if _set_aside(parts[:-1]):
             continue
         for i in range(2, len(parts)):
             folder = "/".join(parts[:i])
@@ -132,7 +138,6 @@ def _package_logs(files: list[str]) -> list[str]:
 _FOLDER_WORDS = ("adr", "decision", "architecture", "rfc")  # what _ADR_FOLDER_WORDS needs
 _ADR_FOLDER_WORDS = re.compile(r"(^|[/_-])(adrs?|decisions?|architecture|rfcs?)($|[/_-])", re.I)
 _NUMBERED_NAME = re.compile(r"^[A-Za-z]{0,4}[-_]?\d{1,5}[-_A-Za-z]")
-_SKIP_FOLDERS = frozenset({".git", ".continuity", *_VENDORED})
 
 
 def _numbered_logs(files: list[str]) -> list[str]:
@@ -145,7 +150,7 @@ def _numbered_logs(files: list[str]) -> list[str]:
         low = folder.lower()  # a string test first: a regex per file is 10 times slower
         if not any(w in low for w in _FOLDER_WORDS) or not _ADR_FOLDER_WORDS.search(folder):
             continue
-        if any(p in _SKIP_FOLDERS or p.startswith(".") for p in folder.split("/")):
+        if _set_aside(folder.split("/")):
             continue
         if markup.kind(name) is not None and _NUMBERED_NAME.match(name):
             counts[folder] += 1

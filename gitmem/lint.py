@@ -48,8 +48,7 @@ def lint(repo: Repo) -> LintReport:
     problems.extend(p for _, p in unread)
     outdated = outdated_inferences(repo, cfg, entries, listed)
     problems.extend(p for _, p in outdated)
-    read = {d.file for d in catalog.decisions} | {p.file for p in catalog.problems}
-    problems.extend(orphaned_entries(repo, entries, read))
+    problems.extend(orphaned_entries(repo, catalog))
     problems.sort(key=lambda p: (p.file, p.line, p.key, p.message))
     return LintReport(
         checked=len(catalog.decisions),
@@ -248,25 +247,17 @@ def exclusions_only(catalog: store.Catalog) -> list[Problem]:
     return out
 
 
-def orphaned_entries(
-    repo: Repo, entries: dict[str, config.ImportedEntry], read: set[str]
-) -> list[Problem]:
-    """imported.yaml's entries that no ADR read in place has (``read``: the files the
-    catalog read, the records it could not parse included), nor one they can be told to
-    have become (``gitmem.moved``): a reviewed entry's globs then govern nothing. An entry
-    whose folder the work tree lacks is left to the source's warning (moved, or out of a
-    sparse checkout)."""
+def orphaned_entries(repo: Repo, catalog: store.Catalog) -> list[Problem]:
+    """imported.yaml's entries that no ADR read in place was read with (``claimed``: by
+    its path, or by the one it had, see gitmem.moved): a reviewed entry's globs then
+    govern nothing. An entry whose folder the work tree lacks is left to the source's
+    warning (moved, or out of a sparse checkout)."""
     import posixpath
 
-    from gitmem import moved
-
-    if not entries:
-        return []
-    present = [f for f in read if not f.startswith(".continuity/")]
-    kept = {*present, *moved.moves(entries, present).values()}
+    entries = catalog.imported
     out = []
     for key, entry in entries.items():
-        if key in kept or not (repo.root / posixpath.dirname(key)).is_dir():
+        if key in catalog.claimed or not (repo.root / posixpath.dirname(key)).is_dir():
             continue
         lost = "" if entry.inferred else "; the globs reviewed here govern nothing"
         out.append(

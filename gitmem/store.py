@@ -66,6 +66,9 @@ class Catalog:
     imported: Mapping[str, config.ImportedEntry] = field(
         default_factory=dict, compare=False, repr=False
     )
+    # imported.yaml's keys an ADR read was read with: its own path, or the one it had
+    # (gitmem.moved); the others are entries no ADR has
+    claimed: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     def get(self, ident: str) -> Decision:
         wanted = ident.strip()
@@ -329,6 +332,7 @@ def load(
         frozenset(unnamed),
         cfg,
         imported,
+        frozenset({f.rel for f in sources if f.rel in imported} | set(renamed.values())),
     )
 
 
