@@ -9,8 +9,10 @@ from gitmem import compile as compiler
 from gitmem import export as core
 from gitmem.cli.output import (
     current_repo,
+    during_a_commit,
     emit_json,
     expected_errors,
+    fails_open,
     json_option,
     stderr,
     warn_problems,
@@ -30,6 +32,11 @@ from gitmem.errors import GitmemError
     "default; an earlier export's choice is kept).",
 )
 @json_option
+@fails_open(
+    "gitmem-export pre-commit",
+    "the commit goes on with the exported rule files unchecked",
+    when=lambda args: bool(args["check"]) and during_a_commit(args),
+)
 @expected_errors
 def export(targets: tuple[str, ...], check: bool, split: bool | None, json_: bool) -> None:
     """Write the current decisions with globs as the agents' own path-scoped rules:

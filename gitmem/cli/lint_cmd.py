@@ -3,11 +3,20 @@ from __future__ import annotations
 import click
 
 from gitmem import lint as core
-from gitmem.cli.output import current_repo, emit_json, expected_errors, json_option, stderr
+from gitmem.cli.output import (
+    current_repo,
+    during_a_commit,
+    emit_json,
+    expected_errors,
+    fails_open,
+    json_option,
+    stderr,
+)
 
 
 @click.command()
 @json_option
+@fails_open("gitmem-lint pre-commit", "the commit goes on unlinted", when=during_a_commit)
 @expected_errors
 def lint(json_: bool) -> None:
     """Validate every decision record; exit 1 on errors.

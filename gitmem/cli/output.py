@@ -204,6 +204,16 @@ def fails_open(
     return decorate
 
 
+def during_a_commit(_args: dict[str, Any]) -> bool:
+    """Run by git for a commit: git sets GIT_INDEX_FILE for the hooks of `git commit` and
+    `git merge`, which the pre-commit framework, husky and lefthook pass on to what they
+    run. For `fails_open`: `gitmem lint`, `stale` and `export --check` as the pre-commit
+    framework's hooks (before session 69 a gitmem bug there refused the commit).
+    `pre-commit run --all-files` in CI sets no GIT_INDEX_FILE, and there, as for `check
+    --range`, a check that did not run fails."""
+    return "GIT_INDEX_FILE" in os.environ
+
+
 def _hook_failed(hook: str, outcome: str, exc: Exception) -> None:
     from gitmem.agent.runner import ERROR_LOG, append_log, describe
 

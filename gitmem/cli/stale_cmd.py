@@ -8,8 +8,10 @@ from rich.markup import escape
 from gitmem import stale as core
 from gitmem.cli.output import (
     current_repo,
+    during_a_commit,
     emit_json,
     expected_errors,
+    fails_open,
     json_option,
     os_error,
     stderr,
@@ -23,6 +25,11 @@ from gitmem.vocab import shown_name
 @click.command()
 @click.argument("files", nargs=-1)
 @json_option
+@fails_open(
+    "gitmem-stale pre-commit",
+    "the commit goes on with the agent instruction files unchecked",
+    when=during_a_commit,
+)
 @expected_errors
 def stale(files: tuple[str, ...], json_: bool) -> None:
     """Flag lines of CLAUDE.md, AGENTS.md and other agent instruction files that no longer
