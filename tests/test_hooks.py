@@ -356,6 +356,46 @@ def test_errors_are_logged_for_doctor(project: Path) -> None:
     assert "pre-tool" in data["last_events"]
 
 
+def test_the_next_session_start_tells_the_user_of_hook_errors(project: Path) -> None:
+    """Hooks fail open, and the reason went to a log only `gitmem doctor` read: a user who
+    never ran it never learnt that a hook failed on every call. The next session start
+    tells the user (systemMessage, not the agent's context), once, and not at a
+    compaction; a rotated log is read from its start."""
+
+    def start(source: str = "startup") -> dict[str, Any]:
+        payload = {"session_id": f"s-{source}-{time.time()}", "cwd": str(project), "source": source}
+        code, out, err = hook("session-start", payload, project)
+        assert code == 0 and err == "", err
+        return json.loads(out) if out else {}
+
+    told = "errors in gitmem's hooks"
+    assert told not in json.dumps(start())
+    for _ in range(2):
+        hook("pre-tool", None, project, raw="not json")
+    answer = start()
+    message = answer["systemMessage"]
+    assert message.startswith("gitmem: 2 errors in gitmem's hooks since 20"), message
+    assert (
+        "(each let your work go on); the last, at 20" in message
+        and "claude pre-tool: ValueError: stdin is not valid JSON" in message
+        and message.endswith("`gitmem doctor` shows the latest.")
+    ), message
+    assert told not in json.dumps(answer["hookSpecificOutput"])  # the agent is not told
+    assert "systemMessage" not in start()  # told once
+
+    hook("pre-tool", None, project, raw="[1")
+    assert "systemMessage" not in start("compact")
+    message = start("clear")["systemMessage"]
+    assert message.startswith("gitmem: a hook of gitmem's failed at 20"), message
+    assert "(it let your work go on): claude pre-tool: ValueError: stdin is not valid JSON" in message
+
+    # rotated (runner.MAX_LOG_BYTES): the new log is smaller than what was told
+    log = project / ".git" / "gitmem" / "hook-errors.log"
+    log.rename(log.with_name("hook-errors.log.1"))
+    hook("pre-tool", None, project, raw="{")
+    assert "a hook of gitmem's failed at" in start()["systemMessage"]
+
+
 def test_doctor_reads_when_each_hook_last_ran(project: Path) -> None:
     """The status file is overwritten in place (runner.STATUS_BYTES), not replaced: each
     write must cover the one before, longer or shorter, so that doctor reads the latest."""

@@ -23,6 +23,7 @@ from gitmem.agent.droid import TOOL_MATCHER as DROID_TOOL_MATCHER
 from gitmem.agent.droid import hooks_file
 from gitmem.agent.gemini import TOOL_MATCHER as GEMINI_TOOL_MATCHER
 from gitmem.agent.qwen import TOOL_MATCHER as QWEN_TOOL_MATCHER
+from gitmem.agent.runner import SYSTEM_MESSAGE
 from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write
 
@@ -318,7 +319,6 @@ MISSING_MESSAGE = (
     "gitmem did not run: `{program}` is not on the PATH of this agent, or failed. Install "
     "gitmem where the agent finds it; `gitmem doctor` checks the setup."
 )
-SYSTEM_MESSAGE = ("claude", "codex", "gemini", "qwen")
 
 
 def guarded(command: str, fallback: dict[str, Any] | None = None) -> str:

@@ -91,6 +91,8 @@ REWINDS = ("claude", "gemini", "qwen")
 # meanwhile.)
 DELIVERED_TWICE = (*RUNS_EVERY_SCOPE, "claude")
 CLAUDE_REDELIVERY_S = 3.0
+# The agents that show a hook's systemMessage to the user (the others drop it).
+SYSTEM_MESSAGE = ("claude", "codex", "gemini", "qwen")
 AGENT_KEY = "gitmem_agent"  # set in the payload for the handlers (capture records it)
 # Agents that run another's hooks, by the name their copy sends (``gitmem_host``): Kilo CLI
 # runs OpenCode's plugin, and its sessions were captured as OpenCode's before session 65.
@@ -353,6 +355,8 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
                 result = None  # see _first_digest
             else:
                 result = claude.HANDLERS[event](loc, payload)
+            if event == "session-start" and agent in SYSTEM_MESSAGE:
+                result = _tell_failures(shared, payload, result)
         if event in HELD.get(agent, ()):
             result = _hold(shared, payload, result)
         result = translated(agent, event, result)
@@ -362,6 +366,23 @@ def run(agent: str, event: str, stdin: Any = None, stdout: Any = None) -> int:
         result = _nothing(agent, event)
     _unrecorded(shared, agent, event)
     return _emit(out, result)
+
+
+def _tell_failures(
+    shared: str, payload: dict[str, Any], result: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """The hook errors logged since the user was last told (gitmem.agent.failures), added
+    to the session start's systemMessage; not at a compaction, which no user starts."""
+    if payload.get("source") == "compact":
+        return result
+    from gitmem.agent.failures import untold
+
+    said = untold(shared)
+    if not said:
+        return result
+    result = result or {}
+    earlier = result.get("systemMessage")
+    return {**result, "systemMessage": f"{earlier}\n{said}" if earlier else said}
 
 
 def _enter_existing(cwd: str | None) -> None:
