@@ -387,13 +387,71 @@ def test_the_next_session_start_tells_the_user_of_hook_errors(project: Path) -> 
     assert "systemMessage" not in start("compact")
     message = start("clear")["systemMessage"]
     assert message.startswith("gitmem: a hook of gitmem's failed at 20"), message
-    assert "(it let your work go on): claude pre-tool: ValueError: stdin is not valid JSON" in message
+    assert (
+        "(it let your work go on): claude pre-tool: ValueError: stdin is not valid JSON" in message
+    )
 
     # rotated (runner.MAX_LOG_BYTES): the new log is smaller than what was told
     log = project / ".git" / "gitmem" / "hook-errors.log"
     log.rename(log.with_name("hook-errors.log.1"))
     hook("pre-tool", None, project, raw="{")
     assert "a hook of gitmem's failed at" in start()["systemMessage"]
+
+
+def test_a_command_at_a_terminal_tells_of_hook_errors_and_doctor_counts_them_told(
+    project: Path,
+) -> None:
+    """For the users of agents that show no systemMessage: the next gitmem command run at
+    a terminal (stderr a TTY: the real `gitmem` through a pseudo-terminal) tells of them,
+    once. One whose stderr no person reads (an agent's command, a pipe) does not, and
+    leaves them to be told; `gitmem doctor` shows them, and counts them as told."""
+    import pty
+
+    def at_a_terminal(*args: str) -> str:
+        leader, follower = pty.openpty()
+        try:
+            proc = subprocess.run(
+                [str(GITMEM), *args],
+                cwd=project,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=follower,
+                env={**os.environ, "HOME": SANDBOX_HOME, "COLUMNS": "400", "NO_COLOR": "1"},
+                timeout=60,
+            )
+            assert proc.returncode == 0
+            os.close(follower)
+            said = b""
+            while True:
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:  # EIO: the terminal's other end is closed, all read
+                    break
+                if not chunk:
+                    break
+                said += chunk
+            return said.decode()
+        finally:
+            os.close(leader)
+
+    hook("pre-tool", None, project, raw="not json")
+    piped = subprocess.run(
+        [str(GITMEM), "why", "billing/charge.py"], cwd=project, capture_output=True, text=True
+    )
+    assert piped.returncode == 0 and "errors in gitmem" not in piped.stderr
+    said = at_a_terminal("why", "billing/charge.py")
+    assert "warning: a hook of gitmem's failed at 20" in said, said
+    assert "claude pre-tool: ValueError: stdin is not valid JSON" in said
+    assert "hook of gitmem" not in at_a_terminal("why", "billing/charge.py")  # told once
+
+    hook("pre-tool", None, project, raw="[")
+    doctor = subprocess.run(
+        [str(GITMEM), "doctor", "--no-model"], cwd=project, capture_output=True, text=True
+    )
+    assert "claude pre-tool: ValueError: stdin is not valid JSON" in doctor.stdout
+    assert "hook of gitmem" not in at_a_terminal("why", "billing/charge.py")
+    payload = {"session_id": "after-doctor", "cwd": str(project), "source": "startup"}
+    assert "systemMessage" not in json.loads(hook("session-start", payload, project)[1])
 
 
 def test_doctor_reads_when_each_hook_last_ran(project: Path) -> None:
@@ -415,6 +473,7 @@ def test_doctor_reads_when_each_hook_last_ran(project: Path) -> None:
     result = CliRunner().invoke(cli, ["doctor", "--no-model", "--json"])
     last = json.loads(result.stdout)["last_events"]
     assert last["pre-tool"]["time"] >= before - 60 and last["prompt"]["time"] >= before
+
 
 def test_outside_a_repository(tmp_path: Path) -> None:
     code, out, err = hook(
@@ -572,20 +631,26 @@ def test_shell_words_split_like_shlex(command: str) -> None:
         ("cd api && ls v2; git checkout main", ["api/v2"]),
         # a here-document's body is no words: before session 43 its apostrophe opened a
         # quote that hid the rest of the command
-        ("cat > notes.md <<'EOF'\ndon't\nEOF\nsed -i s/a/b/ billing/x.py", ["notes.md", "s/a/b/", "billing/x.py"]),
+        (
+            "cat > notes.md <<'EOF'\ndon't\nEOF\nsed -i s/a/b/ billing/x.py",
+            ["notes.md", "s/a/b/", "billing/x.py"],
+        ),
         # ... but its path words are read, after the command's (a script's paths)
         ("cat <<-EOF | cat\n\tx.py\n\tEOF\ncat y.py", ["y.py", "x.py"]),
         ("cd svc && python3 - <<'PY'\nopen('billing/x.py', 'w')\nPY", ["svc/billing/x.py"]),
         # ... and so are those of the code an interpreter is given (since session 49)
         ("cd svc && python3 -c \"open('billing/x.py', 'a')\"", ["svc/billing/x.py"]),
-        ("python3.12 -Bc 'import json; open(\"a/b.json\")' out.txt", ["python3.12", "out.txt", "a/b.json"]),
+        (
+            "python3.12 -Bc 'import json; open(\"a/b.json\")' out.txt",
+            ["python3.12", "out.txt", "a/b.json"],
+        ),
         # (words like paths that name no file are dropped later, as a script's are)
         ("node -e \"require('fs').rmSync('dist/app.js')\"", [".rmSync", "dist/app.js"]),
         ("perl -ne 'print if /x/' src/a.pl", ["src/a.pl", "/x/"]),
         ("ruby --version && ruby -e 'File.write(\"lib/v.rb\", 1)'", ["File.write", "lib/v.rb"]),
         # a command given to a shell as a string is walked too, from where it starts
         ("cd svc && bash -lc 'cd api && cat x.py'", ["svc/api/x.py"]),
-        ("timeout -k 5 2.5m sh -c \"cat a.py\"; cat b.py", ["a.py", "b.py"]),
+        ('timeout -k 5 2.5m sh -c "cat a.py"; cat b.py', ["a.py", "b.py"]),
         ("bash scripts/run.sh", ["scripts/run.sh"]),
     ],
 )
@@ -610,7 +675,10 @@ def test_bash_words_follow_cd(command: str, words: list[str]) -> None:
         ("git mv billing payments; git add payments", ["billing", "payments"]),
         ("python gen.py > out/api.json", ["out/api.json"]),  # what gen.py writes: not known
         ("cat <<EOF > gen.py\nx = 1\nEOF", ["gen.py"]),
-        ("cat > clean.sh <<'EOF'\nrm -rf build\nEOF\nchmod +x clean.sh", ["clean.sh"]),  # not `build`
+        (
+            "cat > clean.sh <<'EOF'\nrm -rf build\nEOF\nchmod +x clean.sh",
+            ["clean.sh"],
+        ),  # not `build`
         ("timeout 60 bash -c 'sed -i s/1/2/ billing/charge.py'", ["s/1/2/", "billing/charge.py"]),
         # since session 51: a download's target, dd's `of=`, sponge, gawk's in-place edit,
         # and a file `git checkout` takes from another commit
@@ -911,15 +979,21 @@ def test_an_edit_through_a_symbolic_link_meets_the_targets_decisions(project: Pa
     commit_all(project, "links")
     edit = {"old_string": "x = 1", "new_string": "x = float(1)"}
     for n, path in enumerate(["packages/app/shared/charge.py", "alias.py"]):
-        call = {"session_id": "ln", "cwd": str(project), "tool_name": "Edit", "tool_use_id": f"e{n}"}
+        call = {
+            "session_id": "ln",
+            "cwd": str(project),
+            "tool_name": "Edit",
+            "tool_use_id": f"e{n}",
+        }
         call["tool_input"] = {"file_path": str(project / path), **edit}
         code, out, err = hook("pre-tool", call, project)
         assert (code, err) == (0, "")
         said = json.loads(out)["hookSpecificOutput"]
         assert said["permissionDecision"] == "deny", said
-        assert "D-0001 (critical) forbids this change to billing/charge.py" in said[
-            "permissionDecisionReason"
-        ]
+        assert (
+            "D-0001 (critical) forbids this change to billing/charge.py"
+            in said["permissionDecisionReason"]
+        )
     read = {"session_id": "ln2", "cwd": str(project), "tool_name": "Read", "tool_use_id": "r"}
     read["tool_input"] = {"file_path": str(project / "packages/app/shared/charge.py")}
     assert "D-0001" in context_of(hook("pre-tool", read, project)[1])
@@ -934,7 +1008,11 @@ def test_an_edit_in_a_worktree_inside_the_work_tree(project: Path) -> None:
     git(project, "worktree", "add", "-q", ".claude/worktrees/feat", "-b", "feat")
     path = project / ".claude/worktrees/feat/billing/charge.py"
     call = {"session_id": "nw", "cwd": str(project), "tool_name": "Edit", "tool_use_id": "e"}
-    call["tool_input"] = {"file_path": str(path), "old_string": "x = 1", "new_string": "x = float(1)"}
+    call["tool_input"] = {
+        "file_path": str(path),
+        "old_string": "x = 1",
+        "new_string": "x = float(1)",
+    }
     code, out, err = hook("pre-tool", call, project)
     assert (code, err) == (0, "")
     assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
@@ -944,7 +1022,9 @@ def test_a_route_folder_named_with_brackets(project: Path) -> None:
     """Next.js routes live in folders named `[slug]`: a decision written for
     `app/blog/[slug]/**` governed `app/blog/s/...` (a set of letters, as gitignore reads
     it) and never the route, so an agent reading or editing it was told nothing."""
-    decision(project, "0007-static.md", "Blog posts render statically", globs=["app/blog/[slug]/**"])
+    decision(
+        project, "0007-static.md", "Blog posts render statically", globs=["app/blog/[slug]/**"]
+    )
     write(project, "app/blog/[slug]/page.tsx", "export default function Page() {}\n")
     commit_all(project, "a route")
     call = {"session_id": "nx", "cwd": str(project), "tool_name": "Read", "tool_use_id": "r"}
@@ -956,15 +1036,27 @@ def test_a_route_folder_named_with_brackets(project: Path) -> None:
 @pytest.mark.parametrize(
     ("command", "writes"),
     [
-        ("cat > billing/x.py <<'EOF'\nx = float(1)\nEOF", [("billing/x.py", "x = float(1)\n", False)]),
-        ('mkdir -p a && cat <<EOF > "a/b c.py"\ny = 1\nEOF\necho done', [("a/b c.py", "y = 1\n", False)]),
+        (
+            "cat > billing/x.py <<'EOF'\nx = float(1)\nEOF",
+            [("billing/x.py", "x = float(1)\n", False)],
+        ),
+        (
+            'mkdir -p a && cat <<EOF > "a/b c.py"\ny = 1\nEOF\necho done',
+            [("a/b c.py", "y = 1\n", False)],
+        ),
         ('cat >> billing/x.py << "PY"\nz = 2\nPY', [("billing/x.py", "z = 2\n", True)]),
         ("python - <<'EOF'\nprint(1)\nEOF", []),  # into a program, not a file
         ("cat > f.py <<'EOF'\nno end", []),  # never closed: the shell writes nothing sure
         ("cat billing/x.py", []),
         # since session 43: a `cd` before it, `tee`, another descriptor's redirection
-        ("cd billing && cat > x.py 2>/dev/null <<'EOF'\nx = 1\nEOF", [("billing/x.py", "x = 1\n", False)]),
-        ("tee -a a.py b/c.py >/dev/null <<'EOF'\nz\nEOF", [("a.py", "z\n", True), ("b/c.py", "z\n", True)]),
+        (
+            "cd billing && cat > x.py 2>/dev/null <<'EOF'\nx = 1\nEOF",
+            [("billing/x.py", "x = 1\n", False)],
+        ),
+        (
+            "tee -a a.py b/c.py >/dev/null <<'EOF'\nz\nEOF",
+            [("a.py", "z\n", True), ("b/c.py", "z\n", True)],
+        ),
         ("cat <<-EOF > x.py\n\tif a:\n\t\tb()\n\tEOF", [("x.py", "if a:\nb()\n", False)]),
         ("cat head.py - > x.py <<'EOF'\ny\nEOF", []),  # with a file's text too
         ("cd $D && cat > x.py <<'EOF'\ny\nEOF", []),  # where is not known
@@ -978,7 +1070,11 @@ def test_heredoc_writes(command: str, writes: list[tuple[str, str, bool]]) -> No
     ("command", "words", "bodies"),
     [
         ("cat <<EOF\na 'b\nEOF\nls", ["cat", "<<", "EOF", ";", "ls"], ["a 'b\n"]),
-        ("cat <<'A' <<B; x\n1\nA\n2\nB", ["cat", "<<", "A", "<<", "B", ";", "x", ";"], ["1\n", "2\n"]),
+        (
+            "cat <<'A' <<B; x\n1\nA\n2\nB",
+            ["cat", "<<", "A", "<<", "B", ";", "x", ";"],
+            ["1\n", "2\n"],
+        ),
         ("cat <<-X\n\t1\n\tX\n", ["cat", "<<", "X", ";"], ["1\n"]),
         ("cat << -X\n-X\n", ["cat", "<<", "-X", ";"], [""]),  # `<< -X`: its tag is `-X`
         ("cat <<E\nno end", ["cat", "<<", "E", ";"], [None]),
@@ -1005,8 +1101,16 @@ _DIFF = "--- a/billing/x.py\n+++ b/billing/x.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2
         (f"patch -p0 <<'EOF'\n{_DIFF}EOF", {}, [("b/billing/x.py", "b = 3")]),
         # from a file (since session 43), read from the folder the command runs in
         ("git apply -v --index fix.patch", {"fix.patch": _DIFF}, [("billing/x.py", "b = 3")]),
-        ("cd svc && patch -Np1 < ../fix.diff", {"svc/../fix.diff": _DIFF}, [("svc/billing/x.py", "b = 3")]),
-        ("patch -p1 -i /tmp/f.diff 2>/dev/null", {"/tmp/f.diff": _DIFF}, [("billing/x.py", "b = 3")]),
+        (
+            "cd svc && patch -Np1 < ../fix.diff",
+            {"svc/../fix.diff": _DIFF},
+            [("svc/billing/x.py", "b = 3")],
+        ),
+        (
+            "patch -p1 -i /tmp/f.diff 2>/dev/null",
+            {"/tmp/f.diff": _DIFF},
+            [("billing/x.py", "b = 3")],
+        ),
         ("patch --strip=1 --input=f.diff", {"f.diff": _DIFF}, [("billing/x.py", "b = 3")]),
         ("git apply --directory=lib f.diff", {"f.diff": _DIFF}, [("lib/billing/x.py", "b = 3")]),
         ("git apply gone.patch", {}, []),
@@ -1139,7 +1243,10 @@ def test_a_heredoc_that_breaks_a_critical_rule_is_denied_before_it_runs(project:
             "cd billing && sed -i.bak -E -e 's/(a)/b/' x.py y.py 2>/dev/null",
             [("billing", ["-E", "-e", "s/(a)/b/"], ["x.py", "y.py"])],
         ),
-        ("sudo sed --in-place -n --expression=s/a/b/p -- -f", [("", ["-n", "-e", "s/a/b/p"], ["-f"])]),
+        (
+            "sudo sed --in-place -n --expression=s/a/b/p -- -f",
+            [("", ["-n", "-e", "s/a/b/p"], ["-f"])],
+        ),
         (
             "sed -ni 's/a/b/p' x.py && sed -i -f fix.sed y.py",
             [("", ["-n", "-e", "s/a/b/p"], ["x.py"]), ("", ["-f", "fix.sed"], ["y.py"])],
@@ -1182,7 +1289,10 @@ def test_a_sed_edit_that_breaks_a_critical_rule_is_denied_before_it_runs(
     cases = [
         ("sed -i 's/x = 1/x = float(1)/' billing/charge.py", True),
         ("cd billing && sed -i.bak -E -e 's/^(x) = 1$/\\1 = float(1)/' charge.py", True),
-        ("sed -i -e 's/x = 1/x = T/' billing/charge.py && sed -i 's/T/float(1)/' billing/charge.py", True),
+        (
+            "sed -i -e 's/x = 1/x = T/' billing/charge.py && sed -i 's/T/float(1)/' billing/charge.py",
+            True,
+        ),
         (f"sed -i '$a cents = float(2)' {project}/billing/old.py", True),
         ("sed -i 's/x = 1/x = 2/' billing/charge.py", False),
         ("sed -i '$a cents = 5' billing/old.py", False),  # keeps the file's legacy line
@@ -1377,16 +1487,28 @@ def test_a_diff_applied_from_a_heredoc_is_read_before_it_runs(project: Path) -> 
 @pytest.mark.parametrize(
     ("command", "copies"),
     [
-        ("cp /tmp/charge.py billing/charge.py", [("/tmp/charge.py", "billing/charge.py", False, False)]),
-        ("cd billing && mv -f new.py charge.py", [("billing/new.py", "billing/charge.py", False, False)]),
-        ("cp -t billing a.py b.py", [("a.py", "billing", True, False), ("b.py", "billing", True, False)]),
+        (
+            "cp /tmp/charge.py billing/charge.py",
+            [("/tmp/charge.py", "billing/charge.py", False, False)],
+        ),
+        (
+            "cd billing && mv -f new.py charge.py",
+            [("billing/new.py", "billing/charge.py", False, False)],
+        ),
+        (
+            "cp -t billing a.py b.py",
+            [("a.py", "billing", True, False), ("b.py", "billing", True, False)],
+        ),
         ("install -m 644 x.py billing/", [("x.py", "billing/", True, False)]),
         ("cp -- -x.py y.py 2>/dev/null", [("-x.py", "y.py", False, False)]),
         ("cp *.py billing/", []),  # the shell expands it
         ("cd ~/w && cp a.py b.py", []),
         ("cd svc && bash -lc 'cp /tmp/a.py b.py'", [("/tmp/a.py", "svc/b.py", False, False)]),
         # `cat` of files into one: the first replaces it, the rest (or all, `>>`) append
-        ("cat a.py b.py > x.py 2>&1", [("a.py", "x.py", False, False), ("b.py", "x.py", False, True)]),
+        (
+            "cat a.py b.py > x.py 2>&1",
+            [("a.py", "x.py", False, False), ("b.py", "x.py", False, True)],
+        ),
         ("cat /tmp/a.py >> x.py", [("/tmp/a.py", "x.py", False, True)]),
         ("cat -n a.py > x.py", []),  # numbered: not the file's text
         ("cat - > x.py", []),
@@ -1547,7 +1669,9 @@ def test_a_merge_a_turns_commands_made_is_read_for_what_it_adds(project: Path) -
     base = {"session_id": "tm", "cwd": str(project)}
 
     def turn(n: int, command: str) -> str:
-        assert hook("prompt", {**base, "prompt": f"merge the feature branch ({n})"}, project)[0] == 0
+        assert (
+            hook("prompt", {**base, "prompt": f"merge the feature branch ({n})"}, project)[0] == 0
+        )
         call = {**base, "tool_name": "Bash", "tool_input": {"command": command}}
         call["tool_use_id"] = f"toolu_tm{n}"
         assert hook("pre-tool", call, project)[0] == 0
@@ -1935,7 +2059,9 @@ def test_what_a_file_gained_since_the_turn_began(repo: Path) -> None:
     before = "a = 1\r\nb = float(2)  # the user's\r\nc = 3\r\n"
     write(repo, "bill ing/x.py", before)
     blob = git(repo, "hash-object", "-w", "--no-filters", "bill ing/x.py").strip()
-    (repo / "bill ing/x.py").write_bytes(b"a = 1\r\nb = float(2)  # the user's\r\nz = 9\r\nc = 3\r\n")
+    (repo / "bill ing/x.py").write_bytes(
+        b"a = 1\r\nb = float(2)  # the user's\r\nz = 9\r\nc = 3\r\n"
+    )
     assert _gained_since(str(repo), "bill ing/x.py", blob) == "z = 9"
     whole = (repo / "bill ing/x.py").read_bytes().decode()
     assert _gained_since(str(repo), "bill ing/x.py", None) == whole

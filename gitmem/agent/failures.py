@@ -7,7 +7,10 @@ hook had failed on every call for a week, and with it every critical rule (the p
 of other memory tools report first: hooks that fail without a word). Now the next session
 start tells the user, through the agent's ``systemMessage``, how many errors were logged
 since they were last told, when the first was, and the last one's reason. It does not tell
-the agent: the agent cannot mend gitmem, and the words would cost tokens.
+the agent: the agent cannot mend gitmem, and the words would cost tokens. The users of the
+other agents are told by the next gitmem command they run at a terminal (a `git commit`
+whose hook runs `gitmem check` included; `gitmem.cli.output.current_repo`), and `gitmem
+doctor`, which shows the errors, counts them as told.
 
 What was told is the log's size, kept beside it in ``hook-errors.told``: a session start
 stats the log (~10 µs) and reads on only where it grew. The log is rotated at
@@ -71,6 +74,15 @@ def untold(shared: str) -> str:
             f"your work go on); the last, at {stamp}: {reason}"
         )
     return f"{head}. `gitmem doctor` shows the latest."
+
+
+def mark_told(shared: str) -> None:
+    """Note every error logged in ``shared`` as told (`gitmem doctor` has shown them)."""
+    try:
+        size = os.stat(os.path.join(shared, ERROR_LOG)).st_size
+    except OSError:
+        return
+    _note_told(os.path.join(shared, TOLD), size)
 
 
 def _note_told(mark: str, size: int) -> None:

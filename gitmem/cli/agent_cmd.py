@@ -475,7 +475,11 @@ def uninstall(agent: str, scope: str, with_mcp: bool) -> None:
 @expected_errors
 def doctor(no_model: bool, json_: bool) -> None:
     """One screen: hooks installed and firing, index freshness, model, daemon, last errors."""
-    report = doctor_core.diagnose(current_repo(sparse_warning=False), load_model=not no_model)
+    repo = current_repo(sparse_warning=False, hook_errors=False)
+    report = doctor_core.diagnose(repo, load_model=not no_model)
+    from gitmem.agent.failures import mark_told
+
+    mark_told(str(repo.shared_state_dir))  # shown below: not told again at the session start
     if json_:
         emit_json(report.to_json())
         return

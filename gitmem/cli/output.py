@@ -242,16 +242,36 @@ def os_error(exc: OSError) -> str:
     return f"cannot use{where}: {exc.strerror or exc}"
 
 
-def current_repo(*, sparse_warning: bool = True) -> Repo:
+def current_repo(*, sparse_warning: bool = True, hook_errors: bool = True) -> Repo:
     """The repository of the current folder; a warning where a sparse checkout leaves its
-    decisions out (gitmem.location.SPARSE_NOTE): every command then reads none."""
+    decisions out (gitmem.location.SPARSE_NOTE): every command then reads none. And, to a
+    person at a terminal (stderr a TTY), the hook errors logged since they were last told
+    (gitmem.agent.failures): the session start tells only the users of agents that show a
+    systemMessage, and a `git commit` in a terminal, or any command, tells the others. Not
+    where no one would read it (an agent's command, a detached refresh, an IDE's commit):
+    that would count the errors as told."""
     repo = discover(os.getcwd())
     if sparse_warning:
         from gitmem.location import SPARSE_NOTE, location_of, sparse_excluded
 
         if sparse_excluded(location_of(repo), folder_too=True):
             warn(SPARSE_NOTE)
+    if hook_errors and _stderr_is_a_terminal():
+        from gitmem.agent.failures import untold
+
+        said = untold(str(repo.shared_state_dir))
+        if said:
+            from rich.markup import escape
+
+            stderr().print(f"[yellow]warning:[/] {escape(said.removeprefix('gitmem: '))}")
     return repo
+
+
+def _stderr_is_a_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # closed, or replaced by an object without it
+        return False
 
 
 def warn(message: str) -> None:
