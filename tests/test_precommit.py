@@ -45,16 +45,17 @@ def pre_commit_env(tmp_path: Path, cache: Path) -> dict[str, str]:
     }
 
 
-def test_pre_commit_rejects_violations_and_passes_clean_commits(
-    repo: Path, tmp_path: Path, cache: Path
-) -> None:
+def installed(repo: Path, tmp_path: Path, cache: Path, hook: str) -> dict[str, str]:
+    """The project: the money decision over billing/, a CLAUDE.md naming its file, its
+    Cursor export, committed; gitmem's ``hook``, gitmem-stale and gitmem-export installed
+    with the real pre-commit tool. The environment to commit with."""
     head = this_commit()
     write(repo, "billing/charge.py", "x = 1\n")
     write(repo, ".continuity/decisions/0001-money.md", RULE)
     write(
         repo,
         ".pre-commit-config.yaml",
-        f"repos:\n- repo: {ROOT}\n  rev: {head}\n  hooks:\n  - id: gitmem-check\n"
+        f"repos:\n- repo: {ROOT}\n  rev: {head}\n  hooks:\n  - id: {hook}\n"
         "  - id: gitmem-stale\n  - id: gitmem-export\n",
     )
     write(repo, "CLAUDE.md", "# Notes\n\nCharges are made in `billing/charge.py`.\n")
@@ -67,6 +68,17 @@ def test_pre_commit_rejects_violations_and_passes_clean_commits(
     git(repo, "commit", "-q", "--no-verify", "-m", "init")
     env = pre_commit_env(tmp_path, cache)
     subprocess.run([str(PRE_COMMIT), "install"], cwd=repo, env=env, check=True, capture_output=True)
+    return env
+
+
+def test_pre_commit_rejects_violations_and_passes_clean_commits(
+    repo: Path, tmp_path: Path, cache: Path
+) -> None:
+    env = installed(repo, tmp_path, cache, "gitmem-check")
+    from click.testing import CliRunner
+
+    from gitmem.cli.main import cli
+
     write(repo, "billing/charge.py", "x = float(1)\n")
     git(repo, "add", "-A")
     bad = subprocess.run(
@@ -142,25 +154,10 @@ def test_a_gitmem_bug_in_a_pre_commit_hook_does_not_refuse_the_commit(
     any of the three refused the commit (only the check and the trailer failed open).
     `pre-commit run --all-files`, as CI runs it, still fails on the fault: a check that did
     not run is no pass. Lint's warnings show on a passing commit."""
-    head = this_commit()
-    write(repo, "billing/charge.py", "x = 1\n")
-    write(repo, ".continuity/decisions/0001-money.md", RULE)
-    write(
-        repo,
-        ".pre-commit-config.yaml",
-        f"repos:\n- repo: {ROOT}\n  rev: {head}\n  hooks:\n  - id: gitmem-lint\n"
-        "  - id: gitmem-stale\n  - id: gitmem-export\n",
-    )
-    write(repo, "CLAUDE.md", "# Notes\n\nCharges are made in `billing/charge.py`.\n")
+    env = installed(repo, tmp_path, cache, "gitmem-lint")
     from click.testing import CliRunner
 
     from gitmem.cli.main import cli
-
-    assert CliRunner().invoke(cli, ["export", "cursor"]).exit_code == 0
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--no-verify", "-m", "init")
-    env = pre_commit_env(tmp_path, cache)
-    subprocess.run([str(PRE_COMMIT), "install"], cwd=repo, env=env, check=True, capture_output=True)
 
     # a warning lint does not fail on is shown on the commit it passes
     write(repo, ".continuity/decisions/0002-api.md", RULE.replace("title:", "owner: ops\ntitle:"))
@@ -170,7 +167,9 @@ def test_a_gitmem_bug_in_a_pre_commit_hook_does_not_refuse_the_commit(
         ["git", "commit", "-q", "-m", "api"], cwd=repo, env=env, capture_output=True, text=True
     )
     assert warned.returncode == 0, warned.stdout + warned.stderr
-    assert ".continuity/decisions/0002-api.md:2: owner: warning: unknown key, ignored" in warned.stderr, warned.stderr
+    assert (
+        ".continuity/decisions/0002-api.md:2: owner: warning: unknown key, ignored" in warned.stderr
+    ), warned.stderr
 
     faults = tmp_path / "faults"
     faults.mkdir()
