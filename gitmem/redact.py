@@ -204,15 +204,17 @@ def redact(
         text = run(kind, rx, text)
     if custom:
         import signal
+        import time
 
         try:
             before = signal.signal(signal.SIGALRM, _expire)
         except (ValueError, AttributeError):  # not the main thread, or no SIGALRM
             before = None
         kind, rx = custom[0]
+        outer, started = 0.0, time.monotonic()
         try:
             if before is not None:
-                signal.setitimer(signal.ITIMER_REAL, CUSTOM_SECONDS)
+                outer = signal.setitimer(signal.ITIMER_REAL, CUSTOM_SECONDS)[0]
             for kind, rx in custom:
                 text = run(kind, rx, text)
         except _Expired:
@@ -221,6 +223,9 @@ def redact(
             if before is not None:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, before)
+                if outer:  # the hook's own timer (gitmem.agent.runner._watch) goes on
+                    left = outer - (time.monotonic() - started)
+                    signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
     if len(text) - len(text.translate(_NO_DIGITS)) >= 13:  # C speed: ~0.06 ms at 100 KB
 
         def card(match: re.Match[str]) -> str:

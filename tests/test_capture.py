@@ -432,6 +432,20 @@ def test_a_project_pattern_that_backtracks_does_not_hold_the_prompt(project: Pat
     assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
+    # the hook's own timer (runner._watch: a hook near the agent's timeout) goes on after
+    def late(_signum: int, _frame: object) -> None:
+        pass
+
+    signal.signal(signal.SIGALRM, late)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 30.0)
+        redact.redact("mail jane.doe@corp.example", ask_patterns())
+        assert signal.getsignal(signal.SIGALRM) is late
+        assert 25.0 < signal.getitimer(signal.ITIMER_REAL)[0] <= 30.0
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
 
 def ask_patterns() -> list[str]:
     return [r"([A-Za-z0-9]+[._-]?)+@corp\.example", "ACME-[0-9]{6}"]
@@ -661,7 +675,12 @@ def test_the_flusher_removes_the_files_of_sessions_long_over(project: Path) -> N
     assert all(f.is_file() for f in files.values())
     assert wait_for(lambda: files["capture", "recent"].stat().st_size == 0)
     weeks_ago = time.time() - 15 * 24 * 3600
-    for key in (("sessions", "old"), ("capture", "old"), ("capture", "unflushed"), ("marks", "old")):
+    for key in (
+        ("sessions", "old"),
+        ("capture", "old"),
+        ("capture", "unflushed"),
+        ("marks", "old"),
+    ):
         os.utime(files[key], (weeks_ago, weeks_ago))
     os.utime(shared / "tidied", (weeks_ago, weeks_ago))  # the flushers above tidied just now
     env = {**os.environ, "HOME": SANDBOX_HOME}
@@ -671,7 +690,11 @@ def test_the_flusher_removes_the_files_of_sessions_long_over(project: Path) -> N
     assert gone == {("sessions", "old"), ("capture", "old"), ("marks", "old")}
     assert len(capture.records(r, "refs/gitmem/sessions/alice/old")) == 1  # the capture stays
     # a session that comes back starts a fresh file
-    hook("prompt", {"session_id": "old", "cwd": str(project), "prompt": "floats for refunds?"}, project)
+    hook(
+        "prompt",
+        {"session_id": "old", "cwd": str(project), "prompt": "floats for refunds?"},
+        project,
+    )
     assert files["sessions", "old"].is_file() and files["capture", "old"].stat().st_size > 0
 
 

@@ -454,6 +454,51 @@ def test_a_command_at_a_terminal_tells_of_hook_errors_and_doctor_counts_them_tol
     assert "systemMessage" not in json.loads(hook("session-start", payload, project)[1])
 
 
+SLOW = """\
+import time
+import gitmem.agent.runner, gitmem.agent.tooluse
+
+gitmem.agent.runner.SLOW_S = 0.2
+pre_tool = gitmem.agent.tooluse.pre_tool
+
+def slow(*args, **kwargs):
+    time.sleep(1.0)
+    return pre_tool(*args, **kwargs)
+
+gitmem.agent.tooluse.pre_tool = slow
+"""
+
+
+def test_a_hook_near_the_agents_timeout_is_logged_and_told(project: Path, tmp_path: Path) -> None:
+    """An agent kills a hook at its timeout (runner.TIMEOUT_S) and goes on without its
+    answer, and the killed hook wrote nothing. A hook still running at runner.SLOW_S says
+    so in the error log, goes on, and answers; the next session start tells the user.
+    Here the installed gitmem-hook, made slow (and SLOW_S short) by a sitecustomize
+    module on PYTHONPATH."""
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    (slow / "sitecustomize.py").write_text(SLOW)
+    proc = subprocess.run(
+        [str(GITMEM_HOOK), "claude", "pre-tool"],
+        input=json.dumps(tool_call("slow", project, "billing/charge.py")),
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "HOME": SANDBOX_HOME, "PYTHONPATH": str(slow)},
+    )
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert "D-0001" in context_of(proc.stdout)  # it went on, and answered
+    log = (project / ".git" / "gitmem" / "hook-errors.log").read_text()
+    assert "claude pre-tool: still running after 0.2 s (agents stop gitmem's hooks at 10 s" in log
+    payload = {"session_id": "after-slow", "cwd": str(project), "source": "startup"}
+    message = json.loads(hook("session-start", payload, project)[1])["systemMessage"]
+    assert "claude pre-tool: still running after 0.2 s" in message, message
+
+    hook("pre-tool", tool_call("fast", project, "billing/charge.py"), project)
+    assert log == (project / ".git" / "gitmem" / "hook-errors.log").read_text()  # in time
+
+
 def test_doctor_reads_when_each_hook_last_ran(project: Path) -> None:
     """The status file is overwritten in place (runner.STATUS_BYTES), not replaced: each
     write must cover the one before, longer or shorter, so that doctor reads the latest."""

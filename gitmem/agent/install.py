@@ -23,7 +23,7 @@ from gitmem.agent.droid import TOOL_MATCHER as DROID_TOOL_MATCHER
 from gitmem.agent.droid import hooks_file
 from gitmem.agent.gemini import TOOL_MATCHER as GEMINI_TOOL_MATCHER
 from gitmem.agent.qwen import TOOL_MATCHER as QWEN_TOOL_MATCHER
-from gitmem.agent.runner import SYSTEM_MESSAGE
+from gitmem.agent.runner import SYSTEM_MESSAGE, TIMEOUT_S
 from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write
 
@@ -32,7 +32,6 @@ from gitmem.fsutil import atomic_write
 # PATH (an installer that exposes only console scripts), the hooks call the console script,
 # `gitmem hook AGENT EVENT` (Agent.fast_prefix and console_prefix below): the same code,
 # a few milliseconds slower per event.
-TIMEOUT_S = 10
 MCP_SERVER = {"type": "stdio", "command": "gitmem", "args": ["mcp"]}
 
 

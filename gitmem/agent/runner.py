@@ -21,6 +21,7 @@ from gitmem import leanjson
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, NoReturn
 
     from gitmem.location import Location
@@ -28,6 +29,12 @@ if TYPE_CHECKING:
 ERROR_LOG = "hook-errors.log"
 STATUS_DIR = "hook-status"
 MAX_LOG_BYTES = 256 * 1024
+# The timeout gitmem installs its hooks with, in seconds (gitmem.agent.install; OpenCode's
+# and pi's plugins stop theirs at the same): past it the agent kills the hook, and goes on.
+TIMEOUT_S = 10
+# When a hook still running says so in the error log (see _watch): the agent's kill leaves
+# no trace of its own.
+SLOW_S = TIMEOUT_S * 0.8
 EVENTS = (
     "session-start",
     "prompt",
@@ -595,6 +602,38 @@ def exit_now(code: int) -> NoReturn:
     os._exit(code)
 
 
+def _watch(agent: str, event: str) -> Callable[[], None]:
+    """Log a hook still running after SLOW_S, before the agent kills it at TIMEOUT_S: a
+    killed hook writes nothing, and the agent goes on without its answer (a critical
+    rule's denial, the decisions for a prompt), which no one learnt of before session 69.
+    Logged, the next session start tells the user (gitmem.agent.failures). The hook goes
+    on: if it ends in time, its answer stands. A timer signal, through the C module
+    ``_signal`` that the interpreter has loaded at start (``signal`` imports ``enum``,
+    ~5 ms); none where there is no SIGALRM (Windows) or this is not the main thread. The
+    function returned cancels it."""
+    try:
+        import _signal  # type: ignore[import-not-found]  # no stub; `signal` re-exports it
+
+        def late(_signum: int, _frame: object) -> None:
+            shared = _guess_shared()
+            message = (
+                f"still running after {SLOW_S:g} s (agents stop gitmem's hooks at "
+                f"{TIMEOUT_S} s, and go on without their answer)"
+            )
+            _log_error(shared, event, message, agent)
+
+        before = _signal.signal(_signal.SIGALRM, late)
+        _signal.setitimer(_signal.ITIMER_REAL, SLOW_S)
+    except (ImportError, AttributeError, ValueError, OSError):
+        return lambda: None
+
+    def stop() -> None:
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+        _signal.signal(_signal.SIGALRM, before)
+
+    return stop
+
+
 def main(argv: list[str] | None = None) -> int:
     """``gitmem-hook AGENT EVENT``: the command Claude Code (or Codex) runs. A script of its
     own rather than ``gitmem hook AGENT``, because the console-script wrapper pip generates
@@ -605,6 +644,10 @@ def main(argv: list[str] | None = None) -> int:
         utf8mode.ensure()  # file names as git and the agents give them (see gitmem.utf8mode)
     args = sys.argv[1:] if argv is None else argv
     if len(args) == 2 and args[0] in AGENTS:
-        return run(args[0], args[1])
+        stop = _watch(args[0], args[1])
+        try:
+            return run(args[0], args[1])
+        finally:
+            stop()
     sys.stderr.write(USAGE)
     return 0  # fail open even when misconfigured: the agent must not be blocked
