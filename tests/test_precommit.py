@@ -152,7 +152,7 @@ def test_a_gitmem_bug_in_a_pre_commit_hook_does_not_refuse_the_commit(
     environment pre-commit built for them (a sitecustomize module on PYTHONPATH): the
     commit goes through and `gitmem doctor` shows each. Before session 69 a gitmem bug in
     any of the three refused the commit (only the check and the trailer failed open).
-    `pre-commit run --all-files`, as CI runs it, still fails on the fault: a check that did
+    `pre-commit run` over all files, as CI runs it, still fails on the fault: a check that did
     not run is no pass. Lint's warnings show on a passing commit."""
     env = installed(repo, tmp_path, cache, "gitmem-lint")
     from click.testing import CliRunner
@@ -202,7 +202,7 @@ def test_a_gitmem_bug_in_a_pre_commit_hook_does_not_refuse_the_commit(
     # `git ls-files --deduplicate`, which git before 2.31 refuses (pre-commit exits 3), and the
     # oldest Python's suite runs with git 2.30. Outside a commit either way, which is the point.
     ci = subprocess.run(
-        [str(PRE_COMMIT), "run", "--files", *git(repo, "ls-files").split()],
+        [str(PRE_COMMIT), "run", "--files", *filter(None, git(repo, "ls-files", "-z").split("\0"))],
         cwd=repo,
         env=faulty,
         capture_output=True,
