@@ -67,9 +67,9 @@ class Machine:
         self.pid, self.view, self.env = pid, view, env  # pid: its first process
 
     def command(self, args: list[str]) -> list[str]:
-        # --root: the target's root, not its mount namespace's (entering one moves a process
-        # to that namespace's root: the host's, where the suite runs in a chroot)
-        enter = ["nsenter", f"--target={self.pid}", "--mount", "--uts", "--pid", "--root"]
+        # --root, --wd: the target's root and folder, not its mount namespace's root (entering
+        # one moves a process there: the host's /, where the suite runs in a chroot)
+        enter = ["nsenter", f"--target={self.pid}", "--mount", "--uts", "--pid", "--root", "--wd"]
         return [*enter, "--", "sh", "-c", 'cd "$VIEW" && exec "$@"', "sh", *args]
 
     def run(self, args: list[str], *, stdin: str = "") -> subprocess.CompletedProcess[str]:
