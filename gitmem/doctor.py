@@ -600,6 +600,10 @@ def _git_hooks_check(repo: Repo) -> Check:
         ok, detail = githooks.status(repo)
     except (OSError, GitmemError) as exc:
         ok, detail = False, f"cannot tell: {str(exc).splitlines()[0]}"
+    from gitmem.location import jj_colocated
+
+    if jj_colocated(str(repo.root)):
+        detail += f"; {githooks.JJ_NOTE}"
     return Check("git hooks", ok, detail)
 
 

@@ -8,7 +8,17 @@ class GitmemError(Exception):
 
 
 class NotARepositoryError(GitmemError):
-    def __init__(self, where: str) -> None:
+    def __init__(self, where: str, jj_root: str | None = None) -> None:
+        if jj_root is not None:
+            # jj keeps a repository's git store inside .jj unless it is colocated (jj's
+            # default for new repositories since 0.3x): gitmem reads git's, in the work tree
+            super().__init__(
+                f"not inside a git repository: {where}\n"
+                f"{jj_root} is a Jujutsu (jj) repository whose git repository is inside .jj: "
+                "gitmem works in a colocated one, with .git in the work tree. "
+                "`jj git colocation enable` makes it so (README: Jujutsu)."
+            )
+            return
         super().__init__(
             f"not inside a git repository: {where}\n"
             "Run gitmem from a git work tree (or `git init` first)."

@@ -418,6 +418,16 @@ def unrunnable(folder: Path) -> str | None:
     )
 
 
+# What `gitmem doctor` and `gitmem install git` say in a work tree that is also a Jujutsu
+# repository: jj writes commits itself, and runs no git hook (jj 0.46), so the check at
+# commit time and the trailers never run for them; the agents' hooks still do.
+JJ_NOTE = (
+    "this is also a Jujutsu (jj) repository: the commits jj makes run no git hooks, so "
+    "gitmem checks them only in `gitmem check --range` (a jj alias before `jj git push`, "
+    "or CI: README, Jujutsu)"
+)
+
+
 def status(repo: Repo) -> tuple[bool, str]:
     """For `gitmem doctor`: whether the commit-time hooks are sound, and what they are."""
     folder = hooks_dir(repo)

@@ -362,8 +362,26 @@ def _find(start: str | os.PathLike[str] | None) -> Location:
     here = os.path.abspath(start if start is not None else os.getcwd())
     found = repository_of(here)
     if found is None:
-        raise NotARepositoryError(here)
+        raise NotARepositoryError(here, jj_root_of(here))
     return found
+
+
+def jj_root_of(path: str) -> str | None:
+    """The nearest folder at or above ``path`` that holds a Jujutsu repository (``.jj``),
+    or None: asked only once no git repository was found, to say why."""
+    while True:
+        if os.path.isdir(os.path.join(path, ".jj")):
+            return path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
+def jj_colocated(root: str) -> bool:
+    """Whether the work tree at ``root`` is also a Jujutsu repository (``.jj`` beside
+    ``.git``): the commits jj makes run none of git's hooks."""
+    return os.path.isdir(os.path.join(root, ".jj"))
 
 
 _CONFIG: dict[str, str | None] = {}

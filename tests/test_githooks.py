@@ -690,6 +690,27 @@ def test_doctor_sees_a_shim_replaced_by_another_tool(project: Path) -> None:
     assert not check["ok"] and "something replaced gitmem's pre-commit hook" in str(check["detail"])
 
 
+def test_a_jujutsu_colocated_repository_is_told_its_commits_run_no_hooks(project: Path) -> None:
+    """A work tree that is also a Jujutsu repository (`.jj` beside `.git`, jj's default):
+    jj writes its commits itself and runs no git hook (jj 0.46, tried by hand in session
+    71: a `jj commit` of a critical rule's violation went in), so the shims gitmem installs
+    never see them. `install git` and doctor say so, and where the check does run."""
+    (project / ".jj" / "repo").mkdir(parents=True)
+    (project / ".jj" / "working_copy").mkdir()
+    done = subprocess.run(["gitmem", "install", "git"], cwd=project, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "installed pre-commit" in done.stdout
+    assert "also a Jujutsu (jj) repository: the commits jj makes run no git hooks" in done.stderr
+    check = _git_hooks_check(project)
+    assert check["ok"] is True
+    assert str(check["detail"]).startswith(".git/hooks/pre-commit checks the decisions at commit time; ")
+    assert "`gitmem check --range`" in str(check["detail"])
+    shutil.rmtree(project / ".jj")
+    again = subprocess.run(["gitmem", "install", "git"], cwd=project, capture_output=True, text=True)
+    assert "Jujutsu" not in again.stderr
+    assert "Jujutsu" not in str(_git_hooks_check(project)["detail"])
+
+
 # README › Hook managers: gitmem as a local hook of the pre-commit framework
 LOCAL_GITMEM_HOOKS = """repos:
 - repo: local

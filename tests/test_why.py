@@ -194,6 +194,34 @@ def test_not_a_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     result = CliRunner().invoke(cli, ["why", "x"])
     assert result.exit_code == 1
     assert "not inside a git repository" in result.stderr
+    assert "Jujutsu" not in result.stderr
+
+
+def test_a_jujutsu_repository_whose_git_is_inside_jj_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`jj git init --no-colocate` keeps the git repository in .jj/repo/store/git, with no
+    .git in the work tree (the layout jj 0.46 writes, tried by hand in session 71): gitmem
+    said only "not inside a git repository", to a user who is in one. It now names the jj
+    repository and how to colocate it; a hook there still answers nothing, exit 0."""
+    store = tmp_path / "proj" / ".jj" / "repo" / "store" / "git"
+    store.mkdir(parents=True)
+    (tmp_path / "proj" / ".jj" / "working_copy").mkdir()
+    sub = tmp_path / "proj" / "src"
+    sub.mkdir()
+    monkeypatch.chdir(sub)
+    result = CliRunner().invoke(cli, ["why", "x"])
+    assert result.exit_code == 1
+    assert f"not inside a git repository: {sub}" in result.stderr
+    assert f"{tmp_path / 'proj'} is a Jujutsu (jj) repository" in result.stderr
+    assert "`jj git colocation enable`" in result.stderr
+    if GITMEM is not None:
+        start = {"session_id": "s", "cwd": str(sub), "hook_event_name": "SessionStart"}
+        hook = subprocess.run(
+            [str(Path(GITMEM).with_name("gitmem-hook")), "claude", "session-start"],
+            input=json.dumps(start), cwd=sub, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert (hook.returncode, hook.stdout, hook.stderr) == (0, "", "")
 
 
 @pytest.mark.skipif(GITMEM is None, reason="gitmem console script not installed")

@@ -248,6 +248,10 @@ def _install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
 
         done = githooks.install(repo)
         where = done.folder
+        from gitmem.location import jj_colocated
+
+        if jj_colocated(str(repo.root)):
+            click.echo(f"gitmem: note: {githooks.JJ_NOTE}", err=True)
         if done.in_scripts:
             _said_blocks(repo, done)
             return
