@@ -1636,6 +1636,56 @@ def test_a_commit_that_skips_the_hooks_is_checked_before_it_runs(project: Path) 
 
 
 @pytest.mark.parametrize(
+    ("command", "commits"),
+    [
+        ("jj commit -m 'charge'", [("", [])]),
+        ("jj ci -m x billing/charge.py docs/a.md", [("", ["billing/charge.py", "docs/a.md"])]),
+        ("cd svc && jj --no-pager commit --message=x -- a.py", [("svc", ["a.py"])]),
+        ("jj -R ../other commit -m x", [("../other", [])]),
+        ("jj -Rsub commit -mwip", [("sub", [])]),
+        ("jj --repository /srv/r --at-op @ commit --author 'A <a@x>' -i", [("/srv/r", [])]),
+        ("jj describe -m commit && jj new", []),  # no commit: `commit` is the message
+        ("jj log -r 'commit' && jj st", []),
+        ("jj help commit", []),
+        ("git commit -m 'jj commit'", []),
+    ],
+)
+def test_jj_commits(command: str, commits: list[tuple[str, list[str]]]) -> None:
+    assert toolpaths.jj_commits(command) == commits
+
+
+def test_a_jj_commit_is_checked_before_it_runs(project: Path) -> None:
+    """jj writes its commits itself and runs no git hook (jj 0.46, tried in session 71), so
+    in a colocated jj repository an agent's `jj commit` met no commit-time check: a
+    violation a script wrote in the same turn went in before the turn's end could send the
+    agent back. The before-tool hook now reads what it would commit (the work tree against
+    git's HEAD, the working copy's parent there) as it does a `git commit --no-verify`. In
+    a repository without `.jj` the command is jj's business (it fails there)."""
+    write(project, ".continuity/decisions/0001-money.md", MONEY_RULE)  # forbids `float(`
+    commit_all(project, "a rule")
+    write(project, "billing/charge.py", "x = 1\ny = float(x)\n")
+    assert "permissionDecision" not in _before_shell(project, "jj0", "jj commit -m charge")
+    (project / ".jj" / "repo").mkdir(parents=True)
+    cases = [
+        ("jj commit -m charge", True),
+        ("cd billing && jj ci -m charge charge.py", True),
+        ("jj commit -m docs docs/readme.md", False),  # only that file is committed
+        ("GITMEM_OVERRIDE='D-0001 a migration' jj commit -m charge", False),
+        ("jj describe -m charge", False),  # describes the working copy: commits nothing new
+    ]
+    _assert_denied(project, "jj", cases, "`jj commit` runs no git hooks", "D-0001 (critical)")
+    write(project, "billing/charge.py", "x = 1\n")
+    assert "permissionDecision" not in _before_shell(project, "jj1", "jj commit -m charge")
+    # a new file, which jj commits and git does not know yet (tried with jj 0.46: missed
+    # before), unless git's ignore rules leave it out, as they do jj's snapshot
+    write(project, "billing/gen.py", "def g(a):\n    return float(a)\n")
+    said = _before_shell(project, "jj2", "jj commit -m gen")
+    assert said["permissionDecision"] == "deny" and "billing/gen.py" in said["permissionDecisionReason"]
+    write(project, ".gitignore", "billing/gen.py\n")
+    assert "permissionDecision" not in _before_shell(project, "jj3", "jj commit -m gen")
+
+
+@pytest.mark.parametrize(
     ("command", "patches"),
     [
         ("git am --no-verify 0001.patch", [("", "", ["0001.patch"])]),

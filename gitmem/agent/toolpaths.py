@@ -288,7 +288,7 @@ _NOT_IN_PATHS = str.maketrans(dict.fromkeys("'\"`(),;=<>{}", " "))
 _RUNS = frozenset(
     ("sed", "cat", "tee", "patch", "git", "apply_patch", "applypatch", "cp", "mv", "install",
      "find", "xargs", "grep", "rg", "perl", "egrep", "fgrep", "sort", "uniq", "head", "tail",
-     "cut", "tr")
+     "cut", "tr", "jj")
 )  # fmt: skip
 # the names whose runs are kept (any other command's run is kept nameless, so that
 # which runs are joined by a pipe is known: `grep -l x | sort | xargs sed`)
@@ -938,6 +938,52 @@ def unhooked_patches(command: str) -> list[tuple[str, str, list[str]]]:
                 files.append(arg)
         if skip:
             out.append((folder, under, files))
+    return out
+
+
+# jj's options that take a value in the next word: its own (before the subcommand) and
+# `jj commit`'s (jj 0.46)
+_JJ_VALUES = frozenset(("-R", "--repository", "--at-operation", "--at-op", "--color", "--config",
+                        "--config-file", "-m", "--message", "--tool", "--author"))  # fmt: skip
+
+
+def jj_commits(command: str) -> list[tuple[str, list[str]]]:
+    """Each `jj commit` (`jj ci`) of ``command``: jj writes its commits itself and runs no
+    git hook, so none of them meets gitmem's commit-time check (README: Jujutsu). As (the
+    folder it runs in, `-R`'s, and the paths named, which limit it to those files; none:
+    the whole working copy). Since session 71."""
+    if "jj" not in command:
+        return []
+    out: list[tuple[str, list[str]]] = []
+    for folder, name, words, _, _ in _walk(command)[2]:
+        if name != "jj":
+            continue
+        sub: str | None = None
+        paths: list[str] = []
+        j = 0
+        while j < len(words):
+            arg, j = words[j], j + 1
+            if sub is None and arg in ("--", "help"):
+                break
+            if arg == "--":
+                paths += words[j:]
+                break
+            if arg.startswith("-") and arg != "-":
+                key, eq, value = arg.partition("=")
+                if key[:2] in ("-R", "-m") and len(key) > 2 and key[1] != "-":
+                    key, value = key[:2], arg[2:]  # -Rpath, -mmessage
+                elif key in _JJ_VALUES and not eq and j < len(words):  # -R path, --message x
+                    value, j = words[j], j + 1
+                if key in ("-R", "--repository") and value:
+                    folder = value if value.startswith("/") else _join(folder, value)
+            elif sub is None:
+                sub = arg
+                if sub not in ("commit", "ci"):
+                    break
+            else:
+                paths.append(arg)
+        if sub in ("commit", "ci"):
+            out.append((folder, paths))
     return out
 
 

@@ -581,6 +581,11 @@ def _pre_tool(
     return context("pre-tool", text)
 
 
+# A `jj commit` reads at most this many new files (a generated tree, a vendored package
+# not yet ignored): the rest go as they would
+MAX_NEW_FILES = 2000
+
+
 def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] | None:
     """A deny for a `git commit` in this repository that skips its commit hooks
     (toolpaths.unhooked_commits: `--no-verify`, `HUSKY=0`, ...) when what it would commit
@@ -595,9 +600,11 @@ def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] |
         return None
     commits = toolpaths.unhooked_commits(command)
     patches = toolpaths.unhooked_patches(command)
-    if not commits and not patches:
+    jj = toolpaths.jj_commits(command)
+    if not commits and not patches and not jj:
         return None
-    from gitmem.check import added_lines, merging, new_to_every_parent
+    from gitmem import git
+    from gitmem.check import added_lines, merging, new_to_every_parent, whole_files
     from gitmem.errors import GitmemError
 
     cwd = _cwd(payload)
@@ -623,6 +630,31 @@ def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] |
                 staged = added_lines(repo, ["--cached"])
                 new_to_every_parent(repo, staged, others, [])
                 changes.update(staged)
+        from gitmem.location import jj_colocated
+
+        for folder, named in jj if jj_colocated(loc.root) else []:
+            # in a colocated jj repository git's HEAD is the working copy's parent, and the
+            # work tree the working copy: what `jj commit` commits is the work tree's change
+            where = os.path.normpath(os.path.join(cwd, folder))
+            found = repository_of(where)
+            if found is None or found.root != loc.root:
+                continue
+            rels = [relative(os.path.join(where, p), loc.root, loc.common_dir, cwd, roots)
+                    for p in named]  # fmt: skip
+            spec = [r for r in rels if r is not None]
+            if named and not spec:
+                continue  # only files outside this repository
+            repo = loc.repo()
+            tree = added_lines(repo, ["HEAD", "--", *spec])
+            new_to_every_parent(repo, tree, merging(repo), spec, cached=False)
+            changes.update(tree)
+            # jj tracks new files itself (git does not know them yet): they are committed
+            # whole, unless git's ignore rules leave them out, as jj's snapshot does
+            _, listed, _ = git.run(
+                ["ls-files", "-z", "--others", "--exclude-standard", "--", *spec], cwd=repo.root
+            )
+            new = [n for n in listed.split("\0") if n]
+            changes.update(whole_files(repo, new[:MAX_NEW_FILES], cwd=str(repo.root)))
     except GitmemError:
         return None  # no commit yet, or git failed: the commit goes as it would
     given = [w[16:] for w in toolpaths.shell_words(command) if w.startswith("GITMEM_OVERRIDE=")]
@@ -642,9 +674,15 @@ def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] |
     if denied is None:
         return None
     specific = denied["hookSpecificOutput"]
+    what = "commit" if commits else "`git am`" if patches else "`jj commit`"
+    skips = (
+        "runs no git hooks (jj runs none)"
+        if what == "`jj commit`"
+        else "skips the repository's hooks"
+    )
     specific["permissionDecisionReason"] = (
-        f"This {'commit' if commits else '`git am`'} skips the repository's hooks, and with "
-        "them gitmem's commit-time check, which it would not pass. "
+        f"This {what} {skips}, and with them gitmem's commit-time check, which it would "
+        "not pass. "
         f"{specific['permissionDecisionReason']} Change the code to follow the decision (or, "
         "if the decision is wrong, tell the user) rather than skipping the check."
     )
