@@ -600,10 +600,9 @@ def _git_hooks_check(repo: Repo) -> Check:
         ok, detail = githooks.status(repo)
     except (OSError, GitmemError) as exc:
         ok, detail = False, f"cannot tell: {str(exc).splitlines()[0]}"
-    from gitmem.location import jj_colocated
-
-    if jj_colocated(str(repo.root)):
-        detail += f"; {githooks.JJ_NOTE}"
+    note = githooks.jj_note(repo)
+    if note is not None:
+        detail += f"; {note}"
     return Check("git hooks", ok, detail)
 
 

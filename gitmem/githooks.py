@@ -428,6 +428,13 @@ JJ_NOTE = (
 )
 
 
+def jj_note(repo: Repo) -> str | None:
+    """``JJ_NOTE`` where the work tree is also a Jujutsu repository, else None."""
+    from gitmem.location import jj_colocated
+
+    return JJ_NOTE if jj_colocated(str(repo.root)) else None
+
+
 def status(repo: Repo) -> tuple[bool, str]:
     """For `gitmem doctor`: whether the commit-time hooks are sound, and what they are."""
     folder = hooks_dir(repo)

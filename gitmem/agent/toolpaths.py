@@ -970,7 +970,7 @@ def jj_commits(command: str) -> list[tuple[str, list[str]]]:
                 break
             if arg.startswith("-") and arg != "-":
                 key, eq, value = arg.partition("=")
-                if key[:2] in ("-R", "-m") and len(key) > 2 and key[1] != "-":
+                if key[:2] in ("-R", "-m") and len(key) > 2:
                     key, value = key[:2], arg[2:]  # -Rpath, -mmessage
                 elif key in _JJ_VALUES and not eq and j < len(words):  # -R path, --message x
                     value, j = words[j], j + 1

@@ -610,8 +610,16 @@ def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] |
     cwd = _cwd(payload)
     roots = worktree_roots(loc.root, loc.common_dir)
     changes: dict[str, list[tuple[int, str]]] = _patched(loc, cwd, patches)
+    from gitmem.location import jj_colocated
+
+    # (folder, -a, --include, pathspecs, by jj): a `jj commit` in a colocated jj repository
+    # commits the work tree's change (git's HEAD is the working copy's parent there), as
+    # `git commit -a` does, or given paths `git commit -- PATHS`, and the new files jj tracks
+    runs = [(*commit, False) for commit in commits]
+    if jj and jj_colocated(loc.root):
+        runs += [(folder, not named, False, named, True) for folder, named in jj]
     try:
-        for folder, every, include, pathspecs in commits:
+        for folder, every, include, pathspecs, by_jj in runs:
             where = os.path.normpath(os.path.join(cwd, folder))
             found = repository_of(where)
             if found is None or found.root != loc.root:
@@ -619,6 +627,8 @@ def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] |
             rels = [relative(os.path.join(where, p), loc.root, loc.common_dir, cwd, roots)
                     for p in pathspecs]  # fmt: skip
             spec = [r for r in rels if r is not None]
+            if by_jj and pathspecs and not spec:
+                continue  # only files outside this repository
             repo = loc.repo()
             others = merging(repo)  # a merge in progress: what it adds to every side
             if every or spec:
@@ -626,35 +636,19 @@ def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] |
                 tree = added_lines(repo, ["HEAD", "--", *specs])
                 new_to_every_parent(repo, tree, others, specs, cached=False)
                 changes.update(tree)
-            if include or not (every or spec):
+            if by_jj:
+                # new files git does not know yet: committed whole, unless git's ignore
+                # rules leave them out, as they do jj's snapshot
+                _, listed, _ = git.run(
+                    ["ls-files", "-z", "--others", "--exclude-standard", "--", *spec],
+                    cwd=repo.root,
+                )
+                new = [n for n in listed.split("\0") if n][:MAX_NEW_FILES]
+                changes.update(whole_files(repo, new, cwd=str(repo.root)))
+            elif include or not (every or spec):
                 staged = added_lines(repo, ["--cached"])
                 new_to_every_parent(repo, staged, others, [])
                 changes.update(staged)
-        from gitmem.location import jj_colocated
-
-        for folder, named in jj if jj_colocated(loc.root) else []:
-            # in a colocated jj repository git's HEAD is the working copy's parent, and the
-            # work tree the working copy: what `jj commit` commits is the work tree's change
-            where = os.path.normpath(os.path.join(cwd, folder))
-            found = repository_of(where)
-            if found is None or found.root != loc.root:
-                continue
-            rels = [relative(os.path.join(where, p), loc.root, loc.common_dir, cwd, roots)
-                    for p in named]  # fmt: skip
-            spec = [r for r in rels if r is not None]
-            if named and not spec:
-                continue  # only files outside this repository
-            repo = loc.repo()
-            tree = added_lines(repo, ["HEAD", "--", *spec])
-            new_to_every_parent(repo, tree, merging(repo), spec, cached=False)
-            changes.update(tree)
-            # jj tracks new files itself (git does not know them yet): they are committed
-            # whole, unless git's ignore rules leave them out, as jj's snapshot does
-            _, listed, _ = git.run(
-                ["ls-files", "-z", "--others", "--exclude-standard", "--", *spec], cwd=repo.root
-            )
-            new = [n for n in listed.split("\0") if n]
-            changes.update(whole_files(repo, new[:MAX_NEW_FILES], cwd=str(repo.root)))
     except GitmemError:
         return None  # no commit yet, or git failed: the commit goes as it would
     given = [w[16:] for w in toolpaths.shell_words(command) if w.startswith("GITMEM_OVERRIDE=")]
@@ -674,15 +668,12 @@ def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] |
     if denied is None:
         return None
     specific = denied["hookSpecificOutput"]
-    what = "commit" if commits else "`git am`" if patches else "`jj commit`"
-    skips = (
-        "runs no git hooks (jj runs none)"
-        if what == "`jj commit`"
-        else "skips the repository's hooks"
-    )
+    if commits or patches:
+        what = f"{'commit' if commits else '`git am`'} skips the repository's hooks"
+    else:
+        what = "`jj commit` runs no git hooks (jj runs none)"
     specific["permissionDecisionReason"] = (
-        f"This {what} {skips}, and with them gitmem's commit-time check, which it would "
-        "not pass. "
+        f"This {what}, and with them gitmem's commit-time check, which it would not pass. "
         f"{specific['permissionDecisionReason']} Change the code to follow the decision (or, "
         "if the decision is wrong, tell the user) rather than skipping the check."
     )

@@ -248,10 +248,9 @@ def _install(agent: str, scope: str, with_mcp: bool, trust: bool) -> None:
 
         done = githooks.install(repo)
         where = done.folder
-        from gitmem.location import jj_colocated
-
-        if jj_colocated(str(repo.root)):
-            click.echo(f"gitmem: note: {githooks.JJ_NOTE}", err=True)
+        note = githooks.jj_note(repo)
+        if note is not None:
+            click.echo(f"gitmem: note: {note}", err=True)
         if done.in_scripts:
             _said_blocks(repo, done)
             return
