@@ -1638,19 +1638,36 @@ def test_a_commit_that_skips_the_hooks_is_checked_before_it_runs(project: Path) 
 @pytest.mark.parametrize(
     ("command", "commits"),
     [
-        ("jj commit -m 'charge'", [("", [])]),
-        ("jj ci -m x billing/charge.py docs/a.md", [("", ["billing/charge.py", "docs/a.md"])]),
-        ("cd svc && jj --no-pager commit --message=x -- a.py", [("svc", ["a.py"])]),
-        ("jj -R ../other commit -m x", [("../other", [])]),
-        ("jj -Rsub commit -mwip", [("sub", [])]),
-        ("jj --repository /srv/r --at-op @ commit --author 'A <a@x>' -i", [("/srv/r", [])]),
-        ("jj describe -m commit && jj new", []),  # no commit: `commit` is the message
+        ("jj commit -m 'charge'", [("", [], "commit")]),
+        ("jj ci -m x billing/charge.py docs/a.md",
+         [("", ["billing/charge.py", "docs/a.md"], "commit")]),
+        ("cd svc && jj --no-pager commit --message=x -- a.py", [("svc", ["a.py"], "commit")]),
+        ("jj -R ../other commit -m x", [("../other", [], "commit")]),
+        ("jj -Rsub commit -mwip", [("sub", [], "commit")]),
+        ("jj --repository /srv/r --at-op @ commit --author 'A <a@x>' -i",
+         [("/srv/r", [], "commit")]),
+        # `jj new` ends the working copy's change whatever revisions it names; `commit` is
+        # the message here
+        ("jj describe -m commit && jj new", [("", [], "new")]),
+        ("jj new -m next main -A @", [("", [], "new")]),
+        # `squash` moves the working copy's change (or the files named) into its parent,
+        # `split` makes the files named a commit: unless they work on another change
+        ("jj squash", [("", [], "squash")]),
+        ("jj squash --into @-- billing/charge.py", [("", ["billing/charge.py"], "squash")]),
+        ("jj squash -r @ -m x", [("", [], "squash")]),
+        ("jj squash --from=@ -t main", [("", [], "squash")]),
+        ("jj squash -r xyz", []),  # an earlier change into its parent: committed already
+        ("jj squash --from @- --into main a.py", []),
+        ("jj squash -fabc", []),
+        ("jj split -m first billing/charge.py", [("", ["billing/charge.py"], "split")]),
+        ("jj split -r @- a.py", []),
+        ("jj describe -m 'new squash'", []),
         ("jj log -r 'commit' && jj st", []),
         ("jj help commit", []),
         ("git commit -m 'jj commit'", []),
     ],
-)
-def test_jj_commits(command: str, commits: list[tuple[str, list[str]]]) -> None:
+)  # fmt: skip
+def test_jj_commits(command: str, commits: list[tuple[str, list[str], str]]) -> None:
     assert toolpaths.jj_commits(command) == commits
 
 
@@ -1674,6 +1691,19 @@ def test_a_jj_commit_is_checked_before_it_runs(project: Path) -> None:
         ("jj describe -m charge", False),  # describes the working copy: commits nothing new
     ]
     _assert_denied(project, "jj", cases, "`jj commit` runs no git hooks", "D-0001 (critical)")
+    # the other ways a change ends (since session 72): `jj describe` then `jj new`, and
+    # `jj squash` or `jj split` of the working copy's files (tried with jj 0.46: git's HEAD
+    # then holds them)
+    cases = [
+        ("jj describe -m charge && jj new", True),
+        ("jj squash", True),
+        ("jj split -m charge billing/charge.py", True),
+        ("jj split -m docs docs/readme.md", False),
+        ("jj squash -r @- -m x", False),  # a change already committed, not the working copy's
+    ]
+    _assert_denied(project, "jj-end", cases, "runs no git hooks (jj runs none)", "D-0001")
+    said = _before_shell(project, "jj-end", "jj new")
+    assert "This `jj new` runs no git hooks" in said["permissionDecisionReason"]
     write(project, "billing/charge.py", "x = 1\n")
     assert "permissionDecision" not in _before_shell(project, "jj1", "jj commit -m charge")
     # a new file, which jj commits and git does not know yet (tried with jj 0.46: missed

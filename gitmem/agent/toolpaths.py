@@ -942,24 +942,39 @@ def unhooked_patches(command: str) -> list[tuple[str, str, list[str]]]:
 
 
 # jj's options that take a value in the next word: its own (before the subcommand) and
-# `jj commit`'s (jj 0.46)
+# those of `jj commit`, `new`, `squash` and `split` (jj 0.46)
 _JJ_VALUES = frozenset(("-R", "--repository", "--at-operation", "--at-op", "--color", "--config",
-                        "--config-file", "-m", "--message", "--tool", "--author"))  # fmt: skip
+                        "--config-file", "-m", "--message", "--tool", "--author", "-r",
+                        "--revision", "-f", "--from", "-t", "--into", "--to", "-o", "--onto",
+                        "-d", "--destination", "-A", "--insert-after", "--after", "-B",
+                        "--insert-before", "--before"))  # fmt: skip
+# The jj commands that end the working copy's change, making it a commit of its own or
+# part of its parent's (jj 0.46, tried in session 72: git's HEAD then holds it):
+# `commit` (`ci`) and `split` the files named (none: all of it), `squash` those into the
+# parent, and `new` all of it, whatever it names (revisions, not files)
+JJ_ENDS_CHANGE = frozenset(("commit", "ci", "new", "split", "squash"))
+# their options whose value names the change they work on: another one than the working
+# copy's (`jj squash -r X`, `jj split -r X`, `jj squash --from X`) is already a commit
+_JJ_SOURCE = frozenset(("-r", "--revision", "-f", "--from"))
+_JJ_SHORT = ("-R", "-m", "-r", "-f", "-t", "-o", "-d", "-A", "-B")  # -Rpath, -mmessage
 
 
-def jj_commits(command: str) -> list[tuple[str, list[str]]]:
-    """Each `jj commit` (`jj ci`) of ``command``: jj writes its commits itself and runs no
-    git hook, so none of them meets gitmem's commit-time check (README: Jujutsu). As (the
-    folder it runs in, `-R`'s, and the paths named, which limit it to those files; none:
-    the whole working copy). Since session 71."""
+def jj_commits(command: str) -> list[tuple[str, list[str], str]]:
+    """Each jj command of ``command`` that ends the working copy's change
+    (``JJ_ENDS_CHANGE``): jj writes its commits itself and runs no git hook, so none of
+    them meets gitmem's commit-time check (README: Jujutsu). As (the folder it runs in,
+    `-R`'s; the paths named, which limit it to those files, none: the whole working copy;
+    the subcommand). Since session 71 (`jj commit`), session 72 (`new`, `squash`,
+    `split`: a `jj describe` then `jj new` is the other way jj's users commit)."""
     if "jj" not in command:
         return []
-    out: list[tuple[str, list[str]]] = []
+    out: list[tuple[str, list[str], str]] = []
     for folder, name, words, _, _ in _walk(command)[2]:
         if name != "jj":
             continue
         sub: str | None = None
         paths: list[str] = []
+        other = False  # a change other than the working copy's
         j = 0
         while j < len(words):
             arg, j = words[j], j + 1
@@ -970,20 +985,22 @@ def jj_commits(command: str) -> list[tuple[str, list[str]]]:
                 break
             if arg.startswith("-") and arg != "-":
                 key, eq, value = arg.partition("=")
-                if key[:2] in ("-R", "-m") and len(key) > 2:
-                    key, value = key[:2], arg[2:]  # -Rpath, -mmessage
+                if key[:2] in _JJ_SHORT and len(key) > 2:
+                    key, value = key[:2], arg[2:]
                 elif key in _JJ_VALUES and not eq and j < len(words):  # -R path, --message x
                     value, j = words[j], j + 1
                 if key in ("-R", "--repository") and value:
                     folder = value if value.startswith("/") else _join(folder, value)
+                elif key in _JJ_SOURCE and sub is not None and value.strip() != "@":
+                    other = True
             elif sub is None:
                 sub = arg
-                if sub not in ("commit", "ci"):
+                if sub not in JJ_ENDS_CHANGE:
                     break
             else:
                 paths.append(arg)
-        if sub in ("commit", "ci"):
-            out.append((folder, paths))
+        if sub in JJ_ENDS_CHANGE and not other:
+            out.append((folder, [] if sub == "new" else paths, "commit" if sub == "ci" else sub))
     return out
 
 

@@ -581,8 +581,8 @@ def _pre_tool(
     return context("pre-tool", text)
 
 
-# A `jj commit` reads at most this many new files (a generated tree, a vendored package
-# not yet ignored): the rest go as they would
+# A jj command that ends a change reads at most this many new files (a generated tree, a
+# vendored package not yet ignored): the rest go as they would
 MAX_NEW_FILES = 2000
 
 
@@ -612,12 +612,13 @@ def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] |
     changes: dict[str, list[tuple[int, str]]] = _patched(loc, cwd, patches)
     from gitmem.location import jj_colocated
 
-    # (folder, -a, --include, pathspecs, by jj): a `jj commit` in a colocated jj repository
-    # commits the work tree's change (git's HEAD is the working copy's parent there), as
-    # `git commit -a` does, or given paths `git commit -- PATHS`, and the new files jj tracks
+    # (folder, -a, --include, pathspecs, by jj): a `jj commit` (`new`, `squash`, `split`)
+    # in a colocated jj repository commits the work tree's change (git's HEAD is the
+    # working copy's parent there), as `git commit -a` does, or given paths
+    # `git commit -- PATHS`, and the new files jj tracks
     runs = [(*commit, False) for commit in commits]
     if jj and jj_colocated(loc.root):
-        runs += [(folder, not named, False, named, True) for folder, named in jj]
+        runs += [(folder, not named, False, named, True) for folder, named, _ in jj]
     try:
         for folder, every, include, pathspecs, by_jj in runs:
             where = os.path.normpath(os.path.join(cwd, folder))
@@ -671,7 +672,7 @@ def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] |
     if commits or patches:
         what = f"{'commit' if commits else '`git am`'} skips the repository's hooks"
     else:
-        what = "`jj commit` runs no git hooks (jj runs none)"
+        what = f"`jj {jj[0][2]}` runs no git hooks (jj runs none)"
     specific["permissionDecisionReason"] = (
         f"This {what}, and with them gitmem's commit-time check, which it would not pass. "
         f"{specific['permissionDecisionReason']} Change the code to follow the decision (or, "
