@@ -432,7 +432,7 @@ def _codex_trust(root: Path) -> Check:
     if codex is None:
         return Check("codex trust", True, "not checked: `codex` is not on PATH")
     try:
-        ok, line = codextrust.summary(codextrust.gitmem_hooks(codex, root, timeout=10))
+        ok, line = codextrust.summary(codextrust.gitmem_hooks(codex, root))
     except GitmemError as exc:
         return Check("codex trust", False, f"could not ask Codex: {exc}")
     return Check("codex trust", ok, line)

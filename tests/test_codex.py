@@ -367,6 +367,24 @@ def test_trust_needs_codex_and_is_for_codex_only(
     assert not (project / ".claude").exists()
 
 
+def test_a_codex_that_does_not_answer_is_named_with_the_time_it_had(
+    project: Path, tmp_path: Path
+) -> None:
+    """A `codex app-server` that never answers (a hung Codex; a busy machine's slow one)
+    is given up on after the time allowed, said with that time, and its process is gone."""
+    from gitmem.agent import codextrust
+    from gitmem.errors import GitmemError
+
+    fake = tmp_path / "codex"
+    fake.write_text("#!/bin/sh\necho $$ > \"$0.pid\"\nexec sleep 60\n", "utf-8")
+    fake.chmod(0o755)
+    with pytest.raises(GitmemError, match=r"did not answer in 0\.5 s \(a busy machine"):
+        codextrust.gitmem_hooks(str(fake), project, timeout=0.5)
+    pid = int((tmp_path / "codex.pid").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # killed and reaped, not left running
+
+
 def test_trust_summary() -> None:
     from gitmem.agent.codextrust import HookTrust, Seen, summary
 

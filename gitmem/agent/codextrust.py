@@ -29,7 +29,10 @@ from typing import Any
 from gitmem.agent.install import CODEX, inner_command
 from gitmem.errors import GitmemError
 
-TIMEOUT_S = 15.0
+# How long Codex gets to answer (~0.3 s when idle). A CI rehearsal on a busy machine (seven
+# agents' tests at once) had doctor's 10 s run out twice, and doctor said it could not ask,
+# about a Codex that was fine (session 71); a hung Codex costs this once.
+TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,7 @@ class _AppServer:
     """A ``codex app-server`` process spoken to in JSON-RPC lines, with a deadline."""
 
     def __init__(self, codex: str, cwd: Path, timeout: float) -> None:
+        self.timeout = timeout
         self.deadline = time.monotonic() + timeout
         # to a file, not a pipe nobody reads: a chatty server cannot block on a full pipe
         self.errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
@@ -114,7 +118,10 @@ class _AppServer:
             while b"\n" not in self._buffer:
                 left = self.deadline - time.monotonic()
                 if left <= 0 or not selector.select(left):
-                    raise GitmemError("codex app-server did not answer in time")
+                    raise GitmemError(
+                        f"codex app-server did not answer in {self.timeout:g} s (a busy "
+                        "machine? run it again)"
+                    )
                 chunk = os.read(fd, 65536)
                 if not chunk:
                     raise GitmemError(f"codex app-server exited: {self._stderr()}")
