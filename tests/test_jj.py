@@ -28,16 +28,14 @@ def jj_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JJ_CONFIG", str(config))
 
 
-def jj(cwd: Path, *args: str) -> str:
+def run_jj(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     assert JJ is not None
-    done = subprocess.run(
-        [JJ, "--no-pager", "--color=never", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "JJ_CONFIG": os.environ["JJ_CONFIG"]},
-    )
+    return subprocess.run([JJ, "--no-pager", "--color=never", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+def jj(cwd: Path, *args: str) -> str:
+    done = run_jj(cwd, *args)
     assert done.returncode == 0, (args, done.stderr)
     return done.stdout
 
@@ -114,18 +112,13 @@ def test_the_readme_alias_checks_what_a_push_sends(colocated: Path, tmp_path: Pa
     write(colocated, "billing/charge.py", "x = 1\ny = float(x)\n")
     jj(colocated, "commit", "-m", "charge")
     jj(colocated, "bookmark", "set", "main", "-r", "@-")
-    path = f"{Path(shutil.which('gitmem') or 'gitmem').parent}{os.pathsep}{os.environ['PATH']}"
-    env = {**os.environ, "PATH": path}
-    assert JJ is not None
-    pushed = subprocess.run([JJ, "checked-push", "--bookmark", "main"], cwd=colocated,
-                            capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
+    pushed = run_jj(colocated, "checked-push", "--bookmark", "main")
     assert pushed.returncode != 0, pushed.stdout + pushed.stderr
     assert "D-0001" in pushed.stdout + pushed.stderr
     assert "float" not in git(remote, "show", "main:billing/charge.py")
     write(colocated, "billing/charge.py", "x = 1\ny = x * 100\n")
     jj(colocated, "squash")  # the fix into the commit the push sends
-    pushed = subprocess.run([JJ, "checked-push", "--bookmark", "main"], cwd=colocated,
-                            capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
+    pushed = run_jj(colocated, "checked-push", "--bookmark", "main")
     assert pushed.returncode == 0, pushed.stdout + pushed.stderr
     assert "x * 100" in git(remote, "show", "main:billing/charge.py")
 

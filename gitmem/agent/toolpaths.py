@@ -956,7 +956,6 @@ JJ_ENDS_CHANGE = frozenset(("commit", "ci", "new", "split", "squash"))
 # their options whose value names the change they work on: another one than the working
 # copy's (`jj squash -r X`, `jj split -r X`, `jj squash --from X`) is already a commit
 _JJ_SOURCE = frozenset(("-r", "--revision", "-f", "--from"))
-_JJ_SHORT = ("-R", "-m", "-r", "-f", "-t", "-o", "-d", "-A", "-B")  # -Rpath, -mmessage
 
 
 def jj_commits(command: str) -> list[tuple[str, list[str], str]]:
@@ -985,8 +984,8 @@ def jj_commits(command: str) -> list[tuple[str, list[str], str]]:
                 break
             if arg.startswith("-") and arg != "-":
                 key, eq, value = arg.partition("=")
-                if key[:2] in _JJ_SHORT and len(key) > 2:
-                    key, value = key[:2], arg[2:]
+                if key[1] != "-" and len(key) > 2 and key[:2] in _JJ_VALUES:
+                    key, value = key[:2], arg[2:]  # -Rpath, -mmessage
                 elif key in _JJ_VALUES and not eq and j < len(words):  # -R path, --message x
                     value, j = words[j], j + 1
                 if key in ("-R", "--repository") and value:
