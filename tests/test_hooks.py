@@ -1638,28 +1638,30 @@ def test_a_commit_that_skips_the_hooks_is_checked_before_it_runs(project: Path) 
 @pytest.mark.parametrize(
     ("command", "commits"),
     [
-        ("jj commit -m 'charge'", [("", [], "commit")]),
+        ("jj commit -m 'charge'", [("", [], "commit", "")]),
         ("jj ci -m x billing/charge.py docs/a.md",
-         [("", ["billing/charge.py", "docs/a.md"], "commit")]),
-        ("cd svc && jj --no-pager commit --message=x -- a.py", [("svc", ["a.py"], "commit")]),
-        ("jj -R ../other commit -m x", [("../other", [], "commit")]),
-        ("jj -Rsub commit -mwip", [("sub", [], "commit")]),
+         [("", ["billing/charge.py", "docs/a.md"], "commit", "")]),
+        ("cd svc && jj --no-pager commit --message=x -- a.py", [("svc", ["a.py"], "commit", "svc")]),
+        ("jj -R ../other commit -m x", [("../other", [], "commit", "")]),
+        ("jj -Rsub commit -mwip", [("sub", [], "commit", "")]),
+        # a fileset's paths are relative to the folder jj runs in, `-R` or not (jj 0.46)
+        ("cd src && jj -R .. commit -m x 'glob:*.py'", [("src/..", ["glob:*.py"], "commit", "src")]),
         ("jj --repository /srv/r --at-op @ commit --author 'A <a@x>' -i",
-         [("/srv/r", [], "commit")]),
+         [("/srv/r", [], "commit", "")]),
         # `jj new` ends the working copy's change whatever revisions it names; `commit` is
         # the message here
-        ("jj describe -m commit && jj new", [("", [], "new")]),
-        ("jj new -m next main -A @", [("", [], "new")]),
+        ("jj describe -m commit && jj new", [("", [], "new", "")]),
+        ("jj new -m next main -A @", [("", [], "new", "")]),
         # `squash` moves the working copy's change (or the files named) into its parent,
         # `split` makes the files named a commit: unless they work on another change
-        ("jj squash", [("", [], "squash")]),
-        ("jj squash --into @-- billing/charge.py", [("", ["billing/charge.py"], "squash")]),
-        ("jj squash -r @ -m x", [("", [], "squash")]),
-        ("jj squash --from=@ -t main", [("", [], "squash")]),
+        ("jj squash", [("", [], "squash", "")]),
+        ("jj squash --into @-- billing/charge.py", [("", ["billing/charge.py"], "squash", "")]),
+        ("jj squash -r @ -m x", [("", [], "squash", "")]),
+        ("jj squash --from=@ -t main", [("", [], "squash", "")]),
         ("jj squash -r xyz", []),  # an earlier change into its parent: committed already
         ("jj squash --from @- --into main a.py", []),
         ("jj squash -fabc", []),
-        ("jj split -m first billing/charge.py", [("", ["billing/charge.py"], "split")]),
+        ("jj split -m first billing/charge.py", [("", ["billing/charge.py"], "split", "")]),
         ("jj split -r @- a.py", []),
         ("jj describe -m 'new squash'", []),
         ("jj log -r 'commit' && jj st", []),
@@ -1667,8 +1669,20 @@ def test_a_commit_that_skips_the_hooks_is_checked_before_it_runs(project: Path) 
         ("git commit -m 'jj commit'", []),
     ],
 )  # fmt: skip
-def test_jj_commits(command: str, commits: list[tuple[str, list[str], str]]) -> None:
+def test_jj_commits(command: str, commits: list[tuple[str, list[str], str, str]]) -> None:
     assert toolpaths.jj_commits(command) == commits
+
+
+@pytest.mark.parametrize(
+    ("fileset", "expression"),
+    [("billing/charge.py", False), ("docs", False), ("./a-b_c.d/e f.txt", False),
+     ("glob:src/*.py", True), ("root:docs", True), ("~Cargo.lock", True), ("a | b", True),
+     ("all()", True), ('"quoted name"', True), ("src/*.py", True), ("x[12].py", True)],
+)  # fmt: skip
+def test_jj_expression(fileset: str, expression: bool) -> None:
+    """Which filesets only jj can read (a bare path with `*` is a glob there, one that
+    stays in its folder) and which git reads as jj does."""
+    assert toolpaths.jj_expression(fileset) is expression
 
 
 def test_a_jj_commit_is_checked_before_it_runs(project: Path) -> None:
@@ -1713,6 +1727,13 @@ def test_a_jj_commit_is_checked_before_it_runs(project: Path) -> None:
     assert said["permissionDecision"] == "deny" and "billing/gen.py" in said["permissionDecisionReason"]
     write(project, ".gitignore", "billing/gen.py\n")
     assert "permissionDecision" not in _before_shell(project, "jj3", "jj commit -m gen")
+    # a fileset only jj can read, where jj cannot answer (none here, or not a real jj
+    # repository): read as written, as before session 73 (tests/test_jj.py has the real jj)
+    write(project, ".gitignore", "")
+    said = _before_shell(project, "jj4", "jj commit -m gen 'glob:billing/*.py'")
+    assert "permissionDecision" not in said
+    said = _before_shell(project, "jj5", "jj commit -m gen 'billing/*.py'")  # git's glob too
+    assert said["permissionDecision"] == "deny"
 
 
 @pytest.mark.parametrize(

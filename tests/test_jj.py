@@ -95,6 +95,39 @@ def test_what_the_hook_reads_is_what_jj_commits(colocated: Path) -> None:
     assert before(colocated, "jj squash -r @- -m x") is None
 
 
+def test_filesets_are_read_as_jj_reads_them(colocated: Path) -> None:
+    """A jj command that names files takes filesets (`jj help -k filesets`): patterns,
+    operators, and bare paths that are globs. The hook asks jj which files of the change
+    they name; before session 73 they were read as git pathspecs, and `'~docs'` or
+    `glob:...` matched nothing, so the commit went in unchecked."""
+    write(colocated, "billing/charge.py", "x = 1\ny = float(x)\n")
+    write(colocated, "billing/sub/ok.py", "z = 2\n")
+    write(colocated, "docs/notes.md", "notes\n")
+    denied = ["jj commit -m c 'glob:billing/*.py'", "jj commit -m c '~docs'",
+              "jj split -m c 'docs | billing/charge.py'", "jj commit -m c 'billing/*.py'",
+              "cd docs && jj commit -m c 'root:billing'", "jj squash 'all()'"]  # fmt: skip
+    for command in denied:
+        reason = before(colocated, command)
+        assert reason is not None and "D-0001" in reason, command
+    # a bare path is a prefix glob: `*` stays in its folder, as git's pathspec `*` does not
+    allowed = ["jj commit -m c '~billing'", "jj commit -m c 'billing/sub/*.py'",
+               "jj commit -m c 'billing ~ glob:billing/*.py'", "jj split -m c 'none()'",
+               "jj commit -m c 'glob:*/sub/*'", "cd docs && jj commit -m c 'glob:*'"]  # fmt: skip
+    for command in allowed:
+        assert before(colocated, command) is None, command
+    # an alias of the user's jj settings (`jj help -k filesets`): jj's to read too
+    config = Path(os.environ["JJ_CONFIG"])
+    config.write_text(config.read_text("utf-8") + '[fileset-aliases]\nMONEY = "billing"\n',
+                      "utf-8")  # fmt: skip
+    assert before(colocated, "jj commit -m c MONEY") is not None
+    assert before(colocated, "jj commit -m c '~MONEY'") is None
+    # what the hook let through is what jj commits
+    jj(colocated, "commit", "-m", "docs and ok", "~billing/charge.py")
+    committed = git(colocated, "show", "--name-only", "--format=", "HEAD").split()
+    assert sorted(committed) == ["billing/sub/ok.py", "docs/notes.md"]
+    assert before(colocated, "jj commit -m c '~docs'") is not None  # charge.py is left
+
+
 def test_the_readme_alias_checks_what_a_push_sends(colocated: Path, tmp_path: Path) -> None:
     """The README's `checked-push` alias, as written there: a violation in the commits a
     push would send stops it; fixed, the push goes."""

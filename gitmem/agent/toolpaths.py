@@ -958,19 +958,22 @@ JJ_ENDS_CHANGE = frozenset(("commit", "ci", "new", "split", "squash"))
 _JJ_SOURCE = frozenset(("-r", "--revision", "-f", "--from"))
 
 
-def jj_commits(command: str) -> list[tuple[str, list[str], str]]:
+def jj_commits(command: str) -> list[tuple[str, list[str], str, str]]:
     """Each jj command of ``command`` that ends the working copy's change
     (``JJ_ENDS_CHANGE``): jj writes its commits itself and runs no git hook, so none of
-    them meets gitmem's commit-time check (README: Jujutsu). As (the folder it runs in,
-    `-R`'s; the paths named, which limit it to those files, none: the whole working copy;
-    the subcommand). Since session 71 (`jj commit`), session 72 (`new`, `squash`,
-    `split`: a `jj describe` then `jj new` is the other way jj's users commit)."""
+    them meets gitmem's commit-time check (README: Jujutsu). As (the repository's folder,
+    `-R`'s or the one it runs in; the filesets named, which limit it to those files, none:
+    the whole working copy; the subcommand; the folder it runs in, which the filesets'
+    paths are relative to, `-R` or not: tried with jj 0.46). Since session 71 (`jj
+    commit`), session 72 (`new`, `squash`, `split`: a `jj describe` then `jj new` is the
+    other way jj's users commit)."""
     if "jj" not in command:
         return []
-    out: list[tuple[str, list[str], str]] = []
-    for folder, name, words, _, _ in _walk(command)[2]:
+    out: list[tuple[str, list[str], str, str]] = []
+    for here, name, words, _, _ in _walk(command)[2]:
         if name != "jj":
             continue
+        folder = here
         sub: str | None = None
         paths: list[str] = []
         other = False  # a change other than the working copy's
@@ -999,8 +1002,22 @@ def jj_commits(command: str) -> list[tuple[str, list[str], str]]:
             else:
                 paths.append(arg)
         if sub in JJ_ENDS_CHANGE and not other:
-            out.append((folder, [] if sub == "new" else paths, "commit" if sub == "ci" else sub))
+            named = [] if sub == "new" else paths
+            out.append((folder, named, "commit" if sub == "ci" else sub, here))
     return out
+
+
+# What makes a jj fileset more than a path (jj 0.46, `jj help -k filesets`): a pattern's
+# kind (`glob:`, `root:`, `file:`, ...), an operator (`~`, `&`, `|`), a function or
+# parentheses, quotes; and glob characters, since a bare path is a `prefix-glob:` there
+# (`src/*.py` is not `src/sub/x.py`, which git's pathspec `*` would take)
+_JJ_EXPRESSION = frozenset(":~&|()\"'*?[]{}\\")
+
+
+def jj_expression(fileset: str) -> bool:
+    """Whether a fileset a jj command names is more than a plain path (``_JJ_EXPRESSION``):
+    only jj can say which files it means."""
+    return any(c in _JJ_EXPRESSION for c in fileset)
 
 
 def heredoc_writes(command: str) -> list[tuple[str, str, bool]]:

@@ -612,24 +612,29 @@ def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] |
     changes: dict[str, list[tuple[int, str]]] = _patched(loc, cwd, patches)
     from gitmem.location import jj_colocated
 
-    # (folder, -a, --include, pathspecs, by jj): a `jj commit` (`new`, `squash`, `split`)
-    # in a colocated jj repository commits the work tree's change (git's HEAD is the
-    # working copy's parent there), as `git commit -a` does, or given paths
-    # `git commit -- PATHS`, and the new files jj tracks
-    runs = [(*commit, False) for commit in commits]
+    # (folder, -a, --include, pathspecs, the folder they are relative to, by jj): a `jj
+    # commit` (`new`, `squash`, `split`) in a colocated jj repository commits the work
+    # tree's change (git's HEAD is the working copy's parent there), as `git commit -a`
+    # does, or given paths `git commit -- PATHS`, and the new files jj tracks
+    runs = [(folder, every, include, paths, folder, False)
+            for folder, every, include, paths in commits]  # fmt: skip
     if jj and jj_colocated(loc.root):
-        runs += [(folder, not named, False, named, True) for folder, named, _ in jj]
+        runs += [(folder, not named, False, named, here, True) for folder, named, _, here in jj]
     try:
-        for folder, every, include, pathspecs, by_jj in runs:
+        for folder, every, include, pathspecs, base, by_jj in runs:
             where = os.path.normpath(os.path.join(cwd, folder))
             found = repository_of(where)
             if found is None or found.root != loc.root:
                 continue  # another repository's commit: its own hooks see to it
-            rels = [relative(os.path.join(where, p), loc.root, loc.common_dir, cwd, roots)
-                    for p in pathspecs]  # fmt: skip
+            base = os.path.normpath(os.path.join(cwd, base))
+            files = _jj_files(loc, base, pathspecs) if by_jj else None
+            rels = [relative(os.path.join(base, p), loc.root, loc.common_dir, cwd, roots)
+                    for p in (pathspecs if files is None else files)]  # fmt: skip
             spec = [r for r in rels if r is not None]
+            if files is not None:  # jj's own answer: these files, by name
+                spec = [":(literal)" + r for r in spec]
             if by_jj and pathspecs and not spec:
-                continue  # only files outside this repository
+                continue  # no file of this repository's change
             repo = loc.repo()
             others = merging(repo)  # a merge in progress: what it adds to every side
             if every or spec:
@@ -684,6 +689,39 @@ def _unhooked_commit(loc: Location, payload: dict[str, Any]) -> dict[str, Any] |
 # A patch file larger than this is not read before its `git am` (a mailbox of a whole
 # series): the commit goes as it would
 MAX_PATCH_BYTES = 8 << 20
+
+
+def _jj_files(loc: Location, base: str, filesets: list[str]) -> list[str] | None:
+    """The files of the working copy's change that jj's ``filesets`` name, as paths
+    relative to ``base`` (the folder the jj command runs in), when one of them is more
+    than a plain path (`glob:src/*.py`, `'~Cargo.lock'`, `root:...`) or names nothing on
+    disk (an alias of the user's jj settings, or a deleted file): jj's fileset language is
+    jj's to read, so jj is asked (`jj diff --name-only`, which first snapshots the work
+    tree as the command itself is about to). Before session 73 they were read as git
+    pathspecs, which matched nothing, and such a command went in unchecked. None for paths
+    that exist (git reads those as jj does) and when jj cannot answer (not on the hook's
+    PATH, an error, 5 s passed): the paths are then read as written."""
+    if not any(
+        toolpaths.jj_expression(f) or not os.path.lexists(os.path.join(base, f)) for f in filesets
+    ):
+        return None
+    import shutil
+    import subprocess
+
+    jj = shutil.which("jj")
+    if jj is None:
+        return None
+    try:
+        done = subprocess.run(
+            [jj, "--no-pager", "--color=never", "-R", loc.root, "diff", "--name-only",
+             "--", *filesets],
+            cwd=base, stdin=subprocess.DEVNULL, capture_output=True, timeout=5, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return [line for line in os.fsdecode(done.stdout).splitlines() if line]
 
 
 def _patched(
