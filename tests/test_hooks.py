@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gitmem import __version__
-from gitmem.agent import install, runner, state, toolpaths
+from gitmem.agent import install, runner, shellcommits, state, toolpaths
 from gitmem.cli.main import cli
 from gitmem.repo import discover
 
@@ -1606,7 +1606,7 @@ def test_a_file_copied_over_a_ruled_one_is_read_before_it_runs(
     ],
 )
 def test_unhooked_commits(command: str, commits: list[tuple[str, bool, bool, list[str]]]) -> None:
-    assert toolpaths.unhooked_commits(command) == commits
+    assert shellcommits.unhooked_commits(command) == commits
 
 
 def test_a_commit_that_skips_the_hooks_is_checked_before_it_runs(project: Path) -> None:
@@ -1670,7 +1670,7 @@ def test_a_commit_that_skips_the_hooks_is_checked_before_it_runs(project: Path) 
     ],
 )  # fmt: skip
 def test_jj_commits(command: str, commits: list[tuple[str, list[str], str, str]]) -> None:
-    assert toolpaths.jj_commits(command) == commits
+    assert shellcommits.jj_commits(command) == commits
 
 
 @pytest.mark.parametrize(
@@ -1682,7 +1682,7 @@ def test_jj_commits(command: str, commits: list[tuple[str, list[str], str, str]]
 def test_jj_expression(fileset: str, expression: bool) -> None:
     """Which filesets only jj can read (a bare path with `*` is a glob there, one that
     stays in its folder) and which git reads as jj does."""
-    assert toolpaths.jj_expression(fileset) is expression
+    assert shellcommits.jj_expression(fileset) is expression
 
 
 def test_a_jj_commit_is_checked_before_it_runs(project: Path) -> None:
@@ -1750,7 +1750,7 @@ def test_a_jj_commit_is_checked_before_it_runs(project: Path) -> None:
     ],
 )
 def test_unhooked_patches(command: str, patches: list[tuple[str, str, list[str]]]) -> None:
-    assert toolpaths.unhooked_patches(command) == patches
+    assert shellcommits.unhooked_patches(command) == patches
 
 
 def test_a_git_am_that_skips_the_hooks_is_checked_before_it_runs(
@@ -2836,6 +2836,8 @@ def test_tool_call_hooks_load_only_built_in_modules(
     assert "re" not in extra  # a shell command without a heredoc reads none
     assert {"gitmem.pathmap", "gitmem.agent.tooluse"} <= loaded
     assert "gitmem.spelling" not in loaded  # for case-insensitive file systems alone
+    # a commit's check, for a command that may commit without the hooks alone
+    assert not {"gitmem.agent.unhooked", "gitmem.agent.shellcommits"} & loaded
 
 
 def test_a_rule_is_checked_without_pathspec_or_typing(project: Path) -> None:

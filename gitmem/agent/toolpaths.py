@@ -176,7 +176,8 @@ def _read_bodies(
     return at
 
 
-def _join(base: str, rel: str) -> str:
+def join(base: str, rel: str) -> str:
+    """``rel`` under the folder ``base`` (both relative; either may be empty), with `/`."""
     if not base:
         return rel
     if not rel:
@@ -300,10 +301,13 @@ _walked: tuple[str, list[tuple[str, bool]], list[_Run]] = ("", [], [])
 
 def _bash_paths(command: str) -> list[tuple[str, bool]]:
     """``bash_words``, each with whether the command writes it (``bash_writes``)."""
-    return _walk(command)[1]
+    return walk(command)[1]
 
 
-def _walk(command: str) -> tuple[str, list[tuple[str, bool]], list[_Run]]:
+def walk(command: str) -> tuple[str, list[tuple[str, bool]], list[_Run]]:
+    """``command`` walked as the shell would run it: (the command; its words that look
+    like paths, each with whether it writes them; its simple commands the hooks read
+    further, as ``_Run`` tuples). Walked once for all the readers of one command."""
     global _walked
     if _walked[0] != command:
         runs: list[_Run] = []
@@ -402,7 +406,7 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
             if word == "-" or word.startswith(("~", "$")) or base is None:
                 base = None
                 continue
-            word = word if word.startswith("/") else _join(base, word)
+            word = word if word.startswith("/") else join(base, word)
             base = word
             if _looks_like_path(word):
                 out.append((word, False))
@@ -467,7 +471,7 @@ def _walk_shell(command: str, runs: list[_Run]) -> list[tuple[str, bool]]:
             outputs.append(len(out))
         elif not (redirected or read_in):
             args.append(len(out))
-        out.append((word if word.startswith("/") else _join(base or "", word), redirected))
+        out.append((word if word.startswith("/") else join(base or "", word), redirected))
     ended()
     return (out + mentioned)[:MAX_PATHS]  # the command's own words first
 
@@ -505,7 +509,7 @@ def _mention(text: str, base: str, mentioned: list[tuple[str, bool]]) -> None:
         if len(mentioned) >= MAX_PATHS:
             break
         if _looks_like_path(w) and "://" not in w:
-            mentioned.append((w if w.startswith("/") else _join(base, w), False))
+            mentioned.append((w if w.startswith("/") else join(base, w), False))
 
 
 def _runs_a_string(flag: str) -> bool:
@@ -520,8 +524,8 @@ def _nest(command: str, base: str, out: list[tuple[str, bool]], runs: list[_Run]
     before, the string was one word, and nothing in it was read)."""
     inner: list[_Run] = []
     for path, written in _walk_shell(command, inner):
-        out.append((path if path.startswith("/") else _join(base, path), written))
-    runs += [(f if f.startswith("/") else _join(base, f), n, w, r, d) for f, n, w, r, d in inner]
+        out.append((path if path.startswith("/") else join(base, path), written))
+    runs += [(f if f.startswith("/") else join(base, f), n, w, r, d) for f, n, w, r, d in inner]
 
 
 def _scan(value: Any, key: str, out: list[str], depth: int = 0) -> None:
@@ -564,11 +568,11 @@ def _shell_patch_files(command: str) -> list[tuple[str, str]]:
     """``_patch_files`` of each patch a shell command gives `apply_patch` (in a
     here-document, or its argument), its paths from the folder that runs in."""
     out: list[tuple[str, str]] = []
-    for folder, name, words, _, docs in _walk(command)[2]:
+    for folder, name, words, _, docs in walk(command)[2]:
         if name in ("apply_patch", "applypatch"):
             for patch in [*words, *docs]:
                 if patch is not None and patch.lstrip().startswith(PATCH_START):
-                    out += [(p if p.startswith("/") else _join(folder, p), added)
+                    out += [(p if p.startswith("/") else join(folder, p), added)
                             for p, added in _patch_files(patch)]  # fmt: skip
     return out[:MAX_PATHS]
 
@@ -589,7 +593,7 @@ def applied_diffs(
     if "apply" not in command and "patch" not in command:
         return []
     out: list[tuple[str, str]] = []
-    for folder, name, words, redirects, docs in _walk(command)[2]:
+    for folder, name, words, redirects, docs in walk(command)[2]:
         git = name == "git" and words[:1] == ["apply"]
         if not (git or name == "patch"):
             continue
@@ -600,13 +604,13 @@ def applied_diffs(
         files += [file for op, file in redirects if op == "<"]
         texts = [doc for doc in docs if doc is not None]
         for file in files:
-            text = None if read is None else read(file if file[:1] == "/" else _join(folder, file))
+            text = None if read is None else read(file if file[:1] == "/" else join(folder, file))
             if text is not None:
                 texts.append(text)
-        where = _join(folder, directory)
+        where = join(folder, directory)
         for text in texts:
             for path, added in _diff_files(text.split("\n"), strip, reverse):
-                out.append((path if path.startswith("/") else _join(where, path), added))
+                out.append((path if path.startswith("/") else join(where, path), added))
     return out[:MAX_PATHS]
 
 
@@ -773,7 +777,7 @@ def copied_files(command: str) -> list[tuple[str, str, bool, bool]]:
     if not any(name in command for name in ("cp", "mv", "install", "cat")):
         return []
     out: list[tuple[str, str, bool, bool]] = []
-    for folder, name, words, redirects, docs in _walk(command)[2]:
+    for folder, name, words, redirects, docs in walk(command)[2]:
         if name not in ("cp", "mv", "install", "cat") or docs:
             continue
         args: list[str] = []
@@ -809,215 +813,18 @@ def copied_files(command: str) -> list[tuple[str, str, bool, bool]]:
         folded = name != "cat" and (bool(into) or target.endswith("/") or len(sources) > 1)
         for source in sources:
             out.append((
-                source if source.startswith("/") else _join(folder, source),
-                target if target.startswith("/") else _join(folder, target),
+                source if source.startswith("/") else join(folder, source),
+                target if target.startswith("/") else join(folder, target),
                 folded,
                 append or (name == "cat" and source != sources[0]),
             ))  # fmt: skip
     return out[:MAX_PATHS]
 
 
-# git's own options that take a value (before its subcommand), and `git commit`'s
-_GIT_VALUES = frozenset(("-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"))
-_COMMIT_VALUES = frozenset(("--message", "--file", "--author", "--date", "--template",
-                            "--reuse-message", "--reedit-message", "--fixup", "--squash",
-                            "--cleanup", "--trailer", "--pathspec-from-file"))  # fmt: skip
-# what turns the hook managers' hooks off for a command (husky, lefthook)
-_HOOKS_OFF = ("HUSKY=0", "HUSKY_SKIP_HOOKS=1", "LEFTHOOK=0")
-
-
-def unhooked_commits(command: str) -> list[tuple[str, bool, bool, list[str]]]:
-    """Each `git commit` of ``command`` that runs without the repository's commit hooks,
-    so without gitmem's commit-time check: `--no-verify` (`-n`, an abbreviation),
-    `git -c core.hooksPath=...`, or a hook manager turned off (`HUSKY=0`, pre-commit's
-    `SKIP=gitmem-check`). Agents retry a commit so when a hook refuses it. As (the folder
-    it runs in, `-a`, `--include`, its pathspecs). Since session 43: the before-tool
-    check reads what it would commit."""
-    if "commit" not in command:
-        return []
-    off = any(key in command for key in ("HUSKY", "LEFTHOOK", "SKIP=")) and any(
-        word in _HOOKS_OFF or (word[:5] == "SKIP=" and "gitmem-check" in word[5:].split(","))
-        for word in shell_words(command)  # the words a plain commit is not split into again
-    )
-    out: list[tuple[str, bool, bool, list[str]]] = []
-    for folder, name, words, _, _ in _walk(command)[2]:
-        folder, skip, i = _git_options(folder, name, words)
-        skip = skip or off
-        if name != "git" or words[i : i + 1] != ["commit"]:
-            continue
-        every = include = False
-        paths: list[str] = []
-        args = words[i + 1 :]
-        j = 0
-        while j < len(args):
-            arg, j = args[j], j + 1
-            if arg == "--":
-                paths += args[j:]
-                break
-            elif arg.startswith("--"):
-                key = arg.split("=", 1)[0]
-                skip = skip or (len(key) >= 6 and "--no-verify".startswith(key))
-                every = every or key == "--all"
-                include = include or key == "--include"
-                j += key in _COMMIT_VALUES and "=" not in arg
-            elif arg.startswith("-") and arg != "-":
-                for at, c in enumerate(arg[1:], 1):
-                    skip = skip or c == "n"
-                    every = every or c == "a"
-                    include = include or c == "i"
-                    if c in "mFcCt":  # their value: the rest of the word, or the next
-                        j += at == len(arg) - 1
-                        break
-                    if c in "uS":  # an optional value, in the same word
-                        break
-            else:
-                paths.append(arg)
-        if skip:
-            out.append((folder, every, include, paths))
-    return out
-
-
-def _git_options(folder: str, name: str, words: list[str]) -> tuple[str, bool, int]:
-    """For a `git` command's ``words``: the folder it runs in (``-C``), whether `-c
-    core.hooksPath=...` turns its hooks off, and where its subcommand is."""
-    skip = False
-    i = 0
-    while name == "git" and i < len(words) and words[i].startswith("-"):
-        option, i = words[i], i + 1
-        if option in _GIT_VALUES and i < len(words):
-            value, i = words[i], i + 1
-            if option == "-c" and value.lower().startswith("core.hookspath="):
-                skip = True
-            elif option == "-C":
-                folder = value if value.startswith("/") else _join(folder, value)
-    return folder, skip, i
-
-
-# `git am`'s options that take a value in the next word
-_AM_VALUES = frozenset(("--directory", "--exclude", "--include", "--patch-format", "--resolvemsg",
-                        "--whitespace", "--quoted-cr", "--empty", "-C", "-p"))  # fmt: skip
-
-
-def unhooked_patches(command: str) -> list[tuple[str, str, list[str]]]:
-    """Each `git am` of ``command`` that commits patches without the repository's hooks,
-    so without gitmem's check of each patch (its pre-applypatch hook): `--no-verify`
-    (`-n`) or `git -c core.hooksPath=...`. As (the folder it runs in, the folder
-    `--directory` puts the patches' paths in, the patch files named). One that reads its
-    patches from its input names none. Since session 59, when gitmem began to check what
-    `git am` commits: an agent whose patch that check refused retries it so."""
-    if "am" not in command.split():
-        return []
-    out: list[tuple[str, str, list[str]]] = []
-    for folder, name, words, _, _ in _walk(command)[2]:
-        folder, skip, i = _git_options(folder, name, words)
-        if name != "git" or words[i : i + 1] != ["am"]:
-            continue
-        under = ""
-        files: list[str] = []
-        args = words[i + 1 :]
-        j = 0
-        while j < len(args):
-            arg, j = args[j], j + 1
-            if arg == "--":
-                files += args[j:]
-                break
-            if arg.startswith("--"):
-                key, eq, value = arg.partition("=")
-                skip = skip or (len(key) >= 6 and "--no-verify".startswith(key))
-                if key in _AM_VALUES and not eq and j < len(args):
-                    value, j = args[j], j + 1
-                if key == "--directory":
-                    under = value.strip("/")
-            elif arg.startswith("-") and arg != "-":
-                for c in arg[1:]:
-                    if c in "CpS":  # their value: the rest of the word (-C, -p: or the next)
-                        break
-                    skip = skip or c == "n"
-                j += arg in _AM_VALUES
-            else:
-                files.append(arg)
-        if skip:
-            out.append((folder, under, files))
-    return out
-
-
-# jj's options that take a value in the next word: its own (before the subcommand) and
-# those of `jj commit`, `new`, `squash` and `split` (jj 0.46)
-_JJ_VALUES = frozenset(("-R", "--repository", "--at-operation", "--at-op", "--color", "--config",
-                        "--config-file", "-m", "--message", "--tool", "--author", "-r",
-                        "--revision", "-f", "--from", "-t", "--into", "--to", "-o", "--onto",
-                        "-d", "--destination", "-A", "--insert-after", "--after", "-B",
-                        "--insert-before", "--before"))  # fmt: skip
-# The jj commands that end the working copy's change, making it a commit of its own or
-# part of its parent's (jj 0.46, tried in session 72: git's HEAD then holds it):
-# `commit` (`ci`) and `split` the files named (none: all of it), `squash` those into the
-# parent, and `new` all of it, whatever it names (revisions, not files)
-JJ_ENDS_CHANGE = frozenset(("commit", "ci", "new", "split", "squash"))
-# their options whose value names the change they work on: another one than the working
-# copy's (`jj squash -r X`, `jj split -r X`, `jj squash --from X`) is already a commit
-_JJ_SOURCE = frozenset(("-r", "--revision", "-f", "--from"))
-
-
-def jj_commits(command: str) -> list[tuple[str, list[str], str, str]]:
-    """Each jj command of ``command`` that ends the working copy's change
-    (``JJ_ENDS_CHANGE``): jj writes its commits itself and runs no git hook, so none of
-    them meets gitmem's commit-time check (README: Jujutsu). As (the repository's folder,
-    `-R`'s or the one it runs in; the filesets named, which limit it to those files, none:
-    the whole working copy; the subcommand; the folder it runs in, which the filesets'
-    paths are relative to, `-R` or not: tried with jj 0.46). Since session 71 (`jj
-    commit`), session 72 (`new`, `squash`, `split`: a `jj describe` then `jj new` is the
-    other way jj's users commit)."""
-    if "jj" not in command:
-        return []
-    out: list[tuple[str, list[str], str, str]] = []
-    for here, name, words, _, _ in _walk(command)[2]:
-        if name != "jj":
-            continue
-        folder = here
-        sub: str | None = None
-        paths: list[str] = []
-        other = False  # a change other than the working copy's
-        j = 0
-        while j < len(words):
-            arg, j = words[j], j + 1
-            if sub is None and arg in ("--", "help"):
-                break
-            if arg == "--":
-                paths += words[j:]
-                break
-            if arg.startswith("-") and arg != "-":
-                key, eq, value = arg.partition("=")
-                if key[1] != "-" and len(key) > 2 and key[:2] in _JJ_VALUES:
-                    key, value = key[:2], arg[2:]  # -Rpath, -mmessage
-                elif key in _JJ_VALUES and not eq and j < len(words):  # -R path, --message x
-                    value, j = words[j], j + 1
-                if key in ("-R", "--repository") and value:
-                    folder = value if value.startswith("/") else _join(folder, value)
-                elif key in _JJ_SOURCE and sub is not None and value.strip() != "@":
-                    other = True
-            elif sub is None:
-                sub = arg
-                if sub not in JJ_ENDS_CHANGE:
-                    break
-            else:
-                paths.append(arg)
-        if sub in JJ_ENDS_CHANGE and not other:
-            named = [] if sub == "new" else paths
-            out.append((folder, named, "commit" if sub == "ci" else sub, here))
-    return out
-
-
-# What makes a jj fileset more than a path (jj 0.46, `jj help -k filesets`): a pattern's
-# kind (`glob:`, `root:`, `file:`, ...), an operator (`~`, `&`, `|`), a function or
-# parentheses, quotes; and glob characters, since a bare path is a `prefix-glob:` there
-# (`src/*.py` is not `src/sub/x.py`, which git's pathspec `*` would take)
-_JJ_EXPRESSION = frozenset(":~&|()\"'*?[]{}\\")
-
-
-def jj_expression(fileset: str) -> bool:
-    """Whether a fileset a jj command names is more than a plain path (``_JJ_EXPRESSION``):
-    only jj can say which files it means."""
-    return any(c in _JJ_EXPRESSION for c in fileset)
+def may_commit(command: str) -> bool:
+    """Whether ``command`` may make a commit without the repository's hooks: `git commit`,
+    `git am` or jj (``shellcommits``, imported only then; a substring test)."""
+    return "commit" in command or "jj" in command or ("am" in command and "am" in command.split())
 
 
 def heredoc_writes(command: str) -> list[tuple[str, str, bool]]:
@@ -1030,7 +837,7 @@ def heredoc_writes(command: str) -> list[tuple[str, str, bool]]:
     if "<<" not in command:
         return []
     out: list[tuple[str, str, bool]] = []
-    for folder, name, args, redirects, docs in _walk(command)[2]:
+    for folder, name, args, redirects, docs in walk(command)[2]:
         body = docs[0] if len(docs) == 1 and name in ("cat", "tee") else None
         if body is None:
             continue
@@ -1046,7 +853,7 @@ def heredoc_writes(command: str) -> list[tuple[str, str, bool]]:
             continue  # cat of files too: not the heredoc alone
         for path, append in written:
             if path and path != "/dev/null" and len(out) < MAX_PATHS:
-                out.append((path if path.startswith("/") else _join(folder, path), body, append))
+                out.append((path if path.startswith("/") else join(folder, path), body, append))
     return out
 
 
@@ -1085,16 +892,16 @@ def echo_writes(command: str) -> list[tuple[str, str, bool]]:
             folder = _folder_at(command[: m.start("cmd")]) if "cd" in command else ""
             if folder is None:
                 continue
-            path = _join(folder, path)
+            path = join(folder, path)
         out.append((path, text.replace("\\n", "\n"), append))
     return out
 
 
 def _folder_at(before: str) -> str | None:
     """The folder, relative to the command's own, that the part of a command ``before``
-    a simple command has moved to (``cd``, ``pushd``, a subshell's end: as ``_walk``
+    a simple command has moved to (``cd``, ``pushd``, a subshell's end: as ``walk``
     follows them); None where it is not known (`cd "$X"`)."""
-    runs = _walk(before + "\ncat")[2]  # where a `cat` run after it would run
+    runs = walk(before + "\ncat")[2]  # where a `cat` run after it would run
     return runs[-1][0] if runs and runs[-1][1] == "cat" else None
 
 
@@ -1129,7 +936,7 @@ def sed_edits(command: str) -> list[tuple[str, list[str], list[str]]]:
     add."""
     if not _may_sed_in_place(command):
         return []
-    runs = _walk(command)[2]
+    runs = walk(command)[2]
     edits = (_sed_edit(folder, words) for folder, name, words, _, _ in runs if name == "sed")
     return [edit for edit in edits if edit is not None][:MAX_PATHS]
 
@@ -1144,7 +951,7 @@ def perl_edits(command: str) -> list[tuple[str, list[str], list[str]]]:
     if not _may_perl_in_place(command):
         return []
     out: list[tuple[str, list[str], list[str]]] = []
-    for folder, name, words, _, _ in _walk(command)[2]:
+    for folder, name, words, _, _ in walk(command)[2]:
         edit = _perl_edit(words) if name == "perl" else None
         if edit is not None:
             out.append((folder, *edit))
@@ -1234,7 +1041,7 @@ def listed_edits(
     `-exec`s) is left to the after-tool check."""
     if not (_may_sed_in_place(command) or _may_perl_in_place(command)):
         return []
-    runs = _walk(command)[2]
+    runs = walk(command)[2]
     out: list[tuple[str, str, list[str], list[list[str]], bool]] = []
     for at, (folder, name, words, _, _) in enumerate(runs):
         found = None
@@ -1539,7 +1346,7 @@ def touched(tool_name: str, tool_input: Any) -> tuple[list[str], bool]:
         for key in ("pattern", "glob") if name == "Glob" else ("glob",):
             pattern = tool_input.get(key)
             if isinstance(pattern, str) and pattern:
-                paths.append(_join(base, glob_prefix(pattern)))
+                paths.append(join(base, glob_prefix(pattern)))
         if base and not paths:
             paths.append(base)
     elif name == SHELL_TOOL:
