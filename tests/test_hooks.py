@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gitmem import __version__
-from gitmem.agent import install, runner, shellcommits, state, toolpaths
+from gitmem.agent import install, runner, shellcommits, shelledits, state, toolpaths
 from gitmem.cli.main import cli
 from gitmem.repo import discover
 
@@ -1312,7 +1312,7 @@ def test_a_heredoc_that_breaks_a_critical_rule_is_denied_before_it_runs(project:
     ],
 )
 def test_sed_edits(command: str, edits: list[tuple[str, list[str], list[str]]]) -> None:
-    assert toolpaths.sed_edits(command) == edits
+    assert shelledits.sed_edits(command) == edits
 
 
 @pytest.mark.skipif(
@@ -1403,7 +1403,7 @@ def test_a_sed_edit_that_breaks_a_critical_rule_is_denied_before_it_runs(
 def test_listed_edits(
     command: str, listed: list[tuple[str, str, list[str], list[list[str]], bool]]
 ) -> None:
-    assert toolpaths.listed_edits(command) == listed
+    assert shelledits.listed_edits(command) == listed
 
 
 @pytest.mark.skipif(
@@ -1466,7 +1466,7 @@ def test_a_sed_given_its_files_by_another_command_is_denied_before_it_runs(
     ],
 )  # fmt: skip
 def test_perl_edits(command: str, edits: list[tuple[str, list[str], list[str]]]) -> None:
-    assert toolpaths.perl_edits(command) == edits
+    assert shelledits.perl_edits(command) == edits
 
 
 def test_a_perl_substitution_that_breaks_a_critical_rule_is_denied_before_it_runs(
@@ -2838,6 +2838,7 @@ def test_tool_call_hooks_load_only_built_in_modules(
     assert "gitmem.spelling" not in loaded  # for case-insensitive file systems alone
     # a commit's check, for a command that may commit without the hooks alone
     assert not {"gitmem.agent.unhooked", "gitmem.agent.shellcommits"} & loaded
+    assert "gitmem.agent.shelledits" not in loaded  # for a `sed -i` or `perl -pi` alone
 
 
 def test_a_rule_is_checked_without_pathspec_or_typing(project: Path) -> None:

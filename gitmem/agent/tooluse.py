@@ -257,7 +257,7 @@ LIST_TIMEOUT_S = 2.0  # how long the listing may run before the call
 def _listed(payload: dict[str, Any]) -> list[tuple[str, str, list[str], list[str]]]:
     """(folder, "sed" or "perl", its arguments, the files, from that folder) for each
     `sed -i` or `perl -pi` of a shell command that other commands give its files
-    (toolpaths.listed_edits: `find -exec sed`, `grep -rl X | grep -v test | xargs sed`),
+    (shelledits.listed_edits: `find -exec sed`, `grep -rl X | grep -v test | xargs sed`),
     before the call runs: those commands, which only read and print names, are run from
     the same folder to list them (at most MAX_LISTED; nothing where one fails or they run
     past LIST_TIMEOUT_S: the after-tool check reads what the command wrote). After the
@@ -268,12 +268,22 @@ def _listed(payload: dict[str, Any]) -> list[tuple[str, str, list[str], list[str
         command = _command(payload)
         if command is not None and payload.get(_BEFORE):
             cwd = _cwd(payload)
-            for folder, editor, args, pipeline, nul in toolpaths.listed_edits(command):
+            for folder, editor, args, pipeline, nul in _listed_edits(command):
                 names = _listing(pipeline, os.path.join(cwd, folder), nul, command)
                 if names:
                     found.append((folder, editor, args, names))
         payload[_LISTED] = found
     return found
+
+
+def _listed_edits(command: str) -> list[tuple[str, str, list[str], list[list[str]], bool]]:
+    """``shelledits.listed_edits``, that module imported only for a command that may hold
+    a `sed -i` or `perl -pi`."""
+    if not (toolpaths.may_sed_in_place(command) or toolpaths.may_perl_in_place(command)):
+        return []
+    from gitmem.agent import shelledits
+
+    return shelledits.listed_edits(command)
 
 
 def _listing(pipeline: list[list[str]], where: str, nul: bool, command: str) -> list[str]:
@@ -642,9 +652,17 @@ def _shell_changes(
             out.append((rel, toolpaths.added_text({"content": text}, now)))
     cwd = _cwd(payload)
     listed = _listed(payload)
-    seds = [*toolpaths.sed_edits(command), *((f, a, n) for f, e, a, n in listed if e == "sed")]
+    sed = toolpaths.may_sed_in_place(command)
+    perl = toolpaths.may_perl_in_place(command)
+    if not (sed or perl or listed):
+        return out
+    from gitmem.agent import shelledits
+
+    seds = [*(shelledits.sed_edits(command) if sed else []),
+            *((f, a, n) for f, e, a, n in listed if e == "sed")]  # fmt: skip
     out += _edit_runs(loc, seds, cwd, paths, roots, _sed_text(cwd))
-    perls = [*toolpaths.perl_edits(command), *((f, a, n) for f, e, a, n in listed if e == "perl")]
+    perls = [*(shelledits.perl_edits(command) if perl else []),
+             *((f, a, n) for f, e, a, n in listed if e == "perl")]  # fmt: skip
     return out + _edit_runs(loc, perls, cwd, paths, roots, _perl_text)
 
 
@@ -654,7 +672,7 @@ SED_TIMEOUT_S = 2.0
 
 
 def _sed_text(cwd: str) -> Callable[[str, list[str], str], str | None]:
-    """For ``_edit_runs``: a file's text after a `sed -i` (toolpaths.sed_edits), found by
+    """For ``_edit_runs``: a file's text after a `sed -i` (shelledits.sed_edits), found by
     running that sed on a copy: ``--sandbox`` (GNU sed) runs no command and reads or
     writes no file; where it is missing (BSD sed) or the script fails, None. Before
     session 42 a critical rule met `sed -i` only once it had written the file."""
@@ -681,7 +699,7 @@ def _sed_text(cwd: str) -> Callable[[str, list[str], str], str | None]:
 
 def _perl_text(folder: str, args: list[str], text: str) -> str | None:
     """For ``_edit_runs``: a file's text after a `perl -pi -e 's/…/…/'`
-    (toolpaths.perl_edits). Perl cannot be run on a copy safely (its script is code), so
+    (shelledits.perl_edits). Perl cannot be run on a copy safely (its script is code), so
     its substitutions are done with `re` (gitmem.agent.perlsub); None for a script that
     is more than substitutions perlsub reads as perl does (before session 44, every one
     was read only after it ran)."""
