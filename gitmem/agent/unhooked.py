@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from gitmem.agent import shellcommits, toolpaths
-from gitmem.location import Location, relative, repository_of, worktree_roots
+from gitmem.location import Location, jj_colocated, relative, repository_of, worktree_roots
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,7 +31,10 @@ def deny(loc: Location, command: str, cwd: str) -> dict[str, Any] | None:
     whose commit a hook refused retries it so, and before session 43 that commit went in
     unchecked. A commit that breaks no critical rule goes through: gitmem checks its own
     decisions, not the other hooks. `GITMEM_OVERRIDE` (in the command or the agent's
-    environment) passes its decision over, as the commit-time check does."""
+    environment) passes its decision over, as the commit-time check does. Likewise a
+    `git am` past its hooks (the lines its patch files add: ``_patched``) and a jj
+    command that ends the working copy's change (the work tree against HEAD, or the
+    files its filesets name: ``_jj_files``)."""
     commits = shellcommits.unhooked_commits(command)
     patches = shellcommits.unhooked_patches(command)
     jj = shellcommits.jj_commits(command)
@@ -43,8 +46,6 @@ def deny(loc: Location, command: str, cwd: str) -> dict[str, Any] | None:
 
     roots = worktree_roots(loc.root, loc.common_dir)
     changes: dict[str, list[tuple[int, str]]] = _patched(loc, cwd, patches)
-    from gitmem.location import jj_colocated
-
     # (folder, -a, --include, pathspecs, the folder they are relative to, by jj): a `jj
     # commit` (`new`, `squash`, `split`) in a colocated jj repository commits the work
     # tree's change (git's HEAD is the working copy's parent there), as `git commit -a`
