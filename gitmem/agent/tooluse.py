@@ -8,7 +8,12 @@ the lean gitmem modules (``location``, ``pathmap``, ``leanjson``, ``budget``,
 starts in ~15-20 (``tests/test_hooks.py`` checks the list; ``benchmarks/hooks_latency.py``
 measures it). The heavier modules load only when the event needs them: the SQLite table
 and RE2 when an edit meets a decision with ``rules``; the compiler when the path map is
-missing and the repository small; ``subprocess`` to start a background refresh.
+missing and the repository small; ``subprocess`` to start a background refresh. What
+reads one kind of call is a module of its own, imported for that call alone:
+``agent.unhooked`` (with ``agent.shellcommits``) for a command that may commit past the
+repository's hooks, ``agent.shelledits`` for a `sed -i` or `perl -pi`,
+``agent.recordnotes`` after an edit of gitmem's own files, ``agent.gonenotes`` after a
+shell command.
 """
 
 from __future__ import annotations
@@ -35,15 +40,11 @@ from gitmem.location import (
     worktree_roots,
 )
 from gitmem.readfile import read_regular
-from gitmem.vocab import RECORD_DIR, is_own_record
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs ~3 ms at hook start
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
-
-    from gitmem.loosened import Loosening
-    from gitmem.model import Problem
 
     Hit = tuple[pathmap.Decision, str, int]
 
@@ -847,10 +848,13 @@ def _after_tool(
             # an edit in place leaves the folders' mtimes alone, so the next hook would
             # take the map for fresh (see _fresh): refresh it now, without waiting
             refresh_in_background(loc.root)
-            note = "\n\n".join(filter(None, (note, _record_note(loc, paths, _watched(pm)))))
+            from gitmem.agent import recordnotes
+
+            said = recordnotes.record_note(loc, paths, _watched(pm))
+            note = "\n\n".join(filter(None, (note, said)))
             loosened = [  # each said once a session, until what it says changes
                 f
-                for f in _loosened(loc, paths)
+                for f in recordnotes.loosened(loc, paths)
                 if state.claim(
                     loc.shared_state_dir,
                     sid,
@@ -858,11 +862,14 @@ def _after_tool(
                 )
             ]
             if loosened:
-                note = "\n\n".join(filter(None, (note, _loosened_note(loosened))))
-                told_user = _loosened_message(loosened)
-        if _raw_touched(payload)[1]:  # a shell command: it may have moved code away
-            moved = [*touched, *_renamed_by_case(loc, payload)]
-            note = "\n\n".join(filter(None, (note, _gone_note(loc, pm, moved, sid))))
+                note = "\n\n".join(filter(None, (note, recordnotes.loosened_note(loosened))))
+                told_user = recordnotes.loosened_message(loosened)
+        words, from_shell = _raw_touched(payload)
+        if from_shell:  # a shell command: it may have moved code away
+            from gitmem.agent import gonenotes
+
+            moved = [*touched, *gonenotes.renamed_by_case(loc, words, _cwd(payload))]
+            note = "\n\n".join(filter(None, (note, gonenotes.gone_note(loc, pm, moved, sid))))
         if not edited and not every_touch:
             return context("post-tool", note)  # a read brings nothing more
         hits = governing(pm, touched if every_touch else paths, loc.root)
@@ -873,100 +880,6 @@ def _after_tool(
     shown = unpack(found)[1]
     out = context("post-tool", note + ("\n\n" + shown if shown else ""))
     return {**out, "systemMessage": told_user} if out is not None and told_user else out
-
-
-def _own_records(paths: list[str]) -> list[str]:
-    """Those of ``paths`` that are gitmem's own records (``.continuity/decisions/*.md``)."""
-    return [p for p in paths if is_own_record(p)]
-
-
-def _may_hold_records(rel: str) -> bool:
-    """Whether ``rel`` is no file of its own that names or holds gitmem's records: a
-    folder (`.continuity`, `.continuity/decisions/`) or a glob (`.continuity/decisions/*`)
-    a command deleted."""
-    folder = RECORD_DIR.rstrip("/")
-    under = rel == folder or rel.startswith(RECORD_DIR) or RECORD_DIR.startswith(rel + "/")
-    return under and not rel.lower().endswith(".md")
-
-
-def _records_gone_with(root: str, words: list[str]) -> list[str]:
-    """The committed records under (or matching) ``words`` that are gone from the work
-    tree: what `rm -r .continuity` or `rm .continuity/decisions/*` deleted."""
-    from fnmatch import fnmatchcase
-
-    from gitmem import leangit
-
-    listed = leangit.output(["ls-tree", "-r", "-z", "--name-only", "HEAD", "--", RECORD_DIR], root)
-    out: list[str] = []
-    for rel in (listed or "").split("\0"):
-        if not _own_records([rel]) or os.path.lexists(os.path.join(root, rel)):
-            continue
-        if any(rel.startswith(w.rstrip("/") + "/") or fnmatchcase(rel, w) for w in words):
-            out.append(rel)
-    return out
-
-
-def _loosened(loc: Location, paths: list[str]) -> list[Loosening]:
-    """What the edit of gitmem's records among ``paths`` took from a current critical
-    decision's force, against the committed records (gitmem.loosened). Only where a
-    record was edited, as ``_record_note``: a `git show` and the YAML parser for each (at
-    most NOTE_FILES). Its failure costs the note, never the hook (logged)."""
-    records = _own_records(paths)
-    folders = [p for p in paths if p not in records and _may_hold_records(p)]
-    if not records and not folders:
-        return []
-    try:
-        from pathlib import Path
-
-        from gitmem import leangit, loosened
-        from gitmem.agent.prompt import open_table
-
-        if folders:  # `rm -r .continuity/decisions`: the records it took
-            records += _records_gone_with(loc.root, folders)
-
-        root = Path(loc.root)
-        table = open_table(loc)
-
-        def known(ident: str) -> loosened.Known | None:
-            e = table.get(ident) if table is not None else None
-            if e is None:
-                return None
-            return loosened.Known(e.id, e.title, e.file, e.severity, e.is_current, bool(e.rules))
-
-        try:
-            return loosened.loosenings(
-                records[:NOTE_FILES],
-                lambda rel: loosened.version(
-                    root, rel, leangit.output(["show", f"HEAD:{rel}"], loc.root)
-                ),
-                lambda rel: loosened.on_disk(root, rel),
-                known,
-            )
-        finally:
-            if table is not None:
-                table.close()
-    except Exception as exc:  # fail open: logged for `gitmem doctor`
-        from gitmem.agent.runner import ERROR_LOG, append_log
-
-        append_log(loc.shared_state_dir, ERROR_LOG, f"post-tool loosened check: {exc!r}")
-        return []
-
-
-def _loosened_note(found: list[Loosening]) -> str:
-    """For the agent, after its edit."""
-    said = "; ".join(f.sentence() for f in found)
-    return (
-        f"This edit loosens a critical project decision as committed: {said}. Decisions are"
-        " the team's record: change one only when the user asked for it, and tell the user"
-        " what changed; a rule that stops a change is not a reason to edit the decision."
-    )
-
-
-def _loosened_message(found: list[Loosening]) -> str:
-    """For the user (systemMessage), who may not be watching the record's diff."""
-    return "gitmem: the agent's edit loosens a critical decision: " + "; ".join(
-        f.sentence() for f in found
-    )
 
 
 def _ruled(pm: pathmap.PathMap, paths: list[str], root: str) -> list[str]:
@@ -1001,250 +914,3 @@ def _shell_written(loc: Location, payload: dict[str, Any], pm: pathmap.PathMap) 
     writes = toolpaths.bash_writes(command) if command is not None else []
     writes += [path for path, _ in _diffs(payload) if path not in writes]
     return repo_paths(loc, writes, _cwd(payload), True, pm) if writes else []
-
-
-def _numbered_alike(root: str, rel: str, ident: str) -> str | None:
-    """Another record whose file name gives it ``ident`` (`0004-a.md` beside the
-    `0004-b.md` just written): the table may not have it yet, when it was written a moment
-    before (its refresh runs in the background). A listing of the records folder, and a
-    read of a file that its name puts under the same id, on this rare event only."""
-    from pathlib import Path
-
-    from gitmem import store
-    from gitmem.validate import derive_id
-
-    folder = os.path.join(root, RECORD_DIR)
-    for dirpath, _, names in os.walk(folder):
-        for name in sorted(names):
-            other = os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/")
-            if other == rel or not name.lower().endswith(".md") or derive_id(name)[0] != ident:
-                continue
-            if store.check_record(Path(root), other)[0] == ident:  # no `id:` of its own
-                return other
-    return None
-
-
-def _first_of(errors: list[Problem]) -> str:
-    """The first of a file's problems (by line), and how many more there are."""
-    first = min(errors, key=lambda p: p.line)
-    return first.format() + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else "")
-
-
-def _same_number(root: str, rel: str, ident: str) -> list[str]:
-    """An ADR read in place whose file number another record of its folder has, where one
-    of the two is new (not yet in git; if both are, the one just written is named): the
-    log keeps the number for the first file in path order, so the other loses its id and
-    the links that name it, and may take the older ADR's place in them. A clash between
-    two committed ADRs is the log's own, for lint to report, not news to the agent that
-    edited one of them."""
-    from gitmem import adrimport, leangit
-
-    folder, _, name = rel.rpartition("/")
-    number = adrimport.number_of(name)
-    if number is None:
-        return []
-    names = [n for n in os.listdir(os.path.join(root, folder)) if adrimport.is_adr_name(n)]
-    same = sorted(n for n in names if n != name and adrimport.number_of(n) == number)
-    if not same:
-        return []
-    other = f"{folder}/{same[0]}"
-    tracked = leangit.output(["ls-files", "-z", "--", rel, other], root)
-    known = set((tracked or "").split("\0"))
-    if tracked is None or (rel in known and other in known):
-        return []  # both committed: an old clash, the log's own
-    # one new: rename that one; both new: the one just written
-    new, kept = (other, rel) if rel in known else (rel, other)
-    free = 1 + max(n for n in map(adrimport.number_of, names) if n is not None)
-    base = new.rpartition("/")[2]
-    return [
-        f"{new}: its number {number} is already {kept}'s, so one of the two loses the "
-        f"id {ident} and the links to it: rename it to "
-        f"{folder}/{adrimport.renumbered(base, free)}, the next free number"
-    ]
-
-
-def _gone_note(loc: Location, pm: pathmap.PathMap, paths: list[str], sid: str) -> str:
-    """After a shell command (`git mv billing payments`, `rm -r billing`): the current
-    decisions whose anchored glob named a folder or file of this command that is no longer
-    in the work tree. Such a decision now governs nothing there, and no later hook would
-    bring it; the commit-time check would say so, after the fact. Once per session and
-    glob. ``stat`` calls only, and only for paths the command named that are gone."""
-    lines: list[str] = []
-    folds, precompose = spelling_of(loc.common_dir)
-    for rel in paths:
-        if not rel or _there(loc.root, rel, folds, precompose):
-            continue
-        for d, glob, _ in pm.match(rel, True):
-            prefix = _literal_prefix(glob)
-            if not d.current or not prefix or _there(loc.root, prefix, folds, precompose):
-                continue
-            if state.claim(loc.shared_state_dir, sid, f"gone:{d.id}:{glob}"):
-                now = _respelled(loc.root, prefix, folds, precompose)
-                lines.append(f"{d.id} {d.title.rstrip('.')} ({glob}{now}) [{d.file}]")
-    if not lines:
-        return ""
-    return (
-        "After this command, what these project decisions govern is no longer in the "
-        "work tree: " + "; ".join(lines[:5]) + ". If the code moved and a decision still "
-        "applies to it, change the decision's globs to its new place; if the code is "
-        "gone, the decision may need superseding."
-    )
-
-
-def _there(root: str, rel: str, folds: bool, precompose: bool) -> bool:
-    """Whether ``rel`` is in the work tree as spelled: on a case-insensitive file system
-    (``folds``), not ``billing`` where the folder is now ``Billing``, which no glob
-    written ``billing/**`` matches."""
-    if not os.path.lexists(os.path.join(root, rel)):
-        return False
-    if not folds:
-        return True
-    from gitmem.spelling import spelled
-
-    return spelled(root, rel, precompose) == rel
-
-
-def _respelled(root: str, prefix: str, folds: bool, precompose: bool) -> str:
-    """Where ``prefix`` is in the work tree in another case only: how it is spelled now."""
-    if not folds or not os.path.lexists(os.path.join(root, prefix)):
-        return ""
-    from gitmem.spelling import spelled
-
-    now = spelled(root, prefix, precompose)
-    return f", which matches case as written: the work tree spells it {now}"
-
-
-def _renamed_by_case(loc: Location, payload: dict[str, Any]) -> list[str]:
-    """In a repository on a case-insensitive file system (macOS's, Windows' defaults): the
-    paths a shell command names in two spellings of one name (`git mv Billing tmp && git
-    mv tmp billing`, a case-only rename, which `git mv Billing billing` refuses there), as
-    typed. Every path it names is spelled as stored, so a glob written `Billing/**`, which
-    now governs nothing, was never looked up: before session 65 no hook said so (the
-    commit-time check did)."""
-    if not spelling_of(loc.common_dir)[0]:
-        return []
-    from gitmem.spelling import fold
-
-    cwd = _cwd(payload)
-    spellings: dict[str, dict[str, str]] = {}  # folded -> each word as typed -> its path
-    for word in _raw_touched(payload)[0]:
-        text = word.strip().strip('"').strip("'").replace("\\", "/")
-        full = os.path.normpath(os.path.join(cwd, text))
-        spellings.setdefault(fold(full), {})[word] = full
-    twice = {w: full for words in spellings.values() if len(words) > 1 for w, full in words.items()}
-    if not twice:  # the common case: no name in two spellings, nothing more to read
-        return []
-    roots = worktree_roots(loc.root, loc.common_dir)
-    out: set[str] = set()
-    for word, full in twice.items():
-        rel = relative(word, loc.root, loc.common_dir, cwd, roots)  # spelled as stored
-        if rel:
-            parts = rel.split("/")
-            typed = full.split("/")[-len(parts) :]
-            same = len(typed) == len(parts) and all(
-                fold(a) == fold(b) for a, b in zip(typed, parts, strict=True)
-            )
-            out.add("/".join(typed) if same else rel)
-    return sorted(out)
-
-
-def _literal_prefix(glob: str) -> str:
-    """The folders (or file) an anchored glob names before its first wildcard: `billing`
-    for `billing/**`, `src/api` for `/src/api/*.py`; "" for a glob that matches at any
-    depth (`*.sql`, `migrations`) or a negation."""
-    body = glob.strip()
-    if body.startswith("!") or "/" not in body.rstrip("/"):
-        return ""
-    parts: list[str] = []
-    for part in body.strip("/").split("/"):
-        if not part or any(c in part for c in "*?[\\"):
-            break
-        parts.append(part)
-    return "/".join(parts)
-
-
-# gitmem's own records (vocab.RECORD_DIR); ADRs read in place are checked too (a MADR
-# file's front matter can leave it out just the same)
-NOTE_FILES = 3
-# gitmem's settings, which an agent edits when asked to (read an ADR folder, turn capture
-# off, review inferred globs): what their errors cost
-SETTINGS_FILES = {  # (a value unread, the file unread)
-    ".continuity/config.yaml": (
-        "gitmem uses its default there",
-        "gitmem reads none of it: its defaults, and no ADR folder read in place",
-    ),
-    ".continuity/imported.yaml": (
-        "the globs it cannot read govern no path",
-        "gitmem reads none of it: the ADRs read in place get globs inferred afresh, not"
-        " the ones written there",
-    ),
-}
-
-
-def _record_note(loc: Location, paths: list[str], watched: list[str]) -> str:
-    """The errors of the records this edit wrote, read as the index will read them, so
-    that the agent can fix its own mistake (a colon in an unquoted title is enough to
-    leave a record out of every later session), and an ADR given a number its folder
-    already uses. Only when a record was edited: it costs the YAML parser on that rare
-    event (~0.13 s more, measured). Its failure costs the note, never the hook; the
-    reason goes to the error log for `gitmem doctor`."""
-    folders = [w.rstrip("/") + "/" for w in watched if not w.startswith(".continuity/")]
-    records = _own_records(paths)
-    in_place = [p for p in paths if p.startswith(tuple(folders))]
-    settings = [p for p in paths if p in SETTINGS_FILES]
-    if not records and not in_place and not settings:
-        return ""
-    try:
-        from pathlib import Path
-
-        from gitmem import config, store
-        from gitmem.agent.prompt import open_table
-
-        root = Path(loc.root)
-        cfg = config.load(root) if in_place else None
-        table = None
-        lines: list[str] = []
-        for rel in (records + in_place)[:NOTE_FILES]:
-            sf = store.record_file(root, rel, cfg)
-            if sf is None or not os.path.isfile(os.path.join(loc.root, rel)):
-                continue  # not a record; or deleted or moved: nothing to load
-            ident, errors = store.check_record(root, rel, sf)
-            if errors:
-                kept = "left out" if ident is None else "the rest of it loaded"
-                lines.append(f"{_first_of(errors)} ({kept})")
-            elif ident is not None and sf.source != "continuity":
-                lines.extend(_same_number(loc.root, rel, ident))
-            elif ident is not None:
-                table = table or open_table(loc)
-                other = table.get(ident) if table is not None else None
-                clash = other.file if other is not None and other.file != rel else None
-                clash = clash or _numbered_alike(loc.root, rel, ident)
-                if clash:
-                    lines.append(
-                        f"{rel}: id: {ident} is also {clash}'s id, and only one of "
-                        "the two loads (`gitmem renumber` gives the newer one a free number)"
-                    )
-        if table is not None:
-            table.close()
-        said_of_records = len(lines)
-        for rel in settings:
-            if not os.path.isfile(os.path.join(loc.root, rel)):
-                continue
-            errors = store.check_settings(root, rel)
-            if errors:
-                unread = any(p.key == "yaml" for p in errors)  # none of it is read
-                lines.append(f"{_first_of(errors)} ({SETTINGS_FILES[rel][1 if unread else 0]})")
-    except Exception as exc:  # fail open: logged for `gitmem doctor`
-        from gitmem.agent.runner import ERROR_LOG, append_log
-
-        append_log(loc.shared_state_dir, ERROR_LOG, f"post-tool record check: {exc!r}")
-        return ""
-    if not lines:
-        return ""
-    if said_of_records == len(lines):
-        head = "The decision record just edited has errors, so gitmem does not apply it"
-    elif said_of_records == 0:
-        head = "The settings file just edited has errors, so gitmem does not apply it"
-    else:
-        head = "The files just edited have errors, so gitmem does not apply them"
-    return f"{head} as written: " + "; ".join(lines) + ". `gitmem lint` checks every record."
