@@ -2839,6 +2839,9 @@ def test_tool_call_hooks_load_only_built_in_modules(
     # a commit's check, for a command that may commit without the hooks alone
     assert not {"gitmem.agent.unhooked", "gitmem.agent.shellcommits"} & loaded
     assert "gitmem.agent.shelledits" not in loaded  # for a `sed -i` or `perl -pi` alone
+    assert "gitmem.agent.recordnotes" not in loaded  # after an edit of gitmem's own files
+    if tool_name not in ("Bash", "Execute"):  # after a shell command alone
+        assert "gitmem.agent.gonenotes" not in loaded
 
 
 def test_a_rule_is_checked_without_pathspec_or_typing(project: Path) -> None:
