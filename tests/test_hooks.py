@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gitmem import __version__
-from gitmem.agent import install, runner, shellcommits, shelledits, state, toolpaths
+from gitmem.agent import install, runner, shellcommits, shelldiffs, shelledits, state, toolpaths
 from gitmem.cli.main import cli
 from gitmem.repo import discover
 
@@ -1171,7 +1171,7 @@ _DIFF = "--- a/billing/x.py\n+++ b/billing/x.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2
     ],
 )
 def test_applied_diffs(command: str, read: dict[str, str], diffs: list[tuple[str, str]]) -> None:
-    assert toolpaths.applied_diffs(command, read.get) == diffs
+    assert shelldiffs.applied_diffs(command, read.get) == diffs
 
 
 @pytest.mark.parametrize(
@@ -2839,6 +2839,7 @@ def test_tool_call_hooks_load_only_built_in_modules(
     # a commit's check, for a command that may commit without the hooks alone
     assert not {"gitmem.agent.unhooked", "gitmem.agent.shellcommits"} & loaded
     assert "gitmem.agent.shelledits" not in loaded  # for a `sed -i` or `perl -pi` alone
+    assert "gitmem.agent.shelldiffs" not in loaded  # for a `git apply` or `patch` alone
     assert "gitmem.agent.recordnotes" not in loaded  # after an edit of gitmem's own files
     if tool_name not in ("Bash", "Execute"):  # after a shell command alone
         assert "gitmem.agent.gonenotes" not in loaded

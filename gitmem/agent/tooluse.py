@@ -12,6 +12,7 @@ missing and the repository small; ``subprocess`` to start a background refresh. 
 reads one kind of call is a module of its own, imported for that call alone:
 ``agent.unhooked`` (with ``agent.shellcommits``) for a command that may commit past the
 repository's hooks, ``agent.shelledits`` for a `sed -i` or `perl -pi`,
+``agent.shelldiffs`` for a `git apply` or `patch`,
 ``agent.recordnotes`` after an edit of gitmem's own files, ``agent.gonenotes`` after a
 shell command.
 """
@@ -214,7 +215,7 @@ MAX_DIFF_BYTES = 1 << 20  # a larger diff file is not read before it is applied
 
 def _diffs(payload: dict[str, Any]) -> list[tuple[str, str]]:
     """(path, the lines it gains) for each file a shell command's `git apply` or `patch`
-    writes (toolpaths.applied_diffs), a diff file read from the command's folder."""
+    writes (shelldiffs.applied_diffs), a diff file read from the command's folder."""
     found = payload.get(_DIFFS)
     if found is None:
         command = _command(payload)
@@ -223,7 +224,11 @@ def _diffs(payload: dict[str, Any]) -> list[tuple[str, str]]:
         def read(path: str) -> str | None:
             return read_regular(os.path.join(cwd, path), MAX_DIFF_BYTES)
 
-        found = toolpaths.applied_diffs(command, read) if command is not None else []
+        found = []
+        if command is not None and toolpaths.may_apply_diff(command):
+            from gitmem.agent import shelldiffs
+
+            found = shelldiffs.applied_diffs(command, read)
         payload[_DIFFS] = found
     return found
 
