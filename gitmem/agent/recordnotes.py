@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from gitmem.model import Problem
 
 
-def own_records(paths: list[str]) -> list[str]:
+def _own_records(paths: list[str]) -> list[str]:
     """Those of ``paths`` that are gitmem's own records (``.continuity/decisions/*.md``)."""
     return [p for p in paths if is_own_record(p)]
 
@@ -43,7 +43,7 @@ def _records_gone_with(root: str, words: list[str]) -> list[str]:
     listed = leangit.output(["ls-tree", "-r", "-z", "--name-only", "HEAD", "--", RECORD_DIR], root)
     out: list[str] = []
     for rel in (listed or "").split("\0"):
-        if not own_records([rel]) or os.path.lexists(os.path.join(root, rel)):
+        if not _own_records([rel]) or os.path.lexists(os.path.join(root, rel)):
             continue
         if any(rel.startswith(w.rstrip("/") + "/") or fnmatchcase(rel, w) for w in words):
             out.append(rel)
@@ -55,7 +55,7 @@ def loosened(loc: Location, paths: list[str]) -> list[Loosening]:
     decision's force, against the committed records (gitmem.loosened). Only where a
     record was edited, as ``record_note``: a `git show` and the YAML parser for each (at
     most NOTE_FILES). Its failure costs the note, never the hook (logged)."""
-    records = own_records(paths)
+    records = _own_records(paths)
     folders = [p for p in paths if p not in records and _may_hold_records(p)]
     if not records and not folders:
         return []
@@ -199,7 +199,7 @@ def record_note(loc: Location, paths: list[str], watched: list[str]) -> str:
     event (~0.13 s more, measured). Its failure costs the note, never the hook; the
     reason goes to the error log for `gitmem doctor`."""
     folders = [w.rstrip("/") + "/" for w in watched if not w.startswith(".continuity/")]
-    records = own_records(paths)
+    records = _own_records(paths)
     in_place = [p for p in paths if p.startswith(tuple(folders))]
     settings = [p for p in paths if p in SETTINGS_FILES]
     if not records and not in_place and not settings:
