@@ -19,6 +19,12 @@ _COMMIT_VALUES = frozenset(("--message", "--file", "--author", "--date", "--temp
 _HOOKS_OFF = ("HUSKY=0", "HUSKY_SKIP_HOOKS=1", "LEFTHOOK=0")
 
 
+def _no_verify(option: str) -> bool:
+    """Whether a long option of `git commit` or `git am` is `--no-verify`, or an
+    abbreviation git takes for it (`--no-v` on: `--no-` alone is ambiguous)."""
+    return len(option) >= 6 and "--no-verify".startswith(option)
+
+
 def unhooked_commits(command: str) -> list[tuple[str, bool, bool, list[str]]]:
     """Each `git commit` of ``command`` that runs without the repository's commit hooks,
     so without gitmem's commit-time check: `--no-verify` (`-n`, an abbreviation),
@@ -49,7 +55,7 @@ def unhooked_commits(command: str) -> list[tuple[str, bool, bool, list[str]]]:
                 break
             elif arg.startswith("--"):
                 key = arg.split("=", 1)[0]
-                skip = skip or (len(key) >= 6 and "--no-verify".startswith(key))
+                skip = skip or _no_verify(key)
                 every = every or key == "--all"
                 include = include or key == "--include"
                 j += key in _COMMIT_VALUES and "=" not in arg
@@ -116,7 +122,7 @@ def unhooked_patches(command: str) -> list[tuple[str, str, list[str]]]:
                 break
             if arg.startswith("--"):
                 key, eq, value = arg.partition("=")
-                skip = skip or (len(key) >= 6 and "--no-verify".startswith(key))
+                skip = skip or _no_verify(key)
                 if key in _AM_VALUES and not eq and j < len(args):
                     value, j = args[j], j + 1
                 if key == "--directory":
