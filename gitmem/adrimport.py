@@ -555,7 +555,7 @@ class RepoLayout:
             hits = [d + "/**" for d in self.dirs if d.lower().endswith(as_path)]
             hits += [f for f in self.files if f.lower().rsplit(".", 1)[0].endswith(as_path)]
             hits = _inside(hits, within)
-            return sorted(hits)[:3] if 0 < len(hits) <= 3 else []
+            return sorted(hits)[:3] if 0 < len(hits) <= 3 else self._owner(t, within)
         if low in _GENERIC or len(low) < 3:
             return []
         named = _inside(list(self.by_basename.get(low, ())), within)
@@ -570,7 +570,20 @@ class RepoLayout:
         stems = _inside(list(self.by_stem.get(low, ())), within)
         if stems and len(stems) <= 2 and _identifier_like(t) and not t.isupper():
             return sorted(stems)
-        return []
+        return self._owner(t, within)
+
+    def _owner(self, token: str, within: str | None) -> list[str]:
+        """The file of the type a member is named by (`AuthenticationController.Login`,
+        `OrderService.placeOrder()`: `AuthenticationController.cs`), when the name before
+        the dot is a code name and a file stem. C#, Java, Kotlin, Scala and TypeScript
+        ADRs name the code they govern so; before session 74 such a name matched nothing
+        (only the whole token was looked up, as a file name). A lower-case head
+        (`store.load`, Go's `square.Build`) is a word or a package, and stays one."""
+        head, dot, _ = token.partition(".")
+        if not dot or not _identifier_like(head) or head.isupper():
+            return []
+        stems = _inside(list(self.by_stem.get(head.lower(), ())), within)
+        return sorted(stems) if 0 < len(stems) <= 2 else []
 
     def _namespace(self, dirs: set[str]) -> bool:
         """Parallel folders of one name in the same kind of parent (``org/acme`` in a main

@@ -835,6 +835,31 @@ def test_an_acronym_in_capitals_names_no_file() -> None:
     assert infer_globs(text, layout) == ["app/fee_handler.go"]
 
 
+def test_a_member_named_by_its_type_names_the_type_s_file() -> None:
+    """C#, Java and TypeScript ADRs name the code they govern as `Type.Member`
+    (Altinn's "`AuthenticationController.AuthenticateUser` historically contained several
+    sign-in branches"): that is the type's file. Before session 74 only the whole token
+    was looked up, as a file name, and the ADR's subject got no glob. A lower-case head is
+    a word or a package (`store.load`, Go's `square.Build`); a file named with a dot
+    (`appsettings.json`) is still that file; an acronym names no file."""
+    from gitmem.adrimport import RepoLayout, infer_globs
+
+    layout = RepoLayout(
+        ["src/Controllers/AuthenticationController.cs", "src/Services/IUserProfileService.cs",
+         "src/appsettings.json", "pkg/store.go", "pkg/square/build.go", "src/Api.cs",
+         "src/fee_handler.py", "web/orderService.ts"]
+    )  # fmt: skip
+    text = (
+        "`AuthenticationController.AuthenticateUser` calls IUserProfileService.GetUser(); "
+        "see `appsettings.json`. Not: store.load, square.Build, API.Call. "
+        "`fee_handler.compute` and `orderService.placeOrder()` are."
+    )
+    assert infer_globs(text, layout) == [
+        "src/Controllers/AuthenticationController.cs", "src/appsettings.json",
+        "src/fee_handler.py", "web/orderService.ts", "src/Services/IUserProfileService.cs",
+    ]  # fmt: skip
+
+
 def test_a_command_line_option_names_no_folder() -> None:
     """`--features=no-rows` is a flag, not the `features/` folder (apalache's ADR-002 got
     its changelog-fragment folder `.unreleased/features/**`); an option's value still
