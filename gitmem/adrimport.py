@@ -461,7 +461,13 @@ _GENERIC = {
     "v1",
     "v2",
 }
-_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*[A-Za-z0-9_]")
+# a leading dot is a hidden file's or folder's (`.github/workflows/ci.yml`, `.eslintrc.json`),
+# unless it follows a word, a dot or a slash (an ellipsis, `a..b`); before session 74 it was
+# dropped, and `github/workflows/ci.yml` named nothing
+_TOKEN = re.compile(r"(?:(?<![\w./-])\.)?[A-Za-z0-9_][A-Za-z0-9_./-]*[A-Za-z0-9_]")
+# what a mentioned path starts with that is not part of it: `./`, `../` (read as a partial
+# path) and `/` (the repository's root)
+_PATH_LEAD = re.compile(r"^(?:\.{1,2}/|/)+")
 MAX_INFERRED = 12
 # A name that parallel folders share (in parents of one name) and that together hold more
 # than this share of the repository's files is its namespace, not a part of it: a
@@ -534,9 +540,16 @@ class RepoLayout:
         ``within``: the package whose ADR log mentions it (``services/billing``), where a
         path is read first, and whose paths win over the same names elsewhere: its ADRs
         write `src/ledger.py` for ``services/billing/src/ledger.py``."""
-        t = token.strip("./").strip("/")
-        if not t:
-            return []
+        t = _PATH_LEAD.sub("", token).rstrip("./")  # `.github/` keeps its dot
+        if t.startswith("."):
+            hidden = self._resolve(t, within)
+            if hidden:
+                return hidden
+            t = t.lstrip(".")  # `.json` (JSON files) is read as the word, as before
+        return self._resolve(t, within) if t else []
+
+    def _resolve(self, t: str, within: str | None) -> list[str]:
+        """``resolve`` for a token without what a path starts with (``_PATH_LEAD``)."""
         for base in (f"{within}/{t}", t) if within else (t,):
             if base in self.files:
                 return [base]

@@ -860,6 +860,29 @@ def test_a_member_named_by_its_type_names_the_type_s_file() -> None:
     ]  # fmt: skip
 
 
+def test_a_hidden_folder_s_path_keeps_its_dot() -> None:
+    """`.github/workflows/release.yml` in an ADR about releases, a link to
+    `../../.claude/rules/formats.md`, `.eslintrc.json`: before session 74 the leading dot
+    was dropped (`github/workflows/release.yml`), and such a path named nothing. A file
+    extension said alone (`.json`: JSON files) names nothing hidden, and is read as the word
+    it was read as before (a `json/` package)."""
+    from gitmem.adrimport import RepoLayout, infer_globs
+
+    layout = RepoLayout(
+        [".github/workflows/release.yml", ".claude/rules/formats.md", ".eslintrc.json",
+         "src/io/json/reader.ts", "src/app.ts"]
+    )  # fmt: skip
+    text = (
+        "Releases run in `.github/workflows/release.yml`; see "
+        "[the rules](../../.claude/rules/formats.md). Lint with .eslintrc.json... "
+        "Traces are `.json` files."
+    )
+    assert infer_globs(text, layout, "docs/adr/0007-release.md") == [
+        ".claude/rules/formats.md", ".github/workflows/release.yml", "src/io/json/**",
+        ".eslintrc.json",
+    ]  # fmt: skip
+
+
 def test_a_command_line_option_names_no_folder() -> None:
     """`--features=no-rows` is a flag, not the `features/` folder (apalache's ADR-002 got
     its changelog-fragment folder `.unreleased/features/**`); an option's value still
