@@ -46,8 +46,13 @@ _QUOTED = re.compile(r"`([^`\n]{2,80})`|\"([^\"\n]{2,80})\"|'([^'\n]{2,80})'")
 # split the path before session 41 (`app/blog/[slug]/page.tsx` was `app/blog/`).
 ROUTE_SEGMENT = r"\[\[?(?:\.\.\.)?[\w-]+\]\]?(?:\.[\w.]+)?|\([\w-]+\)"
 PATH_SEGMENT = rf"(?:[\w.@+-]+|{ROUTE_SEGMENT})"
+# A path: folders and a name, or a name with an extension, or a dotfile (`.gitlab-ci.yml`,
+# `.eslintrc.json`, `.gitignore`, in lower case, unlike `.NET`: before session 74 a name's
+# leading dot kept it from matching, so a prompt naming one named no path, though
+# KNOWN_FILES reads some of them)
 _PATHLIKE = re.compile(
-    rf"(?<![\w/.-])((?:\.{{0,2}}/)?{PATH_SEGMENT}(?:/{PATH_SEGMENT})+/?|[\w@+-]+\.[A-Za-z][\w]{{0,7}})(?![\w/])"
+    rf"(?<![\w/.-])((?:\.{{0,2}}/)?{PATH_SEGMENT}(?:/{PATH_SEGMENT})+/?"
+    r"|\.?[\w@+-]+\.[A-Za-z][\w]{0,7}|\.[a-z][\w-]{0,30})(?![\w/])"
 )
 _ROUTE_PART = re.compile(ROUTE_SEGMENT)
 
@@ -280,7 +285,9 @@ def extract(text: str) -> QueryTerms:
             continue
         if not could_name_a_file(token):  # base64, or a generated blob
             continue
-        paths.append(token.lstrip("./") if token.startswith("./") else token)
+        while token.startswith("./"):  # `./.env` is `.env`
+            token = token[2:]
+        paths.append(token)
         if len(paths) >= MAX_PATHS:
             break
     if "@" in clean and len(paths) < MAX_PATHS:  # `@src/`: a folder the user attached

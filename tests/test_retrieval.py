@@ -215,6 +215,31 @@ def test_a_prompt_names_route_paths_whole(prompt: str, paths: list[str]) -> None
     assert list(entities.extract(prompt).paths) == paths
 
 
+def test_a_prompt_names_a_dotfile(repo: Path, no_model: None) -> None:
+    """`.gitlab-ci.yml`, `.eslintrc.json`, `.gitignore` in a prompt: before session 74 a
+    name's leading dot kept it from reading as a path, so the path ranker never met the
+    decision that governs it (the keyword ranker may, by its words: the glob says it was
+    the path). `.NET` is no file."""
+    from gitmem import entities
+
+    got = entities.extract("edit .gitlab-ci.yml, ./.env and .eslintrc.json; not .NET 8").paths
+    assert list(got) == [".gitlab-ci.yml", ".env", ".eslintrc.json"]
+    project(repo)
+    write(repo, ".gitlab-ci.yml", "stages: [test]\n")
+    decision(
+        repo,
+        "0005-pipeline.md",
+        "One pipeline for every package",
+        globs=[".gitlab-ci.yml"],
+        body="## Decision\n\nEvery package is built and tested by one pipeline.\n",
+    )
+    commit_all(repo, "files")
+    r = discover(repo)
+    index.build(r)
+    hit = retrieve(r, "add a deploy stage to .gitlab-ci.yml", []).hits[0]
+    assert (hit.id, hit.glob) == ("D-0005", ".gitlab-ci.yml")
+
+
 def test_a_link_to_a_file_names_the_file(repo: Path, no_model: None) -> None:
     """A prompt that pasted a link to a file (an editor's `file://` or `vscode://file/…:12`,
     a code host's `…/blob/main/billing/charge.py#L3`) named no path before session 51: the
