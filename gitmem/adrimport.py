@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 
 from gitmem import fsutil, markup, sections, validate
 from gitmem.entities import PATH_SEGMENT, route_path
-from gitmem.vocab import ADR_STATUS_WORDS, CJK_KEYS, CJK_STATUS_WORDS
+from gitmem.vocab import ADR_STATUS_WORDS, CJK_KEYS, CJK_STATUS_WORDS, STATUS_NEGATIONS
 
 # Where ADR tools and guides put a log. A folder of another name is found by its name's
 # words once it holds two numbered records (_numbered_logs); these are read from
@@ -275,6 +275,20 @@ def _leading_refs(value: str) -> list[str]:
     ]
 
 
+def written_status(body: str) -> str | None:
+    """The status as the body writes it, in its Status section or ``Status:`` line, for a
+    warning when it names no status gitmem reads: its first line, "" for a section left
+    empty (a template's, or one whose next heading is its own sub-heading); None where no
+    status is written (a log that keeps none: each record reads as accepted, unwarned)."""
+    text = sections.section(body, "status")
+    if text is None and (match := _STATUS_LINE.search(body)):
+        text = match.group(1)
+    if text is None:
+        return None
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return "" if first.startswith("#") else first
+
+
 def status_line(body: str) -> int | None:
     """The 0-based line of ``body`` where its status is written (the Status heading, a
     ``Status:`` line or a table row naming it), for problems to point at; None if none."""
@@ -297,10 +311,15 @@ def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
     if not text.strip():
         return None, [], []
     status: str | None = None
-    words = re.findall(r"[A-Za-z]+", text)
-    for word in words[:4]:
-        if word.lower() in ADR_STATUS_WORDS:
-            status = ADR_STATUS_WORDS[word.lower()]
+    words = [w.lower() for w in re.findall(r"[A-Za-z]+", text)[:4]]
+    for n, word in enumerate(words):
+        said = ADR_STATUS_WORDS.get(word)
+        if said is not None and n and words[n - 1] in STATUS_NEGATIONS:
+            if said != "accepted":
+                continue  # "not rejected" says nothing
+            said = "proposed"  # "Not accepted", "Not implemented yet": not in force
+        if said is not None:
+            status = said
             break
     cjk = _CJK_STATUS.search(text[:40]) if status is None else None
     if cjk:

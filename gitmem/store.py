@@ -30,7 +30,7 @@ from gitmem.model import (
     problem_from_json,
 )
 from gitmem.table import Problems
-from gitmem.vocab import shown_name
+from gitmem.vocab import STATUSES, shown_name
 
 # rel path -> (signature, payload): what reading one record produced, reused while the
 # file's size and mtime (and, for an ADR, its imported.yaml entry) are unchanged.
@@ -624,6 +624,9 @@ def _build_adr(
             meta["status"] = said
         supersedes = more_supersedes + supersedes
         superseded_by = more_superseded_by + superseded_by
+    unread = None if status or "status" in meta else adrimport.written_status(parsed.body)
+    if unread == "":  # a Status section left empty: the record is not finished
+        status = "proposed"
     meta.setdefault("status", status or "accepted")
     heading = sections.first_heading(parsed.body)
     if heading and "title" not in meta:
@@ -652,6 +655,15 @@ def _build_adr(
     synth = dataclasses.replace(parsed, meta=meta, key_lines=key_lines)
     decision, more = validate.build(synth, sf.rel, id_prefix=sf.id_prefix, source=sf.source)
     problems.extend(p for p in more if p.key != "status" or parsed.meta)
+    if unread is not None:  # said, since session 74: before, each read as accepted, silently
+        said = f'"{unread[:60]}" is no status gitmem knows' if unread else "the section is empty"
+        known = ", ".join(s.capitalize() for s in STATUSES)
+        problems.append(Problem(
+            sf.rel, key_lines.get("status", parsed.body_line), "status",
+            f"{said}: read as {meta['status']} (write {known}, or as ADR logs say it: "
+            "Implemented, Draft, Superseded by ADR-N, ...)",
+            level="warning",
+        ))  # fmt: skip
     successors = []
     for target in superseded_by:
         ref = _link_ref(target, sf)

@@ -80,7 +80,10 @@ if TYPE_CHECKING:
 # (`hidden.in_name`); an ADR folder's `id_prefix` must be one (`config.load`).
 # 32: an id taken from a file name has a `-` for each run of spaces and brackets
 # (`validate.as_id`).
-SCHEMA_VERSION = "32"
+# 33: ADR statuses "In review", "Under discussion", "Not accepted", ... and an empty Status
+# section read as proposed, with a warning for a status not understood (`vocab`,
+# `adrimport.written_status`); globs inferred for `Type.member` and hidden folders' paths.
+SCHEMA_VERSION = "33"
 TABLE_NAME = "table.sqlite"
 
 

@@ -28,14 +28,38 @@ ADR_STATUS_WORDS = {
     "done": "accepted",
     "active": "accepted",
     "completed": "accepted",
+    "decided": "accepted",
+    "final": "accepted",
+    "finalized": "accepted",
+    "finalised": "accepted",
+    "ratified": "accepted",
+    "current": "accepted",
+    "enforced": "accepted",
     "proposed": "proposed",
     "draft": "proposed",
     "wip": "proposed",
     "pending": "proposed",
     "open": "proposed",
+    # since session 74 (before, each read as accepted, silently): "In review", "Under
+    # discussion", "RFC", "In progress", "On hold", "TBD", "Under consideration"
+    "review": "proposed",
+    "reviewing": "proposed",
+    "discussion": "proposed",
+    "discussing": "proposed",
+    "rfc": "proposed",
+    "progress": "proposed",
+    "hold": "proposed",
+    "postponed": "proposed",
+    "deferred": "proposed",
+    "tbd": "proposed",
+    "todo": "proposed",
+    "undecided": "proposed",
+    "consideration": "proposed",
+    "experimental": "proposed",
     "deprecated": "deprecated",
     "depreciated": "deprecated",  # as written in real logs, like "superceded"
     "obsolete": "deprecated",
+    "retired": "deprecated",
     "superseded": "superseded",
     "superceded": "superseded",
     "replaced": "superseded",
@@ -43,7 +67,13 @@ ADR_STATUS_WORDS = {
     "declined": "rejected",
     "abandoned": "rejected",
     "withdrawn": "rejected",
+    "cancelled": "rejected",
+    "canceled": "rejected",
 }
+# A status word after one of these is not the status: "Not accepted", "Not implemented yet"
+# are no decision in force (read as proposed: shown, flagged, not law); "not rejected" says
+# nothing (before session 74 each read as the word it negates)
+STATUS_NEGATIONS = frozenset(("not", "no", "never"))
 # Chinese (simplified, traditional) and Japanese ADR logs: their status words, read where an
 # English log writes "Accepted" (the earliest in the status text wins; longer words first,
 # so that "未採用" is not read as "採用").

@@ -414,6 +414,47 @@ def test_status_and_date_as_headings_struck_through_or_misspelt(repo: Path) -> N
     assert not catalog.problems, catalog.problems
 
 
+def test_statuses_as_teams_write_them_and_one_not_understood(repo: Path) -> None:
+    """Statuses read in public logs that gitmem did not know ("In review", "Under
+    discussion", "Not accepted", "On hold", "Retired", "Cancelled"): before session 74 each
+    read as accepted, silently, so a proposal under discussion reached agents as the
+    project's decision. A Status section left empty (a template copied, not filled in) is
+    an unfinished record: proposed. A status still not understood reads as accepted, as
+    before, but lint now says so with file, line and key; a log that writes no status at
+    all (apalache's) reads as accepted, unwarned."""
+    folder = "docs/adr"
+    statuses = {
+        "0001-a.md": ("In review", "proposed"),
+        "0002-b.md": ("Under discussion", "proposed"),
+        "0003-c.md": ("Not accepted", "proposed"),
+        "0004-d.md": ("On hold until Q3", "proposed"),
+        "0005-e.md": ("Retired", "deprecated"),
+        "0006-f.md": ("Cancelled", "rejected"),
+        "0007-g.md": ("Not rejected, accepted", "accepted"),
+        "0008-h.md": ("Living document", "accepted"),
+        "0009-i.md": ("", "proposed"),
+    }
+    for name, (said, _) in statuses.items():
+        write(
+            repo, f"{folder}/{name}", f"# {name[:4]}. T\n\n## Status\n\n{said}\n\n## Context\n\nx\n"
+        )
+    write(repo, f"{folder}/0010-j.md", "# 10. No status kept\n\n## Context\n\nx\n")
+    catalog = initialised(repo, "statuses")
+    for name, (_, status) in statuses.items():
+        assert catalog.get(name[:4].lstrip("0")).status == status, name
+    assert catalog.get("10").status == "accepted"
+    assert [p.format() for p in catalog.problems] == [
+        f'{folder}/0008-h.md:3: status: warning: "Living document" is no status gitmem '
+        "knows: read as accepted (write Proposed, Accepted, Deprecated, Superseded, Rejected, "
+        "or as ADR logs say it: Implemented, Draft, Superseded by ADR-N, ...)",
+        f"{folder}/0009-i.md:3: status: warning: the section is empty: read as proposed "
+        "(write Proposed, Accepted, Deprecated, Superseded, Rejected, or as ADR logs say "
+        "it: Implemented, Draft, Superseded by ADR-N, ...)",
+    ]
+    lint = CliRunner().invoke(cli, ["lint"])
+    assert "0008-h.md:3: status: warning:" in lint.output, lint.output
+
+
 def test_chinese_and_japanese_logs(repo: Path) -> None:
     """ADR logs written in Chinese or Japanese: their status words and section names
     (状态 / ステータス, 决策 / 決定, 日期 / 日付 with a full-width colon and 2024年3月5日),
@@ -889,9 +930,7 @@ def test_a_command_line_option_names_no_folder() -> None:
     names a path, and so does a hyphenated word in the prose."""
     from gitmem.adrimport import RepoLayout, infer_globs
 
-    layout = RepoLayout(
-        [".unreleased/features/.gitkeep", "conf/app.yaml", "non-blocking/io.go"]
-    )
+    layout = RepoLayout([".unreleased/features/.gitkeep", "conf/app.yaml", "non-blocking/io.go"])
     text = "Pass `--features=no-rows` or `--config=conf/app.yaml`; see `non-blocking`."
     assert infer_globs(text, layout) == ["conf/app.yaml", "non-blocking/**"]
 
@@ -954,7 +993,11 @@ def test_doctor_right_after_init_has_nothing_to_flag(repo: Path) -> None:
     doctor = CliRunner().invoke(cli, ["doctor", "--no-model", "--json"])
     checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
     assert checks["match table"]["ok"], checks["match table"]
-    assert checks["index"] == {"name": "index", "ok": True, "detail": "no records yet: nothing to index"}
+    assert checks["index"] == {
+        "name": "index",
+        "ok": True,
+        "detail": "no records yet: nothing to index",
+    }
 
     # with a record, an index is wanted: that is worth flagging
     CliRunner().invoke(cli, ["new", "Money is integer cents", "--glob", "billing/**"])
