@@ -314,7 +314,7 @@ def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
     words = [w.lower() for w in re.findall(r"[A-Za-z]+", text)[:4]]
     for n, word in enumerate(words):
         said = ADR_STATUS_WORDS.get(word)
-        if said is not None and n and words[n - 1] in STATUS_NEGATIONS:
+        if said is not None and STATUS_NEGATIONS.intersection(words[:n]):  # "not yet X"
             if said != "accepted":
                 continue  # "not rejected" says nothing
             said = "proposed"  # "Not accepted", "Not implemented yet": not in force

@@ -70,7 +70,7 @@ ADR_STATUS_WORDS = {
     "cancelled": "rejected",
     "canceled": "rejected",
 }
-# A status word after one of these is not the status: "Not accepted", "Not implemented yet"
+# A status word after one of these is not the status: "Not accepted", "Not yet decided"
 # are no decision in force (read as proposed: shown, flagged, not law); "not rejected" says
 # nothing (before session 74 each read as the word it negates)
 STATUS_NEGATIONS = frozenset(("not", "no", "never"))

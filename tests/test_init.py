@@ -427,7 +427,7 @@ def test_statuses_as_teams_write_them_and_one_not_understood(repo: Path) -> None
         "0001-a.md": ("In review", "proposed"),
         "0002-b.md": ("Under discussion", "proposed"),
         "0003-c.md": ("Not accepted", "proposed"),
-        "0004-d.md": ("On hold until Q3", "proposed"),
+        "0004-d.md": ("Not yet decided", "proposed"),
         "0005-e.md": ("Retired", "deprecated"),
         "0006-f.md": ("Cancelled", "rejected"),
         "0007-g.md": ("Not rejected, accepted", "accepted"),
