@@ -312,15 +312,17 @@ def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
         return None, [], []
     status: str | None = None
     words = [w.lower() for w in re.findall(r"[A-Za-z]+", text)[:4]]
-    for n, word in enumerate(words):
+    negated = False  # by a word before this one: "Not yet decided"
+    for word in words:
         said = ADR_STATUS_WORDS.get(word)
-        if said is not None and STATUS_NEGATIONS.intersection(words[:n]):  # "not yet X"
-            if said != "accepted":
-                continue  # "not rejected" says nothing
-            said = "proposed"  # "Not accepted", "Not implemented yet": not in force
-        if said is not None:
-            status = said
-            break
+        if said is None:
+            negated = negated or word in STATUS_NEGATIONS
+            continue
+        if negated and said != "accepted":
+            negated = False  # "not rejected" says nothing
+            continue
+        status = "proposed" if negated else said  # "Not accepted": not in force
+        break
     cjk = _CJK_STATUS.search(text[:40]) if status is None else None
     if cjk:
         status = CJK_STATUS_WORDS[cjk.group(0)]
