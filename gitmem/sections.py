@@ -140,9 +140,9 @@ OMITTED = "\x00"
 
 def paragraphs(text: str, *, mark_omitted: bool = False) -> list[str]:
     """The prose paragraphs of ``text``, each as one line: code blocks, HTML comments and
-    bookkeeping lines left out. With ``mark_omitted``, a code block or a table ends the
-    paragraph before it and is an ``OMITTED`` paragraph of its own (tables otherwise stay
-    in, as rows of text)."""
+    bookkeeping lines left out. With ``mark_omitted`` (a summary's reading), a code block or
+    a table ends the paragraph before it and is an ``OMITTED`` paragraph of its own (tables
+    otherwise stay in, as rows of text), and a list's items read as sentences (``_join``)."""
     out: list[str] = []
     current: list[str] = []
     fenced = False
@@ -151,7 +151,7 @@ def paragraphs(text: str, *, mark_omitted: bool = False) -> list[str]:
 
     def omitted() -> None:
         if current:
-            out.append(_join(current))
+            out.append(_join(current, mark_omitted))
             current.clear()
         if not out or out[-1] != OMITTED:
             out.append(OMITTED)
@@ -172,7 +172,7 @@ def paragraphs(text: str, *, mark_omitted: bool = False) -> list[str]:
             stripped = line.strip()
         if not stripped or _HEADING.match(line):
             if current:
-                out.append(_join(current))
+                out.append(_join(current, mark_omitted))
                 current = []
             meta = False
             continue
@@ -189,7 +189,7 @@ def paragraphs(text: str, *, mark_omitted: bool = False) -> list[str]:
             continue
         current.append(stripped)
     if current:
-        out.append(_join(current))
+        out.append(_join(current, mark_omitted))
     return out
 
 
@@ -210,18 +210,33 @@ def _uncommented(line: str, commented: bool) -> tuple[str, bool]:
     return kept, commented
 
 
-def _join(lines: list[str]) -> str:
+# a list item's marker: `- `, `* `, `+ `, `1. `, `2) `, with a task's box (`- [ ] `)
+_ITEM = re.compile(r"(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?(?=\S)")  # and a task's box
+
+
+def _join(lines: list[str], items: bool = False) -> str:
     """A paragraph's lines as one. A line ending in Markdown's hard break (a backslash)
     ends a clause: Y-statements are often written a clause per line that way ("In the
-    context of X\\", "facing Y\\", ...), which reads as "In the context of X, facing Y"."""
+    context of X\\", "facing Y\\", ...), which reads as "In the context of X, facing Y".
+    With ``items``, a list's items read as sentences, without their markers: an item
+    ending without a stop, and followed by another, ends in one (a semicolon before an item
+    in lower case). "- We will use X\\n- For Y, ..." read as "- We will use X - For Y, ..."
+    before session 74: dashes an agent reads as nothing."""
     out = ""
+    listed = False  # the text so far ends in a list's item
     for line in lines:
+        item = _ITEM.match(line) if items else None
+        if item is not None:
+            line = line[item.end() :]
         if out.endswith("\\"):
             out = out[:-1].rstrip()
             out += ", " if out[-1:].isalnum() or out[-1:] in ")]`*_" else " "
         elif out:
+            if item is not None and listed and out[-1:] not in ".!?,;:。！？、":
+                out += "." if line[:1].isupper() else ";"
             out += " "
         out += line
+        listed = listed or item is not None
     return out[:-1].rstrip() if out.endswith("\\") else out
 
 

@@ -199,6 +199,18 @@ SUMMARIES = [  # (body, the summary it gives)
         "## Decision\n\nWe size blocks as follows:\n| a |\n|---|\n\nBlocks are square.\n",
         "We size blocks as follows: … Blocks are square.",
     ),
+    # a list's items read as sentences, without their markers or task boxes (Adyen's ADR
+    # 11 read "- We will use X ... - For web component ..."; before session 74)
+    (
+        "## Decision\n\n- We will use `pspReference` as key\n- For version 5, it comes\n"
+        "  with the event\n- then the key is updated\n",
+        "We will use `pspReference` as key. For version 5, it comes with the event; then the "
+        "key is updated",
+    ),
+    (
+        "## Decision\n\nTo decide, in which\n- [ ] a comes first,\n- [x] B after\n1. C\n",
+        "To decide, in which a comes first, B after. C",
+    ),
 ]
 
 
