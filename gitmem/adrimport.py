@@ -185,7 +185,7 @@ def renumbered(name: str, number: int) -> str:
 # "RFC-006: X", "1. X" (adr-tools), "Decision 12 - X", "ADR: X"
 TITLE_LABEL = re.compile(
     r"^(?:(ADR|RFC|PDR|MADR|Decision)\s*[-#]?\s*)?"
-    r"(?:0*(\d+))?\s*[:.)\-\u2013\u2014]\s+(?=\S)",
+    r"(?:0*(\d+))?\s*(?:[:.)\-\u2013\u2014]\s+|\uff1a\s*)(?=\S)",  # "：": no space after it
     re.IGNORECASE,
 )
 
@@ -351,16 +351,31 @@ def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
 def parse_date(body: str) -> str | None:
     match = _DATE_LINE.search(body)
     if match:
-        cjk = _CJK_DATE.match(match.group(1))  # 2024年1月2日
-        if cjk:
-            year, month, day = (int(g) for g in cjk.groups())
-            return f"{year:04d}-{month:02d}-{day:02d}"
-        return match.group(1)
+        return _iso(match.group(1))  # 2024年1月2日 too
     for value in table_values(body, "date"):
         match = _ISO_DATE.match(value)
         if match:
             return match.group(1)
+    # a Date section ("## Date\n\n2026-08-08"), else the date a status was given on
+    # ("## Status\n\nAccepted 2026-09-18."); before session 74 neither was read
+    for name in ("date", "status"):
+        text = sections.section(body, name)
+        match = _SOME_DATE.search(text[:200] if name == "status" else text[:40]) if text else None
+        if match:
+            return _iso(match.group(0))
     return None
+
+
+_SOME_DATE = re.compile(r"(?<!\d)(?:\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}日)(?!\d)")
+
+
+def _iso(date: str) -> str:
+    """``2024-01-02`` as it is, ``2024年1月2日`` as ``2024-01-02``."""
+    cjk = _CJK_DATE.match(date)
+    if cjk is None:
+        return date
+    year, month, day = (int(g) for g in cjk.groups())
+    return f"{year:04d}-{month:02d}-{day:02d}"
 
 
 _ISO_DATE = re.compile(r"^\**\s*(\d{4}-\d{2}-\d{2})")

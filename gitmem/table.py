@@ -83,7 +83,8 @@ if TYPE_CHECKING:
 # 33: ADR statuses "In review", "Under discussion", "Not accepted", ... and an empty Status
 # section read as proposed, with a warning for a status not understood (`vocab`,
 # `adrimport.written_status`); globs inferred for `Type.member` and hidden folders' paths;
-# a summary's list items read as sentences (`sections._join`).
+# a summary's list items read as sentences (`sections._join`); a `## Date` section, a
+# status's date and a title label ended by "：" (`adrimport.parse_date`, `plain_title`).
 SCHEMA_VERSION = "33"
 TABLE_NAME = "table.sqlite"
 

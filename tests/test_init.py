@@ -455,6 +455,28 @@ def test_statuses_as_teams_write_them_and_one_not_understood(repo: Path) -> None
     assert "0008-h.md:3: status: warning:" in lint.output, lint.output
 
 
+def test_a_date_section_a_status_s_date_and_a_full_width_colon(repo: Path) -> None:
+    """Forms read in public logs in session 74: the date under a heading of its own
+    ("## Date\\n\\n2026-08-08"), the date a status was given on ("Accepted 2026-09-18."),
+    and a title's label ended by a full-width colon with no space ("ADR-0004：保留 …"). Before,
+    neither date was read and the label stayed in the title."""
+    folder = "docs/adr"
+    write(repo, f"{folder}/0002-a.md", "# ADR 0002 — Tabs\n\n## Status\n\nAccepted\n\n"
+          "## Date\n\n2026-08-08\n\n## Decision\n\nOne group.\n")  # fmt: skip
+    write(repo, f"{folder}/0003-b.md", "# 0003. Remove\n\n## Status\n\nAccepted 2026-09-18.\n"
+          "\n## Decision\n\nRemove them; a 2020-01-01 backup stays.\n")  # fmt: skip
+    write(repo, f"{folder}/0004-c.md", "# ADR-0004：保留 WLK `/asr`\n\n## 状态\n\n已接受\n\n"
+          "## 日期\n\n2024年3月5日\n")  # fmt: skip
+    write(repo, f"{folder}/0005-d.md", "# 5. No date\n\n## Status\n\nAccepted\n\n"
+          "## Context\n\nSince 2020-01-01 we log.\n")  # fmt: skip
+    catalog = initialised(repo, "dates")
+    got = [(d.title, d.date) for d in (catalog.get(n) for n in ("2", "3", "4", "5"))]
+    assert got == [
+        ("Tabs", "2026-08-08"), ("Remove", "2026-09-18"), ("保留 WLK `/asr`", "2024-03-05"),
+        ("No date", None),
+    ]  # fmt: skip
+
+
 def test_chinese_and_japanese_logs(repo: Path) -> None:
     """ADR logs written in Chinese or Japanese: their status words and section names
     (状态 / ステータス, 决策 / 決定, 日期 / 日付 with a full-width colon and 2024年3月5日),
