@@ -23,7 +23,13 @@ from pathlib import Path, PurePosixPath
 
 from gitmem import fsutil, markup, sections, validate
 from gitmem.entities import PATH_SEGMENT, route_path
-from gitmem.vocab import ADR_STATUS_WORDS, CJK_KEYS, CJK_STATUS_WORDS, STATUS_NEGATIONS
+from gitmem.vocab import (
+    ADR_STATUS_WORDS,
+    CJK_STATUS_WORDS,
+    STATUS_NEGATIONS,
+    SUPERSEDED_BY_PHRASES,
+    TRANSLATED_KEYS,
+)
 
 # Where ADR tools and guides put a log. A folder of another name is found by its name's
 # words once it holds two numbered records (_numbered_logs); these are read from
@@ -304,6 +310,13 @@ def status_line(body: str) -> int | None:
     return None
 
 
+# how "superseded by X" opens, and the words for "supersedes X", in the languages above
+_SUPERSEDED_OPENS = tuple({phrase.split()[0] for phrase in SUPERSEDED_BY_PHRASES})
+_SUPERSEDES_WORDS = re.compile(
+    r"\b(?:supersedes|replaces|reemplaza|sustituye|substitui|ersetzt|remplace|sostituisce)\b"
+)  # whole words: "substituído" is not "substitui"
+
+
 def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
     """The same, from a status's own text: a Status section, or a front-matter value such
     as MADR 3/4's ``status: "superseded by [ADR-0005](0005-use-x.md)"``."""
@@ -311,7 +324,7 @@ def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
     if not text.strip():
         return None, [], []
     status: str | None = None
-    words = [w.lower() for w in re.findall(r"[A-Za-z]+", text)[:4]]
+    words = [w.lower() for w in re.findall(r"[^\W\d_]+", text)[:4]]  # "Accepté" whole
     negated = False  # by a word before this one: "Not yet decided"
     for word in words:
         said = ADR_STATUS_WORDS.get(word)
@@ -331,14 +344,14 @@ def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
     for line in text.splitlines():
         low = line.lower().replace("superceded", "superseded")
         targets = [m.group(1) or m.group(2) for m in _LINK.finditer(line)]
-        if "superseded by" in low or "replaced by" in low:
+        if any(phrase in low for phrase in SUPERSEDED_BY_PHRASES):
             # "Superseded by X" opening the line or one of its sentences ("Implemented.
             # Superseded by [ADR-013](...)"); not "Parts of this ADR were superseded by X"
             opens = (part.lstrip("-* ") for part in re.split(r"[.;]\s+", low))
-            if any(part.startswith(("superseded", "replaced")) for part in opens) or not status:
+            if any(part.startswith(_SUPERSEDED_OPENS) for part in opens) or not status:
                 status = "superseded"
             superseded_by.extend(targets)
-        elif "supersedes" in low or "replaces" in low:
+        elif _SUPERSEDES_WORDS.search(low):
             supersedes.extend(targets)
         elif targets and _CJK_SUPERSEDED_BY.search(line):
             status = "superseded" if status in (None, "accepted") else status
@@ -412,7 +425,7 @@ def _cells(line: str) -> list[str]:
 
 def _cell_name(cell: str) -> str:
     name = cell.strip("*_ ").rstrip(":：").strip("*_ ").lower()
-    return CJK_KEYS.get(name, name)
+    return TRANSLATED_KEYS.get(name, name)
 
 
 def ref_id(target: str, prefix: str) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from gitmem.vocab import ADR_STATUS_WORDS, CJK_KEYS
+from gitmem.vocab import ADR_STATUS_WORDS, TRANSLATED_KEYS
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _PREFERRED = (
@@ -56,13 +56,16 @@ _BOOKKEEPING = frozenset(
 # match starts on the key's own line. (Shared with gitmem.adrimport's status, date and
 # supersession lines.)
 KEY_LINE = r"^[ \t>]*(?:#{1,6}[ \t]+)?[-*]?[ \t]*\**"
-# "Status" and "Date" as Chinese and Japanese logs write them (before a ":" or "：")
-STATUS_KEY = r"(?:status|状态|狀態|状態|ステータス)"
-DATE_KEY = r"(?:date|日期|日付)"
+# "Status" and "Date" as Chinese and Japanese logs write them (before a ":" or "："), and
+# Spanish, Portuguese, German, French and Italian ones ("Data" is read only before a date:
+# as a heading or a bookkeeping line, English prose opens so too)
+STATUS_KEY = r"(?:status|estado|statut|stato|状态|狀態|状態|ステータス)"
+DATE_KEY = r"(?:date|fecha|data|datum|日期|日付)"
 _META_LINE = re.compile(
     KEY_LINE + r"(date|status|deciders|decision-makers|consulted|informed|technical story"
     r"|tags|authors?|contributors|reviewers|editors?|owners?|supersedes|superseded[- _]by"
-    r"|replaces|replaced[- _]by|状态|狀態|状態|ステータス|日期|日付|决策者|決定者|作者)"
+    r"|replaces|replaced[- _]by|状态|狀態|状態|ステータス|日期|日付|决策者|決定者|作者"
+    r"|estado|statut|stato|fecha|datum|autor(?:es|en)?|auteurs?|autori)"
     r"(?:\s*\([^)\n]*\))?\**\s*[:：]",
     re.IGNORECASE,
 )
@@ -131,7 +134,7 @@ def _normal(heading: str) -> str:
     a Chinese or Japanese name as its English one (``## 决策`` is ``decision``)."""
     text = re.sub(r"^[\d.]+\s*", "", heading.strip().lower())
     text = text.rstrip(":：").strip()
-    return CJK_KEYS.get(text, text)
+    return TRANSLATED_KEYS.get(text, text)
 
 
 # stands in, when asked for, for a block a summary leaves out: code, or a table

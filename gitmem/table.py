@@ -84,7 +84,8 @@ if TYPE_CHECKING:
 # section read as proposed, with a warning for a status not understood (`vocab`,
 # `adrimport.written_status`); globs inferred for `Type.member` and hidden folders' paths;
 # a summary's list items read as sentences (`sections._join`); a `## Date` section, a
-# status's date and a title label ended by "：" (`adrimport.parse_date`, `plain_title`).
+# status's date and a title label ended by "："; Spanish, Portuguese, German, French and
+# Italian logs' section names, status words and supersession (`vocab`).
 SCHEMA_VERSION = "33"
 TABLE_NAME = "table.sqlite"
 

@@ -70,10 +70,55 @@ ADR_STATUS_WORDS = {
     "cancelled": "rejected",
     "canceled": "rejected",
 }
+# Spanish, Portuguese, German, French and Italian logs' status words (since session 74:
+# before, "Aceito", "Proposto" and "Abgelehnt" each read as accepted, silently)
+ADR_STATUS_WORDS.update(
+    dict.fromkeys(
+        ("aceptado", "aceptada", "aprobado", "aprobada", "implementado", "implementada",
+         "aceito", "aceita", "aprovado", "aprovada", "akzeptiert", "angenommen", "genehmigt",
+         "beschlossen", "umgesetzt", "accepté", "acceptée", "approuvé", "approuvée", "adopté",
+         "adoptée", "implémenté", "implémentée", "accettato", "accettata", "approvato",
+         "approvata", "implementato", "implementata"),
+        "accepted",
+    )
+    | dict.fromkeys(
+        ("propuesto", "propuesta", "borrador", "revisión", "discusión", "proposto", "proposta",
+         "rascunho", "revisão", "discussão", "vorgeschlagen", "entwurf", "vorschlag",
+         "prüfung", "proposé", "proposée", "brouillon", "bozza", "revisione", "discussione"),
+        "proposed",
+    )
+    | dict.fromkeys(
+        ("obsoleto", "obsoleta", "deprecado", "deprecada", "descontinuado", "descontinuada",
+         "veraltet", "abgekündigt", "obsolète", "déprécié", "dépréciée", "deprecato",
+         "deprecata"),
+        "deprecated",
+    )
+    | dict.fromkeys(
+        ("reemplazado", "reemplazada", "sustituido", "sustituida", "substituído",
+         "substituída", "substituido", "substituida", "abgelöst", "remplacé",
+         "remplacée", "sostituito", "sostituita"),
+        "superseded",
+    )
+    | dict.fromkeys(
+        ("rechazado", "rechazada", "rejeitado", "rejeitada", "abgelehnt", "verworfen",
+         "rejeté", "rejetée", "refusé", "refusée", "rifiutato", "rifiutata", "respinto",
+         "respinta"),
+        "rejected",
+    )
+)  # fmt: skip
+# "superseded by X" as those logs write it: the words before the successor's reference
+SUPERSEDED_BY_PHRASES = (
+    "superseded by", "replaced by", "reemplazado por", "reemplazada por", "sustituido por",
+    "sustituida por", "substituído por", "substituída por", "substituido por",
+    "substituida por", "ersetzt durch", "abgelöst durch", "remplacé par", "remplacée par",
+    "sostituito da", "sostituita da",
+)  # fmt: skip
 # A status word after one of these is not the status: "Not accepted", "Not yet decided"
 # are no decision in force (read as proposed: shown, flagged, not law); "not rejected" says
 # nothing (before session 74 each read as the word it negates)
-STATUS_NEGATIONS = frozenset(("not", "no", "never"))
+STATUS_NEGATIONS = frozenset(
+    ("not", "no", "never", "nicht", "kein", "nie", "pas", "non", "não", "nao")
+)
 # Chinese (simplified, traditional) and Japanese ADR logs: their status words, read where an
 # English log writes "Accepted" (the earliest in the status text wins; longer words first,
 # so that "未採用" is not read as "採用").
@@ -133,8 +178,9 @@ CJK_STATUS_WORDS = {
     "不採用": "rejected",
     "未採用": "rejected",
 }
-# The same logs' section and key names, as the English ones gitmem reads.
-CJK_KEYS = {
+# The same logs' section and key names, as the English ones gitmem reads, and (since
+# session 74) Spanish, Portuguese, German, French and Italian ones.
+TRANSLATED_KEYS = {
     "状态": "status",
     "狀態": "status",
     "状態": "status",
@@ -166,6 +212,41 @@ CJK_KEYS = {
     "决策者": "deciders",
     "決定者": "deciders",
     "作者": "authors",
+    "estado": "status",
+    "situação": "status",
+    "statut": "status",
+    "stato": "status",
+    "fecha": "date",
+    "datum": "date",
+    "decisión": "decision",
+    "decisao": "decision",
+    "decisão": "decision",
+    "entscheidung": "decision",
+    "décision": "decision",
+    "decisione": "decision",
+    "resultado de la decisión": "decision outcome",
+    "resultado da decisão": "decision outcome",
+    "entscheidungsergebnis": "decision outcome",
+    "résultat de la décision": "decision outcome",
+    "esito della decisione": "decision outcome",
+    "contexto": "context",
+    "kontext": "context",
+    "contexte": "context",
+    "contesto": "context",
+    "resumen": "summary",
+    "resumo": "summary",
+    "zusammenfassung": "summary",
+    "résumé": "summary",
+    "sommario": "summary",
+    "referencias": "references",
+    "referências": "references",
+    "referenzen": "references",
+    "références": "references",
+    "riferimenti": "references",
+    "autores": "authors",
+    "autoren": "authors",
+    "auteurs": "authors",
+    "autori": "authors",
 }
 
 

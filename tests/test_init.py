@@ -477,6 +477,51 @@ def test_a_date_section_a_status_s_date_and_a_full_width_colon(repo: Path) -> No
     ]  # fmt: skip
 
 
+def test_spanish_portuguese_german_french_and_italian_logs(repo: Path) -> None:
+    """Logs written in Portuguese, German, Spanish, French or Italian: their status words,
+    section names, date keys and supersession ("Substituído por [ADR-0003](...)", "Ersetzt
+    durch ..."). Before session 74 each record read as accepted ("Proposto", "Abgelehnt"
+    too), with no date and no link, and its summary was its first paragraph, not its
+    decision."""
+    folder = "docs/adr"
+    write(repo, f"{folder}/0001-fila.md", (
+        "# 1. Usar uma fila\n\nData: 2024-03-05\n\n## Status\n\nSubstituído por "
+        "[ADR-0003](0003-kafka.md)\n\n## Contexto\n\nOs pagamentos chegam em picos.\n\n"
+        "## Decisão\n\nUma fila desacopla a API do processamento.\n"
+    ))  # fmt: skip
+    write(repo, f"{folder}/0002-cache.md", (
+        "# 2. Cache\n\n- **Status:** Proposto\n\n## Contexto\n\nLento.\n\n"
+        "## Decisão\n\nUm cache local.\n"
+    ))  # fmt: skip
+    write(repo, f"{folder}/0003-kafka.md", (
+        "---\nstatus: akzeptiert\n---\n\n# 3. Kafka verwenden\n\n## Kontext und Problemstellung"
+        "\n\nSpitzen.\n\n## Entscheidung\n\nZahlungen laufen über Kafka.\n"
+    ))  # fmt: skip
+    write(repo, f"{folder}/0004-grpc.md", (
+        "# 4. gRPC\n\n## Estado\n\nRechazado\n\n## Fecha\n\n2024-06-01\n\n"
+        "## Decisión\n\nSeguimos con REST.\n"
+    ))  # fmt: skip
+    write(repo, f"{folder}/0005-ids.md", (
+        "# 5. Identifiants\n\nStatut : Accepté\n\n## Contexte\n\nDes collisions.\n\n"
+        "## Décision\n\nDes UUIDv7 partout.\n"
+    ))  # fmt: skip
+    write(repo, f"{folder}/0006-log.md", (
+        "# 6. Log\n\n## Stato\n\nNon accettato\n\n## Decisione\n\nLog strutturati.\n"
+    ))  # fmt: skip
+    catalog = initialised(repo, "european logs")
+    got = {n: catalog.get(n) for n in "123456"}
+    assert [got[n].status for n in "123456"] == [
+        "superseded", "proposed", "accepted", "rejected", "accepted", "proposed"
+    ]  # fmt: skip
+    assert got["1"].superseded_by == (got["3"].id,)
+    assert (got["1"].date, got["4"].date) == ("2024-03-05", "2024-06-01")
+    assert [got[n].summary for n in "12345"] == [
+        "Uma fila desacopla a API do processamento.", "Um cache local.",
+        "Zahlungen laufen über Kafka.", "Seguimos con REST.", "Des UUIDv7 partout.",
+    ]  # fmt: skip
+    assert not catalog.problems, catalog.problems
+
+
 def test_chinese_and_japanese_logs(repo: Path) -> None:
     """ADR logs written in Chinese or Japanese: their status words and section names
     (状态 / ステータス, 决策 / 決定, 日期 / 日付 with a full-width colon and 2024年3月5日),
