@@ -23,6 +23,7 @@ from gitmem import adrimport, config, fsutil, resources, sections, store
 from gitmem.errors import GitmemError
 from gitmem.repo import Repo
 from gitmem.validate import canonical_status, name_date
+from gitmem.vocab import ADR_STATUS_WORDS
 
 # a log's record name: prefix, number, the separator before the slug ("adr-", "-")
 _NAME = re.compile(r"^((?:[A-Za-z]+[-_ ]?)?)(\d+)([A-Za-z]*[-_ ])")
@@ -211,10 +212,10 @@ def _render(
 
 
 def mark_superseded_in_status(text: str, link: str) -> str | None:
-    """``text`` with the status under its ``## Status`` heading, when that is one status
-    word on its own line (``Accepted``), replaced by ``Superseded by LINK``, as adr-tools
-    does (``adr new -s``); None where the status is written some other way (lint then
-    names the line to change)."""
+    """``text`` with the status under its ``## Status`` heading (``## Estado``, ``## 状态``),
+    when that is one status word on its own line (``Accepted``, ``Implemented``,
+    ``Aceito``), replaced by ``Superseded by LINK``, as adr-tools does (``adr new -s``);
+    None where the status is written some other way (lint then names the line to change)."""
     lines = text.splitlines(keepends=True)
     at = sections.heading_line(text, "status")
     if at is None:
@@ -223,8 +224,8 @@ def mark_superseded_in_status(text: str, link: str) -> str | None:
         word = lines[n].strip()
         if not word:
             continue
-        if canonical_status(word) is None:
-            return None
+        if canonical_status(word) is None and word.strip("*_").lower() not in ADR_STATUS_WORDS:
+            return None  # not one status word ("Aceito", "Implemented": since session 74)
         ending = lines[n][len(lines[n].rstrip("\r\n")) :]
         lines[n] = f"Superseded by {link}{ending}"
         return "".join(lines)

@@ -87,6 +87,15 @@ def test_an_adr_tools_log_gets_its_next_record(repo: Path) -> None:
         "--supersedes", "1")  # fmt: skip
     lint = gitmem(repo, "lint").stdout
     assert "doc/adr/0001-record-architecture-decisions.md:3: status: warning: says accepted" in lint
+    # a status word as a log writes it ("Implemented", or Portuguese under `## Estado`) is
+    # one word too (since session 74: before, lint named the line instead)
+    write(repo, "doc/adr/0001-record-architecture-decisions.md",
+          "# 1. Registrar decisões\n\n## Estado\n\nAceito\n")  # fmt: skip
+    made = new(repo, "Outra", "--in", "doc/adr", "--status", "accepted", "--supersedes", "1")
+    assert (repo / "doc/adr/0001-record-architecture-decisions.md").read_text() == (
+        f"# 1. Registrar decisões\n\n## Estado\n\nSuperseded by [5. Outra]({made[8:]})\n"
+    )
+    assert store.load(repo).by_id["ADR-0001"].status == "superseded"
 
 
 def _first_run(repo: Path) -> str:
