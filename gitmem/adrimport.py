@@ -15,6 +15,7 @@ for a human to review and edit.
 
 from __future__ import annotations
 
+import datetime as dt
 import gc
 import os
 import re
@@ -59,10 +60,21 @@ _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)|\b(?:ADR|RFC)[-_ ]?0*(\d+)\b", re.I
 _STATUS_LINE = re.compile(
     sections.KEY_LINE + sections.STATUS_KEY + r"\**[ \t]*[:：][ \t]*(.+)$", re.I | re.M
 )
+# A date as logs write it: 2024-03-05, 2024年3月5日, and since session 74 2024/03/05,
+# 05.03.2024 (day first, as German and others write it), 5 Mar 2024, 5th March 2024,
+# March 5, 2024 (opentelemetry-rust's "17 Feb 2025" read as no date before). Not 03/05/2024:
+# day or month first, nothing in it says which.
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+DATE_FORMS = (
+    r"\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}日|\d{4}/\d{1,2}/\d{1,2}|\d{1,2}\.\d{1,2}\.\d{4}"
+    rf"|{_DAY}\s+{_MONTH}\s+\d{{4}}|{_MONTH}\s+{_DAY},?\s+\d{{4}}"
+)
 _DATE_LINE = re.compile(
     sections.KEY_LINE
     + sections.DATE_KEY
-    + r"\**[ \t]*[:：][ \t]*\**[ \t]*(\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}日)",
+    + rf"\**[ \t]*[:：][ \t]*\**[ \t]*({DATE_FORMS})(?![\d/]|\.\d)",
     re.I | re.M,
 )
 _CJK_DATE = re.compile(r"(\d{4})年(\d{1,2})月(\d{1,2})日")
@@ -362,36 +374,50 @@ def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
 
 
 def parse_date(body: str) -> str | None:
-    match = _DATE_LINE.search(body)
-    if match:
-        return _iso(match.group(1))  # 2024年1月2日 too
+    for match in _DATE_LINE.finditer(body):
+        date = iso_date(match.group(1))
+        if date:
+            return date
     for value in table_values(body, "date"):
-        match = _ISO_DATE.match(value)
-        if match:
-            return match.group(1)
+        found = _SOME_DATE.match(value.strip("* "))
+        if found and (date := iso_date(found.group(0))):
+            return date
     # a Date section ("## Date\n\n2026-08-08"), else the date a status was given on
     # ("## Status\n\nAccepted 2026-09-18."); before session 74 neither was read
     for name in ("date", "status"):
-        text = sections.section(body, name)
-        match = _SOME_DATE.search(text[:200] if name == "status" else text[:40]) if text else None
-        if match:
-            return _iso(match.group(0))
+        text = sections.section(body, name) or ""
+        for match in _SOME_DATE.finditer(text[:200] if name == "status" else text[:40]):
+            if date := iso_date(match.group(0)):
+                return date
     return None
 
 
-_SOME_DATE = re.compile(r"(?<!\d)(?:\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}日)(?!\d)")
+_SOME_DATE = re.compile(rf"(?<![\d/])(?<!\d\.)(?:{DATE_FORMS})(?![\d/]|\.\d)", re.IGNORECASE)
 
 
-def _iso(date: str) -> str:
-    """``2024-01-02`` as it is, ``2024年1月2日`` as ``2024-01-02``."""
-    cjk = _CJK_DATE.match(date)
-    if cjk is None:
-        return date
-    year, month, day = (int(g) for g in cjk.groups())
-    return f"{year:04d}-{month:02d}-{day:02d}"
+def iso_date(date: str) -> str | None:
+    """A date in one of ``DATE_FORMS`` as ``YYYY-MM-DD``; None where it names no day
+    (``2024-13-45``)."""
+    text = date.strip().lower()
+    if cjk := _CJK_DATE.match(text):
+        year, month, day = (int(g) for g in cjk.groups())
+    elif parts := re.fullmatch(r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})", text):
+        year, month, day = (int(g) for g in parts.groups())
+    elif parts := re.fullmatch(r"(\d{1,2})\.(\d{1,2})\.(\d{4})", text):
+        day, month, year = (int(g) for g in parts.groups())
+    else:
+        words = re.findall(r"\d+|[a-z]+", text)
+        numbers = [int(w) for w in words if w.isdigit()]
+        names = [w[:3] for w in words if w.isalpha() and w[:3] in _MONTHS]
+        if len(numbers) != 2 or len(names) != 1:
+            return None
+        day, year, month = numbers[0], numbers[1], _MONTHS.index(names[0]) + 1
+    try:
+        return dt.date(year, month, day).isoformat()
+    except ValueError:
+        return None
 
 
-_ISO_DATE = re.compile(r"^\**\s*(\d{4}-\d{2}-\d{2})")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 

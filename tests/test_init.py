@@ -469,11 +469,19 @@ def test_a_date_section_a_status_s_date_and_a_full_width_colon(repo: Path) -> No
           "## 日期\n\n2024年3月5日\n")  # fmt: skip
     write(repo, f"{folder}/0005-d.md", "# 5. No date\n\n## Status\n\nAccepted\n\n"
           "## Context\n\nSince 2020-01-01 we log.\n")  # fmt: skip
+    # dates as people write them (opentelemetry-rust's "## Date\n17 Feb 2025"); not one
+    # that could be either day or month first
+    for n, said in enumerate(("## Date\n17 Feb 2025 ", "Datum: 05.03.2024", "- Date: March 5, "
+                              "2024", "Date: 2024/3/5", "Date: 03/05/2024"), start=6):  # fmt: skip
+        write(repo, f"{folder}/000{n}-x{n}.md", f"# {n}. X\n\n{said}\n\n## Decision\n\nX.\n")
     catalog = initialised(repo, "dates")
     got = [(d.title, d.date) for d in (catalog.get(n) for n in ("2", "3", "4", "5"))]
     assert got == [
         ("Tabs", "2026-08-08"), ("Remove", "2026-09-18"), ("保留 WLK `/asr`", "2024-03-05"),
         ("No date", None),
+    ]  # fmt: skip
+    assert [catalog.get(str(n)).date for n in range(6, 11)] == [
+        "2025-02-17", "2024-03-05", "2024-03-05", "2024-03-05", None
     ]  # fmt: skip
 
 
