@@ -85,7 +85,8 @@ if TYPE_CHECKING:
 # `adrimport.written_status`); globs inferred for `Type.member` and hidden folders' paths;
 # a summary's list items read as sentences (`sections._join`); a `## Date` section, a
 # status's date and a title label ended by "："; Spanish, Portuguese, German, French and
-# Italian logs' section names, status words and supersession (`vocab`).
+# Italian logs' section names, status words and supersession (`vocab`); dates written
+# "17 Feb 2025", "05.03.2024" (`adrimport.iso_date`).
 SCHEMA_VERSION = "33"
 TABLE_NAME = "table.sqlite"
 
