@@ -131,7 +131,8 @@ def _spans(body: str) -> list[tuple[int, int, str]]:
 
 def _normal(heading: str) -> str:
     """A heading as gitmem names sections: lower case, unnumbered, without its colon, and
-    a Chinese or Japanese name as its English one (``## 决策`` is ``decision``)."""
+    a name in another language as its English one (``## 决策``, ``## Decisão``:
+    ``decision``; ``vocab.TRANSLATED_KEYS``)."""
     text = re.sub(r"^[\d.]+\s*", "", heading.strip().lower())
     text = text.rstrip(":：").strip()
     return TRANSLATED_KEYS.get(text, text)
