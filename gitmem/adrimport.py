@@ -293,6 +293,20 @@ def _leading_refs(value: str) -> list[str]:
     ]
 
 
+# "- Tags: build, deps", as log4brains and MADR 2 logs keep them beside Status and Date
+_TAGS_LINE = re.compile(sections.KEY_LINE + r"tags\**[ \t]*:\**[ \t]*(.+)$", re.I | re.M)
+
+
+def parse_tags(body: str) -> list[str]:
+    """The tags a ``Tags:`` line gives (commas between them; `#` and backticks dropped),
+    for an ADR without front matter (since session 74: before, none were read)."""
+    match = _TAGS_LINE.search(body)
+    if match is None:
+        return []
+    tags = (t.strip(" `#*_[]") for t in match.group(1).split(","))
+    return list(dict.fromkeys(t for t in tags if t))
+
+
 def written_status(body: str) -> str | None:
     """The status as the body writes it, in its Status section or ``Status:`` line, for a
     warning when it names no status gitmem reads: its first line, "" for a section left

@@ -628,6 +628,8 @@ def _build_adr(
     if unread == "":  # a Status section left empty: the record is not finished
         status = "proposed"
     meta.setdefault("status", status or "accepted")
+    if "tags" not in meta and (tags := adrimport.parse_tags(parsed.body)):
+        meta["tags"] = tags  # "- Tags: build, deps"
     heading = sections.first_heading(parsed.body)
     if heading and "title" not in meta:
         meta["title"] = adrimport.plain_title(heading, adrimport.number_of(sf.rel))

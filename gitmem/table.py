@@ -86,7 +86,8 @@ if TYPE_CHECKING:
 # a summary's list items read as sentences (`sections._join`); a `## Date` section, a
 # status's date and a title label ended by "："; Spanish, Portuguese, German, French and
 # Italian logs' section names, status words and supersession (`vocab`); dates written
-# "17 Feb 2025", "05.03.2024" (`adrimport.iso_date`).
+# "17 Feb 2025", "05.03.2024" (`adrimport.iso_date`); an ADR's `Tags:` line, and `tags:`
+# written as one string with commas (`adrimport.parse_tags`, `validate.build`).
 SCHEMA_VERSION = "33"
 TABLE_NAME = "table.sqlite"
 

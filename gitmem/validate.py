@@ -174,12 +174,12 @@ def build(
             return None
         return str(value).strip()
 
-    def as_list(key: str) -> list[str]:
+    def as_list(key: str, commas: bool = False) -> list[str]:
         value = meta.get(key)
         if value is None:
             return []
-        if isinstance(value, str):
-            return [value]
+        if isinstance(value, str):  # `tags: frontend, build` (``commas``): two
+            return [v.strip() for v in value.split(",") if v.strip()] if commas else [value]
         if not isinstance(value, list):
             err(key, f"expected a list of strings, got {type(value).__name__}")
             return []
@@ -289,7 +289,7 @@ def build(
         date=date,
         globs=tuple(globs),
         globs_inferred=as_bool("globs_inferred"),
-        tags=tuple(as_list("tags")),
+        tags=tuple(as_list("tags", commas=True)),
         severity=severity,
         supersedes=supersedes,
         pin=as_bool("pin"),

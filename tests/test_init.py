@@ -530,6 +530,26 @@ def test_spanish_portuguese_german_french_and_italian_logs(repo: Path) -> None:
     assert not catalog.problems, catalog.problems
 
 
+def test_tags_as_log4brains_and_madr_logs_write_them(repo: Path) -> None:
+    """`- Tags: build, deps` beside Status and Date (log4brains, MADR 2), and front matter's
+    `tags: frontend, build` written as one string: before session 74 the first was not
+    read and the second was one tag, "frontend, build"."""
+    folder = "docs/adr"
+    write(repo, f"{folder}/20240105-use-vite.md", (
+        "---\ntags: frontend, build\nstatus: accepted\n---\n\n# Use Vite\n\n"
+        "## Decision Outcome\n\nVite.\n"
+    ))  # fmt: skip
+    write(repo, f"{folder}/20240201-use-pnpm.md", (
+        "# Use pnpm\n\n- Status: accepted\n- Tags: `build`, #deps, build\n- Date: 2024-02-01\n\n"
+        "## Decision Outcome\n\npnpm.\n"
+    ))  # fmt: skip
+    catalog = initialised(repo, "tags")
+    vite, pnpm = catalog.by_id["20240105-use-vite"], catalog.by_id["20240201-use-pnpm"]
+    assert (vite.tags, pnpm.tags) == (("frontend", "build"), ("build", "deps"))
+    assert (pnpm.date, pnpm.summary) == ("2024-02-01", "pnpm.")
+    assert not catalog.problems, catalog.problems
+
+
 def test_chinese_and_japanese_logs(repo: Path) -> None:
     """ADR logs written in Chinese or Japanese: their status words and section names
     (状态 / ステータス, 决策 / 決定, 日期 / 日付 with a full-width colon and 2024年3月5日),
