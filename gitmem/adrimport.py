@@ -23,14 +23,15 @@ from collections import defaultdict
 from pathlib import Path, PurePosixPath
 
 from gitmem import fsutil, markup, sections, validate
-from gitmem.entities import PATH_SEGMENT, route_path
-from gitmem.vocab import (
+from gitmem.adrwords import (
     ADR_STATUS_WORDS,
     CJK_STATUS_WORDS,
     STATUS_NEGATIONS,
     SUPERSEDED_BY_PHRASES,
+    SUPERSEDES_WORDS,
     TRANSLATED_KEYS,
 )
+from gitmem.entities import PATH_SEGMENT, route_path
 
 # Where ADR tools and guides put a log. A folder of another name is found by its name's
 # words once it holds two numbered records (_numbered_logs); these are read from
@@ -241,9 +242,7 @@ def parse_status(body: str) -> tuple[str | None, list[str], list[str]]:
     """(status, link targets after "supersedes", link targets after "superseded by"), from
     the body's Status section, ``Status:`` line or table row, and its own ``Supersedes:``
     and ``Superseded by:`` lines."""
-    text = sections.section(body, "status")
-    if text is None and (match := _STATUS_LINE.search(body)):
-        text = match.group(1)
+    text = _status_text(body)
     if text is not None:
         status, supersedes, superseded_by = parse_status_text(text)
     else:  # the first table value that is a status
@@ -307,14 +306,20 @@ def parse_tags(body: str) -> list[str]:
     return list(dict.fromkeys(t for t in tags if t))
 
 
+def _status_text(body: str) -> str | None:
+    """The body's Status section, else the value of its ``Status:`` line; None if neither."""
+    text = sections.section(body, "status")
+    if text is None and (match := _STATUS_LINE.search(body)):
+        text = match.group(1)
+    return text
+
+
 def written_status(body: str) -> str | None:
     """The status as the body writes it, in its Status section or ``Status:`` line, for a
     warning when it names no status gitmem reads: its first line, "" for a section left
     empty (a template's, or one whose next heading is its own sub-heading); None where no
     status is written (a log that keeps none: each record reads as accepted, unwarned)."""
-    text = sections.section(body, "status")
-    if text is None and (match := _STATUS_LINE.search(body)):
-        text = match.group(1)
+    text = _status_text(body)
     if text is None:
         return None
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
@@ -338,9 +343,7 @@ def status_line(body: str) -> int | None:
 
 # how "superseded by X" opens, and the words for "supersedes X", in the languages above
 _SUPERSEDED_OPENS = tuple({phrase.split()[0] for phrase in SUPERSEDED_BY_PHRASES})
-_SUPERSEDES_WORDS = re.compile(
-    r"\b(?:supersedes|replaces|reemplaza|sustituye|substitui|ersetzt|remplace|sostituisce)\b"
-)  # whole words: "substituído" is not "substitui"
+_SUPERSEDES_WORDS = re.compile(rf"\b(?:{'|'.join(SUPERSEDES_WORDS)})\b")
 
 
 def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:

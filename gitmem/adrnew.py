@@ -20,10 +20,10 @@ import re
 from pathlib import Path, PurePosixPath
 
 from gitmem import adrimport, config, fsutil, resources, sections, store
+from gitmem.adrwords import ADR_STATUS_WORDS
 from gitmem.errors import GitmemError
 from gitmem.repo import Repo
 from gitmem.validate import canonical_status, name_date
-from gitmem.vocab import ADR_STATUS_WORDS
 
 # a log's record name: prefix, number, the separator before the slug ("adr-", "-")
 _NAME = re.compile(r"^((?:[A-Za-z]+[-_ ]?)?)(\d+)([A-Za-z]*[-_ ])")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from gitmem.vocab import ADR_STATUS_WORDS, TRANSLATED_KEYS
+from gitmem.adrwords import ADR_STATUS_WORDS, TRANSLATED_KEYS
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _PREFERRED = (
@@ -132,7 +132,7 @@ def _spans(body: str) -> list[tuple[int, int, str]]:
 def _normal(heading: str) -> str:
     """A heading as gitmem names sections: lower case, unnumbered, without its colon, and
     a name in another language as its English one (``## 决策``, ``## Decisão``:
-    ``decision``; ``vocab.TRANSLATED_KEYS``)."""
+    ``decision``; ``adrwords.TRANSLATED_KEYS``)."""
     text = re.sub(r"^[\d.]+\s*", "", heading.strip().lower())
     text = text.rstrip(":：").strip()
     return TRANSLATED_KEYS.get(text, text)

@@ -2841,6 +2841,7 @@ def test_tool_call_hooks_load_only_built_in_modules(
     assert "gitmem.agent.shelledits" not in loaded  # for a `sed -i` or `perl -pi` alone
     assert "gitmem.agent.shelldiffs" not in loaded  # for a `git apply` or `patch` alone
     assert "gitmem.agent.recordnotes" not in loaded  # after an edit of gitmem's own files
+    assert "gitmem.adrwords" not in loaded  # ADR logs' words, for reading an ADR alone
     if tool_name not in ("Bash", "Execute"):  # after a shell command alone
         assert "gitmem.agent.gonenotes" not in loaded
 
