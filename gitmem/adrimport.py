@@ -26,6 +26,7 @@ from gitmem import fsutil, markup, sections, validate
 from gitmem.adrwords import (
     ADR_STATUS_WORDS,
     CJK_STATUS_WORDS,
+    MONTHS,
     STATUS_NEGATIONS,
     SUPERSEDED_BY_PHRASES,
     SUPERSEDES_WORDS,
@@ -65,8 +66,7 @@ _STATUS_LINE = re.compile(
 # 05.03.2024 (day first, as German and others write it), 5 Mar 2024, 5th March 2024,
 # March 5, 2024 (opentelemetry-rust's "17 Feb 2025" read as no date before). Not 03/05/2024:
 # day or month first, nothing in it says which.
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_MONTH = rf"(?:{'|'.join(MONTHS)})[a-z]*\.?"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 DATE_FORMS = (
     r"\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}日|\d{4}/\d{1,2}/\d{1,2}|\d{1,2}\.\d{1,2}\.\d{4}"
@@ -425,10 +425,10 @@ def iso_date(date: str) -> str | None:
     else:
         words = re.findall(r"\d+|[a-z]+", text)
         numbers = [int(w) for w in words if w.isdigit()]
-        names = [w[:3] for w in words if w.isalpha() and w[:3] in _MONTHS]
+        names = [w[:3] for w in words if w.isalpha() and w[:3] in MONTHS]
         if len(numbers) != 2 or len(names) != 1:
             return None
-        day, year, month = numbers[0], numbers[1], _MONTHS.index(names[0]) + 1
+        day, year, month = numbers[0], numbers[1], MONTHS.index(names[0]) + 1
     try:
         return dt.date(year, month, day).isoformat()
     except ValueError:

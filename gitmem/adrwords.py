@@ -234,6 +234,8 @@ TRANSLATED_KEYS = {
     "auteurs": "authors",
     "autori": "authors",
 }
+# the months' names, as a date in a status line writes them ("Accepted on 5 March 2024")
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 # "supersedes X" as they write it (read as whole words: "substituído" is not "substitui")
 SUPERSEDES_WORDS = ("supersedes", "replaces", "reemplaza", "sustituye", "substitui", "ersetzt",
                     "remplace", "sostituisce")  # fmt: skip

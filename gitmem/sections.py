@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from gitmem.adrwords import ADR_STATUS_WORDS, TRANSLATED_KEYS
+from gitmem.adrwords import ADR_STATUS_WORDS, MONTHS, TRANSLATED_KEYS
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _PREFERRED = (
@@ -69,12 +69,25 @@ _META_LINE = re.compile(
     r"(?:\s*\([^)\n]*\))?\**\s*[:：]",
     re.IGNORECASE,
 )
-# A "Decision" section that holds only the outcome's status ("## Decision\n\nAccepted") says
-# nothing of what was decided: the summary looks further.
-_STATUS_ONLY = re.compile(
-    rf"^\W*({'|'.join(sorted({*ADR_STATUS_WORDS, 'agreed', 'tbd'}))})\W*(\w+\W*){{0,2}}$",
-    re.IGNORECASE,
-)
+# A "Decision" section that holds only the outcome's status ("## Decision\n\nAccepted",
+# "Approved by CTO", "Accepted on 2024-03-05") says nothing of what was decided: the
+# summary looks further. A status word that opens a decision ("Decided: use PostgreSQL",
+# "Final: Redis") does not make it status-only: after a colon only a date may follow
+# (before session 75 those two were skipped, and the summary quoted the context).
+_STATUS_HEAD = re.compile(r"^\W*([^\W\d_]+)([^\w]*)(.*)$", re.DOTALL)
+_STATUS_WORDS = frozenset({*ADR_STATUS_WORDS, "agreed", "tbd"})
+
+
+def _status_only(text: str) -> bool:
+    match = _STATUS_HEAD.match(text.strip())
+    if match is None or match.group(1).lower() not in _STATUS_WORDS:
+        return False
+    words = [w.lower() for w in re.findall(r"[^\W\d_]+", match.group(3))]
+    if ":" in match.group(2) or "：" in match.group(2):
+        return all(w in _STATUS_WORDS or w[:3] in MONTHS for w in words)
+    return len([w for w in words if w[:3] not in MONTHS]) <= 2
+
+
 _Y_STATEMENT = re.compile(r"\bin the context of\b", re.IGNORECASE)
 L1_MAX_CHARS = 480
 
@@ -321,11 +334,11 @@ def _derived(body: str) -> str:
         text = section(body, name)
         if text:
             paras = _prose(text)
-            if paras and not _STATUS_ONLY.match(" ".join(paras)):
+            if paras and not _status_only(" ".join(paras)):
                 return clip(_named_option(" ".join(paras[:2]), body))
     paras = _prose(without_bookkeeping(body)) or _prose(body)
     # nor as the first paragraph ("## Decision\n\nAccepted" before "## Context")
-    paras = [p for p in paras if not _STATUS_ONLY.match(p)] or paras
+    paras = [p for p in paras if not _status_only(p)] or paras
     for para in paras:
         if _Y_STATEMENT.search(para):
             return clip(para)

@@ -177,6 +177,13 @@ SUMMARIES = [  # (body, the summary it gives)
     (_OPTIONS + "Option D\n", "Option D: Fixed uint32"),
     (_OPTIONS + "Option C, later D.\n", "Option C, later D (Option C: Varints)"),
     ("# T\n\n## Decision\n\nAccepted\n\n## Context\n\nWhy it matters.\n", "Why it matters."),
+    # a status with a date or who approved it is still only a status; a status word that
+    # opens the decision ("Decided: use X") is the decision
+    ("## Context\n\nWhy.\n\n## Decision\n\nAccepted on 2024-03-05\n", "Why."),
+    ("## Context\n\nWhy.\n\n## Decision\n\nAccepted: March 5, 2024\n", "Why."),
+    ("## Context\n\nWhy.\n\n## Decision\n\nApproved by CTO\n", "Why."),
+    ("## Context\n\nWhy.\n\n## Decision\n\nDecided: use PostgreSQL.\n", "Decided: use PostgreSQL."),
+    ("## Context\n\nWhy.\n\n## Decision\n\nFinal: Redis\n", "Final: Redis"),
     # what announces a code block the summary leaves out is not run into the next paragraph
     # (backstage's ADR013), nor is a fragment between two blocks (celestia-app's ADR 020)
     (
