@@ -633,6 +633,9 @@ def _build_adr(
     heading = sections.first_heading(parsed.body)
     if heading and "title" not in meta:
         meta["title"] = adrimport.plain_title(heading, adrimport.number_of(sf.rel))
+    written_date = _front_matter_date(meta)
+    if written_date:
+        meta["date"] = written_date
     date = adrimport.parse_date(parsed.body) or validate.name_date(sf.rel)
     if date:
         meta.setdefault("date", date)
@@ -672,6 +675,31 @@ def _build_adr(
         if ref is not None:
             successors.append(ref)
     return decision, problems, successors
+
+
+# The keys other than `date` an ADR's front matter writes its date under (before session 75
+# none was read: the date came from the body or the file name, or there was none)
+_DATE_KEYS = ("date", "decided-on", "decided_on", "decided", "decision-date", "decision_date",
+              "date-decided", "date_decided", "created", "created-on", "created_on",
+              "created-at", "created_at")  # fmt: skip
+
+
+_TIMESTAMP = re.compile(r"(\d{4}-\d\d-\d\d)[T ]\d\d:\d\d")
+
+
+def _front_matter_date(meta: Mapping[str, Any]) -> str | None:
+    """The date an ADR's front matter gives, as ``YYYY-MM-DD``: under `date` or one of
+    ``_DATE_KEYS``, written in one of the forms ADR logs write (``17 Feb 2025``). None
+    when it gives none gitmem can read (a `date` left as written is then warned of)."""
+    for key in _DATE_KEYS:
+        value = meta.get(key)
+        if value is not None and not isinstance(value, dict | list):
+            text = str(value).strip()[:40]
+            stamp = _TIMESTAMP.match(text)  # `date: 2024-03-05 10:00`, as YAML reads it
+            date = adrimport.iso_date(stamp.group(1) if stamp else text)
+            if date:
+                return date
+    return None
 
 
 # A reference by link carries the linked file's path after this separator (ids hold no

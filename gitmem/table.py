@@ -88,7 +88,10 @@ if TYPE_CHECKING:
 # Italian logs' section names, status words and supersession (`vocab`); dates written
 # "17 Feb 2025", "05.03.2024" (`adrimport.iso_date`); an ADR's `Tags:` line, and `tags:`
 # written as one string with commas (`adrimport.parse_tags`, `validate.build`).
-SCHEMA_VERSION = "33"
+# 34: a Decision that a status word opens ("Decided: use X") is a summary, and "Accepted on
+# 2024-03-05" is no summary (`sections._status_only`); an ADR's front matter date under
+# `decided-on`, `created`, ... or written "17 Feb 2025" (`store._front_matter_date`).
+SCHEMA_VERSION = "34"
 TABLE_NAME = "table.sqlite"
 
 

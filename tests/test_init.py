@@ -550,6 +550,22 @@ def test_tags_as_log4brains_and_madr_logs_write_them(repo: Path) -> None:
     assert not catalog.problems, catalog.problems
 
 
+def test_dates_as_adr_front_matter_writes_them(repo: Path) -> None:
+    """A date under another key (`decided-on`, `created`) or in another form (`17 Feb
+    2025`, a timestamp): before session 75 the first was not read and the others were
+    warned of as no ISO date. A date no one can read is still warned of."""
+    folder = "docs/adr"
+    for n, date in enumerate(
+        ("decided-on: 2024-03-05", "created: 2024-04-06", "date: 17 Feb 2025",
+         "date: 2024-05-07 10:30", "date: sometime"), start=1,
+    ):  # fmt: skip
+        write(repo, f"{folder}/000{n}-x{n}.md", f"---\n{date}\n---\n\n# {n}. X{n}\n\nWe do X{n}.\n")
+    catalog = initialised(repo, "dates")
+    dates = [catalog.by_id[f"ADR-000{n}"].date for n in range(1, 6)]
+    assert dates == ["2024-03-05", "2024-04-06", "2025-02-17", "2024-05-07", "sometime"]
+    assert [(p.file, p.key) for p in catalog.problems] == [(f"{folder}/0005-x5.md", "date")]
+
+
 def test_chinese_and_japanese_logs(repo: Path) -> None:
     """ADR logs written in Chinese or Japanese: their status words and section names
     (状态 / ステータス, 决策 / 決定, 日期 / 日付 with a full-width colon and 2024年3月5日),
