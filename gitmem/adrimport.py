@@ -298,11 +298,15 @@ _TAGS_LINE = re.compile(sections.KEY_LINE + r"tags\**[ \t]*:\**[ \t]*(.+)$", re.
 
 def parse_tags(body: str) -> list[str]:
     """The tags a ``Tags:`` line gives (commas between them; `#` and backticks dropped),
-    for an ADR without front matter (since session 74: before, none were read)."""
+    for an ADR without front matter (since session 74: before, none were read); none
+    from a template's placeholder left in place (``[comma separated list of tags]``)."""
     match = _TAGS_LINE.search(body)
     if match is None:
         return []
-    tags = (t.strip(" `#*_[]") for t in match.group(1).split(","))
+    value = re.sub(r"<!--.*?(?:-->|$)", "", match.group(1)).strip()
+    if re.fullmatch(r"\[[^\]]*\]|\{[^}]*\}", value):  # a template's placeholder, unfilled
+        return []
+    tags = (t.strip(" `#*_[]") for t in value.split(","))
     return list(dict.fromkeys(t for t in tags if t))
 
 

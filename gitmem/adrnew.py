@@ -19,8 +19,8 @@ import posixpath
 import re
 from pathlib import Path, PurePosixPath
 
-from gitmem import adrimport, config, fsutil, resources, sections, store
-from gitmem.adrwords import ADR_STATUS_WORDS
+from gitmem import adrimport, config, fsutil, logtemplate, resources, sections, store
+from gitmem.adrwords import ADR_STATUS_WORDS, ENGLISH_STATUS_WORDS
 from gitmem.errors import GitmemError
 from gitmem.repo import Repo
 from gitmem.validate import canonical_status, name_date
@@ -52,18 +52,20 @@ def new_in_log(
     title: str,
     *,
     log: str,
-    template: str = "adr",
+    template: str | None = None,
     status: str = "proposed",
     globs: list[str] | None = None,
     tags: list[str] | None = None,
     severity: str = "info",
     supersedes: list[str] | None = None,
 ) -> Path:
-    """Write the next record of the ADR log in the folder ``log`` and return its path."""
+    """Write the next record of the ADR log in the folder ``log`` and return its path:
+    from the log's own template (`logtemplate`) unless ``template`` names one of
+    gitmem's, which is the default where the log keeps none."""
     from gitmem.records import check_new, one_line, slugify
 
     title = one_line(title)
-    check_new(title, template, status, severity, globs or [])
+    check_new(title, template or "adr", status, severity, globs or [])
     src = log_folder(repo, log)
     folder = repo.root / src.path
     catalog = store.load(repo.root)
@@ -85,11 +87,23 @@ def new_in_log(
                 f"--in {src.path}: its records are {newest.suffix} files and `gitmem new` writes"
                 " Markdown; write this one as the log's others are written"
             )
-        front = model.startswith("---\n") or model.startswith("---\r\n")
-        if not front and (tags or severity != "info"):
+        own = logtemplate.find(folder) if template is None else None
+        own_text = fsutil.read_text(_inside(repo.root, own)) if own is not None else None
+        if own_text is not None:
+            front = logtemplate.has_front_matter(own_text)
+        else:
+            front = model.startswith("---\n") or model.startswith("---\r\n")
+        said = _log_word(files, status)
+        if not front and severity != "info":
             raise GitmemError(
-                f"--in {src.path}: its records keep no front matter, so no tags or severity;"
-                " leave out --tag and --severity"
+                f"--in {src.path}: its records keep no front matter, so no severity;"
+                " leave out --severity"
+            )
+        tag_line = logtemplate.tags_line(own_text if own_text is not None else model)
+        if not front and tags and not tag_line:
+            raise GitmemError(
+                f"--in {src.path}: its records keep no front matter nor a `Tags:` line, so"
+                " no tags; leave out --tag"
             )
         by_date = bool(dated) and not numbered
         for attempt in range(100):
@@ -98,17 +112,33 @@ def new_in_log(
                 name = _dated_name(dated[-1].name, slug, attempt)
             else:
                 name = _file_name(newest.name if newest is not None else None, number, slug)
-            heading = _heading(model, number, title)
-            text = _render(
-                heading,
-                template=template,
-                status=status,
-                front=front,
-                tags=tags or [],
-                severity=severity,
-                supersedes=replaced,
-                here=src.path,
-            )
+            if own_text is not None:  # the log's own template
+                heading = _heading(model or _numbered(own_text, number, title), number, title)
+                text = logtemplate.fill(
+                    own_text,
+                    heading=heading,
+                    number=number,
+                    title=title,
+                    status=status,
+                    said=said,
+                    today=dt.date.today().isoformat(),
+                    meta=_meta(severity, tags or [], replaced),
+                    links=_links(replaced, src.path),
+                    tags=tags or [],
+                )
+            else:
+                heading = _heading(model, number, title)
+                text = _render(
+                    heading,
+                    template=template or "adr",
+                    status=status,
+                    front=front,
+                    tags=tags or [],
+                    severity=severity,
+                    supersedes=replaced,
+                    here=src.path,
+                    said=said,
+                )
             path = folder / name
             if fsutil.create_exclusive(path, text):
                 break
@@ -125,6 +155,48 @@ def new_in_log(
             repo.root, {path.relative_to(repo.root).as_posix(): tuple(globs)}, inferred=False
         )
     return path
+
+
+def _numbered(template: str, number: int, title: str) -> str:
+    """An adr-tools template's heading (``# NUMBER. TITLE``) as its first record's, for
+    the label of an empty log's first record."""
+    return template.replace("NUMBER", str(number)).replace("TITLE", title)
+
+
+def _log_word(files: list[Path], status: str) -> str:
+    """How the log's records write ``status``: the word of the newest that says it in a
+    word of its own (``Aceito`` in a Portuguese log, ``accepted`` in one that writes it in
+    lower case), else gitmem's (``Accepted``)."""
+    for path in sorted(files, reverse=True)[:50]:
+        try:
+            written = adrimport.written_status(fsutil.read_text(path)) or ""
+        except (OSError, ValueError):
+            continue
+        words = [str(w) for w in re.findall(r"[^\W\d_]+", written)]
+        word = words[0].lower() if words and len(words) <= 2 else ""
+        # another language's word for it; not an English synonym ("Implemented")
+        if ADR_STATUS_WORDS.get(word) == status and (
+            word == status or word not in ENGLISH_STATUS_WORDS
+        ):
+            return words[0]
+    return status.capitalize()
+
+
+def _meta(
+    severity: str, tags: list[str], replaced: list[tuple[str, str, str]]
+) -> list[tuple[str, str]]:
+    from gitmem.records import yaml_list
+
+    meta = [("severity", severity)] if severity != "info" else []
+    if tags:
+        meta.append(("tags", yaml_list(tags)))
+    if replaced:
+        meta.append(("supersedes", yaml_list([ident for ident, _, _ in replaced])))
+    return meta
+
+
+def _links(replaced: list[tuple[str, str, str]], here: str) -> list[str]:
+    return [f"[{said}]({posixpath.relpath(file, here)})" for _, said, file in replaced]
 
 
 def _dated_name(model: str, slug: str, attempt: int) -> str:
@@ -187,28 +259,21 @@ def _render(
     severity: str,
     supersedes: list[tuple[str, str, str]],
     here: str,
+    said: str,
 ) -> str:
-    from gitmem.records import yaml_list
-
     today = dt.date.today().isoformat()
     body = resources.template(template).replace("{status}", status.capitalize())
     body = body.split("\n", 1)[1].lstrip("\n")  # the template's "# {title}" line
     body = _STATUS_SECTION.sub("", body).rstrip("\n") + "\n"
-    links = [f"[{said}]({posixpath.relpath(file, here)})" for _, said, file in supersedes]
+    links = _links(supersedes, here)
     head = f"# {heading}\n\n"
     if front:
-        meta = [f"status: {status}", f"date: {today}"]
-        if severity != "info":
-            meta.append(f"severity: {severity}")
-        if tags:
-            meta.append(f"tags: {yaml_list(tags)}")
-        if supersedes:
-            meta.append(f"supersedes: {yaml_list([ident for ident, _, _ in supersedes])}")
-        return "---\n" + "\n".join(meta) + "\n---\n\n" + head + body
-    said = status.capitalize()
+        meta = [("status", status), ("date", today), *_meta(severity, tags, supersedes)]
+        return "---\n" + "".join(f"{k}: {v}\n" for k, v in meta) + "---\n\n" + head + body
     if links:
         said += "\n\nSupersedes " + ", ".join(links)
-    return f"{head}Date: {today}\n\n## Status\n\n{said}\n\n{body}"
+    tagged = f"Tags: {', '.join(tags)}\n\n" if tags else ""  # a log that keeps a Tags: line
+    return f"{head}Date: {today}\n\n{tagged}## Status\n\n{said}\n\n{body}"
 
 
 def mark_superseded_in_status(text: str, link: str) -> str | None:

@@ -56,6 +56,7 @@ ADR_STATUS_WORDS = {
     "cancelled": "rejected",
     "canceled": "rejected",
 }
+ENGLISH_STATUS_WORDS = frozenset(ADR_STATUS_WORDS)
 # Spanish, Portuguese, German, French and Italian logs' status words (since session 74:
 # before, "Aceito", "Proposto" and "Abgelehnt" each read as accepted, silently)
 ADR_STATUS_WORDS.update(

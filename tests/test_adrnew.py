@@ -159,6 +159,134 @@ def test_a_log_with_front_matter_is_written_with_it(repo: Path) -> None:
     assert catalog.by_id["ADR-0002"].effective_status == "superseded"
 
 
+ADR_TOOLS_PT = (
+    "# NUMBER. TITLE\n\nData: DATE\n\n## Status\n\nSTATUS\n\n## Contexto\n\n"
+    "A questão que motiva esta decisão.\n\n## Decisão\n\nA mudança que faremos.\n"
+)
+
+
+def test_a_log_with_its_own_adr_tools_template_gets_its_language(repo: Path) -> None:
+    """adr-tools' `templates/template.md` (here a Portuguese one, as adr-tools-pt-br ships
+    it): filled in as `adr new` fills it, with the status as the log's records write it.
+    Before session 75 gitmem's English Nygard template was written into such a log."""
+    write(repo, "doc/adr/templates/template.md", ADR_TOOLS_PT)
+    write(repo, "doc/adr/0001-registrar-decisoes.md",
+          "# 1. Registrar decisões\n\nData: 2024-01-02\n\n## Status\n\nAceito\n\n"
+          "## Decisão\n\nUsaremos ADRs.\n")  # fmt: skip
+    initialised(repo)
+    rel = new(repo, "Usar Redis", "--in", "doc/adr", "--status", "accepted",
+              "--supersedes", "ADR-0001")  # fmt: skip
+    assert (repo / rel).read_text() == (
+        f"# 2. Usar Redis\n\nData: {TODAY}\n\n## Status\n\nAceito\n\n"
+        "Supersedes [1. Registrar decisões](0001-registrar-decisoes.md)\n\n"
+        "## Contexto\n\nA questão que motiva esta decisão.\n\n"
+        "## Decisão\n\nA mudança que faremos.\n"
+    )
+    # no word of the log's for it: gitmem's
+    rel = new(repo, "Usar Kafka", "--in", "doc/adr")
+    assert "## Status\n\nProposed\n\n## Contexto" in (repo / rel).read_text()
+    catalog = store.load(repo)
+    assert [(d.id, d.status, d.date) for d in catalog.decisions] == [
+        ("ADR-0001", "superseded", "2024-01-02"),
+        ("ADR-0002", "accepted", TODAY),
+        ("ADR-0003", "proposed", TODAY),
+    ]
+    assert catalog.by_id["ADR-0002"].supersedes == ("ADR-0001",)
+    # gitmem's own template when asked for
+    rel = new(repo, "Use S3", "--in", "doc/adr", "--template", "adr")
+    assert "## Context\n" in (repo / rel).read_text()
+
+
+def test_an_empty_log_with_a_template_gets_its_first_record(repo: Path) -> None:
+    write(repo, "doc/adr/templates/template.md", ADR_TOOLS_PT)
+    write(repo, "doc/adr/README.md", "Decisões.\n")
+    commit_all(repo, "log")
+    assert gitmem(repo, "init", "--adr-dir", "doc/adr").returncode == 0
+    rel = new(repo, "Registrar decisões", "--in", "doc/adr")
+    assert rel == "doc/adr/0001-registrar-decisoes.md"
+    assert (repo / rel).read_text().startswith(f"# 1. Registrar decisões\n\nData: {TODAY}\n")
+
+
+MADR_4_TEMPLATE = """---
+# These are optional elements. Feel free to remove any of them.
+status: {proposed | rejected | accepted | deprecated | … | superseded by [ADR-0005](0005-example.md)}
+date: {YYYY-MM-DD when the decision was last updated}
+decision-makers: {list everyone involved in the decision}
+---
+# {short title, representative of solved problem and found solution}
+
+## Context and Problem Statement
+
+{Describe the context and problem statement}
+
+## Decision Outcome
+
+Chosen option: "{title of option 1}", because {justification}.
+"""
+
+
+def test_a_madr_log_gets_a_madr_record_from_its_template(repo: Path) -> None:
+    """MADR 3/4's `adr-template.md`: its front matter's placeholders filled (status, date)
+    and gitmem's keys added; its other keys and its body left for the writer."""
+    write(repo, "docs/decisions/adr-template.md", MADR_4_TEMPLATE)
+    write(repo, "docs/decisions/0001-use-madr.md",
+          "---\nstatus: accepted\ndate: 2024-01-01\n---\n# Use MADR\n\n"
+          "## Decision Outcome\n\nChosen option: MADR.\n")  # fmt: skip
+    initialised(repo)
+    rel = new(repo, "Use Postgres", "--in", "docs/decisions", "--status", "accepted",
+              "--tag", "db", "--severity", "warning", "--supersedes", "ADR-0001")  # fmt: skip
+    text = (repo / rel).read_text()
+    assert text.startswith(
+        "---\n# These are optional elements. Feel free to remove any of them.\n"
+        f"status: accepted\ndate: {TODAY}\n"
+        "decision-makers: {list everyone involved in the decision}\n"
+        'severity: warning\ntags: ["db"]\nsupersedes: ["ADR-0001"]\n---\n'
+        "# Use Postgres\n\n## Context and Problem Statement\n"
+    )
+    catalog = store.load(repo)
+    record = catalog.by_id["ADR-0002"]
+    assert (record.status, record.severity, record.tags) == ("accepted", "warning", ("db",))
+    assert catalog.by_id["ADR-0001"].status == "superseded"
+    assert "status: superseded" in (repo / "docs/decisions/0001-use-madr.md").read_text()
+
+
+LOG4BRAINS_TEMPLATE = """# [short title of solved problem and solution]
+
+- Status: [draft | proposed | rejected | accepted | deprecated | … | superseded by [xxx](yyyymmdd-xxx.md)] <!-- optional -->
+- Deciders: [list everyone involved in the decision] <!-- optional -->
+- Date: [YYYY-MM-DD when the decision was last updated] <!-- optional -->
+- Tags: [space and/or comma separated list of tags] <!-- optional -->
+
+## Context and Problem Statement
+
+[Describe the context and problem statement]
+"""
+
+
+def test_a_log4brains_log_gets_its_status_date_and_tags_lines(repo: Path) -> None:
+    """log4brains' `template.md`: the status its placeholder offers, the date, and the
+    tags on its `Tags:` line; left unfilled, that placeholder is no tag."""
+    write(repo, "docs/adr/template.md", LOG4BRAINS_TEMPLATE)
+    write(repo, "docs/adr/20240101-use-log4brains.md",
+          "# Use log4brains\n\n- Status: accepted\n- Date: 2024-01-01\n\n## Decision\n\nYes.\n")  # fmt: skip
+    initialised(repo)
+    rel = new(repo, "Use Docusaurus", "--in", "docs/adr", "--tag", "site", "--tag", "docs",
+              "--supersedes", "20240101-use-log4brains")  # fmt: skip
+    assert rel == f"docs/adr/{TODAY.replace('-', '')}-use-docusaurus.md"
+    text = (repo / rel).read_text()
+    assert text.startswith(
+        "# Use Docusaurus\n\n- Status: proposed\n"
+        "- Supersedes: [Use log4brains](20240101-use-log4brains.md)\n"
+        "- Deciders: [list everyone involved in the decision] <!-- optional -->\n"
+        f"- Date: {TODAY}\n- Tags: site, docs\n\n## Context and Problem Statement\n"
+    )
+    record = store.load(repo).by_id[rel.split("/")[-1].removesuffix(".md")]
+    assert (record.status, record.tags) == ("proposed", ("site", "docs"))
+    assert record.supersedes == ("20240101-use-log4brains",)
+    rel = new(repo, "Use Hugo", "--in", "docs/adr")
+    assert store.load(repo).by_id[rel.split("/")[-1].removesuffix(".md")].tags == ()
+
+
 def test_what_new_in_cannot_do_is_said_and_nothing_is_written(repo: Path) -> None:
     write(repo, "doc/adr/0001-x.md", "# 1. X\n\n## Status\n\nAccepted\n")
     write(repo, "doc/adr/0002-y.md", "# 2. Y\n\n## Status\n\nAccepted\n")
@@ -173,8 +301,10 @@ def test_what_new_in_cannot_do_is_said_and_nothing_is_written(repo: Path) -> Non
     cases = {
         ("--in", "notes"): "--in notes: not an ADR folder gitmem reads (config.yaml's sources:"
         " docs/rst, doc/adr); `gitmem init --adr-dir notes` reads it",
-        ("--in", "doc/adr", "--tag", "x"): "--in doc/adr: its records keep no front matter, so"
-        " no tags or severity",
+        ("--in", "doc/adr", "--tag", "x"): "--in doc/adr: its records keep no front matter nor"
+        " a `Tags:` line, so no tags",
+        ("--in", "doc/adr", "--severity", "critical"): "--in doc/adr: its records keep no front"
+        " matter, so no severity",
         ("--in", "docs/rst"): "--in docs/rst: its records are .rst files and `gitmem new` writes"
         " Markdown",
         ("--in", "doc/adr", "--glob", "src/[x"): "--glob: ",

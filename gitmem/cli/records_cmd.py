@@ -48,9 +48,9 @@ def _text_argument(name: str, value: str) -> None:
     "--template",
     "-t",
     type=click.Choice(sorted(TEMPLATES)),
-    default="adr",
-    show_default=True,
-    help="adr (Nygard), y (Y-statement) or madr.",
+    default=None,
+    help="adr (Nygard, the default), y (Y-statement) or madr; with --in, the log's own"
+    " template (templates/template.md, template.md, adr-template.md) where it keeps one.",
 )
 @click.option("--glob", "-g", "globs", multiple=True, help="Path pattern it governs (repeat).")
 @click.option("--tag", "tags", multiple=True, help="Tag (repeat).")
@@ -66,7 +66,7 @@ def _text_argument(name: str, value: str) -> None:
 @expected_errors
 def new(
     words: tuple[str, ...],
-    template: str,
+    template: str | None,
     globs: tuple[str, ...],
     tags: tuple[str, ...],
     severity: str,
@@ -96,15 +96,14 @@ def new(
                 "globs to narrow or widen that",
                 err=True,
             )
-    write: Callable[..., Path] = records.new
+    write: Callable[..., Path] = functools.partial(records.new, template=template or "adr")
     if log is not None:
         from gitmem import adrnew
 
-        write = functools.partial(adrnew.new_in_log, log=log)
+        write = functools.partial(adrnew.new_in_log, log=log, template=template)
     path = write(
         repo,
         title,
-        template=template,
         status=status,
         globs=list(globs),
         tags=list(tags),
