@@ -636,6 +636,8 @@ class RepoLayout:
         ``within``: the package whose ADR log mentions it (``services/billing``), where a
         path is read first, and whose paths win over the same names elsewhere: its ADRs
         write `src/ledger.py` for ``services/billing/src/ledger.py``."""
+        if QUALIFIED_JOIN in token:
+            return self._module(token.split(QUALIFIED_JOIN), within)
         t = _PATH_LEAD.sub("", token).rstrip("./")  # `.github/` keeps its dot
         if t.startswith("."):
             hidden = self._resolve(t, within)
@@ -653,9 +655,12 @@ class RepoLayout:
                 return [base + "/**"]
         low = t.lower()
         if "/" in t:
-            # A partial path: match it as a suffix of real paths.
+            # A partial path: match it as a suffix of real paths; without an extension, of
+            # files' too (`storage/engine` for `src/storage/engine.rs`, since session 75)
             hits = [d + "/**" for d in self.dirs if d.lower().endswith("/" + low)]
             hits += [f for f in self.files if f.lower().endswith("/" + low)]
+            if not hits and "." not in low.rsplit("/", 1)[-1]:
+                hits = [f for f in self.files if _stem_path(f.lower()).endswith("/" + low)]
             hits = _inside(hits, within)
             return sorted(hits)[:3] if 0 < len(hits) <= 3 else []
         if "." in t and not t.startswith(".") and t.count(".") >= 2:
@@ -681,6 +686,16 @@ class RepoLayout:
             return sorted(stems)
         return self._owner(t, within)
 
+    def _module(self, parts: list[str], within: str | None) -> list[str]:
+        """A qualified name's globs (``_qualified_names``): the longest start of it that
+        names a path (`storage::engine::Compactor`: `src/storage/engine.rs`, the module
+        that holds the type), down to its first part alone, read as any token is."""
+        for n in range(len(parts), 1, -1):
+            hits = self._resolve("/".join(parts[:n]), within)
+            if hits:
+                return hits
+        return self._resolve(parts[0], within) if parts else []
+
     def _owner(self, token: str, within: str | None) -> list[str]:
         """The file of the type a member is named by (`AuthenticationController.Login`,
         `OrderService.placeOrder()`: `AuthenticationController.cs`), when the name before
@@ -700,6 +715,14 @@ class RepoLayout:
         parents = {PurePosixPath(d).parent.name for d in dirs}
         held = sum(self.held[d] for d in dirs)
         return len(dirs) > 1 and len(parents) == 1 and held > NAMESPACE_SHARE * len(self.files)
+
+
+def _stem_path(path: str) -> str:
+    """``path`` without its file's extension, after a "/" (``/src/storage/engine`` for
+    ``src/storage/engine.rs``): for a suffix match at a folder's boundary."""
+    cut = path.rfind("/")
+    dot = path.rfind(".")
+    return "/" + (path[:dot] if dot > cut + 1 else path)
 
 
 def _inside(hits: list[str], within: str | None) -> list[str]:
@@ -730,6 +753,44 @@ MAX_SHARE = 0.35  # a glob inferred for more of an ADR log's records than this s
 # read whole, before the words are split at its brackets (which gave `app/blog`, so the
 # decision governed the whole blog; before session 42).
 _ROUTE_PATH = re.compile(rf"(?<![\w/.\[(-]){PATH_SEGMENT}(?:/{PATH_SEGMENT})+/?")
+
+
+# A qualified name of the languages that write a module path with `::` or `\` (Rust's
+# `crate::storage::engine::Compactor`, C++'s `billing::Ledger`, PHP's
+# `App\Http\Controllers\UserController`), read as the path it names (since session 75:
+# before, its parts were read one by one, as words). A Windows path (`src\app\x.py`) is a
+# path with `/`.
+_QUALIFIED = re.compile(
+    r"(?<![\w:\\])\\?((?:[A-Za-z_]\w*(?:::|\\))+[A-Za-z_]\w*)(\.[A-Za-z]\w{0,7})?(?![\w:\\])"
+)
+# Rust's names of the crate and module a path starts from
+_RELATIVE_HEADS = frozenset({"crate", "self", "super"})
+# the standard libraries' roots (Rust's, C++'s): `std::sync::Arc` names no module here
+_STANDARD_LIBRARIES = frozenset({"std", "core", "alloc", "boost"})
+# what joins a qualified name's parts in a token for `RepoLayout.resolve` (no path holds it)
+QUALIFIED_JOIN = "\\"
+
+
+def _qualified_names(text: str, out: list[str]) -> str:
+    """``text`` less its qualified names, which go to ``out`` as tokens (parts joined by
+    QUALIFIED_JOIN) that `RepoLayout.resolve` reads as a module path."""
+
+    def take(match: re.Match[str]) -> str:
+        parts = re.split(r"::|\\", match.group(1))
+        if "\\" in match.group(0) and any(p.startswith("_") for p in parts[1:]):
+            return match.group(0).replace("\\", "")  # Markdown's escapes: `my\_name`
+        if match.group(2):  # `src\app\x.py`
+            out.append("/".join(parts) + match.group(2))
+            return " "
+        if parts[0] in _STANDARD_LIBRARIES:  # `std::vector`: none of the repository's
+            return " "
+        while parts and parts[0] in _RELATIVE_HEADS:
+            parts = parts[1:]
+        if parts:
+            out.append(QUALIFIED_JOIN.join(parts))
+        return " "
+
+    return _QUALIFIED.sub(take, text) if "::" in text or "\\" in text else text
 
 
 def _route_paths(text: str, out: list[str]) -> str:
@@ -769,9 +830,11 @@ def mentions(text: str, adr_rel: str = "") -> list[str]:
         if found:
             out.append(found.group(1))
     for span in _CODE_SPAN.findall(text):
-        out.extend(_TOKEN.findall(_OPTION.sub(" ", _route_paths(span, out))))
+        span = _qualified_names(_route_paths(span, out), out)
+        out.extend(_TOKEN.findall(_OPTION.sub(" ", span)))
     prose = _URL.sub(" ", _CODE_SPAN.sub(" ", _LINK_TARGET.sub("]", text)))
-    for token in _TOKEN.findall(_OPTION.sub(" ", _route_paths(prose, out))):
+    prose = _qualified_names(_route_paths(prose, out), out)
+    for token in _TOKEN.findall(_OPTION.sub(" ", prose)):
         if "/" in token or re.search(r"\.[A-Za-z]{1,5}$", token) or _identifier_like(token):
             out.append(token)
     return out

@@ -91,7 +91,8 @@ if TYPE_CHECKING:
 # 34: a Decision that a status word opens ("Decided: use X") is a summary, and "Accepted on
 # 2024-03-05" is no summary (`sections._status_only`); an ADR's front matter date under
 # `decided-on`, `created`, ... or written "17 Feb 2025" (`store._front_matter_date`); no
-# tag from a `Tags:` line's unfilled placeholder (`adrimport.parse_tags`).
+# tag from a `Tags:` line's unfilled placeholder (`adrimport.parse_tags`); globs inferred
+# for Rust's, C++'s and PHP's qualified names and extensionless partial paths.
 SCHEMA_VERSION = "34"
 TABLE_NAME = "table.sqlite"
 

@@ -1035,6 +1035,34 @@ def test_a_hidden_folder_s_path_keeps_its_dot() -> None:
     ]  # fmt: skip
 
 
+def test_qualified_names_of_rust_cpp_and_php_name_their_module_s_file() -> None:
+    """`crate::storage::engine::Compactor` (Rust), `billing::Ledger` (C++),
+    `App\\Http\\Controllers\\UserController` (PHP): the longest start of the name that is a
+    path (the module that holds the type). Before session 75 each part was read alone, as a
+    word; `std::vector` and `tokio::sync` name nothing here, a Windows path is a path, and
+    Markdown's escapes (`my\\_module`) are no PHP name."""
+    from gitmem.adrimport import RepoLayout, infer_globs
+
+    layout = RepoLayout(
+        ["src/storage/engine.rs", "src/net/peer/mod.rs", "lib/billing/ledger.cc",
+         "app/Http/Controllers/UserController.php", "app/Models/User.php",
+         "src/billing/invoice.py", "src/my_module.py", "src/std/x.rs"]
+    )  # fmt: skip
+    text = (
+        "Compaction runs in `crate::storage::engine::Compactor`; peers in crate::net::peer::Peer."
+        " `App\\Http\\Controllers\\UserController` calls \\App\\Models\\User::find. Amounts are "
+        "`billing::Ledger` values (see src\\billing\\invoice.py). Not `std::vector`, nor "
+        "tokio::sync::mpsc. The my\\_module module stays."
+    )
+    assert sorted(infer_globs(text, layout)) == [
+        "app/Http/Controllers/UserController.php", "app/Models/User.php",
+        "lib/billing/ledger.cc", "src/billing/invoice.py", "src/my_module.py",
+        "src/net/peer/**", "src/storage/engine.rs",
+    ]  # fmt: skip
+    # a partial path without its extension names the file (`storage/engine`)
+    assert infer_globs("Compaction lives in storage/engine.", layout) == ["src/storage/engine.rs"]
+
+
 def test_a_command_line_option_names_no_folder() -> None:
     """`--features=no-rows` is a flag, not the `features/` folder (apalache's ADR-002 got
     its changelog-fragment folder `.unreleased/features/**`); an option's value still
