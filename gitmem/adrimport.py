@@ -111,6 +111,15 @@ def detect(root: Path, files: list[str]) -> list[str]:
                 rel = match.group(1).strip().strip("./").strip("/")
                 if (root / rel).is_dir() and rel not in found:
                     found.append(rel)
+    adrs = root / "adrs.toml"  # the `adrs` tool's (Rust): adr_dir = "doc/adr"
+    if adrs.is_file():
+        match = re.search(
+            r"^\s*adr_dir\s*=\s*['\"]([^'\"\n]+)", adrs.read_text("utf-8", "replace"), re.M
+        )
+        if match:
+            rel = match.group(1).strip().removeprefix("./").strip("/")
+            if rel and (root / rel).is_dir() and rel not in found:
+                found.append(rel)
     for rel in CANDIDATE_DIRS:
         if (root / rel).is_dir() and rel not in found and adr_files(root / rel):
             found.append(rel)

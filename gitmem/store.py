@@ -624,6 +624,9 @@ def _build_adr(
             meta["status"] = said
         supersedes = more_supersedes + supersedes
         superseded_by = more_superseded_by + superseded_by
+    more_supersedes, more_superseded_by = _front_matter_links(meta.get("links"))
+    supersedes = supersedes + more_supersedes
+    superseded_by = superseded_by + more_superseded_by
     unread = None if status or "status" in meta else adrimport.written_status(parsed.body)
     if unread == "":  # a Status section left empty: the record is not finished
         status = "proposed"
@@ -675,6 +678,26 @@ def _build_adr(
         if ref is not None:
             successors.append(ref)
     return decision, problems, successors
+
+
+def _front_matter_links(value: object) -> tuple[list[str], list[str]]:
+    """(supersedes, superseded by) as the `adrs` tool's front matter writes them (its
+    "nextgen" mode): ``links: [{kind: supersedes, target: 3}]``, `supersededby`,
+    `Superseded by`; other kinds (amends, relates to) say nothing of succession. Before
+    session 75 they were not read."""
+    supersedes: list[str] = []
+    superseded_by: list[str] = []
+    for link in value if isinstance(value, list) else []:
+        if not isinstance(link, dict) or link.get("target") is None:
+            continue
+        kind = re.sub(r"[\s_-]", "", str(link.get("kind", "")).lower())
+        kind = kind.replace("erc", "ers")  # "supercedes", as adr-tools spelt it
+        target = str(link["target"]).strip()
+        if kind == "supersedes":
+            supersedes.append(target)
+        elif kind == "supersededby":
+            superseded_by.append(target)
+    return supersedes, superseded_by
 
 
 # The keys other than `date` an ADR's front matter writes its date under (before session 75

@@ -566,6 +566,35 @@ def test_dates_as_adr_front_matter_writes_them(repo: Path) -> None:
     assert [(p.file, p.key) for p in catalog.problems] == [(f"{folder}/0005-x5.md", "date")]
 
 
+def test_an_adrs_nextgen_log_found_by_its_config(repo: Path) -> None:
+    """The `adrs` tool (Rust): its log's folder in `adrs.toml` (`adr_dir`), and its
+    "nextgen" front matter's `links` of kind `supersedes` / `supersededby` (amends and
+    relates-to say nothing of succession). Before session 75 neither was read."""
+    write(repo, "adrs.toml", 'adr_dir = "architecture/records"\nmode = "nextgen"\n')
+    folder = "architecture/records"
+    write(repo, f"{folder}/0001-use-sqlite.md", (
+        "---\nnumber: 1\ntitle: Use SQLite\ndate: 2024-01-02\nstatus: superseded\nlinks:\n"
+        "- target: 2\n  kind: supersededby\n---\n\n# 1. Use SQLite\n\n## Decision\n\nSQLite.\n"
+    ))  # fmt: skip
+    write(repo, f"{folder}/0002-use-postgres.md", (
+        "---\nnumber: 2\ntitle: Use Postgres\ndate: 2024-03-04\nstatus: accepted\nlinks:\n"
+        "- target: 1\n  kind: supersedes\n- target: 3\n  kind: relatesto\n---\n\n"
+        "# 2. Use Postgres\n\n## Decision\n\nPostgres.\n"
+    ))  # fmt: skip
+    write(repo, f"{folder}/0003-pool.md", (
+        "---\nnumber: 3\ndate: 2024-03-05\nstatus: accepted\nlinks:\n- target: 2\n  kind: amends\n"
+        "---\n\n# 3. Pool connections\n\n## Decision\n\nPgBouncer.\n"
+    ))  # fmt: skip
+    catalog = initialised(repo, "adrs")
+    assert [(d.id, d.status, d.supersedes) for d in catalog.decisions] == [
+        ("ADR-0001", "superseded", ()),
+        ("ADR-0002", "accepted", ("ADR-0001",)),
+        ("ADR-0003", "accepted", ()),
+    ]
+    assert catalog.by_id["ADR-0001"].superseded_by == ("ADR-0002",)
+    assert not catalog.problems, catalog.problems
+
+
 def test_chinese_and_japanese_logs(repo: Path) -> None:
     """ADR logs written in Chinese or Japanese: their status words and section names
     (状态 / ステータス, 决策 / 決定, 日期 / 日付 with a full-width colon and 2024年3月5日),
