@@ -87,7 +87,7 @@ def new_in_log(
                 f"--in {src.path}: its records are {newest.suffix} files and `gitmem new` writes"
                 " Markdown; write this one as the log's others are written"
             )
-        own = logtemplate.find(folder) if template is None else None
+        own = logtemplate.find(folder, repo.root) if template is None else None
         own_text = fsutil.read_text(_inside(repo.root, own)) if own is not None else None
         if own_text is not None:
             front = logtemplate.has_front_matter(own_text)
@@ -158,9 +158,11 @@ def new_in_log(
 
 
 def _numbered(template: str, number: int, title: str) -> str:
-    """An adr-tools template's heading (``# NUMBER. TITLE``) as its first record's, for
-    the label of an empty log's first record."""
-    return template.replace("NUMBER", str(number)).replace("TITLE", title)
+    """An adr-tools template's heading (``# NUMBER. TITLE``, the adrs tool's ``# {{ number
+    }}. {{ title }}``) as its first record's, for the label of an empty log's first
+    record."""
+    text = template.replace("NUMBER", str(number)).replace("TITLE", title)
+    return logtemplate.jinja(text, number=number, title=title, date="", status="")
 
 
 def _log_word(files: list[Path], status: str) -> str:

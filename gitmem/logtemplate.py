@@ -45,13 +45,34 @@ _DATE_LINE = re.compile(
 )
 
 
-def find(folder: Path) -> Path | None:
-    """The template file the log in ``folder`` keeps (see NAMES), if any."""
+def find(folder: Path, root: Path | None = None) -> Path | None:
+    """The template file the log in ``folder`` keeps (see NAMES), if any; first the
+    custom template the `adrs` tool's ``adrs.toml`` in ``root`` names for it."""
+    if root is not None:
+        custom = _adrs_template(root, folder)
+        if custom is not None:
+            return custom
     for name in NAMES:
         path = folder / name
         if path.is_file():
             return path
     return None
+
+
+def _adrs_template(root: Path, folder: Path) -> Path | None:
+    """``[templates] custom = "..."`` of ``root/adrs.toml``, where its ``adr_dir`` (by
+    default ``doc/adr``) is ``folder``."""
+    try:
+        text = (root / "adrs.toml").read_text("utf-8", "replace")
+    except OSError:
+        return None
+    log = re.search(r"^\s*adr_dir\s*=\s*['\"]([^'\"\n]+)", text, re.M)
+    custom = re.search(r"^\s*custom\s*=\s*['\"]([^'\"\n]+)", text, re.M)
+    rel = (log.group(1) if log else "doc/adr").strip().removeprefix("./").strip("/")
+    if custom is None or (root / rel).resolve() != folder.resolve():
+        return None
+    path = root / custom.group(1).strip()
+    return path if path.is_file() else None
 
 
 def has_front_matter(text: str) -> bool:
@@ -99,6 +120,8 @@ def fill(
     if "TITLE" in (sections.first_heading(text) or ""):  # adr-tools' placeholders
         values = {"NUMBER": str(number), "TITLE": title, "DATE": today, "STATUS": said}
         text = _ADR_TOOLS.sub(lambda m: values[m.group(1)], text)
+    if "{{" in text or "{%" in text:  # the `adrs` tool's (Jinja) placeholders
+        text = jinja(text, number=number, title=title, date=today, status=said)
     front_match = _FRONT.match(text)
     front = (front_match.group(1) or "") if front_match else None
     body = text[front_match.end() :] if front_match else text
@@ -125,6 +148,31 @@ def fill(
     body = _set_date(body, today)
     out = (f"---\n{front}---\n" if front is not None else "") + body
     return out.replace("\n", "\r\n") if crlf else out
+
+
+_JINJA_VALUE = re.compile(
+    r"\{\{-?\s*(number|title|date|status)\s*(?:\|\s*(\w+)\s*(?:\(([^)]*)\))?\s*)?-?\}\}"
+)
+_JINJA_BLOCK = re.compile(r"\{%-?\s*(if|for)\b.*?%\}.*?\{%-?\s*end(?:if|for)\s*-?%\}\n?", re.DOTALL)
+
+
+def jinja(text: str, **values: object) -> str:
+    """A template of the `adrs` tool with its values: ``{{ number | pad(4) }}``,
+    ``{{ title }}``, ``{{ date }}``, ``{{ status | lower }}``; its blocks (``{% if links
+    %}...{% endif %}``) left out, as gitmem writes a new record's links itself."""
+
+    def value(match: re.Match[str]) -> str:
+        said = str(values[match.group(1)])
+        name, args = match.group(2), match.group(3) or ""
+        if name == "lower":
+            return said.lower()
+        if name == "upper":
+            return said.upper()
+        if name == "pad" and (width := re.search(r"\d+", args)):
+            return said.zfill(int(width.group(0)))
+        return said
+
+    return _JINJA_VALUE.sub(value, _JINJA_BLOCK.sub("", text))
 
 
 def _set_key(front: str, key: str, value: str) -> str:

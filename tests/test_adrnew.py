@@ -287,6 +287,28 @@ def test_a_log4brains_log_gets_its_status_date_and_tags_lines(repo: Path) -> Non
     assert store.load(repo).by_id[rel.split("/")[-1].removesuffix(".md")].tags == ()
 
 
+def test_the_adrs_tool_s_custom_template(repo: Path) -> None:
+    """The `adrs` tool's (Rust) custom template, named in `adrs.toml`, with its Jinja
+    values (`{{ number | pad(4) }}`, `{{ status | lower }}`); its `{% if links %}` block is
+    left out (gitmem writes the links)."""
+    write(repo, "adrs.toml", 'adr_dir = "decisions"\n\n[templates]\ncustom = "tpl/adr.md"\n')
+    write(repo, "tpl/adr.md", (
+        "# {{ number }}. {{ title }}\n\n**Date**: {{ date }}\n\n## Status\n\n{{ status }}\n\n"
+        "{% if links %}\n## Related\n{% for link in links %}\n* {{ link.kind }}\n{% endfor %}\n"
+        "{% endif %}\n## Problem\n\nADR {{ number | pad(4) }} is {{ status | lower }}.\n"
+    ))  # fmt: skip
+    write(repo, "decisions/README.md", "Our decisions.\n")
+    commit_all(repo, "log")
+    done = gitmem(repo, "init")
+    assert done.returncode == 0 and "decisions" in (repo / ".continuity/config.yaml").read_text()
+    rel = new(repo, "Use Rust", "--in", "decisions")
+    assert rel == "decisions/0001-use-rust.md"
+    assert (repo / rel).read_text() == (
+        f"# 1. Use Rust\n\n**Date**: {TODAY}\n\n## Status\n\nProposed\n\n"
+        "## Problem\n\nADR 0001 is proposed.\n"
+    )
+
+
 def test_what_new_in_cannot_do_is_said_and_nothing_is_written(repo: Path) -> None:
     write(repo, "doc/adr/0001-x.md", "# 1. X\n\n## Status\n\nAccepted\n")
     write(repo, "doc/adr/0002-y.md", "# 2. Y\n\n## Status\n\nAccepted\n")
