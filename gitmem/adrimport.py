@@ -320,11 +320,55 @@ def parse_tags(body: str) -> list[str]:
 
 
 def _status_text(body: str) -> str | None:
-    """The body's Status section, else the value of its ``Status:`` line; None if neither."""
+    """The body's Status section, else the value of its ``Status:`` line; None if neither.
+    A section that keeps the status's history, or lists the choices, is read for the
+    current status (`current_status`)."""
     text = sections.section(body, "status")
-    if text is None and (match := _STATUS_LINE.search(body)):
-        text = match.group(1)
-    return text
+    if text is not None:
+        return current_status(text)
+    if match := _STATUS_LINE.search(body):
+        return match.group(1)
+    return None
+
+
+# a line of a status's history: its date first ("2019-10-26 proposed", "- 2024-03-01:
+# Accepted"), as phodal/adr's `adr status` appends one
+_HISTORY_LINE = re.compile(
+    rf"^[ \t]*[-*]?[ \t]*[*_]*({DATE_FORMS})[*_]*[ \t]*[:：-]?[ \t]*\S", re.IGNORECASE
+)
+
+
+def current_status(text: str) -> str:
+    """A Status section's text with the current status first: less the line that lists the
+    choices ("STATUS：proposed/accepted/done/deprecated/superseded", phodal/adr's template;
+    "列表：提议/通过/完成/已弃用/已取代") where another line names one, and with the
+    latest of a dated history ("2019-10-26 proposed" ... "2019-10-28 accepted") before the
+    rest. Before session 75 the first status word was read: such a record was proposed
+    whatever it became."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    kept = [line for line in lines if not _choices(line)]
+    if not kept:  # only the choices: a template's, left unfilled
+        return text
+    dated = [(iso_date(m.group(1)) or "", n) for n, line in enumerate(kept)
+             if (m := _HISTORY_LINE.match(line))]  # fmt: skip
+    if len(dated) >= 2:
+        latest = max(dated)[1]  # the latest date; of one day's, the last written
+        kept = [kept[latest], *(line for n, line in enumerate(kept) if n != latest)]
+    elif len(kept) == len(lines):
+        return text
+    return "\n".join(kept)
+
+
+def _choices(line: str) -> bool:
+    """Whether ``line`` lists a template's status choices: three or more status words
+    between "/" or "|" (after a label: "STATUS：", "列表：")."""
+    rest = re.sub(r"^[^:：/|]{0,20}[:：]", "", line.strip())
+    parts = [p.strip(" *_`[]{}") for p in re.split(r"[/|]", rest)]
+    named = sum(
+        1 for p in parts
+        if ADR_STATUS_WORDS.get(p.lower()) is not None or p in CJK_STATUS_WORDS
+    )  # fmt: skip
+    return len(parts) >= 3 and named >= 3
 
 
 def written_status(body: str) -> str | None:

@@ -68,6 +68,21 @@ ADR_STATUS_WORDS.update(
          "approvata", "implementato", "implementata"),
         "accepted",
     )
+    # phodal/adr's words for "done" (its French ones as its menu writes them: unaccented)
+    | dict.fromkeys(("finalizado", "finalizada", "terminé", "terminée", "termine", "accepte"),
+                    "accepted")
+    | dict.fromkeys(("propose",), "proposed")
+    | dict.fromkeys(("deprecie",), "deprecated")
+    | dict.fromkeys(("remplace",), "superseded")
+    | dict.fromkeys(("cancelado", "cancelada"), "rejected")
+    # Russian (since session 75, as phodal/adr writes them: before, read as accepted)
+    | dict.fromkeys(("принято", "принят", "принята", "одобрено", "одобрен", "реализовано",
+                     "реализован", "выполнено", "завершено", "действует"), "accepted")
+    | dict.fromkeys(("предложено", "предложен", "предложена", "черновик", "обсуждается",
+                     "рассматривается"), "proposed")
+    | dict.fromkeys(("устарело", "устарел", "устарела", "упразднено"), "deprecated")
+    | dict.fromkeys(("заменено", "заменён", "заменен", "заменена", "изменено"), "superseded")
+    | dict.fromkeys(("отклонено", "отклонён", "отклонен", "отклонена", "отменено"), "rejected")
     | dict.fromkeys(
         ("propuesto", "propuesta", "borrador", "revisión", "discusión", "proposto", "proposta",
          "rascunho", "revisão", "discussão", "vorgeschlagen", "entwurf", "vorschlag",
@@ -104,13 +119,22 @@ SUPERSEDED_BY_PHRASES = (
 # are no decision in force (read as proposed: shown, flagged, not law); "not rejected" says
 # nothing (before session 74 each read as the word it negates)
 STATUS_NEGATIONS = frozenset(
-    ("not", "no", "never", "nicht", "kein", "nie", "pas", "non", "não", "nao")
+    ("not", "no", "never", "nicht", "kein", "nie", "pas", "non", "não", "nao", "не")
 )
 # Chinese (simplified, traditional) and Japanese ADR logs: their status words, read where an
 # English log writes "Accepted" (the earliest in the status text wins; longer words first,
 # so that "未採用" is not read as "採用").
 CJK_STATUS_WORDS = {
     "已接受": "accepted",
+    # phodal/adr's Chinese menu: 提议/通过/完成/已弃用/已取代 (since session 75: 通过 and
+    # 完成 were read as no status)
+    "未通过": "rejected",
+    "未通過": "rejected",
+    "已通过": "accepted",
+    "通过": "accepted",
+    "通過": "accepted",
+    "已完成": "accepted",
+    "完成": "accepted",
     "接受": "accepted",
     "已采纳": "accepted",
     "采纳": "accepted",
@@ -118,7 +142,6 @@ CJK_STATUS_WORDS = {
     "採納": "accepted",
     "已批准": "accepted",
     "批准": "accepted",
-    "已通过": "accepted",
     "已通過": "accepted",
     "已实施": "accepted",
     "已實施": "accepted",
@@ -166,7 +189,8 @@ CJK_STATUS_WORDS = {
     "未採用": "rejected",
 }
 # The same logs' section and key names, as the English ones gitmem reads, and (since
-# session 74) Spanish, Portuguese, German, French and Italian ones.
+# session 74) Spanish, Portuguese, German, French and Italian ones, and (since session 75)
+# Russian ones.
 TRANSLATED_KEYS = {
     "状态": "status",
     "狀態": "status",
@@ -234,6 +258,13 @@ TRANSLATED_KEYS = {
     "autoren": "authors",
     "auteurs": "authors",
     "autori": "authors",
+    "статус": "status",
+    "дата": "date",
+    "решение": "decision",
+    "контекст": "context",
+    "последствия": "consequences",
+    "резюме": "summary",
+    "ссылки": "references",
 }
 # the months' names, as a date in a status line writes them ("Accepted on 5 March 2024")
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")

@@ -59,13 +59,13 @@ KEY_LINE = r"^[ \t>]*(?:#{1,6}[ \t]+)?[-*]?[ \t]*\**"
 # "Status" and "Date" as Chinese and Japanese logs write them (before a ":" or "："), and
 # Spanish, Portuguese, German, French and Italian ones ("Data" is read only before a date:
 # as a heading or a bookkeeping line, English prose opens so too)
-STATUS_KEY = r"(?:status|estado|statut|stato|状态|狀態|状態|ステータス)"
-DATE_KEY = r"(?:date|fecha|data|datum|日期|日付)"
+STATUS_KEY = r"(?:status|estado|statut|stato|статус|状态|狀態|状態|ステータス)"
+DATE_KEY = r"(?:date|fecha|data|datum|дата|日期|日付)"
 _META_LINE = re.compile(
     KEY_LINE + r"(date|status|deciders|decision-makers|consulted|informed|technical story"
     r"|tags|authors?|contributors|reviewers|editors?|owners?|supersedes|superseded[- _]by"
     r"|replaces|replaced[- _]by|状态|狀態|状態|ステータス|日期|日付|决策者|決定者|作者"
-    r"|estado|statut|stato|fecha|datum|autor(?:es|en)?|auteurs?|autori)"
+    r"|estado|statut|stato|fecha|datum|статус|дата|autor(?:es|en)?|auteurs?|autori)"
     r"(?:\s*\([^)\n]*\))?\**\s*[:：]",
     re.IGNORECASE,
 )

@@ -92,7 +92,9 @@ if TYPE_CHECKING:
 # 2024-03-05" is no summary (`sections._status_only`); an ADR's front matter date under
 # `decided-on`, `created`, ... or written "17 Feb 2025" (`store._front_matter_date`); no
 # tag from a `Tags:` line's unfilled placeholder (`adrimport.parse_tags`); globs inferred
-# for Rust's, C++'s and PHP's qualified names and extensionless partial paths.
+# for Rust's, C++'s and PHP's qualified names and extensionless partial paths; the `adrs`
+# tool's front matter `links`; a Status section's history and choices
+# (`adrimport.current_status`); Russian logs' words.
 SCHEMA_VERSION = "34"
 TABLE_NAME = "table.sqlite"
 

@@ -595,6 +595,40 @@ def test_an_adrs_nextgen_log_found_by_its_config(repo: Path) -> None:
     assert not catalog.problems, catalog.problems
 
 
+def test_a_status_history_and_a_list_of_choices_as_phodal_adr_writes_them(repo: Path) -> None:
+    """phodal/adr's records list the status choices and keep a dated history, the latest
+    last ("2019-10-26 proposed" ... "2019-10-28 accepted"), in English, Chinese (通过)
+    and Russian (since session 75: before, each read as its first status word, proposed,
+    and the Russian one as accepted whatever it said)."""
+    folder = "doc/adr"
+    write(repo, f"{folder}/0001-use-node.md", (
+        "# 1. Use Node\n\nDate: 2019-10-26\n\n## Status\n\n"
+        "STATUS：proposed/accepted/done/deprecated/superseded\n\n2019-10-26 proposed \n\n"
+        "2019-10-28 accepted\n\n## Context\n\nWe need a runtime.\n\n## Decision\n\nNode 20.\n"
+    ))  # fmt: skip
+    write(repo, f"{folder}/0002-redis.md", (
+        "# 2. 使用 Redis\n\n日期: 2019-11-01\n\n## 状态\n\n列表：提议/通过/完成/已弃用/已取代\n\n"
+        "2019-11-01 提议\n\n2019-11-03 通过\n\n## 决策\n\n缓存使用 Redis。\n"
+    ))  # fmt: skip
+    write(repo, f"{folder}/0003-kafka.md", (
+        "# 3. Kafka\n\nДата: 2019-12-01\n\n## Статус\n\nПредложено: 2019-12-01\n\n"
+        "## Решение\n\nСобытия идут через Kafka.\n"
+    ))  # fmt: skip
+    write(repo, f"{folder}/0004-grpc.md", (
+        "# 4. gRPC\n\nДата: 2020-01-10\n\n## Статус\n\n"
+        "предложено/принято/реализовано/устарело/изменено\n\n2020-01-10 предложено\n\n"
+        "2020-02-01 принято\n\n## Решение\n\nСервисы говорят по gRPC.\n"
+    ))  # fmt: skip
+    catalog = initialised(repo, "phodal")
+    assert [(d.id, d.status, d.date, d.summary) for d in catalog.decisions] == [
+        ("ADR-0001", "accepted", "2019-10-26", "Node 20."),
+        ("ADR-0002", "accepted", "2019-11-01", "缓存使用 Redis。"),
+        ("ADR-0003", "proposed", "2019-12-01", "События идут через Kafka."),
+        ("ADR-0004", "accepted", "2020-01-10", "Сервисы говорят по gRPC."),
+    ]
+    assert not catalog.problems, catalog.problems
+
+
 def test_chinese_and_japanese_logs(repo: Path) -> None:
     """ADR logs written in Chinese or Japanese: their status words and section names
     (状态 / ステータス, 决策 / 決定, 日期 / 日付 with a full-width colon and 2024年3月5日),
