@@ -20,7 +20,7 @@ import re
 from pathlib import Path, PurePosixPath
 
 from gitmem import adrimport, config, fsutil, logtemplate, resources, sections, store
-from gitmem.adrwords import ADR_STATUS_WORDS, ENGLISH_STATUS_WORDS
+from gitmem.adrwords import ADR_STATUS_WORDS, CJK_STATUS_WORDS, ENGLISH_STATUS_WORDS
 from gitmem.errors import GitmemError
 from gitmem.repo import Repo
 from gitmem.validate import canonical_status, name_date
@@ -177,9 +177,8 @@ def _log_word(files: list[Path], status: str) -> str:
         words = [str(w) for w in re.findall(r"[^\W\d_]+", written)]
         word = words[0].lower() if words and len(words) <= 2 else ""
         # another language's word for it; not an English synonym ("Implemented")
-        if ADR_STATUS_WORDS.get(word) == status and (
-            word == status or word not in ENGLISH_STATUS_WORDS
-        ):
+        meaning = ADR_STATUS_WORDS.get(word) or CJK_STATUS_WORDS.get(word)
+        if meaning == status and (word == status or word not in ENGLISH_STATUS_WORDS):
             return words[0]
     return status.capitalize()
 
