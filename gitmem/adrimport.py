@@ -403,10 +403,27 @@ _SUPERSEDED_OPENS = tuple({phrase.split()[0] for phrase in SUPERSEDED_BY_PHRASES
 _SUPERSEDES_WORDS = re.compile(rf"\b(?:{'|'.join(SUPERSEDES_WORDS)})\b")
 
 
+# A status shown as a badge: `![Status](https://img.shields.io/badge/status-accepted-green)`
+_BADGE = re.compile(r"!\[([^\]\n]*)\]\(([^)\s]*)\)")
+
+
+def _badge_words(match: re.Match[str]) -> str:
+    """An image as the words it shows: a shields.io badge's label and message
+    (`badge/status-accepted-green`: "status accepted"; before session 75 its URL's
+    words hid the status), else its alt text."""
+    badge = re.search(r"/badge/([^/?#]+)", match.group(2))
+    if badge is None:
+        return match.group(1)
+    parts = [p for p in re.split(r"(?<!-)-(?!-)", badge.group(1)) if p]
+    return " ".join([match.group(1), *(p.replace("--", "-").replace("_", " ") for p in parts[:-1])])
+
+
 def parse_status_text(text: str) -> tuple[str | None, list[str], list[str]]:
     """The same, from a status's own text: a Status section, or a front-matter value such
     as MADR 3/4's ``status: "superseded by [ADR-0005](0005-use-x.md)"``."""
     text = _STRUCK.sub(" ", text)
+    if "](" in text:
+        text = _BADGE.sub(_badge_words, text)
     if not text.strip():
         return None, [], []
     status: str | None = None

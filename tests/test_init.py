@@ -433,6 +433,11 @@ def test_statuses_as_teams_write_them_and_one_not_understood(repo: Path) -> None
         "0007-g.md": ("Not rejected, accepted", "accepted"),
         "0008-h.md": ("Living document", "accepted"),
         "0009-i.md": ("", "proposed"),
+        # a shields.io badge: its message, not its URL's words (since session 75)
+        "0011-k.md": (
+            "![Status](https://img.shields.io/badge/status-deprecated-red)",
+            "deprecated",
+        ),
     }
     for name, (said, _) in statuses.items():
         write(
