@@ -327,7 +327,7 @@ def _status_text(body: str) -> str | None:
     if text is not None:
         return current_status(text)
     if match := _STATUS_LINE.search(body):
-        return match.group(1)
+        return current_status(match.group(1))
     return None
 
 
@@ -341,14 +341,16 @@ _HISTORY_LINE = re.compile(
 def current_status(text: str) -> str:
     """A Status section's text with the current status first: less the line that lists the
     choices ("STATUS：proposed/accepted/done/deprecated/superseded", phodal/adr's template;
-    "列表：提议/通过/完成/已弃用/已取代") where another line names one, and with the
+    "列表：提议/通过/完成/已弃用/已取代") where another line names one (else the choice
+    it marks in bold: "`Proposed` | **`Accepted`** | `Deprecated`"), and with the
     latest of a dated history ("2019-10-26 proposed" ... "2019-10-28 accepted") before the
     rest. Before session 75 the first status word was read: such a record was proposed
     whatever it became."""
     lines = [line for line in text.splitlines() if line.strip()]
     kept = [line for line in lines if not _choices(line)]
-    if not kept:  # only the choices: a template's, left unfilled
-        return text
+    if not kept:  # only the choices: the one in bold, else a template's left unfilled
+        chosen = [c for line in lines for c in _CHOSEN.findall(line) if _choices(line)]
+        return chosen[0] if len(chosen) == 1 else text
     dated = [(iso_date(m.group(1)) or "", n) for n, line in enumerate(kept)
              if (m := _HISTORY_LINE.match(line))]  # fmt: skip
     if len(dated) >= 2:
@@ -357,6 +359,10 @@ def current_status(text: str) -> str:
     elif len(kept) == len(lines):
         return text
     return "\n".join(kept)
+
+
+# the choice a list of them marks in bold: "**`Proposed`** | `Accepted` | `Deprecated`"
+_CHOSEN = re.compile(r"(?:\*\*|__)`?([^*_`|/\n]+?)`?(?:\*\*|__)")
 
 
 def _choices(line: str) -> bool:
