@@ -438,6 +438,8 @@ def test_statuses_as_teams_write_them_and_one_not_understood(repo: Path) -> None
             "![Status](https://img.shields.io/badge/status-deprecated-red)",
             "deprecated",
         ),
+        # the template's choices, the one made in bold (since session 75: the first)
+        "0012-l.md": ("`Proposed` | **`Accepted`** | `Deprecated` | `Superseded`", "accepted"),
     }
     for name, (said, _) in statuses.items():
         write(
