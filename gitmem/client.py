@@ -241,6 +241,6 @@ def retrieve(
         return None
 
 
-def ping(repo: Repo) -> dict[str, Any] | None:
-    result = request(repo, {"op": "ping"}, timeout=1.0)
+def ping(repo: Repo, timeout: float = 1.0) -> dict[str, Any] | None:
+    result = request(repo, {"op": "ping"}, timeout=timeout)
     return result if isinstance(result, dict) else None

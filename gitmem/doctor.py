@@ -536,6 +536,7 @@ def _git_check(repo: Repo) -> Check:
 # A prompt waits in the write-ahead file until the end of its turn (the stop hook starts
 # the flusher), so one waiting longer than any turn lasts means the flusher fails.
 CAPTURE_WAIT_S = 3600
+DOCTOR_PING_S = 5.0  # how long doctor waits for a running daemon's answer
 
 
 def _capture_check(repo: Repo) -> Check:
@@ -724,7 +725,9 @@ def diagnose(repo: Repo, *, load_model: bool = True) -> Report:
 
                 detail += f"; large builds run on {ovrun.describe()}"
         checks.append(Check("embedding model", ok, detail))
-    ping = client.ping(repo)
+    # a daemon busy (embedding a changed record, a loaded machine) answers late: doctor,
+    # no hook, can wait for it (with 1 s, as hooks wait, it said "not running" under load)
+    ping = client.ping(repo, timeout=DOCTOR_PING_S)
     embedded = bool(meta and meta.get("model"))
     autostart = config.load(repo.root).watch_autostart
     other = daemon.other_machine(repo) if ping is None else None
