@@ -347,9 +347,9 @@ def current_status(text: str) -> str:
     rest. Before session 75 the first status word was read: such a record was proposed
     whatever it became."""
     lines = [line for line in text.splitlines() if line.strip()]
-    kept = [line for line in lines if not _choices(line)]
+    kept = [line for line in lines if not choices(line)]
     if not kept:  # only the choices: the one in bold, else a template's left unfilled
-        chosen = [c for line in lines for c in _CHOSEN.findall(line) if _choices(line)]
+        chosen = [c for line in lines for c in _CHOSEN.findall(line) if choices(line)]
         return chosen[0] if len(chosen) == 1 else text
     dated = [(iso_date(m.group(1)) or "", n) for n, line in enumerate(kept)
              if (m := _HISTORY_LINE.match(line))]  # fmt: skip
@@ -365,7 +365,7 @@ def current_status(text: str) -> str:
 _CHOSEN = re.compile(r"(?:\*\*|__)`?([^*_`|/\n]+?)`?(?:\*\*|__)")
 
 
-def _choices(line: str) -> bool:
+def choices(line: str) -> bool:
     """Whether ``line`` lists a template's status choices: three or more status words
     between "/" or "|" (after a label: "STATUS：", "列表：")."""
     rest = re.sub(r"^[^:：/|]{0,20}[:：]", "", line.strip())

@@ -89,6 +89,8 @@ def new_in_log(
             )
         own = logtemplate.find(folder, repo.root) if template is None else None
         own_text = fsutil.read_text(_inside(repo.root, own)) if own is not None else None
+        if own_text is None and template is None:  # a log in another language: its headings
+            own_text = logtemplate.skeleton(model)
         if own_text is not None:
             front = logtemplate.has_front_matter(own_text)
         else:

@@ -21,7 +21,8 @@ import re
 from pathlib import Path
 
 from gitmem import adrimport, sections
-from gitmem.adrwords import ADR_STATUS_WORDS
+from gitmem.adrimport import choices as adrimport_choices
+from gitmem.adrwords import ADR_STATUS_WORDS, CJK_STATUS_WORDS, TRANSLATED_KEYS
 
 # Where the tools keep a log's template, in the log folder; the first found is used.
 NAMES = (
@@ -38,6 +39,11 @@ _FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.DOTALL)
 _H1 = re.compile(r"^#[ \t]+.*$", re.MULTILINE)
 _STATUS_LINE = re.compile(
     sections.KEY_LINE + sections.STATUS_KEY + r"\**[ \t]*[:：]\**[ \t]*(.*)$", re.I | re.M
+)
+# a key line's key, as a record writes it ("Data:", "- **Fecha**:", "日期："), up to its value
+_KEY = re.compile(
+    sections.KEY_LINE + rf"(?:{sections.DATE_KEY}|{sections.STATUS_KEY}|tags)\**[ \t]*[:：]\**",
+    re.I,
 )
 _TAGS_LINE = re.compile(sections.KEY_LINE + r"tags\**[ \t]*:\**[ \t]*(.*)$", re.I | re.M)
 _DATE_LINE = re.compile(
@@ -75,6 +81,33 @@ def _adrs_template(root: Path, folder: Path) -> Path | None:
     return path if path.is_file() else None
 
 
+def skeleton(model: str) -> str | None:
+    """A template made of a log's newest record, where that record is written in another
+    language than English (a heading gitmem reads translated: `## Decisão`, `## 状态`)
+    and keeps no front matter: its headings and its key lines (`Data:`, `日期:`), their
+    text left out, and a Status section's list of the choices kept. None for any other
+    record: gitmem's own template serves it (its prompts say what each section is for)."""
+    text = model.replace("\r\n", "\n")
+    if _FRONT.match(text):
+        return None
+    marks = sections.headings(text)
+    if not any(
+        h.strip().rstrip(":：").lower() in TRANSLATED_KEYS for _, level, h in marks if level > 1
+    ):
+        return None
+    lines = text.split("\n")
+    status_at = sections.heading_line(text, "status")
+    out: list[str] = []
+    for n, line in enumerate(lines):
+        if n in {at for at, _, _ in marks}:
+            out.extend(["", line, ""])
+        elif key := _KEY.match(line):
+            out.extend(["", key.group(0).rstrip() + " ", ""])
+        elif status_at is not None and n > status_at and adrimport_choices(line):
+            out.extend(["", line.strip(), ""])
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n") + "\n"
+
+
 def has_front_matter(text: str) -> bool:
     return _FRONT.match(text.replace("\r\n", "\n")) is not None
 
@@ -84,6 +117,7 @@ def status_word(placeholder: str, status: str, fallback: str) -> str:
     ``[draft | proposed | rejected | …]``, ``Propuesto`` from ``{Propuesto | Aceptado}``
     (the one that says it exactly first, else the first that means it); ``fallback``
     where none does (``STATUS``, or a placeholder that lists no choices)."""
+    placeholder = re.sub(r"^[^:：/|]{0,20}[:：]", "", placeholder.strip())  # "列表：", "STATUS:"
     options = [o.strip(" \t[]{}()<>*_`\"'") for o in re.split(r"[|,/]", placeholder)]
     meaning = []
     for option in options:
@@ -92,7 +126,7 @@ def status_word(placeholder: str, status: str, fallback: str) -> str:
             continue
         if words[0] == status:
             return option
-        if ADR_STATUS_WORDS.get(words[0]) == status:
+        if (ADR_STATUS_WORDS.get(words[0]) or CJK_STATUS_WORDS.get(words[0])) == status:
             meaning.append(option)
     return meaning[0] if meaning else fallback
 

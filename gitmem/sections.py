@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from gitmem.adrwords import ADR_STATUS_WORDS, MONTHS, TRANSLATED_KEYS
+from gitmem.adrwords import ADR_STATUS_WORDS, CJK_STATUS_WORDS, MONTHS, TRANSLATED_KEYS
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _PREFERRED = (
@@ -69,13 +69,15 @@ _META_LINE = re.compile(
     r"(?:\s*\([^)\n]*\))?\**\s*[:：]",
     re.IGNORECASE,
 )
+# "Data:" (Portuguese, Italian) is a key line only before a date: English prose opens so too
+_DATA_LINE = re.compile(KEY_LINE + r"data\**\s*[:：]\**\s*\d", re.IGNORECASE)
 # A "Decision" section that holds only the outcome's status ("## Decision\n\nAccepted",
 # "Approved by CTO", "Accepted on 2024-03-05") says nothing of what was decided: the
 # summary looks further. A status word that opens a decision ("Decided: use PostgreSQL",
 # "Final: Redis") does not make it status-only: after a colon only a date may follow
 # (before session 75 those two were skipped, and the summary quoted the context).
 _STATUS_HEAD = re.compile(r"^\W*([^\W\d_]+)([^\w]*)(.*)$", re.DOTALL)
-_STATUS_WORDS = frozenset({*ADR_STATUS_WORDS, "agreed", "tbd"})
+_STATUS_WORDS = frozenset({*ADR_STATUS_WORDS, *CJK_STATUS_WORDS, "agreed", "tbd"})
 
 
 def _status_only(text: str) -> bool:
@@ -195,7 +197,7 @@ def paragraphs(text: str, *, mark_omitted: bool = False) -> list[str]:
             continue
         if stripped.startswith("-->"):
             continue
-        if _META_LINE.match(line):
+        if _META_LINE.match(line) or _DATA_LINE.match(line):
             meta = True
             continue
         if meta and line[:1].isspace():
@@ -338,7 +340,7 @@ def _derived(body: str) -> str:
                 return clip(_named_option(" ".join(paras[:2]), body))
     paras = _prose(without_bookkeeping(body)) or _prose(body)
     # nor as the first paragraph ("## Decision\n\nAccepted" before "## Context")
-    paras = [p for p in paras if not _status_only(p)] or paras
+    paras = [p for p in paras if not _status_only(p)]  # none: no summary (a record unwritten)
     for para in paras:
         if _Y_STATEMENT.search(para):
             return clip(para)

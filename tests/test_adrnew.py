@@ -197,6 +197,26 @@ def test_a_log_with_its_own_adr_tools_template_gets_its_language(repo: Path) -> 
     assert "## Context\n" in (repo / rel).read_text()
 
 
+def test_a_log_in_another_language_without_a_template_gets_its_headings(repo: Path) -> None:
+    """No template, but records in Chinese (here as phodal/adr writes them, with the status
+    choices listed): the next record has the newest one's headings and key lines, their
+    text left out, and the status in the word the choices offer. Before session 75 it got
+    gitmem's English headings. An English log keeps gitmem's template (its prompts)."""
+    write(repo, "doc/adr/0001-redis.md", (
+        "# 1. 使用 Redis\n\n日期: 2019-11-01\n\n## 状态\n\n列表：提议/通过/完成/已弃用/已取代\n\n"
+        "2019-11-01 提议\n\n2019-11-03 通过\n\n## 背景\n\n需要缓存。\n\n## 决策\n\n缓存使用 Redis。\n"
+    ))  # fmt: skip
+    initialised(repo)
+    rel = new(repo, "使用 Kafka", "--in", "doc/adr")
+    assert (repo / rel).read_text() == (
+        f"# 2. 使用 Kafka\n\n日期: {TODAY}\n\n## 状态\n\n提议\n\n## 背景\n\n## 决策\n"
+    )
+    record = store.load(repo).by_id["ADR-0002"]
+    assert (record.status, record.date, record.summary) == ("proposed", TODAY, "")
+    rel = new(repo, "使用 Valkey", "--in", "doc/adr", "--status", "accepted")
+    assert "## 状态\n\n通过\n\n## 背景" in (repo / rel).read_text()
+
+
 def test_an_empty_log_with_a_template_gets_its_first_record(repo: Path) -> None:
     write(repo, "doc/adr/templates/template.md", ADR_TOOLS_PT)
     write(repo, "doc/adr/README.md", "Decisões.\n")
