@@ -182,7 +182,7 @@ STOPWORDS = frozenset(
 
 
 class QueryTerms:
-    __slots__ = ("hosted", "identifiers", "paths", "quoted", "words")
+    __slots__ = ("hosted", "identifiers", "modules", "paths", "quoted", "words")
 
     def __init__(
         self,
@@ -191,12 +191,50 @@ class QueryTerms:
         quoted: tuple[str, ...],
         words: tuple[str, ...],  # each word once, lowercased, in order (MAX_WORDS)
         hosted: tuple[str, ...] = (),  # paths of code-host links: of some repository
+        modules: tuple[tuple[str, ...], ...] = (),  # qualified names' parts (MAX_MODULES)
     ) -> None:
         self.paths = paths
         self.identifiers = identifiers
         self.quoted = quoted
         self.words = words
         self.hosted = hosted
+        self.modules = modules
+
+
+# A qualified name, as Rust and C++ (`crate::storage::engine::Compactor`) and PHP
+# (`App\Http\Controllers\UserController`) write a module's path; with a dotted name of
+# three parts or more (`app.services.billing`), what `modules` reads as a path to look up.
+@functools.cache
+def _qualified() -> re.Pattern[str]:
+    """Compiled at a prompt's first `::` or `\\` (most prompts have none)."""
+    return re.compile(r"(?<![\w:\\])(?:[A-Za-z_]\w*(?:::|\\))+[A-Za-z_]\w*(?![\w:\\.])")
+
+
+_RELATIVE_HEADS = frozenset({"crate", "self", "super"})
+_STANDARD_LIBRARIES = frozenset({"std", "core", "alloc", "boost", "os", "sys", "java", "javax"})
+_HOSTS = (".com", ".org", ".net", ".io")  # `api.example.com`: a host, no module
+MAX_MODULES = 4
+MAX_MODULE_PARTS = 6
+
+
+def modules(text: str, identifiers: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The module paths a text names, as their parts: Rust's, C++'s and PHP's qualified
+    names (less `crate::`, `self::`, `super::`; not a standard library's), and dotted
+    names of three parts or more; at most MAX_MODULES, each of at most MAX_MODULE_PARTS."""
+    found: list[tuple[str, ...]] = []
+    names = _qualified().findall(text) if ("::" in text or "\\" in text) else []
+    dotted = (i for i in identifiers if i.count(".") >= 2 and not i.endswith(_HOSTS))
+    for name in [*names, *dotted]:
+        parts = [p for p in re.split(r"::|\\|\.", name) if p]
+        if not parts or parts[0] in _STANDARD_LIBRARIES:
+            continue
+        while parts and parts[0] in _RELATIVE_HEADS:
+            parts = parts[1:]
+        if len(parts) >= 2:
+            found.append(tuple(parts[:MAX_MODULE_PARTS]))
+        if len(found) >= MAX_MODULES:
+            break
+    return tuple(dict.fromkeys(found))
 
 
 def linked_path(url: str) -> tuple[str, bool] | None:
@@ -313,6 +351,7 @@ def extract(text: str) -> QueryTerms:
         quoted,
         words,
         tuple(dict.fromkeys(hosted)),
+        modules(clean, tuple(identifiers)),
     )
 
 

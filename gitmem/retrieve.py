@@ -97,24 +97,69 @@ def _mentioned(raw: str, root: str, common: str, cwd: str, roots: list[str]) -> 
     return raw
 
 
-def files_named(root: str, names: list[str], within: str = "") -> list[str]:
+def _module_specs(parts: tuple[str, ...]) -> list[str]:
+    """Pathspecs of the files a module path may be (``storage/engine``: `engine.rs`, or
+    `engine/mod.rs`, `engine/__init__.py`), for each start of it of two parts or more."""
+    specs = []
+    for n in range(len(parts), 1, -1):
+        stem = "/".join(parts[:n])
+        specs += [f":(glob,icase)**/{stem}{end}" for end in _MODULE_FILES]
+    return specs
+
+
+_MODULE_FILES = (".*", "/mod.rs", "/__init__.py")
+
+
+def _module_files(parts: tuple[str, ...], listed: list[str], within: str) -> list[str]:
+    """The files of ``listed`` a module path names: of its longest start that names any,
+    at most MAX_NAMESAKES (within the prompt's package where it has some)."""
+    low = [(rel, rel.lower()) for rel in listed]
+    for n in range(len(parts), 1, -1):
+        stem = "/" + "/".join(parts[:n]).lower()
+        hits = [rel for rel, path in low if _module_file(path, stem)]
+        inside = [rel for rel in hits if rel.startswith(within + "/")] if within else []
+        hits = inside or hits
+        if 0 < len(hits) <= MAX_NAMESAKES:
+            return hits
+    return []
+
+
+def _module_file(path: str, stem: str) -> bool:
+    """Whether ``path`` (lower case) is the file of the module ``stem`` (``/a/b``)."""
+    full = "/" + path
+    if full.endswith((stem + "/mod.rs", stem + "/__init__.py")):
+        return True
+    cut = full.rfind(".")
+    return cut > full.rfind("/") and full[:cut].endswith(stem)
+
+
+def files_named(
+    root: str,
+    names: list[str],
+    within: str = "",
+    modules: tuple[tuple[str, ...], ...] = (),
+) -> list[str]:
     """The files git tracks in the repository at ``root`` named as each of ``names`` is,
     in any folder, for each name that at most MAX_NAMESAKES files have (one git process,
     reading the index; none for no name). ``within``: the folder below the root the prompt
     was written in (a monorepo's package), whose files of a name are the ones meant where
     it has any (since session 67: before, `money.py` in billing named web's too, or, in
     more than three packages, none)."""
-    if not names:
+    if not names and not modules:
         return []
     from gitmem import leangit
 
     specs = [f":(glob)**/{name}" for name in dict.fromkeys(names)]
+    specs += [spec for parts in modules for spec in _module_specs(parts)]
     out = leangit.output(("ls-files", "-z", "--", *specs), root, timeout=2.0)
+    listed = [rel for rel in (out or "").split("\0") if rel]
+    wanted = set(names)
     by_name: dict[str, list[str]] = {}
-    for rel in (out or "").split("\0"):
-        if rel:
-            by_name.setdefault(rel.rsplit("/", 1)[-1], []).append(rel)
-    found: list[str] = []
+    for rel in listed:
+        name = rel.rsplit("/", 1)[-1]
+        if name in wanted:
+            by_name.setdefault(name, []).append(rel)
+    found: list[str] = [rel for parts in modules for rel in _module_files(parts, listed, within)]
     for rels in by_name.values():
         inside = [rel for rel in rels if rel.startswith(within + "/")] if within else []
         rels = inside or rels
@@ -586,7 +631,9 @@ class Retriever:
                 names.append(raw)
             else:
                 found[rel] = None
-        for rel in files_named(root, names[:MAX_NAMES], folder_below(root, cwd)):
+        # the prompt's bare file names and module paths (`crate::storage::engine`)
+        looked_up = files_named(root, names[:MAX_NAMES], folder_below(root, cwd), terms.modules)
+        for rel in looked_up:
             found[rel] = None
         # a code host's link names a path of some repository: this one's where it is here
         # (a link to another project's file is no path of this one)

@@ -197,6 +197,26 @@ def test_a_file_the_prompt_names_alone_is_found_where_it_is(repo: Path, no_model
     assert [h.glob for h in got if h.glob] == ["api/**"] * len([h for h in got if h.glob])
 
 
+def test_a_module_the_prompt_names_is_found_where_it_is(repo: Path, no_model: None) -> None:
+    """A module's qualified name (Rust's `crate::billing::ledger::Fee`, PHP's
+    `Api\\Routes`, Python's `billing.charge.apply_fee`) names the file of its longest start
+    that is one (since session 75: before, only its words reached the keyword ranker); a
+    standard library's (`std::fmt`) or a host's (`api.example.com`) names none."""
+    project(repo)
+    write(repo, "billing/ledger.rs", "")
+    commit_all(repo, "files")
+    r = discover(repo)
+    index.build(r)
+    for prompt, glob in [
+        ("make crate::billing::ledger::Fee round half up", "billing/**"),
+        ("why does `billing.charge.apply_fee` return a float", "billing/**"),
+        ("add a version prefix to Api\\Routes::list please", "api/**"),
+    ]:
+        hit = retrieve(r, prompt, []).hits[0]
+        assert hit.glob == glob, (prompt, hit)
+    assert all(h.glob is None for h in retrieve(r, "use std::fmt and api.example.com", []).hits)
+
+
 @pytest.mark.parametrize(
     ("prompt", "paths"),
     [
