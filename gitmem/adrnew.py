@@ -81,14 +81,14 @@ def new_in_log(
             newest: Path | None = max(numbered, key=lambda item: item[0])[1]
         else:  # a log named by date (log4brains: 20210304-x.md), or an empty one
             newest = dated[-1] if dated else None
-        model = fsutil.read_text(_inside(repo.root, newest)) if newest is not None else ""
+        model = _read(repo.root, newest) if newest is not None else ""
         if newest is not None and newest.suffix.lower() != ".md":
             raise GitmemError(
                 f"--in {src.path}: its records are {newest.suffix} files and `gitmem new` writes"
                 " Markdown; write this one as the log's others are written"
             )
         own = logtemplate.find(folder, repo.root) if template is None else None
-        own_text = fsutil.read_text(_inside(repo.root, own)) if own is not None else None
+        own_text = _read(repo.root, own) if own is not None else None
         if own_text is None and template is None:  # a log in another language: its headings
             own_text = logtemplate.skeleton(model)
         if own_text is not None:
@@ -209,6 +209,17 @@ def _dated_name(model: str, slug: str, attempt: int) -> str:
     today = dt.date.today()
     stamp = today.strftime("%Y%m%d") if model[:8].isdigit() else today.isoformat()
     return f"{stamp}-{slug}{f'-{attempt + 1}' if attempt else ''}.md"
+
+
+def _read(root: Path, path: Path) -> str:
+    """The text of the log's file ``path`` (its newest record, its template), else a clear
+    error naming it and line (not UTF-8, unreadable; before session 75, a traceback)."""
+    try:
+        return fsutil.read_text(_inside(root, path))
+    except fsutil.NotUtf8 as exc:
+        raise GitmemError(f"{path.relative_to(root)}:{exc.line}: {exc}") from None
+    except OSError as exc:
+        raise GitmemError(f"{path.relative_to(root)}: {fsutil.unread(exc)}") from None
 
 
 def _inside(root: Path, path: Path) -> Path:

@@ -217,6 +217,17 @@ def test_a_log_in_another_language_without_a_template_gets_its_headings(repo: Pa
     assert "## 状态\n\n通过\n\n## 背景" in (repo / rel).read_text()
 
 
+def test_a_template_that_is_not_utf8_is_named_with_its_line(repo: Path) -> None:
+    write(repo, "doc/adr/0001-x.md", "# 1. X\n\n## Status\n\nAccepted\n")
+    (repo / "doc/adr/templates").mkdir()
+    (repo / "doc/adr/templates/template.md").write_bytes(b"# NUMBER. TITLE\n\n\xff bad\n")
+    initialised(repo)
+    done = gitmem(repo, "new", "--in", "doc/adr", "Y")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "doc/adr/templates/template.md:3: not UTF-8: byte 0xff" in done.stderr
+    assert sorted(p.name for p in (repo / "doc/adr").glob("*.md")) == ["0001-x.md"]
+
+
 def test_an_empty_log_with_a_template_gets_its_first_record(repo: Path) -> None:
     write(repo, "doc/adr/templates/template.md", ADR_TOOLS_PT)
     write(repo, "doc/adr/README.md", "Decisões.\n")
