@@ -19,7 +19,7 @@ import posixpath
 import re
 from pathlib import Path, PurePosixPath
 
-from gitmem import adrimport, config, fsutil, logtemplate, resources, sections, store
+from gitmem import adrfields, adrimport, config, fsutil, logtemplate, resources, sections, store
 from gitmem.adrwords import ADR_STATUS_WORDS, CJK_STATUS_WORDS, ENGLISH_STATUS_WORDS
 from gitmem.errors import GitmemError
 from gitmem.repo import Repo
@@ -173,7 +173,7 @@ def _log_word(files: list[Path], status: str) -> str:
     lower case), else gitmem's (``Accepted``)."""
     for path in sorted(files, reverse=True)[:50]:
         try:
-            written = adrimport.written_status(fsutil.read_text(path)) or ""
+            written = adrfields.written_status(fsutil.read_text(path)) or ""
         except (OSError, ValueError):
             continue
         words = [str(w) for w in re.findall(r"[^\W\d_]+", written)]

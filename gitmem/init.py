@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitmem import adrimport, config, fsutil, git, moved, store
+from gitmem import adrglobs, adrimport, config, fsutil, git, moved, store
 from gitmem.errors import GitmemError
 from gitmem.fsutil import atomic_write
 from gitmem.repo import Repo
@@ -76,7 +76,7 @@ def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) 
             found.append(d)
     prefixes: dict[str, str] = {}
     if found:
-        prefixes = _add_sources(cfg_path, found, adrimport.package_folders(files))
+        prefixes = _add_sources(cfg_path, found, adrglobs.package_folders(files))
         cfg = config.load(root)
     entries, _ = config.load_imported(root)
     folders = [s.path for s in cfg.sources]
@@ -95,7 +95,7 @@ def init(repo: Repo, *, import_adrs: bool = True, adr_dirs: Sequence[str] = ()) 
         prefixes.update(_replace_sources(cfg_path, followed, set(found)))
         cfg = config.load(root)
         folders = [s.path for s in cfg.sources]
-    inferred = adrimport.infer_logs(root, folders, files)
+    inferred = adrglobs.infer_logs(root, folders, files)
     new_entries: dict[str, tuple[str, ...]] = {}
     adr_count = len(inferred)
     for rel, globs_list in inferred.items():
@@ -191,7 +191,7 @@ def _add_sources(cfg_path: Path, folders: list[str], packages: set[str]) -> dict
     for folder in folders:
         item = CommentedMap()
         item["path"] = folder
-        item["id_prefix"] = id_prefix(folder, taken, adrimport.package_of(folder, packages))
+        item["id_prefix"] = id_prefix(folder, taken, adrglobs.package_of(folder, packages))
         taken.add(item["id_prefix"])
         # ruamel keeps the comment that follows the list (the next setting's) on the last
         # item: move it to the new last item, or it ends up inside the list
@@ -217,7 +217,7 @@ def id_prefix(folder: str, taken: set[str], package: str | None = None) -> str:
     it. A second numbered log in the repository would otherwise give its records the same
     ids as the first's, and lose them as duplicates: it is named after its folder instead
     (``BILLING-0007``), else ``ADR2``... The log of a monorepo's package (``package``, see
-    ``adrimport.package_of``) is named after its package even when it is the first: the
+    ``adrglobs.package_of``) is named after its package even when it is the first: the
     agent reads which package a decision is of in its id (since session 67)."""
     if package is None and "ADR" not in taken:
         return "ADR"

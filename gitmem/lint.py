@@ -114,12 +114,12 @@ def outdated_inferences(
     changed (added, moved). One warning per log, on its first such entry, with how many
     ADRs it stands for. Entries a person marked ``inferred: false`` are theirs, and never
     compared."""
-    from gitmem import adrimport
+    from gitmem import adrglobs
 
     if not any(e.inferred for e in entries.values()):
         return []
     folders = [s.path for s in cfg.sources if (repo.root / s.path).is_dir()]
-    now = adrimport.infer_logs(repo.root, folders, files)
+    now = adrglobs.infer_logs(repo.root, folders, files)
     by_log: dict[str, list[tuple[str, config.ImportedEntry, list[str]]]] = {}
     for rel, globs in now.items():
         entry = entries.get(rel)

@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gitmem import adrimport, sections
-from gitmem.adrimport import choices as adrimport_choices
+from gitmem import adrfields, sections
+from gitmem.adrfields import choices as adrimport_choices
 from gitmem.adrwords import ADR_STATUS_WORDS, CJK_STATUS_WORDS, TRANSLATED_KEYS
 
 # Where the tools keep a log's template, in the log folder; the first found is used.
@@ -265,7 +265,7 @@ def _set_date(body: str, today: str) -> str:
     """The body with today's date on its ``Date:`` line or in its Date section, if it has
     one (``Date: [YYYY-MM-DD when …]``, ``Data: DATE`` already filled)."""
     match = _DATE_LINE.search(body)
-    if match is not None and not adrimport.iso_date(match.group(1).strip()):
+    if match is not None and not adrfields.iso_date(match.group(1).strip()):
         return body[: match.start(1)] + today + body[match.end() :]
     lines = body.split("\n")
     at = sections.heading_line(body, "date")

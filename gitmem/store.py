@@ -19,7 +19,19 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
-from gitmem import adrimport, config, frontmatter, fsutil, hidden, markup, moved, sections, validate
+from gitmem import (
+    adrfields,
+    adrglobs,
+    adrimport,
+    config,
+    frontmatter,
+    fsutil,
+    hidden,
+    markup,
+    moved,
+    sections,
+    validate,
+)
 from gitmem.errors import DecisionNotFoundError
 from gitmem.globs import GlobError, compile_globs
 from gitmem.model import (
@@ -348,7 +360,7 @@ def _infer_unlisted(root: Path, cfg: config.Config, wanted: set[str]) -> dict[st
     if listed is None:
         return {}
     files = leangit.file_names(listed)
-    return adrimport.infer_logs(root, [s.path for s in cfg.sources], files, wanted)
+    return adrglobs.infer_logs(root, [s.path for s in cfg.sources], files, wanted)
 
 
 def _read_unlisted(
@@ -600,7 +612,7 @@ def _named_successors(meta: Mapping[str, Any], sf: SourceFile) -> list[str]:
     status = status if isinstance(status, str) else ""
     match = validate.SUPERSEDED_BY.match(status)
     if match:
-        links = adrimport.parse_status_text(status)[2]  # links to record files, "ADR 13"
+        links = adrfields.parse_status_text(status)[2]  # links to record files, "ADR 13"
         if links:
             named.extend(r for r in (_link_ref(t, sf) for t in links) if r is not None)
         else:
@@ -614,12 +626,12 @@ def _build_adr(
 ) -> tuple[Decision, list[Problem], list[str]]:
     """An ADR without (or with partial) front matter, completed from its Markdown."""
     meta = dict(parsed.meta or {})
-    status, supersedes, superseded_by = adrimport.parse_status(parsed.body)
+    status, supersedes, superseded_by = adrfields.parse_status(parsed.body)
     written = meta.get("status")
     if isinstance(written, str) and validate.canonical_status(written) is None:
         # MADR 3/4 keep the status in front matter, links included:
         # `status: "superseded by [ADR-0005](0005-use-x.md)"`.
-        said, more_supersedes, more_superseded_by = adrimport.parse_status_text(written)
+        said, more_supersedes, more_superseded_by = adrfields.parse_status_text(written)
         if said is not None:
             meta["status"] = said
         supersedes = more_supersedes + supersedes
@@ -627,11 +639,11 @@ def _build_adr(
     more_supersedes, more_superseded_by = _front_matter_links(meta.get("links"))
     supersedes = supersedes + more_supersedes
     superseded_by = superseded_by + more_superseded_by
-    unread = None if status or "status" in meta else adrimport.written_status(parsed.body)
+    unread = None if status or "status" in meta else adrfields.written_status(parsed.body)
     if unread == "":  # a Status section left empty: the record is not finished
         status = "proposed"
     meta.setdefault("status", status or "accepted")
-    if "tags" not in meta and (tags := adrimport.parse_tags(parsed.body)):
+    if "tags" not in meta and (tags := adrfields.parse_tags(parsed.body)):
         meta["tags"] = tags  # "- Tags: build, deps"
     heading = sections.first_heading(parsed.body)
     if heading and "title" not in meta:
@@ -639,7 +651,7 @@ def _build_adr(
     written_date = _front_matter_date(meta)
     if written_date:
         meta["date"] = written_date
-    date = adrimport.parse_date(parsed.body) or validate.name_date(sf.rel)
+    date = adrfields.parse_date(parsed.body) or validate.name_date(sf.rel)
     if date:
         meta.setdefault("date", date)
     if supersedes and "supersedes" not in meta:
@@ -658,7 +670,7 @@ def _build_adr(
         meta.setdefault("globs", good)
         meta.setdefault("globs_inferred", entry.inferred)
     key_lines = parsed.key_lines
-    if "status" not in key_lines and (at := adrimport.status_line(parsed.body)) is not None:
+    if "status" not in key_lines and (at := adrfields.status_line(parsed.body)) is not None:
         key_lines = {**key_lines, "status": parsed.body_line + at}  # problems point there
     synth = dataclasses.replace(parsed, meta=meta, key_lines=key_lines)
     decision, more = validate.build(synth, sf.rel, id_prefix=sf.id_prefix, source=sf.source)
@@ -719,7 +731,7 @@ def _front_matter_date(meta: Mapping[str, Any]) -> str | None:
         if value is not None and not isinstance(value, dict | list):
             text = str(value).strip()[:40]
             stamp = _TIMESTAMP.match(text)  # `date: 2024-03-05 10:00`, as YAML reads it
-            date = adrimport.iso_date(stamp.group(1) if stamp else text)
+            date = adrfields.iso_date(stamp.group(1) if stamp else text)
             if date:
                 return date
     return None
@@ -733,8 +745,8 @@ _AT_FILE = "\t"
 
 def _link_ref(target: str, sf: SourceFile) -> str | None:
     """A supersession reference, as written in an ADR: a link to a record file or a bare
-    number (see ``adrimport.ref_id``)."""
-    ref = adrimport.ref_id(target, sf.id_prefix)
+    number (see ``adrfields.ref_id``)."""
+    ref = adrfields.ref_id(target, sf.id_prefix)
     name = target.split("#", 1)[0]
     if ref is None or target.isdigit() or "://" in name:
         return ref

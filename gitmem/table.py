@@ -82,19 +82,19 @@ if TYPE_CHECKING:
 # (`validate.as_id`).
 # 33: ADR statuses "In review", "Under discussion", "Not accepted", ... and an empty Status
 # section read as proposed, with a warning for a status not understood (`vocab`,
-# `adrimport.written_status`); globs inferred for `Type.member` and hidden folders' paths;
+# `adrfields.written_status`); globs inferred for `Type.member` and hidden folders' paths;
 # a summary's list items read as sentences (`sections._join`); a `## Date` section, a
 # status's date and a title label ended by "："; Spanish, Portuguese, German, French and
 # Italian logs' section names, status words and supersession (`vocab`); dates written
-# "17 Feb 2025", "05.03.2024" (`adrimport.iso_date`); an ADR's `Tags:` line, and `tags:`
-# written as one string with commas (`adrimport.parse_tags`, `validate.build`).
+# "17 Feb 2025", "05.03.2024" (`adrfields.iso_date`); an ADR's `Tags:` line, and `tags:`
+# written as one string with commas (`adrfields.parse_tags`, `validate.build`).
 # 34: a Decision that a status word opens ("Decided: use X") is a summary, and "Accepted on
 # 2024-03-05" is no summary (`sections._status_only`); an ADR's front matter date under
 # `decided-on`, `created`, ... or written "17 Feb 2025" (`store._front_matter_date`); no
-# tag from a `Tags:` line's unfilled placeholder (`adrimport.parse_tags`); globs inferred
+# tag from a `Tags:` line's unfilled placeholder (`adrfields.parse_tags`); globs inferred
 # for Rust's, C++'s and PHP's qualified names and extensionless partial paths; the `adrs`
 # tool's front matter `links`; a Status section's history and choices
-# (`adrimport.current_status`); Russian logs' words.
+# (`adrfields.current_status`); Russian logs' words.
 SCHEMA_VERSION = "34"
 TABLE_NAME = "table.sqlite"
 

@@ -1048,7 +1048,7 @@ def test_a_moved_adr_folder_is_reported_not_silently_unread(repo: Path) -> None:
 def test_an_acronym_in_capitals_names_no_file() -> None:
     """An ADR saying "a CLI flag" is not about `cli.go` (nor "SUBSET" about subset.py);
     a snake_case or CamelCase name equal to a file stem still is."""
-    from gitmem.adrimport import RepoLayout, infer_globs
+    from gitmem.adrglobs import RepoLayout, infer_globs
 
     layout = RepoLayout(
         ["cmd/txsim/cli.go", "x/zk/client/cli.go", "docs/lang/subset.py", "app/fee_handler.go"]
@@ -1064,7 +1064,7 @@ def test_a_member_named_by_its_type_names_the_type_s_file() -> None:
     was looked up, as a file name, and the ADR's subject got no glob. A lower-case head is
     a word or a package (`store.load`, Go's `square.Build`); a file named with a dot
     (`appsettings.json`) is still that file; an acronym names no file."""
-    from gitmem.adrimport import RepoLayout, infer_globs
+    from gitmem.adrglobs import RepoLayout, infer_globs
 
     layout = RepoLayout(
         ["src/Controllers/AuthenticationController.cs", "src/Services/IUserProfileService.cs",
@@ -1088,7 +1088,7 @@ def test_a_hidden_folder_s_path_keeps_its_dot() -> None:
     was dropped (`github/workflows/release.yml`), and such a path named nothing. A file
     extension said alone (`.json`: JSON files) names nothing hidden, and is read as the word
     it was read as before (a `json/` package)."""
-    from gitmem.adrimport import RepoLayout, infer_globs
+    from gitmem.adrglobs import RepoLayout, infer_globs
 
     layout = RepoLayout(
         [".github/workflows/release.yml", ".claude/rules/formats.md", ".eslintrc.json",
@@ -1111,7 +1111,7 @@ def test_qualified_names_of_rust_cpp_and_php_name_their_module_s_file() -> None:
     path (the module that holds the type). Before session 75 each part was read alone, as a
     word; `std::vector` and `tokio::sync` name nothing here, a Windows path is a path, and
     Markdown's escapes (`my\\_module`) are no PHP name."""
-    from gitmem.adrimport import RepoLayout, infer_globs
+    from gitmem.adrglobs import RepoLayout, infer_globs
 
     layout = RepoLayout(
         ["src/storage/engine.rs", "src/net/peer/mod.rs", "lib/billing/ledger.cc",
@@ -1137,7 +1137,7 @@ def test_a_command_line_option_names_no_folder() -> None:
     """`--features=no-rows` is a flag, not the `features/` folder (apalache's ADR-002 got
     its changelog-fragment folder `.unreleased/features/**`); an option's value still
     names a path, and so does a hyphenated word in the prose."""
-    from gitmem.adrimport import RepoLayout, infer_globs
+    from gitmem.adrglobs import RepoLayout, infer_globs
 
     layout = RepoLayout([".unreleased/features/.gitkeep", "conf/app.yaml", "non-blocking/io.go"])
     text = "Pass `--features=no-rows` or `--config=conf/app.yaml`; see `non-blocking`."
@@ -1149,7 +1149,7 @@ def test_a_route_path_in_an_adr_is_read_whole() -> None:
     were split at its brackets, so the decision was given `app/blog/**`, the whole blog,
     and `app/(site)/about/page.tsx` was found only by its tail. Read whole, each names its
     own file; parentheses in prose (`function(arg)`) are no path."""
-    from gitmem.adrimport import RepoLayout, infer_globs
+    from gitmem.adrglobs import RepoLayout, infer_globs
 
     layout = RepoLayout(
         ["app/blog/[slug]/page.tsx", "app/blog/index.tsx", "app/(site)/about/page.tsx",
@@ -1168,7 +1168,7 @@ def test_a_project_name_that_is_its_root_package_names_no_folder() -> None:
     """JabRef's ADRs say "JabRef" throughout, and its code lives under `org/jabref` in
     main and test trees: that is the whole project, not a part of it. A package that
     parallel trees share but that holds a part of the code still counts."""
-    from gitmem.adrimport import RepoLayout, infer_globs
+    from gitmem.adrglobs import RepoLayout, infer_globs
 
     main, test = "src/main/java/org/moneybox", "src/test/java/org/moneybox"
     layout = RepoLayout(

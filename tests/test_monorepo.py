@@ -145,13 +145,13 @@ def test_logs_that_are_not_a_package_s_own(repo: Path) -> None:
     ],
 )
 def test_the_package_a_log_belongs_to(folder: str, packages: set[str], expected: str) -> None:
-    from gitmem.adrimport import package_of
+    from gitmem.adrglobs import package_of
 
     assert package_of(folder, packages) == expected
 
 
 def test_package_manifests_of_the_usual_ecosystems() -> None:
-    from gitmem.adrimport import package_folders
+    from gitmem.adrglobs import package_folders
 
     files = [
         "package.json",  # the root's: the whole repository, not a package of it

@@ -25,28 +25,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from devsets import BENCH, run_sets
 
-from gitmem import adrimport
+from gitmem import adrglobs
 
 _CAMEL_CUT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NOT_CODE = (".png", ".svg", ".jpg", ".gif", ".md", ".rst", ".adoc", ".txt")
 
 
 def patch() -> None:
-    original = adrimport.RepoLayout.resolve
+    original = adrglobs.RepoLayout.resolve
 
-    def resolve(self: adrimport.RepoLayout, token: str, within: str | None = None) -> list[str]:
+    def resolve(self: adrglobs.RepoLayout, token: str, within: str | None = None) -> list[str]:
         found = original(self, token, within)
         t = token.strip("./").strip("/")
         if found or "_" in t or "/" in t or "." in t or t.isupper():
             return found
-        if not adrimport._identifier_like(t):
+        if not adrglobs._identifier_like(t):
             return found
         snake = _CAMEL_CUT.sub("_", t).lower()
-        stems = adrimport._inside(list(self.by_stem.get(snake, ())), within)
+        stems = adrglobs._inside(list(self.by_stem.get(snake, ())), within)
         code = [f for f in stems if not f.lower().endswith(_NOT_CODE)]
         return sorted(code) if 0 < len(code) <= 2 else []
 
-    adrimport.RepoLayout.resolve = resolve  # type: ignore[method-assign]
+    adrglobs.RepoLayout.resolve = resolve  # type: ignore[method-assign]
 
 
 def main() -> int:

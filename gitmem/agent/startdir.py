@@ -75,7 +75,7 @@ def advice(agent: str) -> str:
 def install_note(agent: str, root: Path, here: Path, home: Path) -> str | None:
     """What to say after installing ``agent``'s hooks for the project, where the user may
     start it below the root: run from a subfolder, or in a repository with packages
-    (adrimport.package_folders). None where it need not be said: an agent that finds the
+    (adrglobs.package_folders). None where it need not be said: an agent that finds the
     root's hooks, or one whose hooks are installed for the user too."""
     if agent not in CWD_ONLY:
         return None
@@ -86,9 +86,9 @@ def install_note(agent: str, root: Path, here: Path, home: Path) -> str | None:
             return None
         where = f"started here ({rel}/)"
     elif "user" not in scopes_of(agent, root, home):
-        from gitmem import adrimport, git
+        from gitmem import adrglobs, git
 
-        packages = adrimport.package_folders(git.ls_files(root))
+        packages = adrglobs.package_folders(git.ls_files(root))
         if not packages:
             return None
         where = f"started in a package of this repository ({min(packages)}/, ...)"

@@ -114,13 +114,13 @@ def new(
 
 
 def _package_here(root: Path) -> str | None:
-    """The monorepo package the current folder is in (gitmem.adrimport.package_of), which
+    """The monorepo package the current folder is in (gitmem.adrglobs.package_of), which
     a record written there without globs governs (since session 67: before, none)."""
-    from gitmem import adrimport, git
+    from gitmem import adrglobs, git
     from gitmem.location import folder_below
 
     rel = folder_below(str(root), str(Path.cwd()))
-    return adrimport.package_of(rel, adrimport.package_folders(git.ls_files(root))) if rel else None
+    return adrglobs.package_of(rel, adrglobs.package_folders(git.ls_files(root))) if rel else None
 
 
 @click.command(name="list")
