@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 
 from gitmem import fsutil
 from gitmem.adrimport import adr_files
-from gitmem.entities import PATH_SEGMENT, route_path
+from gitmem.entities import PATH_SEGMENT, RELATIVE_HEADS, STANDARD_LIBRARIES, route_path
 
 _GENERIC = {
     "src",
@@ -287,10 +287,6 @@ _ROUTE_PATH = re.compile(rf"(?<![\w/.\[(-]){PATH_SEGMENT}(?:/{PATH_SEGMENT})+/?"
 _QUALIFIED = re.compile(
     r"(?<![\w:\\])\\?((?:[A-Za-z_]\w*(?:::|\\))+[A-Za-z_]\w*)(\.[A-Za-z]\w{0,7})?(?![\w:\\])"
 )
-# Rust's names of the crate and module a path starts from
-_RELATIVE_HEADS = frozenset({"crate", "self", "super"})
-# the standard libraries' roots (Rust's, C++'s): `std::sync::Arc` names no module here
-_STANDARD_LIBRARIES = frozenset({"std", "core", "alloc", "boost"})
 # what joins a qualified name's parts in a token for `RepoLayout.resolve` (no path holds it)
 QUALIFIED_JOIN = "\\"
 
@@ -306,9 +302,9 @@ def _qualified_names(text: str, out: list[str]) -> str:
         if match.group(2):  # `src\app\x.py`
             out.append("/".join(parts) + match.group(2))
             return " "
-        if parts[0] in _STANDARD_LIBRARIES:  # `std::vector`: none of the repository's
+        if parts[0] in STANDARD_LIBRARIES:  # `std::vector`: none of the repository's
             return " "
-        while parts and parts[0] in _RELATIVE_HEADS:
+        while parts and parts[0] in RELATIVE_HEADS:
             parts = parts[1:]
         if parts:
             out.append(QUALIFIED_JOIN.join(parts))

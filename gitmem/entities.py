@@ -210,8 +210,10 @@ def _qualified() -> re.Pattern[str]:
     return re.compile(r"(?<![\w:\\])(?:[A-Za-z_]\w*(?:::|\\))+[A-Za-z_]\w*(?![\w:\\.])")
 
 
-_RELATIVE_HEADS = frozenset({"crate", "self", "super"})
-_STANDARD_LIBRARIES = frozenset({"std", "core", "alloc", "boost", "os", "sys", "java", "javax"})
+RELATIVE_HEADS = frozenset({"crate", "self", "super"})  # Rust's, where a module path starts
+# the standard libraries' roots (Rust's, C++'s, Python's, Java's): `std::sync::Arc`,
+# `os.path.join` name no module of the repository
+STANDARD_LIBRARIES = frozenset({"std", "core", "alloc", "boost", "os", "sys", "java", "javax"})
 _HOSTS = (".com", ".org", ".net", ".io")  # `api.example.com`: a host, no module
 MAX_MODULES = 4
 MAX_MODULE_PARTS = 6
@@ -226,9 +228,9 @@ def modules(text: str, identifiers: tuple[str, ...]) -> tuple[tuple[str, ...], .
     dotted = (i for i in identifiers if i.count(".") >= 2 and not i.endswith(_HOSTS))
     for name in [*names, *dotted]:
         parts = [p for p in re.split(r"::|\\|\.", name) if p]
-        if not parts or parts[0] in _STANDARD_LIBRARIES:
+        if not parts or parts[0] in STANDARD_LIBRARIES:
             continue
-        while parts and parts[0] in _RELATIVE_HEADS:
+        while parts and parts[0] in RELATIVE_HEADS:
             parts = parts[1:]
         if len(parts) >= 2:
             found.append(tuple(parts[:MAX_MODULE_PARTS]))
