@@ -725,8 +725,9 @@ _TIMESTAMP = re.compile(r"(\d{4}-\d\d-\d\d)[T ]\d\d:\d\d")
 def _front_matter_date(meta: Mapping[str, Any]) -> str | None:
     """The date an ADR's front matter gives, as ``YYYY-MM-DD``: under `date` or one of
     ``_DATE_KEYS``, written in one of the forms ADR logs write (``17 Feb 2025``). None
-    when it gives none gitmem can read (a `date` left as written is then warned of)."""
-    for key in _DATE_KEYS:
+    when it gives none gitmem can read (a `date` left as written is then warned of; the
+    other keys are read only where there is no `date`)."""
+    for key in ("date",) if "date" in meta else _DATE_KEYS:
         value = meta.get(key)
         if value is not None and not isinstance(value, dict | list):
             text = str(value).strip()[:40]

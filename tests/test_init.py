@@ -564,7 +564,7 @@ def test_dates_as_adr_front_matter_writes_them(repo: Path) -> None:
     folder = "docs/adr"
     for n, date in enumerate(
         ("decided-on: 2024-03-05", "created: 2024-04-06", "date: 17 Feb 2025",
-         "date: 2024-05-07 10:30", "date: sometime"), start=1,
+         "date: 2024-05-07 10:30", "date: sometime\ncreated: 2024-01-01"), start=1,
     ):  # fmt: skip
         write(repo, f"{folder}/000{n}-x{n}.md", f"---\n{date}\n---\n\n# {n}. X{n}\n\nWe do X{n}.\n")
     catalog = initialised(repo, "dates")
