@@ -17,6 +17,7 @@ the writer to replace.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -168,7 +169,9 @@ def fill(
     )
     if front is not None:
         dated = re.search(r"^date[ \t]*:", front, re.M) or not _DATE_LINE.search(body)
+        titled = re.search(r"^title[ \t]*:", front, re.M)  # a site's (`title: {title}`)
         meta = [
+            *([("title", json.dumps(title, ensure_ascii=False))] if titled else []),
             *([("status", status)] if status_in_front else []),
             *([("date", today)] if dated else []),
             *meta,

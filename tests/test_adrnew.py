@@ -415,3 +415,19 @@ def test_records_written_at_once_each_get_a_number_of_their_own(
     numbers = sorted(int(Path(rel).name[:4]) for rel in made)
     assert numbers == list(range(301, 309)), made
     assert len({p.name[:4] for p in (repo / where).glob("*.md")}) == 308
+
+
+def test_a_template_s_front_matter_title_gets_the_title() -> None:
+    """A template kept for a site (`title: {title}` in its front matter, as Docusaurus and
+    Jekyll read it) gets the title there too, quoted for YAML; else gitmem would read the
+    placeholder as the record's title."""
+    from gitmem import logtemplate
+
+    text = logtemplate.fill(
+        "---\ntitle: {title}\nstatus: draft\n---\n# {title}\n\nBody\n",
+        heading='Use "X"', number=3, title='Use "X"', status="proposed", said="Proposed",
+        today="2026-12-02", meta=[], links=[], tags=[],
+    )  # fmt: skip
+    assert text == (
+        '---\ntitle: "Use \\"X\\""\nstatus: proposed\ndate: 2026-12-02\n---\n# Use "X"\n\nBody\n'
+    )
