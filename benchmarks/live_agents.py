@@ -161,9 +161,7 @@ def main() -> None:
             )
         )
     )
-    with tempfile.TemporaryDirectory(
-        prefix="gitmem-live-bench-", ignore_cleanup_errors=True
-    ) as tmp:
+    with tempfile.TemporaryDirectory(prefix="gitmem-live-bench-", ignore_cleanup_errors=True) as tmp:
         for agent, exe in found:
             report(measure(agent, exe, args.rounds, Path(tmp)))
 

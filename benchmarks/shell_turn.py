@@ -116,9 +116,7 @@ def main() -> int:
     finally:
         shutil.rmtree(root, ignore_errors=True)
     where = " in a clone a group shares" if args.shared else ""
-    print(
-        f"`gitmem-hook claude EVENT` for a Bash call ({COMMAND!r}){where}, median of {args.runs}:"
-    )
+    print(f"`gitmem-hook claude EVENT` for a Bash call ({COMMAND!r}){where}, median of {args.runs}:")
     for event, found in results.items():
         line = "  ".join(f"{label} {ms:6.1f} ms" for label, ms in found.items())
         ratio = (

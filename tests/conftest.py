@@ -80,7 +80,6 @@ def git_home(folder: Path, settings: str = "") -> Path:
     (home / ".gitconfig").write_text(settings)
     return home
 
-
 # git before 2.32 passes a partial clone's filter to uploadpack.packObjectsHook quoted
 # ('--filter='blob:none''), and pack-objects refuses it: FetchCounter cannot count there
 COUNTS_FETCHES = pytest.mark.skipif(

@@ -180,9 +180,7 @@ def test_the_agent_hears_at_once_when_it_writes_a_broken_record(project: Path) -
     assert "has errors" not in said and "D-0001" in said
 
 
-NYGARD = (
-    "# {n}. {title}\n\nDate: 2026-11-0{n}\n\n## Status\n\nAccepted\n\n## Decision\n\n{title}.\n"
-)
+NYGARD = "# {n}. {title}\n\nDate: 2026-11-0{n}\n\n## Status\n\nAccepted\n\n## Decision\n\n{title}.\n"
 
 
 def test_the_agent_hears_at_once_when_it_writes_a_broken_adr_read_in_place(repo: Path) -> None:
@@ -307,9 +305,7 @@ def test_a_settings_file_with_errors(project: Path) -> None:
 def test_a_settings_files_bad_source_is_named_at_its_own_line(repo: Path) -> None:
     """Each item of `sources:` that is not `path: DIR` is named at its line; before session
     57 every one was named at the line of the `sources:` key."""
-    write(
-        repo, ".continuity/config.yaml", "sources:\n  - path: docs/adr\n  - 42\n  - {path: [x]}\n"
-    )
+    write(repo, ".continuity/config.yaml", "sources:\n  - path: docs/adr\n  - 42\n  - {path: [x]}\n")
     lint = gitmem(repo, "lint")
     assert ".continuity/config.yaml:3: sources[1]: expected `path: DIR`" in lint.stdout
     assert ".continuity/config.yaml:4: sources[2]: expected `path: DIR`" in lint.stdout
@@ -438,12 +434,7 @@ def test_a_record_left_in_merge_conflict(project: Path) -> None:
 def alias_bomb(levels: int = 9) -> str:
     """Front matter in which nine anchors of nine aliases each stand for 9**9 values: a
     dozen lines, read as plain values, that no machine finishes."""
-    lines = [
-        "---",
-        "title: Aliases",
-        "status: accepted",
-        'a0: &a0 ["x","x","x","x","x","x","x","x","x"]',
-    ]
+    lines = ["---", "title: Aliases", "status: accepted", 'a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
     for i in range(1, levels):
         lines.append(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]")
     return "\n".join([*lines, f"globs: *a{levels - 1}", "---", "## Decision", "", "Bomb.", ""])

@@ -197,7 +197,9 @@ def test_paths_mode_and_changed_records_are_linted(project: Path) -> None:
     )
 
 
-def test_a_folder_is_checked_file_by_file(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_folder_is_checked_file_by_file(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`gitmem check src/` or `gitmem check .`, as `ruff check .` is run: every file git
     tracks or would track under the folder. Before session 48 a folder was read as one
     file with no lines: "no decision governs these changes", exit 0, over a critical
@@ -255,9 +257,7 @@ def test_the_staged_change_to_the_files_named(
     git(project, "add", "billing/charge.py")
     code, out = run("check", "--staged", "billing/refund.py")  # the other staged file: not it
     assert code == 0 and "billing/charge.py" not in out
-    monkeypatch.chdir(
-        project / "billing"
-    )  # named from a subfolder, a folder standing for its files
+    monkeypatch.chdir(project / "billing")  # named from a subfolder, a folder standing for its files
     for named in (["charge.py"], ["."], ["../billing"]):
         code, out = run("check", "--staged", *named)
         assert code == 1 and "billing/charge.py:1: decision D-0001" in out, named
@@ -383,9 +383,7 @@ def test_pre_tool_reads_only_what_an_edit_adds(
         ({"new_source": "print(1)"}, None, "print(1)"),
     ],
 )
-def test_the_lines_an_edit_adds(
-    tool_input: dict[str, object], current: str | None, added: str
-) -> None:
+def test_the_lines_an_edit_adds(tool_input: dict[str, object], current: str | None, added: str) -> None:
     from gitmem.agent import toolpaths
 
     assert toolpaths.added_text(tool_input, current) == added
@@ -642,9 +640,7 @@ def test_a_change_that_loosens_a_critical_decision_is_said(project: Path) -> Non
     assert staged(RULES.replace("## Decision", "## Decision\n\nMore said.")) == []
     no_rule = RULES.replace(RULES[RULES.index("rules:") : RULES.index("---\n## ")], "")
     found = staged(no_rule)
-    assert (
-        found[0]["level"] == "warning" and found[0]["file"] == ".continuity/decisions/0001-money.md"
-    )
+    assert found[0]["level"] == "warning" and found[0]["file"] == ".continuity/decisions/0001-money.md"
     assert found[0]["message"] == "D-0001 (critical): its rule `\\bfloat\\(` removed"
     found = staged(RULES.replace("severity: critical", "severity: warning").replace(
         "status: accepted", "status: deprecated").replace('["billing/**"]', '["billing/api/**"]'))  # fmt: skip
@@ -652,10 +648,7 @@ def test_a_change_that_loosens_a_critical_decision_is_said(project: Path) -> Non
         "D-0001 (critical): status accepted → deprecated; severity critical → warning (its"
         " rules no longer block); no longer governs billing/**"
     )
-    assert (
-        staged(None)[0]["message"]
-        == "D-0001 (critical): the record removed, or no longer read as a record"
-    )
+    assert staged(None)[0]["message"] == "D-0001 (critical): the record removed, or no longer read as a record"
     git(project, "rm", "-q", str(record))  # with paths named: only the change to those
     code, out = run("check", "--staged", "--json", "billing/README.txt")
     git(project, "reset", "-q", "--hard")
@@ -679,10 +672,7 @@ def test_a_change_that_loosens_a_critical_decision_is_said(project: Path) -> Non
     commit_all(project, "floats")
     code, out = run("check", "--range", "HEAD~1...HEAD")
     assert code == 0
-    assert (
-        ".continuity/decisions/0001-money.md:1: loosened: warning: D-0001 (critical): superseded by D-0003"
-        in out
-    )
+    assert ".continuity/decisions/0001-money.md:1: loosened: warning: D-0001 (critical): superseded by D-0003" in out
     # a record that named it while proposed supersedes it once accepted
     floats = project / ".continuity/decisions/0003-floats.md"
     floats.write_text(floats.read_text().replace("status: accepted", "status: proposed"))

@@ -83,8 +83,7 @@ def test_known_by_its_hooks_not_its_name(tmp_path: Path, monkeypatch: pytest.Mon
     where = install(config, "memory@acme", ROOT)
     for key in ("formatter@tools", "memory@acme"):
         enable(config / "settings.json", key, True)
-    assert claudesettings.enabled(root, home) == [
-        claudesettings.Plugin("memory@acme", "user", where)
-    ]
+    assert claudesettings.enabled(root, home) == [claudesettings.Plugin("memory@acme", "user", where)]
     shutil.rmtree(where)  # the cache emptied: nothing runs
     assert claudesettings.enabled(root, home) == []
+

@@ -131,11 +131,7 @@ def test_a_title_is_one_line(repo: Path) -> None:
     assert path.name == "0001-use-integer-money.md"
     assert store.load(repo).by_id["D-0001"].title == "Use integer money"
     assert "# Use integer money\n" in path.read_text()
-    write(
-        repo,
-        "docs/adr/0001-record.md",
-        "# 1. Record\n\nDate: 2020-01-01\n\n## Status\n\nAccepted\n",
-    )
+    write(repo, "docs/adr/0001-record.md", "# 1. Record\n\nDate: 2020-01-01\n\n## Status\n\nAccepted\n")
     assert run("init", "--adr-dir", "docs/adr")[0] == 0
     code, out, err = run("new", "--in", "docs/adr", "Split\tthe\r\nbilling  service")
     assert code == 0, err
@@ -252,9 +248,7 @@ def test_demo_via_console_script(tmp_path: Path) -> None:
         ["git", "status", "--porcelain"], cwd=target, capture_output=True, text=True
     )
     assert status.stdout == ""  # the demo commits its records; derived state stays in .git
-    head = subprocess.run(
-        ["git", "symbolic-ref", "HEAD"], cwd=target, capture_output=True, text=True
-    )
+    head = subprocess.run(["git", "symbolic-ref", "HEAD"], cwd=target, capture_output=True, text=True)
     assert head.stdout == "refs/heads/main\n"  # whatever init.defaultBranch says, and without
     # `init -b` (git 2.28+), which failed the demo on older git (Ubuntu 20.04: 2.25)
     assert "gitmem search" in out and "D-0002 (accepted, critical)" in out
@@ -265,15 +259,10 @@ def test_demo_via_console_script(tmp_path: Path) -> None:
     # the session committed to its ref and named by `why` (since session 33)
     assert "session starts → the agent is given" in out and "D-0002 (accepted, critical)" in out
     assert "→ denied; the agent is told:" in out
-    assert (
-        "Project decision D-0002 (critical) forbids this change to paydash/billing/refund.py" in out
-    )
+    assert "Project decision D-0002 (critical) forbids this change to paydash/billing/refund.py" in out
     assert "  1 prompt  1 file edited" in out
     assert "  Decisions: D-0005\n  Gitmem-Session: " in out  # the agent's commit, linked
-    assert (
-        "edited in session " in out
-        and '"Add a partial-refund endpoint to paydash/api/routes.py"' in out
-    )
+    assert 'edited in session ' in out and '"Add a partial-refund endpoint to paydash/api/routes.py"' in out
     refs = subprocess.run(["git", "for-each-ref", "refs/gitmem/sessions"], cwd=target,
                           capture_output=True, text=True).stdout  # fmt: skip
     assert refs.rstrip().endswith("/demo-session")

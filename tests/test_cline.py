@@ -47,9 +47,7 @@ def payload(project: Path, hook: str, **fields: object) -> dict[str, object]:
     }
 
 
-def tool(
-    project: Path, name: str, args: dict[str, object], after: bool = False
-) -> dict[str, object]:
+def tool(project: Path, name: str, args: dict[str, object], after: bool = False) -> dict[str, object]:
     """A tool event: the CLI's raw `tool_call`/`tool_result` and the string parameters."""
     strings = {k: v if isinstance(v, str) else json.dumps(v) for k, v in args.items()}
     if after:
@@ -133,9 +131,7 @@ def test_a_cline_task_gets_the_decisions_and_its_rules(project: Path) -> None:
     start = payload(project, "agent_start", taskStart={"taskMetadata": {}})
     assert run(project, "TaskStart", start) == {"cancel": False}
     reminder = "[SYSTEM] This run is not complete until you call one of these terminal tools."
-    nag = payload(
-        project, "prompt_submit", userPromptSubmit={"prompt": reminder, "attachments": []}
-    )
+    nag = payload(project, "prompt_submit", userPromptSubmit={"prompt": reminder, "attachments": []})
     assert run(project, "UserPromptSubmit", nag) == {"cancel": False}  # neither searched
     read = tool(project, "read_files", {"files": [{"path": str(project / "api/routes.py")}]})
     assert run(project, "PreToolUse", read) == {"cancel": False}
@@ -143,17 +139,10 @@ def test_a_cline_task_gets_the_decisions_and_its_rules(project: Path) -> None:
         {"path": str(project / "api/routes.py")}]}, after=True))  # fmt: skip
     text = str(said["contextModification"])
     assert said["cancel"] is False and "D-0001" in text and "D-0002" in text
-    assert run(
-        project,
-        "PostToolUse",
-        tool(project, "read_files", {"files": [str(project / "api/routes.py")]}, after=True),
-    ) == {"cancel": False}  # once a session
+    assert run(project, "PostToolUse", tool(project, "read_files", {"files": [
+        str(project / "api/routes.py")]}, after=True)) == {"cancel": False}  # once a session
     # a critical rule cancels the edit, with its reason; the extension's tools too
-    edit = {
-        "path": str(project / "billing/charge.py"),
-        "old_text": "x = 1",
-        "new_text": "x = float(1)",
-    }
+    edit = {"path": str(project / "billing/charge.py"), "old_text": "x = 1", "new_text": "x = float(1)"}
     denied = run(project, "PreToolUse", tool(project, "editor", edit))
     assert denied["cancel"] is True and "D-0001 (critical)" in str(denied["errorMessage"])
     diff = "------- SEARCH\nx = 1\n=======\nx = float(1)\n+++++++ REPLACE\n"
@@ -161,9 +150,7 @@ def test_a_cline_task_gets_the_decisions_and_its_rules(project: Path) -> None:
         "toolName": "replace_in_file", "parameters": {"path": "billing/charge.py", "diff": diff}})  # fmt: skip
     assert run(project, "PreToolUse", extension, direct=True)["cancel"] is True
     # a warning rule's advisory is held before the edit and said with its result
-    noisy = tool(
-        project, "editor", {"path": str(project / "api/routes.py"), "new_text": "print(1)"}
-    )
+    noisy = tool(project, "editor", {"path": str(project / "api/routes.py"), "new_text": "print(1)"})
     assert run(project, "PreToolUse", noisy) == {"cancel": False}
     after = tool(project, "editor", {"path": str(project / "api/routes.py"), "new_text": "print(1)"},
                  after=True)  # fmt: skip
@@ -271,10 +258,7 @@ def test_adapt_reads_clines_tools() -> None:
 
     assert adapted("run_commands", {"commands": ["cat a.py", {"command": "ls", "args": ["b"]}]}) == (
         "Bash", {"command": "cat a.py\nls b"})  # fmt: skip
-    assert adapted("read_files", {"file_paths": ["a.py", "b.py"]}) == (
-        "read_files",
-        {"paths": ["a.py", "b.py"]},
-    )
+    assert adapted("read_files", {"file_paths": ["a.py", "b.py"]}) == ("read_files", {"paths": ["a.py", "b.py"]})
     assert adapted("read_files", "a.py") == ("read_files", {"paths": ["a.py"]})
     patch = "*** Begin Patch\n*** Update File: a.py\n+x\n*** End Patch"
     assert adapted("apply_patch", {"input": patch}) == ("apply_patch", {"input": patch})

@@ -89,10 +89,7 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
     assert data["hooks"]["PreToolUse"][0] == theirs["hooks"]["PreToolUse"][0]
     ours = data["hooks"]["PreToolUse"][1]
     assert ours["matcher"] == "Bash|apply_patch|mcp__.*"
-    assert (
-        install.inner_command(ours["hooks"][0]["command"], install.CODEX)
-        == "gitmem-hook codex pre-tool"
-    )
+    assert install.inner_command(ours["hooks"][0]["command"], install.CODEX) == "gitmem-hook codex pre-tool"
     assert "already installed" in runner.invoke(cli, ["install", "codex"]).output
     refused = runner.invoke(cli, ["install", "codex", "--scope", "local"])
     assert refused.exit_code != 0 and "project or user" in refused.output
@@ -263,10 +260,7 @@ def test_a_patch_is_checked_file_by_file(project: Path) -> None:
     assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"  # type: ignore[index]
     # ... from the folder it runs in (since session 43: a `cd` before it was not followed)
     moved = heredoc.replace("billing/charge.py", "charge.py")
-    shell = {
-        "tool_name": "Bash",
-        "tool_input": {"command": f"cd billing && {moved}{bad}\n*** End Patch\nEOF"},
-    }
+    shell = {"tool_name": "Bash", "tool_input": {"command": f"cd billing && {moved}{bad}\n*** End Patch\nEOF"}}
     denied = codex(project, "PreToolUse", {**shell, "session_id": "codex-4"})
     assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"  # type: ignore[index]
 
@@ -382,7 +376,7 @@ def test_a_codex_that_does_not_answer_is_named_with_the_time_it_had(
     from gitmem.errors import GitmemError
 
     fake = tmp_path / "codex"
-    fake.write_text('#!/bin/sh\necho $$ > "$0.pid"\nexec sleep 60\n', "utf-8")
+    fake.write_text("#!/bin/sh\necho $$ > \"$0.pid\"\nexec sleep 60\n", "utf-8")
     fake.chmod(0o755)
     with pytest.raises(GitmemError, match=r"did not answer in 0\.5 s \(a busy machine"):
         codextrust.gitmem_hooks(str(fake), project, timeout=0.5)

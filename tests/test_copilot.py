@@ -54,10 +54,7 @@ def test_install_writes_its_own_file_and_uninstall_removes_it(project: Path) -> 
     assert set(data["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreToolUse",
                                   "PostToolUse", "Stop", "SessionEnd", "PreCompact"}  # fmt: skip
     entry = data["hooks"]["PreToolUse"][0]
-    assert (
-        entry["type"] == "command"
-        and install.inner_command(entry["bash"], install.COPILOT) == "gitmem-hook copilot pre-tool"
-    )
+    assert entry["type"] == "command" and install.inner_command(entry["bash"], install.COPILOT) == "gitmem-hook copilot pre-tool"
     assert entry["powershell"] == "gitmem hook copilot pre-tool" and entry["timeoutSec"] == 10
     assert "already installed" in runner.invoke(cli, ["install", "copilot"]).output
     doctor = runner.invoke(cli, ["doctor", "--no-model"])
@@ -201,9 +198,7 @@ class CopilotEvents:
     def event(self, kind: str, data: dict[str, object]) -> None:
         time.sleep(0.02)  # events and hooks a moment apart, as in a real session
         now = time.time()
-        stamp = (
-            time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
-        )
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
         parent = json.loads(self.lines[-1])["id"] if self.lines else None
         self.lines.append(json.dumps({"type": kind, "data": data, "id": f"e{len(self.lines)}",
                                       "timestamp": stamp, "parentId": parent},
@@ -263,3 +258,4 @@ def test_a_rewind_shows_again_what_it_cut(
     events.turn(asked)
     assert events.hook(project, "UserPromptSubmit", "userPromptSubmitted", prompt=asked) == ""
     assert not (discover(project).shared_state_dir / "hook-errors.log").exists()
+

@@ -153,12 +153,8 @@ def test_a_warning_rule_is_said_with_the_edit_result(project: Path) -> None:
     edit = {"tool_name": "Edit", "cwd": str(project), "tool_input": {
         "file_path": "api/routes.py", "old_string": "", "new_string": "print(1)\n"}}  # fmt: skip
     assert run_hook(project, "preToolUse", edit) == {}  # allowed
-    after = str(
-        run_hook(project, "postToolUse", {**edit, "tool_output": "ok"})["additional_context"]
-    )
-    assert (
-        "D-0003 (warning) has a rule this change to api/routes.py breaks: use the logger" in after
-    )
+    after = str(run_hook(project, "postToolUse", {**edit, "tool_output": "ok"})["additional_context"])
+    assert "D-0003 (warning) has a rule this change to api/routes.py breaks: use the logger" in after
     assert after.index("D-0003 (warning)") < after.index("D-0002")  # then the decisions
     assert "D-0003 (warning)" not in str(run_hook(project, "postToolUse", edit))  # said once
 

@@ -68,11 +68,7 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
     assert data["hooks"]["BeforeTool"][0] == theirs["hooks"]["BeforeTool"][0]
     ours = data["hooks"]["BeforeTool"][1]
     assert "read_file" in ours["matcher"] and "run_shell_command" in ours["matcher"]
-    assert (
-        install.inner_command(ours["hooks"][0]["command"], install.GEMINI)
-        == ours["hooks"][0]["name"]
-        == "gitmem-hook gemini pre-tool"
-    )
+    assert install.inner_command(ours["hooks"][0]["command"], install.GEMINI) == ours["hooks"][0]["name"] == "gitmem-hook gemini pre-tool"
     assert ours["hooks"][0]["timeout"] == 10000  # Gemini CLI's timeouts are milliseconds
     assert "already installed" in runner.invoke(cli, ["install", "gemini"]).output
     assert not (project / ".claude").exists() and not (project / ".codex").exists()
@@ -227,6 +223,7 @@ def test_install_updates_the_matcher_an_earlier_gitmem_wrote(project: Path) -> N
     data = json.loads(path.read_text())
     assert data["hooks"]["BeforeTool"][0]["matcher"] == gemini.TOOL_MATCHER
     assert "already installed" in runner.invoke(cli, ["install", "gemini"]).output
+
 
 
 def test_settings_with_comments(project: Path) -> None:

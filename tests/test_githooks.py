@@ -427,14 +427,10 @@ def test_husky_keeps_running_its_own_hooks(project: Path) -> None:
         "ok": True,
         "detail": ".husky/pre-commit checks the decisions at commit time",
     }
-    again = subprocess.run(
-        ["gitmem", "install", "git"], cwd=project, capture_output=True, text=True
-    )
+    again = subprocess.run(["gitmem", "install", "git"], cwd=project, capture_output=True, text=True)
     assert "already in the hook scripts of .husky/" in again.stdout
     # uninstall: husky's script byte for byte; the scripts gitmem created are gone
-    proc = subprocess.run(
-        ["gitmem", "uninstall", "git"], cwd=project, capture_output=True, text=True
-    )
+    proc = subprocess.run(["gitmem", "uninstall", "git"], cwd=project, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert (project / ".husky/pre-commit").read_bytes() == own
     assert sorted(p.name for p in (project / ".husky").iterdir()) == ["_", "pre-commit"]
@@ -466,9 +462,7 @@ def test_an_older_gitmems_shims_in_husky_are_found_and_replaced(project: Path) -
     folder = project / ".husky" / "_"
     for name in githooks.HOOKS:
         _old_shim(folder, name)
-    doctor = subprocess.run(
-        ["gitmem", "doctor", "--json"], cwd=project, capture_output=True, text=True
-    )
+    doctor = subprocess.run(["gitmem", "doctor", "--json"], cwd=project, capture_output=True, text=True)
     hooks = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "git hooks")
     assert not hooks["ok"] and "keep husky's own hooks from running" in hooks["detail"]
     assert subprocess.run(["gitmem", "install", "git"], cwd=project).returncode == 0
@@ -493,9 +487,7 @@ def test_a_tracked_hooks_folder_gets_lines_not_renames(project: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "added gitmem's lines to pre-commit" in proc.stdout and "git runs them" in proc.stdout
     assert not list((project / ".githooks").glob("*.legacy"))
-    assert (
-        git(project, "status", "--porcelain", ".githooks/pre-commit") == " M .githooks/pre-commit\n"
-    )
+    assert git(project, "status", "--porcelain", ".githooks/pre-commit") == " M .githooks/pre-commit\n"
     assert os.access(project / ".githooks/prepare-commit-msg", os.X_OK)
     write(project, "billing/charge.py", "x = float(1)\n")
     git(project, "add", "billing")
@@ -550,9 +542,7 @@ def test_the_pre_commit_framework_keeps_working(project: Path, tmp_path: Path) -
     git(project, "add", "billing")
     proc = commit(project, "bump", PRE_COMMIT_HOME=env["PRE_COMMIT_HOME"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert log.read_text() == "ran\n" and "Decisions: D-0001" in git(
-        project, "log", "-1", "--format=%B"
-    )
+    assert log.read_text() == "ran\n" and "Decisions: D-0001" in git(project, "log", "-1", "--format=%B")
     write(project, "billing/charge.py", "x = float(2)\n")
     git(project, "add", "billing")
     proc = commit(project, "floats", PRE_COMMIT_HOME=env["PRE_COMMIT_HOME"])
@@ -592,9 +582,7 @@ def test_an_older_gitmems_shim_over_the_pre_commit_framework_is_mended(
     git(project, "add", "billing")
     broken = commit(project, "bump", PRE_COMMIT_HOME=env["PRE_COMMIT_HOME"])
     assert broken.returncode != 0 and "migration mode" in broken.stderr  # as users met it
-    doctor = subprocess.run(
-        ["gitmem", "doctor", "--json"], cwd=project, capture_output=True, text=True
-    )
+    doctor = subprocess.run(["gitmem", "doctor", "--json"], cwd=project, capture_output=True, text=True)
     check = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "git hooks")
     assert not check["ok"] and "fails every commit" in check["detail"]
     assert subprocess.run(["gitmem", "install", "git"], cwd=project).returncode == 0
@@ -622,9 +610,7 @@ prepare-commit-msg:
 
 
 def _git_hooks_check(project: Path) -> dict[str, object]:
-    doctor = subprocess.run(
-        ["gitmem", "doctor", "--json"], cwd=project, capture_output=True, text=True
-    )
+    doctor = subprocess.run(["gitmem", "doctor", "--json"], cwd=project, capture_output=True, text=True)
     check: dict[str, object] = next(
         c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "git hooks"
     )
@@ -717,14 +703,10 @@ def test_a_jujutsu_colocated_repository_is_told_its_commits_run_no_hooks(project
     assert "also a Jujutsu (jj) repository: the commits jj makes run no git hooks" in done.stderr
     check = _git_hooks_check(project)
     assert check["ok"] is True
-    assert str(check["detail"]).startswith(
-        ".git/hooks/pre-commit checks the decisions at commit time; "
-    )
+    assert str(check["detail"]).startswith(".git/hooks/pre-commit checks the decisions at commit time; ")
     assert "`gitmem check --range`" in str(check["detail"])
     shutil.rmtree(project / ".jj")
-    again = subprocess.run(
-        ["gitmem", "install", "git"], cwd=project, capture_output=True, text=True
-    )
+    again = subprocess.run(["gitmem", "install", "git"], cwd=project, capture_output=True, text=True)
     assert "Jujutsu" not in again.stderr
     assert "Jujutsu" not in str(_git_hooks_check(project)["detail"])
 
@@ -788,16 +770,8 @@ def test_husky_4_keeps_running_its_hooks(project: Path, monkeypatch: pytest.Monk
     (modules / "husky").symlink_to(husky4)  # as `npm install husky@4` leaves it
     (modules / ".bin" / "husky-run").symlink_to("../husky/bin/run.js")
     env = {**os.environ, "INIT_CWD": str(project), "npm_config_user_agent": "npm/11.0.0 node/v20"}
-    proc = subprocess.run(
-        ["node", str(husky4 / "husky.js"), "install"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0 and (project / ".git/hooks/pre-commit").is_file(), (
-        proc.stdout + proc.stderr
-    )
+    proc = subprocess.run(["node", str(husky4 / "husky.js"), "install"], cwd=project, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0 and (project / ".git/hooks/pre-commit").is_file(), proc.stdout + proc.stderr
     commit_all(project, "husky 4")
     log = project / ".git" / "husky4.log"
     assert log.read_text() == "husky4-ran\n"  # husky 4 works here
@@ -819,9 +793,7 @@ def test_husky_4_keeps_running_its_hooks(project: Path, monkeypatch: pytest.Monk
     assert (project / ".git/hooks/pre-commit").read_bytes() == husky_hook
 
 
-@pytest.mark.skipif(
-    shutil.which("git-lfs") is None, reason="git-lfs not installed (.ci/run installs it)"
-)
+@pytest.mark.skipif(shutil.which("git-lfs") is None, reason="git-lfs not installed (.ci/run installs it)")
 def test_git_lfs_keeps_its_hooks(project: Path) -> None:
     """Git LFS installs post-checkout and post-merge too, and `git lfs install` fails
     (exit 2, "Hook already exists") on a hook it did not write, leaving its own out. In
@@ -833,9 +805,7 @@ def test_git_lfs_keeps_its_hooks(project: Path) -> None:
     proc = subprocess.run(["gitmem", "install", "git"], cwd=project, capture_output=True, text=True)
     assert proc.returncode == 0 and "left post-checkout and post-merge to Git LFS" in proc.stdout
     assert not (hooks / "post-checkout").exists() and (hooks / "pre-commit").is_file()
-    lfs = subprocess.run(
-        ["git", "lfs", "install", "--local"], cwd=project, capture_output=True, text=True
-    )
+    lfs = subprocess.run(["git", "lfs", "install", "--local"], cwd=project, capture_output=True, text=True)
     assert lfs.returncode == 0, lfs.stdout + lfs.stderr
     lfs_hook = (hooks / "post-checkout").read_bytes()
     assert b"git lfs post-checkout" in lfs_hook

@@ -1724,10 +1724,7 @@ def test_a_jj_commit_is_checked_before_it_runs(project: Path) -> None:
     # before), unless git's ignore rules leave it out, as they do jj's snapshot
     write(project, "billing/gen.py", "def g(a):\n    return float(a)\n")
     said = _before_shell(project, "jj2", "jj commit -m gen")
-    assert (
-        said["permissionDecision"] == "deny"
-        and "billing/gen.py" in said["permissionDecisionReason"]
-    )
+    assert said["permissionDecision"] == "deny" and "billing/gen.py" in said["permissionDecisionReason"]
     write(project, ".gitignore", "billing/gen.py\n")
     assert "permissionDecision" not in _before_shell(project, "jj3", "jj commit -m gen")
     # a fileset only jj can read, where jj cannot answer (none here, or not a real jj

@@ -157,9 +157,7 @@ def launch(
         # what doctor said of Codex, whole, if it was not that (pytest elides the middle of
         # a long output: session 65's one failure here could not be read)
         doctor = gitmem(project, env, "doctor", "--no-model")
-        assert "Codex skips 6 of gitmem's 6 hooks until they are trusted" in doctor, codex_lines(
-            doctor
-        )
+        assert "Codex skips 6 of gitmem's 6 hooks until they are trusted" in doctor, codex_lines(doctor)
         trusted = gitmem(project, env, "install", "codex", "--trust")
         assert "Codex trusts all 6" in trusted, trusted
         doctor = gitmem(project, env, "doctor", "--no-model")
@@ -362,9 +360,7 @@ def loosen_record(agent: str, root: Path) -> list[Step]:
         return [Step("Read", {"file_path": path}),
                 Step("Edit", {"file_path": path, "old_string": old, "new_string": new})]  # fmt: skip
     if agent == "codex":
-        patch = (
-            f"*** Begin Patch\n*** Update File: {MONEY_RECORD}\n@@\n-{old}\n+{new}\n*** End Patch\n"
-        )
+        patch = f"*** Begin Patch\n*** Update File: {MONEY_RECORD}\n@@\n-{old}\n+{new}\n*** End Patch\n"
         return [Step("exec_command", {"cmd": f"cat {MONEY_RECORD}"}),
                 Step("apply_patch", patch, custom=True)]  # fmt: skip
     if agent == "opencode":
@@ -406,9 +402,7 @@ def test_an_edit_that_loosens_a_critical_decision(
     assert model.steps_taken == len(steps)
     assert "severity: info" in (project / MONEY_RECORD).read_text()
     final = model.conversation[-1].text()
-    assert "This edit loosens a critical project decision as committed: D-0001" in final, final[
-        -3000:
-    ]
+    assert "This edit loosens a critical project decision as committed: D-0001" in final, final[-3000:]
     assert "severity critical → info" in final
     assert_no_hook_errors(project)
 
@@ -425,9 +419,7 @@ def test_a_command_that_deletes_a_critical_decision(
     assert model.steps_taken == 1
     assert not (project / MONEY_RECORD).exists()
     final = model.conversation[-1].text()
-    assert "This edit loosens a critical project decision as committed: D-0001" in final, final[
-        -3000:
-    ]
+    assert "This edit loosens a critical project decision as committed: D-0001" in final, final[-3000:]
     assert "the record removed" in final
     assert_no_hook_errors(project)
 
@@ -691,9 +683,7 @@ def test_a_commit_that_skips_the_hooks_is_denied(
     (project / "billing/charge.py").write_text("x = float(1)\n")
     git(project, "add", "billing/charge.py")
     head = git(project, "rev-parse", "HEAD")
-    with FakeModel(
-        [shell_step(agent, "git commit --no-verify -m 'Make the amount a float'")]
-    ) as model:
+    with FakeModel([shell_step(agent, "git commit --no-verify -m 'Make the amount a float'")]) as model:
         command, env = launch(agent, project, agent_home, model)
         run_agent(command("Commit the staged change"), project, env)
     assert_no_hook_errors(project)
@@ -1613,8 +1603,7 @@ def test_a_pi_session_in_rpc_mode(project: Path, agent_home: Path) -> None:
                 proc.stdin.flush()
                 deadline = time.monotonic() + AGENT_TIMEOUT_S
                 while json.loads(proc.stdout.readline() or '{"type": "eof"}')["type"] not in (
-                    "agent_settled",
-                    "eof",
+                    "agent_settled", "eof"
                 ):
                     assert time.monotonic() < deadline
         finally:

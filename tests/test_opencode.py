@@ -127,11 +127,7 @@ def session_script(project: Path) -> list[list[object]]:
     return [
         ["chat.message", {"sessionID": "ses_1"}, message],
         ["tool.execute.before", read, {"args": args}],
-        [
-            "tool.execute.after",
-            {**read, "args": args},
-            {"title": "", "output": "ok", "metadata": {}},
-        ],
+        ["tool.execute.after", {**read, "args": args}, {"title": "", "output": "ok", "metadata": {}}],
         ["tool.execute.before", {**read, "tool": "edit", "callID": "c2"}, {"args": edit}],
         ["event", {"event": {"type": "session.idle", "properties": {"sessionID": "ses_1"}}}, None],
     ]

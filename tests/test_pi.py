@@ -289,11 +289,7 @@ def drive(project: Path, script: list[list[object]], path: str) -> list[dict[str
 
 
 def session_script(project: Path) -> list[list[object]]:
-    read = {
-        "toolName": "read",
-        "toolCallId": "c1",
-        "input": {"path": str(project / "api/routes.py")},
-    }
+    read = {"toolName": "read", "toolCallId": "c1", "input": {"path": str(project / "api/routes.py")}}
     edits = [{"oldText": "x = 1", "newText": "x = float(1)"}]
     edit = {"toolName": "edit", "toolCallId": "c2",
             "input": {"path": str(project / "billing/charge.py"), "edits": edits}}  # fmt: skip

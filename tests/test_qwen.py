@@ -61,11 +61,7 @@ def test_install_merges_is_idempotent_and_uninstall_restores(project: Path) -> N
     assert data["hooks"]["PreToolUse"][0] == theirs["hooks"]["PreToolUse"][0]
     ours = data["hooks"]["PreToolUse"][1]
     assert ours["matcher"] == qwen.TOOL_MATCHER  # file and MCP tools (test_live_agents)
-    assert (
-        install.inner_command(ours["hooks"][0]["command"], install.QWEN)
-        == ours["hooks"][0]["name"]
-        == "gitmem-hook qwen pre-tool"
-    )
+    assert install.inner_command(ours["hooks"][0]["command"], install.QWEN) == ours["hooks"][0]["name"] == "gitmem-hook qwen pre-tool"
     assert ours["hooks"][0]["timeout"] == 10000  # milliseconds
     assert "already installed" in runner.invoke(cli, ["install", "qwen"]).output
     del ours["matcher"]  # as session 19 installed it: every tool; install again matches
@@ -124,3 +120,4 @@ def test_adapt_renames_qwen_tools() -> None:
     assert grep["tool_name"] == "Grep" and grep["tool_input"]["glob"] == "*.py"
     mcp = {"tool_name": "mcp__fs__read", "tool_input": {"path": "a.py"}}
     assert qwen.adapt(mcp) is mcp
+

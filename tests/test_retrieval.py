@@ -172,7 +172,7 @@ def test_paths_only_touched_and_mentioned(
 
 
 def test_a_file_the_prompt_names_alone_is_found_where_it_is(repo: Path, no_model: None) -> None:
-    """ "fix the rounding in charge.py": before session 49 the name matched no glob (there is
+    """"fix the rounding in charge.py": before session 49 the name matched no glob (there is
     no `charge.py` at the root), and only its words reached the keyword ranker. Now the
     files git tracks of that name are the touched paths, where there are at most
     MAX_NAMESAKES of them; more say nothing of where the prompt means."""
@@ -220,14 +220,8 @@ def test_a_module_the_prompt_names_is_found_where_it_is(repo: Path, no_model: No
 @pytest.mark.parametrize(
     ("prompt", "paths"),
     [
-        (
-            "fix app/blog/[slug]/page.tsx and app/(site)/about/page.tsx",
-            ["app/blog/[slug]/page.tsx", "app/(site)/about/page.tsx"],
-        ),
-        (
-            "see src/routes/[...all].astro, pages/[[...opt]]/x.ts",
-            ["src/routes/[...all].astro", "pages/[[...opt]]/x.ts"],
-        ),
+        ("fix app/blog/[slug]/page.tsx and app/(site)/about/page.tsx", ["app/blog/[slug]/page.tsx", "app/(site)/about/page.tsx"]),
+        ("see src/routes/[...all].astro, pages/[[...opt]]/x.ts", ["src/routes/[...all].astro", "pages/[[...opt]]/x.ts"]),
         ("feat(x/blob): fix(deps) in (see src/x.py) and arr[0]/2", ["x/blob", "src/x.py"]),
     ],
 )
@@ -632,9 +626,7 @@ def test_a_blob_is_not_split_into_words(repo: Path, no_model: None) -> None:
 
     assert words("Ab" * 20_000) == []  # 20,000 "ab" and their merge, before
     long_path = "/".join(["BillingService"] * 30)  # 449 characters: cut at its "/"
-    assert (
-        set(words(long_path)) == set(words("BillingService")) == {"bill", "servic", "billingservic"}
-    )
+    assert set(words(long_path)) == set(words("BillingService")) == {"bill", "servic", "billingservic"}
     assert words("x/fibre/keeper.go") == ["fibr", "keeper", "go", "xfibrekeepergo"]  # short: whole
     blob = "QmFzZTY0UmVjb3Jk" * 3000  # 48,000 characters
     body = f"## Decision\n\nSigned tokens expire after an hour.\n\n```\n{blob}\n```\n"
@@ -655,7 +647,6 @@ def test_a_long_prompt_is_ranked_by_its_first_distinct_words(repo: Path, no_mode
     project(repo)
     assert CliRunner().invoke(cli, ["index", "--no-download"]).exit_code == 0
     prompt = "kafka retention for `EventBus` in billing/charge.py "
-
     def letters(n: int) -> str:  # a word of letters only: no part of it is in a record
         return "qz" + "".join(chr(97 + (n // 26**k) % 26) for k in range(3))
 
@@ -709,10 +700,14 @@ def test_a_prompt_is_read_to_what_its_rankers_use() -> None:
         f"user_id{i}" for i in range(entities.MAX_IDENTIFIERS)
     )
     run = "x." * 2_000 + "x"
-    assert entities.extract(f"what is {run} in BillingService?").identifiers == ("BillingService",)
+    assert entities.extract(f"what is {run} in BillingService?").identifiers == (
+        "BillingService",
+    )
 
 
-def test_a_records_first_200000_characters_are_keyword_indexed(repo: Path, no_model: None) -> None:
+def test_a_records_first_200000_characters_are_keyword_indexed(
+    repo: Path, no_model: None
+) -> None:
     """A record with megabytes of pasted logs took 10 s to re-index (analysed twice, in
     Whoosh and the compiled postings); its body is keyword-indexed up to
     MAX_BODY_CHARS, in the index and in the hooks' FTS5 mirror alike."""

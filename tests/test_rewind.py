@@ -667,7 +667,9 @@ class CodexRollout:
         self._file(f"_{turn:08x}-0000-7000-8000-000000000000")
 
 
-def test_a_codex_session_gone_back_is_shown_again_what_it_lost(repo: Path, tmp_path: Path) -> None:
+def test_a_codex_session_gone_back_is_shown_again_what_it_lost(
+    repo: Path, tmp_path: Path
+) -> None:
     """Codex's backtrack (Esc Esc, Enter) goes on in a new rollout file and sends
     SessionStart ``resume`` naming it: the digest comes again where its decisions were
     cut, and a decision shown after the point is shown again; one shown before stays."""

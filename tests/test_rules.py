@@ -68,6 +68,4 @@ def test_a_pattern_re2_cannot_run_is_no_violation() -> None:
         rules = ({"forbid": r"(a)\1"}, {"forbid": r"float\("})
 
     found = rules.violations_in(Entry, "x.py", [(1, "aa float(1)"), (2, "ok")])
-    assert [(v.line, v.message) for v in found] == [
-        (1, "matches the forbidden pattern 'float\\\\('")
-    ]
+    assert [(v.line, v.message) for v in found] == [(1, "matches the forbidden pattern 'float\\\\('")]

@@ -150,9 +150,7 @@ def test_listing_takes_the_same_git_processes_for_few_sessions_as_for_many(
     # a ref under sessions/ that is no commit (another tool's, a mistake) is passed over
     blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], input="not a session\n",
                           cwd=project, capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
-    subprocess.run(
-        ["git", "update-ref", "refs/gitmem/sessions/zed/blob", blob], cwd=project, check=True
-    )
+    subprocess.run(["git", "update-ref", "refs/gitmem/sessions/zed/blob", blob], cwd=project, check=True)
     assert git_calls(cold=True) == few  # the listing still equals each session's records
 
 
@@ -358,10 +356,8 @@ def test_a_partial_clone_reads_the_records_in_one_request(project: Path, tmp_pat
     expected = json.loads(run_gitmem(project, "sessions", "--json").stdout)
     fetches = FetchCounter(tmp_path)
     clone = tmp_path / "clone"
-    for args in (
-        ["clone", "-q", "--filter=blob:none", remote.as_uri(), str(clone)],
-        ["-C", str(clone), "fetch", "-q", "origin", "refs/gitmem/*:refs/gitmem/*"],
-    ):
+    for args in (["clone", "-q", "--filter=blob:none", remote.as_uri(), str(clone)],
+                 ["-C", str(clone), "fetch", "-q", "origin", "refs/gitmem/*:refs/gitmem/*"]):
         subprocess.run(["git", *args], check=True, env=fetches.env)  # fmt: skip
     before = fetches.count()
     proc = run_gitmem(clone, "sessions", "--json", HOME=str(fetches.home))

@@ -380,6 +380,7 @@ def test_a_stamp_another_user_left_does_not_stop_the_tidying(tmp_path: Path) -> 
         assert (shared / name).stat().st_mtime > time.time() - 60
 
 
+
 def _shared_project(root: Path, sharing: str) -> Path:
     """``_project`` in a clone a group shares: `git init --shared=<sharing>`."""
     root.mkdir(parents=True)
@@ -442,9 +443,7 @@ def test_a_shared_clones_gitmem_files_get_the_modes_git_gives_its_own(
     root = _shared_project(tmp_path / "repo", sharing)
     _turn(root, "s1", umask)
     git_dir = root / ".git"
-    subprocess.run(
-        ["git", "update-ref", "refs/made/here", "HEAD"], cwd=root, check=True, umask=umask
-    )
+    subprocess.run(["git", "update-ref", "refs/made/here", "HEAD"], cwd=root, check=True, umask=umask)
     want_file = oct((git_dir / "refs/made/here").stat().st_mode & 0o777)
     want_folder = oct((git_dir / "refs/made").stat().st_mode & 0o777)
     modes = _modes(git_dir / "gitmem")

@@ -268,7 +268,9 @@ def test_a_decision_newer_than_a_section_is_a_warning(repo: Path) -> None:
     assert stale(repo)[1]["findings"] == []
 
 
-def test_a_shallow_clone_says_which_decisions_it_cannot_place(repo: Path, tmp_path: Path) -> None:
+def test_a_shallow_clone_says_which_decisions_it_cannot_place(
+    repo: Path, tmp_path: Path
+) -> None:
     """In a shallow clone git dates every line older than the cut at the cut commit, so a
     section edited long before a decision looked edited after it. The warning was lost
     without a word; now a note names the decisions the clone cannot place."""
@@ -456,11 +458,7 @@ def test_task_readers(tmp_path: Path) -> None:
 
 def test_tox_and_nox_commands_are_checked(repo: Path) -> None:
     write(repo, "tox.ini", "[tox]\nenv_list = lint, py312\n[testenv:docs]\n")
-    write(
-        repo,
-        "noxfile.py",
-        "import nox\n\n@nox.session(python=['3.11', '3.12'])\ndef tests(s): ...\n",
-    )
+    write(repo, "noxfile.py", "import nox\n\n@nox.session(python=['3.11', '3.12'])\ndef tests(s): ...\n")
     write(repo, "AGENTS.md", (
         "# Checks\n\nRun `tox -e lint`, `tox -e py311` and `tox run -e type`.\n"
         "Then `nox -s tests-3.12` and `nox -s test`.\n"
@@ -740,16 +738,8 @@ def test_poe_and_taskfile_tasks_are_checked(repo: Path) -> None:
         "version: '3'\ntasks:\n  build:\n    aliases: [b]\n    cmds: [go build ./...]\n"
         "  docs:serve:\n    cmds: [mkdocs serve]\n"
     ))  # fmt: skip
-    write(
-        repo,
-        "web/AGENTS.md",
-        "# Web\n\n`task build`, `task b`, `task docs:serve`, `task deploy`.\n",
-    )
-    write(
-        repo,
-        "AGENTS.md",
-        "# Checks\n\n`uv run poe test`, `poe lint`, `poe typecheck`, `task add`.\n",
-    )
+    write(repo, "web/AGENTS.md", "# Web\n\n`task build`, `task b`, `task docs:serve`, `task deploy`.\n")
+    write(repo, "AGENTS.md", "# Checks\n\n`uv run poe test`, `poe lint`, `poe typecheck`, `task add`.\n")
     commit_all(repo)
     code, report = stale(repo)
     assert code == 1 and found(report) == {

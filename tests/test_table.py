@@ -419,11 +419,7 @@ def test_in_process_update_writes_what_a_full_compile_writes(
     # another process compiles in between: this process's memory of the table is stale
     decision(repo, "0006-r.md", "Rule 6 from elsewhere", globs=["svc2/x/**"])
     subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from gitmem import compile, repo; compile.build(repo.discover('.'))",
-        ],
+        [sys.executable, "-c", "from gitmem import compile, repo; compile.build(repo.discover('.'))"],
         cwd=repo,
         check=True,
     )

@@ -65,9 +65,7 @@ def test_a_path_nothing_governs_names_what_would_in_another_case(project: Path) 
     (typed,) = why_json(["Billing/Charge.PY"])
     assert typed["decisions"] == []
     assert [(d["id"], d["glob"]) for d in typed["other_case"]] == [  # type: ignore[union-attr]
-        ("D-0002", "billing/charge.py"),
-        ("D-0001", "billing/**"),
-        ("D-0005", "*.py"),
+        ("D-0002", "billing/charge.py"), ("D-0001", "billing/**"), ("D-0005", "*.py")
     ]
     (excluded,) = why_json(["Billing/Experimental/notes.md"])  # !billing/experimental/**
     assert excluded["other_case"] == []
