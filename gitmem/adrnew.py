@@ -89,6 +89,8 @@ def new_in_log(
             )
         own = logtemplate.find(folder, repo.root) if template is None else None
         own_text = _read(repo.root, own) if own is not None else None
+        if template is None and (chosen := os.environ.get("ADR_TEMPLATE")):
+            own_text = _read_chosen(Path(chosen))  # adr-tools' own setting, first as there
         if own_text is None and template is None:  # a log in another language: its headings
             own_text = logtemplate.skeleton(model)
         if own_text is not None:
@@ -220,6 +222,17 @@ def _read(root: Path, path: Path) -> str:
         raise GitmemError(f"{path.relative_to(root)}:{exc.line}: {exc}") from None
     except OSError as exc:
         raise GitmemError(f"{path.relative_to(root)}: {fsutil.unread(exc)}") from None
+
+
+def _read_chosen(path: Path) -> str:
+    """The template adr-tools' ``ADR_TEMPLATE`` names (its user's choice, anywhere), or a
+    clear error."""
+    try:
+        return fsutil.read_text(path)
+    except fsutil.NotUtf8 as exc:
+        raise GitmemError(f"ADR_TEMPLATE={path}:{exc.line}: {exc}") from None
+    except OSError as exc:
+        raise GitmemError(f"ADR_TEMPLATE={path}: cannot read: {exc.strerror}") from None
 
 
 def _inside(root: Path, path: Path) -> Path:

@@ -40,6 +40,7 @@ def guarded_home(
         monkeypatch.setenv(key, value)
     for key in ("CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "QWEN_HOME", "CODEX_HOME", "COPILOT_HOME"):
         monkeypatch.delenv(key, raising=False)  # agents' user folders: under $HOME here
+    monkeypatch.delenv("ADR_TEMPLATE", raising=False)  # a developer's adr-tools template
     for key in list(os.environ):  # agents' trust and system settings, as doctor reads them
         if key.startswith(("GEMINI_CLI_TRUST", "GEMINI_CLI_SYSTEM", "QWEN_CODE_TRUST",
                            "QWEN_CODE_SYSTEM")) or key == "GEMINI_RESTRICTED_MODE":  # fmt: skip

@@ -228,6 +228,24 @@ def test_a_template_that_is_not_utf8_is_named_with_its_line(repo: Path) -> None:
     assert sorted(p.name for p in (repo / "doc/adr").glob("*.md")) == ["0001-x.md"]
 
 
+def test_adr_tools_adr_template_setting_is_honoured(repo: Path, tmp_path: Path) -> None:
+    """adr-tools reads its user's `ADR_TEMPLATE` before the log's own template; so does
+    `gitmem new --in`. One it cannot read is a clear error, and nothing is written."""
+    write(repo, "doc/adr/templates/template.md", ADR_TOOLS_PT)
+    write(repo, "doc/adr/0001-x.md", "# 1. X\n\n## Status\n\nAccepted\n")
+    initialised(repo)
+    mine = tmp_path / "mine.md"
+    mine.write_text("# NUMBER. TITLE\n\nDate: DATE\n\n## Status\n\nSTATUS\n\n## Why\n\n...\n")
+    done = gitmem(repo, "new", "--in", "doc/adr", "Use Y", ADR_TEMPLATE=str(mine))
+    assert done.returncode == 0, done.stderr
+    assert (repo / done.stdout.strip()).read_text() == (
+        f"# 2. Use Y\n\nDate: {TODAY}\n\n## Status\n\nProposed\n\n## Why\n\n...\n"
+    )
+    done = gitmem(repo, "new", "--in", "doc/adr", "Use Z", ADR_TEMPLATE=str(tmp_path / "no.md"))
+    assert done.returncode == 1 and f"ADR_TEMPLATE={tmp_path / 'no.md'}: cannot read" in done.stderr
+    assert not list((repo / "doc/adr").glob("0003-*"))
+
+
 def test_an_empty_log_with_a_template_gets_its_first_record(repo: Path) -> None:
     write(repo, "doc/adr/templates/template.md", ADR_TOOLS_PT)
     write(repo, "doc/adr/README.md", "Decisões.\n")
