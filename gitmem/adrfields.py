@@ -176,10 +176,15 @@ def current_status(text: str) -> str:
 _CHOSEN = re.compile(r"(?:\*\*|__)`?([^*_`|/\n]+?)`?(?:\*\*|__)")
 
 
+def without_label(text: str) -> str:
+    """``text`` without the short label before its colon ("STATUS：", "列表：")."""
+    return re.sub(r"^[^:：/|]{0,20}[:：]", "", text.strip())
+
+
 def choices(line: str) -> bool:
     """Whether ``line`` lists a template's status choices: three or more status words
     between "/" or "|" (after a label: "STATUS：", "列表：")."""
-    rest = re.sub(r"^[^:：/|]{0,20}[:：]", "", line.strip())
+    rest = without_label(line)
     parts = [p.strip(" *_`[]{}") for p in re.split(r"[/|]", rest)]
     named = sum(
         1 for p in parts

@@ -66,15 +66,11 @@ def detect(root: Path, files: list[str]) -> list[str]:
                 rel = match.group(1).strip().strip("./").strip("/")
                 if (root / rel).is_dir() and rel not in found:
                     found.append(rel)
-    adrs = root / "adrs.toml"  # the `adrs` tool's (Rust): adr_dir = "doc/adr"
-    if adrs.is_file():
-        match = re.search(
-            r"^\s*adr_dir\s*=\s*['\"]([^'\"\n]+)", adrs.read_text("utf-8", "replace"), re.M
-        )
-        if match:
-            rel = match.group(1).strip().removeprefix("./").strip("/")
-            if rel and (root / rel).is_dir() and rel not in found:
-                found.append(rel)
+    adrs = adrs_setting(root, "adr_dir")  # the `adrs` tool's (Rust): adr_dir = "doc/adr"
+    if adrs is not None:
+        rel = adrs.removeprefix("./").strip("/")
+        if rel and (root / rel).is_dir() and rel not in found:
+            found.append(rel)
     for rel in CANDIDATE_DIRS:
         if (root / rel).is_dir() and rel not in found and adr_files(root / rel):
             found.append(rel)
@@ -138,6 +134,17 @@ def _numbered_logs(files: list[str]) -> list[str]:
         if markup.kind(name) is not None and _NUMBERED_NAME.match(name):
             counts[folder] += 1
     return sorted(rel for rel, n in counts.items() if n >= 2)
+
+
+def adrs_setting(root: Path, key: str) -> str | None:
+    """A string setting of the `adrs` tool's ``adrs.toml`` at ``root`` (``adr_dir``, its
+    templates' ``custom``), read as a line ``key = "value"``; None where there is none."""
+    try:
+        text = (root / "adrs.toml").read_text("utf-8", "replace")
+    except OSError:
+        return None
+    match = re.search(rf"^\s*{re.escape(key)}\s*=\s*['\"]([^'\"\n]+)", text, re.M)
+    return match.group(1).strip() if match else None
 
 
 def adr_files(folder: Path) -> list[Path]:

@@ -81,16 +81,18 @@ def new_in_log(
             newest: Path | None = max(numbered, key=lambda item: item[0])[1]
         else:  # a log named by date (log4brains: 20210304-x.md), or an empty one
             newest = dated[-1] if dated else None
-        model = _read(repo.root, newest) if newest is not None else ""
+        model = _in_log(repo.root, newest) if newest is not None else ""
         if newest is not None and newest.suffix.lower() != ".md":
             raise GitmemError(
                 f"--in {src.path}: its records are {newest.suffix} files and `gitmem new` writes"
                 " Markdown; write this one as the log's others are written"
             )
         own = logtemplate.find(folder, repo.root) if template is None else None
-        own_text = _read(repo.root, own) if own is not None else None
+        own_text = _in_log(repo.root, own) if own is not None else None
         if template is None and (chosen := os.environ.get("ADR_TEMPLATE")):
-            own_text = _read_chosen(Path(chosen))  # adr-tools' own setting, first as there
+            own_text = _read(
+                Path(chosen), f"ADR_TEMPLATE={chosen}"
+            )  # adr-tools' own setting, first as there
         if own_text is None and template is None:  # a log in another language: its headings
             own_text = logtemplate.skeleton(model)
         if own_text is not None:
@@ -213,26 +215,20 @@ def _dated_name(model: str, slug: str, attempt: int) -> str:
     return f"{stamp}-{slug}{f'-{attempt + 1}' if attempt else ''}.md"
 
 
-def _read(root: Path, path: Path) -> str:
-    """The text of the log's file ``path`` (its newest record, its template), else a clear
-    error naming it and line (not UTF-8, unreadable; before session 75, a traceback)."""
-    try:
-        return fsutil.read_text(_inside(root, path))
-    except fsutil.NotUtf8 as exc:
-        raise GitmemError(f"{path.relative_to(root)}:{exc.line}: {exc}") from None
-    except OSError as exc:
-        raise GitmemError(f"{path.relative_to(root)}: {fsutil.unread(exc)}") from None
-
-
-def _read_chosen(path: Path) -> str:
-    """The template adr-tools' ``ADR_TEMPLATE`` names (its user's choice, anywhere), or a
-    clear error."""
+def _read(path: Path, shown: str) -> str:
+    """The text of ``path`` (the log's newest record or template, or the one adr-tools'
+    ``ADR_TEMPLATE`` names), else a clear error naming it as ``shown``, and the line (not
+    UTF-8, unreadable; before session 75, a traceback)."""
     try:
         return fsutil.read_text(path)
     except fsutil.NotUtf8 as exc:
-        raise GitmemError(f"ADR_TEMPLATE={path}:{exc.line}: {exc}") from None
+        raise GitmemError(f"{shown}:{exc.line}: {exc}") from None
     except OSError as exc:
-        raise GitmemError(f"ADR_TEMPLATE={path}: cannot read: {exc.strerror}") from None
+        raise GitmemError(f"{shown}: {fsutil.unread(exc)}") from None
+
+
+def _in_log(root: Path, path: Path) -> str:
+    return _read(_inside(root, path), path.relative_to(root).as_posix())
 
 
 def _inside(root: Path, path: Path) -> Path:

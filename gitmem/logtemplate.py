@@ -21,7 +21,7 @@ import json
 import re
 from pathlib import Path
 
-from gitmem import adrfields, sections
+from gitmem import adrfields, adrimport, sections
 from gitmem.adrfields import choices as adrimport_choices
 from gitmem.adrwords import ADR_STATUS_WORDS, CJK_STATUS_WORDS, TRANSLATED_KEYS
 
@@ -69,16 +69,11 @@ def find(folder: Path, root: Path | None = None) -> Path | None:
 def _adrs_template(root: Path, folder: Path) -> Path | None:
     """``[templates] custom = "..."`` of ``root/adrs.toml``, where its ``adr_dir`` (by
     default ``doc/adr``) is ``folder``."""
-    try:
-        text = (root / "adrs.toml").read_text("utf-8", "replace")
-    except OSError:
-        return None
-    log = re.search(r"^\s*adr_dir\s*=\s*['\"]([^'\"\n]+)", text, re.M)
-    custom = re.search(r"^\s*custom\s*=\s*['\"]([^'\"\n]+)", text, re.M)
-    rel = (log.group(1) if log else "doc/adr").strip().removeprefix("./").strip("/")
+    custom = adrimport.adrs_setting(root, "custom")
+    rel = (adrimport.adrs_setting(root, "adr_dir") or "doc/adr").removeprefix("./").strip("/")
     if custom is None or (root / rel).resolve() != folder.resolve():
         return None
-    path = root / custom.group(1).strip()
+    path = root / custom
     return path if path.is_file() else None
 
 
@@ -118,7 +113,7 @@ def status_word(placeholder: str, status: str, fallback: str) -> str:
     ``[draft | proposed | rejected | …]``, ``Propuesto`` from ``{Propuesto | Aceptado}``
     (the one that says it exactly first, else the first that means it); ``fallback``
     where none does (``STATUS``, or a placeholder that lists no choices)."""
-    placeholder = re.sub(r"^[^:：/|]{0,20}[:：]", "", placeholder.strip())  # "列表：", "STATUS:"
+    placeholder = adrfields.without_label(placeholder)  # "列表：", "STATUS:"
     options = [o.strip(" \t[]{}()<>*_`\"'") for o in re.split(r"[|,/]", placeholder)]
     meaning = []
     for option in options:
